@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "forum",
+  platforms: [.macOS(.v13)],
+  products: [
+    .executable(name: "forum", targets: ["forum"]),
+    .executable(name: "forum-bench", targets: ["forum-bench"]),
+  ],
+  targets: [
+    // C libraries from Debian's -dev packages.
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
+    .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+    .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
+
+    .target(name: "Datastore", dependencies: ["CSQLite"]),
+    .target(name: "Forum", dependencies: ["Datastore"]),
+    .target(name: "ForumCLI", dependencies: ["Forum", "CReadline", "CPNG", "CJPEG"]),
+    .executableTarget(name: "forum", dependencies: ["ForumCLI"]),
+    .executableTarget(name: "forum-bench", dependencies: ["Forum", "Datastore", "CSQLite"]),
+
+    .testTarget(name: "DatastoreTests", dependencies: ["Datastore"]),
+    .testTarget(name: "ForumTests", dependencies: ["Forum", "Datastore"]),
+    .testTarget(name: "ForumCLITests", dependencies: ["ForumCLI", "Forum", "Datastore"]),
+  ],
+  swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,1 @@
+// The board: threads, comments, attachments. Never prints.
