@@ -1,0 +1,100 @@
+/// An object of a class, as the backend returns it.
+public struct DataObject: Equatable, Sendable {
+  public let className: String
+  public let objectId: String
+  /// Milliseconds since 1970 (UTC).
+  public let createDate: Int64
+  public let updateDate: Int64
+  public let acl: ACL
+  public let fields: [String: JSONValue]
+  /// Objects that pointer fields point at, when the query asked to `include` them.
+  public var included: [String: DataObject] = [:]
+
+  public init(
+    className: String, objectId: String, createDate: Int64, updateDate: Int64, acl: ACL,
+    fields: [String: JSONValue]
+  ) {
+    self.className = className
+    self.objectId = objectId
+    self.createDate = createDate
+    self.updateDate = updateDate
+    self.acl = acl
+    self.fields = fields
+  }
+
+  public subscript(field: String) -> JSONValue? { fields[field] }
+
+  /// The object in the backend's REST shape: its fields plus `objectId`, dates and `acl`.
+  public var json: JSONValue {
+    var body = fields
+    for (key, object) in included {
+      var nested = object.json.objectValue ?? [:]
+      nested["__type"] = .string("Object")
+      nested["className"] = .string(object.className)
+      body[key] = .object(nested)
+    }
+    body["objectId"] = .string(objectId)
+    body["createDate"] = .string(BackendDate.string(milliseconds: createDate))
+    body["updateDate"] = .string(BackendDate.string(milliseconds: updateDate))
+    body["acl"] = acl.json
+    return .object(body)
+  }
+}
+
+/// Metadata of a stored file.
+public struct FileInfo: Equatable, Sendable {
+  public let fileName: String
+  public let mimeType: String
+  public let fileSize: Int
+  public let createDate: Int64
+  public let updateDate: Int64
+  public let acl: ACL
+
+  public var json: JSONValue {
+    .object([
+      "fileName": .string(fileName), "mimeType": .string(mimeType),
+      "fileSize": .int(Int64(fileSize)),
+      "createDate": .string(BackendDate.string(milliseconds: createDate)),
+      "updateDate": .string(BackendDate.string(milliseconds: updateDate)), "acl": acl.json,
+    ])
+  }
+}
+
+/// A find: equality conditions, order, paging, and pointers to include.
+public struct Query: Sendable {
+  public var className: String
+  /// Field (or dotted path into an object field) to the value it must equal.
+  public var equalTo: [String: JSONValue]
+  /// Field names, `-` first for descending. Ties fall back to creation order.
+  public var order: [String]
+  public var limit: Int
+  public var skip: Int
+  /// Pointer fields whose targets come back in `DataObject.included`.
+  public var include: [String]
+
+  public static let defaultLimit = 100
+  public static let maximumLimit = 1000
+
+  public init(
+    className: String, equalTo: [String: JSONValue] = [:], order: [String] = [],
+    limit: Int = Query.defaultLimit, skip: Int = 0, include: [String] = []
+  ) {
+    self.className = className
+    self.equalTo = equalTo
+    self.order = order
+    self.limit = limit
+    self.skip = skip
+    self.include = include
+  }
+}
+
+/// An index a caller wants on a class: the fields, in order, it will filter and sort by.
+public struct IndexSpec: Hashable, Sendable {
+  public let className: String
+  public let fields: [String]
+
+  public init(className: String, fields: [String]) {
+    self.className = className
+    self.fields = fields
+  }
+}

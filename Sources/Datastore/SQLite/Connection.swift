@@ -1,0 +1,82 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection. Statements are cached by SQL text and finalized with the connection.
+public final class Connection {
+  let handle: OpaquePointer
+  public let path: String
+  private var cache: [String: Statement] = [:]
+  private var transactionDepth = 0
+
+  /// Opens (creating if needed) a database file in WAL mode, with a busy timeout and foreign keys.
+  /// A write that meets another process's lock waits up to `busyTimeout` instead of failing.
+  public init(path: String, busyTimeout: TimeInterval = 60) throws {
+    var handle: OpaquePointer?
+    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+    let code = sqlite3_open_v2(path, &handle, flags, nil)
+    guard code == SQLITE_OK, let handle else {
+      let error = SQLiteError(code: code, connection: handle, sql: nil)
+      sqlite3_close_v2(handle)
+      throw error
+    }
+    self.handle = handle
+    self.path = path
+    sqlite3_extended_result_codes(handle, 1)
+    sqlite3_busy_timeout(handle, Int32(busyTimeout * 1000))
+  }
+
+  deinit {
+    cache.removeAll()
+    sqlite3_close_v2(handle)
+  }
+
+  /// True when SQLite opened the file read-only (the file or its directory is write-protected).
+  public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+  /// Runs one or more statements that take no parameters.
+  public func execute(_ sql: String) throws {
+    let code = sqlite3_exec(handle, sql, nil, nil, nil)
+    guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle, sql: sql) }
+  }
+
+  /// A cached prepared statement for `sql`.
+  public func prepare(_ sql: String) throws -> Statement {
+    if let statement = cache[sql] { return statement }
+    let statement = try Statement(connection: self, sql: sql)
+    cache[sql] = statement
+    return statement
+  }
+
+  /// Runs `sql` with `values` for its effect.
+  public func run(_ sql: String, _ values: [SQLValue] = []) throws {
+    try prepare(sql).run(values)
+  }
+
+  /// Number of rows changed by the last INSERT, UPDATE or DELETE.
+  public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+  public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+  /// Runs `body` in a `BEGIN IMMEDIATE` transaction that commits on return and rolls back on throw.
+  /// Nested calls join the outer transaction through a savepoint.
+  public func transaction<T>(_ body: () throws -> T) throws -> T {
+    let nested = transactionDepth > 0
+    try execute(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")
+    transactionDepth += 1
+    defer { transactionDepth -= 1 }
+    do {
+      let result = try body()
+      try execute(nested ? "RELEASE nested" : "COMMIT")
+      return result
+    } catch {
+      if nested {
+        try? execute("ROLLBACK TO nested; RELEASE nested")
+      } else {
+        try? execute("ROLLBACK")
+      }
+      throw error
+    }
+  }
+
+  public var isInTransaction: Bool { transactionDepth > 0 }
+}

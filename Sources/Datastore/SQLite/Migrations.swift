@@ -1,0 +1,27 @@
+/// An append-only list of schema steps; `PRAGMA user_version` records how many have run.
+/// Never edit a step that has shipped: add a new one.
+struct Migrations {
+  let steps: [String]
+
+  /// Brings the database up to date inside one immediate transaction, so two processes opening a
+  /// fresh file at once cannot both run a step.
+  func apply(to connection: Connection) throws -> Int {
+    try connection.transaction {
+      let current = try version(of: connection)
+      guard current <= steps.count else {
+        throw DatastoreError(
+          .systemError,
+          detail: "\(connection.path) was written by a newer forum (schema \(current))")
+      }
+      for index in current..<steps.count {
+        try connection.execute(steps[index])
+        try connection.execute("PRAGMA user_version = \(index + 1)")
+      }
+      return current
+    }
+  }
+
+  func version(of connection: Connection) throws -> Int {
+    Int(try connection.prepare("PRAGMA user_version").firstRow { $0.int(0) } ?? 0)
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Shapes of identifiers and values the backend accepts.
+enum Validation {
+  static let objectIdLength = 16
+  private static let alphanumerics = Array(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+
+  static func isObjectId(_ text: some StringProtocol) -> Bool {
+    text.utf8.count == objectIdLength && text.utf8.allSatisfy(isAlphanumeric)
+  }
+
+  /// Class and field names: a letter, then letters, digits or `_`, at most 64.
+  static func isName(_ text: some StringProtocol) -> Bool {
+    let bytes = Array(text.utf8)
+    guard let first = bytes.first, bytes.count <= 64, isLetter(first) else { return false }
+    return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") }
+  }
+
+  static func isRoleName(_ text: some StringProtocol) -> Bool {
+    let bytes = Array(text.utf8)
+    return !bytes.isEmpty && bytes.count <= 64
+      && bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+  }
+
+  /// File names: `[A-Za-z0-9._-]`, at most 200 bytes, not `.` or `..`.
+  static func isFileName(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    guard !bytes.isEmpty, bytes.count <= 200, text != ".", text != ".." else { return false }
+    return bytes.allSatisfy {
+      isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_")
+        || $0 == UInt8(ascii: "-")
+    }
+  }
+
+  static func randomId(length: Int = objectIdLength) -> String {
+    var generator = SystemRandomNumberGenerator()
+    let bytes = (0..<length).map { _ in alphanumerics.randomElement(using: &generator)! }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  private static func isLetter(_ byte: UInt8) -> Bool {
+    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+      || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+  }
+
+  private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+    isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+  }
+}
+
+/// Turns bytes from outside (a terminal, a pipe, a file) into text, refusing invalid UTF-8.
+public func decodeUTF8(_ bytes: some Collection<UInt8>, field: String) throws -> String {
+  guard let text = String(validating: bytes, as: UTF8.self) else {
+    throw DatastoreError.invalid(field, "not valid UTF-8")
+  }
+  return text
+}
+
+/// The backend's date format, `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC.
+public enum BackendDate {
+  public static func string(milliseconds: Int64) -> String {
+    var seconds = time_t(milliseconds / 1000)
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    return String(
+      format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900,
+      Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min),
+      Int(parts.tm_sec), Int(milliseconds % 1000))
+  }
+
+  public static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}
