@@ -99,6 +99,15 @@ public final class DatastoreClient {
     }
   }
 
+  /// Deletes every object matching `query`'s conditions. Master key only: it is for cascades
+  /// (a thread's comments go with it), where the ACL check was made on the parent.
+  @discardableResult
+  public func deleteAll(matching query: Query) throws -> Int {
+    guard principals.isMaster else { throw DatastoreError.noAccess }
+    try DatastoreClient.validate(query: query)
+    return try transaction { try storage.deleteAll(query) }
+  }
+
   /// The next number of a named sequence (1, 2, 3, …), never handed out twice.
   public func nextNumber(of sequence: String) throws -> Int64 {
     guard Validation.isName(sequence.replacingOccurrences(of: ".", with: "_")) else {

@@ -63,21 +63,26 @@ final class SQLiteStorage: Storage {
         throw DatastoreError(.systemError, detail: "database \(path) is read-only")
       }
       try connection.execute("PRAGMA foreign_keys = ON")
+      // Whose file is this? Look before changing anything in it (switching to WAL rewrites the
+      // header), and in one statement so that another process creating the schema at the same
+      // moment cannot show us its version from before and its tables from after.
+      let (version, tables, objectsTables) =
+        try connection.prepare(
+          """
+          SELECT (SELECT user_version FROM pragma_user_version), count(*),
+            coalesce(sum(type = 'table' AND name = 'objects'), 0)
+          FROM sqlite_schema
+          """
+        ).firstRow { ($0.int(0), $0.int(1), $0.int(2)) } ?? (0, 0, 0)
+      if (version == 0 && tables > 0) || (version > 0 && objectsTables == 0) {
+        throw DatastoreError(
+          .systemError, detail: "\(path) is an SQLite database of another program")
+      }
       let mode = try connection.prepare("PRAGMA journal_mode = WAL").firstRow { try $0.text(0) }
       if mode != "wal" {
         throw DatastoreError(.systemError, detail: "database \(path) cannot use WAL mode")
       }
       try connection.execute("PRAGMA synchronous = NORMAL")
-      let version = try SQLiteStorage.migrations.version(of: connection)
-      if version == 0 {
-        let tables = try connection.prepare("SELECT count(*) FROM sqlite_schema").firstRow {
-          $0.int(0)
-        }
-        if tables ?? 0 > 0 {
-          throw DatastoreError(
-            .systemError, detail: "\(path) is an SQLite database of another program")
-        }
-      }
       _ = try SQLiteStorage.migrations.apply(to: connection)
     } catch let error as SQLiteError {
       throw SQLiteStorage.describe(error, path: path)
@@ -162,14 +167,29 @@ final class SQLiteStorage: Storage {
       "DELETE FROM objects WHERE objectId = ? AND class = ?", [.text(objectId), .text(className)])
   }
 
+  func deleteAll(_ query: Query) throws -> Int {
+    var values: [SQLValue] = []
+    let whereClause = SQLiteStorage.whereClause(query, .master, values: &values)
+    try connection.run("DELETE FROM objects AS o \(whereClause)", values)
+    return connection.changes
+  }
+
   func find(_ query: Query, readableBy principals: Principals) throws -> [DataObject] {
+    let (sql, values) = SQLiteStorage.findStatement(query, readableBy: principals)
+    return try connection.prepare(sql).rows(values, SQLiteStorage.object)
+  }
+
+  /// The SELECT that `find` runs and its parameters (tests explain its query plan).
+  static func findStatement(_ query: Query, readableBy principals: Principals) -> (
+    sql: String, values: [SQLValue]
+  ) {
     var values: [SQLValue] = []
     let whereClause = SQLiteStorage.whereClause(query, principals, values: &values)
     let order = SQLiteStorage.orderClause(query.order)
     values += [.integer(Int64(query.limit)), .integer(Int64(query.skip))]
     let sql =
       "SELECT \(SQLiteStorage.objectColumns) FROM objects o \(whereClause) \(order) LIMIT ? OFFSET ?"
-    return try connection.prepare(sql).rows(values, SQLiteStorage.object)
+    return (sql, values)
   }
 
   func count(_ query: Query, readableBy principals: Principals) throws -> Int {

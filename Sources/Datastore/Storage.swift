@@ -15,6 +15,8 @@ protocol Storage: AnyObject {
   func fetch(objectIds: [String], readableBy principals: Principals) throws -> [DataObject]
   func replace(_ object: DataObject) throws
   func delete(className: String, objectId: String) throws
+  /// Deletes every object matching the query's conditions (order and paging ignored).
+  func deleteAll(_ query: Query) throws -> Int
   func ensureIndexes(_ specs: [IndexSpec]) throws
 
   func insertFile(_ info: FileInfo, bytes: [UInt8]) throws

@@ -1,0 +1,248 @@
+import Datastore
+import Foundation
+
+/// The bulletin board as one signed-in person sees it. Never prints: every result is a value,
+/// every failure a `DatastoreError`.
+public final class Board {
+  public let store: Datastore
+  public let client: DatastoreClient
+  public private(set) var me: User
+  public let profileName: String
+  public let profilePath: String
+
+  public static let pageSize = 20
+
+  static let threadClass = "Thread"
+  static let commentClass = "Comment"
+  static let threadSequence = "threadNumber"
+
+  /// The indexes the board's listings walk, so that no listing scans the class.
+  public static let indexes = [
+    IndexSpec(className: threadClass, fields: ["lastActivity"]),
+    IndexSpec(className: threadClass, fields: ["number"]),
+    IndexSpec(className: commentClass, fields: ["thread", "number"]),
+  ]
+
+  /// Opens the board at `databasePath` as the profile's user (created on first use).
+  public init(
+    databasePath: String, profile: String, profiles: ProfileStore,
+    fileSizeLimit: Int = Datastore.defaultFileSizeLimit
+  ) throws {
+    store = try Datastore(path: databasePath, indexes: Board.indexes, fileSizeLimit: fileSizeLimit)
+    (client, me) = try store.signIn(profile: profile, in: profiles)
+    profileName = profile
+    profilePath = profiles.path(of: profile)
+  }
+
+  // MARK: Reading
+
+  /// Threads by latest activity, `pageSize` a page; page numbers start at 1.
+  public func threads(page: Int) throws -> Page<ForumThread> {
+    let skip = try Board.offset(page: page)
+    let query = Query(
+      className: Board.threadClass, order: ["-lastActivity"], limit: Board.pageSize + 1,
+      skip: skip, include: ["user"])
+    let objects = try client.find(query)
+    return Page(
+      items: objects.prefix(Board.pageSize).map { ForumThread($0, viewer: me.objectId) },
+      number: page, hasMore: objects.count > Board.pageSize)
+  }
+
+  /// Thread `number`; `E404001` when there is none.
+  public func thread(_ number: Int) throws -> ForumThread {
+    ForumThread(try threadObject(number), viewer: me.objectId)
+  }
+
+  /// The comments of a thread, oldest first, `pageSize` a page.
+  public func comments(of thread: ForumThread, page: Int) throws -> Page<ForumComment> {
+    let skip = try Board.offset(page: page)
+    let objects = try client.find(
+      Query(
+        className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)],
+        order: ["number"], limit: Board.pageSize + 1, skip: skip, include: ["user"]))
+    return Page(
+      items: objects.prefix(Board.pageSize).map {
+        ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
+      },
+      number: page, hasMore: objects.count > Board.pageSize)
+  }
+
+  /// The page a thread's last comments are on.
+  public static func lastPage(commentCount: Int) -> Int {
+    max(1, (commentCount + pageSize - 1) / pageSize)
+  }
+
+  /// Comments numbered above `number`, oldest first (at most 100): what a follower has not seen.
+  public func comments(of thread: ForumThread, after number: Int) throws -> [ForumComment] {
+    try client.find(
+      Query(
+        className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)],
+        order: ["number"], limit: 100, skip: 0, include: ["user"])
+    ).filter { ($0["number"]?.intValue ?? 0) > number }
+      .map { ForumComment($0, threadNumber: thread.number, viewer: me.objectId) }
+  }
+
+  /// Comment `number` of thread `threadNumber`.
+  public func comment(_ number: Int, inThread threadNumber: Int) throws -> ForumComment {
+    let thread = try threadObject(threadNumber)
+    return ForumComment(try commentObject(number, of: thread), threadNumber: threadNumber,
+      viewer: me.objectId)
+  }
+
+  /// The stored bytes of a thread's image.
+  public func imageBytes(of thread: ForumThread) throws -> [UInt8] {
+    guard let image = thread.image else {
+      throw DatastoreError(.notFound, detail: "thread #\(thread.number) has no image")
+    }
+    return try client.getFile(name: image.fileName)
+  }
+
+  // MARK: Writing
+
+  /// Posts a thread, with its image stored in the same transaction.
+  public func createThread(title: String, description: String, image: PreparedImage?) throws
+    -> ForumThread
+  {
+    let title = try PostRules.title(title)
+    let description = try PostRules.description(description)
+    let userId = try signedInUser()
+    let acl = ACL.publicRead(owner: userId)
+    let object = try client.transaction { () -> DataObject in
+      let number = try client.nextNumber(of: Board.threadSequence)
+      var fields: [String: JSONValue] = [
+        "title": .string(title), "description": .string(description),
+        "number": .int(number), "user": .pointer(className: User.className, objectId: userId),
+        "commentCount": .int(0), "lastCommentNumber": .int(0),
+        "lastActivity": .int(BackendDate.now()),
+      ]
+      if let image {
+        let fileName = "thread\(number)-\(UUID().uuidString.prefix(8)).\(image.format.fileExtension)"
+        try client.putFile(
+          name: fileName, bytes: [UInt8](image.data), mimeType: image.format.mimeType, acl: acl)
+        fields["fileName"] = .string(fileName)
+        fields["image"] = ImageSummary(fileName: fileName, image: image).json
+      }
+      return try client.create(Board.threadClass, fields: fields, acl: acl)
+    }
+    var created = object
+    created.included["user"] = me.object
+    return ForumThread(created, viewer: me.objectId)
+  }
+
+  /// Adds a comment to thread `threadNumber` and moves the thread to the top of the list.
+  public func addComment(to threadNumber: Int, text: String) throws -> ForumComment {
+    let text = try PostRules.comment(text)
+    let userId = try signedInUser()
+    let object = try client.transaction { () -> DataObject in
+      let thread = try threadObject(threadNumber)
+      // The thread belongs to its author; its counters are the board's bookkeeping.
+      let updated = try store.master.update(
+        Board.threadClass, objectId: thread.objectId,
+        set: ["lastActivity": .int(BackendDate.now())],
+        increment: ["commentCount": 1, "lastCommentNumber": 1])
+      return try client.create(
+        Board.commentClass,
+        fields: [
+          "text": .string(text), "thread": Board.pointer(to: thread.objectId),
+          "number": updated["lastCommentNumber"] ?? .int(1),
+          "user": .pointer(className: User.className, objectId: userId),
+        ], acl: .publicRead(owner: userId))
+    }
+    var created = object
+    created.included["user"] = me.object
+    return ForumComment(created, threadNumber: threadNumber, viewer: me.objectId)
+  }
+
+  /// Deletes a thread of yours with its comments and image, in one transaction.
+  /// Someone else's thread is `E403001` and nothing is deleted.
+  public func deleteThread(_ number: Int) throws {
+    try client.transaction {
+      let thread = try threadObject(number)
+      try client.delete(Board.threadClass, objectId: thread.objectId)
+      try store.master.deleteAll(
+        matching: Query(
+          className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)]))
+      if let fileName = thread["fileName"]?.stringValue {
+        try store.master.deleteFile(name: fileName)
+      }
+    }
+  }
+
+  /// Deletes a comment of yours. Someone else's is `E403001` and nothing is deleted.
+  public func deleteComment(_ number: Int, inThread threadNumber: Int) throws {
+    try client.transaction {
+      let thread = try threadObject(threadNumber)
+      let comment = try commentObject(number, of: thread)
+      try client.delete(Board.commentClass, objectId: comment.objectId)
+      try store.master.update(
+        Board.threadClass, objectId: thread.objectId, increment: ["commentCount": -1])
+    }
+  }
+
+  /// Sets your display name (1 to 40 characters).
+  public func rename(to name: String) throws -> User {
+    me = try client.setDisplayName(name)
+    return me
+  }
+
+  // MARK: Helpers
+
+  private func signedInUser() throws -> String {
+    guard let userId = client.userId else { throw DatastoreError(.authentication) }
+    return userId
+  }
+
+  private func threadObject(_ number: Int) throws -> DataObject {
+    guard number > 0 else {
+      throw DatastoreError(.invalid, field: "thread", detail: "thread numbers start at 1")
+    }
+    guard
+      let object = try client.find(
+        Query(
+          className: Board.threadClass, equalTo: ["number": .int(Int64(number))], limit: 1,
+          include: ["user"])
+      ).first
+    else { throw DatastoreError(.notFound, detail: "there is no thread #\(number)") }
+    return object
+  }
+
+  private func commentObject(_ number: Int, of thread: DataObject) throws -> DataObject {
+    let threadNumber = thread["number"]?.intValue ?? 0
+    guard number > 0 else {
+      throw DatastoreError(.invalid, field: "comment", detail: "comment numbers start at 1")
+    }
+    guard
+      let object = try client.find(
+        Query(
+          className: Board.commentClass,
+          equalTo: [
+            "thread": Board.pointer(to: thread.objectId), "number": .int(Int64(number)),
+          ], limit: 1, include: ["user"])
+      ).first
+    else {
+      throw DatastoreError(.notFound, detail: "there is no comment \(threadNumber)/\(number)")
+    }
+    return object
+  }
+
+  static func pointer(to threadId: String) -> JSONValue {
+    .pointer(className: threadClass, objectId: threadId)
+  }
+
+  static func offset(page: Int) throws -> Int {
+    guard page >= 1, page <= 10_000_000 else {
+      throw DatastoreError(.invalid, field: "page", detail: "pages start at 1")
+    }
+    return (page - 1) * pageSize
+  }
+
+  /// REST shape: the object's fields with pointers as pointers, plus the author's display name.
+  static func restJSON(_ object: DataObject, displayName: String) -> JSONValue {
+    var plain = object
+    plain.included = [:]
+    guard case .object(var fields) = plain.json else { return plain.json }
+    fields["displayName"] = .string(displayName)
+    fields["lastCommentNumber"] = nil
+    return .object(fields)
+  }
+}

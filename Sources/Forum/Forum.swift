@@ -1,1 +1,0 @@
-// The board: threads, comments, attachments. Never prints.

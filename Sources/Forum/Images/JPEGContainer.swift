@@ -1,0 +1,134 @@
+/// JPEG: SOI, marker segments up to the frame and scan headers, entropy-coded data (with more
+/// segments between scans in progressive files), EOI.
+enum JPEGContainer {
+  private static let startOfImage: UInt8 = 0xD8
+  private static let endOfImage: UInt8 = 0xD9
+  private static let startOfScan: UInt8 = 0xDA
+  /// Frame types libjpeg-turbo decodes: baseline, extended, progressive, and their arithmetic
+  /// variants. Lossless (C3, CB) and hierarchical (C5-C7, CD-CF) ones are refused.
+  private static let supportedFrames: Set<UInt8> = [0xC0, 0xC1, 0xC2, 0xC9, 0xCA]
+  private static let otherFrames: Set<UInt8> = [0xC3, 0xC5, 0xC6, 0xC7, 0xCB, 0xCD, 0xCE, 0xCF]
+
+  static func scan(_ b: [UInt8]) throws -> ScannedImage {
+    var copy = StrippedCopy(source: b)
+    copy.keep(0..<2)
+    var size: (width: Int, height: Int)?
+    var sawScan = false
+    var sawExif = false
+    var orientation = 1
+    var pos = 2
+    while true {
+      // Bytes before a marker are fill or junk; libjpeg skips them, and so does this walk.
+      guard let at = nextMarker(b, from: pos) else {
+        throw ImageRejection.truncated(.jpeg, "no end-of-image marker")
+      }
+      copy.keep(pos..<at)
+      let marker = b[at + 1]
+      switch marker {
+      case endOfImage:
+        guard size != nil, sawScan else { throw ImageRejection.damaged(.jpeg, "no image data") }
+        copy.keep(at..<at + 2)
+        copy.dropTail(after: at + 2)
+        return ScannedImage(
+          width: size!.width, height: size!.height, orientation: orientation, copy: copy)
+      case startOfImage:
+        throw ImageRejection.damaged(.jpeg, "second start-of-image marker")
+      case 0x01:  // TEM stands alone, without a length
+        copy.keep(at..<at + 2)
+        pos = at + 2
+        continue
+      default:
+        break
+      }
+      guard let length = b.bigEndian(at + 2, 2), at + 2 + length <= b.count else {
+        throw ImageRejection.truncated(.jpeg, "segment runs past the end of the file")
+      }
+      guard length >= 2 else { throw ImageRejection.damaged(.jpeg, "bad segment length") }
+      let end = at + 2 + length
+      let payload = at + 4..<end
+      if supportedFrames.contains(marker) {
+        guard size == nil else { throw ImageRejection.damaged(.jpeg, "second frame header") }
+        size = try parseFrame(b, payload)
+      } else if otherFrames.contains(marker) {
+        throw ImageRejection.unsupported(.jpeg, "lossless or hierarchical coding")
+      }
+      switch marker {
+      case startOfScan:
+        guard size != nil else { throw ImageRejection.damaged(.jpeg, "scan before frame header") }
+        sawScan = true
+        copy.keep(at..<end)
+      case 0xE1 where !sawExif && b.matches("Exif\0\0", at: payload.lowerBound):
+        // The first Exif block tells the orientation; it is rewritten to hold only that.
+        sawExif = true
+        let (turned, tiff) = ExifOrientation.replacement(for: Array(b[payload]))
+        orientation = turned
+        if let tiff {
+          copy.replace(at..<end, with: segment(0xE1, ExifOrientation.marker + tiff), name: "Exif")
+        } else {
+          copy.drop("Exif")
+        }
+      case 0xE1:
+        let isExif = b.matches("Exif\0\0", at: payload.lowerBound)
+        let isXMP = b.matches("http://ns.adobe.com/", at: payload.lowerBound)
+        copy.drop(isExif ? "Exif" : isXMP ? "XMP" : "APP1")
+      case 0xE2 where !b.matches("ICC_PROFILE\0", at: payload.lowerBound):
+        // Multi-picture index or FlashPix data; the pictures it points at are dropped as tail.
+        copy.drop(b.matches("MPF\0", at: payload.lowerBound) ? "MPF" : "APP2")
+      case 0xED:
+        copy.drop("IPTC")
+      case 0xE3...0xEF where marker != 0xEE:
+        // Maker notes and the like; APP0 (JFIF), APP2 (ICC colour) and APP14 (Adobe colour
+        // transform) stay since decoding needs them.
+        copy.drop("APP\(marker - 0xE0)")
+      default:
+        copy.keep(at..<end)
+      }
+      pos = end
+    }
+  }
+
+  /// The position of the next marker's 0xFF at or after `from`. Inside entropy-coded data 0xFF00
+  /// is a stuffed byte and RSTn markers belong to the scan, so neither ends it.
+  private static func nextMarker(_ b: [UInt8], from: Int) -> Int? {
+    var i = from
+    while i + 1 < b.count {
+      guard b[i] == 0xFF else {
+        i += 1
+        continue
+      }
+      let next = b[i + 1]
+      if next == 0xFF {
+        i += 1
+      } else if next == 0x00 || (0xD0...0xD7).contains(next) {
+        i += 2
+      } else {
+        return i
+      }
+    }
+    return nil
+  }
+
+  private static func parseFrame(_ b: [UInt8], _ payload: Range<Int>) throws -> (
+    width: Int, height: Int
+  ) {
+    let at = payload.lowerBound
+    guard payload.count >= 6, let height = b.bigEndian(at + 1, 2),
+      let width = b.bigEndian(at + 3, 2)
+    else { throw ImageRejection.damaged(.jpeg, "bad frame header") }
+    let (precision, components) = (Int(b[at]), Int(b[at + 5]))
+    guard precision == 8 else {
+      throw ImageRejection.unsupported(.jpeg, "\(precision)-bit samples; 8-bit expected")
+    }
+    guard [1, 3, 4].contains(components), payload.count >= 6 + 3 * components else {
+      throw ImageRejection.damaged(.jpeg, "bad frame header")
+    }
+    if height == 0 { throw ImageRejection.unsupported(.jpeg, "height given after the scan") }
+    return (width, height)
+  }
+
+  private static func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+    var bytes: [UInt8] = [0xFF, marker]
+    bytes.appendBigEndian(payload.count + 2, 2)
+    return bytes + payload
+  }
+}

@@ -1,0 +1,116 @@
+import Datastore
+
+/// Facts about a thread's image, kept on the thread so a listing needs no file lookup.
+public struct ImageSummary: Equatable, Sendable {
+  public let fileName: String
+  public let format: ImageFormat
+  public let width: Int
+  public let height: Int
+  public let byteCount: Int
+  /// Metadata removed before storing ("Exif", "XMP", …); empty when there was none.
+  public let removedMetadata: [String]
+
+  var json: JSONValue {
+    .object([
+      "mimeType": .string(format.mimeType), "width": .int(Int64(width)),
+      "height": .int(Int64(height)), "fileSize": .int(Int64(byteCount)),
+      "removedMetadata": .array(removedMetadata.map { .string($0) }),
+    ])
+  }
+
+  init?(fileName: String?, json: JSONValue?) {
+    guard let fileName, let fields = json?.objectValue,
+      let mime = fields["mimeType"]?.stringValue,
+      let format = ImageFormat.allCases.first(where: { $0.mimeType == mime })
+    else { return nil }
+    self.fileName = fileName
+    self.format = format
+    width = Int(fields["width"]?.intValue ?? 0)
+    height = Int(fields["height"]?.intValue ?? 0)
+    byteCount = Int(fields["fileSize"]?.intValue ?? 0)
+    if case .array(let names)? = fields["removedMetadata"] {
+      removedMetadata = names.compactMap(\.stringValue)
+    } else {
+      removedMetadata = []
+    }
+  }
+
+  init(fileName: String, image: PreparedImage) {
+    self.fileName = fileName
+    format = image.format
+    width = image.width
+    height = image.height
+    byteCount = image.data.count
+    removedMetadata = image.removedMetadata
+  }
+}
+
+/// A thread as people see it on the board.
+public struct ForumThread: Equatable, Sendable {
+  /// The stable number people type (`show 12`); never reused.
+  public let number: Int
+  public let objectId: String
+  public let title: String
+  public let description: String
+  public let authorId: String
+  public let authorName: String
+  public let commentCount: Int
+  public let createDate: Int64
+  /// When the thread or its newest comment was posted (milliseconds since 1970).
+  public let lastActivity: Int64
+  public let image: ImageSummary?
+  /// True when the signed-in person wrote it.
+  public let isMine: Bool
+  /// The backend's REST shape plus `number`, `commentCount`, `displayName`.
+  public let json: JSONValue
+
+  init(_ object: DataObject, viewer: String?) {
+    number = Int(object["number"]?.intValue ?? 0)
+    objectId = object.objectId
+    title = object["title"]?.stringValue ?? ""
+    description = object["description"]?.stringValue ?? ""
+    authorId = object["user"]?.pointerId ?? ""
+    let author = object.included["user"].map(User.init(object:))
+    authorName = author?.displayName ?? "(deleted user)"
+    commentCount = Int(object["commentCount"]?.intValue ?? 0)
+    createDate = object.createDate
+    lastActivity = object["lastActivity"]?.intValue ?? object.createDate
+    image = ImageSummary(fileName: object["fileName"]?.stringValue, json: object["image"])
+    isMine = viewer != nil && authorId == viewer
+    json = Board.restJSON(object, displayName: authorName)
+  }
+}
+
+/// A comment as people see it under its thread.
+public struct ForumComment: Equatable, Sendable {
+  /// Stable within its thread (`12/3` is comment 3 of thread 12).
+  public let number: Int
+  public let threadNumber: Int
+  public let objectId: String
+  public let text: String
+  public let authorId: String
+  public let authorName: String
+  public let createDate: Int64
+  public let isMine: Bool
+  public let json: JSONValue
+
+  init(_ object: DataObject, threadNumber: Int, viewer: String?) {
+    number = Int(object["number"]?.intValue ?? 0)
+    self.threadNumber = threadNumber
+    objectId = object.objectId
+    text = object["text"]?.stringValue ?? ""
+    authorId = object["user"]?.pointerId ?? ""
+    let author = object.included["user"].map(User.init(object:))
+    authorName = author?.displayName ?? "(deleted user)"
+    createDate = object.createDate
+    isMine = viewer != nil && authorId == viewer
+    json = Board.restJSON(object, displayName: authorName)
+  }
+}
+
+/// One page of a listing. `hasMore` says whether a next page exists.
+public struct Page<Item: Sendable>: Sendable {
+  public let items: [Item]
+  public let number: Int
+  public let hasMore: Bool
+}

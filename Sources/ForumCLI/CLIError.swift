@@ -1,0 +1,60 @@
+import Datastore
+import Forum
+
+/// Why a command did not do what was asked. Each maps to one exit status.
+enum CLIError: Error {
+  /// The command was typed wrong (exit 2).
+  case usage(String)
+  /// The datastore refused or failed (exit 1, 3 or 4 by its code).
+  case datastore(DatastoreError)
+  /// An image could not be attached or shown (exit 1, or E413001 when too large).
+  case image(ImageRejection)
+  /// Anything else that failed, already said in words (exit 1).
+  case failed(String)
+  /// A delete of someone else's post: the seed app's "no permission" alert (exit 3).
+  case deleteRefused(DatastoreError)
+  /// The person pressed Ctrl-C or answered no; nothing was saved (exit 1).
+  case cancelled
+
+  var exitStatus: Int32 {
+    switch self {
+    case .usage: return 2
+    case .datastore(let error), .deleteRefused(let error):
+      switch error.code {
+      case .authentication, .noAccess: return 3
+      case .notFound: return 4
+      default: return 1
+      }
+    case .image, .failed, .cancelled: return 1
+    }
+  }
+
+  /// The backend's code and message for `--json` errors.
+  var codeAndMessage: (code: String, message: String) {
+    switch self {
+    case .datastore(let error), .deleteRefused(let error): return (error.code.rawValue, error.message)
+    case .image(let rejection):
+      let error = rejection.asDatastoreError
+      return (error.code.rawValue, error.message)
+    case .usage(let text), .failed(let text): return (ErrorCode.invalid.rawValue, text)
+    case .cancelled: return (ErrorCode.invalid.rawValue, "cancelled")
+    }
+  }
+
+  init(_ error: Error) {
+    switch error {
+    case let error as CLIError: self = error
+    case let error as DatastoreError: self = .datastore(error)
+    case let error as ImageRejection: self = .image(error)
+    default: self = .failed(String(describing: error))
+    }
+  }
+}
+
+extension ImageRejection {
+  /// The backend error this refusal amounts to: over the limit is E413001, the rest E400002.
+  var asDatastoreError: DatastoreError {
+    if kind == .overLimit { return DatastoreError(.fileTooLarge, detail: reason) }
+    return DatastoreError(.invalid, field: "image", detail: reason)
+  }
+}

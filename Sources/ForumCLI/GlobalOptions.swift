@@ -1,0 +1,85 @@
+import Forum
+import Foundation
+
+/// How to draw images: detect, force a protocol, half-blocks only, or never.
+enum ImageMode: String {
+  case auto, kitty, iterm, blocks, none
+}
+
+/// Options that apply to the whole run, given before the command (or in the environment).
+struct GlobalOptions {
+  var databasePath: String?
+  var profile: String
+  var json = false
+  var noColor = false
+  var images = ImageMode.auto
+  var showHelp = false
+  var showVersion = false
+  var environment: [String: String]
+  /// The command and its words, when given on the command line.
+  var command: [String] = []
+
+  /// Reads `--db`, `--profile`, `--json`, `--no-color`, `--images`, `--help`, `--version` from the
+  /// front of `arguments`; the first other word starts the command.
+  init(arguments: [String], environment: [String: String]) throws {
+    self.environment = environment
+    databasePath = environment["FORUM_DB"].flatMap { $0.isEmpty ? nil : $0 }
+    profile = environment["FORUM_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+    var index = 0
+    func value(_ name: String) throws -> String {
+      guard index < arguments.count else { throw CLIError.usage("--\(name) needs a value") }
+      index += 1
+      return arguments[index - 1]
+    }
+    while index < arguments.count {
+      var word = arguments[index]
+      var inline: String?
+      if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
+        inline = String(word[word.index(after: equals)...])
+        word = String(word[..<equals])
+      }
+      index += 1
+      switch word {
+      case "--db": databasePath = try inline ?? value("db")
+      case "--profile": profile = try inline ?? value("profile")
+      case "--images":
+        let text = try inline ?? value("images")
+        guard let mode = ImageMode(rawValue: text) else {
+          throw CLIError.usage("--images takes auto, kitty, iterm, blocks or none")
+        }
+        images = mode
+      case "--json": json = true
+      case "--no-color", "--no-colour": noColor = true
+      case "--help", "-h": showHelp = true
+      case "--version": showVersion = true
+      default:
+        if word.hasPrefix("-") && command.isEmpty {
+          throw CLIError.usage("unknown option \(SafeText.sanitize(word)); see forum --help")
+        }
+        command = Array(arguments[(index - 1)...])
+        return
+      }
+    }
+  }
+
+  /// `--db`, `$FORUM_DB`, or `$XDG_DATA_HOME/forum/forum.sqlite` (created on first use).
+  func resolvedDatabasePath() -> String {
+    if let databasePath { return ImageFile.expandTilde(databasePath) }
+    let base =
+      environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+    let directory = base + "/forum"
+    try? FileManager.default.createDirectory(
+      atPath: directory, withIntermediateDirectories: true,
+      attributes: [.posixPermissions: 0o700])
+    return directory + "/forum.sqlite"
+  }
+
+  /// `$XDG_STATE_HOME/forum/history`.
+  var historyPath: String {
+    let base =
+      environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
+    return base + "/forum/history"
+  }
+}

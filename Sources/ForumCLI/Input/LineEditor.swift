@@ -1,0 +1,153 @@
+import CReadline
+import Foundation
+
+// readline's callbacks are C function pointers that cannot capture context, so the state they
+// share with the editor lives here. One editor exists per process.
+private var pendingLine: InputEvent?
+private var interruptRequested: sig_atomic_t = 0
+private var resizeRequested: sig_atomic_t = 0
+private var completionKind = CompletionKind.commands
+private var completionCandidates: [String] = []
+private var completionProvider: ((String) -> [String])?
+
+/// GNU readline driven through its callback interface and `poll`, so the loop can wake up for
+/// other work (a followed thread's new comments) while a person types, without a rewrite.
+final class LineEditor: LineInput {
+  let isInteractive = true
+  private(set) var lineNumber = 0
+  private let historyPath: String?
+  static let historyLimit = 1000
+
+  /// Candidates for the word being completed, given the line typed before it.
+  var completions: ((String) -> [String])? {
+    get { completionProvider }
+    set { completionProvider = newValue }
+  }
+
+  init(historyPath: String?) {
+    self.historyPath = historyPath
+    rl_readline_name = UnsafePointer(strdup("forum"))
+    // We handle SIGINT and SIGWINCH ourselves: readline's handlers only run inside its calls.
+    rl_catch_signals = 0
+    rl_catch_sigwinch = 0
+    rl_attempted_completion_function = forumCompletion
+    using_history()
+    stifle_history(Int32(LineEditor.historyLimit))
+    if let historyPath {
+      LineEditor.prepareDirectory(for: historyPath)
+      read_history(historyPath)
+    }
+    LineEditor.installSignalHandlers()
+  }
+
+  func readLine(prompt: String, history: Bool, completion: CompletionKind) -> InputEvent {
+    completionKind = completion
+    pendingLine = nil
+    interruptRequested = 0
+    rl_callback_handler_install(prompt, lineHandler)
+    defer { rl_callback_handler_remove() }
+    var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+    while pendingLine == nil {
+      let ready = poll(&descriptor, 1, 250)
+      if interruptRequested != 0 {
+        interruptRequested = 0
+        rl_free_line_state()
+        rl_callback_sigcleanup()
+        fputs("^C\n", stdout)
+        fflush(stdout)
+        return .interrupted
+      }
+      if resizeRequested != 0 {
+        resizeRequested = 0
+        rl_resize_terminal()
+      }
+      if ready > 0 {
+        if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+          rl_callback_read_char()
+        }
+      } else if ready < 0 && errno != EINTR {
+        return .endOfInput
+      }
+    }
+    let event = pendingLine!
+    if case .line(let bytes) = event {
+      lineNumber += 1
+      if history, !bytes.allSatisfy({ $0 == UInt8(ascii: " ") }) {
+        remember(bytes)
+      }
+    }
+    return event
+  }
+
+  private func remember(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let last = history_get(history_base + history_length - 1), String(cString: last.pointee.line) == text {
+      return
+    }
+    add_history(text)
+    guard let historyPath else { return }
+    if append_history(1, historyPath) != 0 { write_history(historyPath) }
+    history_truncate_file(historyPath, Int32(LineEditor.historyLimit))
+  }
+
+  private static func prepareDirectory(for path: String) {
+    let directory = (path as NSString).deletingLastPathComponent
+    try? FileManager.default.createDirectory(
+      atPath: directory, withIntermediateDirectories: true,
+      attributes: [.posixPermissions: 0o700])
+    if !FileManager.default.fileExists(atPath: path) {
+      FileManager.default.createFile(
+        atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+    }
+  }
+
+  private static func installSignalHandlers() {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { _ in interruptRequested = 1 }
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = 0
+    sigaction(SIGINT, &action, nil)
+    var resize = sigaction()
+    resize.__sigaction_handler.sa_handler = { _ in resizeRequested = 1 }
+    sigemptyset(&resize.sa_mask)
+    sigaction(SIGWINCH, &resize, nil)
+  }
+}
+
+private func lineHandler(_ line: UnsafeMutablePointer<CChar>?) {
+  guard let line else {
+    pendingLine = .endOfInput
+    fputs("\n", stdout)
+    return
+  }
+  let count = strlen(line)
+  pendingLine = .line(Array(UnsafeBufferPointer(start: UnsafeRawPointer(line).assumingMemoryBound(to: UInt8.self), count: count)))
+  free(line)
+}
+
+/// readline's attempted-completion hook: command words and thread numbers from our provider,
+/// file names after `--image`/`--save` or at the image prompt.
+private func forumCompletion(
+  _ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32
+) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
+  rl_attempted_completion_over = 1
+  let typed = rl_line_buffer.map { String(cString: $0) } ?? ""
+  let before = String(typed.utf8.prefix(Int(start))) ?? ""
+  let previous = before.split(separator: " ").last.map(String.init)
+  if completionKind == .paths || previous == "--image" || previous == "--save" {
+    rl_attempted_completion_over = 0
+    return nil  // readline falls back to file-name completion
+  }
+  guard completionKind == .commands else { return nil }
+  completionCandidates = completionProvider?(before) ?? []
+  return rl_completion_matches(text, completionGenerator)
+}
+
+private func completionGenerator(
+  _ text: UnsafePointer<CChar>?, _ state: Int32
+) -> UnsafeMutablePointer<CChar>? {
+  let prefix = text.map { String(cString: $0) } ?? ""
+  let matches = completionCandidates.filter { $0.hasPrefix(prefix) }
+  guard Int(state) < matches.count else { return nil }
+  return strdup(matches[Int(state)])
+}

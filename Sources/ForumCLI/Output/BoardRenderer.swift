@@ -1,0 +1,110 @@
+import Datastore
+import Forum
+
+/// Turns board values into lines for a terminal or a pipe. All database text goes through
+/// `SafeText` here, and nowhere else prints it.
+struct BoardRenderer {
+  let style: Style
+  let messages: Messages
+  let width: Int
+  let now: Int64
+
+  func age(_ milliseconds: Int64) -> String {
+    messages.age(seconds: max(0, (now - milliseconds) / 1000))
+  }
+
+  /// The thread list: one line a thread, fitted to the width.
+  func threadList(_ page: Page<ForumThread>) -> [String] {
+    guard !page.items.isEmpty else {
+      return [page.number == 1 ? messages.emptyBoard : "(\(messages.page) \(page.number): —)"]
+    }
+    let numberWidth = page.items.map { String($0.number).count + 1 }.max() ?? 2
+    let authorWidth = 12
+    let rightWidth = 1 + authorWidth + 1 + 4 + 1 + 4
+    let middleWidth = max(10, width - numberWidth - 4 - rightWidth)
+    var lines: [String] = []
+    for thread in page.items {
+      let number = SafeText.pad("#\(thread.number)", to: numberWidth, alignRight: true)
+      let marks = (thread.isMine ? "●" : " ") + (thread.image != nil ? "▣" : " ")
+      let title = SafeText.truncate(SafeText.sanitize(thread.title), to: middleWidth)
+      let room = middleWidth - SafeText.width(title)
+      let summary = SafeText.sanitize(thread.description)
+      var middle = thread.isMine ? style.mine(title) : style.bold(title)
+      if room > 4, !summary.isEmpty {
+        let text = SafeText.truncate(" — " + summary, to: room)
+        middle += style.dim(text)
+        middle += String(repeating: " ", count: room - SafeText.width(text))
+      } else {
+        middle += String(repeating: " ", count: room)
+      }
+      let authorText = SafeText.pad(SafeText.sanitize(thread.authorName), to: authorWidth)
+      let author = thread.isMine ? style.mine(authorText) : style.author(authorText)
+      let count = SafeText.pad(String(thread.commentCount), to: 4, alignRight: true)
+      let age = SafeText.pad(age(thread.lastActivity), to: 4, alignRight: true)
+      lines.append(
+        "\(style.number(number)) \(marks) \(middle) \(author) \(count) \(style.dim(age))")
+    }
+    if page.hasMore {
+      lines.append(style.dim("— \(messages.more): list --page \(page.number + 1)"))
+    }
+    return lines
+  }
+
+  /// The thread's head: title, author, dates, then the description.
+  func threadHeader(_ thread: ForumThread, image: [String]) -> [String] {
+    var lines: [String] = []
+    let title = SafeText.sanitize(thread.title)
+    for (index, line) in SafeText.wrap("#\(thread.number) " + title, to: width).enumerated() {
+      lines.append(index == 0 && thread.isMine ? style.mine(line) : style.bold(line))
+    }
+    let author = SafeText.truncate(SafeText.sanitize(thread.authorName), to: 40)
+    let who = thread.isMine ? style.mine("\(author) (\(messages.you))") : style.author(author)
+    lines.append(
+      "\(messages.by) \(who) · \(messages.posted) \(BackendDate.string(milliseconds: thread.createDate).prefix(16).replacingOccurrences(of: "T", with: " ")) UTC"
+        + " · \(messages.updated) \(age(thread.lastActivity))"
+        + " · \(messages.commentCount(thread.commentCount))")
+    lines += image
+    if !thread.description.isEmpty {
+      lines.append("")
+      lines += SafeText.wrap(SafeText.sanitize(thread.description, keepNewlines: true), to: width)
+    }
+    return lines
+  }
+
+  /// Comments under a thread, each with its number, author and time.
+  func comments(_ page: Page<ForumComment>, of thread: ForumThread) -> [String] {
+    var lines = [style.dim(String(repeating: "─", count: min(width, 60)))]
+    guard !page.items.isEmpty else {
+      lines.append(page.number == 1 ? messages.noComments : "(\(messages.page) \(page.number): —)")
+      return lines
+    }
+    let numberWidth = page.items.map { String($0.number).count }.max() ?? 1
+    let indent = String(repeating: " ", count: numberWidth + 3)
+    for comment in page.items {
+      let number = SafeText.pad(String(comment.number), to: numberWidth, alignRight: true)
+      let name = SafeText.truncate(SafeText.sanitize(comment.authorName), to: 40)
+      let who = comment.isMine ? style.mine("\(name) (\(messages.you))") : style.author(name)
+      lines.append("  \(style.number(number)) \(who) · \(style.dim(age(comment.createDate)))")
+      let text = SafeText.sanitize(comment.text, keepNewlines: true)
+      for line in SafeText.wrap(text, to: max(10, width - indent.count)) {
+        lines.append(indent + line)
+      }
+    }
+    let last = Board.lastPage(commentCount: thread.commentCount)
+    var footer = "\(messages.page) \(page.number)/\(max(last, page.number))"
+    if page.hasMore { footer += " — \(messages.more): show \(thread.number) --page \(page.number + 1)" }
+    lines.append(style.dim(footer))
+    return lines
+  }
+
+  /// The one-line description of an image: `[image: thread3.png 640×480 PNG 84 KB]`.
+  func imageLine(_ image: ImageSummary) -> String {
+    var text =
+      "[image: \(image.fileName) \(image.width)×\(image.height) \(image.format.displayName) "
+      + "\(ImageFile.formatSize(image.byteCount))]"
+    if !image.removedMetadata.isEmpty {
+      text += " (\(image.removedMetadata.joined(separator: ", ")) \(messages.metadataRemoved))"
+    }
+    return text
+  }
+}

@@ -1,0 +1,83 @@
+/// Every sentence the CLI says to a person, in English and Japanese.
+struct Messages {
+  let japanese: Bool
+
+  private func pick(_ english: String, _ japanese: String) -> String {
+    self.japanese ? japanese : english
+  }
+
+  var emptyBoard: String {
+    pick(
+      "The board is empty. Post the first thread with: new --title \"Hello\"",
+      "掲示板はまだ空です。最初のスレッドは次のように投稿できます: new --title \"こんにちは\"")
+  }
+  var noComments: String { pick("No comments yet.", "コメントはまだありません。") }
+  var deleteRefused: String {
+    pick(
+      "Delete failed: you don't have permission to delete this post.",
+      "削除に失敗しました。権限がないようです。")
+  }
+  var permissionRefused: String {
+    pick("You don't have permission to do that.", "権限がないようです。")
+  }
+  var sessionRefused: String {
+    pick("Your session is no longer valid.", "セッションが無効です。")
+  }
+  var cancelled: String { pick("Cancelled; nothing was saved.", "取り消しました。何も保存していません。") }
+  var deleteNeedsYes: String {
+    pick(
+      "delete asks for confirmation; from a script add --yes",
+      "delete は確認が必要です。スクリプトからは --yes を付けてください")
+  }
+  var confirmDelete: String { pick("Delete? [y/N] ", "削除しますか? [y/N] ") }
+  var titlePrompt: String { pick("Title: ", "タイトル: ") }
+  var descriptionPrompt: String {
+    pick(
+      "Description (end with a line holding a single \".\"):",
+      "本文 (「.」だけの行で終わります):")
+  }
+  var commentPrompt: String {
+    pick("Comment (end with a line holding a single \".\"):", "コメント (「.」だけの行で終わります):")
+  }
+  var imagePrompt: String {
+    pick("Image path (Enter for none): ", "画像のパス (なければ Enter): ")
+  }
+  var noImage: String { pick("no image", "画像なし") }
+  var metadataRemoved: String { pick("removed", "削除済み") }
+  var comments: String { pick("comments", "コメント") }
+  func commentCount(_ count: Int) -> String {
+    pick(count == 1 ? "1 comment" : "\(count) comments", "コメント \(count) 件")
+  }
+  var page: String { pick("page", "ページ") }
+  var more: String { pick("more", "続き") }
+  var you: String { pick("you", "あなた") }
+  var by: String { pick("by", "投稿者") }
+  var posted: String { pick("posted", "投稿") }
+  var updated: String { pick("active", "更新") }
+
+  func deleted(_ what: String) -> String { pick("Deleted \(what).", "\(what) を削除しました。") }
+  func posted(_ what: String) -> String { pick("Posted \(what).", "\(what) を投稿しました。") }
+  func willDelete(_ what: String) -> String {
+    pick("This will delete \(what).", "\(what) を削除します。")
+  }
+  func unknownCommand(_ word: String, suggestion: String?) -> String {
+    let hint = suggestion.map { pick(" Did you mean '\($0)'?", " もしかして '\($0)'?") } ?? ""
+    return pick("unknown command '\(word)'.", "不明なコマンド '\(word)'。") + hint
+      + pick(" Type 'help' for the list.", " 一覧は 'help' で。")
+  }
+  func lineError(_ line: Int, _ message: String) -> String {
+    pick("line \(line): \(message)", "\(line) 行目: \(message)")
+  }
+  func renamed(_ name: String) -> String {
+    pick("You are now \(name).", "表示名を \(name) に変更しました。")
+  }
+  func age(seconds: Int64) -> String {
+    switch seconds {
+    case ..<60: return pick("now", "今")
+    case ..<3600: return pick("\(seconds / 60)m", "\(seconds / 60)分")
+    case ..<86_400: return pick("\(seconds / 3600)h", "\(seconds / 3600)時間")
+    case ..<(86_400 * 365): return pick("\(seconds / 86_400)d", "\(seconds / 86_400)日")
+    default: return pick("\(seconds / (86_400 * 365))y", "\(seconds / (86_400 * 365))年")
+    }
+  }
+}

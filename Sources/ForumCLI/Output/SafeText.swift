@@ -1,0 +1,115 @@
+/// Untrusted text made safe for a terminal, and measured in terminal cells.
+enum SafeText {
+  /// Text from the database as it may be shown: control characters become visible symbols
+  /// (ESC shows as ␛), C1 controls as U+FFFD, and bidi overrides and isolates are dropped so
+  /// nothing can move the cursor, recolour the screen or reorder what a person reads.
+  /// Newlines survive only when `keepNewlines`; tabs become a space.
+  static func sanitize(_ text: String, keepNewlines: Bool = false) -> String {
+    var out = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      switch scalar.value {
+      case 0x0A where keepNewlines: out.append(scalar)
+      case 0x0A, 0x0D, 0x09: out.append(" ")
+      case 0x00...0x1F: out.append(Unicode.Scalar(0x2400 + scalar.value)!)
+      case 0x7F: out.append("\u{2421}")
+      case 0x80...0x9F: out.append("\u{FFFD}")
+      case 0x200E, 0x200F, 0x061C, 0x202A...0x202E, 0x2066...0x2069: continue
+      default: out.append(scalar)
+      }
+    }
+    return String(out)
+  }
+
+  /// Cells a scalar takes: 2 for East Asian wide and fullwidth, 0 for combining marks and
+  /// format characters, 1 otherwise.
+  static func cells(_ scalar: Unicode.Scalar) -> Int {
+    let value = scalar.value
+    if value < 0x300 { return value < 0x20 || value == 0x7F ? 0 : 1 }
+    switch scalar.properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .format: return 0
+    default: break
+    }
+    if value == 0x200B || (0xFE00...0xFE0F).contains(value) { return 0 }
+    return isWide(value) ? 2 : 1
+  }
+
+  private static func isWide(_ value: UInt32) -> Bool {
+    switch value {
+    case 0x1100...0x115F, 0x231A...0x231B, 0x2329...0x232A, 0x23E9...0x23EC, 0x23F0, 0x23F3,
+      0x25FD...0x25FE, 0x2614...0x2615, 0x2648...0x2653, 0x267F, 0x2693, 0x26A1, 0x26AA...0x26AB,
+      0x26BD...0x26BE, 0x26C4...0x26C5, 0x26CE, 0x26D4, 0x26EA, 0x26F2...0x26F3, 0x26F5, 0x26FA,
+      0x26FD, 0x2705, 0x270A...0x270B, 0x2728, 0x274C, 0x274E, 0x2753...0x2755, 0x2757,
+      0x2795...0x2797, 0x27B0, 0x27BF, 0x2B1B...0x2B1C, 0x2B50, 0x2B55, 0x2E80...0x303E,
+      0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF, 0xA960...0xA97F,
+      0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE10...0xFE19, 0xFE30...0xFE6F, 0xFF00...0xFF60,
+      0xFFE0...0xFFE6, 0x16FE0...0x16FE4, 0x17000...0x18CFF, 0x1B000...0x1B2FF, 0x1F004, 0x1F0CF,
+      0x1F18E, 0x1F191...0x1F19A, 0x1F200...0x1F251, 0x1F300...0x1F64F, 0x1F680...0x1F6FF,
+      0x1F7E0...0x1F7EB, 0x1F90C...0x1F9FF, 0x1FA70...0x1FAFF, 0x20000...0x3FFFD:
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// Display width of (already sanitized) text in terminal cells.
+  static func width(_ text: String) -> Int {
+    text.unicodeScalars.reduce(0) { $0 + cells($1) }
+  }
+
+  /// Cuts text to at most `limit` cells, ending with `…` when something was cut.
+  /// Never splits a character (grapheme cluster).
+  static func truncate(_ text: String, to limit: Int) -> String {
+    guard limit > 0 else { return "" }
+    guard width(text) > limit else { return text }
+    var out = ""
+    var used = 0
+    for character in text {
+      let w = character.unicodeScalars.reduce(0) { $0 + cells($1) }
+      if used + w > limit - 1 { break }
+      out.append(character)
+      used += w
+    }
+    return out + "…"
+  }
+
+  /// Pads with spaces to exactly `cells` (truncating first when longer).
+  static func pad(_ text: String, to cells: Int, alignRight: Bool = false) -> String {
+    let cut = truncate(text, to: cells)
+    let fill = String(repeating: " ", count: max(0, cells - width(cut)))
+    return alignRight ? fill + cut : cut + fill
+  }
+
+  /// Splits text into lines of at most `limit` cells, breaking at spaces where it can.
+  static func wrap(_ text: String, to limit: Int) -> [String] {
+    var lines: [String] = []
+    for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      var line = ""
+      var used = 0
+      for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
+        let wordWidth = width(String(word))
+        if used > 0 && used + 1 + wordWidth > limit {
+          lines.append(line)
+          line = ""
+          used = 0
+        }
+        if used > 0 {
+          line += " "
+          used += 1
+        }
+        // A word longer than the line is cut into pieces by characters.
+        for character in word {
+          let w = character.unicodeScalars.reduce(0) { $0 + cells($1) }
+          if used + w > limit && used > 0 {
+            lines.append(line)
+            line = ""
+            used = 0
+          }
+          line.append(character)
+          used += w
+        }
+      }
+      lines.append(line)
+    }
+    return lines
+  }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// What we know about where output goes: a terminal or not, its width, colour, language.
+struct Terminal {
+  let isInteractive: Bool
+  let stdoutIsTerminal: Bool
+  let useColor: Bool
+  let trueColor: Bool
+  let japanese: Bool
+  private let fixedWidth: Int?
+
+  init(environment: [String: String], noColorFlag: Bool) {
+    stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+    isInteractive = isatty(STDIN_FILENO) == 1 && stdoutIsTerminal
+    useColor =
+      stdoutIsTerminal && !noColorFlag && environment["NO_COLOR"].map(\.isEmpty) ?? true
+      && environment["TERM"] != "dumb"
+    let colorTerm = environment["COLORTERM"] ?? ""
+    trueColor = colorTerm == "truecolor" || colorTerm == "24bit"
+    let language = environment["LC_ALL"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? environment["LC_MESSAGES"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? environment["LANG"] ?? ""
+    japanese = language.hasPrefix("ja")
+    fixedWidth = environment["COLUMNS"].flatMap(Int.init).flatMap { $0 >= 20 ? $0 : nil }
+  }
+
+  /// Columns to fit lines into: the terminal's, `$COLUMNS`, or 80 when output is piped.
+  var width: Int {
+    if stdoutIsTerminal {
+      var size = winsize()
+      if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 {
+        return Int(size.ws_col)
+      }
+    }
+    return fixedWidth ?? 80
+  }
+}
+
+/// SGR styles, emitted only when colour is on.
+struct Style {
+  let enabled: Bool
+
+  func apply(_ code: String, _ text: String) -> String {
+    enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+
+  func bold(_ text: String) -> String { apply("1", text) }
+  func dim(_ text: String) -> String { apply("2", text) }
+  /// Your own posts and name.
+  func mine(_ text: String) -> String { apply("1;32", text) }
+  func number(_ text: String) -> String { apply("33", text) }
+  func author(_ text: String) -> String { apply("36", text) }
+  func error(_ text: String) -> String { apply("31", text) }
+}

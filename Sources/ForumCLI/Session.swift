@@ -1,0 +1,404 @@
+import Datastore
+import Forum
+import Foundation
+
+/// One run of the forum: the open board, where input comes from, how output looks, and the
+/// REPL's current thread. The same `execute` serves the prompt, scripts and one-shot commands.
+final class Session {
+  let board: Board
+  let terminal: Terminal
+  let input: LineInput
+  let options: GlobalOptions
+  /// The thread `show` opened last at the prompt; `comment` and `delete N` act on it.
+  private(set) var currentThread: Int?
+  private var json: Bool
+  private var useColor: Bool
+
+  /// True at the prompt or over piped lines; false for a one-shot command.
+  let isREPL: Bool
+
+  init(
+    board: Board, terminal: Terminal, input: LineInput, options: GlobalOptions, isREPL: Bool
+  ) {
+    self.isREPL = isREPL
+    self.board = board
+    self.terminal = terminal
+    self.input = input
+    self.options = options
+    json = options.json
+    useColor = terminal.useColor && !options.noColor
+  }
+
+  var messages: Messages { Messages(japanese: terminal.japanese) }
+  private var style: Style { Style(enabled: useColor) }
+  private var renderer: BoardRenderer {
+    BoardRenderer(
+      style: style, messages: messages, width: terminal.width, now: BackendDate.now())
+  }
+
+  var prompt: String {
+    currentThread.map { "forum #\($0)> " } ?? "forum> "
+  }
+
+  // MARK: Running commands
+
+  enum Outcome {
+    case next
+    case quit
+  }
+
+  /// Runs one command line (already split into words).
+  func execute(_ words: [String]) throws -> Outcome {
+    guard let word = words.first else { return .next }
+    guard let spec = CommandSpec.named(word.lowercased()) else {
+      throw CLIError.usage(
+        messages.unknownCommand(
+          SafeText.sanitize(word), suggestion: CommandSpec.suggestion(for: word)))
+    }
+    var arguments = try Arguments(
+      Array(words.dropFirst()), options: spec.options,
+      flags: spec.flags.union(["json", "no-color", "help"]))
+    if arguments.flags.contains("help") {
+      print(help(for: spec))
+      return .next
+    }
+    guard spec.arguments.contains(arguments.positionals.count) else {
+      throw CLIError.usage("usage: \(spec.usage)")
+    }
+    let savedJSON = json
+    let savedColor = useColor
+    defer {
+      json = savedJSON
+      useColor = savedColor
+    }
+    if arguments.flags.remove("json") != nil { json = true }
+    if arguments.flags.remove("no-color") != nil { useColor = false }
+
+    switch spec.name {
+    case "list": try list(arguments)
+    case "show": try show(arguments)
+    case "new": try newThread(arguments)
+    case "comment": try comment(arguments)
+    case "delete": try delete(arguments)
+    case "image": try image(arguments)
+    case "whoami": whoami()
+    case "name": try rename(arguments)
+    case "help": try helpCommand(arguments)
+    default: return .quit
+    }
+    return .next
+  }
+
+  private func list(_ arguments: Arguments) throws {
+    let page = try pageNumber(arguments, last: nil)
+    let threads = try board.threads(page: page)
+    if json {
+      emit(.object(["results": .array(threads.items.map(\.json))]))
+    } else {
+      renderer.threadList(threads).forEach { print($0) }
+    }
+  }
+
+  private func show(_ arguments: Arguments) throws {
+    let number = try arguments.positionals.first.map(threadNumber) ?? requireCurrentThread()
+    let thread = try board.thread(number)
+    let page = try pageNumber(arguments, last: Board.lastPage(commentCount: thread.commentCount))
+    let comments = try board.comments(of: thread, page: page)
+    if isREPL { currentThread = number }
+    if json {
+      emit(
+        .object([
+          "thread": thread.json, "results": .array(comments.items.map(\.json)),
+          "count": .int(Int64(thread.commentCount)),
+        ]))
+      return
+    }
+    let image = page == 1 ? imageBlock(for: thread, large: false) : []
+    renderer.threadHeader(thread, image: image).forEach { print($0) }
+    renderer.comments(comments, of: thread).forEach { print($0) }
+  }
+
+  private func newThread(_ arguments: Arguments) throws {
+    let title = try arguments.options["title"] ?? ask(messages.titlePrompt)
+    try PostRules.title(title)  // refuse a bad title before asking for more
+    let description: String
+    if let given = arguments.options["description"] {
+      description = given
+    } else if arguments.options["title"] != nil && !input.isInteractive {
+      description = ""
+    } else {
+      description = try draft(messages.descriptionPrompt)
+    }
+    var imagePath = arguments.options["image"]
+    if imagePath == nil && arguments.options["title"] == nil {
+      let answer = try ask(messages.imagePrompt, completion: .paths)
+      imagePath = answer.trimmingCharacters(in: .whitespaces).isEmpty ? nil : answer
+    }
+    let image = try imagePath.map { try ImageAttachment.load(path: $0, limit: board.store.fileSizeLimit) }
+    let thread = try board.createThread(title: title, description: description, image: image)
+    if json {
+      emit(thread.json)
+    } else {
+      print(messages.posted("#\(thread.number)"))
+    }
+  }
+
+  private func comment(_ arguments: Arguments) throws {
+    var words = arguments.positionals
+    let number: Int
+    if let first = words.first, let parsed = try? threadNumber(first) {
+      number = parsed
+      words.removeFirst()
+    } else {
+      number = try requireCurrentThread()
+    }
+    let text = words.isEmpty ? try draft(messages.commentPrompt) : words.joined(separator: " ")
+    let comment = try board.addComment(to: number, text: text)
+    if json {
+      emit(comment.json)
+    } else {
+      print(messages.posted("\(number)/\(comment.number)"))
+    }
+  }
+
+  private func delete(_ arguments: Arguments) throws {
+    let target = try postReference(arguments.positionals[0])
+    let confirmed = arguments.flags.contains("yes") || arguments.flags.contains("y")
+    if !confirmed && !input.isInteractive { throw CLIError.usage(messages.deleteNeedsYes) }
+    do {
+      switch target {
+      case .thread(let number):
+        let thread = try board.thread(number)
+        if !confirmed {
+          var what = "#\(number) \"\(SafeText.truncate(SafeText.sanitize(thread.title), to: 40))\""
+          what += " · \(messages.commentCount(thread.commentCount))"
+          if thread.image != nil { what += " · image" }
+          try confirm(what)
+        }
+        try board.deleteThread(number)
+        if currentThread == number { currentThread = nil }
+      case .comment(let threadNumber, let number):
+        let comment = try board.comment(number, inThread: threadNumber)
+        if !confirmed {
+          let text = SafeText.truncate(SafeText.sanitize(comment.text), to: 40)
+          try confirm("\(threadNumber)/\(number) \"\(text)\"")
+        }
+        try board.deleteComment(number, inThread: threadNumber)
+      }
+    } catch let error as DatastoreError where error.code == .noAccess {
+      throw CLIError.deleteRefused(error)
+    }
+    if json {
+      emit(.object([:]))
+    } else {
+      print(messages.deleted(target.label))
+    }
+  }
+
+  private func confirm(_ what: String) throws {
+    print(messages.willDelete(what))
+    let answer = try ask(messages.confirmDelete).lowercased()
+    guard ["y", "yes", "はい"].contains(answer.trimmingCharacters(in: .whitespaces)) else {
+      throw CLIError.cancelled
+    }
+  }
+
+  private func image(_ arguments: Arguments) throws {
+    let number = try arguments.positionals.first.map(threadNumber) ?? requireCurrentThread()
+    let thread = try board.thread(number)
+    guard thread.image != nil else {
+      throw DatastoreError(.notFound, detail: "thread #\(number) has no image")
+    }
+    if let path = arguments.options["save"] {
+      let bytes = try board.imageBytes(of: thread)
+      try ImageAttachment.save(bytes, to: path, overwrite: arguments.flags.contains("force"))
+      if json {
+        emit(.object(["saved": .string(path), "fileSize": .int(Int64(bytes.count))]))
+      } else {
+        print("Saved \(ImageFile.formatSize(bytes.count)) to \(SafeText.sanitize(path)).")
+      }
+      return
+    }
+    imageBlock(for: thread, large: true).forEach { print($0) }
+  }
+
+  private func whoami() {
+    let me = board.me
+    if json {
+      emit(me.json)
+      return
+    }
+    print("\(style.mine(SafeText.sanitize(me.displayName))) (\(me.userName))")
+    print("user id:  \(me.objectId)")
+    print("profile:  \(board.profileName) (\(SafeText.sanitize(board.profilePath)))")
+    print("database: \(SafeText.sanitize(board.store.path))")
+  }
+
+  private func rename(_ arguments: Arguments) throws {
+    let user = try board.rename(to: arguments.positionals.joined(separator: " "))
+    if json {
+      emit(user.json)
+    } else {
+      print(messages.renamed(SafeText.sanitize(user.displayName)))
+    }
+  }
+
+  private func helpCommand(_ arguments: Arguments) throws {
+    guard let name = arguments.positionals.first else {
+      print(Session.overview())
+      return
+    }
+    guard let spec = CommandSpec.named(name.lowercased()) else {
+      throw CLIError.usage(
+        messages.unknownCommand(
+          SafeText.sanitize(name), suggestion: CommandSpec.suggestion(for: name)))
+    }
+    print(help(for: spec))
+  }
+
+  private func help(for spec: CommandSpec) -> String {
+    var text = "usage: \(spec.usage)\n  \(spec.summary)"
+    if !spec.details.isEmpty { text += "\n  \(spec.details)" }
+    return text
+  }
+
+  static func overview() -> String {
+    let width = CommandSpec.all.map(\.usage.count).max() ?? 0
+    var lines = ["Commands:"]
+    for spec in CommandSpec.all {
+      lines.append("  " + spec.usage.padding(toLength: width, withPad: " ", startingAt: 0)
+        + "  " + spec.summary)
+    }
+    lines.append("")
+    lines.append(
+      "Options: --db PATH, --profile NAME, --json, --no-color, --images auto|kitty|iterm|blocks|none")
+    return lines.joined(separator: "\n")
+  }
+
+  // MARK: Images
+
+  /// The image part of a thread view: a preview on a colour terminal, the text line otherwise,
+  /// and the placeholder bubble when the thread has none.
+  private func imageBlock(for thread: ForumThread, large: Bool) -> [String] {
+    guard let image = thread.image else {
+      return json ? [] : ImagePresenter.placeholder(style: style)
+    }
+    let line = renderer.imageLine(image)
+    let mode = options.images
+    guard useColor, mode != .none, terminal.stdoutIsTerminal else { return [line] }
+    do {
+      let bytes = try board.imageBytes(of: thread)
+      let columns = large ? terminal.width : min(terminal.width, 32)
+      return try ImagePresenter.preview(
+        bytes, format: image.format, columns: columns, mode: mode, environment: options.environment,
+        trueColor: terminal.trueColor) + [line]
+    } catch {
+      return [line]
+    }
+  }
+
+  // MARK: Input helpers
+
+  /// One line of input for a question; Ctrl-C or end of input cancels the command.
+  private func ask(_ question: String, completion: CompletionKind = .none) throws -> String {
+    switch input.readLine(
+      prompt: input.isInteractive ? question : "", history: false, completion: completion)
+    {
+    case .line(let bytes): return try decodeUTF8(bytes, field: "input")
+    case .tooLong: throw DatastoreError(.invalid, field: "input", detail: "line is too long")
+    case .interrupted, .endOfInput: throw CLIError.cancelled
+    }
+  }
+
+  /// Several lines, ending with a line holding a single `.` (or the end of piped input).
+  private func draft(_ heading: String) throws -> String {
+    if input.isInteractive { print(style.dim(heading)) }
+    var lines: [String] = []
+    var total = 0
+    while true {
+      switch input.readLine(
+        prompt: input.isInteractive ? "> " : "", history: false, completion: .none)
+      {
+      case .line(let bytes):
+        let line = try decodeUTF8(bytes, field: "text")
+        if line == "." { return lines.joined(separator: "\n") }
+        total += line.count + 1
+        // Stop collecting early; PostRules gives the precise message.
+        if total > PostRules.bodyLimit * 4 {
+          throw DatastoreError(
+            .invalid, field: "text", detail: "longer than \(PostRules.bodyLimit) characters")
+        }
+        lines.append(line)
+      case .tooLong:
+        throw DatastoreError(
+          .invalid, field: "text", detail: "longer than \(PostRules.bodyLimit) characters")
+      case .endOfInput where !input.isInteractive: return lines.joined(separator: "\n")
+      case .interrupted, .endOfInput: throw CLIError.cancelled
+      }
+    }
+  }
+
+  // MARK: Argument helpers
+
+  enum PostReference {
+    case thread(Int)
+    case comment(Int, Int)
+
+    var label: String {
+      switch self {
+      case .thread(let number): return "#\(number)"
+      case .comment(let thread, let number): return "\(thread)/\(number)"
+      }
+    }
+  }
+
+  /// `12`, `#12`, `12/3`; with a current thread, a bare `3` is its comment 3.
+  private func postReference(_ text: String) throws -> PostReference {
+    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+    if parts.count == 2 {
+      return .comment(try threadNumber(String(parts[0])), try positive(String(parts[1]), "comment"))
+    }
+    if !text.hasPrefix("#"), let current = currentThread {
+      return .comment(current, try positive(text, "comment"))
+    }
+    return .thread(try threadNumber(text))
+  }
+
+  private func threadNumber(_ text: String) throws -> Int {
+    try positive(text.hasPrefix("#") ? String(text.dropFirst()) : text, "thread")
+  }
+
+  private func positive(_ text: String, _ what: String) throws -> Int {
+    guard let number = Int(text), number > 0 else {
+      throw CLIError.usage("\(what) must be a number like 12, not '\(SafeText.sanitize(text))'")
+    }
+    return number
+  }
+
+  private func requireCurrentThread() throws -> Int {
+    guard let currentThread else { throw CLIError.usage("which thread? e.g. show 12") }
+    return currentThread
+  }
+
+  private func pageNumber(_ arguments: Arguments, last: Int?) throws -> Int {
+    guard let text = arguments.options["page"] else { return 1 }
+    if text == "last", let last { return last }
+    return try positive(text, "page")
+  }
+
+  // MARK: Completion and output
+
+  /// Errors print as JSON when `--json` was given for the whole run.
+  var jsonErrors: Bool { options.json }
+
+  /// Tab candidates: command words first, then thread numbers of the first page.
+  func completions(for lineBefore: String) -> [String] {
+    let words = lineBefore.split(separator: " ")
+    if words.isEmpty { return CommandSpec.all.map(\.name) }
+    guard ["show", "comment", "delete", "image"].contains(String(words[0])) else { return [] }
+    let numbers = (try? board.threads(page: 1).items.map { String($0.number) }) ?? []
+    return numbers
+  }
+
+  private func emit(_ value: JSONValue) { print(value.jsonText()) }
+}
