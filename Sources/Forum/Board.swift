@@ -72,16 +72,6 @@ public final class Board {
     max(1, (commentCount + pageSize - 1) / pageSize)
   }
 
-  /// Comments numbered above `number`, oldest first (at most 100): what a follower has not seen.
-  public func comments(of thread: ForumThread, after number: Int) throws -> [ForumComment] {
-    try client.find(
-      Query(
-        className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)],
-        order: ["number"], limit: 100, skip: 0, include: ["user"])
-    ).filter { ($0["number"]?.intValue ?? 0) > number }
-      .map { ForumComment($0, threadNumber: thread.number, viewer: me.objectId) }
-  }
-
   /// Comment `number` of thread `threadNumber`.
   public func comment(_ number: Int, inThread threadNumber: Int) throws -> ForumComment {
     let thread = try threadObject(threadNumber)
