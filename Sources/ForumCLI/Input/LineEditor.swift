@@ -115,6 +115,8 @@ final class LineEditor: LineInput {
 }
 
 private func lineHandler(_ line: UnsafeMutablePointer<CChar>?) {
+  // Removed here, not after: readline would otherwise redraw the prompt for a next line.
+  rl_callback_handler_remove()
   guard let line else {
     pendingLine = .endOfInput
     fputs("\n", stdout)
