@@ -6,7 +6,10 @@ struct Migrations {
   /// Brings the database up to date inside one immediate transaction, so two processes opening a
   /// fresh file at once cannot both run a step.
   func apply(to connection: Connection) throws -> Int {
-    try connection.transaction {
+    // The common case, an up-to-date file, needs no write lock.
+    let before = try version(of: connection)
+    if before == steps.count { return before }
+    return try connection.transaction {
       let current = try version(of: connection)
       guard current <= steps.count else {
         throw DatastoreError(
