@@ -222,6 +222,10 @@ public final class DatastoreClient {
   private static func validate(value: JSONValue, field: String) throws {
     switch value {
     case .string(let text):
+      // SQLite cuts bound text at a NUL, so a stored NUL could never be matched or shown whole.
+      guard !text.utf8.contains(0) else {
+        throw DatastoreError.invalid(field, "contains a NUL character")
+      }
       guard text.utf8.count <= maximumTextBytes else {
         throw DatastoreError.invalid(field, "longer than \(maximumTextBytes) bytes")
       }
