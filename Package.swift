@@ -14,10 +14,16 @@ let package = Package(
     .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
     .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
+    // libpng and libjpeg calls that need setjmp, which Swift cannot do.
+    // The system-library module maps link only where Swift imports them, so the C target names
+    // its libraries itself.
+    .target(
+      name: "CImageDecode", dependencies: ["CPNG", "CJPEG"],
+      linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
 
     .target(name: "Datastore", dependencies: ["CSQLite"]),
     .target(name: "Forum", dependencies: ["Datastore"]),
-    .target(name: "ForumCLI", dependencies: ["Forum", "CReadline", "CPNG", "CJPEG"]),
+    .target(name: "ForumCLI", dependencies: ["Forum", "CReadline", "CImageDecode"]),
     .executableTarget(name: "forum", dependencies: ["ForumCLI"]),
     .executableTarget(name: "forum-bench", dependencies: ["Forum", "Datastore", "CSQLite"]),
 

@@ -281,17 +281,21 @@ final class Session {
   /// and the placeholder bubble when the thread has none.
   private func imageBlock(for thread: ForumThread, large: Bool) -> [String] {
     guard let image = thread.image else {
-      return json ? [] : ImagePresenter.placeholder(style: style)
+      return ImagePresenter.placeholder(style: style)
     }
     let line = renderer.imageLine(image)
-    let mode = options.images
-    guard useColor, mode != .none, terminal.stdoutIsTerminal else { return [line] }
+    let box =
+      large
+      ? PreviewBox.full(terminalColumns: terminal.width, terminalRows: terminal.height)
+      : PreviewBox.thumbnail(terminalColumns: terminal.width)
     do {
       let bytes = try board.imageBytes(of: thread)
-      let columns = large ? terminal.width : min(terminal.width, 32)
-      return try ImagePresenter.preview(
-        bytes, format: image.format, columns: columns, mode: mode, environment: options.environment,
-        trueColor: terminal.trueColor) + [line]
+      guard
+        let drawn = try ImagePresenter.preview(
+          bytes, mode: options.images, box: box, terminal: terminal, colorEnabled: useColor,
+          environment: options.environment)
+      else { return [line] }
+      return drawn + [line]
     } catch {
       return [line]
     }

@@ -38,7 +38,8 @@ public enum ImageFile {
     let user = String(path[path.index(after: path.startIndex)..<slash])
     let home: String?
     if user.isEmpty {
-      home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      home =
+        ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
         ?? getpwuid(getuid()).flatMap { String(cString: $0.pointee.pw_dir) }
     } else {
       home = getpwnam(user).flatMap { String(cString: $0.pointee.pw_dir) }

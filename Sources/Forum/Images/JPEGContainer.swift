@@ -26,11 +26,11 @@ enum JPEGContainer {
       let marker = b[at + 1]
       switch marker {
       case endOfImage:
-        guard size != nil, sawScan else { throw ImageRejection.damaged(.jpeg, "no image data") }
+        guard let size, sawScan else { throw ImageRejection.damaged(.jpeg, "no image data") }
         copy.keep(at..<at + 2)
         copy.dropTail(after: at + 2)
         return ScannedImage(
-          width: size!.width, height: size!.height, orientation: orientation, copy: copy)
+          width: size.width, height: size.height, orientation: orientation, copy: copy)
       case startOfImage:
         throw ImageRejection.damaged(.jpeg, "second start-of-image marker")
       case 0x01:  // TEM stands alone, without a length

@@ -21,7 +21,8 @@ enum PNGContainer {
       let type = String(decoding: typeBytes, as: UTF8.self)
       let dataRange = pos + 8..<pos + 8 + length
       let end = dataRange.upperBound + 4
-      // Lengths above 2^31 - 1 are invalid; the crashers use them to make readers allocate.
+      // Lengths are at most 2^31 - 1 and must fit the file: the crashers carry huge ones that
+      // would make a trusting reader allocate gigabytes.
       guard length <= 0x7FFF_FFFF, end <= b.count else {
         throw ImageRejection.truncated(.png, "\(type) chunk runs past the end of the file")
       }

@@ -30,14 +30,17 @@ enum WebPContainer {
     var copy = StrippedCopy(source: b)
     copy.keep(0..<headerLength)
     var orientation = 1
-    var hasExif = false
+    var sawExif = false
+    var keptExif = false
     for chunk in chunks {
       switch chunk.fourCC {
-      case "EXIF" where !hasExif:
+      case "EXIF" where !sawExif:
+        // The first EXIF chunk tells the orientation; it is rewritten to hold only that.
+        sawExif = true
         let (turned, tiff) = ExifOrientation.replacement(for: Array(b[chunk.payload]))
         orientation = turned
         if let tiff {
-          hasExif = true
+          keptExif = true
           copy.replace(chunk.range, with: serialize("EXIF", tiff), name: "Exif")
         } else {
           copy.drop("Exif")
@@ -56,7 +59,7 @@ enum WebPContainer {
       copy.overwrite(at: 4, with: littleEndian32(copy.bytes.count - 8))
       if first.fourCC == "VP8X" {
         let kept = b[first.payload.lowerBound] & ~(exifFlag | xmpFlag)
-        let flags = kept | (hasExif ? exifFlag : 0)
+        let flags = kept | (keptExif ? exifFlag : 0)
         copy.overwrite(at: headerLength + 8, with: [flags])
       }
     }
@@ -89,15 +92,18 @@ enum WebPContainer {
     switch first.fourCC {
     case "VP8 ":
       // A key frame: 3-byte frame tag, start code 9D 01 2A, then 14-bit width and height.
-      let startCode = first.payload.count >= 10 && b[at + 3..<at + 6].elementsEqual([0x9D, 0x01, 0x2A])
-      size = startCode ? (b.littleEndian(at + 6, 2)! & 0x3FFF, b.littleEndian(at + 8, 2)! & 0x3FFF) : nil
+      let startCode =
+        first.payload.count >= 10 && b[at + 3..<at + 6].elementsEqual([0x9D, 0x01, 0x2A])
+      size =
+        startCode ? (b.littleEndian(at + 6, 2)! & 0x3FFF, b.littleEndian(at + 8, 2)! & 0x3FFF) : nil
     case "VP8L":
       // Signature 0x2F, then width - 1 and height - 1 in 14 bits each.
       let bits = first.payload.count >= 5 && b[at] == 0x2F ? b.littleEndian(at + 1, 4) : nil
       size = bits.map { (($0 & 0x3FFF) + 1, (($0 >> 14) & 0x3FFF) + 1) }
     case "VP8X":
       // Flags, 3 reserved bytes, then canvas width - 1 and height - 1 in 24 bits each.
-      size = first.payload.count >= 10
+      size =
+        first.payload.count >= 10
         ? (b.littleEndian(at + 4, 3)! + 1, b.littleEndian(at + 7, 3)! + 1) : nil
     default:
       throw ImageRejection.damaged(.webp, "unknown first chunk")

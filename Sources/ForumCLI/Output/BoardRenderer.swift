@@ -99,9 +99,9 @@ struct BoardRenderer {
 
   /// The one-line description of an image: `[image: thread3.png 640×480 PNG 84 KB]`.
   func imageLine(_ image: ImageSummary) -> String {
-    var text =
-      "[image: \(image.fileName) \(image.width)×\(image.height) \(image.format.displayName) "
-      + "\(ImageFile.formatSize(image.byteCount))]"
+    var text = ImagePreview.textLine(
+      name: image.fileName, format: image.format, width: image.width, height: image.height,
+      byteCount: image.byteCount)
     if !image.removedMetadata.isEmpty {
       text += " (\(image.removedMetadata.joined(separator: ", ")) \(messages.metadataRemoved))"
     }

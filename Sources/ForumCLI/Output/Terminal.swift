@@ -8,6 +8,7 @@ struct Terminal {
   let trueColor: Bool
   let japanese: Bool
   private let fixedWidth: Int?
+  private let fixedHeight: Int?
 
   init(environment: [String: String], noColorFlag: Bool) {
     stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
@@ -21,7 +22,19 @@ struct Terminal {
       ?? environment["LC_MESSAGES"].flatMap { $0.isEmpty ? nil : $0 }
       ?? environment["LANG"] ?? ""
     japanese = language.hasPrefix("ja")
+    fixedHeight = environment["LINES"].flatMap(Int.init).flatMap { $0 >= 5 ? $0 : nil }
     fixedWidth = environment["COLUMNS"].flatMap(Int.init).flatMap { $0 >= 20 ? $0 : nil }
+  }
+
+  /// Rows of the terminal (`$LINES`, or 24 when unknown), for full-size image previews.
+  var height: Int {
+    if stdoutIsTerminal {
+      var size = winsize()
+      if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row >= 5 {
+        return Int(size.ws_row)
+      }
+    }
+    return fixedHeight ?? 24
   }
 
   /// Columns to fit lines into: the terminal's, `$COLUMNS`, or 80 when output is piped.
