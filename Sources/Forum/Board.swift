@@ -90,6 +90,7 @@ public final class Board {
   // MARK: Writing
 
   /// Posts a thread, with its image stored in the same transaction.
+  @discardableResult
   public func createThread(title: String, description: String, image: PreparedImage?) throws
     -> ForumThread
   {
@@ -120,6 +121,7 @@ public final class Board {
   }
 
   /// Adds a comment to thread `threadNumber` and moves the thread to the top of the list.
+  @discardableResult
   public func addComment(to threadNumber: Int, text: String) throws -> ForumComment {
     let text = try PostRules.comment(text)
     let userId = try signedInUser()

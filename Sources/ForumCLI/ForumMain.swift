@@ -58,6 +58,7 @@ public enum ForumMain {
     }
     var status: Int32 = 0
     while true {
+      session.commandAskedForJSON = false
       let event = input.readLine(prompt: session.prompt, history: true, completion: .commands)
       let lineNumber = input.isInteractive ? nil : input.lineNumber
       do {
@@ -74,8 +75,8 @@ public enum ForumMain {
           } catch {
             throw CLIError.usage("unclosed quote")
           }
-          if words.first?.hasPrefix("#") == true && words.count == 1 && Int(words[0].dropFirst()) == nil {
-            continue  // a comment line in a script
+          if let first = words.first, first.hasPrefix("#"), Int(first.dropFirst()) == nil {
+            continue  // a comment line in a script: `# …` or `#…`, but not `#12`
           }
           if try session.execute(words) == .quit { return status }
         }

@@ -55,6 +55,7 @@ final class Session {
         messages.unknownCommand(
           SafeText.sanitize(word), suggestion: CommandSpec.suggestion(for: word)))
     }
+    commandAskedForJSON = false
     var arguments = try Arguments(
       Array(words.dropFirst()), options: spec.options,
       flags: spec.flags.union(["json", "no-color", "help"]))
@@ -71,7 +72,10 @@ final class Session {
       json = savedJSON
       useColor = savedColor
     }
-    if arguments.flags.remove("json") != nil { json = true }
+    if arguments.flags.remove("json") != nil {
+      json = true
+      commandAskedForJSON = true
+    }
     if arguments.flags.remove("no-color") != nil { useColor = false }
 
     switch spec.name {
@@ -120,7 +124,7 @@ final class Session {
 
   private func newThread(_ arguments: Arguments) throws {
     let title = try arguments.options["title"] ?? ask(messages.titlePrompt)
-    try PostRules.title(title)  // refuse a bad title before asking for more
+    _ = try PostRules.title(title)  // refuse a bad title before asking for more
     let description: String
     if let given = arguments.options["description"] {
       description = given
@@ -315,28 +319,41 @@ final class Session {
   }
 
   /// Several lines, ending with a line holding a single `.` (or the end of piped input).
+  /// A bad line (invalid UTF-8, far too long) fails the draft only at its end: the lines after
+  /// it are still draft text, and must never run as commands in a script.
   private func draft(_ heading: String) throws -> String {
     if input.isInteractive { print(style.dim(heading)) }
     var lines: [String] = []
     var total = 0
+    var failure: Error?
+    let tooLong = DatastoreError(
+      .invalid, field: "text", detail: "text is longer than \(PostRules.bodyLimit) characters")
     while true {
       switch input.readLine(
         prompt: input.isInteractive ? "> " : "", history: false, completion: .none)
       {
       case .line(let bytes):
-        let line = try decodeUTF8(bytes, field: "text")
-        if line == "." { return lines.joined(separator: "\n") }
-        total += line.count + 1
-        // Stop collecting early; PostRules gives the precise message.
-        if total > PostRules.bodyLimit * 4 {
-          throw DatastoreError(
-            .invalid, field: "text", detail: "longer than \(PostRules.bodyLimit) characters")
+        if bytes == [UInt8(ascii: ".")] {
+          if let failure { throw failure }
+          return lines.joined(separator: "\n")
         }
-        lines.append(line)
+        guard failure == nil else { continue }
+        do {
+          let line = try decodeUTF8(bytes, field: "text")
+          total += line.count + 1
+          // Stop collecting early; PostRules gives the precise message.
+          if total > PostRules.bodyLimit * 4 { throw tooLong }
+          lines.append(line)
+        } catch {
+          failure = error
+          lines = []
+        }
       case .tooLong:
-        throw DatastoreError(
-          .invalid, field: "text", detail: "longer than \(PostRules.bodyLimit) characters")
-      case .endOfInput where !input.isInteractive: return lines.joined(separator: "\n")
+        if failure == nil { failure = tooLong }
+        lines = []
+      case .endOfInput where !input.isInteractive:
+        if let failure { throw failure }
+        return lines.joined(separator: "\n")
       case .interrupted, .endOfInput: throw CLIError.cancelled
       }
     }
@@ -392,8 +409,10 @@ final class Session {
 
   // MARK: Completion and output
 
-  /// Errors print as JSON when `--json` was given for the whole run.
-  var jsonErrors: Bool { options.json }
+  /// Errors print as JSON when `--json` was given for the whole run or to the failing command.
+  var jsonErrors: Bool { options.json || commandAskedForJSON }
+  /// The command being run was given its own `--json`; the REPL clears it before each line.
+  var commandAskedForJSON = false
 
   /// Tab candidates: command words first, then thread numbers of the first page.
   func completions(for lineBefore: String) -> [String] {

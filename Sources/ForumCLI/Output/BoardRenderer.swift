@@ -20,7 +20,9 @@ struct BoardRenderer {
     }
     let numberWidth = page.items.map { String($0.number).count + 1 }.max() ?? 2
     let authorWidth = 12
-    let rightWidth = 1 + authorWidth + 1 + 4 + 1 + 4
+    // "23h" in English, "23時間" in Japanese.
+    let ageWidth = messages.japanese ? 6 : 4
+    let rightWidth = 1 + authorWidth + 1 + 4 + 1 + ageWidth
     let middleWidth = max(10, width - numberWidth - 4 - rightWidth)
     var lines: [String] = []
     for thread in page.items {
@@ -40,7 +42,7 @@ struct BoardRenderer {
       let authorText = SafeText.pad(SafeText.sanitize(thread.authorName), to: authorWidth)
       let author = thread.isMine ? style.mine(authorText) : style.author(authorText)
       let count = SafeText.pad(String(thread.commentCount), to: 4, alignRight: true)
-      let age = SafeText.pad(age(thread.lastActivity), to: 4, alignRight: true)
+      let age = SafeText.pad(age(thread.lastActivity), to: ageWidth, alignRight: true)
       lines.append(
         "\(style.number(number)) \(marks) \(middle) \(author) \(count) \(style.dim(age))")
     }
@@ -57,12 +59,24 @@ struct BoardRenderer {
     for (index, line) in SafeText.wrap("#\(thread.number) " + title, to: width).enumerated() {
       lines.append(index == 0 && thread.isMine ? style.mine(line) : style.bold(line))
     }
-    let author = SafeText.truncate(SafeText.sanitize(thread.authorName), to: 40)
-    let who = thread.isMine ? style.mine("\(author) (\(messages.you))") : style.author(author)
-    lines.append(
-      "\(messages.by) \(who) · \(messages.posted) \(BackendDate.string(milliseconds: thread.createDate).prefix(16).replacingOccurrences(of: "T", with: " ")) UTC"
-        + " · \(messages.updated) \(age(thread.lastActivity))"
-        + " · \(messages.commentCount(thread.commentCount))")
+    // "by NAME (you) · posted … · active … · N comments", on two lines when one would not fit.
+    let by = "\(messages.by) "
+    let you = thread.isMine ? " (\(messages.you))" : ""
+    let author = SafeText.truncate(
+      SafeText.sanitize(thread.authorName),
+      to: max(1, min(40, width - SafeText.width(by) - SafeText.width(you))))
+    let who = thread.isMine ? style.mine(author + you) : style.author(author)
+    let posted = BackendDate.string(milliseconds: thread.createDate).prefix(16)
+      .replacingOccurrences(of: "T", with: " ")
+    let dates =
+      "\(messages.posted) \(posted) UTC · \(messages.updated) \(age(thread.lastActivity))"
+      + " · \(messages.commentCount(thread.commentCount))"
+    if SafeText.width(by + author + you + " · " + dates) <= width {
+      lines.append(by + who + " · " + dates)
+    } else {
+      lines.append(by + who)
+      lines.append(SafeText.truncate(dates, to: width))
+    }
     lines += image
     if !thread.description.isEmpty {
       lines.append("")
