@@ -66,7 +66,7 @@ public enum ForumMain {
         case .endOfInput: return status
         case .interrupted: continue
         case .tooLong:
-          throw DatastoreError(.invalid, field: "line", detail: "longer than \(PipedInput.maximumLine) bytes")
+          throw DatastoreError(.invalid, field: "line", detail: "the line is longer than \(PipedInput.maximumLine / 1_048_576) MB; it was skipped")
         case .line(let bytes):
           let text = try decodeUTF8(bytes, field: "line")
           let words: [String]

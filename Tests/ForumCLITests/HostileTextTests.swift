@@ -105,7 +105,7 @@ struct HostileTextTests {
       result.stderrLines == [
         "forum: line 1: text is 1000000 characters; the limit is 10000",
         "forum: line 2: title is 1000000 characters; the limit is 200",
-        "forum: line 3: longer than 4194304 bytes",
+        "forum: line 3: the line is longer than 4 MB; it was skipped",
       ])
     #expect(result.stdoutLines.first == "Posted 1/1.")
     #expect(try forum.storedComments().map { $0["text"] } == [.string("after")])

@@ -80,7 +80,8 @@ final class LineEditor: LineInput {
   }
 
   private func remember(_ bytes: [UInt8]) {
-    let text = String(decoding: bytes, as: UTF8.self)
+    // Completion leaves a trailing space after a word; history keeps the command as meant.
+    let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     if let last = history_get(history_base + history_length - 1), String(cString: last.pointee.line) == text {
       return
     }

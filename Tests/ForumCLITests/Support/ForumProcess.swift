@@ -313,31 +313,28 @@ func displayWidth(_ text: String) -> Int {
 
 /// Characters that must never reach a terminal raw: C0 controls other than newline, DEL, C1
 /// controls (U+0080…U+009F, which some terminals obey as CSI/OSC), bidi embeddings, overrides
-/// and isolates, and, unless `allowingBidiMarks`, the invisible marks LRM, RLM and ALM.
-func dangerousScalars(in text: String, allowingBidiMarks: Bool = false) -> [Unicode.Scalar] {
+/// and isolates, and the invisible marks LRM, RLM and ALM.
+func dangerousScalars(in text: String) -> [Unicode.Scalar] {
   text.unicodeScalars.filter { scalar in
     let value = scalar.value
     let mark = value == 0x200E || value == 0x200F || value == 0x061C
     return (value < 0x20 && value != 0x0A) || (0x7F...0x9F).contains(value)
-      || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
-      || (mark && !allowingBidiMarks)
+      || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || mark
   }
 }
 
-/// Records an issue when `data` holds a raw ESC byte or text that could drive a terminal.
-/// `--json` output keeps the invisible bidi marks (they reorder nothing on their own); what
-/// people read drops them too.
+/// Records an issue when `data` holds a raw ESC byte or text that could drive a terminal;
+/// `--json` output escapes all of them.
 func expectHarmless(
   _ result: RunResult, sourceLocation: SourceLocation = #_sourceLocation
 ) {
-  let json = result.arguments.contains("--json")
   for (name, data) in [("stdout", result.stdoutData), ("stderr", result.stderrData)] {
     #expect(
       !data.contains(0x1B), "raw ESC in \(name) of \(result.arguments.suffix(4))",
       sourceLocation: sourceLocation)
     #expect(!data.contains(0x00), "raw NUL in \(name)", sourceLocation: sourceLocation)
     let text = String(decoding: data, as: UTF8.self)
-    let bad = dangerousScalars(in: text, allowingBidiMarks: json)
+    let bad = dangerousScalars(in: text)
     #expect(
       bad.isEmpty,
       "\(name) holds \(bad.prefix(5).map { "U+" + String($0.value, radix: 16, uppercase: true) })",
