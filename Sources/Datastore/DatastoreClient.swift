@@ -110,7 +110,7 @@ public final class DatastoreClient {
 
   /// The next number of a named sequence (1, 2, 3, …), never handed out twice.
   public func nextNumber(of sequence: String) throws -> Int64 {
-    guard Validation.isName(sequence.replacingOccurrences(of: ".", with: "_")) else {
+    guard Validation.isName(sequence) else {
       throw DatastoreError.invalid("sequence")
     }
     return try transaction { try storage.nextValue(counter: sequence) }

@@ -28,24 +28,19 @@ struct Terminal {
 
   /// Rows of the terminal (`$LINES`, or 24 when unknown), for full-size image previews.
   var height: Int {
-    if stdoutIsTerminal {
-      var size = winsize()
-      if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row >= 5 {
-        return Int(size.ws_row)
-      }
-    }
-    return fixedHeight ?? 24
+    windowSize().flatMap { $0.ws_row >= 5 ? Int($0.ws_row) : nil } ?? fixedHeight ?? 24
   }
 
   /// Columns to fit lines into: the terminal's, `$COLUMNS`, or 80 when output is piped.
   var width: Int {
-    if stdoutIsTerminal {
-      var size = winsize()
-      if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 {
-        return Int(size.ws_col)
-      }
-    }
-    return fixedWidth ?? 80
+    windowSize().flatMap { $0.ws_col >= 20 ? Int($0.ws_col) : nil } ?? fixedWidth ?? 80
+  }
+
+  /// Asked each time, not cached: the window may have been resized since the last command.
+  private func windowSize() -> winsize? {
+    guard stdoutIsTerminal else { return nil }
+    var size = winsize()
+    return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 ? size : nil
   }
 }
 
