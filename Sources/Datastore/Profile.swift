@@ -42,7 +42,8 @@ public struct ProfileStore: Sendable {
   /// overwritten.
   public func loadOrCreate(_ name: String) throws -> Profile {
     guard Profile.isValidName(name) else {
-      throw DatastoreError.invalid("profile", "use letters, digits, - and _ (at most 64)")
+      throw DatastoreError.invalid(
+        "profile", "a profile name uses letters, digits, - and _ (at most 64)")
     }
     if let profile = try load(name) { return profile }
     let profile = Profile(name: name, uuid: UUID().uuidString.lowercased(), sessions: [:])

@@ -57,6 +57,11 @@ final class SQLiteStorage: Storage {
       throw DatastoreError(
         .systemError, detail: "cannot open database \(path): directory \(directory) does not exist")
     }
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    {
+      throw DatastoreError(.systemError, detail: "\(path) is a directory, not a database file")
+    }
     do {
       connection = try Connection(path: path)
       if connection.isReadOnly {

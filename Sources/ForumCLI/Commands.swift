@@ -57,6 +57,25 @@ struct CommandSpec {
       flags: [], arguments: 0...0),
   ]
 
+  var helpText: String {
+    var text = "usage: \(usage)\n  \(summary)"
+    for line in SafeText.wrap(details, to: 76) where !details.isEmpty { text += "\n  " + line }
+    return text
+  }
+
+  static func overview() -> String {
+    let width = CommandSpec.all.map(\.usage.count).max() ?? 0
+    var lines = ["Commands:"]
+    for spec in CommandSpec.all {
+      lines.append("  " + spec.usage.padding(toLength: width, withPad: " ", startingAt: 0)
+        + "  " + spec.summary)
+    }
+    lines.append("")
+    lines.append(
+      "Options: --db PATH, --profile NAME, --json, --no-color, --images auto|kitty|iterm|blocks|none")
+    return lines.joined(separator: "\n")
+  }
+
   static func named(_ name: String) -> CommandSpec? {
     let aliases = ["exit": "quit", "ls": "list", "rm": "delete", "?": "help"]
     let name = aliases[name] ?? name

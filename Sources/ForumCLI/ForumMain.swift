@@ -22,8 +22,31 @@ public enum ForumMain {
     }
     if options.showHelp {
       print("usage: forum [--db PATH] [--profile NAME] [--json] [--no-color] [COMMAND …]\n")
-      print(Session.overview())
+      print(CommandSpec.overview())
       return 0
+    }
+    // A mistyped command or a request for help needs no database.
+    if let word = options.command.first {
+      guard let spec = CommandSpec.named(word.lowercased()) else {
+        let error = CLIError.usage(
+          Messages(japanese: terminal.japanese).unknownCommand(
+            SafeText.sanitize(word), suggestion: CommandSpec.suggestion(for: word)))
+        return report(error, json: options.json, line: nil, japanese: terminal.japanese)
+      }
+      if spec.name == "help" || options.command.contains("--help") {
+        let topic = spec.name == "help" ? options.command.dropFirst().first : word
+        guard let topic else {
+          print(CommandSpec.overview())
+          return 0
+        }
+        guard let described = CommandSpec.named(topic.lowercased()) else {
+          return report(
+            .usage("no command '\(SafeText.sanitize(topic))'"), json: options.json, line: nil,
+            japanese: terminal.japanese)
+        }
+        print(described.helpText)
+        return 0
+      }
     }
     let board: Board
     do {

@@ -60,7 +60,7 @@ final class Session {
       Array(words.dropFirst()), options: spec.options,
       flags: spec.flags.union(["json", "no-color", "help"]))
     if arguments.flags.contains("help") {
-      print(help(for: spec))
+      print(spec.helpText)
       return .next
     }
     guard spec.arguments.contains(arguments.positionals.count) else {
@@ -249,7 +249,7 @@ final class Session {
 
   private func helpCommand(_ arguments: Arguments) throws {
     guard let name = arguments.positionals.first else {
-      print(Session.overview())
+      print(CommandSpec.overview())
       return
     }
     guard let spec = CommandSpec.named(name.lowercased()) else {
@@ -257,26 +257,7 @@ final class Session {
         messages.unknownCommand(
           SafeText.sanitize(name), suggestion: CommandSpec.suggestion(for: name)))
     }
-    print(help(for: spec))
-  }
-
-  private func help(for spec: CommandSpec) -> String {
-    var text = "usage: \(spec.usage)\n  \(spec.summary)"
-    if !spec.details.isEmpty { text += "\n  \(spec.details)" }
-    return text
-  }
-
-  static func overview() -> String {
-    let width = CommandSpec.all.map(\.usage.count).max() ?? 0
-    var lines = ["Commands:"]
-    for spec in CommandSpec.all {
-      lines.append("  " + spec.usage.padding(toLength: width, withPad: " ", startingAt: 0)
-        + "  " + spec.summary)
-    }
-    lines.append("")
-    lines.append(
-      "Options: --db PATH, --profile NAME, --json, --no-color, --images auto|kitty|iterm|blocks|none")
-    return lines.joined(separator: "\n")
+    print(spec.helpText)
   }
 
   // MARK: Images

@@ -248,4 +248,26 @@ struct CommandLineTests {
     #expect(missing.status == 2)
     #expect(try forum.ok(["--json", "whoami"]).json().string("displayName") == forty)
   }
+
+  @Test func helpAndMistypedCommandsNeedNoDatabase() throws {
+    let forum = try ForumFixture()
+    let unusable = forum.root + "/missing-directory/board.sqlite"
+    let env = forum.environment()
+    let help = try ForumFixture.launch(
+      forum.binary, arguments: ["--db", unusable, "help"], environment: env, input: Data(),
+      timeout: 60)
+    #expect(help.status == 0)
+    #expect(help.stdout.contains("Commands:"))
+    let topic = try ForumFixture.launch(
+      forum.binary, arguments: ["--db", unusable, "delete", "--help"], environment: env,
+      input: Data(), timeout: 60)
+    #expect(topic.status == 0)
+    #expect(topic.stdout.hasPrefix("usage: delete"))
+    let typo = try ForumFixture.launch(
+      forum.binary, arguments: ["--db", unusable, "lsit"], environment: env, input: Data(),
+      timeout: 60)
+    #expect(typo.status == 2)
+    #expect(typo.stderr.contains("Did you mean 'list'?"))
+    #expect(!FileManager.default.fileExists(atPath: forum.profilesDirectory))
+  }
 }
