@@ -119,16 +119,19 @@ public final class DatastoreClient {
   private func existing(_ className: String, _ objectId: String) throws -> DataObject {
     try DatastoreClient.validate(className: className)
     guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
-    guard let object = try store.guardStorage({
-      try storage.fetch(className: className, objectId: objectId)
-    }) else { throw DatastoreError.notFound }
+    guard
+      let object = try store.guardStorage({
+        try storage.fetch(className: className, objectId: objectId)
+      })
+    else { throw DatastoreError.notFound }
     return object
   }
 
   private func resolveIncludes(_ keys: [String], in objects: [DataObject]) throws -> [DataObject] {
     let ids = Set(objects.flatMap { object in keys.compactMap { object[$0]?.pointerId } })
     let targets = try storage.fetch(objectIds: Array(ids), readableBy: principals)
-    let byId = Dictionary(targets.map { ($0.objectId, $0) }, uniquingKeysWith: { first, _ in first })
+    let byId = Dictionary(
+      targets.map { ($0.objectId, $0) }, uniquingKeysWith: { first, _ in first })
     return objects.map { object in
       var object = object
       for key in keys {
@@ -231,7 +234,8 @@ public final class DatastoreClient {
       }
     case .double(let number):
       guard number.isFinite else { throw DatastoreError.invalid(field, "not a finite number") }
-    case .array(let values): try values.forEach { try validate(value: $0, field: field) }
+    case .array(let values):
+      for value in values { try validate(value: value, field: field) }
     case .object(let nested):
       for (key, value) in nested {
         guard !key.isEmpty, key.utf8.count <= 64 else { throw DatastoreError.invalid(field) }

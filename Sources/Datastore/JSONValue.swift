@@ -124,7 +124,8 @@ extension JSONValue {
       case "\t": out += "\\t"
       // Controls, C1 controls, line separators and bidi overrides are escaped so JSON printed
       // to a terminal can neither drive it nor reorder what is read.
-      case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+      case _
+      where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
         || (0x2028...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
         || scalar.value == 0x200E || scalar.value == 0x200F || scalar.value == 0x061C:
         out += String(format: "\\u%04x", scalar.value)

@@ -285,8 +285,9 @@ final class SQLiteStorage: Storage {
   }
 
   private static func indexName(_ spec: IndexSpec) -> String {
-    "objects_\(spec.className)_" + spec.fields.joined(separator: "_").replacingOccurrences(
-      of: ".", with: "_")
+    "objects_\(spec.className)_"
+      + spec.fields.joined(separator: "_").replacingOccurrences(
+        of: ".", with: "_")
   }
 
   // MARK: Files
@@ -352,7 +353,8 @@ final class SQLiteStorage: Storage {
 
   func addRoleMember(role: String, userId: String) throws {
     try connection.run(
-      "INSERT OR IGNORE INTO role_members(role, userId) VALUES (?, ?)", [.text(role), .text(userId)])
+      "INSERT OR IGNORE INTO role_members(role, userId) VALUES (?, ?)",
+      [.text(role), .text(userId)])
   }
 
   func roles(of userId: String) throws -> [String] {

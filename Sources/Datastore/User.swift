@@ -54,7 +54,8 @@ extension Datastore {
       let token = Validation.randomId(length: 32)
       let expires = BackendDate.now() + Int64(sessionLifetime * 1000)
       try storage.insertSession(token: token, userId: object.objectId, expiresAt: expires)
-      return Login(user: User(object: try master.get(User.className, objectId: object.objectId)),
+      return Login(
+        user: User(object: try master.get(User.className, objectId: object.objectId)),
         sessionToken: token)
     }
   }
@@ -84,6 +85,7 @@ extension DatastoreClient {
     guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
     else { throw DatastoreError.invalid("displayName", "control characters are not allowed") }
     guard let userId else { throw DatastoreError(.authentication) }
-    return User(object: try update(User.className, objectId: userId, set: ["displayName": .string(trimmed)]))
+    return User(
+      object: try update(User.className, objectId: userId, set: ["displayName": .string(trimmed)]))
   }
 }

@@ -20,7 +20,9 @@ enum Validation {
   static func isRoleName(_ text: some StringProtocol) -> Bool {
     let bytes = Array(text.utf8)
     return !bytes.isEmpty && bytes.count <= 64
-      && bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+      && bytes.allSatisfy {
+        isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+      }
   }
 
   /// File names: `[A-Za-z0-9._-]`, at most 200 bytes, not `.` or `..`.

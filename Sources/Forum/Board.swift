@@ -75,7 +75,8 @@ public final class Board {
   /// Comment `number` of thread `threadNumber`.
   public func comment(_ number: Int, inThread threadNumber: Int) throws -> ForumComment {
     let thread = try threadObject(threadNumber)
-    return ForumComment(try commentObject(number, of: thread), threadNumber: threadNumber,
+    return ForumComment(
+      try commentObject(number, of: thread), threadNumber: threadNumber,
       viewer: me.objectId)
   }
 
@@ -107,7 +108,8 @@ public final class Board {
         "lastActivity": .int(BackendDate.now()),
       ]
       if let image {
-        let fileName = "thread\(number)-\(UUID().uuidString.prefix(8)).\(image.format.fileExtension)"
+        let fileName =
+          "thread\(number)-\(UUID().uuidString.prefix(8)).\(image.format.fileExtension)"
         try client.putFile(
           name: fileName, bytes: [UInt8](image.data), mimeType: image.format.mimeType, acl: acl)
         fields["fileName"] = .string(fileName)

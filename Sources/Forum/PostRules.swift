@@ -1,5 +1,5 @@
-import Foundation
 import Datastore
+import Foundation
 
 /// What the board accepts as a title, a body or a display name.
 public enum PostRules {

@@ -32,7 +32,8 @@ enum CLIError: Error {
   /// The backend's code and message for `--json` errors.
   var codeAndMessage: (code: String, message: String) {
     switch self {
-    case .datastore(let error), .deleteRefused(let error): return (error.code.rawValue, error.message)
+    case .datastore(let error), .deleteRefused(let error):
+      return (error.code.rawValue, error.message)
     case .image(let rejection):
       let error = rejection.asDatastoreError
       return (error.code.rawValue, error.message)

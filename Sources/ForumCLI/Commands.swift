@@ -67,12 +67,14 @@ struct CommandSpec {
     let width = CommandSpec.all.map(\.usage.count).max() ?? 0
     var lines = ["Commands:"]
     for spec in CommandSpec.all {
-      lines.append("  " + spec.usage.padding(toLength: width, withPad: " ", startingAt: 0)
-        + "  " + spec.summary)
+      lines.append(
+        "  " + spec.usage.padding(toLength: width, withPad: " ", startingAt: 0)
+          + "  " + spec.summary)
     }
     lines.append("")
     lines.append(
-      "Options: --db PATH, --profile NAME, --json, --no-color, --images auto|kitty|iterm|blocks|none")
+      "Options: --db PATH, --profile NAME, --json, --no-color, --images auto|kitty|iterm|blocks|none"
+    )
     return lines.joined(separator: "\n")
   }
 

@@ -58,13 +58,15 @@ public enum ForumMain {
     }
     if !options.command.isEmpty {
       let session = Session(
-        board: board, terminal: terminal, input: makeInput(terminal, options: options), options: options,
+        board: board, terminal: terminal, input: makeInput(terminal, options: options),
+        options: options,
         isREPL: false)
       do {
         _ = try session.execute(options.command)
         return 0
       } catch {
-        return report(CLIError(error), json: session.jsonErrors, line: nil, japanese: terminal.japanese)
+        return report(
+          CLIError(error), json: session.jsonErrors, line: nil, japanese: terminal.japanese)
       }
     }
     return runLoop(board: board, terminal: terminal, options: options)
@@ -77,7 +79,9 @@ public enum ForumMain {
       board: board, terminal: terminal, input: input, options: options, isREPL: true)
     if let editor = input as? LineEditor {
       editor.completions = { session.completions(for: $0) }
-      print("forum \(version) — \(SafeText.sanitize(board.me.displayName)). Type 'help' for commands, Ctrl-D to leave.")
+      print(
+        "forum \(version) — \(SafeText.sanitize(board.me.displayName)). Type 'help' for commands, Ctrl-D to leave."
+      )
     }
     var status: Int32 = 0
     while true {
@@ -89,7 +93,10 @@ public enum ForumMain {
         case .endOfInput: return status
         case .interrupted: continue
         case .tooLong:
-          throw DatastoreError(.invalid, field: "line", detail: "the line is longer than \(PipedInput.maximumLine / 1_048_576) MB; it was skipped")
+          throw DatastoreError(
+            .invalid, field: "line",
+            detail:
+              "the line is longer than \(PipedInput.maximumLine / 1_048_576) MB; it was skipped")
         case .line(let bytes):
           let text = try decodeUTF8(bytes, field: "line")
           let words: [String]
@@ -109,7 +116,8 @@ public enum ForumMain {
           print(session.messages.cancelled)
           continue
         }
-        let code = report(error, json: session.jsonErrors, line: lineNumber, japanese: terminal.japanese)
+        let code = report(
+          error, json: session.jsonErrors, line: lineNumber, japanese: terminal.japanese)
         if !input.isInteractive { status = status == 0 ? code : status }
       }
     }

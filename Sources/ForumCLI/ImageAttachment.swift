@@ -25,7 +25,8 @@ enum ImageAttachment {
     }
     let directory = (path as NSString).deletingLastPathComponent
     let temporary =
-      (directory.isEmpty ? "." : directory) + "/.forum-save-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+      (directory.isEmpty ? "." : directory)
+      + "/.forum-save-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else {
       throw CLIError.failed("cannot write \(shown): \(String(cString: strerror(errno)))")

@@ -99,7 +99,7 @@ final class Session {
     if json {
       emit(.object(["results": .array(threads.items.map(\.json))]))
     } else {
-      renderer.threadList(threads).forEach { print($0) }
+      printLines(renderer.threadList(threads))
     }
   }
 
@@ -118,8 +118,8 @@ final class Session {
       return
     }
     let image = page == 1 ? imageBlock(for: thread, large: false) : []
-    renderer.threadHeader(thread, image: image).forEach { print($0) }
-    renderer.comments(comments, of: thread).forEach { print($0) }
+    printLines(renderer.threadHeader(thread, image: image))
+    printLines(renderer.comments(comments, of: thread))
   }
 
   private func newThread(_ arguments: Arguments) throws {
@@ -138,7 +138,9 @@ final class Session {
       let answer = try ask(messages.imagePrompt, completion: .paths)
       imagePath = answer.trimmingCharacters(in: .whitespaces).isEmpty ? nil : answer
     }
-    let image = try imagePath.map { try ImageAttachment.load(path: $0, limit: board.store.fileSizeLimit) }
+    let image = try imagePath.map {
+      try ImageAttachment.load(path: $0, limit: board.store.fileSizeLimit)
+    }
     let thread = try board.createThread(title: title, description: description, image: image)
     if json {
       emit(thread.json)
@@ -223,7 +225,7 @@ final class Session {
       }
       return
     }
-    imageBlock(for: thread, large: true).forEach { print($0) }
+    printLines(imageBlock(for: thread, large: true))
   }
 
   private func whoami() {
@@ -402,6 +404,10 @@ final class Session {
     guard ["show", "comment", "delete", "image"].contains(String(words[0])) else { return [] }
     let numbers = (try? board.threads(page: 1).items.map { String($0.number) }) ?? []
     return numbers
+  }
+
+  private func printLines(_ lines: [String]) {
+    for line in lines { print(line) }
   }
 
   private func emit(_ value: JSONValue) { print(value.jsonText()) }

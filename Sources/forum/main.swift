@@ -1,4 +1,7 @@
 import ForumCLI
 import Foundation
 
-exit(ForumMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+exit(
+  ForumMain.run(
+    arguments: Array(CommandLine.arguments.dropFirst()),
+    environment: ProcessInfo.processInfo.environment))

@@ -82,7 +82,8 @@ struct ImageAttachTests {
     #expect(try ImageAttachTests.counts(fixture) == (0, 0))
   }
 
-  @Test("a file over 5 MB is E413001; a directory, /dev/zero and a text file named .png are refused")
+  @Test(
+    "a file over 5 MB is E413001; a directory, /dev/zero and a text file named .png are refused")
   func refusedFiles() throws {
     let fixture = try ForumFixture()
     let big = fixture.root + "/big.png"
@@ -177,7 +178,10 @@ struct ImageAttachTests {
     var tiff: [UInt8] = Array("MM".utf8) + [0x00, 0x2A, 0, 0, 0, 8]
     func short(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
     func long(_ value: UInt32) -> [UInt8] {
-      [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+      [
+        UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF),
+        UInt8(value & 0xFF),
+      ]
     }
     // IFD0 at 8: 3 entries (2 + 36 bytes) + next-IFD (4) = 42 → data after it at 50.
     let makeOffset: UInt32 = 50
@@ -208,7 +212,9 @@ struct ImageAttachTests {
         func read16(_ at: Int) -> Int {
           big ? Int(tiff[at]) << 8 | Int(tiff[at + 1]) : Int(tiff[at + 1]) << 8 | Int(tiff[at])
         }
-        func read32(_ at: Int) -> Int { big ? read16(at) << 16 | read16(at + 2) : read16(at + 2) << 16 | read16(at) }
+        func read32(_ at: Int) -> Int {
+          big ? read16(at) << 16 | read16(at + 2) : read16(at + 2) << 16 | read16(at)
+        }
         let ifd = read32(4)
         if ifd + 2 <= tiff.count {
           for entry in 0..<read16(ifd) where ifd + 2 + entry * 12 + 2 <= tiff.count {

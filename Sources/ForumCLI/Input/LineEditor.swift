@@ -82,7 +82,9 @@ final class LineEditor: LineInput {
   private func remember(_ bytes: [UInt8]) {
     // Completion leaves a trailing space after a word; history keeps the command as meant.
     let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-    if let last = history_get(history_base + history_length - 1), String(cString: last.pointee.line) == text {
+    if let last = history_get(history_base + history_length - 1),
+      String(cString: last.pointee.line) == text
+    {
       return
     }
     add_history(text)
@@ -124,7 +126,10 @@ private func lineHandler(_ line: UnsafeMutablePointer<CChar>?) {
     return
   }
   let count = strlen(line)
-  pendingLine = .line(Array(UnsafeBufferPointer(start: UnsafeRawPointer(line).assumingMemoryBound(to: UInt8.self), count: count)))
+  pendingLine = .line(
+    Array(
+      UnsafeBufferPointer(
+        start: UnsafeRawPointer(line).assumingMemoryBound(to: UInt8.self), count: count)))
   free(line)
 }
 

@@ -58,7 +58,8 @@ struct Arguments {
     while index < words.count {
       let word = words[index]
       index += 1
-      if onlyPositionals || !word.hasPrefix("-") || word == "-" || Arguments.isNegativeNumber(word) {
+      if onlyPositionals || !word.hasPrefix("-") || word == "-" || Arguments.isNegativeNumber(word)
+      {
         positionals.append(word)
         continue
       }

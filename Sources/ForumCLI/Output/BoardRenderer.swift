@@ -106,7 +106,9 @@ struct BoardRenderer {
     }
     let last = Board.lastPage(commentCount: thread.commentCount)
     var footer = "\(messages.page) \(page.number)/\(max(last, page.number))"
-    if page.hasMore { footer += " — \(messages.more): show \(thread.number) --page \(page.number + 1)" }
+    if page.hasMore {
+      footer += " — \(messages.more): show \(thread.number) --page \(page.number + 1)"
+    }
     lines.append(style.dim(footer))
     return lines
   }

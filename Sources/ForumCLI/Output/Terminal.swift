@@ -18,7 +18,8 @@ struct Terminal {
       && environment["TERM"] != "dumb"
     let colorTerm = environment["COLORTERM"] ?? ""
     trueColor = colorTerm == "truecolor" || colorTerm == "24bit"
-    let language = environment["LC_ALL"].flatMap { $0.isEmpty ? nil : $0 }
+    let language =
+      environment["LC_ALL"].flatMap { $0.isEmpty ? nil : $0 }
       ?? environment["LC_MESSAGES"].flatMap { $0.isEmpty ? nil : $0 }
       ?? environment["LANG"] ?? ""
     japanese = language.hasPrefix("ja")
