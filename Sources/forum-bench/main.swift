@@ -1,11 +1,28 @@
 import Foundation
 
 // forum-bench SUBCOMMAND [OPTIONS]: one entry point per benchmark or stress tool.
+let usage = """
+  usage: forum-bench seed --db PATH --threads N --comments M [--users U] [--big-thread C]
+                          [--image-every K] [--batch P] [--cache-mb MB]
+         forum-bench run --db PATH [--db PATH …] [--forum PATH] [--repeats R]
+                         [--big-thread NUMBER] [--small-thread NUMBER] [--comment-thread NUMBER]
+         forum-bench hammer --db PATH --count N --tag T
+         forum-bench noop
+
+  """
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "hammer":
   exit(ConcurrentWriter.main(Array(arguments.dropFirst())))
+case "seed":
+  exit(SeedCommand.main(Array(arguments.dropFirst())))
+case "run":
+  exit(RunCommand.main(Array(arguments.dropFirst())))
+case "noop":
+  // The start-up floor of a Swift program linked like forum (runtime + Foundation).
+  exit(0)
 default:
-  FileHandle.standardError.write(Data("usage: forum-bench hammer --db PATH --count N --tag T\n".utf8))
+  FileHandle.standardError.write(Data(usage.utf8))
   exit(2)
 }
