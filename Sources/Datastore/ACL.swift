@@ -72,7 +72,8 @@ public struct ACL: Equatable, Sendable {
   }
 
   static func parseColumn(_ text: String) -> Set<String> {
-    Set(text.split(separator: " ").map(String.init))
+    // Split the bytes, not the Characters: principals are ASCII and this runs for every row read.
+    Set(text.utf8.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) })
   }
 }
 

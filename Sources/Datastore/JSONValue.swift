@@ -135,12 +135,192 @@ extension JSONValue {
     out += "\""
   }
 
-  /// Parses stored JSON text.
+  /// Parses stored JSON text. Every object read from the database comes through here, so it is
+  /// a direct reader over the UTF-8 bytes rather than JSONDecoder, whose `try?` probing for each
+  /// value's type costs a thrown error per miss.
   public static func parse(_ text: String) throws -> JSONValue {
-    do {
-      return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-    } catch {
-      throw DatastoreError(.systemError, detail: "stored JSON is damaged")
+    var text = text
+    let value = text.withUTF8 { bytes -> JSONValue? in
+      var reader = JSONReader(bytes: bytes)
+      return reader.document()
     }
+    guard let value else { throw DatastoreError(.systemError, detail: "stored JSON is damaged") }
+    return value
+  }
+}
+
+/// A strict RFC 8259 reader: nil for anything that is not exactly one JSON value.
+private struct JSONReader {
+  let bytes: UnsafeBufferPointer<UInt8>
+  var index = 0
+  var depth = 0
+
+  init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+  mutating func document() -> JSONValue? {
+    guard let value = value() else { return nil }
+    skipSpace()
+    return index == bytes.count ? value : nil
+  }
+
+  private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+  private mutating func skipSpace() {
+    while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+      index += 1
+    }
+  }
+
+  private mutating func consume(_ byte: UInt8) -> Bool {
+    skipSpace()
+    guard current == byte else { return false }
+    index += 1
+    return true
+  }
+
+  private mutating func value() -> JSONValue? {
+    skipSpace()
+    guard let byte = current else { return nil }
+    switch byte {
+    case UInt8(ascii: "{"): return object()
+    case UInt8(ascii: "["): return array()
+    case UInt8(ascii: "\""): return string().map(JSONValue.string)
+    case UInt8(ascii: "t"): return word("true", .bool(true))
+    case UInt8(ascii: "f"): return word("false", .bool(false))
+    case UInt8(ascii: "n"): return word("null", .null)
+    default: return number()
+    }
+  }
+
+  private mutating func word(_ text: StaticString, _ value: JSONValue) -> JSONValue? {
+    let count = text.utf8CodeUnitCount
+    guard index + count <= bytes.count,
+      memcmp(bytes.baseAddress! + index, text.utf8Start, count) == 0
+    else { return nil }
+    index += count
+    return value
+  }
+
+  private mutating func object() -> JSONValue? {
+    depth += 1
+    defer { depth -= 1 }
+    guard depth <= 512 else { return nil }
+    index += 1
+    var fields: [String: JSONValue] = [:]
+    if consume(UInt8(ascii: "}")) { return .object(fields) }
+    repeat {
+      skipSpace()
+      guard current == UInt8(ascii: "\""), let key = string(), consume(UInt8(ascii: ":")),
+        let value = value()
+      else { return nil }
+      fields[key] = value
+    } while consume(UInt8(ascii: ","))
+    return consume(UInt8(ascii: "}")) ? .object(fields) : nil
+  }
+
+  private mutating func array() -> JSONValue? {
+    depth += 1
+    defer { depth -= 1 }
+    guard depth <= 512 else { return nil }
+    index += 1
+    var values: [JSONValue] = []
+    if consume(UInt8(ascii: "]")) { return .array(values) }
+    repeat {
+      guard let value = value() else { return nil }
+      values.append(value)
+    } while consume(UInt8(ascii: ","))
+    return consume(UInt8(ascii: "]")) ? .array(values) : nil
+  }
+
+  /// A string at the opening quote. Runs without escapes are copied whole.
+  private mutating func string() -> String? {
+    index += 1
+    var start = index
+    var escaped: [UInt8]?
+    while let byte = current {
+      switch byte {
+      case UInt8(ascii: "\""):
+        let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        index += 1
+        guard escaped != nil else { return String(decoding: run, as: UTF8.self) }
+        escaped!.append(contentsOf: run)
+        return String(decoding: escaped!, as: UTF8.self)
+      case UInt8(ascii: "\\"):
+        // Appended in place: copying the buffer per escape would make long texts quadratic.
+        if escaped == nil { escaped = [] }
+        escaped!.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        index += 1
+        guard let scalar = escape() else { return nil }
+        UTF8.encode(scalar) { escaped!.append($0) }
+        start = index
+      case 0..<0x20: return nil
+      default: index += 1
+      }
+    }
+    return nil
+  }
+
+  /// The character after a backslash (and its `\uXXXX` pair for surrogates).
+  private mutating func escape() -> Unicode.Scalar? {
+    guard let byte = current else { return nil }
+    index += 1
+    switch byte {
+    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(byte)
+    case UInt8(ascii: "b"): return "\u{08}"
+    case UInt8(ascii: "f"): return "\u{0C}"
+    case UInt8(ascii: "n"): return "\n"
+    case UInt8(ascii: "r"): return "\r"
+    case UInt8(ascii: "t"): return "\t"
+    case UInt8(ascii: "u"):
+      guard let high = hex4() else { return nil }
+      guard (0xD800...0xDBFF).contains(high) else { return Unicode.Scalar(high) }
+      guard current == UInt8(ascii: "\\"), index + 1 < bytes.count,
+        bytes[index + 1] == UInt8(ascii: "u")
+      else { return nil }
+      index += 2
+      guard let low = hex4(), (0xDC00...0xDFFF).contains(low) else { return nil }
+      return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+    default: return nil
+    }
+  }
+
+  private mutating func hex4() -> UInt32? {
+    guard index + 4 <= bytes.count else { return nil }
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      guard let digit = Character(Unicode.Scalar(bytes[index])).hexDigitValue else { return nil }
+      value = value << 4 | UInt32(digit)
+      index += 1
+    }
+    return value
+  }
+
+  /// `-? int frac? exp?`: an integer when it has neither fraction nor exponent and fits.
+  private mutating func number() -> JSONValue? {
+    let start = index
+    func digits() -> Int {
+      let first = index
+      while let byte = current, (0x30...0x39).contains(byte) { index += 1 }
+      return index - first
+    }
+    if current == UInt8(ascii: "-") { index += 1 }
+    let leadingZero = current == UInt8(ascii: "0")
+    let whole = digits()
+    guard whole > 0, !(leadingZero && whole > 1) else { return nil }
+    var integral = true
+    if current == UInt8(ascii: ".") {
+      index += 1
+      integral = false
+      guard digits() > 0 else { return nil }
+    }
+    if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+      index += 1
+      integral = false
+      if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+      guard digits() > 0 else { return nil }
+    }
+    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    if integral, let int = Int64(text) { return .int(int) }
+    return Double(text).map(JSONValue.double)
   }
 }

@@ -56,15 +56,25 @@ public final class Board {
   /// The comments of a thread, oldest first, `pageSize` a page.
   public func comments(of thread: ForumThread, page: Int) throws -> Page<ForumComment> {
     let skip = try Board.offset(page: page)
-    let objects = try client.find(
-      Query(
-        className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)],
-        order: ["number"], limit: Board.pageSize + 1, skip: skip, include: ["user"]))
+    var query = Query(
+      className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)],
+      order: ["number"], limit: Board.pageSize + 1, skip: skip, include: ["user"])
+    // An offset steps over every comment before the page, so a page in the back half of a long
+    // thread is read from the newest end: the last page then costs what the first does.
+    let after = thread.commentCount - skip - Board.pageSize
+    let fromEnd = skip > thread.commentCount / 2 && skip < thread.commentCount
+    if fromEnd {
+      query.order = ["-number"]
+      query.skip = max(0, after)
+      query.limit = min(Board.pageSize, thread.commentCount - skip)
+    }
+    var objects = try client.find(query)
+    if fromEnd { objects.reverse() }
     return Page(
       items: objects.prefix(Board.pageSize).map {
         ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
       },
-      number: page, hasMore: objects.count > Board.pageSize)
+      number: page, hasMore: fromEnd ? after > 0 : objects.count > Board.pageSize)
   }
 
   /// The page a thread's last comments are on.

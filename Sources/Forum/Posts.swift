@@ -61,8 +61,10 @@ public struct ForumThread: Equatable, Sendable {
   public let image: ImageSummary?
   /// True when the signed-in person wrote it.
   public let isMine: Bool
-  /// The backend's REST shape plus `number`, `commentCount`, `displayName`.
-  public let json: JSONValue
+  /// The backend's REST shape plus `number`, `commentCount`, `displayName`. Built on demand:
+  /// only `--json` output needs it, and building it costs more than reading the row.
+  public var json: JSONValue { Board.restJSON(object, displayName: authorName) }
+  private let object: DataObject
 
   init(_ object: DataObject, viewer: String?) {
     number = Int(object["number"]?.intValue ?? 0)
@@ -77,7 +79,7 @@ public struct ForumThread: Equatable, Sendable {
     lastActivity = object["lastActivity"]?.intValue ?? object.createDate
     image = ImageSummary(fileName: object["fileName"]?.stringValue, json: object["image"])
     isMine = viewer != nil && authorId == viewer
-    json = Board.restJSON(object, displayName: authorName)
+    self.object = object
   }
 }
 
@@ -92,7 +94,9 @@ public struct ForumComment: Equatable, Sendable {
   public let authorName: String
   public let createDate: Int64
   public let isMine: Bool
-  public let json: JSONValue
+  /// The backend's REST shape plus `number`, `displayName`, built on demand.
+  public var json: JSONValue { Board.restJSON(object, displayName: authorName) }
+  private let object: DataObject
 
   init(_ object: DataObject, threadNumber: Int, viewer: String?) {
     number = Int(object["number"]?.intValue ?? 0)
@@ -104,7 +108,7 @@ public struct ForumComment: Equatable, Sendable {
     authorName = author?.displayName ?? "(deleted user)"
     createDate = object.createDate
     isMine = viewer != nil && authorId == viewer
-    json = Board.restJSON(object, displayName: authorName)
+    self.object = object
   }
 }
 
