@@ -113,26 +113,39 @@ extension JSONValue {
     }
   }
 
+  /// Writes runs that need no escaping whole; only the characters below are escaped.
   private static func writeString(_ string: String, to out: inout String) {
     out += "\""
-    for scalar in string.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      // Controls, C1 controls, line separators and bidi overrides are escaped so JSON printed
-      // to a terminal can neither drive it nor reorder what is read.
-      case _
-      where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-        || (0x2028...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
-        || scalar.value == 0x200E || scalar.value == 0x200F || scalar.value == 0x061C:
-        out += String(format: "\\u%04x", scalar.value)
-      default: out.unicodeScalars.append(scalar)
+    let scalars = string.unicodeScalars
+    var runStart = scalars.startIndex
+    var index = runStart
+    while index < scalars.endIndex {
+      let scalar = scalars[index]
+      if let escaped = escape(scalar) {
+        if runStart < index { out += String(scalars[runStart..<index]) }
+        out += escaped
+        runStart = scalars.index(after: index)
       }
+      index = scalars.index(after: index)
     }
+    // Appending a scalar slice through `out.unicodeScalars` copies all of `out` each time.
+    out += String(scalars[runStart..<scalars.endIndex])
     out += "\""
+  }
+
+  private static func escape(_ scalar: Unicode.Scalar) -> String? {
+    switch scalar.value {
+    case 0x22: return "\\\""
+    case 0x5C: return "\\\\"
+    case 0x0A: return "\\n"
+    case 0x0D: return "\\r"
+    case 0x09: return "\\t"
+    // Controls, C1 controls, line separators and bidi overrides are escaped so JSON printed
+    // to a terminal can neither drive it nor reorder what is read.
+    case 0x00..<0x20, 0x7F...0x9F, 0x2028...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C:
+      return String(format: "\\u%04x", scalar.value)
+    default: return nil
+    }
   }
 
   /// Parses stored JSON text. Every object read from the database comes through here, so it is

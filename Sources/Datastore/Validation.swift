@@ -35,9 +35,21 @@ enum Validation {
     }
   }
 
+  /// Random `[A-Za-z0-9]` text from the system generator, eight random bytes a call rather than
+  /// a call a character (each call is a system call). Bytes at or above 248 are dropped so every
+  /// character is equally likely (248 = 4 × 62).
   static func randomId(length: Int = objectIdLength) -> String {
     var generator = SystemRandomNumberGenerator()
-    let bytes = (0..<length).map { _ in alphanumerics.randomElement(using: &generator)! }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(length)
+    while bytes.count < length {
+      var word = generator.next()
+      for _ in 0..<8 where bytes.count < length {
+        let byte = UInt8(truncatingIfNeeded: word)
+        word >>= 8
+        if byte < 248 { bytes.append(alphanumerics[Int(byte) % alphanumerics.count]) }
+      }
+    }
     return String(decoding: bytes, as: UTF8.self)
   }
 
