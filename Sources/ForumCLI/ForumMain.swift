@@ -85,7 +85,6 @@ public enum ForumMain {
     }
     var status: Int32 = 0
     while true {
-      session.commandAskedForJSON = false
       let event = input.readLine(prompt: session.prompt, history: true, completion: .commands)
       let lineNumber = input.isInteractive ? nil : input.lineNumber
       do {

@@ -49,13 +49,13 @@ final class Session {
 
   /// Runs one command line (already split into words).
   func execute(_ words: [String]) throws -> Outcome {
+    commandAskedForJSON = false
     guard let word = words.first else { return .next }
     guard let spec = CommandSpec.named(word.lowercased()) else {
       throw CLIError.usage(
         messages.unknownCommand(
           SafeText.sanitize(word), suggestion: CommandSpec.suggestion(for: word)))
     }
-    commandAskedForJSON = false
     var arguments = try Arguments(
       Array(words.dropFirst()), options: spec.options,
       flags: spec.flags.union(["json", "no-color", "help"]))
@@ -394,8 +394,8 @@ final class Session {
 
   /// Errors print as JSON when `--json` was given for the whole run or to the failing command.
   var jsonErrors: Bool { options.json || commandAskedForJSON }
-  /// The command being run was given its own `--json`; the REPL clears it before each line.
-  var commandAskedForJSON = false
+  /// The command being run was given its own `--json`; cleared as each command starts.
+  private var commandAskedForJSON = false
 
   /// Tab candidates: command words first, then thread numbers of the first page.
   func completions(for lineBefore: String) -> [String] {
