@@ -221,6 +221,7 @@ private struct JSONReader {
     index += 1
     var fields: [String: JSONValue] = [:]
     if consume(UInt8(ascii: "}")) { return .object(fields) }
+    fields.reserveCapacity(8)  // a stored object has a handful of fields; skip the regrowths
     repeat {
       skipSpace()
       guard current == UInt8(ascii: "\""), let key = string(), consume(UInt8(ascii: ":")),

@@ -117,15 +117,25 @@ final class SQLiteStorage: Storage {
   private static let objectColumns =
     "o.class, o.objectId, o.createDate, o.updateDate, o.readers, o.writers, o.data"
 
-  private static func object(from row: Row) throws -> DataObject {
+  private func object(from row: Row) throws -> DataObject {
     let fields = try JSONValue.parse(try row.text(6) ?? "{}").objectValue ?? [:]
     return DataObject(
       className: try row.text(0) ?? "", objectId: try row.text(1) ?? "",
       createDate: row.int(2), updateDate: row.int(3),
-      acl: ACL(
-        readers: ACL.parseColumn(try row.text(4) ?? ""),
-        writers: ACL.parseColumn(try row.text(5) ?? "")),
-      fields: fields)
+      acl: try acl(readers: row.text(4) ?? "", writers: row.text(5) ?? ""), fields: fields)
+  }
+
+  /// Parsed ACL columns by their text. A board has few distinct ACLs (one per author), so a
+  /// listing parses each once instead of once a row.
+  private var aclCache: [String: ACL] = [:]
+
+  private func acl(readers: String, writers: String) -> ACL {
+    let key = readers + "|" + writers
+    if let acl = aclCache[key] { return acl }
+    if aclCache.count >= 4096 { aclCache.removeAll(keepingCapacity: true) }
+    let acl = ACL(readers: ACL.parseColumn(readers), writers: ACL.parseColumn(writers))
+    aclCache[key] = acl
+    return acl
   }
 
   func insert(_ object: DataObject) throws {
@@ -144,7 +154,7 @@ final class SQLiteStorage: Storage {
   func fetch(className: String, objectId: String) throws -> DataObject? {
     try connection.prepare(
       "SELECT \(SQLiteStorage.objectColumns) FROM objects o WHERE o.objectId = ? AND o.class = ?"
-    ).firstRow([.text(objectId), .text(className)], SQLiteStorage.object)
+    ).firstRow([.text(objectId), .text(className)], object)
   }
 
   func fetch(objectIds: [String], readableBy principals: Principals) throws -> [DataObject] {
@@ -154,7 +164,7 @@ final class SQLiteStorage: Storage {
     let filter = SQLiteStorage.readFilter(principals, values: &values)
     return try connection.prepare(
       "SELECT \(SQLiteStorage.objectColumns) FROM objects o WHERE o.objectId IN (\(marks))\(filter)"
-    ).rows(values, SQLiteStorage.object)
+    ).rows(values, object)
   }
 
   func replace(_ object: DataObject) throws {
@@ -181,7 +191,7 @@ final class SQLiteStorage: Storage {
 
   func find(_ query: Query, readableBy principals: Principals) throws -> [DataObject] {
     let (sql, values) = SQLiteStorage.findStatement(query, readableBy: principals)
-    return try connection.prepare(sql).rows(values, SQLiteStorage.object)
+    return try connection.prepare(sql).rows(values, object)
   }
 
   /// The SELECT that `find` runs and its parameters (tests explain its query plan).
@@ -292,13 +302,11 @@ final class SQLiteStorage: Storage {
 
   // MARK: Files
 
-  private static func fileInfo(from row: Row) throws -> FileInfo {
+  private func fileInfo(from row: Row) throws -> FileInfo {
     FileInfo(
       fileName: try row.text(0) ?? "", mimeType: try row.text(1) ?? "",
       fileSize: Int(row.int(2)), createDate: row.int(3), updateDate: row.int(4),
-      acl: ACL(
-        readers: ACL.parseColumn(try row.text(5) ?? ""),
-        writers: ACL.parseColumn(try row.text(6) ?? "")))
+      acl: try acl(readers: row.text(5) ?? "", writers: row.text(6) ?? ""))
   }
 
   func insertFile(_ info: FileInfo, bytes: [UInt8]) throws {
@@ -320,7 +328,7 @@ final class SQLiteStorage: Storage {
       SELECT name, mimeType, fileSize, createDate, updateDate, readers, writers
       FROM files WHERE name = ?
       """
-    ).firstRow([.text(name)], SQLiteStorage.fileInfo)
+    ).firstRow([.text(name)], fileInfo)
   }
 
   func fileBytes(name: String) throws -> [UInt8]? {
