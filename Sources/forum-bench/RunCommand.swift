@@ -267,6 +267,10 @@ struct BoardBenchmark {
     }
     _ = try compare("list page 1 (`Board.threads`)") { _ = try board.threads(page: 1) }
     _ = try compare("list, last page") { _ = try board.threads(page: deepPage) }
+    // Issue #2's figure: the Datastore alone, the 20 newest readable objects of the largest class.
+    _ = try compare("20 newest Comments (`DatastoreClient.find`)") {
+      _ = try board.client.find(Query(className: "Comment", order: ["-createDate"], limit: 20))
+    }
     let showBigFirst = try compare("show #\(big.number) page 1 (`thread` + `comments`)") {
       _ = try board.comments(of: try board.thread(big.number), page: 1)
     }
