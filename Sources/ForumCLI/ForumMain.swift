@@ -152,13 +152,16 @@ public enum ForumMain {
     case .cancelled: return messages.cancelled
     case .deleteRefused: return messages.deleteRefused
     case .image(let rejection):
-      return "cannot attach image: \(rejection.reason)"
+      return messages.imageRefused(rejection.reason)
     case .datastore(let error):
       switch error.code {
       case .noAccess: return messages.permissionRefused
       case .authentication: return messages.sessionRefused
-      case .fileTooLarge: return "image is too large" + (error.detail.map { ": \($0)" } ?? "")
-      default: return error.detail ?? error.message
+      case .fileTooLarge: return messages.imageTooLarge(error.detail)
+      case .empty: return messages.empty(error.field ?? "value")
+      case .invalid, .notFound, .systemError:
+        return messages.failure(code: error.code, field: error.field, detail: error.detail)
+          ?? error.detail ?? error.message
       }
     }
   }

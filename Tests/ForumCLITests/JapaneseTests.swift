@@ -27,6 +27,15 @@ struct JapaneseTests {
     #expect(
       script.stderrLines.last == "forum: 2 行目: delete は確認が必要です。スクリプトからは --yes を付けてください")
 
+    // Refusals of input are Japanese sentences too; the English detail stays in parentheses.
+    let blank = try forum.run(["new", "--title", "  "], lang: Self.ja)
+    #expect(blank.stderr == "forum: タイトルが空です。\n")
+    let missing = try forum.run(["show", "9"], lang: Self.ja)
+    #expect(missing.status == 4)
+    #expect(missing.stderr == "forum: 見つかりません。 (there is no thread #9)\n")
+    let long = try forum.run(["name", String(repeating: "名", count: 41)], lang: Self.ja)
+    #expect(long.stderr.hasPrefix("forum: 表示名が正しくありません。 ("))
+
     let unknown = try forum.run(["lsit"], lang: Self.ja)
     #expect(unknown.status == 2)
     #expect(unknown.stderr == "forum: 不明なコマンド 'lsit'。 もしかして 'list'? 一覧は 'help' で。\n")

@@ -1,3 +1,5 @@
+import Datastore
+
 /// Every sentence the CLI says to a person, in English and Japanese.
 struct Messages {
   let japanese: Bool
@@ -54,6 +56,39 @@ struct Messages {
   var by: String { pick("by", "投稿者") }
   var posted: String { pick("posted", "投稿") }
   var updated: String { pick("active", "更新") }
+
+  func imageRefused(_ reason: String) -> String {
+    pick("cannot attach image: \(reason)", "画像を添付できません: \(reason)")
+  }
+  func imageTooLarge(_ detail: String?) -> String {
+    pick("image is too large", "画像が大きすぎます") + (detail.map { ": \($0)" } ?? "")
+  }
+  func empty(_ field: String) -> String {
+    pick("\(field) is empty.", "\(fieldName(field))が空です。")
+  }
+
+  /// The Japanese sentence for a datastore failure, keeping the English detail (a limit, a
+  /// path) in parentheses; nil in English, where the detail already is the sentence.
+  func failure(code: ErrorCode, field: String?, detail: String?) -> String? {
+    guard japanese else { return nil }
+    let head: String
+    switch code {
+    case .notFound: head = "見つかりません。"
+    case .invalid: head = "\(fieldName(field ?? "value"))が正しくありません。"
+    default: head = "システムエラーです。"
+    }
+    return head + (detail.map { " (\($0))" } ?? "")
+  }
+
+  private func fieldName(_ field: String) -> String {
+    guard japanese else { return field }
+    let names = [
+      "title": "タイトル", "description": "本文", "text": "コメント", "displayName": "表示名",
+      "image": "画像", "thread": "スレッド番号", "comment": "コメント番号", "page": "ページ",
+      "profile": "プロファイル", "line": "入力行", "input": "入力",
+    ]
+    return names[field] ?? field
+  }
 
   func deleted(_ what: String) -> String { pick("Deleted \(what).", "\(what) を削除しました。") }
   func posted(_ what: String) -> String { pick("Posted \(what).", "\(what) を投稿しました。") }
