@@ -127,4 +127,14 @@ struct ListAndShowTests {
     #expect(notANumber.status == 2)
     #expect(notANumber.stderr == "forum: thread must be a number like 12, not 'abc'\n")
   }
+
+  @Test func aPagePastTheEndSaysWhatToTry() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "only"])
+    for number in 1...3 { try forum.ok(["comment", "1", "c\(number)"]) }
+    let list = try forum.ok(["list", "--page", "2"])
+    #expect(list.stdout == "There is no page 2. Try: list\n")
+    let show = try forum.ok(["show", "1", "--page", "4"])
+    #expect(show.stdoutLines.last == "There is no page 4. Try: show 1 --page 1")
+  }
 }

@@ -16,7 +16,7 @@ struct BoardRenderer {
   /// The thread list: one line a thread, fitted to the width.
   func threadList(_ page: Page<ForumThread>) -> [String] {
     guard !page.items.isEmpty else {
-      return [page.number == 1 ? messages.emptyBoard : "(\(messages.page) \(page.number): —)"]
+      return [page.number == 1 ? messages.emptyBoard : messages.pastTheEnd(page.number, "list")]
     }
     let numberWidth = page.items.map { String($0.number).count + 1 }.max() ?? 2
     let authorWidth = 12
@@ -89,7 +89,11 @@ struct BoardRenderer {
   func comments(_ page: Page<ForumComment>, of thread: ForumThread) -> [String] {
     var lines = [style.dim(String(repeating: "─", count: min(width, 60)))]
     guard !page.items.isEmpty else {
-      lines.append(page.number == 1 ? messages.noComments : "(\(messages.page) \(page.number): —)")
+      let last = Board.lastPage(commentCount: thread.commentCount)
+      lines.append(
+        page.number == 1
+          ? messages.noComments
+          : messages.pastTheEnd(page.number, "show \(thread.number) --page \(last)"))
       return lines
     }
     let numberWidth = page.items.map { String($0.number).count }.max() ?? 1

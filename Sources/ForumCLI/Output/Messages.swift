@@ -90,6 +90,11 @@ struct Messages {
     return names[field] ?? field
   }
 
+  /// A page number past the last page, with a command to try instead.
+  func pastTheEnd(_ page: Int, _ command: String) -> String {
+    pick("There is no page \(page). Try: \(command)", "\(page) ページはありません。次を試してください: \(command)")
+  }
+
   func deleted(_ what: String) -> String { pick("Deleted \(what).", "\(what) を削除しました。") }
   func posted(_ what: String) -> String { pick("Posted \(what).", "\(what) を投稿しました。") }
   func willDelete(_ what: String) -> String {
