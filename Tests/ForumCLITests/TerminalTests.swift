@@ -121,6 +121,12 @@ final class TmuxSession {
   /// Presses keys by tmux name: Enter, Tab, C-c, C-d.
   func press(_ keys: String...) throws { try run(["send-keys", "-t", target] + keys) }
 
+  /// Types a line and presses Enter.
+  func enter(_ line: String) throws {
+    try type(line)
+    try press("Enter")
+  }
+
   /// The pane with its scrollback, trailing blanks trimmed.
   func screen() throws -> [String] {
     let lines = try run(["capture-pane", "-p", "-J", "-S", "-1000", "-t", target]).stdoutLines
@@ -184,31 +190,25 @@ struct TerminalTests {
     #expect(banner.contains { $0.hasPrefix("forum 0.1.0 — ") && $0.contains("Type 'help'") })
 
     // new: title, description lines ending with ".", no image.
-    try tmux.type("new")
-    try tmux.press("Enter")
+    try tmux.enter("new")
     try tmux.waitForPrompt("Title:")
-    try tmux.type("Hello tmux")
-    try tmux.press("Enter")
+    try tmux.enter("Hello tmux")
     try tmux.waitForPrompt(">")
     #expect(try tmux.screen().contains("Description (end with a line holding a single \".\"):"))
-    try tmux.type("first line")
-    try tmux.press("Enter")
-    try tmux.type(".")
-    try tmux.press("Enter")
+    try tmux.enter("first line")
+    try tmux.enter(".")
     try tmux.waitForPrompt("Image path (Enter for none):")
     try tmux.press("Enter")
     try tmux.wait("Posted #1.") { $0.contains("Posted #1.") }
     try tmux.waitForPrompt("forum>")
 
-    try tmux.type("list")
-    try tmux.press("Enter")
+    try tmux.enter("list")
     try tmux.wait("the list") {
       $0.contains { $0.hasPrefix("#1 ●  Hello tmux — first line") && $0.hasSuffix("0  now") }
     }
     try tmux.waitForPrompt("forum>")
 
-    try tmux.type("show 1")
-    try tmux.press("Enter")
+    try tmux.enter("show 1")
     let shown = try tmux.waitForPrompt("forum #1>")
     #expect(shown.contains("#1 Hello tmux"))
     #expect(shown.contains("No comments yet."))
@@ -226,8 +226,7 @@ struct TerminalTests {
     try tmux.type("comment ")
     try tmux.press("Tab")
     try tmux.wait("completion of the thread number") { $0.last == "forum #1> comment 1" }
-    try tmux.type("via completion")
-    try tmux.press("Enter")
+    try tmux.enter("via completion")
     try tmux.wait("Posted 1/1.") { $0.contains("Posted 1/1.") }
     try tmux.waitForPrompt("forum #1>")
 
@@ -238,14 +237,11 @@ struct TerminalTests {
     try tmux.waitForPrompt("forum #1>")
 
     // Ctrl-C in a draft cancels the whole command.
-    try tmux.type("new")
-    try tmux.press("Enter")
+    try tmux.enter("new")
     try tmux.waitForPrompt("Title:")
-    try tmux.type("Draft title")
-    try tmux.press("Enter")
+    try tmux.enter("Draft title")
     try tmux.waitForPrompt(">")
-    try tmux.type("draft body")
-    try tmux.press("Enter")
+    try tmux.enter("draft body")
     try tmux.type("half a line")
     try tmux.press("C-c")
     try tmux.wait("cancelled") { $0.contains("Cancelled; nothing was saved.") }
@@ -276,34 +272,27 @@ struct TerminalTests {
     defer { _ = try? tmux.run(["kill-server"]) }
     try tmux.waitForPrompt("forum>")
 
-    try tmux.type("delete 1")
-    try tmux.press("Enter")
+    try tmux.enter("delete 1")
     try tmux.waitForPrompt("Delete? [y/N]")
     #expect(try tmux.screen().contains("This will delete #1 \"keep me\" · 0 comments."))
-    try tmux.type("n")
-    try tmux.press("Enter")
+    try tmux.enter("n")
     try tmux.wait("cancelled") { $0.contains("Cancelled; nothing was saved.") }
     try tmux.waitForPrompt("forum>")
 
-    try tmux.type("delete 2")
-    try tmux.press("Enter")
+    try tmux.enter("delete 2")
     try tmux.waitForPrompt("Delete? [y/N]")
-    try tmux.type("y")
-    try tmux.press("Enter")
+    try tmux.enter("y")
     try tmux.wait("deleted") { $0.contains("Deleted #2.") }
     try tmux.waitForPrompt("forum>")
 
-    try tmux.type("delete 3")
-    try tmux.press("Enter")
+    try tmux.enter("delete 3")
     try tmux.waitForPrompt("Delete? [y/N]")
-    try tmux.type("y")
-    try tmux.press("Enter")
+    try tmux.enter("y")
     try tmux.wait("refusal") {
       $0.contains("forum: Delete failed: you don't have permission to delete this post.")
     }
     try tmux.waitForPrompt("forum>")
-    try tmux.type("quit")
-    try tmux.press("Enter")
+    try tmux.enter("quit")
     #expect(try tmux.waitForExit() == 0)
 
     #expect(
