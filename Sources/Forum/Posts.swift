@@ -55,6 +55,8 @@ public struct ForumThread: Equatable, Sendable {
   public let authorId: String
   public let authorName: String
   public let commentCount: Int
+  /// The number the newest comment got (deleted ones included): what a follower compares.
+  public let lastCommentNumber: Int
   public let createDate: Int64
   /// When the thread or its newest comment was posted (milliseconds since 1970).
   public let lastActivity: Int64
@@ -75,6 +77,7 @@ public struct ForumThread: Equatable, Sendable {
     let author = object.included["user"].map(User.init(object:))
     authorName = author?.displayName ?? "(deleted user)"
     commentCount = Int(object["commentCount"]?.intValue ?? 0)
+    lastCommentNumber = Int(object["lastCommentNumber"]?.intValue ?? 0)
     createDate = object.createDate
     lastActivity = object["lastActivity"]?.intValue ?? object.createDate
     image = ImageSummary(fileName: object["fileName"]?.stringValue, json: object["image"])

@@ -84,8 +84,13 @@ public enum ForumMain {
       )
     }
     var status: Int32 = 0
+    let editor = input as? LineEditor
     while true {
+      // New comments in the current thread appear while the command prompt waits, not while a
+      // draft or a confirmation is being typed.
+      editor?.idle = { session.newCommentsInCurrentThread() }
       let event = input.readLine(prompt: session.prompt, history: true, completion: .commands)
+      editor?.idle = nil
       let lineNumber = input.isInteractive ? nil : input.lineNumber
       do {
         switch event {

@@ -10,7 +10,13 @@ final class Session {
   let input: LineInput
   let options: GlobalOptions
   /// The thread `show` opened last at the prompt; `comment` and `delete N` act on it.
-  private(set) var currentThread: Int?
+  private(set) var currentThread: Int? {
+    didSet { if currentThread != oldValue { newestSeenComment = nil } }
+  }
+  /// In the current thread, the newest comment number already on screen; newer ones are
+  /// printed as they arrive (the chat-room seeds' live view).
+  private var newestSeenComment: Int?
+  private var lastFollowCheck = 0.0
   private var json: Bool
   private var useColor: Bool
 
@@ -108,7 +114,10 @@ final class Session {
     let thread = try board.thread(number)
     let page = try pageNumber(arguments, last: Board.lastPage(commentCount: thread.commentCount))
     let comments = try board.comments(of: thread, page: page)
-    if isREPL { currentThread = number }
+    if isREPL {
+      currentThread = number
+      newestSeenComment = thread.lastCommentNumber
+    }
     if json {
       emit(
         .object([
@@ -160,6 +169,9 @@ final class Session {
     }
     let text = words.isEmpty ? try draft(messages.commentPrompt) : words.joined(separator: " ")
     let comment = try board.addComment(to: number, text: text)
+    if number == currentThread, let seen = newestSeenComment, seen == comment.number - 1 {
+      newestSeenComment = comment.number  // nothing else arrived in between: no need to echo it
+    }
     if json {
       emit(comment.json)
     } else {
@@ -388,6 +400,29 @@ final class Session {
     guard let text = arguments.options["page"] else { return 1 }
     if text == "last", let last { return last }
     return try positive(text, "page")
+  }
+
+  // MARK: Following the current thread
+
+  /// Comments posted to the current thread since it was shown, rendered, at most once a second;
+  /// the prompt's idle hook prints them above the line being typed.
+  func newCommentsInCurrentThread() -> [String] {
+    guard let number = currentThread, let seen = newestSeenComment else { return [] }
+    let now = Date().timeIntervalSince1970
+    guard now - lastFollowCheck >= 1 else { return [] }
+    lastFollowCheck = now
+    guard let thread = try? board.thread(number), thread.lastCommentNumber > seen,
+      let page = try? board.comments(
+        of: thread, page: Board.lastPage(commentCount: thread.commentCount))
+    else { return [] }
+    newestSeenComment = thread.lastCommentNumber
+    let fresh = page.items.filter { $0.number > seen }
+    var lines = renderer.commentLines(fresh)
+    let missed = thread.lastCommentNumber - seen - page.items.count
+    if fresh.count == page.items.count, missed > 0 {
+      lines.insert(style.dim(messages.moreNewComments(missed, thread: number)), at: 0)
+    }
+    return lines
   }
 
   // MARK: Completion and output

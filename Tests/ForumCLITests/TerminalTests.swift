@@ -298,4 +298,33 @@ struct TerminalTests {
     #expect(
       try forum.storedThreads().map { $0["title"] } == [.string("keep me"), .string("bob's")])
   }
+
+  @Test func newCommentsInTheCurrentThreadAppearWhileTyping() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "chat"])
+    try forum.ok(["comment", "1", "before"], profile: "bob")
+    let tmux = try TmuxSession(forum: forum, profile: "alice")
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("show 1")
+    try tmux.waitForPrompt("forum #1>")
+    try tmux.type("hel")
+    try tmux.wait("typed text") { $0.last == "forum #1> hel" }
+
+    // Another process comments; it shows up above the prompt, the half-typed line intact.
+    try forum.ok(["comment", "1", "live from bob"], profile: "bob")
+    let screen = try tmux.wait("the new comment") { $0.contains("    live from bob") }
+    #expect(screen.last == "forum #1> hel")
+    #expect(screen.filter { $0.contains("before") }.count == 1, "old comments are not repeated")
+
+    // Your own comment is not echoed a second time.
+    try tmux.press("C-u")
+    try tmux.enter("comment mine")
+    try tmux.wait("posted") { $0.contains("Posted 1/3.") }
+    try forum.ok(["comment", "1", "after mine"], profile: "bob")
+    let later = try tmux.wait("the next comment") { $0.contains("    after mine") }
+    #expect(later.filter { $0.contains("    mine") }.isEmpty)
+    try tmux.enter("quit")
+    #expect(try tmux.waitForExit() == 0)
+  }
 }

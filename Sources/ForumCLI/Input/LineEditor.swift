@@ -65,7 +65,9 @@ final class LineEditor: LineInput {
         if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
           rl_callback_read_char()
         }
-      } else if ready < 0 && errno != EINTR {
+      } else if ready == 0 {
+        printAbovePrompt(idle?() ?? [])
+      } else if errno != EINTR {
         return .endOfInput
       }
     }
@@ -77,6 +79,19 @@ final class LineEditor: LineInput {
       }
     }
     return event
+  }
+
+  /// Called while nobody types (about four times a second); lines it returns are printed above
+  /// the prompt, and what was typed so far stays as it was.
+  var idle: (() -> [String])?
+
+  private func printAbovePrompt(_ lines: [String]) {
+    guard !lines.isEmpty else { return }
+    rl_clear_visible_line()
+    for line in lines { fputs(line + "\n", stdout) }
+    fflush(stdout)
+    rl_on_new_line()
+    rl_forced_update_display()
   }
 
   private func remember(_ bytes: [UInt8]) {

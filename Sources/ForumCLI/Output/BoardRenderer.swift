@@ -96,9 +96,22 @@ struct BoardRenderer {
           : messages.pastTheEnd(page.number, "show \(thread.number) --page \(last)"))
       return lines
     }
-    let numberWidth = page.items.map { String($0.number).count }.max() ?? 1
+    lines += commentLines(page.items)
+    let last = Board.lastPage(commentCount: thread.commentCount)
+    var footer = "\(messages.page) \(page.number)/\(max(last, page.number))"
+    if page.hasMore {
+      footer += " — \(messages.more): show \(thread.number) --page \(page.number + 1)"
+    }
+    lines.append(style.dim(footer))
+    return lines
+  }
+
+  /// Each comment's number, author and age, then its text wrapped under it.
+  func commentLines(_ comments: [ForumComment]) -> [String] {
+    let numberWidth = comments.map { String($0.number).count }.max() ?? 1
     let indent = String(repeating: " ", count: numberWidth + 3)
-    for comment in page.items {
+    var lines: [String] = []
+    for comment in comments {
       let number = SafeText.pad(String(comment.number), to: numberWidth, alignRight: true)
       let name = SafeText.truncate(SafeText.sanitize(comment.authorName), to: 40)
       let who = comment.isMine ? style.mine("\(name) (\(messages.you))") : style.author(name)
@@ -108,12 +121,6 @@ struct BoardRenderer {
         lines.append(indent + line)
       }
     }
-    let last = Board.lastPage(commentCount: thread.commentCount)
-    var footer = "\(messages.page) \(page.number)/\(max(last, page.number))"
-    if page.hasMore {
-      footer += " — \(messages.more): show \(thread.number) --page \(page.number + 1)"
-    }
-    lines.append(style.dim(footer))
     return lines
   }
 

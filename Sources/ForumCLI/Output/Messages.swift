@@ -95,6 +95,12 @@ struct Messages {
     pick("There is no page \(page). Try: \(command)", "\(page) ページはありません。次を試してください: \(command)")
   }
 
+  func moreNewComments(_ count: Int, thread: Int) -> String {
+    pick(
+      "(\(count) earlier new comments: show \(thread) --page last)",
+      "(ほかに新しいコメント \(count) 件: show \(thread) --page last)")
+  }
+
   func deleted(_ what: String) -> String { pick("Deleted \(what).", "\(what) を削除しました。") }
   func posted(_ what: String) -> String { pick("Posted \(what).", "\(what) を投稿しました。") }
   func willDelete(_ what: String) -> String {
