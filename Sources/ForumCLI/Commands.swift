@@ -19,7 +19,7 @@ struct CommandSpec {
       name: "show", usage: "show THREAD [--page N|last]",
       summary: "a thread with its image and comments, 20 a page",
       details: "THREAD is a number like 12 or #12. At the prompt it becomes the current thread, "
-        + "so `comment` and `delete 3` act on it.",
+        + "so `comment` and `delete 3` act on it, and new comments in it appear as they arrive.",
       options: ["page"], flags: [], arguments: 0...1),
     CommandSpec(
       name: "new", usage: "new [--title T] [--description D] [--image PATH]",
