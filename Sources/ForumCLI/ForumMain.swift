@@ -107,7 +107,7 @@ public enum ForumMain {
           do {
             words = try Tokenizer.words(text)
           } catch {
-            throw CLIError.usage("unclosed quote")
+            throw CLIError.usage(session.messages.unclosedQuote)
           }
           if let first = words.first, first.hasPrefix("#"), Int(first.dropFirst()) == nil {
             continue  // a comment line in a script: `# …` or `#…`, but not `#12`

@@ -70,7 +70,7 @@ final class Session {
       return .next
     }
     guard spec.arguments.contains(arguments.positionals.count) else {
-      throw CLIError.usage("usage: \(spec.usage)")
+      throw CLIError.usage(messages.usage(spec.usage))
     }
     let savedJSON = json
     let savedColor = useColor
@@ -386,13 +386,13 @@ final class Session {
 
   private func positive(_ text: String, _ what: String) throws -> Int {
     guard let number = Int(text), number > 0 else {
-      throw CLIError.usage("\(what) must be a number like 12, not '\(SafeText.sanitize(text))'")
+      throw CLIError.usage(messages.notANumber(what, SafeText.sanitize(text)))
     }
     return number
   }
 
   private func requireCurrentThread() throws -> Int {
-    guard let currentThread else { throw CLIError.usage("which thread? e.g. show 12") }
+    guard let currentThread else { throw CLIError.usage(messages.whichThread) }
     return currentThread
   }
 

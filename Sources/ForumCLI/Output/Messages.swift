@@ -101,6 +101,17 @@ struct Messages {
       "(ほかに新しいコメント \(count) 件: show \(thread) --page last)")
   }
 
+  func usage(_ text: String) -> String { pick("usage: \(text)", "使い方: \(text)") }
+  var whichThread: String {
+    pick("which thread? e.g. show 12", "どのスレッドですか? 例: show 12")
+  }
+  var unclosedQuote: String { pick("unclosed quote", "引用符が閉じていません") }
+  func notANumber(_ what: String, _ text: String) -> String {
+    pick(
+      "\(what) must be a number like 12, not '\(text)'",
+      "\(fieldName(what))は 12 のような数で指定してください ('\(text)' ではなく)")
+  }
+
   func deleted(_ what: String) -> String { pick("Deleted \(what).", "\(what) を削除しました。") }
   func posted(_ what: String) -> String { pick("Posted \(what).", "\(what) を投稿しました。") }
   func willDelete(_ what: String) -> String {
