@@ -1,4 +1,5 @@
 import Datastore
+import Foundation
 
 /// Facts about a thread's image, kept on the thread so a listing needs no file lookup.
 public struct ImageSummary: Equatable, Sendable {
@@ -7,6 +8,8 @@ public struct ImageSummary: Equatable, Sendable {
   public let width: Int
   public let height: Int
   public let byteCount: Int
+  /// The Exif orientation (1...8) the stored picture keeps.
+  public let orientation: Int
   /// Metadata removed before storing ("Exif", "XMP", …); empty when there was none.
   public let removedMetadata: [String]
 
@@ -14,8 +17,17 @@ public struct ImageSummary: Equatable, Sendable {
     .object([
       "mimeType": .string(format.mimeType), "width": .int(Int64(width)),
       "height": .int(Int64(height)), "fileSize": .int(Int64(byteCount)),
+      "orientation": .int(Int64(orientation)),
       "removedMetadata": .array(removedMetadata.map { .string($0) }),
     ])
+  }
+
+  /// The stored bytes as the image they were prepared into, without checking and stripping
+  /// them again on every view: that was done once, before they were stored.
+  public func storedImage(_ bytes: [UInt8]) -> PreparedImage {
+    PreparedImage(
+      format: format, width: width, height: height, orientation: orientation, data: Data(bytes),
+      removedMetadata: removedMetadata)
   }
 
   init?(fileName: String?, json: JSONValue?) {
@@ -28,6 +40,7 @@ public struct ImageSummary: Equatable, Sendable {
     width = Int(fields["width"]?.intValue ?? 0)
     height = Int(fields["height"]?.intValue ?? 0)
     byteCount = Int(fields["fileSize"]?.intValue ?? 0)
+    orientation = Int(fields["orientation"]?.intValue ?? 1)
     if case .array(let names)? = fields["removedMetadata"] {
       removedMetadata = names.compactMap(\.stringValue)
     } else {
@@ -41,6 +54,7 @@ public struct ImageSummary: Equatable, Sendable {
     width = image.width
     height = image.height
     byteCount = image.data.count
+    orientation = image.orientation
     removedMetadata = image.removedMetadata
   }
 }

@@ -9,7 +9,7 @@ enum ImageAttachment {
   static func load(path: String, limit: Int) throws -> PreparedImage {
     let data = try ImageFile.read(path: path, limit: limit)
     let image = try ImagePreparer.prepare(data)
-    try ImagePresenter.verifyDecodable(image)
+    try ImageDecoder.verify(image)
     return image
   }
 

@@ -143,6 +143,8 @@ struct ImageAttachTests {
     #expect(posted.status == 0, "\(posted.summary)")
     let shown = try fixture.ok(["show", "1"])
     #expect(shown.stdout.contains("Exif"), "the thread view says metadata was removed")
+    let image = try fixture.ok(["--json", "show", "1"]).json().object("thread")?.object("image")
+    #expect(image?.int("orientation") == 6, "the kept orientation is recorded for previews")
 
     let out = fixture.root + "/back.jpg"
     try fixture.ok(["image", "1", "--save", out])
