@@ -78,6 +78,21 @@ struct CommandSpec {
     return lines.joined(separator: "\n")
   }
 
+  /// The command `word` names; a usage error suggesting the nearest command otherwise.
+  static func lookup(_ word: String, messages: Messages) throws -> CommandSpec {
+    guard let spec = named(word.lowercased()) else {
+      throw CLIError.usage(
+        messages.unknownCommand(SafeText.sanitize(word), suggestion: suggestion(for: word)))
+    }
+    return spec
+  }
+
+  /// What `help [TOPIC]` prints.
+  static func help(topic: String?, messages: Messages) throws -> String {
+    guard let topic else { return overview() }
+    return try lookup(topic, messages: messages).helpText
+  }
+
   static func named(_ name: String) -> CommandSpec? {
     let aliases = ["exit": "quit", "ls": "list", "rm": "delete", "?": "help"]
     let name = aliases[name] ?? name

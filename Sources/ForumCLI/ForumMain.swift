@@ -27,25 +27,17 @@ public enum ForumMain {
     }
     // A mistyped command or a request for help needs no database.
     if let word = options.command.first {
-      guard let spec = CommandSpec.named(word.lowercased()) else {
-        let error = CLIError.usage(
-          Messages(japanese: terminal.japanese).unknownCommand(
-            SafeText.sanitize(word), suggestion: CommandSpec.suggestion(for: word)))
-        return report(error, json: options.json, line: nil, japanese: terminal.japanese)
-      }
-      if spec.name == "help" || options.command.contains("--help") {
-        let topic = spec.name == "help" ? options.command.dropFirst().first : word
-        guard let topic else {
-          print(CommandSpec.overview())
+      let messages = Messages(japanese: terminal.japanese)
+      do {
+        let spec = try CommandSpec.lookup(word, messages: messages)
+        if spec.name == "help" || options.command.contains("--help") {
+          let topic = spec.name == "help" ? options.command.dropFirst().first : word
+          print(try CommandSpec.help(topic: topic, messages: messages))
           return 0
         }
-        guard let described = CommandSpec.named(topic.lowercased()) else {
-          return report(
-            .usage("no command '\(SafeText.sanitize(topic))'"), json: options.json, line: nil,
-            japanese: terminal.japanese)
-        }
-        print(described.helpText)
-        return 0
+      } catch {
+        return report(
+          CLIError(error), json: options.json, line: nil, japanese: terminal.japanese)
       }
     }
     let board: Board

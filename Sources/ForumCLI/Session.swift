@@ -57,11 +57,7 @@ final class Session {
   func execute(_ words: [String]) throws -> Outcome {
     commandAskedForJSON = false
     guard let word = words.first else { return .next }
-    guard let spec = CommandSpec.named(word.lowercased()) else {
-      throw CLIError.usage(
-        messages.unknownCommand(
-          SafeText.sanitize(word), suggestion: CommandSpec.suggestion(for: word)))
-    }
+    let spec = try CommandSpec.lookup(word, messages: messages)
     var arguments = try Arguments(
       Array(words.dropFirst()), options: spec.options,
       flags: spec.flags.union(["json", "no-color", "help"]))
@@ -262,16 +258,7 @@ final class Session {
   }
 
   private func helpCommand(_ arguments: Arguments) throws {
-    guard let name = arguments.positionals.first else {
-      print(CommandSpec.overview())
-      return
-    }
-    guard let spec = CommandSpec.named(name.lowercased()) else {
-      throw CLIError.usage(
-        messages.unknownCommand(
-          SafeText.sanitize(name), suggestion: CommandSpec.suggestion(for: name)))
-    }
-    print(spec.helpText)
+    print(try CommandSpec.help(topic: arguments.positionals.first, messages: messages))
   }
 
   // MARK: Images
