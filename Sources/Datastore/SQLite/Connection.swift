@@ -55,8 +55,6 @@ public final class Connection {
   /// Number of rows changed by the last INSERT, UPDATE or DELETE.
   public var changes: Int { Int(sqlite3_changes64(handle)) }
 
-  public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
   /// Runs `body` in a `BEGIN IMMEDIATE` transaction that commits on return and rolls back on throw.
   /// Nested calls join the outer transaction through a savepoint.
   public func transaction<T>(_ body: () throws -> T) throws -> T {
@@ -77,6 +75,4 @@ public final class Connection {
       throw error
     }
   }
-
-  public var isInTransaction: Bool { transactionDepth > 0 }
 }

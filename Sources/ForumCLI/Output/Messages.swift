@@ -44,9 +44,7 @@ struct Messages {
   var imagePrompt: String {
     pick("Image path (Enter for none): ", "画像のパス (なければ Enter): ")
   }
-  var noImage: String { pick("no image", "画像なし") }
   var metadataRemoved: String { pick("removed", "削除済み") }
-  var comments: String { pick("comments", "コメント") }
   func commentCount(_ count: Int) -> String {
     pick(count == 1 ? "1 comment" : "\(count) comments", "コメント \(count) 件")
   }
