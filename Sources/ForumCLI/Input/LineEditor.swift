@@ -18,7 +18,7 @@ final class LineEditor: LineInput {
   private let historyPath: String?
   static let historyLimit = 1000
 
-  /// Candidates for the word being completed, given the line typed before it.
+  /// Candidates for the word being completed, given the line up to the cursor.
   var completions: ((String) -> [String])? {
     get { completionProvider }
     set { completionProvider = newValue }
@@ -162,7 +162,8 @@ private func forumCompletion(
     return nil  // readline falls back to file-name completion
   }
   guard completionKind == .commands else { return nil }
-  completionCandidates = completionProvider?(before) ?? []
+  let upToCursor = String(typed.utf8.prefix(Int(end))) ?? before
+  completionCandidates = completionProvider?(upToCursor) ?? []
   return rl_completion_matches(text, completionGenerator)
 }
 
