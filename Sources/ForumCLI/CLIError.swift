@@ -55,6 +55,7 @@ enum CLIError: Error {
     case let error as CLIError: self = error
     case let error as DatastoreError: self = .datastore(error)
     case let error as ImageRejection: self = .image(error)
+    case is Interrupted: self = .interrupted
     default: self = .failed(String(describing: error))
     }
   }

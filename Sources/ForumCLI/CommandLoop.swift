@@ -41,12 +41,22 @@ struct CommandLoop {
             continue  // a comment line in a script: `# …` or `#…`, but not `#12`
           }
           if session.atPrompt { session.leaveCurrentThreadIfGone() }
+          Interrupt.clear()
           if try session.execute(words) == .quit { return status }
+          if Interrupt.requested { throw CLIError.interrupted }
         }
       } catch {
-        let error = CLIError(error)
-        if case .cancelled = error, input.isInteractive {
+        var error = CLIError(error)
+        if Interrupt.requested {
+          Interrupt.clear()
+          error = .interrupted  // a lock wait or a decode gave up because of Ctrl-C
+        }
+        if input.isInteractive, case .cancelled = error {
           print(session.messages.cancelled)
+          continue
+        }
+        if input.isInteractive, case .interrupted = error {
+          print("\n" + session.messages.interrupted)  // below the terminal's own "^C"
           continue
         }
         // The line that made the command fail: a bad draft line, the title line, or the

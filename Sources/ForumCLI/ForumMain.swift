@@ -31,6 +31,9 @@ public enum ForumMain {
     }
     let terminal = Terminal(environment: environment, noColorFlag: options.noColor)
     let messages = Messages(japanese: terminal.japanese)
+    Interrupt.onLongWait = {
+      FileHandle.standardError.write(Data((messages.waitingForWriter + "\n").utf8))
+    }
     if options.showVersion {
       print("forum \(version)")
       return 0
@@ -73,10 +76,10 @@ public enum ForumMain {
     }
     do {
       _ = try session.execute(CommandWords(arguments: options.command))
-      return 0
+      return Interrupt.requested ? 130 : 0
     } catch {
-      return report(
-        CLIError(error), json: session.jsonErrors, line: nil, japanese: terminal.japanese)
+      let error = Interrupt.requested ? CLIError.interrupted : CLIError(error)
+      return report(error, json: session.jsonErrors, line: nil, japanese: terminal.japanese)
     }
   }
 

@@ -150,8 +150,12 @@ final class Session {
 
   // MARK: Output
 
+  /// Prints lines until Ctrl-C; the loop then says the command was interrupted.
   func printLines(_ lines: [String]) {
-    for line in lines { print(line) }
+    for line in lines {
+      if Interrupt.requested { return }
+      print(line)
+    }
   }
 
   func emit(_ value: JSONValue) { print(value.jsonText()) }

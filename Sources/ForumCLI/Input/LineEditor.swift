@@ -1,4 +1,5 @@
 import CReadline
+import Datastore
 import Foundation
 
 // readline's callbacks are C function pointers that cannot capture context, so the state they
@@ -51,6 +52,7 @@ final class LineEditor: LineInput {
       let ready = poll(&descriptor, 1, 250)
       if interruptRequested != 0 {
         interruptRequested = 0
+        Interrupt.clear()  // this Ctrl-C was for the line being typed, not for work
         rl_free_line_state()
         rl_callback_sigcleanup()
         fputs("^C\n", stdout)
@@ -121,7 +123,10 @@ final class LineEditor: LineInput {
 
   private static func installSignalHandlers() {
     var action = sigaction()
-    action.__sigaction_handler.sa_handler = { _ in interruptRequested = 1 }
+    action.__sigaction_handler.sa_handler = { _ in
+      interruptRequested = 1
+      Interrupt.request()  // long work in progress polls this one
+    }
     sigemptyset(&action.sa_mask)
     action.sa_flags = 0
     sigaction(SIGINT, &action, nil)

@@ -26,6 +26,11 @@ struct Messages {
     pick("Your session is no longer valid.", "セッションが無効です。")
   }
   var interrupted: String { pick("Interrupted; nothing was saved.", "中断しました。何も保存していません。") }
+  var waitingForWriter: String {
+    pick(
+      "waiting for another writer… Ctrl-C to stop",
+      "ほかの書き込みを待っています… Ctrl-C で中止します")
+  }
   func banner(_ version: String, _ name: String) -> String {
     pick(
       "forum \(version) — \(name). Type 'help' for commands, Ctrl-D to leave.",
