@@ -51,6 +51,12 @@ struct CommandLoop {
           Interrupt.clear()
           error = .interrupted  // a lock wait or a decode gave up because of Ctrl-C
         }
+        if input.isInteractive, session.activeDraft != nil {
+          ForumMain.report(
+            error, json: session.jsonErrors, line: nil, japanese: session.terminal.japanese)
+          print(session.style.dim(session.messages.draftKept))
+          continue
+        }
         if input.isInteractive, case .cancelled = error {
           print(session.messages.cancelled)
           continue

@@ -26,7 +26,8 @@ struct CommandLineTests {
     #expect(delete.stdout.contains("--yes"))
     let commandHelp = try forum.ok(["new", "--help"])
     #expect(
-      commandHelp.stdoutLines.first == "usage: new [--title T] [--description D] [--image PATH]")
+      commandHelp.stdoutLines.first
+        == "usage: new [--title T] [--description D] [--image PATH] [--edit]")
     #expect(try forum.storedThreads().isEmpty)
   }
 

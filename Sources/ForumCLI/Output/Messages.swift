@@ -26,6 +26,21 @@ struct Messages {
     pick("Your session is no longer valid.", "セッションが無効です。")
   }
   var interrupted: String { pick("Interrupted; nothing was saved.", "中断しました。何も保存していません。") }
+  var noEditor: String {
+    pick(
+      "set VISUAL or EDITOR to compose in an editor", "エディタで書くには VISUAL か EDITOR を設定してください")
+  }
+  var savedDraftHeading: String {
+    pick("Your unsent draft from before:", "送信されなかった下書きがあります:")
+  }
+  var useSavedDraft: String {
+    pick("Post it? [Y/n] (n discards it) ", "これを投稿しますか? [Y/n] (n で破棄) ")
+  }
+  var draftKept: String {
+    pick(
+      "Your text is kept; it is offered again at your next try.",
+      "入力した文章は保存しました。次に試すときにもう一度表示します。")
+  }
   var waitingForWriter: String {
     pick(
       "waiting for another writer… Ctrl-C to stop",
