@@ -62,6 +62,7 @@ struct CommandLoop {
           continue
         }
         if input.isInteractive, case .interrupted = error {
+          editor?.discardPaste()
           print("\n" + session.messages.interrupted)  // below the terminal's own "^C"
           continue
         }
