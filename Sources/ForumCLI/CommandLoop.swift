@@ -22,6 +22,7 @@ struct CommandLoop {
       // New comments in the current thread appear while the command prompt waits, not while a
       // draft or a confirmation is being typed.
       editor?.idle = { session.newCommentsInCurrentThread() }
+      editor?.livePrompt = { session.prompt }
       let event = input.readLine(prompt: session.prompt, history: true, completion: .commands)
       editor?.idle = nil
       let commandLine = input.isInteractive ? nil : input.lineNumber

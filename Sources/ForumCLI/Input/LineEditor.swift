@@ -56,7 +56,9 @@ final class LineEditor: LineInput {
     }
     completionKind = completion
     pendingLine = nil
-    interruptRequested = 0
+    // A Ctrl-C pressed between two reads (after Enter, before the next prompt) is for this one;
+    // one that stopped a command's work was already answered.
+    if !Interrupt.requested { interruptRequested = 0 }
     rl_callback_handler_install(prompt, lineHandler)
     defer { rl_callback_handler_remove() }
     if !pastedRest.isEmpty {
@@ -143,11 +145,16 @@ final class LineEditor: LineInput {
   /// the prompt, and what was typed so far stays as it was.
   var idle: (() -> [String])?
 
+  /// The prompt as it should read now: what `idle` reported may have changed it (a current
+  /// thread deleted meanwhile).
+  var livePrompt: (() -> String)?
+
   private func printAbovePrompt(_ lines: [String]) {
     guard !lines.isEmpty else { return }
     rl_clear_visible_line()
     for line in lines { fputs(line + "\n", stdout) }
     fflush(stdout)
+    if let prompt = livePrompt?() { rl_set_prompt(prompt) }
     rl_on_new_line()
     rl_forced_update_display()
   }

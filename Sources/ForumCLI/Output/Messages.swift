@@ -93,7 +93,24 @@ struct Messages {
     pick("image is too large", "画像が大きすぎます") + (detail.map { ": \($0)" } ?? "")
   }
   func empty(_ field: String) -> String {
-    pick("\(field) is empty.", "\(fieldName(field))が空です。")
+    pick("\(personName(field)) is empty.", "\(fieldName(field))が空です。")
+  }
+
+  /// What a person calls a field: "The title", never `displayName`.
+  func personName(_ field: String) -> String {
+    let names = [
+      "title": "The title", "description": "The description", "text": "The comment",
+      "displayName": "The name", "image": "The image", "input": "The answer", "line": "The line",
+      "thread": "The thread number", "comment": "The comment number", "page": "The page",
+    ]
+    return names[field] ?? field
+  }
+
+  /// An English detail that starts with the field's internal name, starting with its person
+  /// name instead ("title is 201 characters" → "The title is 201 characters").
+  func personDetail(_ detail: String, field: String?) -> String {
+    guard let field, detail.hasPrefix(field + " ") else { return detail }
+    return personName(field) + detail.dropFirst(field.count)
   }
 
   /// The Japanese sentence for a datastore failure, keeping the English detail (a limit, a
