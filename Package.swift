@@ -25,11 +25,15 @@ let package = Package(
     .target(name: "Forum", dependencies: ["Datastore"]),
     .target(name: "ForumCLI", dependencies: ["Forum", "CReadline", "CImageDecode"]),
     .executableTarget(name: "forum", dependencies: ["ForumCLI"]),
-    .executableTarget(name: "forum-bench", dependencies: ["Forum", "Datastore", "CSQLite"]),
+    .executableTarget(
+      name: "forum-bench", dependencies: ["Forum", "Datastore", "CSQLite", "HostileImages"]),
+    // Generators of image bombs and honest huge pictures, for tests, fuzz seeds and benchmarks.
+    .target(name: "HostileImages"),
 
     .testTarget(name: "DatastoreTests", dependencies: ["Datastore"]),
-    .testTarget(name: "ForumTests", dependencies: ["Forum", "Datastore"]),
-    .testTarget(name: "ForumCLITests", dependencies: ["ForumCLI", "Forum", "Datastore"]),
+    .testTarget(name: "ForumTests", dependencies: ["Forum", "Datastore", "HostileImages"]),
+    .testTarget(
+      name: "ForumCLITests", dependencies: ["ForumCLI", "Forum", "Datastore", "HostileImages"]),
   ],
   swiftLanguageModes: [.v5]
 )
