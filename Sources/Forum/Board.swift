@@ -190,7 +190,7 @@ public final class Board {
 
   /// Sets your display name (1 to 40 characters).
   public func rename(to name: String) throws -> User {
-    me = try client.setDisplayName(name)
+    me = try client.setDisplayName(try PostRules.displayName(name))
     return me
   }
 
