@@ -64,7 +64,12 @@ seeds() {
 
 run() {
   local target=$1 seconds=$2
-  build "$target"
+  mkdir -p "$out"
+  # The ASan runtime makes the linker chatty; its output is shown only when the build fails.
+  if ! build "$target" >"$out/$target.build.log" 2>&1; then
+    grep -v "Cannot export local symbol" "$out/$target.build.log" | tail -20 >&2
+    return 1
+  fi
   mkdir -p "$out/corpus/$target" "$out/crashes/$target"
   local started=$SECONDS
   local status=0
