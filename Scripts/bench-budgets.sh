@@ -6,7 +6,7 @@
 #
 # Attach = `forum new --image F` (container walk, budgets, a trial decode of every row).
 # Preview = the larger of `forum --images kitty image 1` with COLUMNS=LINES=1000 (the largest
-# decode there is: 2048 pixels a side) and `forum --images blocks show 1` (the thumbnail).
+# decode there is: 1600 pixels a side) and `forum --images blocks show 1` (the thumbnail).
 # Memory is the process's peak RSS; "above floor" subtracts `forum list` on the same board.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,8 @@ export XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" XDG_DATA_HOME
 # "user+sys seconds" and "peak RSS in MB" of one command, its output discarded.
 measure() {
   /usr/bin/time -f "%U %S %M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || true
-  awk '{printf "%.2f %.1f\n", $1 + $2, $3 / 1024}' "$work/time"
+  # GNU time puts "Command exited with non-zero status" first when the command fails.
+  tail -1 "$work/time" | awk '{printf "%.2f %.1f\n", $1 + $2, $3 / 1024}'
 }
 
 floor_db="$work/floor.sqlite"
