@@ -38,9 +38,9 @@ build() {
         Sources/Datastore/JSONValue.swift Sources/Datastore/DatastoreError.swift \
         Fuzz/Swift/json.swift -o "$binary" ;;
     tokenizer)
-      # Fuzzes whatever grammar this branch has in Sources/ForumCLI/Input/Tokenizer.swift.
+      # The word splitter of the command grammar (Sources/ForumCLI/Input/CommandWords.swift).
       swiftc -sanitize=fuzzer,address -parse-as-library -g -module-name FuzzTokenizer \
-        Sources/ForumCLI/Input/Tokenizer.swift Fuzz/Swift/tokenizer.swift -o "$binary" ;;
+        Sources/ForumCLI/Input/CommandWords.swift Fuzz/Swift/tokenizer.swift -o "$binary" ;;
     *) echo "unknown target $target (one of: ${targets[*]})" >&2; exit 2 ;;
   esac
 }

@@ -81,15 +81,15 @@ struct FuzzRegressionTests {
     }
   }
 
-  @Test("tokenizer: every kept line splits or is refused as an unclosed quote")
-  func tokenizer() throws {
+  @Test("command words: every kept line splits into words whose rest is the line's own tail")
+  func commandWords() throws {
     for url in FuzzRegressionTests.inputs("tokenizer") {
       let line = String(decoding: try Data(contentsOf: url), as: UTF8.self)
-      do {
-        _ = try Tokenizer.words(line)
-      } catch is Tokenizer.UnclosedQuote {
-        continue
+      let words = CommandWords(line: line).words
+      for word in words {
+        #expect(line.hasSuffix(word.rest), "\(url.lastPathComponent)")
       }
+      #expect(words.count <= line.count, "\(url.lastPathComponent)")
     }
   }
 }
