@@ -38,9 +38,10 @@ build() {
         Sources/Datastore/JSONValue.swift Sources/Datastore/DatastoreError.swift \
         Fuzz/Swift/json.swift -o "$binary" ;;
     tokenizer)
-      # Fuzzes whatever grammar this branch has in Sources/ForumCLI/Input/Tokenizer.swift.
+      # The tokenizer the prompt, scripts and argv share (the grammar above it needs the
+      # whole ForumCLI module and is not fuzzed here).
       swiftc -sanitize=fuzzer,address -parse-as-library -g -module-name FuzzTokenizer \
-        Sources/ForumCLI/Input/Tokenizer.swift Fuzz/Swift/tokenizer.swift -o "$binary" ;;
+        Sources/ForumCLI/Input/CommandWords.swift Fuzz/Swift/tokenizer.swift -o "$binary" ;;
     *) echo "unknown target $target (one of: ${targets[*]})" >&2; exit 2 ;;
   esac
 }

@@ -1,16 +1,19 @@
-// libFuzzer target for the command-line tokenizer and argument grammar: compiled with
-// Sources/ForumCLI/Input/Tokenizer.swift by Scripts/fuzz.sh, with a stand-in for CLIError.
+// libFuzzer target for the command-line tokenizer: compiled with
+// Sources/ForumCLI/Input/CommandWords.swift by Scripts/fuzz.sh. Every word must keep the rest
+// of the line byte for byte, and only the last word may have an unclosed quote.
 import Foundation
-
-enum CLIError: Error {
-  case usage(String)
-}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTokenizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   guard let line = String(validating: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
   else { return 0 }
-  guard let words = try? Tokenizer.words(line) else { return 0 }
-  _ = try? Arguments(words, options: ["title", "image", "page", "save"], flags: ["force", "json"])
+  let command = CommandWords(line: line)
+  for (index, word) in command.words.enumerated() {
+    guard line.hasSuffix(word.rest) else { fatalError("a word's rest is not the line's end") }
+    if word.value == nil && index != command.words.count - 1 {
+      fatalError("an unclosed quote before the last word")
+    }
+  }
+  _ = command.roughWords
   return 0
 }

@@ -48,6 +48,11 @@ public final class Board {
       number: page, hasMore: objects.count > Board.pageSize)
   }
 
+  /// How many threads the signed-in person can read (for "page X/Y").
+  public func threadCount() throws -> Int {
+    try client.count(Query(className: Board.threadClass))
+  }
+
   /// Thread `number`; `E404001` when there is none.
   public func thread(_ number: Int) throws -> ForumThread {
     ForumThread(try threadObject(number), viewer: me.objectId)
