@@ -27,8 +27,11 @@ let package = Package(
     .executableTarget(name: "forum", dependencies: ["ForumCLI"]),
     .executableTarget(name: "forum-bench", dependencies: ["Forum", "Datastore", "CSQLite"]),
 
-    .testTarget(name: "DatastoreTests", dependencies: ["Datastore"]),
-    .testTarget(name: "ForumTests", dependencies: ["Forum", "Datastore"]),
+    // The engines the Datastore and Board suites are parameterized over.
+    .target(
+      name: "EngineTestSupport", dependencies: ["Datastore"], path: "Tests/EngineTestSupport"),
+    .testTarget(name: "DatastoreTests", dependencies: ["Datastore", "EngineTestSupport"]),
+    .testTarget(name: "ForumTests", dependencies: ["Forum", "Datastore", "EngineTestSupport"]),
     .testTarget(name: "ForumCLITests", dependencies: ["ForumCLI", "Forum", "Datastore"]),
   ],
   swiftLanguageModes: [.v5]

@@ -144,7 +144,7 @@ final class Session {
       imagePath = answer.trimmingCharacters(in: .whitespaces).isEmpty ? nil : answer
     }
     let image = try imagePath.map {
-      try ImageAttachment.load(path: $0, limit: board.store.fileSizeLimit)
+      try ImageAttachment.load(path: $0, limit: board.fileSizeLimit)
     }
     let thread = try board.createThread(title: title, description: description, image: image)
     if json {
@@ -245,7 +245,7 @@ final class Session {
     print("\(style.mine(SafeText.sanitize(me.displayName))) (\(me.userName))")
     print("user id:  \(me.objectId)")
     print("profile:  \(board.profileName) (\(SafeText.sanitize(board.profilePath)))")
-    print("database: \(SafeText.sanitize(board.store.path))")
+    print("database: \(SafeText.sanitize(board.location))")
   }
 
   private func rename(_ arguments: Arguments) throws {
