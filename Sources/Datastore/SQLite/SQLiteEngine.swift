@@ -19,20 +19,7 @@ final class SQLiteEngine: DatastoreEngine {
   init(path: String) throws {
     guard !path.isEmpty else { throw DatastoreError.empty("database path") }
     location = path
-    let directory = (path as NSString).deletingLastPathComponent
-    var isDirectory: ObjCBool = false
-    if !directory.isEmpty,
-      !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
-        || !isDirectory.boolValue
-    {
-      throw DatastoreError(
-        .systemError, detail: "cannot open database \(path): directory \(directory) does not exist")
-    }
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
-      isDirectory.boolValue
-    {
-      throw DatastoreError(.systemError, detail: "\(path) is a directory, not a database file")
-    }
+    if let refusal = SQLiteEngine.refusal(forDatabaseAt: path) { throw refusal }
     // SQLite would create the file 0644 (less the umask). An empty file is a new database to
     // SQLite, and its -wal and -shm files take the database file's mode.
     let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
