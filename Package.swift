@@ -43,7 +43,8 @@ let package = Package(
       name: "EngineTestSupport", dependencies: ["Datastore"], path: "Tests/EngineTestSupport"),
     .testTarget(name: "DatastoreTests", dependencies: ["Datastore", "EngineTestSupport"]),
     .testTarget(
-      name: "ForumTests", dependencies: ["Forum", "Datastore", "HostileImages", "EngineTestSupport"]
+      name: "ForumTests",
+      dependencies: ["Forum", "Datastore", "HostileImages", "EngineTestSupport"]
     ),
     .testTarget(
       name: "ForumCLITests", dependencies: ["ForumCLI", "Forum", "Datastore", "HostileImages"]),

@@ -15,8 +15,12 @@ struct EngineKindTests {
   }
 
   @Test func badRulesAreRefusedBeforeAnythingIsOpened() throws {
-    let rules = EngineRules(sequences: [SequenceRule(className: "T", field: "n'; --", sequence: "s")])
-    let error = expectError(.invalid) { try Datastore.open("/nonexistent/dir/x.sqlite", rules: rules) }
+    let rules = EngineRules(sequences: [
+      SequenceRule(className: "T", field: "n'; --", sequence: "s")
+    ])
+    let error = expectError(.invalid) {
+      try Datastore.open("/nonexistent/dir/x.sqlite", rules: rules)
+    }
     #expect(error?.field == "rules")
   }
 }
