@@ -71,6 +71,13 @@ struct QueryPlanTests {
         #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(text)")
         #expect(!text.contains("SCAN o") && !text.contains("SCAN objects"), "\(text)")
         #expect(!text.contains("TEMP B-TREE"), "\(text)")
+        if principals == QueryPlanTests.reader {
+          // Private rows the reader may see come from one range of object_readers' key.
+          #expect(
+            plan.contains {
+              $0.hasPrefix("SEARCH r USING PRIMARY KEY (principal=? AND class=?)")
+            }, "\(text)")
+        }
       }
     }
   }
