@@ -38,8 +38,14 @@ let package = Package(
     // Generators of image bombs and honest huge pictures, for tests, fuzz seeds and benchmarks.
     .target(name: "HostileImages"),
 
-    .testTarget(name: "DatastoreTests", dependencies: ["Datastore"]),
-    .testTarget(name: "ForumTests", dependencies: ["Forum", "Datastore", "HostileImages"]),
+    // The engines the Datastore and Board suites are parameterized over.
+    .target(
+      name: "EngineTestSupport", dependencies: ["Datastore"], path: "Tests/EngineTestSupport"),
+    .testTarget(name: "DatastoreTests", dependencies: ["Datastore", "EngineTestSupport"]),
+    .testTarget(
+      name: "ForumTests",
+      dependencies: ["Forum", "Datastore", "HostileImages", "EngineTestSupport"]
+    ),
     .testTarget(
       name: "ForumCLITests",
       dependencies: ["ForumCLI", "Forum", "Datastore", "HostileImages", "CImageDecode"]),

@@ -63,7 +63,7 @@ public enum ForumMain {
     let board: Board
     do {
       board = try Board(
-        databasePath: options.resolvedDatabasePath(), profile: options.profile,
+        location: options.resolvedDatabasePath(), profile: options.profile,
         profiles: ProfileStore(directory: ProfileStore.defaultDirectory(environment: environment)))
     } catch {
       return report(CLIError(error), json: options.json, line: nil, japanese: terminal.japanese)

@@ -1,7 +1,7 @@
-import Datastore
 import Foundation
 import Testing
 
+@testable import Datastore
 @testable import Forum
 
 /// Text budgets through the `forum` binary: every field is limited in bytes and in what one
