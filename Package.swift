@@ -15,27 +15,39 @@ let package = Package(
     .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
     .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-    // libpng and libjpeg calls that need setjmp, which Swift cannot do.
+    .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
+    .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+    // libpng and libjpeg calls that need setjmp, which Swift cannot do, and the giflib and
+    // libwebp decoders under the same budgets.
     // The system-library module maps link only where Swift imports them, so the C target names
     // its libraries itself.
     .target(
-      name: "CImageDecode", dependencies: ["CPNG", "CJPEG"],
-      linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
+      name: "CImageDecode", dependencies: ["CPNG", "CJPEG", "CGIF", "CWebP"],
+      // Optimised in debug builds too: the decode time budget must mean the same in tests.
+      cSettings: [.unsafeFlags(["-O2"])],
+      linkerSettings: [
+        .linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("gif"),
+        .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
+      ]),
 
     .target(name: "Datastore", dependencies: ["CSQLite", "CLibPQ"]),
     .target(name: "Forum", dependencies: ["Datastore"]),
     .target(name: "ForumCLI", dependencies: ["Forum", "CReadline", "CImageDecode"]),
     .executableTarget(name: "forum", dependencies: ["ForumCLI"]),
-    .executableTarget(name: "forum-bench", dependencies: ["Forum", "Datastore", "CSQLite"]),
+    .executableTarget(
+      name: "forum-bench", dependencies: ["Forum", "Datastore", "CSQLite", "HostileImages"]),
+    // Generators of image bombs and honest huge pictures, for tests, fuzz seeds and benchmarks.
+    .target(name: "HostileImages"),
 
     // The throwaway PostgreSQL cluster every test target shares (started once per test process).
     .target(name: "PostgresTestCluster"),
 
     .testTarget(name: "DatastoreTests", dependencies: ["Datastore", "PostgresTestCluster"]),
-    .testTarget(name: "ForumTests", dependencies: ["Forum", "Datastore", "PostgresTestCluster"]),
+    .testTarget(
+      name: "ForumTests", dependencies: ["Forum", "Datastore", "HostileImages", "PostgresTestCluster"]),
     .testTarget(
       name: "ForumCLITests",
-      dependencies: ["ForumCLI", "Forum", "Datastore", "PostgresTestCluster"]),
+      dependencies: ["ForumCLI", "Forum", "Datastore", "HostileImages", "PostgresTestCluster"]),
   ],
   swiftLanguageModes: [.v5]
 )

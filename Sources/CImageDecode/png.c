@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The same bound the board puts on stored images; libpng refuses larger headers itself.
-#define CIMG_MAX_SIDE 30000
+// Interlaced rows arrive out of order, so their resampler keeps a sum for every target pixel
+// (16 bytes): this side keeps it at 16 MB.
+#define CIMG_MAX_INTERLACED_SIDE 1024
 
 // Everything a decode touches after setjmp lives here, on the heap, so its values are still
 // defined after a longjmp (locals changed between setjmp and longjmp are not).
@@ -18,6 +19,8 @@ struct png_job {
   cimg_resampler *resampler;
   uint8_t *row;
   char *error;
+  const cimg_limits *limits;
+  cimg_budget budget;
 };
 
 static void on_error(png_structp png, png_const_charp message) {
@@ -42,7 +45,10 @@ static void read_bytes(png_structp png, png_bytep out, size_t count) {
 static int run(struct png_job *job, int max_width, int max_height, cimg_image *out) {
   if (setjmp(png_jmpbuf(job->png))) return -1;
   png_set_read_fn(job->png, job, read_bytes);
-  png_set_user_limits(job->png, CIMG_MAX_SIDE, CIMG_MAX_SIDE);
+  if (job->limits) {
+    png_set_user_limits(job->png, (png_uint_32)job->limits->max_side,
+                        (png_uint_32)job->limits->max_side);
+  }
   png_set_chunk_malloc_max(job->png, 8 * 1024 * 1024);
   // Only IHDR, PLTE, tRNS, IDAT and IEND matter for pixels; skipping the rest (text, ICC
   // profiles...) keeps libpng's less travelled chunk parsers out of reach.
@@ -52,6 +58,9 @@ static int run(struct png_job *job, int max_width, int max_height, cimg_image *o
   png_uint_32 width, height;
   int depth, color_type, interlace;
   png_get_IHDR(job->png, job->info, &width, &height, &depth, &color_type, &interlace, NULL, NULL);
+  if (cimg_budget_check_size(job->limits, width, height, "image", job->error) != 0) {
+    png_longjmp(job->png, 1);
+  }
   png_set_expand(job->png);  // palette and low bit depths to 8-bit, tRNS to alpha
   png_set_strip_16(job->png);
   png_set_gray_to_rgb(job->png);
@@ -61,15 +70,18 @@ static int run(struct png_job *job, int max_width, int max_height, cimg_image *o
     png_error(job->png, "unexpected pixel layout");
   }
 
+  int interlaced = interlace == PNG_INTERLACE_ADAM7;
+  int largest = interlaced ? CIMG_MAX_INTERLACED_SIDE : CIMG_MAX_OUTPUT_SIDE;
   int target_width, target_height;
-  cimg_fit((int)width, (int)height, max_width, max_height, 0, &target_width, &target_height);
-  job->resampler = cimg_resampler_create((int)width, (int)height, target_width, target_height);
+  cimg_fit((int)width, (int)height, max_width < largest ? max_width : largest,
+           max_height < largest ? max_height : largest, 0, &target_width, &target_height);
+  job->resampler =
+      cimg_resampler_create((int)width, (int)height, target_width, target_height, !interlaced);
   job->row = malloc((size_t)width * 4);
   if (job->resampler == NULL || job->row == NULL) png_error(job->png, "out of memory");
 
   // Interlaced images are read one reduced pass image at a time (no interlace handling), so
   // no full-size buffer is needed: each pass's pixels go straight to their place.
-  int interlaced = interlace == PNG_INTERLACE_ADAM7;
   for (int pass = 0; pass < (interlaced ? 7 : 1); pass++) {
     png_uint_32 rows = interlaced ? PNG_PASS_ROWS(height, pass) : height;
     png_uint_32 columns = interlaced ? PNG_PASS_COLS(width, pass) : width;
@@ -77,6 +89,8 @@ static int run(struct png_job *job, int max_width, int max_height, cimg_image *o
     int x0 = interlaced ? PNG_PASS_START_COL(pass) : 0;
     int dx = interlaced ? 1 << PNG_PASS_COL_SHIFT(pass) : 1;
     for (png_uint_32 r = 0; r < rows; r++) {
+      const char *over = cimg_budget_exceeded(&job->budget);
+      if (over != NULL) png_error(job->png, over);
       png_read_row(job->png, job->row, NULL);
       int y = (int)(interlaced ? PNG_ROW_FROM_PASS_ROW(r, pass) : r);
       cimg_resampler_add(job->resampler, y, x0, dx, job->row, (int)columns);
@@ -86,7 +100,7 @@ static int run(struct png_job *job, int max_width, int max_height, cimg_image *o
 }
 
 int cimg_decode_png(const uint8_t *data, size_t size, int max_width, int max_height,
-                    cimg_image *out) {
+                    const cimg_limits *limits, cimg_image *out) {
   memset(out, 0, sizeof *out);
   struct png_job *job = calloc(1, sizeof *job);
   if (job == NULL) {
@@ -96,6 +110,8 @@ int cimg_decode_png(const uint8_t *data, size_t size, int max_width, int max_hei
   job->data = data;
   job->size = size;
   job->error = out->error;
+  job->limits = limits;
+  cimg_budget_start(&job->budget, limits);
   job->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, job, on_error, on_warning);
   job->info = job->png ? png_create_info_struct(job->png) : NULL;
   int status = -1;

@@ -48,20 +48,7 @@ final class SQLiteStorage: Storage {
   /// Opens or creates the database at `path`. Every way the file can be unusable becomes one
   /// `E500001` whose detail says what is wrong with which path.
   init(path: String) throws {
-    let directory = (path as NSString).deletingLastPathComponent
-    var isDirectory: ObjCBool = false
-    if !directory.isEmpty,
-      !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
-        || !isDirectory.boolValue
-    {
-      throw DatastoreError(
-        .systemError, detail: "cannot open database \(path): directory \(directory) does not exist")
-    }
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
-      isDirectory.boolValue
-    {
-      throw DatastoreError(.systemError, detail: "\(path) is a directory, not a database file")
-    }
+    if let refusal = SQLiteStorage.refusal(forDatabaseAt: path) { throw refusal }
     do {
       connection = try Connection(path: path)
       if connection.isReadOnly {

@@ -48,6 +48,11 @@ public final class Board {
       number: page, hasMore: objects.count > Board.pageSize)
   }
 
+  /// How many threads the signed-in person can read (for "page X/Y").
+  public func threadCount() throws -> Int {
+    try client.count(Query(className: Board.threadClass))
+  }
+
   /// Thread `number`; `E404001` when there is none.
   public func thread(_ number: Int) throws -> ForumThread {
     ForumThread(try threadObject(number), viewer: me.objectId)
@@ -185,7 +190,7 @@ public final class Board {
 
   /// Sets your display name (1 to 40 characters).
   public func rename(to name: String) throws -> User {
-    me = try client.setDisplayName(name)
+    me = try client.setDisplayName(try PostRules.displayName(name))
     return me
   }
 

@@ -1,33 +1,94 @@
 import Datastore
 import Foundation
 
-/// What the board accepts as a title, a body or a display name.
+/// What the board accepts as a title, a body or a display name. Every field is limited in
+/// characters, in bytes, and in what one character may be made of: a character can carry any
+/// number of combining marks or joined code points, so a "one-character" name could otherwise
+/// be 120 KB on screen and in JSON.
 public enum PostRules {
   public static let titleLimit = 200
   public static let bodyLimit = 10_000
+  public static let nameLimit = User.maximumDisplayNameLength
+  /// Bytes of UTF-8: four per character, what an ordinary character of any script needs.
+  public static let titleByteLimit = 4 * titleLimit
+  public static let bodyByteLimit = 4 * bodyLimit
+  public static let nameByteLimit = 4 * nameLimit
+  /// Combining marks on one character (accents, Zalgo), and code points in one character
+  /// (the longest emoji sequences have 10).
+  public static let marksPerCharacter = 8
+  public static let scalarsPerCharacter = 16
 
   /// A title: one line, 1 to 200 characters after trimming.
   public static func title(_ raw: String) throws -> String {
-    let text = try clean(raw, field: "title", limit: titleLimit, multiline: false)
+    let text = try clean(
+      raw, field: "title", limit: titleLimit, byteLimit: titleByteLimit, multiline: false)
     guard !text.isEmpty else { throw DatastoreError(.empty, field: "title") }
     return text
   }
 
   /// A thread's description: may be empty, up to 10,000 characters, several lines.
   public static func description(_ raw: String) throws -> String {
-    try clean(raw, field: "description", limit: bodyLimit, multiline: true)
+    try clean(
+      raw, field: "description", limit: bodyLimit, byteLimit: bodyByteLimit, multiline: true)
   }
 
   /// A comment: 1 to 10,000 characters, several lines.
   public static func comment(_ raw: String) throws -> String {
-    let text = try clean(raw, field: "text", limit: bodyLimit, multiline: true)
+    let text = try clean(
+      raw, field: "text", limit: bodyLimit, byteLimit: bodyByteLimit, multiline: true)
     guard !text.isEmpty else { throw DatastoreError(.empty, field: "text") }
     return text
   }
 
+  /// A display name: the byte and per-character limits here; the datastore checks the rest
+  /// (1 to 40 characters, no control characters).
+  public static func displayName(_ raw: String) throws -> String {
+    let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+    try checkCharacters(name, field: "displayName")
+    try checkBytes(name, field: "displayName", byteLimit: nameByteLimit)
+    return name
+  }
+
+  /// Refuses a character carrying more than `marksPerCharacter` combining marks or made of more
+  /// than `scalarsPerCharacter` code points.
+  static func checkCharacters(_ text: String, field: String) throws {
+    for character in text where character.unicodeScalars.count > 1 {
+      let scalars = character.unicodeScalars
+      let marks = scalars.filter {
+        switch $0.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
+        }
+      }.count
+      if marks > marksPerCharacter {
+        throw DatastoreError(
+          .invalid, field: field,
+          detail: "\(field) has a character with \(marks) combining marks; "
+            + "at most \(marksPerCharacter)")
+      }
+      if scalars.count > scalarsPerCharacter {
+        throw DatastoreError(
+          .invalid, field: field,
+          detail: "\(field) has a character made of \(scalars.count) code points; "
+            + "at most \(scalarsPerCharacter)")
+      }
+    }
+  }
+
+  static func checkBytes(_ text: String, field: String, byteLimit: Int) throws {
+    let bytes = text.utf8.count
+    guard bytes <= byteLimit else {
+      throw DatastoreError(
+        .invalid, field: field,
+        detail: "\(field) is \(bytes) bytes of UTF-8; the limit is \(byteLimit)")
+    }
+  }
+
   /// Trims surrounding whitespace, turns CRLF into LF, and refuses control characters (NUL,
   /// escape, …) that no person means to post; tabs and, in bodies, newlines are kept.
-  static func clean(_ raw: String, field: String, limit: Int, multiline: Bool) throws -> String {
+  static func clean(
+    _ raw: String, field: String, limit: Int, byteLimit: Int, multiline: Bool
+  ) throws -> String {
     let text = raw.replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(
       in: .whitespacesAndNewlines)
     for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control {
@@ -35,11 +96,13 @@ public enum PostRules {
       let what = scalar == "\n" ? "a line break" : "control characters"
       throw DatastoreError(.invalid, field: field, detail: "\(field) must not contain \(what)")
     }
+    try checkCharacters(text, field: field)
     guard text.count <= limit else {
       throw DatastoreError(
         .invalid, field: field,
         detail: "\(field) is \(text.count) characters; the limit is \(limit)")
     }
+    try checkBytes(text, field: field, byteLimit: byteLimit)
     return text
   }
 }

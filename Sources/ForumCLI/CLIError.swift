@@ -13,8 +13,12 @@ enum CLIError: Error {
   case failed(String)
   /// A delete of someone else's post: the seed app's "no permission" alert (exit 3).
   case deleteRefused(DatastoreError)
-  /// The person pressed Ctrl-C or answered no; nothing was saved (exit 1).
+  /// The person answered no, or input ended mid-command; nothing was saved (exit 1).
   case cancelled
+  /// Ctrl-C stopped the work; nothing was saved (exit 130).
+  case interrupted
+  /// A page or other thing past what exists, already said in words (exit 4).
+  case notFound(String)
 
   var exitStatus: Int32 {
     switch self {
@@ -26,6 +30,8 @@ enum CLIError: Error {
       default: return 1
       }
     case .image, .failed, .cancelled: return 1
+    case .interrupted: return 130
+    case .notFound: return 4
     }
   }
 
@@ -39,6 +45,8 @@ enum CLIError: Error {
       return (error.code.rawValue, error.message)
     case .usage(let text), .failed(let text): return (ErrorCode.invalid.rawValue, text)
     case .cancelled: return (ErrorCode.invalid.rawValue, "cancelled")
+    case .interrupted: return (ErrorCode.systemError.rawValue, "interrupted")
+    case .notFound: return (ErrorCode.notFound.rawValue, DatastoreError(.notFound).message)
     }
   }
 
@@ -47,6 +55,7 @@ enum CLIError: Error {
     case let error as CLIError: self = error
     case let error as DatastoreError: self = .datastore(error)
     case let error as ImageRejection: self = .image(error)
+    case is Interrupted: self = .interrupted
     default: self = .failed(String(describing: error))
     }
   }

@@ -9,6 +9,20 @@ public enum ForumMain {
 
   public static func run(arguments: [String], environment: [String: String]) -> Int32 {
     setvbuf(stdout, nil, _IOLBF, 0)
+    // A full disk or a file size limit is an error to report, not a signal that kills the
+    // process after a commit (a retry would then post twice).
+    signal(SIGXFSZ, SIG_IGN)
+    let status = runCommands(arguments: arguments, environment: environment)
+    // Output that could not be written (`forum list > /dev/full`) is a failure.
+    if fflush(stdout) != 0 || ferror(stdout) != 0 {
+      let reason = String(cString: strerror(errno))
+      FileHandle.standardError.write(Data("forum: cannot write output: \(reason)\n".utf8))
+      return status == 0 ? 1 : status
+    }
+    return status
+  }
+
+  private static func runCommands(arguments: [String], environment: [String: String]) -> Int32 {
     let options: GlobalOptions
     do {
       options = try GlobalOptions(arguments: arguments, environment: environment)
@@ -16,23 +30,28 @@ public enum ForumMain {
       return report(CLIError(error), json: false, line: nil, japanese: false)
     }
     let terminal = Terminal(environment: environment, noColorFlag: options.noColor)
+    let messages = Messages(japanese: terminal.japanese)
+    Interrupt.onLongWait = {
+      FileHandle.standardError.write(Data((messages.waitingForWriter + "\n").utf8))
+    }
     if options.showVersion {
       print("forum \(version)")
       return 0
     }
     if options.showHelp {
-      print("usage: forum [--db PATH] [--profile NAME] [--json] [--no-color] [COMMAND …]\n")
-      print(CommandSpec.overview())
+      print(messages.programUsage + "\n")
+      print(CommandRegistry.overview(japanese: terminal.japanese, width: terminal.width))
       return 0
     }
     // A mistyped command or a request for help needs no database.
     if let word = options.command.first {
-      let messages = Messages(japanese: terminal.japanese)
       do {
-        let spec = try CommandSpec.lookup(word, messages: messages)
-        if spec.name == "help" || options.command.contains("--help") {
-          let topic = spec.name == "help" ? options.command.dropFirst().first : word
-          print(try CommandSpec.help(topic: topic, messages: messages))
+        let command = try CommandRegistry.lookup(word, messages: messages)
+        if command == HelpCommand.self || options.command.contains("--help") {
+          let topic = command == HelpCommand.self ? options.command.dropFirst().first : word
+          print(
+            try CommandRegistry.help(
+              topic: topic, japanese: terminal.japanese, width: terminal.width))
           return 0
         }
       } catch {
@@ -48,74 +67,19 @@ public enum ForumMain {
     } catch {
       return report(CLIError(error), json: options.json, line: nil, japanese: terminal.japanese)
     }
-    if !options.command.isEmpty {
-      let session = Session(
-        board: board, terminal: terminal, input: makeInput(terminal, options: options),
-        options: options,
-        isREPL: false)
-      do {
-        _ = try session.execute(options.command)
-        return 0
-      } catch {
-        return report(
-          CLIError(error), json: session.jsonErrors, line: nil, japanese: terminal.japanese)
-      }
-    }
-    return runLoop(board: board, terminal: terminal, options: options)
-  }
-
-  /// The REPL: at a terminal with readline, or over piped lines without prompts.
-  static func runLoop(board: Board, terminal: Terminal, options: GlobalOptions) -> Int32 {
     let input = makeInput(terminal, options: options)
+    let oneShot = !options.command.isEmpty
     let session = Session(
-      board: board, terminal: terminal, input: input, options: options, isREPL: true)
-    if let editor = input as? LineEditor {
-      editor.completions = { session.completions(for: $0) }
-      print(
-        "forum \(version) — \(SafeText.sanitize(board.me.displayName)). Type 'help' for commands, Ctrl-D to leave."
-      )
+      board: board, terminal: terminal, input: input, options: options, oneShot: oneShot)
+    guard oneShot else {
+      return CommandLoop(session: session, input: input, options: options).run()
     }
-    var status: Int32 = 0
-    let editor = input as? LineEditor
-    while true {
-      // New comments in the current thread appear while the command prompt waits, not while a
-      // draft or a confirmation is being typed.
-      editor?.idle = { session.newCommentsInCurrentThread() }
-      let event = input.readLine(prompt: session.prompt, history: true, completion: .commands)
-      editor?.idle = nil
-      let lineNumber = input.isInteractive ? nil : input.lineNumber
-      do {
-        switch event {
-        case .endOfInput: return status
-        case .interrupted: continue
-        case .tooLong:
-          throw DatastoreError(
-            .invalid, field: "line",
-            detail:
-              "the line is longer than \(PipedInput.maximumLine / 1_048_576) MB; it was skipped")
-        case .line(let bytes):
-          let text = try decodeUTF8(bytes, field: "line")
-          let words: [String]
-          do {
-            words = try Tokenizer.words(text)
-          } catch {
-            throw CLIError.usage(session.messages.unclosedQuote)
-          }
-          if let first = words.first, first.hasPrefix("#"), Int(first.dropFirst()) == nil {
-            continue  // a comment line in a script: `# …` or `#…`, but not `#12`
-          }
-          if try session.execute(words) == .quit { return status }
-        }
-      } catch {
-        let error = CLIError(error)
-        if case .cancelled = error, input.isInteractive {
-          print(session.messages.cancelled)
-          continue
-        }
-        let code = report(
-          error, json: session.jsonErrors, line: lineNumber, japanese: terminal.japanese)
-        if !input.isInteractive { status = status == 0 ? code : status }
-      }
+    do {
+      _ = try session.execute(CommandWords(arguments: options.command))
+      return Interrupt.requested ? 130 : 0
+    } catch {
+      let error = Interrupt.requested ? CLIError.interrupted : CLIError(error)
+      return report(error, json: session.jsonErrors, line: nil, japanese: terminal.japanese)
     }
   }
 
@@ -147,6 +111,8 @@ public enum ForumMain {
     switch error {
     case .usage(let text), .failed(let text): return text
     case .cancelled: return messages.cancelled
+    case .interrupted: return messages.interrupted
+    case .notFound(let text): return text
     case .deleteRefused: return messages.deleteRefused
     case .image(let rejection):
       return messages.imageRefused(rejection.reason)

@@ -15,6 +15,10 @@ struct GlobalOptions {
   var images = ImageMode.auto
   var showHelp = false
   var showVersion = false
+  /// `--bail`: a script stops at its first failing line.
+  var bail = false
+  /// `--no-pager`: long output at a terminal is printed, not paged.
+  var noPager = false
   var environment: [String: String]
   /// The command and its words, when given on the command line.
   var command: [String] = []
@@ -27,7 +31,10 @@ struct GlobalOptions {
     profile = environment["FORUM_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     var index = 0
     func value(_ name: String) throws -> String {
-      guard index < arguments.count else { throw CLIError.usage("--\(name) needs a value") }
+      // `--db --json` is a forgotten value, not a database named "--json".
+      guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+        throw CLIError.usage("--\(name) needs a value")
+      }
       index += 1
       return arguments[index - 1]
     }
@@ -49,6 +56,8 @@ struct GlobalOptions {
         }
         images = mode
       case "--json": json = true
+      case "--bail": bail = true
+      case "--no-pager": noPager = true
       case "--no-color", "--no-colour": noColor = true
       case "--help", "-h": showHelp = true
       case "--version": showVersion = true

@@ -7,6 +7,7 @@ let usage = """
          forum-bench run --db PATH [--db PATH …] [--forum PATH] [--repeats R]
                          [--big-thread NUMBER] [--small-thread NUMBER] [--comment-thread NUMBER]
          forum-bench hammer --db PATH --count N --tag T
+         forum-bench images --out DIR
          forum-bench noop
 
   """
@@ -19,6 +20,8 @@ case "seed":
   exit(SeedCommand.main(Array(arguments.dropFirst())))
 case "run":
   exit(RunCommand.main(Array(arguments.dropFirst())))
+case "images":
+  exit(ImagesCommand.main(Array(arguments.dropFirst())))
 case "noop":
   // The start-up floor of a Swift program linked like forum (runtime + Foundation).
   exit(0)

@@ -114,9 +114,10 @@ struct DeleteTests {
     #expect(try forum.storedThreads().count == 2)
     #expect(try forum.storedComments() == before)
 
-    // With --yes the same script goes through; `delete 3` after `show 1` is comment 1/3.
+    // With --yes the same script goes through; a script has no current thread, so a comment
+    // is named in full.
     let confirmed = try forum.script(
-      ["show 1", "delete 3 --yes", "delete #2 -y"], profile: "alice")
+      ["show 1", "delete 1/3 --yes", "delete #2 -y"], profile: "alice")
     #expect(confirmed.status == 3, "\(confirmed.summary)")  // #2 is bob's
     #expect(confirmed.stdoutLines.contains("Deleted 1/3."))
     #expect(

@@ -79,12 +79,12 @@ struct HostileTextTests {
     #expect(lines.count == 5, "\(lines)")
     #expect(
       lines.map { $0.split(separator: ":").prefix(2).joined(separator: ":") } == [
-        "forum: line 2", "forum: line 3", "forum: line 4", "forum: line 5", "forum: line 6",
+        "forum: line 2", "forum: line 3", "forum: line 4", "forum: line 5", "forum: line 8",
       ])
     #expect(lines.first == "forum: line 2: title must not contain control characters")
     #expect(lines[1] == "forum: line 3: not valid UTF-8")
     #expect(lines[3].contains("unknown command '␛[2J'"))
-    #expect(lines[4] == "forum: line 6: not valid UTF-8")
+    #expect(lines[4] == "forum: line 8: not valid UTF-8", "the bad line of the draft")
     #expect(result.stdoutLines == ["Posted #1.", "Posted #2."])
     #expect(try forum.storedThreads().map { $0["title"] } == [.string("first"), .string("last")])
     #expect(try forum.storedComments().isEmpty)

@@ -160,14 +160,14 @@ struct ImageAttachTests {
     #expect(drawn.stdout.contains("▀") || drawn.stdout.contains("▄"))
   }
 
-  @Test("the new prompt takes an image path with ~ expanded")
+  @Test("--image takes a path with ~ expanded in a script")
   func promptedPathWithTilde() throws {
     let fixture = try ForumFixture()
     let home = fixture.root + "/home"
     try FileManager.default.copyItem(
       atPath: ImageAttachTests.corpus.appendingPathComponent("jpeg/testorig.jpg").path,
       toPath: home + "/pic.jpg")
-    let result = try fixture.script(["new", "A title", "A body", ".", "~/pic.jpg"])
+    let result = try fixture.script(["new --image ~/pic.jpg", "A title", "A body", "."])
     #expect(result.status == 0, "\(result.summary)")
     let thread = try #require(try fixture.storedThreads().first)
     #expect(thread["fileName"]?.stringValue?.hasSuffix(".jpg") == true)

@@ -36,11 +36,11 @@ struct JapaneseTests {
     let long = try forum.run(["name", String(repeating: "名", count: 41)], lang: Self.ja)
     #expect(long.stderr.hasPrefix("forum: 表示名が正しくありません。 ("))
 
-    let usage = try forum.script(["comment", "show \"x", "show abc"], lang: Self.ja)
+    let usage = try forum.script(["comment", ".", "show \"x", "show abc"], lang: Self.ja)
     #expect(
       usage.stderrLines == [
-        "forum: 1 行目: どのスレッドですか? 例: show 12", "forum: 2 行目: 引用符が閉じていません",
-        "forum: 3 行目: スレッド番号は 12 のような数で指定してください ('abc' ではなく)",
+        "forum: 1 行目: どのスレッドですか? 例: comment 12 TEXT", "forum: 3 行目: 引用符が閉じていません",
+        "forum: 4 行目: スレッド番号は 12 のような数で指定してください ('abc' ではなく)",
       ])
 
     let unknown = try forum.run(["lsit"], lang: Self.ja)

@@ -30,11 +30,11 @@ struct LimitsTests {
 
   @Test func blankTitleInAScriptIsRefusedBeforeAskingForMore() throws {
     let forum = try ForumFixture()
-    // The title line is blank: refused at once (reported at the command's line), so the next
-    // lines run as commands.
-    let result = try forum.script(["new", "   ", "list"])
+    // The title line is blank: refused, reported at its own line; the description that follows
+    // is skipped up to its `.`, and the lines after it run as commands.
+    let result = try forum.script(["new", "   ", "delete 1 --yes", ".", "list"])
     #expect(result.status == 1)
-    #expect(result.stderr == "forum: line 1: title is empty.\n")
+    #expect(result.stderr == "forum: line 2: title is empty.\n")
     #expect(result.stdout.hasPrefix("The board is empty."))
   }
 

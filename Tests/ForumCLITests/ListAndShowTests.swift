@@ -50,18 +50,21 @@ struct ListAndShowTests {
     #expect(page1.count == 21)
     #expect(page1.first?.hasPrefix("#21 ●  thread 21 — d21") == true)
     #expect(page1[19].hasPrefix(" #2 ●  thread 2 — d2"))
-    #expect(page1.last == "— more: list --page 2")
+    #expect(page1.last == "page 1/2 — more: list --page 2")
 
     let page2 = try forum.ok(["list", "--page", "2"]).stdoutLines
-    #expect(page2.count == 1)
+    #expect(page2.count == 2)
     #expect(page2.first?.hasPrefix("#1 ●  thread 1 — d1") == true)
+    #expect(page2.last == "page 2/2")
+    #expect(try forum.ok(["list", "--page", "last"]).stdoutLines == page2)
 
     let json1 = try forum.ok(["--json", "list"]).json()
     #expect(numbers(json1.objects("results")) == Array((2...21).reversed()))
     let json2 = try forum.ok(["--json", "list", "--page=2"]).json()
     #expect(numbers(json2.objects("results")) == [1])
-    let json3 = try forum.ok(["--json", "list", "--page", "3"]).json()
-    #expect(json3.objects("results").isEmpty)
+    let json3 = try forum.run(["--json", "list", "--page", "3"])
+    #expect(json3.status == 4, "a page past the end is not found")
+    #expect(try json3.jsonError().string("code") == "E404001")
 
     let bad = try forum.run(["list", "--page", "0"])
     #expect(bad.status == 2, "\(bad.summary)")
@@ -132,9 +135,14 @@ struct ListAndShowTests {
     let forum = try ForumFixture()
     try forum.ok(["new", "--title", "only"])
     for number in 1...3 { try forum.ok(["comment", "1", "c\(number)"]) }
-    let list = try forum.ok(["list", "--page", "2"])
-    #expect(list.stdout == "There is no page 2. Try: list\n")
-    let show = try forum.ok(["show", "1", "--page", "4"])
-    #expect(show.stdoutLines.last == "There is no page 4. Try: show 1 --page 1")
+    let list = try forum.run(["list", "--page", "2"])
+    #expect(list.status == 4)
+    #expect(list.stdout.isEmpty)
+    #expect(list.stderr == "forum: There is no page 2. Try: list --page last\n")
+    let far = try forum.run(["list", "--page", "99"])
+    #expect(far.status == 4)
+    let show = try forum.run(["show", "1", "--page", "4"])
+    #expect(show.status == 4)
+    #expect(show.stderr == "forum: There is no page 4. Try: show 1 --page 1\n")
   }
 }

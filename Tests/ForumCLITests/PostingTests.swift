@@ -102,24 +102,22 @@ struct PostingTests {
       comments.map { $0["text"] } == [.string("line a\nline b"), .string("multi\n  indented")])
   }
 
-  @Test func showThenCommentActsOnTheCurrentThread() throws {
+  @Test func scriptsHaveNoCurrentThread() throws {
     let forum = try ForumFixture()
     try forum.script(["new --title one", "new --title two", "new --title three"])
     let result = try forum.script(
-      ["show 3", "comment", "on the current thread", ".", "comment inline words"], profile: "bob")
-    #expect(result.status == 0, "\(result.summary)")
-    #expect(result.stdoutLines.contains("Posted 3/1."))
-    #expect(result.stdoutLines.contains("Posted 3/2."))
+      [
+        "show 3", "comment", "not for #3", ".", "comment 3 inline words", "comment #3", "lines",
+        ".",
+      ], profile: "bob")
+    #expect(result.status == 2, "\(result.summary)")
+    #expect(result.stderrLines == ["forum: line 2: which thread? e.g. comment 12 TEXT"])
+    #expect(result.stdoutLines.suffix(2) == ["Posted 3/1.", "Posted 3/2."])
     #expect(
       try forum.storedComments(ofThread: 3).map { $0["text"] }
-        == [.string("on the current thread"), .string("inline words")])
+        == [.string("inline words"), .string("lines")])
     #expect(try forum.storedComments(ofThread: 1).isEmpty)
     #expect(try forum.storedComments(ofThread: 2).isEmpty)
-
-    // Without a current thread, `comment` alone is a usage error.
-    let lost = try forum.script(["comment"])
-    #expect(lost.status == 2)
-    #expect(lost.stderr == "forum: line 1: which thread? e.g. show 12\n")
   }
 
   @Test func commentOnAMissingThreadIsNotFound() throws {

@@ -222,10 +222,10 @@ struct TerminalTests {
     try tmux.wait("help output") { $0.contains("Commands:") }
     try tmux.waitForPrompt("forum #1>")
 
-    // …and a thread number.
+    // …and a thread number, as `#1` inside a thread, where a bare number would be prose.
     try tmux.type("comment ")
     try tmux.press("Tab")
-    try tmux.wait("completion of the thread number") { $0.last == "forum #1> comment 1" }
+    try tmux.wait("completion of the thread number") { $0.last == "forum #1> comment #1" }
     try tmux.enter("via completion")
     try tmux.wait("Posted 1/1.") { $0.contains("Posted 1/1.") }
     try tmux.waitForPrompt("forum #1>")
@@ -255,7 +255,7 @@ struct TerminalTests {
     #expect(try forum.storedThreads().first?["description"] == .string("first line"))
     #expect(try forum.storedComments().map { $0["text"] } == [.string("via completion")])
     let history = try String(contentsOfFile: forum.stateHome + "/forum/history", encoding: .utf8)
-    for command in ["new", "list", "show 1", "help", "comment 1 via completion"] {
+    for command in ["new", "list", "show 1", "help", "comment #1 via completion"] {
       let entries = history.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
       #expect(entries.contains(command), "history has \(command)")
     }

@@ -258,9 +258,10 @@ struct PostRulesTests {
     expectError(.empty) { _ = try PostRules.comment("\n \n") }
     expectError(.invalid) { _ = try PostRules.comment("bell \u{07}") }
     expectError(.invalid) { _ = try PostRules.description("osc \u{1B}]0;x\u{07}") }
-    // Limits count characters: a family emoji is one.
+    // Limits count characters (a family emoji is one) and bytes (it is 25 of them).
     let family = "👨‍👩‍👧‍👦"
-    #expect(try PostRules.comment(String(repeating: family, count: 10_000)).count == 10_000)
+    #expect(try PostRules.comment(String(repeating: family, count: 1_600)).count == 1_600)
+    expectError(.invalid) { _ = try PostRules.comment(String(repeating: family, count: 1_601)) }
   }
 
   @Test func aBadPostStoresNothing() throws {

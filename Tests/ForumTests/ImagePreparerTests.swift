@@ -244,7 +244,7 @@ private func prepareOrRefuse(_ data: Data) -> Result<PreparedImage, ImageRejecti
     #expect(
       throws: ImageRejection(
         .unsupported,
-        "image too large (40000×1 pixels; at most 30000 a side and 100 megapixels)")
+        "PNG image too large (40000×1 pixels; at most 30000 a side and 100 megapixels)")
     ) { try ImagePreparer.prepare(wide) }
   }
 

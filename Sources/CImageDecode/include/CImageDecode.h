@@ -1,5 +1,6 @@
 // Decoding shim for the image preview: libpng and libjpeg report errors by longjmp, which must
-// never cross Swift frames, so every call into them happens here, behind setjmp.
+// never cross Swift frames, so every call into them happens here, behind setjmp. giflib and
+// libwebp are driven from here too, so all four decoders share one set of budgets.
 #ifndef CIMAGEDECODE_H
 #define CIMAGEDECODE_H
 
@@ -7,6 +8,26 @@
 #include <stdint.h>
 
 #define CIMG_ERROR_LENGTH 200
+/// No decode produces more than this many pixels a side (the preview's own size, not the
+/// picture's): it bounds the output buffer at 16 MB.
+#define CIMG_MAX_OUTPUT_SIDE 2048
+
+/// What one decode may cost. A decoder checks the header against these before decoding and the
+/// clock and the interrupt flag while it runs.
+typedef struct {
+  /// Pixels of the canvas and of any frame; larger sides than max_side are refused too.
+  int64_t max_pixels;
+  int max_side;
+  /// JPEG scans.
+  int max_scans;
+  /// Bytes a decoder may hold for the whole picture (progressive JPEG coefficients, lossless
+  /// WebP pixels); rows and the preview come on top.
+  int64_t max_buffered;
+  /// CPU seconds for the whole decode.
+  double max_seconds;
+  /// When non-NULL and non-zero (set by a signal handler), the decode stops.
+  const volatile int *interrupted;
+} cimg_limits;
 
 /// A decoded picture: 8-bit RGBA with straight alpha, rows top to bottom.
 typedef struct {
@@ -23,12 +44,17 @@ typedef struct {
 void cimg_fit(int width, int height, int max_width, int max_height, int enlarge,
               int *out_width, int *out_height);
 
-/// Decode a PNG or JPEG, shrunk while decoding to fit max_width x max_height (never enlarged).
-/// Return 0 with out->pixels set, or -1 with out->error set. Never print, never abort.
+/// Decode a PNG, JPEG, GIF (first frame) or WebP (first frame), shrunk while decoding to fit
+/// max_width x max_height (never enlarged, never over CIMG_MAX_OUTPUT_SIDE). Return 0 with
+/// out->pixels set, or -1 with out->error set. Never print, never abort.
 int cimg_decode_png(const uint8_t *data, size_t size, int max_width, int max_height,
-                    cimg_image *out);
+                    const cimg_limits *limits, cimg_image *out);
 int cimg_decode_jpeg(const uint8_t *data, size_t size, int max_width, int max_height,
-                     cimg_image *out);
+                     const cimg_limits *limits, cimg_image *out);
+int cimg_decode_gif(const uint8_t *data, size_t size, int max_width, int max_height,
+                    const cimg_limits *limits, cimg_image *out);
+int cimg_decode_webp(const uint8_t *data, size_t size, int max_width, int max_height,
+                     const cimg_limits *limits, cimg_image *out);
 void cimg_image_free(cimg_image *image);
 
 /// Encode RGBA pixels as a PNG in memory, for terminals that take image files. Return 0 with
@@ -37,17 +63,38 @@ int cimg_encode_png(const uint8_t *rgba, int width, int height, uint8_t **out, s
 void cimg_free(void *memory);
 
 /// An area-averaging (box filter) shrinker fed one row at a time, so a large picture is never
-/// held whole. Pixels never fed count as transparent.
+/// held whole. Pixels never fed count as transparent. Rows fed in order (rows_in_order) cost 32
+/// bytes per target column plus the output; rows in any order (interlaced pictures) cost 16
+/// bytes per target pixel, so callers keep those targets small.
 typedef struct cimg_resampler cimg_resampler;
 
-/// NULL when out of memory or when the target is larger than the source.
-cimg_resampler *cimg_resampler_create(int source_width, int source_height, int width,
-                                      int height);
-/// Add count RGBA pixels of source row y, at columns x0, x0 + dx, x0 + 2 dx...
+/// NULL when out of memory, when the target is larger than the source or larger than
+/// CIMG_MAX_OUTPUT_SIDE.
+cimg_resampler *cimg_resampler_create(int source_width, int source_height, int width, int height,
+                                      int rows_in_order);
+/// Add count RGBA pixels of source row y, at columns x0, x0 + dx, x0 + 2 dx... In order mode,
+/// a row above the last one fed is ignored.
 void cimg_resampler_add(cimg_resampler *resampler, int y, int x0, int dx, const uint8_t *rgba,
                         int count);
-/// Write the shrunk picture into out. Return 0, or -1 with out->error set.
-int cimg_resampler_finish(const cimg_resampler *resampler, cimg_image *out);
+/// Whether source row y is used (a target row averages at most 4 evenly spaced source rows):
+/// a decoder may skip converting the others, though it must still read them.
+int cimg_resampler_wants(const cimg_resampler *resampler, int y);
+/// Write the shrunk picture into out (which takes ownership of the pixels; the resampler can
+/// only finish once). Return 0, or -1 with out->error set.
+int cimg_resampler_finish(cimg_resampler *resampler, cimg_image *out);
 void cimg_resampler_free(cimg_resampler *resampler);
+
+/// The CPU clock and interrupt flag a decode runs under. cimg_budget_exceeded returns a reason
+/// ("took more than 2 s of CPU time", "interrupted") or NULL while within budget.
+typedef struct {
+  const cimg_limits *limits;
+  double start;
+} cimg_budget;
+void cimg_budget_start(cimg_budget *budget, const cimg_limits *limits);
+const char *cimg_budget_exceeded(const cimg_budget *budget);
+/// -1 with error set ("frame 1 too large (65535x65535 pixels...)") when width x height is over
+/// the pixel budget; what names the part ("image", "frame 1"). 0 otherwise.
+int cimg_budget_check_size(const cimg_limits *limits, int64_t width, int64_t height,
+                           const char *what, char *error);
 
 #endif

@@ -22,7 +22,7 @@ public final class Connection {
     self.handle = handle
     self.path = path
     sqlite3_extended_result_codes(handle, 1)
-    sqlite3_busy_timeout(handle, Int32(busyTimeout * 1000))
+    BusyWait.install(on: handle, timeout: busyTimeout)
   }
 
   deinit {
@@ -60,6 +60,12 @@ public final class Connection {
   public func transaction<T>(_ body: () throws -> T) throws -> T {
     let nested = transactionDepth > 0
     try execute(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")
+    if !nested {
+      do { try ensureFileInPlace() } catch {
+        try? execute("ROLLBACK")
+        throw error
+      }
+    }
     transactionDepth += 1
     defer { transactionDepth -= 1 }
     do {

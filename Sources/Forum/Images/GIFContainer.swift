@@ -14,15 +14,16 @@ enum GIFContainer {
     guard pos <= b.count else { throw ImageRejection.truncated(.gif) }
     var copy = StrippedCopy(source: b)
     copy.keep(0..<pos)
-    var frames = 0
+    var frames: [(width: Int, height: Int)] = []
     while true {
       guard pos < b.count else { throw ImageRejection.truncated(.gif, "no trailer") }
       switch b[pos] {
       case trailer:
-        guard frames > 0 else { throw ImageRejection.damaged(.gif, "no image data") }
+        guard !frames.isEmpty else { throw ImageRejection.damaged(.gif, "no image data") }
         copy.keep(pos..<pos + 1)
         copy.dropTail(after: pos + 1)
-        return ScannedImage(width: width, height: height, orientation: 1, copy: copy)
+        return ScannedImage(
+          width: width, height: height, orientation: 1, copy: copy, frames: frames)
       case extensionIntroducer:
         let end = try skipSubBlocks(b, from: pos + 2)
         let label = b[pos + 1]
@@ -39,14 +40,14 @@ enum GIFContainer {
           let frameHeight = b.littleEndian(pos + 7, 2), pos + 10 < b.count
         else { throw ImageRejection.truncated(.gif) }
         // Some encoders leave the logical screen at 0×0; the first frame gives the size then.
-        if frames == 0 && (width == 0 || height == 0) {
+        if frames.isEmpty && (width == 0 || height == 0) {
           (width, height) = (frameWidth, frameHeight)
         }
         // The byte after the colour table is the LZW minimum code size, then the data.
         let dataStart = pos + 10 + colorTableLength(b[pos + 9]) + 1
         let end = try skipSubBlocks(b, from: dataStart)
         copy.keep(pos..<end)
-        frames += 1
+        frames.append((frameWidth, frameHeight))
         pos = end
       default:
         throw ImageRejection.damaged(.gif, "unknown block")

@@ -18,8 +18,8 @@ public struct PreparedImage: Sendable, Equatable {
 /// the container structure only, so it is cheap enough to run on every upload and every read.
 public enum ImagePreparer {
   /// Larger sides or pixel counts are refused: decoding them would take too much memory.
-  public static let maximumSide = 30_000
-  public static let maximumPixels = 100_000_000
+  public static let maximumSide = ImageBudget.maximumSide
+  public static let maximumPixels = ImageBudget.maximumPixels
 
   /// Checks `data` is a whole PNG, JPEG, GIF or WebP of a sane size and strips its metadata.
   /// Throws `ImageRejection` with a one-line reason otherwise.
@@ -36,14 +36,8 @@ public enum ImagePreparer {
     case .gif: scanned = try GIFContainer.scan(bytes)
     case .webp: scanned = try WebPContainer.scan(bytes)
     }
+    try ImageBudget.check(scanned, format: format)
     let (width, height) = (scanned.width, scanned.height)
-    if width <= 0 || height <= 0 { throw ImageRejection.damaged(format, "no width or height") }
-    if width > maximumSide || height > maximumSide || width * height > maximumPixels {
-      throw ImageRejection(
-        .unsupported,
-        "image too large (\(width)×\(height) pixels; at most \(maximumSide) a side and "
-          + "\(maximumPixels / 1_000_000) megapixels)")
-    }
     return PreparedImage(
       format: format, width: width, height: height, orientation: scanned.orientation,
       data: scanned.copy.changed ? Data(scanned.copy.bytes) : data,
@@ -57,6 +51,14 @@ struct ScannedImage {
   var height: Int
   var orientation: Int
   var copy: StrippedCopy
+  /// Sizes of the frames of an animation (GIF, animated WebP); empty for a still.
+  var frames: [(width: Int, height: Int)] = []
+  /// JPEG scans; 1 for other formats.
+  var scans = 1
+  /// Bytes the decoder must hold for the whole picture (progressive JPEG coefficients, lossless
+  /// WebP pixels), and what they are; 0 when it decodes row by row.
+  var bufferedBytes = 0
+  var bufferedWhat = ""
 }
 
 /// The output of a container parser: the kept parts of the source, in order, plus whatever

@@ -12,8 +12,8 @@ enum JPEGContainer {
   static func scan(_ b: [UInt8]) throws -> ScannedImage {
     var copy = StrippedCopy(source: b)
     copy.keep(0..<2)
-    var size: (width: Int, height: Int)?
-    var sawScan = false
+    var frame: Frame?
+    var scans = 0
     var sawExif = false
     var orientation = 1
     var pos = 2
@@ -26,11 +26,18 @@ enum JPEGContainer {
       let marker = b[at + 1]
       switch marker {
       case endOfImage:
-        guard let size, sawScan else { throw ImageRejection.damaged(.jpeg, "no image data") }
+        guard let frame, scans > 0 else { throw ImageRejection.damaged(.jpeg, "no image data") }
         copy.keep(at..<at + 2)
         copy.dropTail(after: at + 2)
-        return ScannedImage(
-          width: size.width, height: size.height, orientation: orientation, copy: copy)
+        var scanned = ScannedImage(
+          width: frame.width, height: frame.height, orientation: orientation, copy: copy)
+        scanned.scans = scans
+        // Progressive and multi-scan files keep every coefficient until the last scan.
+        if frame.progressive || scans > 1 {
+          scanned.bufferedBytes = frame.coefficientBytes
+          scanned.bufferedWhat = "coefficients"
+        }
+        return scanned
       case startOfImage:
         throw ImageRejection.damaged(.jpeg, "second start-of-image marker")
       case 0x01:  // TEM stands alone, without a length
@@ -47,15 +54,15 @@ enum JPEGContainer {
       let end = at + 2 + length
       let payload = at + 4..<end
       if supportedFrames.contains(marker) {
-        guard size == nil else { throw ImageRejection.damaged(.jpeg, "second frame header") }
-        size = try parseFrame(b, payload)
+        guard frame == nil else { throw ImageRejection.damaged(.jpeg, "second frame header") }
+        frame = try parseFrame(b, payload, progressive: marker == 0xC2 || marker == 0xCA)
       } else if otherFrames.contains(marker) {
         throw ImageRejection.unsupported(.jpeg, "lossless or hierarchical coding")
       }
       switch marker {
       case startOfScan:
-        guard size != nil else { throw ImageRejection.damaged(.jpeg, "scan before frame header") }
-        sawScan = true
+        guard frame != nil else { throw ImageRejection.damaged(.jpeg, "scan before frame header") }
+        scans += 1
         copy.keep(at..<end)
       case 0xE1 where !sawExif && b.matches("Exif\0\0", at: payload.lowerBound):
         // The first Exif block tells the orientation; it is rewritten to hold only that.
@@ -108,9 +115,34 @@ enum JPEGContainer {
     return nil
   }
 
-  private static func parseFrame(_ b: [UInt8], _ payload: Range<Int>) throws -> (
-    width: Int, height: Int
-  ) {
+  /// A frame header: the size, and what the decoder buffers for a multi-scan file.
+  struct Frame {
+    var width: Int
+    var height: Int
+    var progressive: Bool
+    /// (horizontal, vertical) sampling factors of each component.
+    var sampling: [(Int, Int)]
+
+    /// libjpeg's whole-image coefficient buffer: 64 two-byte coefficients per 8×8 block of each
+    /// component, padded to whole MCUs.
+    var coefficientBytes: Int {
+      let maxH = sampling.map(\.0).max() ?? 1
+      let maxV = sampling.map(\.1).max() ?? 1
+      return sampling.reduce(0) { total, factors in
+        let columns = (width * factors.0 + maxH * 8 - 1) / (maxH * 8)
+        let rows = (height * factors.1 + maxV * 8 - 1) / (maxV * 8)
+        let padded = (
+          (columns + factors.0 - 1) / factors.0 * factors.0,
+          (rows + factors.1 - 1) / factors.1 * factors.1
+        )
+        return total + padded.0 * padded.1 * 128
+      }
+    }
+  }
+
+  private static func parseFrame(_ b: [UInt8], _ payload: Range<Int>, progressive: Bool) throws
+    -> Frame
+  {
     let at = payload.lowerBound
     guard payload.count >= 6, let height = b.bigEndian(at + 1, 2),
       let width = b.bigEndian(at + 3, 2)
@@ -123,7 +155,11 @@ enum JPEGContainer {
       throw ImageRejection.damaged(.jpeg, "bad frame header")
     }
     if height == 0 { throw ImageRejection.unsupported(.jpeg, "height given after the scan") }
-    return (width, height)
+    let sampling = (0..<components).map { index -> (Int, Int) in
+      let factors = Int(b[at + 6 + index * 3 + 1])
+      return (max(1, factors >> 4), max(1, factors & 0x0F))
+    }
+    return Frame(width: width, height: height, progressive: progressive, sampling: sampling)
   }
 
   private static func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {

@@ -63,7 +63,43 @@ enum WebPContainer {
         copy.overwrite(at: headerLength + 8, with: [flags])
       }
     }
-    return ScannedImage(width: width, height: height, orientation: orientation, copy: copy)
+    var scanned = ScannedImage(
+      width: width, height: height, orientation: orientation, copy: copy)
+    scanned.frames = frames(b, chunks)
+    // Only the first image is decoded for a preview. Lossless pictures and alpha planes are
+    // decoded whole before any row comes out.
+    if let (kind, size) = firstImage(b, chunks, canvas: (width, height)) {
+      let bytesPerPixel = kind == "VP8L" ? 4 : kind == "ALPH" ? 1 : 0
+      scanned.bufferedBytes = size.0 * size.1 * bytesPerPixel
+      scanned.bufferedWhat = kind == "VP8L" ? "lossless pixels" : "alpha plane"
+    }
+    return scanned
+  }
+
+  /// The size of every ANMF frame: offsets (2 × 3 bytes), then width - 1 and height - 1.
+  private static func frames(_ b: [UInt8], _ chunks: [Chunk]) -> [(width: Int, height: Int)] {
+    chunks.filter { $0.fourCC == "ANMF" }.compactMap { chunk in
+      let at = chunk.payload.lowerBound
+      guard chunk.payload.count >= 16, let width = b.littleEndian(at + 6, 3),
+        let height = b.littleEndian(at + 9, 3)
+      else { return nil }
+      return (width + 1, height + 1)
+    }
+  }
+
+  /// What kind of data the first picture is ("VP8L", "ALPH" for lossy with alpha, "VP8 ") and
+  /// its size: the first ANMF frame of an animation, else the top-level image chunks.
+  private static func firstImage(_ b: [UInt8], _ chunks: [Chunk], canvas: (Int, Int)) -> (
+    String, (Int, Int)
+  )? {
+    if let frame = chunks.first(where: { $0.fourCC == "ANMF" }), frame.payload.count >= 24 {
+      let at = frame.payload.lowerBound
+      let size = (b.littleEndian(at + 6, 3)! + 1, b.littleEndian(at + 9, 3)! + 1)
+      return (String(decoding: b[at + 16..<at + 20], as: UTF8.self), size)
+    }
+    if chunks.contains(where: { $0.fourCC == "VP8L" }) { return ("VP8L", canvas) }
+    if chunks.contains(where: { $0.fourCC == "ALPH" }) { return ("ALPH", canvas) }
+    return nil
   }
 
   private static func readChunks(_ b: [UInt8], end: Int) throws -> [Chunk] {

@@ -1,4 +1,5 @@
 import CReadline
+import Datastore
 import Foundation
 
 // readline's callbacks are C function pointers that cannot capture context, so the state they
@@ -18,7 +19,7 @@ final class LineEditor: LineInput {
   private let historyPath: String?
   static let historyLimit = 1000
 
-  /// Candidates for the word being completed, given the line typed before it.
+  /// Candidates for the word being completed, given the line up to the cursor.
   var completions: ((String) -> [String])? {
     get { completionProvider }
     set { completionProvider = newValue }
@@ -51,6 +52,7 @@ final class LineEditor: LineInput {
       let ready = poll(&descriptor, 1, 250)
       if interruptRequested != 0 {
         interruptRequested = 0
+        Interrupt.clear()  // this Ctrl-C was for the line being typed, not for work
         rl_free_line_state()
         rl_callback_sigcleanup()
         fputs("^C\n", stdout)
@@ -121,7 +123,10 @@ final class LineEditor: LineInput {
 
   private static func installSignalHandlers() {
     var action = sigaction()
-    action.__sigaction_handler.sa_handler = { _ in interruptRequested = 1 }
+    action.__sigaction_handler.sa_handler = { _ in
+      interruptRequested = 1
+      Interrupt.request()  // long work in progress polls this one
+    }
     sigemptyset(&action.sa_mask)
     action.sa_flags = 0
     sigaction(SIGINT, &action, nil)
@@ -162,7 +167,8 @@ private func forumCompletion(
     return nil  // readline falls back to file-name completion
   }
   guard completionKind == .commands else { return nil }
-  completionCandidates = completionProvider?(before) ?? []
+  let upToCursor = String(typed.utf8.prefix(Int(end))) ?? before
+  completionCandidates = completionProvider?(upToCursor) ?? []
   return rl_completion_matches(text, completionGenerator)
 }
 

@@ -14,10 +14,8 @@ struct BoardRenderer {
   }
 
   /// The thread list: one line a thread, fitted to the width.
-  func threadList(_ page: Page<ForumThread>) -> [String] {
-    guard !page.items.isEmpty else {
-      return [page.number == 1 ? messages.emptyBoard : messages.pastTheEnd(page.number, "list")]
-    }
+  func threadList(_ page: Page<ForumThread>, pages: Int) -> [String] {
+    guard !page.items.isEmpty else { return [messages.emptyBoard] }
     let numberWidth = page.items.map { String($0.number).count + 1 }.max() ?? 2
     let authorWidth = 12
     // "23h" in English, "23時間" in Japanese.
@@ -46,8 +44,10 @@ struct BoardRenderer {
       lines.append(
         "\(style.number(number)) \(marks) \(middle) \(author) \(count) \(style.dim(age))")
     }
-    if page.hasMore {
-      lines.append(style.dim("— \(messages.more): list --page \(page.number + 1)"))
+    if pages > 1 {
+      var footer = "\(messages.page) \(page.number)/\(max(pages, page.number))"
+      if page.hasMore { footer += " — \(messages.more): list --page \(page.number + 1)" }
+      lines.append(style.dim(footer))
     }
     return lines
   }

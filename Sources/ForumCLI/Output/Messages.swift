@@ -25,6 +25,22 @@ struct Messages {
   var sessionRefused: String {
     pick("Your session is no longer valid.", "セッションが無効です。")
   }
+  var interrupted: String { pick("Interrupted; nothing was saved.", "中断しました。何も保存していません。") }
+  var waitingForWriter: String {
+    pick(
+      "waiting for another writer… Ctrl-C to stop",
+      "ほかの書き込みを待っています… Ctrl-C で中止します")
+  }
+  func banner(_ version: String, _ name: String) -> String {
+    pick(
+      "forum \(version) — \(name). Type 'help' for commands, Ctrl-D to leave.",
+      "forum \(version) — \(name)。コマンドの一覧は 'help'、終了は Ctrl-D です。")
+  }
+  var programUsage: String {
+    pick(
+      "usage: forum [--db PATH] [--profile NAME] [--json] [--no-color] [--bail] [COMMAND …]",
+      "使い方: forum [--db パス] [--profile 名前] [--json] [--no-color] [--bail] [コマンド …]")
+  }
   var cancelled: String { pick("Cancelled; nothing was saved.", "取り消しました。何も保存していません。") }
   var deleteNeedsYes: String {
     pick(
@@ -100,8 +116,42 @@ struct Messages {
   }
 
   func usage(_ text: String) -> String { pick("usage: \(text)", "使い方: \(text)") }
-  var whichThread: String {
-    pick("which thread? e.g. show 12", "どのスレッドですか? 例: show 12")
+  func whichThread(_ example: String) -> String {
+    pick("which thread? e.g. \(example)", "どのスレッドですか? 例: \(example)")
+  }
+  var noCurrentThread: String {
+    pick(
+      "/N means a comment of the current thread, and there is none here; write 12/3",
+      "/N は現在のスレッドのコメントですが、ここには現在のスレッドがありません。12/3 のように書いてください")
+  }
+  func needsValue(_ option: String) -> String {
+    pick("\(option) needs a value", "\(option) には値が必要です")
+  }
+  func unknownOption(_ option: String) -> String {
+    pick("unknown option \(option)", "不明なオプション \(option)")
+  }
+  var nothingToContinue: String {
+    pick(
+      "nothing to continue yet: list or show a thread first",
+      "続きがありません。先に list か show を使ってください")
+  }
+  var firstPage: String { pick("This is the first page.", "最初のページです。") }
+  var imageAskAgain: String {
+    pick(
+      "Type another path, or press Enter to post without an image.",
+      "別のパスを入力するか、Enter で画像なしで投稿します。")
+  }
+  var image: String { pick("image", "画像") }
+  func noImage(_ thread: Int) -> String {
+    pick("thread #\(thread) has no image", "スレッド #\(thread) には画像がありません")
+  }
+  func saved(_ size: String, _ path: String) -> String {
+    pick("Saved \(size) to \(path).", "\(size) を \(path) に保存しました。")
+  }
+  func currentThreadGone(_ thread: Int) -> String {
+    pick(
+      "Thread #\(thread) was deleted; you have left it.",
+      "スレッド #\(thread) は削除されました。スレッドを離れました。")
   }
   var unclosedQuote: String { pick("unclosed quote", "引用符が閉じていません") }
   func notANumber(_ what: String, _ text: String) -> String {

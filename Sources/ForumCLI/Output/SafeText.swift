@@ -3,10 +3,25 @@ enum SafeText {
   /// Text from the database as it may be shown: control characters become visible symbols
   /// (ESC shows as ␛), C1 controls as U+FFFD, and bidi overrides and isolates are dropped so
   /// nothing can move the cursor, recolour the screen or reorder what a person reads.
-  /// Newlines survive only when `keepNewlines`; tabs become a space.
+  /// Newlines survive only when `keepNewlines`; tabs become a space. The line and paragraph
+  /// separators (U+2028, U+2029), which some terminals break lines at, show as ␤ and ¶.
+  /// Invisible characters are dropped so two names that look alike are alike: zero-width
+  /// spaces and joiners (a joiner stays inside an emoji sequence), and Unicode tag characters,
+  /// which can smuggle hidden ASCII (they stay only in the flag sequences they exist for).
   static func sanitize(_ text: String, keepNewlines: Bool = false) -> String {
     var out = String.UnicodeScalarView()
+    var previous: Unicode.Scalar?
+    var inFlagTags = false
     for scalar in text.unicodeScalars {
+      defer { previous = scalar }
+      if (0xE0000...0xE007F).contains(scalar.value) {
+        // A subdivision flag: U+1F3F4, tags, then U+E007F.
+        inFlagTags = inFlagTags || previous?.value == 0x1F3F4
+        if inFlagTags { out.append(scalar) }
+        if scalar.value == 0xE007F { inFlagTags = false }
+        continue
+      }
+      inFlagTags = false
       switch scalar.value {
       case 0x0A where keepNewlines: out.append(scalar)
       case 0x0A, 0x0D, 0x09: out.append(" ")
@@ -14,10 +29,21 @@ enum SafeText {
       case 0x7F: out.append("\u{2421}")
       case 0x80...0x9F: out.append("\u{FFFD}")
       case 0x200E, 0x200F, 0x061C, 0x202A...0x202E, 0x2066...0x2069: continue
+      case 0x2028: out.append("\u{2424}")
+      case 0x2029: out.append("\u{B6}")
+      case 0x200B, 0x2060...0x2064, 0xFEFF, 0x180E, 0x200C: continue
+      case 0x200D where !joinsEmoji(previous): continue
       default: out.append(scalar)
       }
     }
     return String(out)
+  }
+
+  /// A zero-width joiner after an emoji (or its variation selector or skin tone) builds an
+  /// emoji sequence; anywhere else it is an invisible character.
+  private static func joinsEmoji(_ previous: Unicode.Scalar?) -> Bool {
+    guard let previous, previous.value > 0x7F else { return false }
+    return previous.properties.isEmoji || previous.value == 0xFE0F
   }
 
   /// Cells a scalar takes: 2 for East Asian wide and fullwidth, 0 for combining marks and

@@ -2,6 +2,10 @@ import Foundation
 
 /// What we know about where output goes: a terminal or not, its width, colour, language.
 struct Terminal {
+  /// Widths and heights past this (`COLUMNS=100000000`, a huge window) are taken as this:
+  /// padding every line to the reported width must stay cheap.
+  static let maximumSize = 1000
+
   let isInteractive: Bool
   let stdoutIsTerminal: Bool
   let useColor: Bool
@@ -29,12 +33,16 @@ struct Terminal {
 
   /// Rows of the terminal (`$LINES`, or 24 when unknown), for full-size image previews.
   var height: Int {
-    windowSize().flatMap { $0.ws_row >= 5 ? Int($0.ws_row) : nil } ?? fixedHeight ?? 24
+    min(
+      windowSize().flatMap { $0.ws_row >= 5 ? Int($0.ws_row) : nil } ?? fixedHeight ?? 24,
+      Terminal.maximumSize)
   }
 
   /// Columns to fit lines into: the terminal's, `$COLUMNS`, or 80 when output is piped.
   var width: Int {
-    windowSize().flatMap { $0.ws_col >= 20 ? Int($0.ws_col) : nil } ?? fixedWidth ?? 80
+    min(
+      windowSize().flatMap { $0.ws_col >= 20 ? Int($0.ws_col) : nil } ?? fixedWidth ?? 80,
+      Terminal.maximumSize)
   }
 
   /// Asked each time, not cached: the window may have been resized since the last command.

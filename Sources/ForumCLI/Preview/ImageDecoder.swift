@@ -3,10 +3,19 @@ import Forum
 import Foundation
 
 /// Turns stored image bytes into pixels, shrunk while decoding so a 4000×3000 photo costs no
-/// more than its preview: libjpeg scales in the IDCT, libpng rows are averaged as they arrive.
+/// more than its preview: libjpeg scales in the IDCT, libwebp in its output, libpng and giflib
+/// rows are averaged as they arrive. Every decode runs under `ImageBudget`.
 enum ImageDecoder {
   /// No preview needs more pixels a side than this; it bounds the decoder's output buffer.
-  static let largestSide = 4096
+  static let largestSide = Int(CIMG_MAX_OUTPUT_SIDE)
+
+  /// The budgets the C decoders enforce while they run.
+  static var limits: cimg_limits {
+    cimg_limits(
+      max_pixels: Int64(ImageBudget.maximumPixels), max_side: Int32(ImageBudget.maximumSide),
+      max_scans: Int32(ImageBudget.maximumScans), max_buffered: Int64(ImageBudget.maximumBuffered),
+      max_seconds: ImageBudget.maximumSeconds, interrupted: nil)
+  }
 
   /// Pixels of `data`, turned upright for `orientation` and fitted within
   /// `maxWidth`×`maxHeight` (never enlarged). Throws `ImageRejection` with a one-line reason
@@ -14,6 +23,9 @@ enum ImageDecoder {
   static func decode(
     _ data: Data, format: ImageFormat, maxWidth: Int, maxHeight: Int, orientation: Int = 1
   ) throws -> RGBAImage {
+    // The container is checked first: a stored picture from an older version may be over a
+    // budget it never met (a frame bomb whose header says 1×1); it is refused without decoding.
+    _ = try ImagePreparer.prepare(data)
     // Bounds are for the upright picture; a quarter-turned one is stored the other way round.
     let sideways = (5...8).contains(orientation)
     let width = min(max(sideways ? maxHeight : maxWidth, 1), largestSide)
@@ -22,8 +34,8 @@ enum ImageDecoder {
     switch format {
     case .png: stored = try decodeInC(data, format, width, height, cimg_decode_png)
     case .jpeg: stored = try decodeInC(data, format, width, height, cimg_decode_jpeg)
-    case .gif: stored = try GIFDecoder.firstFrame([UInt8](data), maxWidth: width, maxHeight: height)
-    case .webp: throw ImageRejection(.unsupported, "no WebP decoder to preview with")
+    case .gif: stored = try decodeInC(data, format, width, height, cimg_decode_gif)
+    case .webp: stored = try decodeInC(data, format, width, height, cimg_decode_webp)
     }
     return stored.oriented(orientation)
   }
@@ -35,14 +47,14 @@ enum ImageDecoder {
   }
 
   /// Decodes every row of `image` (at a small size, which costs little) so that a picture that
-  /// would not preview is refused before it is stored. WebP passes on its container check alone.
+  /// would not preview, or not within budget, is refused before it is stored.
   static func verify(_ image: PreparedImage) throws {
-    guard image.format != .webp else { return }
     _ = try decode(image, maxWidth: 64, maxHeight: 64)
   }
 
   private typealias CDecoder = (
-    UnsafePointer<UInt8>?, Int, Int32, Int32, UnsafeMutablePointer<cimg_image>?
+    UnsafePointer<UInt8>?, Int, Int32, Int32, UnsafePointer<cimg_limits>?,
+    UnsafeMutablePointer<cimg_image>?
   ) -> Int32
 
   private static func decodeInC(
@@ -50,10 +62,11 @@ enum ImageDecoder {
   ) throws -> RGBAImage {
     var result = cimg_image()
     defer { cimg_image_free(&result) }
+    var limits = limits
     let status = data.withUnsafeBytes { raw in
       decoder(
         raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int32(maxWidth), Int32(maxHeight),
-        &result)
+        &limits, &result)
     }
     guard status == 0, let pixels = result.pixels else {
       throw ImageRejection(

@@ -143,14 +143,15 @@ final class ForumFixture {
   @discardableResult
   func run(
     _ arguments: [String], profile: String? = "alice", input: Data = Data(), lang: String = "C",
-    environment extra: [String: String] = [:], timeout: TimeInterval = 120
+    environment extra: [String: String] = [:], timeout: TimeInterval = 120,
+    database: String? = nil, directory: String? = nil
   ) throws -> RunResult {
-    var fullArguments = ["--db", db]
+    var fullArguments = database == "" ? [] : ["--db", database ?? db]
     if let profile { fullArguments += ["--profile", profile] }
     fullArguments += arguments
     return try ForumFixture.launch(
       binary, arguments: fullArguments, environment: environment(lang: lang, extra: extra),
-      input: input, timeout: timeout)
+      input: input, timeout: timeout, directory: directory)
   }
 
   /// Runs a piped script: each string one line.
@@ -177,11 +178,12 @@ final class ForumFixture {
 
   static func launch(
     _ binary: String, arguments: [String], environment: [String: String], input: Data,
-    timeout: TimeInterval
+    timeout: TimeInterval, directory: String? = nil
   ) throws -> RunResult {
     ignoreSIGPIPE
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     process.arguments = arguments
     process.environment = environment
     let stdinPipe = Pipe()

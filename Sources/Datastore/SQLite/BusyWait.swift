@@ -1,0 +1,42 @@
+import CSQLite
+import Foundation
+
+/// How a connection waits for another process's write lock: in 10 ms naps up to a limit, telling
+/// `Interrupt.onLongWait` after about a second, and giving up at once on Ctrl-C.
+enum BusyWait {
+  static let nap: Int32 = 10
+
+  /// Installs the handler; `timeout` is carried in the context pointer, as milliseconds.
+  static func install(on handle: OpaquePointer, timeout: TimeInterval) {
+    let naps = max(1, Int(timeout * 1000) / Int(nap))
+    sqlite3_busy_handler(handle, busyHandler, UnsafeMutableRawPointer(bitPattern: naps))
+  }
+}
+
+private func busyHandler(_ context: UnsafeMutableRawPointer?, _ count: Int32) -> Int32 {
+  let limit = Int(bitPattern: context)
+  if Interrupt.requested || Int(count) >= limit { return 0 }
+  if Int(count) == 1000 / Int(BusyWait.nap) { Interrupt.onLongWait?() }
+  sqlite3_sleep(BusyWait.nap)
+  return 1
+}
+
+extension Connection {
+  /// True when the file at `path` is no longer the one this connection opened: deleted, or
+  /// replaced by another (`rm`, `mv`). Writing then would go where nobody will read it.
+  var fileHasMoved: Bool {
+    var moved: Int32 = 0
+    guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK
+    else { return false }
+    return moved != 0
+  }
+
+  /// Refuses a write to a database file that was moved or deleted since it was opened.
+  func ensureFileInPlace() throws {
+    guard fileHasMoved else { return }
+    throw DatastoreError(
+      .systemError,
+      detail: "the database file \(path) was moved or deleted while forum had it open; "
+        + "nothing was written")
+  }
+}

@@ -1,0 +1,91 @@
+import Datastore
+import Forum
+import Foundation
+
+/// The prompt at a terminal, or a script read from a pipe: one line, one command.
+struct CommandLoop {
+  let session: Session
+  let input: LineInput
+  let options: GlobalOptions
+
+  /// Runs to the end of input, `quit`, or (with `--bail`) a script's first failure; returns the
+  /// exit status: a script's first failure's, 0 otherwise.
+  func run() -> Int32 {
+    let editor = input as? LineEditor
+    if let editor {
+      editor.completions = { session.completions(for: $0) }
+      print(
+        session.messages.banner(ForumMain.version, SafeText.sanitize(session.board.me.displayName)))
+    }
+    var status: Int32 = 0
+    while true {
+      // New comments in the current thread appear while the command prompt waits, not while a
+      // draft or a confirmation is being typed.
+      editor?.idle = { session.newCommentsInCurrentThread() }
+      let event = input.readLine(prompt: session.prompt, history: true, completion: .commands)
+      editor?.idle = nil
+      let commandLine = input.isInteractive ? nil : input.lineNumber
+      do {
+        switch event {
+        case .endOfInput: return status
+        case .interrupted: continue
+        case .tooLong:
+          throw DatastoreError(
+            .invalid, field: "line",
+            detail:
+              "the line is longer than \(PipedInput.maximumLine / 1_048_576) MB; it was skipped")
+        case .line(let bytes):
+          let text = try decodeUTF8(bytes, field: "line")
+          let words = CommandWords(line: text)
+          if let first = words.first, first.hasPrefix("#"), Int(first.dropFirst()) == nil {
+            continue  // a comment line in a script: `# …` or `#…`, but not `#12`
+          }
+          if session.atPrompt { session.leaveCurrentThreadIfGone() }
+          Interrupt.clear()
+          if try session.execute(words) == .quit { return status }
+          if Interrupt.requested { throw CLIError.interrupted }
+        }
+      } catch {
+        var error = CLIError(error)
+        if Interrupt.requested {
+          Interrupt.clear()
+          error = .interrupted  // a lock wait or a decode gave up because of Ctrl-C
+        }
+        if input.isInteractive, case .cancelled = error {
+          print(session.messages.cancelled)
+          continue
+        }
+        if input.isInteractive, case .interrupted = error {
+          print("\n" + session.messages.interrupted)  // below the terminal's own "^C"
+          continue
+        }
+        // The line that made the command fail: a bad draft line, the title line, or the
+        // command's own line when what it read was fine.
+        var line = commandLine
+        if commandLine != nil {
+          line = session.failureLine ?? input.lineNumber
+          if session.pendingDraft.isEmpty && session.failureLine == nil
+            && input.lineNumber > (commandLine ?? 0) && !isAnswerError(error)
+          {
+            line = commandLine
+          }
+        }
+        session.skipPendingDraft()
+        let code = ForumMain.report(
+          error, json: session.jsonErrors, line: line, japanese: session.terminal.japanese)
+        if !input.isInteractive {
+          status = status == 0 ? code : status
+          if options.bail { return status }
+        }
+      }
+    }
+  }
+
+  /// Refusals of a single answer (the title) name the answer's line.
+  private func isAnswerError(_ error: CLIError) -> Bool {
+    if case .datastore(let error) = error, error.field == "title" || error.field == "input" {
+      return true
+    }
+    return false
+  }
+}

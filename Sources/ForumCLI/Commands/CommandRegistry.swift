@@ -1,0 +1,89 @@
+/// Every command, in the order help lists them, and what is made from their declarations:
+/// lookup with suggestions, the overview, one command's help.
+enum CommandRegistry {
+  static let all: [any ForumCommand.Type] = [
+    ListCommand.self, ShowCommand.self, NextCommand.self, PreviousCommand.self,
+    NewCommand.self, CommentCommand.self, DeleteCommand.self, ImageCommand.self,
+    WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self, QuitCommand.self,
+  ]
+
+  static var names: [String] { all.map { $0.info.name } }
+
+  /// The command `word` names, or its alias.
+  static func named(_ word: String) -> (any ForumCommand.Type)? {
+    let word = word.lowercased()
+    return all.first { $0.info.name == word || $0.info.aliases.contains(word) }
+  }
+
+  /// The command `word` names; a usage error suggesting the nearest command otherwise.
+  static func lookup(_ word: String, messages: Messages) throws -> any ForumCommand.Type {
+    guard let command = named(word) else {
+      throw CLIError.usage(
+        messages.unknownCommand(SafeText.sanitize(word), suggestion: suggestion(for: word)))
+    }
+    return command
+  }
+
+  /// What `help [TOPIC]` prints, fitted to `width` columns.
+  static func help(topic: String?, japanese: Bool, width: Int) throws -> String {
+    guard let topic else { return overview(japanese: japanese, width: width) }
+    return try lookup(topic, messages: Messages(japanese: japanese)).info.help(
+      japanese: japanese, width: width)
+  }
+
+  /// One line a command (wrapped under its usage when the terminal is narrow), then the
+  /// global options.
+  static func overview(japanese: Bool, width: Int) -> String {
+    let infos = all.map { $0.info }
+    let usageWidth = infos.map { SafeText.width($0.usage) }.max() ?? 0
+    var lines = [japanese ? "コマンド:" : "Commands:"]
+    let summaryWidth = width - usageWidth - 4
+    for info in infos {
+      let summary = info.summary.text(japanese: japanese)
+      if summaryWidth >= 24 {
+        let wrapped = SafeText.wrap(summary, to: summaryWidth)
+        lines.append("  " + SafeText.pad(info.usage, to: usageWidth) + "  " + wrapped[0])
+        for more in wrapped.dropFirst() {
+          lines.append(String(repeating: " ", count: usageWidth + 4) + more)
+        }
+      } else {
+        lines.append("  " + info.usage)
+        lines += SafeText.wrap(summary, to: max(20, width - 6)).map { "      " + $0 }
+      }
+    }
+    lines.append("")
+    let options =
+      japanese
+      ? "オプション: --db パス, --profile 名前, --json, --no-color, --bail, "
+        + "--images auto|kitty|iterm|blocks|none, --no-pager"
+      : "Options: --db PATH, --profile NAME, --json, --no-color, --bail, "
+        + "--images auto|kitty|iterm|blocks|none, --no-pager"
+    lines += SafeText.wrap(options, to: max(20, width))
+    return lines.joined(separator: "\n")
+  }
+
+  /// The command nearest to a mistyped word, if any is close.
+  static func suggestion(for word: String) -> String? {
+    let scored = names.map { ($0, editDistance($0, word.lowercased())) }
+    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, word.count / 2) else {
+      return names.first { $0.hasPrefix(word.lowercased()) && !word.isEmpty }
+    }
+    return best.0
+  }
+
+  private static func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    var row = Array(0...b.count)
+    for i in 1...max(a.count, 1) where !a.isEmpty {
+      var previous = row[0]
+      row[0] = i
+      for j in stride(from: 1, through: b.count, by: 1) {
+        let saved = row[j]
+        row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+        previous = saved
+      }
+    }
+    return row[b.count]
+  }
+}

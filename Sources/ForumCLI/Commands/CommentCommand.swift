@@ -1,0 +1,45 @@
+import Forum
+
+/// `comment`: prose for a thread, from the rest of the line or from lines up to a `.`.
+enum CommentCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "comment", aliases: ["c"], usage: "comment [THREAD] [TEXT]",
+    summary: Localized(
+      "comment on a thread (the current one at the prompt)", "スレッドにコメント (プロンプトでは現在のスレッド)"),
+    details: Localized(
+      "The rest of the line is the text, exactly as typed. Inside a thread at the prompt "
+        + "`comment TEXT` posts to it, whatever TEXT starts with; `comment #12 TEXT` posts to "
+        + "#12. Without TEXT, reads lines until a line holding a single `.`; `\\e` on a line of "
+        + "its own opens $VISUAL or $EDITOR.",
+      "行の残りがそのまま本文です。プロンプトで現在のスレッドにいるときは、`comment 本文` は"
+        + "何で始まってもそのスレッドへの投稿です。`comment #12 本文` は #12 への投稿です。"
+        + "本文がなければ「.」だけの行まで読みます。`\\e` だけの行で $VISUAL か $EDITOR を開きます。"),
+    arguments: 0...1, text: .afterThread, completion: .threads)
+
+  static func draftParts(_ words: CommandWords) -> [DraftPart] {
+    var rough = words.roughWords.dropFirst().drop { $0 == "--json" || $0 == "--no-color" }
+    if let first = rough.first, Invocation.isThreadWord(first, bareNumber: true) {
+      rough = rough.dropFirst()
+    }
+    return rough.isEmpty ? [.block] : []
+  }
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    let number = try session.threadArgument(invocation, example: "comment 12 TEXT")
+    _ = try session.board.thread(number)  // the thread exists and may be read: ask for text
+    var text = invocation.text ?? ""
+    if text.isEmpty { text = try session.draft(session.messages.commentPrompt) }
+    let comment = try session.board.addComment(to: number, text: text)
+    if number == session.currentThread, let seen = session.newestSeenComment,
+      seen == comment.number - 1
+    {
+      session.newestSeenComment = comment.number  // nothing else arrived: no need to echo it
+    }
+    if session.json {
+      session.emit(comment.json)
+    } else {
+      print(session.messages.posted("\(number)/\(comment.number)"))
+    }
+    return .next
+  }
+}

@@ -1,0 +1,40 @@
+import Datastore
+import Forum
+
+/// `image`: a thread's image drawn large, or its stored bytes saved to a file or stdout.
+enum ImageCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "image", usage: "image THREAD [--save PATH|- [--force]]",
+    summary: Localized(
+      "show a thread's image large, or save it to disk", "スレッドの画像を大きく表示、または保存"),
+    details: Localized(
+      "--save writes the stored bytes exactly; an existing file is kept unless --force. "
+        + "--save - writes them to standard output.",
+      "--save は保存されたバイトをそのまま書き出します。既存のファイルは --force がなければ"
+        + "上書きしません。--save - は標準出力に書きます。"),
+    options: ["save"], flags: ["force"], arguments: 0...1, completion: .threads)
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    let number = try session.threadArgument(invocation, example: "image 12")
+    let thread = try session.board.thread(number)
+    guard thread.image != nil else {
+      throw DatastoreError(.notFound, detail: session.messages.noImage(number))
+    }
+    guard let path = invocation.options["save"] else {
+      session.printLines(session.imageBlock(for: thread, large: true))
+      return .next
+    }
+    let bytes = try session.board.imageBytes(of: thread)
+    if path == "-" {
+      try ImageAttachment.writeToStandardOutput(bytes)
+      return .next
+    }
+    try ImageAttachment.save(bytes, to: path, overwrite: invocation.flags.contains("force"))
+    if session.json {
+      session.emit(.object(["saved": .string(path), "fileSize": .int(Int64(bytes.count))]))
+    } else {
+      print(session.messages.saved(ImageFile.formatSize(bytes.count), SafeText.sanitize(path)))
+    }
+    return .next
+  }
+}

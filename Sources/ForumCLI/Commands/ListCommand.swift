@@ -1,0 +1,46 @@
+import Forum
+
+/// `list`: threads by latest activity, a page at a time.
+enum ListCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "list", aliases: ["ls"], usage: "list [--page N|last]",
+    summary: Localized(
+      "threads, most recent activity first, 20 a page",
+      "スレッドの一覧 (新しい順、1 ページ 20 件)"),
+    details: Localized(
+      "Shows number, title, the start of the description, author, comment count, age, "
+        + "and ▣ when the thread has an image. Your own threads are marked ●. "
+        + "`next` and `prev` turn the page.",
+      "番号、タイトル、本文の冒頭、投稿者、コメント数、経過時間を表示します。画像付きは ▣、"
+        + "自分のスレッドは ● です。`next` と `prev` でページを移ります。"),
+    options: ["page"])
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    let page: Int
+    if invocation.options["page"] == "last" {
+      page = Board.lastPage(commentCount: try session.board.threadCount())
+    } else {
+      page = try session.pageNumber(invocation, last: 1)
+    }
+    try show(page: page, in: session)
+    return .next
+  }
+
+  /// Prints page `page` of the list; a page past the end is "not found".
+  static func show(page: Int, in session: Session) throws {
+    let threads = try session.board.threads(page: page)
+    if threads.items.isEmpty && page > 1 {
+      throw CLIError.notFound(session.messages.pastTheEnd(page, "list --page last"))
+    }
+    session.lastListing = .threads(page: page)
+    if session.json {
+      session.emit(.object(["results": .array(threads.items.map(\.json))]))
+      return
+    }
+    // Counting costs a walk of the index: only when there is more than one page.
+    let pages =
+      page == 1 && !threads.hasMore
+      ? 1 : Board.lastPage(commentCount: try session.board.threadCount())
+    session.printLines(session.renderer.threadList(threads, pages: pages))
+  }
+}

@@ -1,0 +1,79 @@
+import Datastore
+import Forum
+import Foundation
+
+/// `new`: posts a thread, asking for what the line did not give.
+enum NewCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "new", usage: "new [--title T] [--description D] [--image PATH]",
+    summary: Localized("post a thread; asks for what is missing", "スレッドを投稿 (足りないものは尋ねます)"),
+    details: Localized(
+      "The description ends with a line holding a single `.`; `\\e` on a line of its own opens "
+        + "$VISUAL or $EDITOR. The image may be PNG, JPEG, GIF or WebP up to 5 MB; location and "
+        + "camera data are removed before storing. In a script `new` reads the title line and "
+        + "the description up to `.`; an image comes only with --image.",
+      "本文は「.」だけの行で終わります。`\\e` だけの行で $VISUAL か $EDITOR を開きます。"
+        + "画像は 5 MB までの PNG、JPEG、GIF、WebP で、位置情報やカメラ情報は保存前に削除します。"
+        + "スクリプトではタイトルの行と「.」までの本文を読みます。画像は --image でのみ付けられます。"),
+    options: ["title", "description", "image"])
+
+  static func draftParts(_ words: CommandWords) -> [DraftPart] {
+    let rough = words.roughWords
+    func has(_ option: String) -> Bool {
+      rough.contains { $0 == option || $0.hasPrefix(option + "=") }
+    }
+    if has("--title") { return [] }
+    return has("--description") ? [.line] : [.line, .block]
+  }
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    let messages = session.messages
+    let givenTitle = invocation.options["title"]
+    let title = try givenTitle ?? session.ask(messages.titlePrompt)
+    _ = try PostRules.title(title)  // refuse a bad title before asking for more
+    let description: String
+    if let given = invocation.options["description"] {
+      description = given
+    } else if givenTitle != nil && !session.input.isInteractive && !session.oneShot {
+      description = ""  // a script line that gives the title is complete
+    } else {
+      description = try session.draft(messages.descriptionPrompt)
+    }
+    _ = try PostRules.description(description)
+    var image: PreparedImage?
+    if let path = invocation.options["image"] {
+      image = try ImageAttachment.load(path: path, limit: session.board.store.fileSizeLimit)
+    } else if givenTitle == nil && session.input.isInteractive {
+      image = try askForImage(in: session)
+    }
+    let thread = try session.board.createThread(
+      title: title, description: description, image: image)
+    if session.json {
+      session.emit(thread.json)
+    } else {
+      print(messages.posted("#\(thread.number)"))
+    }
+    return .next
+  }
+
+  /// Asks for an image path until one attaches or the answer is empty; a refused path is said
+  /// and asked again, so the title and description typed so far are never lost.
+  static func askForImage(in session: Session) throws -> PreparedImage? {
+    while true {
+      let answer: String
+      do {
+        answer = try session.ask(session.messages.imagePrompt, completion: .paths)
+      } catch CLIError.cancelled where !session.input.isInteractive {
+        return nil
+      }
+      guard let path = ImageAttachment.typedPath(answer) else { return nil }
+      do {
+        return try ImageAttachment.load(path: path, limit: session.board.store.fileSizeLimit)
+      } catch {
+        ForumMain.report(
+          CLIError(error), json: false, line: nil, japanese: session.terminal.japanese)
+        print(session.style.dim(session.messages.imageAskAgain))
+      }
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import Forum
+
+/// `whoami`: who you are on this board, and where it lives.
+enum WhoamiCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "whoami", usage: "whoami",
+    summary: Localized(
+      "your display name, user id, profile and database", "表示名、ユーザー ID、プロファイル、データベース"))
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    let board = session.board
+    if session.json {
+      session.emit(board.me.json)
+      return .next
+    }
+    print(
+      "\(session.style.mine(SafeText.sanitize(board.me.displayName))) (\(board.me.userName))")
+    print("user id:  \(board.me.objectId)")
+    print("profile:  \(board.profileName) (\(SafeText.sanitize(board.profilePath)))")
+    print("database: \(SafeText.sanitize(board.store.path))")
+    return .next
+  }
+}
+
+/// `name`: the rest of the line becomes your display name.
+enum NameCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "name", usage: "name NEW_NAME",
+    summary: Localized(
+      "set your display name (1 to 40 characters), exactly as typed",
+      "表示名を設定 (1〜40 文字、入力どおり)"),
+    text: .rest)
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    guard let text = invocation.text, !text.isEmpty else {
+      throw CLIError.usage(session.messages.usage(info.usage))
+    }
+    let user = try session.board.rename(to: text)
+    if session.json {
+      session.emit(user.json)
+    } else {
+      print(session.messages.renamed(SafeText.sanitize(user.displayName)))
+    }
+    return .next
+  }
+}
+
+/// `leave`: ends the current thread at the prompt.
+enum LeaveCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "leave", aliases: ["back"], usage: "leave",
+    summary: Localized("leave the current thread", "現在のスレッドを離れる"))
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    session.currentThread = nil
+    return .next
+  }
+}
+
+/// `help`: the list of commands, or one in detail.
+enum HelpCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "help", aliases: ["?"], usage: "help [COMMAND]",
+    summary: Localized("this list, or one command in detail", "この一覧、またはコマンドの詳細"),
+    arguments: 0...1)
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    print(
+      try CommandRegistry.help(
+        topic: invocation.positionals.first, japanese: session.terminal.japanese,
+        width: session.terminal.width))
+    return .next
+  }
+}
+
+/// `quit`: leaves the prompt or ends a script.
+enum QuitCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "quit", aliases: ["exit", "q"], usage: "quit",
+    summary: Localized("leave (Ctrl-D does too)", "終了 (Ctrl-D でも)"))
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    .quit
+  }
+}

@@ -1,0 +1,90 @@
+import Forum
+
+/// `show`: a thread with its image and comments; at the prompt it becomes the current thread.
+enum ShowCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "show", aliases: ["open"], usage: "show THREAD [--page N|last]",
+    summary: Localized(
+      "a thread with its image and comments, 20 a page",
+      "スレッドを画像とコメント付きで表示 (1 ページ 20 件)"),
+    details: Localized(
+      "THREAD is a number like 12 or #12. At the prompt it becomes the current thread: "
+        + "`comment TEXT` posts to it, `/3` is its comment 3, new comments in it appear as "
+        + "they arrive, and `leave` ends it. Scripts have no current thread.",
+      "THREAD は 12 や #12 のような番号です。プロンプトでは現在のスレッドになり、"
+        + "`comment 本文` はそこへ投稿し、`/3` はそのコメント 3 を指し、新しいコメントが届くと"
+        + "表示されます。`leave` で離れます。スクリプトに現在のスレッドはありません。"),
+    options: ["page"], arguments: 0...1, completion: .threads)
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    let number = try session.threadArgument(invocation, example: "show 12")
+    let thread = try session.board.thread(number)
+    let last = Board.lastPage(commentCount: thread.commentCount)
+    try show(thread, page: try session.pageNumber(invocation, last: last), in: session)
+    return .next
+  }
+
+  /// Prints page `page` of `thread`'s comments (its head on the first page).
+  static func show(_ thread: ForumThread, page: Int, in session: Session) throws {
+    let last = Board.lastPage(commentCount: thread.commentCount)
+    if page > last {
+      throw CLIError.notFound(
+        session.messages.pastTheEnd(page, "show \(thread.number) --page \(last)"))
+    }
+    let comments = try session.board.comments(of: thread, page: page)
+    if session.atPrompt {
+      session.currentThread = thread.number
+      session.newestSeenComment = thread.lastCommentNumber
+    }
+    session.lastListing = .thread(number: thread.number, page: page)
+    if session.json {
+      session.emit(
+        .object([
+          "thread": thread.json, "results": .array(comments.items.map(\.json)),
+          "count": .int(Int64(thread.commentCount)),
+        ]))
+      return
+    }
+    let image = page == 1 ? session.imageBlock(for: thread, large: false) : []
+    session.printLines(session.renderer.threadHeader(thread, image: image))
+    session.printLines(session.renderer.comments(comments, of: thread))
+  }
+}
+
+/// `next` and `prev`: the following or preceding page of the last listing or thread shown.
+enum NextCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "next", aliases: ["n"], usage: "next",
+    summary: Localized(
+      "the next page of the last list or thread shown", "直前の一覧かスレッドの次のページ"))
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    try turnPage(by: 1, in: session)
+    return .next
+  }
+
+  static func turnPage(by step: Int, in session: Session) throws {
+    switch session.lastListing {
+    case nil:
+      throw CLIError.usage(session.messages.nothingToContinue)
+    case .threads(let page):
+      guard page + step >= 1 else { throw CLIError.notFound(session.messages.firstPage) }
+      try ListCommand.show(page: page + step, in: session)
+    case .thread(let number, let page):
+      guard page + step >= 1 else { throw CLIError.notFound(session.messages.firstPage) }
+      try ShowCommand.show(session.board.thread(number), page: page + step, in: session)
+    }
+  }
+}
+
+enum PreviousCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "prev", aliases: ["previous", "p"], usage: "prev",
+    summary: Localized(
+      "the previous page of the last list or thread shown", "直前の一覧かスレッドの前のページ"))
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    try NextCommand.turnPage(by: -1, in: session)
+    return .next
+  }
+}

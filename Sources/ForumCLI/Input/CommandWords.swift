@@ -1,0 +1,67 @@
+/// A command as it arrived: a line typed or read from a script, or the words the shell passed.
+/// Each word keeps the text from its start to the end of the line, so a command whose last
+/// argument is prose can take that prose byte for byte.
+struct CommandWords {
+  struct Word {
+    /// The word with quotes and backslashes resolved; nil when its quote is never closed.
+    let value: String?
+    /// The line from this word's first character to its end, untouched.
+    let rest: String
+  }
+
+  let words: [Word]
+
+  /// Splits a line the way a shell does for simple cases: blanks separate, 'single' and
+  /// "double" quotes group, a backslash escapes the next character. An unclosed quote makes
+  /// the last word, whose value is nil (only an error where a word, not prose, is expected).
+  init(line: String) {
+    var words: [Word] = []
+    var index = line.startIndex
+    while index < line.endIndex {
+      while index < line.endIndex, line[index] == " " || line[index] == "\t" {
+        index = line.index(after: index)
+      }
+      guard index < line.endIndex else { break }
+      let start = index
+      var value = ""
+      var quote: Character?
+      var escaped = false
+      while index < line.endIndex {
+        let character = line[index]
+        if escaped {
+          value.append(character)
+          escaped = false
+        } else if character == "\\" && quote != "'" {
+          escaped = true
+        } else if let open = quote {
+          if character == open { quote = nil } else { value.append(character) }
+        } else if character == "'" || character == "\"" {
+          quote = character
+        } else if character == " " || character == "\t" {
+          break
+        } else {
+          value.append(character)
+        }
+        index = line.index(after: index)
+      }
+      if escaped { value.append("\\") }
+      words.append(Word(value: quote == nil ? value : nil, rest: String(line[start...])))
+    }
+    self.words = words
+  }
+
+  /// The shell already split these; prose made of several of them is joined with one space.
+  init(arguments: [String]) {
+    words = arguments.indices.map {
+      Word(value: arguments[$0], rest: arguments[$0...].joined(separator: " "))
+    }
+  }
+
+  var first: String? { words.first?.value }
+
+  /// The words split on blanks alone, quotes ignored: for deciding, without failing, which
+  /// lines a command would read.
+  var roughWords: [String] {
+    words.first?.rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) ?? []
+  }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+@testable import Datastore
+
+extension ForumFixture {
+  /// Every row the fixture's database keeps, as text: equal fingerprints mean nothing was
+  /// written (the same check as the Datastore tests').
+  func fingerprint() throws -> [String] {
+    let store = try openStore()
+    let storage = try #require(store.storage as? SQLiteStorage)
+    let queries: [(sql: String, columns: Int32)] = [
+      ("SELECT class, objectId, createDate, updateDate, readers, writers, data FROM objects", 7),
+      ("SELECT name, mimeType, fileSize, hex(data) FROM files", 4),
+      ("SELECT name, value FROM counters", 2),
+    ]
+    var rows: [String] = []
+    for (sql, columns) in queries {
+      rows.append(sql)
+      rows += try storage.connection.prepare(sql + " ORDER BY 1, 2").rows { row in
+        try (0..<columns).map { try row.text($0) ?? "NULL" }.joined(separator: "|")
+      }
+    }
+    return rows
+  }
+}
