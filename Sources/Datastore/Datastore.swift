@@ -11,12 +11,14 @@ public final class Datastore {
   let storage: any Storage
 
   public static let defaultFileSizeLimit = 5 * 1024 * 1024
+  /// Thirty days.
+  public static let defaultSessionLifetime: Double = 30 * 24 * 3600
 
   /// Opens the database at `path`, creating it and its schema when missing, and makes sure the
   /// given indexes exist.
   public init(
     path: String, indexes: [IndexSpec] = [], fileSizeLimit: Int = Datastore.defaultFileSizeLimit,
-    sessionLifetime: TimeInterval = 30 * 24 * 3600
+    sessionLifetime: TimeInterval = Datastore.defaultSessionLifetime
   ) throws {
     guard !path.isEmpty else { throw DatastoreError.empty("database path") }
     self.path = path

@@ -24,10 +24,11 @@ public struct User: Equatable, Sendable {
   }
 }
 
-/// A logged-in user with the session token that proves it.
+/// A logged-in user with the session token that proves it and the principals it acts with.
 public struct Login: Sendable {
   public let user: User
   public let sessionToken: String
+  public let principals: Principals
 }
 
 extension Datastore {
@@ -56,7 +57,9 @@ extension Datastore {
       try storage.insertSession(token: token, userId: object.objectId, expiresAt: expires)
       return Login(
         user: User(object: try master.get(User.className, objectId: object.objectId)),
-        sessionToken: token)
+        sessionToken: token,
+        principals: Principals(
+          userId: object.objectId, roles: try storage.roles(of: object.objectId)))
     }
   }
 

@@ -16,6 +16,23 @@ public final class Board {
   static let commentClass = "Comment"
   static let threadSequence = "threadNumber"
 
+  /// The board's bookkeeping, enforced by the engine (see `EngineRules`): threads are numbered from
+  /// the `threadNumber` sequence and belong to their author; comments belong to their author and
+  /// to a thread, which numbers them, counts them, takes its last activity from them, lends them
+  /// its readers and takes them (and its image file) along when deleted.
+  public static let rules = EngineRules(
+    sequences: [SequenceRule(className: threadClass, field: "number", sequence: threadSequence)],
+    owners: [
+      OwnerRule(className: threadClass, field: "user"),
+      OwnerRule(className: commentClass, field: "user"),
+    ],
+    children: [
+      ChildRule(
+        childClass: commentClass, parentField: "thread", parentClass: threadClass,
+        numberField: "number", lastNumberField: "lastCommentNumber", countField: "commentCount",
+        activityField: "lastActivity", fileField: "fileName")
+    ])
+
   /// The indexes the board's listings walk, so that no listing scans the class.
   public static let indexes = [
     IndexSpec(className: threadClass, fields: ["lastActivity"]),

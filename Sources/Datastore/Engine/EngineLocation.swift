@@ -1,0 +1,36 @@
+/// Which engine a `--db` location names.
+public enum EngineKind: Equatable, Sendable {
+  /// A file path (the default): the embedded SQLite engine.
+  case sqlite
+  /// A libpq connection URI (`postgresql://…` or `postgres://…`).
+  case postgres
+
+  /// `postgresql://` or `postgres://` (scheme in any case) is PostgreSQL; anything else is a path.
+  public init(location: String) {
+    let lowered = location.prefix(13).lowercased()
+    self =
+      lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") ? .postgres : .sqlite
+  }
+}
+
+extension Datastore {
+  /// Opens the datastore at `location` with the engine it names (see `EngineKind`), ready for
+  /// `rules` and `indexes` (`DatastoreEngine.prepare`). The one way Forum and ForumCLI open a
+  /// database.
+  public static func open(
+    _ location: String, rules: EngineRules = EngineRules(), indexes: [IndexSpec] = [],
+    fileSizeLimit: Int = Datastore.defaultFileSizeLimit,
+    sessionLifetime: Double = Datastore.defaultSessionLifetime
+  ) throws -> Datastore {
+    try rules.validate()
+    switch EngineKind(location: location) {
+    case .sqlite:
+      return try Datastore(
+        path: location, indexes: indexes, fileSizeLimit: fileSizeLimit,
+        sessionLifetime: sessionLifetime)
+    case .postgres:
+      _ = try makePostgresEngine(uri: location)
+      throw DatastoreError(.systemError, detail: "the PostgreSQL engine is not ready")
+    }
+  }
+}
