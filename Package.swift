@@ -44,7 +44,8 @@ let package = Package(
 
     .testTarget(name: "DatastoreTests", dependencies: ["Datastore", "PostgresTestCluster"]),
     .testTarget(
-      name: "ForumTests", dependencies: ["Forum", "Datastore", "HostileImages", "PostgresTestCluster"]),
+      name: "ForumTests",
+      dependencies: ["Forum", "Datastore", "HostileImages", "PostgresTestCluster"]),
     .testTarget(
       name: "ForumCLITests",
       dependencies: ["ForumCLI", "Forum", "Datastore", "HostileImages", "PostgresTestCluster"]),

@@ -104,6 +104,9 @@ final class PostgresConnection {
     }
   }
 
+  /// True inside `transaction`.
+  var inTransaction: Bool { transactionDepth > 0 }
+
   /// True when the server closed the connection (it restarted, or an administrator ended it).
   var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
 

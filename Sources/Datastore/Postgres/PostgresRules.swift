@@ -23,6 +23,35 @@ struct PostgresRules: Equatable {
     let extraWriters: [String]
   }
 
+  init(
+    sequences: [Sequence] = [], owners: [Owner] = [], children: [Child] = [],
+    managedFields: [String: [String]] = [:]
+  ) {
+    self.sequences = sequences
+    self.owners = owners
+    self.children = children
+    self.managedFields = managedFields
+  }
+
+  /// The Datastore's rules, as the triggers need them.
+  init(_ rules: EngineRules) {
+    sequences = rules.sequences.map {
+      Sequence(className: $0.className, field: $0.field, sequence: $0.sequence)
+    }
+    owners = rules.owners.map {
+      Owner(
+        className: $0.className, pointerField: $0.field,
+        extraWriters: $0.additionalWriters.sorted())
+    }
+    children = rules.children.map {
+      Child(
+        childClass: $0.childClass, pointerField: $0.parentField, parentClass: $0.parentClass,
+        numberField: $0.numberField, countField: $0.countField,
+        lastNumberField: $0.lastNumberField, activityField: $0.activityField,
+        fileField: $0.fileField)
+    }
+  }
+
   struct Child: Equatable {
     let childClass: String
     /// The child's pointer to its parent.
@@ -98,8 +127,8 @@ struct PostgresRules: Equatable {
     LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
-      IF forum.is_bookkeeping() THEN RETURN NEW; END IF;
       NEW.update_date := greatest(forum.now_ms(), OLD.update_date);
+      IF forum.is_bookkeeping() THEN RETURN NEW; END IF;
     \(guardBody)
       RETURN NEW;
     END
@@ -164,7 +193,9 @@ struct PostgresRules: Equatable {
   private var guardBody: String {
     var sql = ""
     for className in classes {
-      let fields = managed(className)
+      var fields = managed(className)
+      // A parent's file is named when it is created and never changes.
+      fields += children.filter { $0.parentClass == className }.compactMap(\.fileField)
       var lines = [
         "    NEW.data := (NEW.data - \(PostgresRules.array(fields)))"
           + " || jsonb_strip_nulls(jsonb_build_object("
@@ -174,10 +205,21 @@ struct PostgresRules: Equatable {
       if children.contains(where: { $0.childClass == className }) {
         lines.append("    NEW.readers := OLD.readers;")
       }
-      if owners.contains(where: { $0.className == className }) || className == User.className {
+      for rule in owners where rule.className == className {
+        let author = "(OLD.data->\(PostgresRules.literal(rule.pointerField))->>'objectId')"
+        lines.append(
+          """
+              IF NEW.writers IS DISTINCT FROM OLD.writers AND NOT (NEW.writers @> ARRAY[\(author)]
+                 AND NEW.writers <@ (ARRAY[\(author)] || \(PostgresRules.array(rule.extraWriters)))) THEN
+                RAISE EXCEPTION USING ERRCODE = 'FA403',
+                  MESSAGE = 'the writers of a \(className) are its author';
+              END IF;
+          """)
+      }
+      if className == User.className {
+        lines.append("    NEW.readers := OLD.readers;")
         lines.append("    NEW.writers := OLD.writers;")
       }
-      if className == User.className { lines.append("    NEW.readers := OLD.readers;") }
       sql += "  IF OLD.class = \(PostgresRules.literal(className)) THEN\n"
       sql += lines.joined(separator: "\n") + "\n  END IF;\n"
     }
@@ -215,6 +257,21 @@ struct PostgresRules: Equatable {
           """)
       }
       for rule in children where rule.parentClass == className {
+        if let file = rule.fileField.map(PostgresRules.literal) {
+          lines.append(
+            """
+                IF NEW.data ? \(file) THEN
+                  IF NOT EXISTS (SELECT 1 FROM forum.files WHERE name = NEW.data->>\(file)
+                                 AND readers && forum.principals()) THEN
+                    RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+                  END IF;
+                  IF NOT EXISTS (SELECT 1 FROM forum.files WHERE name = NEW.data->>\(file)
+                                 AND writers && forum.principals()) THEN
+                    RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'No access with ACL.';
+                  END IF;
+                END IF;
+            """)
+        }
         lines.append(
           "    NEW.data := NEW.data || jsonb_build_object("
             + "\(PostgresRules.literal(rule.countField)), 0, "

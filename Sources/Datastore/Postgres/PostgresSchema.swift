@@ -97,6 +97,11 @@ enum PostgresSchema {
         INSERT INTO forum.meta(key, value) VALUES ('schema_version', $1), ('rules', $2)
         ON CONFLICT (key) DO UPDATE SET value = excluded.value
         """, [.text(String(steps.count)), .text(rules.fingerprint)])
+      try connection.execute(
+        """
+        INSERT INTO forum.meta(key, value) VALUES ('board_id', forum.random_id(16))
+        ON CONFLICT (key) DO NOTHING
+        """)
     }
   }
 
