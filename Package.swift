@@ -41,11 +41,18 @@ let package = Package(
 
     // The throwaway PostgreSQL cluster every test target shares (started once per test process).
     .target(name: "PostgresTestCluster"),
-
-    .testTarget(name: "DatastoreTests", dependencies: ["Datastore", "PostgresTestCluster"]),
+    // The engines the Datastore and Board suites are parameterized over.
+    .target(
+      name: "EngineTestSupport", dependencies: ["Datastore", "PostgresTestCluster"],
+      path: "Tests/EngineTestSupport"),
+    .testTarget(
+      name: "DatastoreTests",
+      dependencies: ["Datastore", "EngineTestSupport", "PostgresTestCluster"]),
     .testTarget(
       name: "ForumTests",
-      dependencies: ["Forum", "Datastore", "HostileImages", "PostgresTestCluster"]),
+      dependencies: [
+        "Forum", "Datastore", "HostileImages", "EngineTestSupport", "PostgresTestCluster",
+      ]),
     .testTarget(
       name: "ForumCLITests",
       dependencies: ["ForumCLI", "Forum", "Datastore", "HostileImages", "PostgresTestCluster"]),

@@ -102,7 +102,8 @@ public final class PostgresTestCluster: @unchecked Sendable {
     let owner = uniqueName("owner")
     let database = uniqueName("board")
     let password = PostgresTestCluster.randomPassword()
-    try admin("CREATE ROLE \(owner) LOGIN PASSWORD '\(password)'")
+    // CREATEROLE: the owner makes the board's `forum_role_*` roles and grants them.
+    try admin("CREATE ROLE \(owner) LOGIN CREATEROLE PASSWORD '\(password)'")
     try admin("CREATE DATABASE \(database) OWNER \(owner)")
     var roles: [String: PostgresTestRole] = [:]
     for member in members {

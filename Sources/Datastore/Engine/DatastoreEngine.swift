@@ -33,6 +33,10 @@ public protocol DatastoreEngine: AnyObject {
   /// profile keeps one secret per board id, so one leaked board never gives away another.
   var boardId: String { get }
 
+  /// The rules in force: those recorded in the database (SQLite: installed by the last `prepare`
+  /// with rules; PostgreSQL: by `forum init`), whoever opened it.
+  var rules: EngineRules { get }
+
   /// The engine's clock: milliseconds since 1970, UTC.
   func now() throws -> Int64
 

@@ -23,14 +23,24 @@ extension Datastore {
     sessionLifetime: Double = Datastore.defaultSessionLifetime
   ) throws -> Datastore {
     try rules.validate()
+    return try Datastore(
+      engine: try engine(for: location), rules: rules, indexes: indexes,
+      fileSizeLimit: fileSizeLimit, sessionLifetime: sessionLifetime)
+  }
+
+  /// `forum init`: creates or migrates the schema at `location` and installs `rules` and
+  /// `indexes` (`DatastoreEngine.install`; on PostgreSQL run as the database owner).
+  public static func initialize(
+    _ location: String, rules: EngineRules, indexes: [IndexSpec]
+  ) throws {
+    try rules.validate()
+    try engine(for: location).install(rules: rules, indexes: indexes)
+  }
+
+  private static func engine(for location: String) throws -> any DatastoreEngine {
     switch EngineKind(location: location) {
-    case .sqlite:
-      return try Datastore(
-        path: location, indexes: indexes, fileSizeLimit: fileSizeLimit,
-        sessionLifetime: sessionLifetime)
-    case .postgres:
-      _ = try makePostgresEngine(uri: location)
-      throw DatastoreError(.systemError, detail: "the PostgreSQL engine is not ready")
+    case .sqlite: return try SQLiteEngine(path: location)
+    case .postgres: return try makePostgresEngine(uri: location)
     }
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The rules an engine enforces on every write, declared as data by the layer above (the board)
 /// so that Datastore knows nothing of threads and comments. An engine installs them where a
 /// client cannot get around them: SQLite as triggers when the file is opened, PostgreSQL as
@@ -10,7 +12,7 @@
 ///
 /// Field names are `Validation.isName` names (checked by `validate()`), so engines may put them
 /// in SQL text.
-public struct EngineRules: Equatable, Sendable {
+public struct EngineRules: Equatable, Sendable, Codable {
   public var sequences: [SequenceRule]
   public var owners: [OwnerRule]
   public var children: [ChildRule]
@@ -65,21 +67,16 @@ public struct EngineRules: Equatable, Sendable {
     children.filter { $0.parentClass == className }
   }
 
-  /// A stable text of the rules: engines record it with the installed rules and reinstall (SQLite)
-  /// or ask for `forum init` (PostgreSQL) when it differs.
+  /// A stable text of the rules (JSON with sorted keys): engines record it with the installed
+  /// rules and reinstall them (SQLite) or ask for `forum init` (PostgreSQL) when it differs.
   public var signature: String {
-    let parts =
-      sequences.map { "sequence \($0.className).\($0.field) from \($0.sequence)" }
-      + owners.map {
-        "owner \($0.className).\($0.field) writers +\($0.additionalWriters.sorted())"
-      }
-      + children.map {
-        "child \($0.childClass).\($0.parentField) -> \($0.parentClass) number \($0.numberField) "
-          + "last \($0.lastNumberField) count \($0.countField) activity \($0.activityField) "
-          + "file \($0.fileField ?? "-")"
-      }
-    return parts.joined(separator: "; ")
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
   }
+
+  /// True when no rule is declared.
+  public var isEmpty: Bool { sequences.isEmpty && owners.isEmpty && children.isEmpty }
 
   /// Refuses rules an engine could not install safely: bad names, a class that is the child of
   /// two parents, a field managed twice.
@@ -115,7 +112,7 @@ public struct EngineRules: Equatable, Sendable {
 /// On insert of `className`, `field` is set to the next value of the named sequence (1, 2, 3, …).
 /// A value is never handed out twice, not even after a rollback or a delete; a client's own value
 /// for the field is refused by the API. Thread.number from `threadNumber`.
-public struct SequenceRule: Equatable, Sendable {
+public struct SequenceRule: Equatable, Sendable, Codable {
   public let className: String
   public let field: String
   public let sequence: String
@@ -135,7 +132,7 @@ public struct SequenceRule: Equatable, Sendable {
 ///   (for example `role:moderator`): anything else is `E403001`, on create and on every ACL
 ///   change. Readers are free (a child's readers follow its parent, see `ChildRule`).
 /// - `field` never changes after insert.
-public struct OwnerRule: Equatable, Sendable {
+public struct OwnerRule: Equatable, Sendable, Codable {
   public let className: String
   public let field: String
   public let additionalWriters: Set<String>
@@ -164,7 +161,7 @@ public struct OwnerRule: Equatable, Sendable {
 ///   apart from its parent's (an ACL given on update keeps the parent's readers).
 /// Concurrent children of one parent never share a number and the counters stay exact: the
 /// increments are done in SQL under the parent row's lock, never read-modified-written by a client.
-public struct ChildRule: Equatable, Sendable {
+public struct ChildRule: Equatable, Sendable, Codable {
   public let childClass: String
   public let parentField: String
   public let parentClass: String

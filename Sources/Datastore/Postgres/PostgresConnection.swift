@@ -51,11 +51,12 @@ final class PostgresConnection {
       let message = PostgresError.oneLine(String(cString: PQerrorMessage(handle)))
       let usedPassword = PQconnectionUsedPassword(handle) == 1
       let needsPassword = PQconnectionNeedsPassword(handle) == 1
+      let role = PQuser(handle).map { String(cString: $0) }
       PQfinish(handle)
       throw PostgresConnectionFailure(
         kind: PostgresConnectionFailure.classify(
           message, usedPassword: usedPassword, needsPassword: needsPassword),
-        message: message)
+        message: message, role: role)
     }
     self.handle = handle
     // Notices (e.g. "relation already exists, skipping") are not for the person at the prompt.
@@ -153,9 +154,10 @@ final class PostgresConnection {
 
 /// Why a connection could not be made, in the terms of what to do about it.
 struct PostgresConnectionFailure: Error, CustomStringConvertible {
-  enum Kind { case unreachable, loginRefused }
+  enum Kind { case unreachable, loginRefused, notMember }
   let kind: Kind
   let message: String
+  var role: String?
 
   var description: String { message }
 
@@ -165,6 +167,8 @@ struct PostgresConnectionFailure: Error, CustomStringConvertible {
       "no pg_hba.conf entry", "not permitted to log in", "too many connections for role",
       "password", "permission denied for database",
     ]
+    // `forum init` gives CONNECT on the board's database to forum_member only.
+    if message.contains("permission denied for database") { return .notMember }
     if needsPassword || usedPassword { return .loginRefused }
     return refusals.contains(where: message.contains) ? .loginRefused : .unreachable
   }
@@ -175,6 +179,13 @@ struct PostgresConnectionFailure: Error, CustomStringConvertible {
       return DatastoreError(
         .systemError,
         detail: "cannot reach the PostgreSQL server (\(message)); check the host and port in --db")
+    case .notMember:
+      let name = role ?? "your role"
+      return DatastoreError(
+        .noAccess,
+        detail:
+          "role \(name) is not a member of forum_member: ask the board's owner to run "
+          + "`GRANT forum_member TO \(name)`")
     case .loginRefused:
       return DatastoreError(
         .authentication,

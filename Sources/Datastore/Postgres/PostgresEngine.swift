@@ -65,15 +65,14 @@ final class PostgresEngine: DatastoreEngine {
   // MARK: Schema
 
   func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
-    installedRules = rules
-    try PostgresSchema.check(on: connection, rules: PostgresRules(rules))
+    self.rules = try PostgresSchema.check(on: connection, rules: rules)
     boardId = try run("SELECT value FROM forum.meta WHERE key = 'board_id'").text(0, 0) ?? ""
   }
 
   func install(rules: EngineRules, indexes: [IndexSpec]) throws {
-    installedRules = rules
+    self.rules = rules
     do {
-      try PostgresSchema.install(on: connection, rules: PostgresRules(rules), indexes: indexes)
+      try PostgresSchema.install(on: connection, rules: rules, indexes: indexes)
     } catch let error as PostgresError {
       if error.sqlState == "42501" {
         throw DatastoreError(
@@ -119,7 +118,12 @@ final class PostgresEngine: DatastoreEngine {
       guard let roleName = mapped.text(0, 0) else { throw DatastoreError.notFound }
       let exists = try run("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(boardRole)])
       if exists.rowCount == 0 {
-        _ = try run("CREATE ROLE \(PostgresEngine.identifier(boardRole)) NOLOGIN")
+        // Another board on the cluster may be making the same role right now.
+        _ = try run(
+          """
+          DO $$ BEGIN CREATE ROLE \(PostgresEngine.identifier(boardRole)) NOLOGIN;
+          EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$
+          """)
       }
       _ = try run(
         "GRANT \(PostgresEngine.identifier(boardRole)) TO \(PostgresEngine.identifier(roleName))")
@@ -199,7 +203,7 @@ final class PostgresEngine: DatastoreEngine {
       """
     return try write {
       // RETURNING needs the new row to be readable; a child always is (its parent was).
-      if acl.allowsRead(caller) || PostgresEngine.isChild(className, rules: installedRules) {
+      if acl.allowsRead(caller) || PostgresEngine.isChild(className, rules: rules) {
         if let object = try objects(run(insert + " RETURNING \(PostgresEngine.columns)", values))
           .first
         {
@@ -214,8 +218,8 @@ final class PostgresEngine: DatastoreEngine {
     }
   }
 
-  /// The rules this engine was prepared with (children are always readable by their writer).
-  private var installedRules = EngineRules()
+  /// The rules `forum init` recorded in the database.
+  private(set) var rules = EngineRules()
 
   private static func isChild(_ className: String, rules: EngineRules) -> Bool {
     rules.childRule(of: className) != nil

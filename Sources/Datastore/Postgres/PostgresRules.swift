@@ -144,6 +144,10 @@ struct PostgresRules: Equatable {
       number bigint;
       -- What the client sent, before the managed fields are taken out of it.
       claimed jsonb := NEW.data;
+      -- The schema's owner (tests planting rows, administration) is trusted with authorship and
+      -- with parents it names; the bookkeeping (numbers, counters) still runs.
+      trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
+                                         WHERE nspname = 'forum');
     BEGIN
       NEW.create_date := now_ms;
       NEW.update_date := now_ms;
@@ -241,6 +245,11 @@ struct PostgresRules: Equatable {
         let allowed = PostgresRules.array(rule.extraWriters)
         lines.append(
           """
+              IF trusted AND claimed ? \(PostgresRules.literal(rule.pointerField)) THEN
+                NEW.data := NEW.data || jsonb_build_object(\(PostgresRules.literal(rule.pointerField)), claimed->\(PostgresRules.literal(rule.pointerField)));
+              ELSIF trusted THEN
+                NULL;
+              ELSE
               IF me IS NULL THEN
                 RAISE EXCEPTION USING ERRCODE = 'FA401', MESSAGE = 'sign in first';
               END IF;
@@ -254,13 +263,14 @@ struct PostgresRules: Equatable {
                 RAISE EXCEPTION USING ERRCODE = 'FA403',
                   MESSAGE = 'the writers of a new \(className) must be its author';
               END IF;
+              END IF;
           """)
       }
       for rule in children where rule.parentClass == className {
         if let file = rule.fileField.map(PostgresRules.literal) {
           lines.append(
             """
-                IF NEW.data ? \(file) THEN
+                IF NEW.data ? \(file) AND NOT trusted THEN
                   IF NOT EXISTS (SELECT 1 FROM forum.files WHERE name = NEW.data->>\(file)
                                  AND readers && forum.principals()) THEN
                     RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
@@ -292,7 +302,7 @@ struct PostgresRules: Equatable {
               WHERE class = \(PostgresRules.literal(rule.parentClass))
                 AND object_id = (claimed->\(pointer)->>'objectId')
               FOR UPDATE;
-              IF NOT FOUND OR NOT (parent.readers && forum.principals())
+              IF NOT FOUND OR NOT (trusted OR parent.readers && forum.principals())
                  OR claimed->\(pointer) IS DISTINCT FROM \(PostgresRules.pointer(rule.parentClass, "parent.object_id")) THEN
                 RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
               END IF;

@@ -58,8 +58,9 @@ enum PostgresSchema {
   /// Creates or brings up to date the whole schema, in one transaction, as the current role
   /// (which becomes the owner of everything). Idempotent: running it again changes nothing.
   static func install(
-    on connection: PostgresConnection, rules: PostgresRules, indexes: [IndexSpec]
+    on connection: PostgresConnection, rules engineRules: EngineRules, indexes: [IndexSpec]
   ) throws {
+    let rules = PostgresRules(engineRules)
     try connection.transaction {
       // Two owners running `forum init` at once take turns.
       try connection.execute("SELECT pg_advisory_xact_lock(7403311)")
@@ -94,9 +95,14 @@ enum PostgresSchema {
       }
       try connection.query(
         """
-        INSERT INTO forum.meta(key, value) VALUES ('schema_version', $1), ('rules', $2)
+        INSERT INTO forum.meta(key, value)
+        VALUES ('schema_version', $1), ('triggers', $2), ('rules', $3)
         ON CONFLICT (key) DO UPDATE SET value = excluded.value
-        """, [.text(String(steps.count)), .text(rules.fingerprint)])
+        """,
+        [
+          .text(String(steps.count)), .text(rules.fingerprint),
+          .text(engineRules.recordJSON.jsonText()),
+        ])
       try connection.execute(
         """
         INSERT INTO forum.meta(key, value) VALUES ('board_id', forum.random_id(16))
@@ -123,7 +129,9 @@ enum PostgresSchema {
   }
 
   /// What a connection must find before it serves a person; each failure names its fix.
-  static func check(on connection: PostgresConnection, rules: PostgresRules) throws {
+  /// Returns the rules `forum init` recorded. `rules` (what the caller expects; empty for "any")
+  /// must be those. The schema's owner is not asked to be a member.
+  static func check(on connection: PostgresConnection, rules: EngineRules) throws -> EngineRules {
     let initFix = "run `forum init --db URI` as the database owner"
     let result: PostgresResult
     do {
@@ -131,7 +139,9 @@ enum PostgresSchema {
         """
         SELECT r.oid IS NOT NULL, to_regclass('forum.meta') IS NOT NULL, session_user::text,
           r.oid IS NOT NULL AND pg_has_role(session_user, r.oid, 'MEMBER'),
-          current_database()::text
+          current_database()::text,
+          coalesce((SELECT pg_get_userbyid(nspowner) = session_user FROM pg_namespace
+                    WHERE nspname = 'forum'), false)
         FROM (SELECT 1) AS one LEFT JOIN pg_roles r ON r.rolname = 'forum_member'
         """)
     } catch let error as PostgresError {
@@ -143,27 +153,38 @@ enum PostgresSchema {
         .systemError,
         detail: "database \(result.text(0, 4) ?? "?") has no forum schema: \(initFix)")
     }
-    guard result.bool(0, 3) else {
+    guard result.bool(0, 3) || result.bool(0, 5) else {
       throw DatastoreError(
         .noAccess,
         detail:
           "role \(role) is not a member of forum_member: ask the board's owner to run "
           + "`GRANT forum_member TO \(role)`")
     }
-    let meta = try connection.query(
-      """
-      SELECT (SELECT value FROM forum.meta WHERE key = 'schema_version'),
-        (SELECT value FROM forum.meta WHERE key = 'rules')
-      """)
+    let meta: PostgresResult
+    do {
+      meta = try connection.query(
+        """
+        SELECT (SELECT value FROM forum.meta WHERE key = 'schema_version'),
+          (SELECT value FROM forum.meta WHERE key = 'triggers'),
+          (SELECT value FROM forum.meta WHERE key = 'rules')
+        """)
+    } catch let error as PostgresError {
+      throw error.datastoreError
+    }
     let version = Int(meta.text(0, 0) ?? "") ?? 0
     if version > steps.count {
       throw DatastoreError(
         .systemError,
         detail: "the forum schema is newer (version \(version)) than this forum: upgrade forum")
     }
-    guard version == steps.count, meta.text(0, 1) == rules.fingerprint else {
-      throw DatastoreError(.systemError, detail: "the forum schema is older than forum: \(initFix)")
-    }
+    let older = DatastoreError(
+      .systemError, detail: "the forum schema is older than this forum: \(initFix)")
+    guard version == steps.count, let recordText = meta.text(0, 2),
+      let recorded = try? EngineRules(record: JSONValue.parse(recordText))
+    else { throw older }
+    guard meta.text(0, 1) == PostgresRules(recorded).fingerprint else { throw older }
+    if rules != EngineRules() && rules.signature != recorded.signature { throw older }
+    return recorded
   }
 
   /// The SQL expression for a field: built-in fields are columns; the rest live in `data`, a

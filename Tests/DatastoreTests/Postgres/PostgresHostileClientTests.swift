@@ -277,15 +277,20 @@ struct PostgresHostileClientTests {
     #expect(stored[1] == "{*,\(data.aliceId)}")
     #expect(stored[2]?.contains(bobId) == true)
     let before = try postgresFingerprint(board, updateDates: false)
-    // Now rewrite every managed field of his own comment and of its thread.
+    // Handing alice the right to delete his comment is refused outright.
+    expectRefused("make alice a writer of his comment", states: ["FA403"]) {
+      try bob.query(
+        "UPDATE forum.objects SET writers = $2 WHERE object_id = $1 RETURNING 1",
+        [.text(comment), .text("{\(bobId),\(data.aliceId)}")])
+    }
+    // Now rewrite every managed field of his own comment: readers, number, author, thread.
     let changed = try bob.query(
       """
-      UPDATE forum.objects SET readers = '{*}', writers = $2,
-        data = data || $3::jsonb
+      UPDATE forum.objects SET readers = '{*}', data = data || $2::jsonb
       WHERE object_id = $1 RETURNING 1
       """,
       [
-        .text(comment), .text("{\(bobId),\(data.aliceId)}"),
+        .text(comment),
         .text(
           #"{"number":1,"user":\#(PostgresHostileClientTests.pointer("user", data.aliceId)),"thread":\#(PostgresHostileClientTests.pointer("Thread", data.privateThread))}"#
         ),

@@ -5,16 +5,15 @@ import Testing
 @testable import Datastore
 
 /// The board's rules as the tests install them (the Forum layer declares the same).
-let boardRulesForTests = PostgresRules(
-  sequences: [.init(className: "Thread", field: "number", sequence: "threadNumber")],
+let boardRulesForTests = EngineRules(
+  sequences: [SequenceRule(className: "Thread", field: "number", sequence: "threadNumber")],
   owners: [
-    .init(className: "Thread", pointerField: "user", extraWriters: []),
-    .init(className: "Comment", pointerField: "user", extraWriters: []),
+    OwnerRule(className: "Thread", field: "user"), OwnerRule(className: "Comment", field: "user"),
   ],
   children: [
-    .init(
-      childClass: "Comment", pointerField: "thread", parentClass: "Thread", numberField: "number",
-      countField: "commentCount", lastNumberField: "lastCommentNumber",
+    ChildRule(
+      childClass: "Comment", parentField: "thread", parentClass: "Thread", numberField: "number",
+      lastNumberField: "lastCommentNumber", countField: "commentCount",
       activityField: "lastActivity", fileField: "fileName")
   ])
 
