@@ -35,6 +35,14 @@ public final class Board {
         activityField: "lastActivity", fileField: "fileName")
     ])
 
+  /// `forum init`: creates or migrates the schema at `location` with the board's rules and
+  /// indexes (on PostgreSQL, run as the database owner). Returns the location without secrets.
+  @discardableResult
+  public static func initialize(location: String) throws -> String {
+    try Datastore.initialize(location, rules: rules, indexes: indexes)
+    return try Datastore.open(location, rules: rules, indexes: indexes).location
+  }
+
   /// The indexes the board's listings walk, so that no listing scans the class.
   public static let indexes = [
     IndexSpec(className: threadClass, fields: ["lastActivity"]),

@@ -112,7 +112,7 @@ struct TextBudgetTests {
       + scotland + " 👨‍👩‍👧 a\u{200D}b"
     let board = try forum.openBoard()
     _ = try board.createThread(title: "placeholder", description: "", image: nil)
-    try board.store.master.update(
+    try forum.openStore().master.update(
       "Thread", objectId: try #require(try forum.storedThreads().first?.objectId),
       set: ["title": .string(title)])
     for command in [["show", "1"], ["list"]] {

@@ -11,7 +11,7 @@ final class BoardWorld {
   let root: String
 
   init(_ engine: any EngineFixture) throws {
-    database = try engine.makeDatabase()
+    database = try engine.makeDatabase(rules: Board.rules, indexes: Board.indexes)
     root = try makeTemporaryDirectory("BoardTests")
   }
 
