@@ -1,6 +1,7 @@
-import Datastore
 import Foundation
 import Testing
+
+@testable import Datastore
 
 /// Japanese messages, and Japanese text measured in terminal cells.
 @Suite("Japanese")

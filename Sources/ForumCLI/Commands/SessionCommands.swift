@@ -17,7 +17,7 @@ enum WhoamiCommand: ForumCommand {
       "\(session.style.mine(SafeText.sanitize(board.me.displayName))) (\(board.me.userName))")
     print("user id:  \(board.me.objectId)")
     print("profile:  \(board.profileName) (\(SafeText.sanitize(board.profilePath)))")
-    print("database: \(SafeText.sanitize(board.store.path))")
+    print("database: \(SafeText.sanitize(board.location))")
     return .next
   }
 }
