@@ -35,7 +35,8 @@ let package = Package(
     .target(name: "ForumCLI", dependencies: ["Forum", "CReadline", "CImageDecode"]),
     .executableTarget(name: "forum", dependencies: ["ForumCLI"]),
     .executableTarget(
-      name: "forum-bench", dependencies: ["Forum", "Datastore", "CSQLite", "HostileImages"]),
+      name: "forum-bench",
+      dependencies: ["Forum", "Datastore", "CSQLite", "CLibPQ", "HostileImages"]),
     // Generators of image bombs and honest huge pictures, for tests, fuzz seeds and benchmarks.
     .target(name: "HostileImages"),
 
