@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The local mobile backend: objects with ACLs, anonymous users with sessions, a file store.
 /// Open one per database; hand out a `DatastoreClient` per caller.

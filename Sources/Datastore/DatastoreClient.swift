@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The datastore as one caller sees it: every operation is checked against the caller's
 /// principals. Refusals change nothing.

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The local engine: every class in one `objects` table, fields as JSON, ACLs as space-delimited
 /// principal lists so that a listing can filter by readability while walking an index.
@@ -283,8 +288,7 @@ final class SQLiteStorage: Storage {
 
   private static func indexName(_ spec: IndexSpec) -> String {
     "objects_\(spec.className)_"
-      + spec.fields.joined(separator: "_").replacingOccurrences(
-        of: ".", with: "_")
+      + spec.fields.joined(separator: "_").replacing(".", with: "_")
   }
 
   // MARK: Files

@@ -1,5 +1,11 @@
 import Datastore
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The bulletin board as one signed-in person sees it. Never prints: every result is a value,
 /// every failure a `DatastoreError`.

@@ -1,6 +1,12 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Questions and drafts: what a command reads after its own line.
 extension Session {
@@ -87,7 +93,7 @@ extension Session {
   func confirm(_ what: String) throws {
     print(messages.willDelete(what))
     let answer = try ask(messages.confirmDelete).lowercased()
-    guard ["y", "yes", "はい"].contains(answer.trimmingCharacters(in: .whitespaces)) else {
+    guard ["y", "yes", "はい"].contains(answer.trimmingSpaces()) else {
       throw CLIError.cancelled
     }
   }

@@ -67,7 +67,7 @@ struct BoardRenderer {
       to: max(1, min(40, width - SafeText.width(by) - SafeText.width(you))))
     let who = thread.isMine ? style.mine(author + you) : style.author(author)
     let posted = BackendDate.string(milliseconds: thread.createDate).prefix(16)
-      .replacingOccurrences(of: "T", with: " ")
+      .replacing("T", with: " ")
     let dates =
       "\(messages.posted) \(posted) UTC · \(messages.updated) \(age(thread.lastActivity))"
       + " · \(messages.commentCount(thread.commentCount))"
