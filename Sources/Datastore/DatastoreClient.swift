@@ -260,7 +260,8 @@ public final class DatastoreClient {
       let field = key.hasPrefix("-") ? String(key.dropFirst()) : key
       guard isFieldPath(field) else { throw DatastoreError.invalid("order") }
     }
-    for field in query.equalTo.keys where !isFieldPath(field) {
+    let conditions = Array(query.equalTo.keys) + query.greaterThan.keys + query.lessThan.keys
+    for field in conditions where !isFieldPath(field) {
       throw DatastoreError.invalid("where")
     }
     for field in query.include where !Validation.isName(field) {

@@ -243,6 +243,12 @@ final class SQLiteStorage: Storage {
         values.append(.text(composite.jsonText()))
       }
     }
+    for (bounds, comparison) in [(query.greaterThan, ">"), (query.lessThan, "<")] {
+      for field in bounds.keys.sorted() {
+        terms.append("\(expression(for: field)) \(comparison) ?")
+        values.append(.integer(bounds[field]!))
+      }
+    }
     return "WHERE " + terms.joined(separator: " AND ") + readFilter(principals, values: &values)
   }
 

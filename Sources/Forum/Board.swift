@@ -70,8 +70,21 @@ public final class Board {
     var query = Query(
       className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)],
       order: ["number"], limit: Board.pageSize + 1, skip: skip, include: ["user"])
-    // An offset steps over every comment before the page, so a page in the back half of a long
-    // thread is read from the newest end: the last page then costs what the first does.
+    // While no comment has been deleted, the comment `skip` places in is number `skip + 1`: the
+    // page starts by seeking the (thread, number) index, so every page costs what the first does.
+    if thread.lastCommentNumber == thread.commentCount {
+      query.skip = 0
+      query.greaterThan = ["number": Int64(skip)]
+      let objects = try client.find(query)
+      return Page(
+        items: objects.prefix(Board.pageSize).map {
+          ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
+        },
+        number: page, hasMore: objects.count > Board.pageSize)
+    }
+    // After deletions an offset steps over every comment before the page, so a page in the back
+    // half of a long thread is read from the newest end: the last page then costs what the
+    // first does.
     let after = thread.commentCount - skip - Board.pageSize
     let fromEnd = skip > thread.commentCount / 2 && skip < thread.commentCount
     if fromEnd {

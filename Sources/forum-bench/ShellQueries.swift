@@ -18,21 +18,23 @@ struct ShellQueries {
       "LEFT JOIN objects u ON u.objectId = json_extract(\(table).data, '$.user.objectId') "
         + "AND \(readable("u"))"
     }
+    // The name shown for an author: the display name, else the user name.
+    let name = "coalesce(json_extract(u.data, '$.displayName'), json_extract(u.data, '$.userName'))"
     list = """
       SELECT json_extract(t.data, '$.number'), json_extract(t.data, '$.title'), \
       json_extract(t.data, '$.description'), json_extract(t.data, '$.commentCount'), \
-      json_extract(t.data, '$.lastActivity'), json_extract(u.data, '$.displayName') \
+      json_extract(t.data, '$.lastActivity'), \(name) \
       FROM objects t \(author("t")) WHERE t.class = 'Thread' AND \(readable("t")) \
       ORDER BY json_extract(t.data, '$.lastActivity') DESC, t.id DESC LIMIT 20;
       """
     let pointer = JSONValue.pointer(className: "Thread", objectId: big.objectId).jsonText()
     show = """
       SELECT t.objectId, json_extract(t.data, '$.title'), json_extract(t.data, '$.description'), \
-      json_extract(t.data, '$.commentCount'), json_extract(u.data, '$.displayName') \
+      json_extract(t.data, '$.commentCount'), \(name) \
       FROM objects t \(author("t")) WHERE t.class = 'Thread' \
       AND json_extract(t.data, '$.number') = \(big.number) AND \(readable("t"));
       SELECT json_extract(c.data, '$.number'), json_extract(c.data, '$.text'), c.createDate, \
-      json_extract(u.data, '$.displayName') FROM objects c \(author("c")) \
+      \(name) FROM objects c \(author("c")) \
       WHERE c.class = 'Comment' AND json_extract(c.data, '$.thread') = '\(pointer)' \
       AND \(readable("c")) ORDER BY json_extract(c.data, '$.number'), c.id LIMIT 20;
       """

@@ -22,6 +22,11 @@ struct StartupTests {
     for library in ["libswift", "libFoundation", "libicu", "FoundationICU", "libdispatch"] {
       #expect(!text.contains(library), "\(binary) loads \(library) at run time:\n\(text)")
     }
+    // Nor is full Foundation linked in statically: its ICU data (`icudt76_dat`) is tens of MB.
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: binary))
+    for name in ["icudt", "NSRegularExpression"] {
+      #expect(bytes.range(of: Data(name.utf8)) == nil, "\(binary) contains \(name)")
+    }
   }
 
   /// A command that changes nothing writes nothing: not the profile, not the database.

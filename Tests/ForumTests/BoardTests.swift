@@ -107,6 +107,30 @@ struct BoardTests {
     expectError(.invalid) { _ = try alice.comments(of: thread, page: 0) }
   }
 
+  /// Pages are found by comment number while no comment was deleted and by offset after: both
+  /// give every page the 20 surviving comments that follow the pages before it.
+  @Test func commentPagesAreTheSameBySeekAndByOffset() throws {
+    let world = try BoardWorld()
+    let alice = try world.board("alice")
+    try alice.createThread(title: "busy", description: "", image: nil)
+    for index in 1...45 { try alice.addComment(to: 1, text: "c\(index)") }
+    func pages(_ count: Int) throws -> [[Int]] {
+      let thread = try alice.thread(1)
+      return try (1...count).map { try alice.comments(of: thread, page: $0).items.map(\.number) }
+    }
+    func chunks(_ numbers: [Int]) -> [[Int]] {
+      stride(from: 0, to: numbers.count, by: 20).map {
+        Array(numbers[$0..<min($0 + 20, numbers.count)])
+      }
+    }
+    #expect(try pages(3) == chunks(Array(1...45)))
+    #expect(try alice.comments(of: alice.thread(1), page: 4).items.isEmpty)
+    for number in [3, 30] { try alice.deleteComment(number, inThread: 1) }
+    #expect(try pages(3) == chunks(Array(1...45).filter { $0 != 3 && $0 != 30 }))
+    try alice.addComment(to: 1, text: "c46")
+    #expect(try pages(3) == chunks(Array(1...46).filter { $0 != 3 && $0 != 30 }))
+  }
+
   @Test func anotherUsersCommentUpdatesCountAndActivity() throws {
     let world = try BoardWorld()
     let alice = try world.board("alice")
