@@ -57,7 +57,8 @@ let package = Package(
     .testTarget(name: "DatastoreTests", dependencies: ["Datastore"]),
     .testTarget(name: "ForumTests", dependencies: ["Forum", "Datastore", "HostileImages"]),
     .testTarget(
-      name: "ForumCLITests", dependencies: ["ForumCLI", "Forum", "Datastore", "HostileImages"]),
+      name: "ForumCLITests",
+      dependencies: ["ForumCLI", "Forum", "Datastore", "HostileImages", "CImageDecode"]),
   ],
   swiftLanguageModes: [.v5]
 )

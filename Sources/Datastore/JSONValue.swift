@@ -340,6 +340,8 @@ private struct JSONReader {
     }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     if integral, let int = Int64(text) { return .int(int) }
-    return Double(text).map(JSONValue.double)
+    // 1e999 would read as infinity, which JSON cannot write back (found by fuzzing).
+    guard let double = Double(text), double.isFinite else { return nil }
+    return .double(double)
   }
 }

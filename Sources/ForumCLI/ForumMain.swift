@@ -15,6 +15,7 @@ public enum ForumMain {
 
   public static func run(arguments: [String], environment: [String: String]) -> Int32 {
     setvbuf(stdout, nil, _IOLBF, 0)
+    Locale.prepare()
     // A full disk or a file size limit is an error to report, not a signal that kills the
     // process after a commit (a retry would then post twice).
     signal(SIGXFSZ, SIG_IGN)
@@ -45,7 +46,7 @@ public enum ForumMain {
       return 0
     }
     if options.showHelp {
-      print(messages.programUsage + "\n")
+      print(SafeText.wrap(messages.programUsage, to: terminal.width).joined(separator: "\n") + "\n")
       print(CommandRegistry.overview(japanese: terminal.japanese, width: terminal.width))
       return 0
     }
@@ -130,7 +131,7 @@ public enum ForumMain {
       case .empty: return messages.empty(error.field ?? "value")
       case .invalid, .notFound, .systemError:
         return messages.failure(code: error.code, field: error.field, detail: error.detail)
-          ?? error.detail ?? error.message
+          ?? error.detail.map { messages.personDetail($0, field: error.field) } ?? error.message
       }
     }
   }

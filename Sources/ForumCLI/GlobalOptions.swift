@@ -92,11 +92,16 @@ struct GlobalOptions {
   }
 
   /// `$XDG_STATE_HOME/forum/history`.
-  var historyPath: String {
+  var historyPath: String { stateDirectory + "/history" }
+
+  /// `$XDG_STATE_HOME/forum/drafts`: what was typed and not yet posted.
+  var draftsDirectory: String { stateDirectory + "/drafts" }
+
+  private var stateDirectory: String {
     let base =
       environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
       ?? ((environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path)
         + "/.local/state")
-    return base + "/forum/history"
+    return base + "/forum"
   }
 }

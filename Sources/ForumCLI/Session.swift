@@ -38,6 +38,8 @@ final class Session {
   var pendingDraft: [DraftPart] = []
   /// The script line that made a draft fail, when it is not the last line read.
   var failureLine: Int?
+  /// The kind of draft the running command keeps on disk until it is posted.
+  var activeDraft: DraftStore.Kind?
 
   enum Listing {
     case threads(page: Int)
@@ -80,6 +82,7 @@ final class Session {
     commandAskedForJSON = false
     pendingDraft = []
     failureLine = nil
+    activeDraft = nil
     guard let first = words.words.first else { return .next }
     guard let name = first.value else { throw CLIError.usage(messages.unclosedQuote) }
     let command = try CommandRegistry.lookup(name, messages: messages)

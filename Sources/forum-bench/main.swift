@@ -7,7 +7,7 @@ let usage = """
          forum-bench run --db PATH [--db PATH …] [--forum PATH] [--sqlite3 PATH] [--repeats R]
                          [--big-thread NUMBER] [--small-thread NUMBER] [--comment-thread NUMBER]
          forum-bench hammer --db PATH --count N --tag T
-         forum-bench images --out DIR
+         forum-bench images --out DIR [--seeds]
          forum-bench noop
 
   """

@@ -22,7 +22,12 @@ enum JPEGContainer {
       guard let at = nextMarker(b, from: pos) else {
         throw ImageRejection.truncated(.jpeg, "no end-of-image marker")
       }
-      copy.keep(pos..<at)
+      // Fill bytes (0xFF) before a marker are dropped: were the marker's segment dropped too,
+      // they would join whatever follows into a new marker (found by fuzzing).
+      var keptEnd = at
+      while keptEnd > pos && b[keptEnd - 1] == 0xFF { keptEnd -= 1 }
+      copy.keep(pos..<keptEnd)
+      if keptEnd < at { copy.drop(nil) }
       let marker = b[at + 1]
       switch marker {
       case endOfImage:

@@ -26,6 +26,21 @@ struct Messages {
     pick("Your session is no longer valid.", "セッションが無効です。")
   }
   var interrupted: String { pick("Interrupted; nothing was saved.", "中断しました。何も保存していません。") }
+  var noEditor: String {
+    pick(
+      "set VISUAL or EDITOR to compose in an editor", "エディタで書くには VISUAL か EDITOR を設定してください")
+  }
+  var savedDraftHeading: String {
+    pick("Your unsent draft from before:", "送信されなかった下書きがあります:")
+  }
+  var useSavedDraft: String {
+    pick("Post it? [Y/n] (n discards it) ", "これを投稿しますか? [Y/n] (n で破棄) ")
+  }
+  var draftKept: String {
+    pick(
+      "Your text is kept; it is offered again at your next try.",
+      "入力した文章は保存しました。次に試すときにもう一度表示します。")
+  }
   var waitingForWriter: String {
     pick(
       "waiting for another writer… Ctrl-C to stop",
@@ -78,7 +93,24 @@ struct Messages {
     pick("image is too large", "画像が大きすぎます") + (detail.map { ": \($0)" } ?? "")
   }
   func empty(_ field: String) -> String {
-    pick("\(field) is empty.", "\(fieldName(field))が空です。")
+    pick("\(personName(field)) is empty.", "\(fieldName(field))が空です。")
+  }
+
+  /// What a person calls a field: "The title", never `displayName`.
+  func personName(_ field: String) -> String {
+    let names = [
+      "title": "The title", "description": "The description", "text": "The comment",
+      "displayName": "The name", "image": "The image", "input": "The answer", "line": "The line",
+      "thread": "The thread number", "comment": "The comment number", "page": "The page",
+    ]
+    return names[field] ?? field
+  }
+
+  /// An English detail that starts with the field's internal name, starting with its person
+  /// name instead ("title is 201 characters" → "The title is 201 characters").
+  func personDetail(_ detail: String, field: String?) -> String {
+    guard let field, detail.hasPrefix(field + " ") else { return detail }
+    return personName(field) + detail.dropFirst(field.count)
   }
 
   /// The Japanese sentence for a datastore failure, keeping the English detail (a limit, a
