@@ -42,12 +42,23 @@ public final class Board {
 
   // MARK: Reading
 
-  /// Threads by latest activity, `pageSize` a page; page numbers start at 1.
-  public func threads(page: Int) throws -> Page<ForumThread> {
+  /// Threads by latest activity, `pageSize` a page; page numbers start at 1. With `total` (a
+  /// `threadCount` the caller has anyway), a page in the back half is read from the oldest end,
+  /// so the last page costs what the first does instead of stepping over every thread before it.
+  public func threads(page: Int, total: Int? = nil) throws -> Page<ForumThread> {
     let skip = try Board.offset(page: page)
-    let query = Query(
+    var query = Query(
       className: Board.threadClass, order: ["-lastActivity"], limit: Board.pageSize + 1,
       skip: skip, include: ["user"])
+    if let total, skip > total / 2, skip < total {
+      query.order = ["lastActivity"]
+      query.skip = max(0, total - skip - Board.pageSize)
+      query.limit = min(Board.pageSize, total - skip)
+      let objects = try client.find(query).reversed()
+      return Page(
+        items: objects.map { ForumThread($0, viewer: me.objectId) }, number: page,
+        hasMore: total - skip - Board.pageSize > 0)
+    }
     let objects = try client.find(query)
     return Page(
       items: objects.prefix(Board.pageSize).map { ForumThread($0, viewer: me.objectId) },

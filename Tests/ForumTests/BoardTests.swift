@@ -131,6 +131,23 @@ struct BoardTests {
     #expect(try pages(3) == chunks(Array(1...46).filter { $0 != 3 && $0 != 30 }))
   }
 
+  /// A back-half list page read from the oldest end (when the count is known) is the same page.
+  @Test func threadPagesAreTheSameFromEitherEnd() throws {
+    let world = try BoardWorld()
+    let alice = try world.board("alice")
+    for index in 1...45 { try alice.createThread(title: "t\(index)", description: "", image: nil) }
+    try alice.addComment(to: 7, text: "bump")
+    let total = try alice.threadCount()
+    #expect(total == 45)
+    for page in 1...4 {
+      let plain = try alice.threads(page: page)
+      let counted = try alice.threads(page: page, total: total)
+      #expect(counted.items.map(\.number) == plain.items.map(\.number), "page \(page)")
+      #expect(counted.hasMore == plain.hasMore, "page \(page)")
+    }
+    #expect(try alice.threads(page: 3, total: total).items.map(\.number) == [5, 4, 3, 2, 1])
+  }
+
   @Test func anotherUsersCommentUpdatesCountAndActivity() throws {
     let world = try BoardWorld()
     let alice = try world.board("alice")
