@@ -26,6 +26,7 @@ let package = Package(
     .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
     .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
     .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
     // libpng and libjpeg calls that need setjmp, which Swift cannot do, and the giflib and
@@ -41,7 +42,7 @@ let package = Package(
         .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
       ]),
 
-    .target(name: "Datastore", dependencies: ["CSQLite"]),
+    .target(name: "Datastore", dependencies: ["CSQLite", "CLibPQ"]),
     .target(name: "Forum", dependencies: ["Datastore"]),
     .target(name: "ForumCLI", dependencies: ["Forum", "CReadline", "CImageDecode"]),
     // The Swift runtime linked in, so the program starts like a C tool: no dynamic loading and
@@ -54,11 +55,25 @@ let package = Package(
     // Generators of image bombs and honest huge pictures, for tests, fuzz seeds and benchmarks.
     .target(name: "HostileImages"),
 
-    .testTarget(name: "DatastoreTests", dependencies: ["Datastore"]),
-    .testTarget(name: "ForumTests", dependencies: ["Forum", "Datastore", "HostileImages"]),
+    // The throwaway PostgreSQL cluster every test target shares (started once per test process).
+    .target(name: "PostgresTestCluster"),
+    // The engines the Datastore and Board suites are parameterized over.
+    .target(
+      name: "EngineTestSupport", dependencies: ["Datastore", "PostgresTestCluster"],
+      path: "Tests/EngineTestSupport"),
+    .testTarget(
+      name: "DatastoreTests",
+      dependencies: ["Datastore", "EngineTestSupport", "PostgresTestCluster"]),
+    .testTarget(
+      name: "ForumTests",
+      dependencies: [
+        "Forum", "Datastore", "HostileImages", "EngineTestSupport", "PostgresTestCluster",
+      ]),
     .testTarget(
       name: "ForumCLITests",
-      dependencies: ["ForumCLI", "Forum", "Datastore", "HostileImages", "CImageDecode"]),
+      dependencies: [
+        "ForumCLI", "Forum", "Datastore", "HostileImages", "CImageDecode", "PostgresTestCluster",
+      ]),
   ],
   swiftLanguageModes: [.v5]
 )

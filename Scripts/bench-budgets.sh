@@ -38,7 +38,9 @@ bench() {
   local attach preview="- -" result
   attach=$(measure "$bin/forum" --db "$db" new --title t --image "$file")
   if [ -s "$work/stderr" ]; then
-    result="refused: $(sed 's/^forum: cannot attach image: //' "$work/stderr" | head -1 | cut -c1-70)"
+    # "forum: cannot attach image: PATH: reason" → the reason.
+    result="refused: $(sed "s|^forum: cannot attach image: ||; s|^$file: ||" "$work/stderr" |
+      head -1 | cut -c1-90)"
   else
     result="previewed"
     local big small

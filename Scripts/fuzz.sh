@@ -38,7 +38,8 @@ build() {
         Sources/Datastore/JSONValue.swift Sources/Datastore/DatastoreError.swift \
         Fuzz/Swift/json.swift -o "$binary" ;;
     tokenizer)
-      # The word splitter of the command grammar (Sources/ForumCLI/Input/CommandWords.swift).
+      # The tokenizer the prompt, scripts and argv share (the grammar above it needs the
+      # whole ForumCLI module and is not fuzzed here).
       swiftc -sanitize=fuzzer,address -parse-as-library -g -module-name FuzzTokenizer \
         Sources/ForumCLI/Input/CommandWords.swift Fuzz/Swift/tokenizer.swift -o "$binary" ;;
     *) echo "unknown target $target (one of: ${targets[*]})" >&2; exit 2 ;;

@@ -6,135 +6,136 @@
 #endif
 
 /// The datastore as one caller sees it: every operation is checked against the caller's
-/// principals. Refusals change nothing.
+/// principals, by the engine. Refusals change nothing. Input is validated here, before it reaches
+/// an engine; the board's rules (`EngineRules`) are checked here for a clear error and enforced
+/// again by the engine.
 public final class DatastoreClient {
   public let store: Datastore
   public let principals: Principals
-  private var storage: any Storage { store.storage }
+  private var engine: any DatastoreEngine { store.engine }
 
   init(store: Datastore, principals: Principals) {
     self.store = store
     self.principals = principals
   }
 
-  /// The signed-in user's objectId; nil for a caller without a session or the master key.
+  /// The signed-in user's objectId; nil for a caller without a session.
   public var userId: String? { principals.userId }
 
-  /// Runs `body` in one transaction: everything it writes lands together or not at all.
+  /// Runs `body` in one transaction: everything it writes lands together or not at all. The
+  /// engine may run `body` again after a serialization failure.
   public func transaction<T>(_ body: () throws -> T) throws -> T {
-    try store.guardStorage { try storage.transaction(body) }
+    try engine.transaction(body)
   }
 
   // MARK: Objects
 
-  /// Creates an object. No ACL means the backend's default, public read and write.
+  /// Creates an object. No ACL means the backend's default, public read and write. The rules
+  /// apply (`EngineRules`): managed fields are refused (`E400002`), an owner field naming
+  /// anyone but the caller or writers other than the caller are `E403001`, a child of a parent
+  /// the caller cannot read is `E404001`.
   @discardableResult
   public func create(_ className: String, fields: [String: JSONValue], acl: ACL? = nil) throws
     -> DataObject
   {
     try DatastoreClient.validate(className: className)
     try DatastoreClient.validate(fields: fields)
-    let now = BackendDate.now()
-    let object = DataObject(
-      className: className, objectId: Validation.randomId(), createDate: now, updateDate: now,
-      acl: acl ?? .publicReadWrite, fields: fields)
-    try store.guardStorage { try storage.insert(object) }
-    return object
+    var fields = fields
+    let acl = acl ?? .publicReadWrite
+    if !principals.isMaster {
+      guard className != User.className else {
+        throw DatastoreError(.noAccess, detail: "users are made by signing in")
+      }
+      try checkCreate(className, &fields, acl)
+    }
+    return try engine.insert(className, fields: fields, acl: acl, as: principals)
   }
 
-  /// One object. Missing is `E404001`; present but unreadable is `E403001`.
+  private func checkCreate(_ className: String, _ fields: inout [String: JSONValue], _ acl: ACL)
+    throws
+  {
+    let rules = store.rules
+    let owner = rules.owner(of: className)
+    for field in rules.managedFields(of: className) where fields[field] != nil {
+      guard field == owner?.field else {
+        throw DatastoreError.invalid(field, "set by the datastore, not by clients")
+      }
+    }
+    if let owner {
+      guard let userId else { throw DatastoreError(.authentication) }
+      if let given = fields[owner.field], given.pointerId != userId {
+        throw DatastoreError(.noAccess, detail: "\(owner.field) must be you")
+      }
+      guard acl.writers.contains(userId),
+        acl.writers.isSubset(of: owner.additionalWriters.union([userId]))
+      else { throw DatastoreError(.noAccess, detail: "only you may be the writer") }
+      fields[owner.field] = .pointer(className: User.className, objectId: userId)
+    }
+    if let child = rules.childRule(of: className) {
+      guard let parent = fields[child.parentField] else {
+        throw DatastoreError.empty(child.parentField)
+      }
+      guard parent.pointerId.map(Validation.isObjectId) == true,
+        parent.objectValue?["className"] == .string(child.parentClass)
+      else { throw DatastoreError.invalid(child.parentField) }
+    }
+  }
+
+  /// One object. Missing or unreadable is `E404001`.
   public func get(_ className: String, objectId: String) throws -> DataObject {
-    let object = try existing(className, objectId)
-    guard object.acl.allowsRead(principals) else { throw DatastoreError.noAccess }
-    return object
+    try DatastoreClient.validate(className: className)
+    guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
+    return try engine.get(className, objectId: objectId, as: principals)
   }
 
   /// Objects matching `query` that the caller may read; the rest are left out silently.
   public func find(_ query: Query) throws -> [DataObject] {
     try DatastoreClient.validate(query: query)
-    return try store.guardStorage {
-      var objects = try storage.find(query, readableBy: principals)
-      if !query.include.isEmpty { objects = try resolveIncludes(query.include, in: objects) }
-      return objects
-    }
+    var objects = try engine.find(query, as: principals)
+    if !query.include.isEmpty { objects = try resolveIncludes(query.include, in: objects) }
+    return objects
   }
 
   /// How many objects match `query` among those the caller may read.
   public func count(_ query: Query) throws -> Int {
     try DatastoreClient.validate(query: query)
-    return try store.guardStorage { try storage.count(query, readableBy: principals) }
+    return try engine.count(query, as: principals)
   }
 
-  /// Sets `fields` (a `.null` value removes the field) and adds `increments` to numeric fields,
-  /// atomically. Needs write access.
+  /// Sets `fields` (a `.null` value removes the field) and adds `increments` to integer fields,
+  /// atomically, in one conditional write. Needs write access: `E403001` when the caller can
+  /// read the object, else `E404001`. Managed and fixed fields of the rules are `E400002`.
   @discardableResult
   public func update(
     _ className: String, objectId: String, set fields: [String: JSONValue] = [:],
     increment increments: [String: Int64] = [:], acl: ACL? = nil
   ) throws -> DataObject {
-    try DatastoreClient.validate(fields: fields)
-    try DatastoreClient.validate(fields: increments.mapValues { JSONValue.int($0) })
-    return try transaction {
-      let object = try existing(className, objectId)
-      guard object.acl.allowsWrite(principals) else { throw DatastoreError.noAccess }
-      var merged = object.fields
-      for (key, value) in fields { merged[key] = value == .null ? nil : value }
-      for (key, delta) in increments {
-        let current = merged[key] ?? .int(0)
-        guard let number = current.intValue else {
-          throw DatastoreError.invalid(key, "cannot add to a value that is not a number")
-        }
-        merged[key] = .int(number + delta)
-      }
-      let updated = DataObject(
-        className: className, objectId: objectId, createDate: object.createDate,
-        updateDate: max(BackendDate.now(), object.updateDate), acl: acl ?? object.acl,
-        fields: merged)
-      try storage.replace(updated)
-      return updated
-    }
-  }
-
-  /// Deletes an object. Needs write access.
-  public func delete(_ className: String, objectId: String) throws {
-    try transaction {
-      let object = try existing(className, objectId)
-      guard object.acl.allowsWrite(principals) else { throw DatastoreError.noAccess }
-      try storage.delete(className: className, objectId: objectId)
-    }
-  }
-
-  /// Deletes every object matching `query`'s conditions. Master key only: it is for cascades
-  /// (a thread's comments go with it), where the ACL check was made on the parent.
-  @discardableResult
-  public func deleteAll(matching query: Query) throws -> Int {
-    guard principals.isMaster else { throw DatastoreError.noAccess }
-    try DatastoreClient.validate(query: query)
-    return try transaction { try storage.deleteAll(query) }
-  }
-
-  /// The next number of a named sequence (1, 2, 3, …), never handed out twice.
-  public func nextNumber(of sequence: String) throws -> Int64 {
-    guard Validation.isName(sequence) else {
-      throw DatastoreError.invalid("sequence")
-    }
-    return try transaction { try storage.nextValue(counter: sequence) }
-  }
-
-  private func existing(_ className: String, _ objectId: String) throws -> DataObject {
     try DatastoreClient.validate(className: className)
     guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
-    guard
-      let object = try store.guardStorage({
-        try storage.fetch(className: className, objectId: objectId)
-      })
-    else { throw DatastoreError.notFound }
-    return object
+    try DatastoreClient.validate(fields: fields)
+    try DatastoreClient.validate(fields: increments.mapValues { JSONValue.int($0) })
+    if !principals.isMaster {
+      let rules = store.rules
+      let untouchable = rules.managedFields(of: className).union(rules.fixedFields(of: className))
+      for field in Set(fields.keys).union(increments.keys) where untouchable.contains(field) {
+        throw DatastoreError.invalid(field, "set by the datastore, not by clients")
+      }
+    }
+    return try engine.update(
+      className, objectId: objectId, set: fields, increment: increments, acl: acl,
+      as: principals)
+  }
+
+  /// Deletes an object, with what the rules cascade. Needs write access.
+  public func delete(_ className: String, objectId: String) throws {
+    try DatastoreClient.validate(className: className)
+    guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
+    try engine.delete(className, objectId: objectId, as: principals)
   }
 
   private func resolveIncludes(_ keys: [String], in objects: [DataObject]) throws -> [DataObject] {
     let ids = Set(objects.flatMap { object in keys.compactMap { object[$0]?.pointerId } })
-    let targets = try storage.fetch(objectIds: Array(ids), readableBy: principals)
+    let targets = try engine.fetch(objectIds: Array(ids), as: principals)
     let byId = Dictionary(
       targets.map { ($0.objectId, $0) }, uniquingKeysWith: { first, _ in first })
     return objects.map { object in
@@ -162,50 +163,26 @@ public final class DatastoreClient {
     guard !mimeType.isEmpty, mimeType.utf8.count <= 100, mimeType.contains("/") else {
       throw DatastoreError.invalid("mimeType")
     }
-    let now = BackendDate.now()
-    let info = FileInfo(
-      fileName: name, mimeType: mimeType, fileSize: bytes.count, createDate: now,
-      updateDate: now, acl: acl ?? .publicReadWrite)
-    try transaction {
-      guard try storage.fileInfo(name: name) == nil else {
-        throw DatastoreError.invalid("fileName", "a file named \(name) already exists")
-      }
-      try storage.insertFile(info, bytes: bytes)
-    }
-    return info
+    return try engine.insertFile(
+      name: name, bytes: bytes, mimeType: mimeType, acl: acl ?? .publicReadWrite, as: principals)
   }
 
-  /// A file's metadata. Missing is `E404001`; unreadable is `E403001`.
+  /// A file's metadata. Missing or unreadable is `E404001`.
   public func fileInfo(name: String) throws -> FileInfo {
-    let info = try existingFile(name)
-    guard info.acl.allowsRead(principals) else { throw DatastoreError.noAccess }
-    return info
+    guard Validation.isFileName(name) else { throw DatastoreError.invalid("fileName") }
+    return try engine.fileInfo(name: name, as: principals)
   }
 
   /// A file's bytes, exactly as stored.
   public func getFile(name: String) throws -> [UInt8] {
-    _ = try fileInfo(name: name)
-    guard let bytes = try store.guardStorage({ try storage.fileBytes(name: name) }) else {
-      throw DatastoreError.notFound
-    }
-    return bytes
+    guard Validation.isFileName(name) else { throw DatastoreError.invalid("fileName") }
+    return try engine.fileBytes(name: name, as: principals)
   }
 
   /// Deletes a file. Needs write access.
   public func deleteFile(name: String) throws {
-    try transaction {
-      let info = try existingFile(name)
-      guard info.acl.allowsWrite(principals) else { throw DatastoreError.noAccess }
-      try storage.deleteFile(name: name)
-    }
-  }
-
-  private func existingFile(_ name: String) throws -> FileInfo {
     guard Validation.isFileName(name) else { throw DatastoreError.invalid("fileName") }
-    guard let info = try store.guardStorage({ try storage.fileInfo(name: name) }) else {
-      throw DatastoreError.notFound
-    }
-    return info
+    try engine.deleteFile(name: name, as: principals)
   }
 
   // MARK: Validation

@@ -5,13 +5,19 @@
   import Foundation
 #endif
 
-/// A person's anonymous identity on this machine: the UUID the backend knows them by and the
-/// session token for each database they use. Kept in a file only its owner can read.
+/// A person's anonymous identity on this machine: one random secret per board (by the board's id,
+/// so that one board, leaked or hostile, gives nothing on another) and the session token for each
+/// board. Kept in a file only its owner can read. Boards store only hashes of both.
 public struct Profile: Equatable, Sendable {
   public let name: String
-  public let uuid: String
-  /// Session token per database (by the database's absolute path).
+  /// The secret per board id.
+  public var secrets: [String: String]
+  /// Session token per board id.
   public var sessions: [String: String]
+  /// The UUID a profile of the previous version used on every board. Offered once to a board the
+  /// profile has no secret for, to find the user it made there before; that board then knows the
+  /// user by its own new secret instead.
+  public let legacyId: String?
 
   public static let defaultName = "default"
 
@@ -42,7 +48,7 @@ public struct ProfileStore: Sendable {
 
   public func path(of name: String) -> String { directory + "/" + name + ".json" }
 
-  /// The profile called `name`, created with a fresh UUID the first time. A file that is not
+  /// The profile called `name`, created empty the first time. A file that is not
   /// valid JSON, that others can read, or that belongs to someone else is refused, never used or
   /// overwritten.
   public func loadOrCreate(_ name: String) throws -> Profile {
@@ -51,14 +57,14 @@ public struct ProfileStore: Sendable {
         "profile", "a profile name uses letters, digits, - and _ (at most 64)")
     }
     if let profile = try load(name) { return profile }
-    let profile = Profile(name: name, uuid: UUID().uuidString.lowercased(), sessions: [:])
+    let profile = Profile(name: name, secrets: [:], sessions: [:], legacyId: nil)
     if try write(profile, replacing: false) { return profile }
     // Another process created it first: use theirs, so both act as the same user.
     guard let existing = try load(name) else { throw profileError(name, "could not be created") }
     return existing
   }
 
-  /// Records the session token for `database` in the profile file.
+  /// Writes the profile file.
   public func save(_ profile: Profile) throws {
     _ = try write(profile, replacing: true)
   }
@@ -89,25 +95,34 @@ public struct ProfileStore: Sendable {
       data.append(contentsOf: chunk.prefix(count))
     }
     guard let json = try? JSONDecoder().decode(JSONValue.self, from: data),
-      case .string(let uuid)? = json.objectValue?["uuid"], UUID(uuidString: uuid) != nil
+      let fields = json.objectValue
     else {
-      throw profileError(name, "is not a valid profile (JSON with a uuid); fix or remove \(path)")
+      throw profileError(name, "is not a valid profile (a JSON object); fix or remove \(path)")
     }
-    var sessions: [String: String] = [:]
-    if case .object(let entries)? = json.objectValue?["sessions"] {
-      for (database, token) in entries { sessions[database] = token.stringValue }
+    var legacyId: String?
+    if let uuid = fields["uuid"] {
+      guard let text = uuid.stringValue, UUID(uuidString: text) != nil else {
+        throw profileError(name, "has a uuid that is not a UUID; fix or remove \(path)")
+      }
+      legacyId = text
     }
-    return Profile(name: name, uuid: uuid, sessions: sessions)
+    func strings(_ key: String) -> [String: String] {
+      (fields[key]?.objectValue ?? [:]).compactMapValues(\.stringValue)
+    }
+    return Profile(
+      name: name, secrets: strings("secrets"), sessions: strings("sessions"), legacyId: legacyId)
   }
 
   /// Writes through a private temporary file and an atomic link or rename, so a reader never
   /// sees half a profile. Without `replacing`, returns false when the file already exists.
   private func write(_ profile: Profile, replacing: Bool) throws -> Bool {
     try makeDirectory()
-    let body = JSONValue.object([
-      "uuid": .string(profile.uuid),
+    var fields: [String: JSONValue] = [
+      "secrets": .object(profile.secrets.mapValues { .string($0) }),
       "sessions": .object(profile.sessions.mapValues { .string($0) }),
-    ]).jsonText()
+    ]
+    if let legacyId = profile.legacyId { fields["uuid"] = .string(legacyId) }
+    let body = JSONValue.object(fields).jsonText()
     let final = path(of: profile.name)
     let temporary = "\(directory)/.\(profile.name).\(getpid()).\(Validation.randomId(length: 6))"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -133,6 +148,23 @@ public struct ProfileStore: Sendable {
     throw profileError(profile.name, "cannot be written: \(String(cString: strerror(errno)))")
   }
 
+  /// Runs `body` holding an exclusive lock on the profiles directory, so two processes signing in
+  /// with one profile at once agree on one secret per board (and so on one user).
+  func withLock<T>(_ name: String, _ body: () throws -> T) throws -> T {
+    try makeDirectory()
+    let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw profileError(name, "cannot be locked: \(String(cString: strerror(errno)))")
+    }
+    defer { close(descriptor) }
+    while flock(descriptor, LOCK_EX) != 0 {
+      guard errno == EINTR else {
+        throw profileError(name, "cannot be locked: \(String(cString: strerror(errno)))")
+      }
+    }
+    return try body()
+  }
+
   private func makeDirectory() throws {
     var current = ""
     for part in directory.split(separator: "/") {
@@ -150,22 +182,39 @@ public struct ProfileStore: Sendable {
 }
 
 extension Datastore {
-  /// Signs in as the profile's user: reuses its session for this database when still valid,
-  /// otherwise logs in again with the profile's UUID (same user back) and saves the new token.
+  /// Signs in as the profile's user on this board: reuses its session when still valid, otherwise
+  /// logs in again with the profile's secret for this board (made and saved on first use, before
+  /// the user exists) and saves the new session token.
   public func signIn(profile name: String, in profiles: ProfileStore) throws -> (
     client: DatastoreClient, user: User
   ) {
-    var profile = try profiles.loadOrCreate(name)
-    let key = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
-    if let token = profile.sessions[key], let client = try? client(sessionToken: token),
-      let user = try? client.currentUser()
-    {
-      return (client, user)
+    if let signedIn = try resumeSession(of: try profiles.loadOrCreate(name)) { return signedIn }
+    return try profiles.withLock(name) {
+      var profile = try profiles.loadOrCreate(name)
+      // Another process may have signed in while this one waited for the lock.
+      if let signedIn = try resumeSession(of: profile) { return signedIn }
+      var previous: String?
+      let secret: String
+      if let known = profile.secrets[boardId] {
+        secret = known
+      } else {
+        secret = Datastore.newSecret()
+        previous = profile.legacyId
+        profile.secrets[boardId] = secret
+        try profiles.save(profile)
+      }
+      let login = try loginAnonymously(secret: secret, previousSecret: previous)
+      profile.sessions[boardId] = login.sessionToken
+      try profiles.save(profile)
+      return (client(login), login.user)
     }
-    let login = try loginAnonymously(uuid: profile.uuid)
-    profile.sessions[key] = login.sessionToken
-    try profiles.save(profile)
-    return (try client(sessionToken: login.sessionToken), login.user)
+  }
+
+  private func resumeSession(of profile: Profile) throws -> (client: DatastoreClient, user: User)? {
+    guard let token = profile.sessions[boardId], let client = try? client(sessionToken: token),
+      let user = try? client.currentUser()
+    else { return nil }
+    return (client, user)
   }
 }
 

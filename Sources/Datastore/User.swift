@@ -29,45 +29,34 @@ public struct User: Equatable, Sendable {
   }
 }
 
-/// A logged-in user with the session token that proves it.
+/// A logged-in user with the session token that proves it and the principals it acts with.
 public struct Login: Sendable {
   public let user: User
   public let sessionToken: String
+  public let principals: Principals
 }
 
 extension Datastore {
-  /// Anonymous login: the first login with `uuid` creates the user; later ones (after a session
-  /// died or expired) get the same user back with a fresh session.
-  public func loginAnonymously(uuid: String) throws -> Login {
-    guard UUID(uuidString: uuid) != nil else { throw DatastoreError.invalid("uuid") }
-    return try master.transaction {
-      let query = Query(className: User.className, equalTo: [User.anonymousIdField: .string(uuid)])
-      let object =
-        try master.find(query).first
-        ?? master.create(
-          User.className,
-          fields: [
-            "userName": .string(Validation.randomId(length: 10)),
-            "authData": .object(["anonymous": .object(["id": .string(uuid)])]),
-          ])
-      if object.acl == .publicReadWrite {
-        // A user may be read by anyone but changed only by itself.
-        try master.update(
-          User.className, objectId: object.objectId,
-          acl: ACL(readers: ["*"], writers: [object.objectId]))
-      }
-      let token = Validation.randomId(length: 32)
-      let expires = BackendDate.now() + Int64(sessionLifetime * 1000)
-      try storage.insertSession(token: token, userId: object.objectId, expiresAt: expires)
-      return Login(
-        user: User(object: try master.get(User.className, objectId: object.objectId)),
-        sessionToken: token)
+  /// A fresh anonymous secret: 43 random letters and digits (about 256 bits).
+  public static func newSecret() -> String { Validation.randomId(length: 43) }
+
+  /// Anonymous login with a profile's secret for this board: the first login creates the user;
+  /// later ones (after a session died or expired) get the same user back with a fresh session.
+  /// `previousSecret` is the UUID a profile of the previous version used on every board: when it
+  /// finds a user here, that user is taken over by `secret` (see `DatastoreEngine.signIn`).
+  public func loginAnonymously(secret: String, previousSecret: String? = nil) throws -> Login {
+    guard Validation.isSecret(secret) else { throw DatastoreError.invalid("secret") }
+    if let previousSecret, !Validation.isSecret(previousSecret) {
+      throw DatastoreError.invalid("secret")
     }
+    return try engine.signIn(
+      secret: secret, previousSecret: previousSecret, sessionLifetime: sessionLifetime)
   }
 
   /// Ends every session of `userId` (a logout everywhere). Their next request is `E401001`.
   public func endSessions(userId: String) throws {
-    try guardStorage { try storage.deleteSessions(userId: userId) }
+    guard Validation.isObjectId(userId) else { throw DatastoreError.invalid("userId") }
+    try engine.endSessions(userId: userId)
   }
 }
 

@@ -30,6 +30,16 @@ enum Validation {
       }
   }
 
+  /// Anonymous secrets: 16 to 128 letters, digits, `-` or `_` (a fresh secret, or the UUID a
+  /// profile of the previous version used).
+  static func isSecret(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    return (16...128).contains(bytes.count)
+      && bytes.allSatisfy {
+        isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+      }
+  }
+
   /// File names: `[A-Za-z0-9._-]`, at most 200 bytes, not `.` or `..`.
   static func isFileName(_ text: String) -> Bool {
     let bytes = Array(text.utf8)

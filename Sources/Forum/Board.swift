@@ -10,8 +10,10 @@ import Datastore
 /// The bulletin board as one signed-in person sees it. Never prints: every result is a value,
 /// every failure a `DatastoreError`.
 public final class Board {
-  public let store: Datastore
-  public let client: DatastoreClient
+  /// The datastore and the signed-in client: kept inside Forum so that every write goes through
+  /// the board's methods (the engine enforces the rules either way).
+  let store: Datastore
+  let client: DatastoreClient
   public private(set) var me: User
   public let profileName: String
   public let profilePath: String
@@ -22,6 +24,31 @@ public final class Board {
   static let commentClass = "Comment"
   static let threadSequence = "threadNumber"
 
+  /// The board's bookkeeping, enforced by the engine (see `EngineRules`): threads are numbered from
+  /// the `threadNumber` sequence and belong to their author; comments belong to their author and
+  /// to a thread, which numbers them, counts them, takes its last activity from them, lends them
+  /// its readers and takes them (and its image file) along when deleted.
+  public static let rules = EngineRules(
+    sequences: [SequenceRule(className: threadClass, field: "number", sequence: threadSequence)],
+    owners: [
+      OwnerRule(className: threadClass, field: "user"),
+      OwnerRule(className: commentClass, field: "user"),
+    ],
+    children: [
+      ChildRule(
+        childClass: commentClass, parentField: "thread", parentClass: threadClass,
+        numberField: "number", lastNumberField: "lastCommentNumber", countField: "commentCount",
+        activityField: "lastActivity", fileField: "fileName")
+    ])
+
+  /// `forum init`: creates or migrates the schema at `location` with the board's rules and
+  /// indexes (on PostgreSQL, run as the database owner). Returns the location without secrets.
+  @discardableResult
+  public static func initialize(location: String) throws -> String {
+    try Datastore.initialize(location, rules: rules, indexes: indexes)
+    return try Datastore.open(location, rules: rules, indexes: indexes).location
+  }
+
   /// The indexes the board's listings walk, so that no listing scans the class.
   public static let indexes = [
     IndexSpec(className: threadClass, fields: ["lastActivity"]),
@@ -29,16 +56,23 @@ public final class Board {
     IndexSpec(className: commentClass, fields: ["thread", "number"]),
   ]
 
-  /// Opens the board at `databasePath` as the profile's user (created on first use).
+  /// Opens the board at `location` (a path or a `postgresql://` URI) as the profile's user
+  /// (created on first use).
   public init(
-    databasePath: String, profile: String, profiles: ProfileStore,
+    location: String, profile: String, profiles: ProfileStore,
     fileSizeLimit: Int = Datastore.defaultFileSizeLimit
   ) throws {
-    store = try Datastore(path: databasePath, indexes: Board.indexes, fileSizeLimit: fileSizeLimit)
+    store = try Datastore.open(
+      location, rules: Board.rules, indexes: Board.indexes, fileSizeLimit: fileSizeLimit)
     (client, me) = try store.signIn(profile: profile, in: profiles)
     profileName = profile
     profilePath = profiles.path(of: profile)
   }
+
+  /// Where the board is: a path or a URI.
+  public var location: String { store.location }
+  /// The largest image the store accepts, in bytes.
+  public var fileSizeLimit: Int { store.fileSizeLimit }
 
   // MARK: Reading
 
@@ -135,7 +169,7 @@ public final class Board {
 
   // MARK: Writing
 
-  /// Posts a thread, with its image stored in the same transaction.
+  /// Posts a thread, with its image stored in the same transaction. The engine numbers it.
   @discardableResult
   public func createThread(title: String, description: String, image: PreparedImage?) throws
     -> ForumThread
@@ -145,16 +179,11 @@ public final class Board {
     let userId = try signedInUser()
     let acl = ACL.publicRead(owner: userId)
     let object = try client.transaction { () -> DataObject in
-      let number = try client.nextNumber(of: Board.threadSequence)
       var fields: [String: JSONValue] = [
         "title": .string(title), "description": .string(description),
-        "number": .int(number), "user": .pointer(className: User.className, objectId: userId),
-        "commentCount": .int(0), "lastCommentNumber": .int(0),
-        "lastActivity": .int(BackendDate.now()),
       ]
       if let image {
-        let fileName =
-          "thread\(number)-\(UUID().uuidString.prefix(8)).\(image.format.fileExtension)"
+        let fileName = "thread-\(UUID().uuidString.lowercased()).\(image.format.fileExtension)"
         try client.putFile(
           name: fileName, bytes: [UInt8](image.data), mimeType: image.format.mimeType, acl: acl)
         fields["fileName"] = .string(fileName)
@@ -167,54 +196,40 @@ public final class Board {
     return ForumThread(created, viewer: me.objectId)
   }
 
-  /// Adds a comment to thread `threadNumber` and moves the thread to the top of the list.
+  /// Adds a comment to thread `threadNumber`. The engine numbers it, counts it and moves the
+  /// thread to the top of the list, in the same statement's transaction.
   @discardableResult
   public func addComment(to threadNumber: Int, text: String) throws -> ForumComment {
     let text = try PostRules.comment(text)
     let userId = try signedInUser()
     let object = try client.transaction { () -> DataObject in
       let thread = try threadObject(threadNumber)
-      // The thread belongs to its author; its counters are the board's bookkeeping.
-      let updated = try store.master.update(
-        Board.threadClass, objectId: thread.objectId,
-        set: ["lastActivity": .int(BackendDate.now())],
-        increment: ["commentCount": 1, "lastCommentNumber": 1])
       return try client.create(
         Board.commentClass,
-        fields: [
-          "text": .string(text), "thread": Board.pointer(to: thread.objectId),
-          "number": updated["lastCommentNumber"] ?? .int(1),
-          "user": .pointer(className: User.className, objectId: userId),
-        ], acl: .publicRead(owner: userId))
+        fields: ["text": .string(text), "thread": Board.pointer(to: thread.objectId)],
+        acl: .publicRead(owner: userId))
     }
     var created = object
     created.included["user"] = me.object
     return ForumComment(created, threadNumber: threadNumber, viewer: me.objectId)
   }
 
-  /// Deletes a thread of yours with its comments and image, in one transaction.
-  /// Someone else's thread is `E403001` and nothing is deleted.
+  /// Deletes a thread of yours; the engine takes its comments and image along in the same
+  /// transaction. Someone else's thread is `E403001` and nothing is deleted.
   public func deleteThread(_ number: Int) throws {
     try client.transaction {
       let thread = try threadObject(number)
       try client.delete(Board.threadClass, objectId: thread.objectId)
-      try store.master.deleteAll(
-        matching: Query(
-          className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)]))
-      if let fileName = thread["fileName"]?.stringValue {
-        try store.master.deleteFile(name: fileName)
-      }
     }
   }
 
-  /// Deletes a comment of yours. Someone else's is `E403001` and nothing is deleted.
+  /// Deletes a comment of yours; the engine counts the thread down. Someone else's is
+  /// `E403001` and nothing is deleted.
   public func deleteComment(_ number: Int, inThread threadNumber: Int) throws {
     try client.transaction {
       let thread = try threadObject(threadNumber)
       let comment = try commentObject(number, of: thread)
       try client.delete(Board.commentClass, objectId: comment.objectId)
-      try store.master.update(
-        Board.threadClass, objectId: thread.objectId, increment: ["commentCount": -1])
     }
   }
 

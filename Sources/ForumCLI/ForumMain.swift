@@ -66,13 +66,24 @@ public enum ForumMain {
           CLIError(error), json: options.json, line: nil, japanese: terminal.japanese)
       }
     }
+    if options.command.first.map({ CommandRegistry.named($0) == InitCommand.self }) == true {
+      do {
+        print(
+          SafeText.sanitize(
+            try InitCommand.initialize(
+              location: options.resolvedDatabasePath(), japanese: terminal.japanese)))
+        return 0
+      } catch {
+        return reportOpening(error, json: options.json, japanese: terminal.japanese)
+      }
+    }
     let board: Board
     do {
       board = try Board(
-        databasePath: options.resolvedDatabasePath(), profile: options.profile,
+        location: options.resolvedDatabasePath(), profile: options.profile,
         profiles: ProfileStore(directory: ProfileStore.defaultDirectory(environment: environment)))
     } catch {
-      return report(CLIError(error), json: options.json, line: nil, japanese: terminal.japanese)
+      return reportOpening(error, json: options.json, japanese: terminal.japanese)
     }
     let input = makeInput(terminal, options: options)
     let oneShot = !options.command.isEmpty
@@ -93,6 +104,19 @@ public enum ForumMain {
   /// readline at a terminal; raw lines from a pipe or file.
   static func makeInput(_ terminal: Terminal, options: GlobalOptions) -> LineInput {
     terminal.isInteractive ? LineEditor(historyPath: options.historyPath) : PipedInput()
+  }
+
+  /// A board that cannot be opened: a refused login or a missing membership says what to do
+  /// (the detail names the fix), with the permission status 3.
+  static func reportOpening(_ error: Error, json: Bool, japanese: Bool) -> Int32 {
+    if let error = error as? DatastoreError,
+      error.code == .noAccess || error.code == .authentication,
+      let detail = error.detail, !json
+    {
+      fputs("forum: " + SafeText.sanitize(detail) + "\n", stderr)
+      return CLIError.datastore(error).exitStatus
+    }
+    return report(CLIError(error), json: json, line: nil, japanese: japanese)
   }
 
   /// Prints an error as one line on stderr (JSON with `--json`) and returns its exit status.

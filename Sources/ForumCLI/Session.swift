@@ -108,7 +108,7 @@ final class Session {
       commandAskedForJSON = true
     }
     if invocation.flags.contains("no-color") { useColor = false }
-    return try command.run(invocation, in: self)
+    return try paged { try command.run(invocation, in: self) }
   }
 
   /// Errors print as JSON when `--json` was given for the whole run or to the failing command.
@@ -159,12 +159,40 @@ final class Session {
 
   // MARK: Output
 
-  /// Prints lines until Ctrl-C; the loop then says the command was interrupted.
+  /// Prints lines until Ctrl-C; the loop then says the command was interrupted. While a
+  /// command's output may be paged, the lines are collected first.
   func printLines(_ lines: [String]) {
+    if pageable != nil {
+      pageable! += lines
+      return
+    }
     for line in lines {
       if Interrupt.requested { return }
       print(line)
     }
+  }
+
+  /// Lines of the running command held back for the pager; nil when output is not paged.
+  private var pageable: [String]?
+
+  /// Runs `body` with its `printLines` output paged when it is taller than the terminal.
+  func paged<T>(_ body: () throws -> T) rethrows -> T {
+    guard terminal.stdoutIsTerminal, !options.noPager, !json, pageable == nil,
+      let command = Pager.command(environment: options.environment)
+    else { return try body() }
+    pageable = []
+    defer {
+      let lines = pageable ?? []
+      pageable = nil
+      // Image protocols (kitty, iTerm2) draw on the terminal itself; a pager would show junk.
+      let drawsImages = lines.contains { $0.contains("\u{1B}_G") || $0.contains("\u{1B}]1337") }
+      if lines.count < terminal.height || drawsImages
+        || !Pager.show(lines, command: command, environment: options.environment)
+      {
+        printLines(lines)
+      }
+    }
+    return try body()
   }
 
   func emit(_ value: JSONValue) { print(value.jsonText()) }

@@ -1,14 +1,14 @@
 import Datastore
+import Forum
 import Foundation
 
 /// `forum-bench hammer --db PATH --count N --tag T`: one of several processes writing the same
-/// database at once. It signs in as its own user, then creates `N` objects of class `Hammer`, each
-/// in its own transaction together with the next number of the `hammer` sequence. Run two or more
-/// at once: every object must land, every number must be handed out exactly once, and no process
-/// may ever see "database is locked".
+/// board at once. It signs in as its own user, makes thread #1 unless it exists (the processes
+/// race for that too), then posts `N` comments on it through the Datastore API, each in its own
+/// transaction, carrying its tag and index. Run two or more at once: every comment must land, every
+/// comment number must be handed out exactly once, the thread's counters must add up, and no
+/// process may ever see "database is locked".
 enum ConcurrentWriter {
-  static let className = "Hammer"
-  static let sequence = "hammer"
   static let usage = "usage: forum-bench hammer --db PATH --count N --tag T"
 
   struct Options: Equatable {
@@ -46,25 +46,32 @@ enum ConcurrentWriter {
     return Options(database: database, count: count, tag: tag)
   }
 
-  /// Creates the objects; throws the first failure.
+  /// Posts the comments; throws the first failure.
   static func run(_ options: Options) throws -> Report {
     let start = Date()
-    let store = try Datastore(path: options.database)
-    let login = try store.loginAnonymously(uuid: UUID().uuidString)
-    let client = try store.client(sessionToken: login.sessionToken)
+    let store = try Datastore.open(options.database, rules: Board.rules, indexes: Board.indexes)
+    let login = try store.loginAnonymously(secret: Datastore.newSecret())
+    let client = store.client(login)
+    let me = login.user.objectId
+    let thread = try client.transaction { () -> DataObject in
+      let first = Query(className: "Thread", equalTo: ["number": .int(1)], limit: 1)
+      if let thread = try client.find(first).first { return thread }
+      return try client.create(
+        "Thread", fields: ["title": .string("hammered")], acl: .publicRead(owner: me))
+    }
+    let pointer = JSONValue.pointer(className: "Thread", objectId: thread.objectId)
     var first: Int64 = 0
     var last: Int64 = 0
     for index in 0..<options.count {
-      let number = try client.transaction {
-        let number = try client.nextNumber(of: sequence)
+      let comment = try client.transaction {
         try client.create(
-          className,
+          "Comment",
           fields: [
-            "tag": .string(options.tag), "index": .int(Int64(index)), "number": .int(number),
-          ],
-          acl: .publicRead(owner: login.user.objectId))
-        return number
+            "text": .string("\(options.tag) \(index)"), "thread": pointer,
+            "tag": .string(options.tag), "index": .int(Int64(index)),
+          ], acl: .publicRead(owner: me))
       }
+      let number = comment["number"]?.intValue ?? 0
       if index == 0 { first = number }
       last = number
     }
@@ -83,7 +90,7 @@ enum ConcurrentWriter {
       let report = try run(options)
       let rate = Double(report.created) / max(report.seconds, 0.000_001)
       print(
-        "hammer \(options.tag): \(report.created) objects, numbers \(report.firstNumber)..."
+        "hammer \(options.tag): \(report.created) comments, numbers \(report.firstNumber)..."
           + "\(report.lastNumber), \(String(format: "%.2f", report.seconds)) s, "
           + "\(Int(rate)) transactions/s")
       return 0

@@ -3,9 +3,10 @@ import Forum
 import Foundation
 
 /// `forum-bench seed`: fills a new board with threads, comments, users and images through the
-/// Datastore API, many posts per transaction. Objects carry exactly the fields, pointers and ACLs
-/// that `Board.createThread` and `Board.addComment` write (Forum has no bulk import), so the
-/// board reads them as its own. Thread #1 gets the big comment count, thread #2 ten comments.
+/// Datastore API, many posts per transaction. Objects carry exactly the fields and ACLs that
+/// `Board.createThread` and `Board.addComment` write (Forum has no bulk import), and the engine's
+/// rules number and count them as it does the board's. Thread #1 gets the big comment count,
+/// thread #2 ten comments.
 enum SeedCommand {
   struct Settings {
     var database: String
@@ -23,10 +24,9 @@ enum SeedCommand {
     var cacheMegabytes: Int
   }
 
-  // Board's class and sequence names; Forum keeps them internal.
+  // Board's class names; Forum keeps them internal.
   static let threadClass = "Thread"
   static let commentClass = "Comment"
-  static let threadSequence = "threadNumber"
 
   static let displayNames = ["さくら", "Ken", "ゆうき", "Alex", "はると", "Mia", "そうた", "Jo"]
 
@@ -92,7 +92,7 @@ enum SeedCommand {
     // inserting random objectIds does not write each index page out again every transaction.
     SQLCapture.setUpSQL = "PRAGMA cache_size = -\(settings.cacheMegabytes * 1024)"
     SQLCapture.install()
-    let store = try Datastore(path: settings.database, indexes: Board.indexes)
+    let store = try Datastore.open(settings.database, rules: Board.rules, indexes: Board.indexes)
     let profiles = ProfileStore(directory: profileDirectory + "/profiles")
     var authors: [(client: DatastoreClient, id: String)] = []
     for index in 0..<settings.users {
@@ -107,22 +107,19 @@ enum SeedCommand {
     var random = SeededGenerator(seed: 42)
     let text = TextPool(seed: 7)
     let counts = commentCounts(settings, random: &random)
-    // Threads are a minute apart and end an hour ago, so posts made by `run` come out on top.
-    let firstActivity = BackendDate.now() - 3_600_000 - Int64(settings.threads) * 60_000
     var next = 0
     var imageCount = 0
     var reported = 0
     while next < settings.threads {
-      try store.master.transaction {
+      try authors[0].client.transaction {
         var posts = 0
         while next < settings.threads && posts < settings.batch {
           let image =
             settings.imageEvery > 0 && (next + 1) % settings.imageEvery == 0
             ? images[imageCount % images.count] : nil
           try insertThread(
-            commentCount: counts[next], image: image,
-            lastActivity: firstActivity + Int64(next) * 60_000 + Int64(counts[next]) * 1000,
-            authors: authors, random: &random, text: text)
+            commentCount: counts[next], image: image, authors: authors, random: &random,
+            text: text)
           imageCount += image == nil ? 0 : 1
           posts += 1 + counts[next]
           next += 1
@@ -146,22 +143,17 @@ enum SeedCommand {
   /// One thread and its comments, laid out field for field as `Board.createThread` and
   /// `Board.addComment` write them, by authors picked at random.
   private static func insertThread(
-    commentCount: Int, image: PreparedImage?, lastActivity: Int64,
-    authors: [(client: DatastoreClient, id: String)], random: inout SeededGenerator,
-    text: TextPool
+    commentCount: Int, image: PreparedImage?, authors: [(client: DatastoreClient, id: String)],
+    random: inout SeededGenerator, text: TextPool
   ) throws {
     let author = authors.randomElement(using: &random)!
     let acl = ACL.publicRead(owner: author.id)
-    let number = try author.client.nextNumber(of: threadSequence)
     var fields: [String: JSONValue] = [
       "title": .string(text.title(&random)),
       "description": .string(text.description(&random)),
-      "number": .int(number), "user": .pointer(className: User.className, objectId: author.id),
-      "commentCount": .int(Int64(commentCount)), "lastCommentNumber": .int(Int64(commentCount)),
-      "lastActivity": .int(lastActivity),
     ]
     if let image {
-      let fileName = "thread\(number)-\(UUID().uuidString.prefix(8)).\(image.format.fileExtension)"
+      let fileName = "thread-\(UUID().uuidString.lowercased()).\(image.format.fileExtension)"
       try author.client.putFile(
         name: fileName, bytes: [UInt8](image.data), mimeType: image.format.mimeType, acl: acl)
       fields["fileName"] = .string(fileName)
@@ -174,16 +166,11 @@ enum SeedCommand {
     }
     let thread = try author.client.create(threadClass, fields: fields, acl: acl)
     let pointer = JSONValue.pointer(className: threadClass, objectId: thread.objectId)
-    guard commentCount > 0 else { return }
-    for commentNumber in 1...commentCount {
+    for _ in 0..<commentCount {
       let writer = authors.randomElement(using: &random)!
       try writer.client.create(
-        commentClass,
-        fields: [
-          "text": .string(text.comment(&random)), "thread": pointer,
-          "number": .int(Int64(commentNumber)),
-          "user": .pointer(className: User.className, objectId: writer.id),
-        ], acl: .publicRead(owner: writer.id))
+        commentClass, fields: ["text": .string(text.comment(&random)), "thread": pointer],
+        acl: .publicRead(owner: writer.id))
     }
   }
 }

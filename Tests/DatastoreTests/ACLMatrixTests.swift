@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Testing
 
@@ -35,10 +36,12 @@ enum Operation: String, CaseIterable, Sendable {
 
 enum Outcome: String, Sendable {
   case allowed
-  /// `E403001 No access with ACL.`
+  /// `E403001 No access with ACL.`: the caller can read it but not change it.
   case refused
   /// Left out of `find` (and `count`) without an error.
   case hidden
+  /// `E404001 No data available.`: the caller cannot read it, so for them it is not there.
+  case missing
 }
 
 struct ACLCell: Sendable, CustomTestStringConvertible {
@@ -55,6 +58,7 @@ struct ACLCell: Sendable, CustomTestStringConvertible {
 private let ok = Outcome.allowed
 private let no = Outcome.refused
 private let hid = Outcome.hidden
+private let gone = Outcome.missing
 
 /// The expected outcome of every operation, written out by hand for every ACL and caller.
 /// Columns: get, find, update, delete, fileInfo, getFile, deleteFile.
@@ -65,14 +69,14 @@ private let table: [(ACLKind, Caller, [Outcome])] = [
   (.publicRead, .anonymous, [ok, ok, no, no, ok, ok, no]),
 
   (.ownerOnly, .owner, [ok, ok, ok, ok, ok, ok, ok]),
-  (.ownerOnly, .other, [no, hid, no, no, no, no, no]),
-  (.ownerOnly, .member, [no, hid, no, no, no, no, no]),
-  (.ownerOnly, .anonymous, [no, hid, no, no, no, no, no]),
+  (.ownerOnly, .other, [gone, hid, gone, gone, gone, gone, gone]),
+  (.ownerOnly, .member, [gone, hid, gone, gone, gone, gone, gone]),
+  (.ownerOnly, .anonymous, [gone, hid, gone, gone, gone, gone, gone]),
 
   (.role, .owner, [ok, ok, ok, ok, ok, ok, ok]),
-  (.role, .other, [no, hid, no, no, no, no, no]),
+  (.role, .other, [gone, hid, gone, gone, gone, gone, gone]),
   (.role, .member, [ok, ok, ok, ok, ok, ok, ok]),
-  (.role, .anonymous, [no, hid, no, no, no, no, no]),
+  (.role, .anonymous, [gone, hid, gone, gone, gone, gone, gone]),
 
   (.none, .owner, [ok, ok, ok, ok, ok, ok, ok]),
   (.none, .other, [ok, ok, ok, ok, ok, ok, ok]),
@@ -86,26 +90,32 @@ let aclCells: [ACLCell] = table.flatMap { acl, caller, outcomes in
   }
 }
 
-/// A database with three signed-in users (one of them in `role:mods`), and one object and one
-/// file created by the owner with the ACL under test.
+/// A database with three signed-in users (one of them in `role:mods`), each on their own
+/// connection, and one object and one file created by the owner with the ACL under test.
 struct ACLFixture {
   static let className = "Note"
   static let fileName = "note.bin"
   static let fileBytes: [UInt8] = [0, 1, 2, 254, 255]
 
-  let store: Datastore
-  let owner: Login
-  let other: Login
-  let member: Login
+  let database: TestDatabase
+  let stores: [Caller: Datastore]
+  let logins: [Caller: Login]
   let object: DataObject
 
-  init(path: String, acl kind: ACLKind) throws {
-    store = try Datastore(path: path)
-    owner = try store.loginAnonymously(uuid: UUID().uuidString)
-    other = try store.loginAnonymously(uuid: UUID().uuidString)
-    member = try store.loginAnonymously(uuid: UUID().uuidString)
-    try store.addMember(member.user.objectId, toRole: "mods")
-    let ownerId = owner.user.objectId
+  init(_ engine: any EngineFixture, acl kind: ACLKind) throws {
+    database = try engine.makeDatabase()
+    var stores: [Caller: Datastore] = [:]
+    var logins: [Caller: Login] = [:]
+    for caller in Caller.allCases {
+      let store = try Datastore.open(try database.location(as: caller.rawValue))
+      stores[caller] = store
+      if caller != .anonymous {
+        logins[caller] = try store.loginAnonymously(secret: Datastore.newSecret())
+      }
+    }
+    let ownerId = logins[.owner]!.user.objectId
+    try Datastore.open(database.ownerLocation).addMember(
+      logins[.member]!.user.objectId, toRole: "mods")
     let acl: ACL?
     switch kind {
     case .publicRead: acl = .publicRead(owner: ownerId)
@@ -113,7 +123,9 @@ struct ACLFixture {
     case .role: acl = ACL(readers: ["role:mods", ownerId], writers: ["role:mods", ownerId])
     case .none: acl = nil
     }
-    let author = try store.client(sessionToken: owner.sessionToken)
+    self.stores = stores
+    self.logins = logins
+    let author = stores[.owner]!.client(logins[.owner]!)
     object = try author.create(
       ACLFixture.className, fields: ["text": .string("hello"), "n": .int(1)], acl: acl)
     try author.putFile(
@@ -121,13 +133,14 @@ struct ACLFixture {
       acl: acl)
   }
 
+  /// The caller's client, with its principals read afresh from its session.
   func client(_ caller: Caller) throws -> DatastoreClient {
-    switch caller {
-    case .owner: return try store.client(sessionToken: owner.sessionToken)
-    case .other: return try store.client(sessionToken: other.sessionToken)
-    case .member: return try store.client(sessionToken: member.sessionToken)
-    case .anonymous: return try store.client(sessionToken: nil)
-    }
+    try stores[caller]!.client(sessionToken: logins[caller]?.sessionToken)
+  }
+
+  /// The store as its owner sees it, past every ACL.
+  func inspector() throws -> DatastoreClient {
+    try Datastore.open(database.ownerLocation).master
   }
 }
 
@@ -140,154 +153,121 @@ struct ACLMatrixTests {
     #expect(keys.count == aclCells.count)
   }
 
-  @Test(arguments: aclCells)
-  func cell(_ cell: ACLCell) throws {
-    try withTemporaryDirectory { directory in
-      let fixture = try ACLFixture(path: directory.file("db.sqlite"), acl: cell.acl)
-      let store = fixture.store
-      let master = store.master
-      let client = try fixture.client(cell.caller)
-      let object = fixture.object
-      let query = Query(className: ACLFixture.className, order: ["-createDate"])
-      let before = try fingerprint(store)
+  @Test(arguments: aclCells, EngineFixtures.all)
+  func cell(_ cell: ACLCell, _ engine: any EngineFixture) throws {
+    let fixture = try ACLFixture(engine, acl: cell.acl)
+    let master = try fixture.inspector()
+    let client = try fixture.client(cell.caller)
+    let object = fixture.object
+    let query = Query(className: ACLFixture.className, order: ["-createDate"])
+    let before = try fixture.database.fingerprint()
+    let refusal: ErrorCode = cell.expected == .missing ? .notFound : .noAccess
 
-      switch (cell.operation, cell.expected) {
-      case (.get, .allowed):
-        #expect(try client.get(ACLFixture.className, objectId: object.objectId) == object)
-      case (.get, _):
-        expectError(.noAccess) { try client.get(ACLFixture.className, objectId: object.objectId) }
+    switch (cell.operation, cell.expected) {
+    case (.get, .allowed):
+      #expect(try client.get(ACLFixture.className, objectId: object.objectId) == object)
+    case (.get, _):
+      expectError(refusal) { try client.get(ACLFixture.className, objectId: object.objectId) }
 
-      case (.find, .allowed):
-        #expect(try client.find(query).map(\.objectId) == [object.objectId])
-        #expect(try client.count(query) == 1)
-      case (.find, _):
-        #expect(try client.find(query).isEmpty)
-        #expect(try client.count(query) == 0)
-        #expect(try master.find(query).map(\.objectId) == [object.objectId])
+    case (.find, .allowed):
+      #expect(try client.find(query).map(\.objectId) == [object.objectId])
+      #expect(try client.count(query) == 1)
+    case (.find, _):
+      #expect(try client.find(query).isEmpty)
+      #expect(try client.count(query) == 0)
+      #expect(try master.find(query).map(\.objectId) == [object.objectId])
 
-      case (.update, .allowed):
-        let updated = try client.update(
+    case (.update, .allowed):
+      let updated = try client.update(
+        ACLFixture.className, objectId: object.objectId, set: ["text": .string("changed")],
+        increment: ["n": 2])
+      let stored = try master.get(ACLFixture.className, objectId: object.objectId)
+      #expect(stored == updated)
+      #expect(stored["text"] == .string("changed"))
+      #expect(stored["n"] == .int(3))
+      #expect(stored.updateDate >= object.updateDate)
+      #expect(stored.createDate == object.createDate)
+      #expect(stored.acl == object.acl)
+    case (.update, _):
+      expectError(refusal) {
+        try client.update(
           ACLFixture.className, objectId: object.objectId, set: ["text": .string("changed")],
           increment: ["n": 2])
-        let stored = try master.get(ACLFixture.className, objectId: object.objectId)
-        #expect(stored == updated)
-        #expect(stored["text"] == .string("changed"))
-        #expect(stored["n"] == .int(3))
-        #expect(stored.updateDate >= object.updateDate)
-        #expect(stored.createDate == object.createDate)
-        #expect(stored.acl == object.acl)
-      case (.update, _):
-        expectError(.noAccess) {
-          try client.update(
-            ACLFixture.className, objectId: object.objectId, set: ["text": .string("changed")],
-            increment: ["n": 2])
-        }
-
-      case (.delete, .allowed):
-        try client.delete(ACLFixture.className, objectId: object.objectId)
-        expectError(.notFound) { try master.get(ACLFixture.className, objectId: object.objectId) }
-        #expect(try master.count(query) == 0)
-        #expect(try master.getFile(name: ACLFixture.fileName) == ACLFixture.fileBytes)
-      case (.delete, _):
-        expectError(.noAccess) {
-          try client.delete(ACLFixture.className, objectId: object.objectId)
-        }
-
-      case (.fileInfo, .allowed):
-        let info = try client.fileInfo(name: ACLFixture.fileName)
-        #expect(info.fileName == ACLFixture.fileName)
-        #expect(info.fileSize == ACLFixture.fileBytes.count)
-        #expect(info.mimeType == "application/octet-stream")
-        #expect(info.acl == object.acl)
-      case (.fileInfo, _):
-        expectError(.noAccess) { try client.fileInfo(name: ACLFixture.fileName) }
-
-      case (.getFile, .allowed):
-        #expect(try client.getFile(name: ACLFixture.fileName) == ACLFixture.fileBytes)
-      case (.getFile, _):
-        expectError(.noAccess) { try client.getFile(name: ACLFixture.fileName) }
-
-      case (.deleteFile, .allowed):
-        try client.deleteFile(name: ACLFixture.fileName)
-        expectError(.notFound) { try master.fileInfo(name: ACLFixture.fileName) }
-        expectError(.notFound) { try master.getFile(name: ACLFixture.fileName) }
-        #expect(try rowCount(store, "files") == 0)
-        #expect(try master.get(ACLFixture.className, objectId: object.objectId) == object)
-      case (.deleteFile, _):
-        expectError(.noAccess) { try client.deleteFile(name: ACLFixture.fileName) }
       }
 
-      let changesStore =
-        cell.expected == .allowed && [.update, .delete, .deleteFile].contains(cell.operation)
-      if !changesStore {
-        // Reads and refusals leave every row as it was: same fields and updateDate, same bytes.
-        #expect(try fingerprint(store) == before)
-        #expect(try master.get(ACLFixture.className, objectId: object.objectId) == object)
-        #expect(try master.getFile(name: ACLFixture.fileName) == ACLFixture.fileBytes)
-        #expect(try master.count(query) == 1)
-      }
+    case (.delete, .allowed):
+      try client.delete(ACLFixture.className, objectId: object.objectId)
+      expectError(.notFound) { try master.get(ACLFixture.className, objectId: object.objectId) }
+      #expect(try master.count(query) == 0)
+      #expect(try master.getFile(name: ACLFixture.fileName) == ACLFixture.fileBytes)
+    case (.delete, _):
+      expectError(refusal) { try client.delete(ACLFixture.className, objectId: object.objectId) }
+
+    case (.fileInfo, .allowed):
+      let info = try client.fileInfo(name: ACLFixture.fileName)
+      #expect(info.fileName == ACLFixture.fileName)
+      #expect(info.fileSize == ACLFixture.fileBytes.count)
+      #expect(info.mimeType == "application/octet-stream")
+      #expect(info.acl == object.acl)
+    case (.fileInfo, _):
+      expectError(refusal) { try client.fileInfo(name: ACLFixture.fileName) }
+
+    case (.getFile, .allowed):
+      #expect(try client.getFile(name: ACLFixture.fileName) == ACLFixture.fileBytes)
+    case (.getFile, _):
+      expectError(refusal) { try client.getFile(name: ACLFixture.fileName) }
+
+    case (.deleteFile, .allowed):
+      try client.deleteFile(name: ACLFixture.fileName)
+      expectError(.notFound) { try master.fileInfo(name: ACLFixture.fileName) }
+      expectError(.notFound) { try master.getFile(name: ACLFixture.fileName) }
+      #expect(try master.get(ACLFixture.className, objectId: object.objectId) == object)
+    case (.deleteFile, _):
+      expectError(refusal) { try client.deleteFile(name: ACLFixture.fileName) }
+    }
+
+    let changesStore =
+      cell.expected == .allowed && [.update, .delete, .deleteFile].contains(cell.operation)
+    if !changesStore {
+      // Reads and refusals leave every row as it was: same fields and updateDate, same bytes.
+      #expect(try fixture.database.fingerprint() == before)
+      #expect(try master.get(ACLFixture.className, objectId: object.objectId) == object)
+      #expect(try master.getFile(name: ACLFixture.fileName) == ACLFixture.fileBytes)
+      #expect(try master.count(query) == 1)
     }
   }
 
-  @Test(arguments: Caller.allCases)
-  func missingObjectsAndFilesAreNotFound(_ caller: Caller) throws {
-    try withTemporaryDirectory { directory in
-      let fixture = try ACLFixture(path: directory.file("db.sqlite"), acl: .none)
-      let client = try fixture.client(caller)
-      let before = try fingerprint(fixture.store)
-      let missing = "ABCDEFGHijklmnop"
-      let name = ACLFixture.className
-      expectError(.notFound) { try client.get(name, objectId: missing) }
-      expectError(.notFound) { try client.update(name, objectId: missing, set: ["text": .null]) }
-      expectError(.notFound) { try client.delete(name, objectId: missing) }
-      // An existing objectId under another class is missing too.
-      expectError(.notFound) { try client.get("Other", objectId: fixture.object.objectId) }
-      expectError(.notFound) { try client.delete("Other", objectId: fixture.object.objectId) }
-      expectError(.notFound) { try client.fileInfo(name: "missing.png") }
-      expectError(.notFound) { try client.getFile(name: "missing.png") }
-      expectError(.notFound) { try client.deleteFile(name: "missing.png") }
-      #expect(try fingerprint(fixture.store) == before)
-    }
+  @Test(arguments: Caller.allCases, EngineFixtures.all)
+  func missingObjectsAndFilesAreNotFound(_ caller: Caller, _ engine: any EngineFixture) throws {
+    let fixture = try ACLFixture(engine, acl: .none)
+    let client = try fixture.client(caller)
+    let before = try fixture.database.fingerprint()
+    let missing = "ABCDEFGHijklmnop"
+    let name = ACLFixture.className
+    expectError(.notFound) { try client.get(name, objectId: missing) }
+    expectError(.notFound) { try client.update(name, objectId: missing, set: ["text": .null]) }
+    expectError(.notFound) { try client.delete(name, objectId: missing) }
+    // An existing objectId under another class is missing too.
+    expectError(.notFound) { try client.get("Other", objectId: fixture.object.objectId) }
+    expectError(.notFound) { try client.delete("Other", objectId: fixture.object.objectId) }
+    expectError(.notFound) { try client.fileInfo(name: "missing.png") }
+    expectError(.notFound) { try client.getFile(name: "missing.png") }
+    expectError(.notFound) { try client.deleteFile(name: "missing.png") }
+    #expect(try fixture.database.fingerprint() == before)
   }
 
-  @Test("a role's members are seen from their next client on")
-  func roleMembershipGrantsAccess() throws {
-    try withTemporaryDirectory { directory in
-      let fixture = try ACLFixture(path: directory.file("db.sqlite"), acl: .role)
-      let outsider = try fixture.client(.other)
-      expectError(.noAccess) {
-        try outsider.get(ACLFixture.className, objectId: fixture.object.objectId)
-      }
-      try fixture.store.addMember(fixture.other.user.objectId, toRole: "mods")
-      let insider = try fixture.client(.other)
-      #expect(insider.principals.names.contains("role:mods"))
-      #expect(
-        try insider.get(ACLFixture.className, objectId: fixture.object.objectId)
-          == fixture.object)
+  @Test("a role's members are seen from their next client on", arguments: EngineFixtures.all)
+  func roleMembershipGrantsAccess(_ engine: any EngineFixture) throws {
+    let fixture = try ACLFixture(engine, acl: .role)
+    let outsider = try fixture.client(.other)
+    expectError(.notFound) {
+      try outsider.get(ACLFixture.className, objectId: fixture.object.objectId)
     }
-  }
-
-  @Test("deleteAll is for the master key only and deletes just what matches")
-  func deleteAllIsMasterOnly() throws {
-    try withTemporaryDirectory { directory in
-      let fixture = try ACLFixture(path: directory.file("db.sqlite"), acl: .none)
-      let master = fixture.store.master
-      let thread = JSONValue.pointer(className: "Thread", objectId: "ABCDEFGHijklmnop")
-      let otherThread = JSONValue.pointer(className: "Thread", objectId: "ABCDEFGHijklmnoq")
-      for pointer in [thread, thread, otherThread] {
-        try master.create("Comment", fields: ["thread": pointer])
-      }
-      let query = Query(className: "Comment", equalTo: ["thread": thread])
-      let before = try fingerprint(fixture.store)
-      for caller in Caller.allCases {
-        expectError(.noAccess, "\(caller)") {
-          try fixture.client(caller).deleteAll(matching: query)
-        }
-      }
-      #expect(try fingerprint(fixture.store) == before)
-      #expect(try master.deleteAll(matching: query) == 2)
-      #expect(try master.count(Query(className: "Comment")) == 1)
-      #expect(try master.count(Query(className: ACLFixture.className)) == 1)
-    }
+    try fixture.inspector().store.addMember(
+      fixture.logins[.other]!.user.objectId, toRole: "mods")
+    let insider = try fixture.client(.other)
+    #expect(insider.principals.names.contains("role:mods"))
+    #expect(
+      try insider.get(ACLFixture.className, objectId: fixture.object.objectId) == fixture.object)
   }
 }

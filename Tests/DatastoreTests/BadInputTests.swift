@@ -12,7 +12,7 @@ struct BadInputFixture {
 
   init(_ directory: TemporaryDirectory, fileSizeLimit: Int = 64) throws {
     store = try Datastore(path: directory.file("db.sqlite"), fileSizeLimit: fileSizeLimit)
-    let login = try store.loginAnonymously(uuid: UUID().uuidString)
+    let login = try store.loginAnonymously(secret: Datastore.newSecret())
     client = try store.client(sessionToken: login.sessionToken)
     object = try client.create(
       "Thread", fields: ["title": .string("first")], acl: .publicRead(owner: login.user.objectId))
@@ -224,7 +224,6 @@ struct BadInputTests {
       expectError(.invalid) { try client.create("Thread", fields: ["obj": .object(["": .int(1)])]) }
       // Adding to a field that is not a number is refused and changes nothing.
       expectError(.invalid) { try client.update("Thread", objectId: id, increment: ["title": 1]) }
-      expectError(.invalid) { try client.nextNumber(of: "bad name") }
       expectError(.invalid) { try fixture.store.addMember(id, toRole: "bad role") }
       expectError(.invalid) { try fixture.store.addMember("short", toRole: "mods") }
       expectError(.invalid) { try ACL(json: .object(["nobody": .object(["read": .bool(true)])])) }
@@ -329,7 +328,7 @@ struct BadInputTests {
         "Thread", fields: ["title": .string("x")])
       let store = try Datastore(path: path)
       #expect(try store.master.get("Thread", objectId: created.objectId) == created)
-      let storage = try #require(store.storage as? SQLiteStorage)
+      let storage = try #require(store.engine as? SQLiteEngine)
       let mode = try storage.connection.prepare("PRAGMA journal_mode").firstRow { try $0.text(0) }
       #expect(mode == "wal")
     }
@@ -347,7 +346,6 @@ struct BadInputTests {
           try client.putFile(name: "half.png", bytes: [1, 2], mimeType: "image/png")
           try client.update(
             "Thread", objectId: fixture.object.objectId, set: ["title": .string("changed")])
-          _ = try client.nextNumber(of: "Thread")
           throw Boom()
         }
       }

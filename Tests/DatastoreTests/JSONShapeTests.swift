@@ -29,7 +29,7 @@ struct JSONShapeTests {
   @Test func dataObjectRoundTrip() throws {
     try withTemporaryDirectory { directory in
       let store = try Datastore(path: directory.file("db.sqlite"))
-      let login = try store.loginAnonymously(uuid: UUID().uuidString)
+      let login = try store.loginAnonymously(secret: Datastore.newSecret())
       let client = try store.client(sessionToken: login.sessionToken)
       let owner = login.user.objectId
       // Granted flags only, whatever the JSON said.

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Testing
 
@@ -66,30 +67,12 @@ func mode(of path: String) -> mode_t? {
 
 /// Every row the datastore keeps, as text: equal fingerprints mean nothing was written.
 func fingerprint(_ store: Datastore) throws -> [String] {
-  let storage = try #require(store.storage as? SQLiteStorage)
-  let queries: [(sql: String, columns: Int32)] = [
-    ("SELECT class, objectId, createDate, updateDate, readers, writers, data FROM objects", 7),
-    (
-      "SELECT name, mimeType, fileSize, createDate, updateDate, readers, writers, hex(data) "
-        + "FROM files", 8
-    ),
-    ("SELECT token, userId, expiresAt FROM sessions", 3),
-    ("SELECT role, userId FROM role_members", 2),
-    ("SELECT name, value FROM counters", 2),
-  ]
-  var rows: [String] = []
-  for (sql, columns) in queries {
-    rows.append(sql)
-    rows += try storage.connection.prepare(sql + " ORDER BY 1, 2").rows { row in
-      try (0..<columns).map { try row.text($0) ?? "NULL" }.joined(separator: "|")
-    }
-  }
-  return rows
+  try SQLiteFixture.fingerprint(store.location)
 }
 
 /// How many rows a table has, read directly.
 func rowCount(_ store: Datastore, _ table: String) throws -> Int64 {
-  let storage = try #require(store.storage as? SQLiteStorage)
+  let storage = try #require(store.engine as? SQLiteEngine)
   return try storage.connection.prepare("SELECT count(*) FROM \(table)").firstRow { $0.int(0) }
     ?? -1
 }

@@ -63,7 +63,10 @@ struct UserSessionTests {
       #expect(alice.user.userName != bob.user.userName)
       #expect(try store.master.count(Query(className: User.className)) == 2)
       #expect(mode(of: profiles.path(of: "bob")) == 0o600)
-      #expect(try profiles.loadOrCreate("alice").uuid != profiles.loadOrCreate("bob").uuid)
+      let secrets = try [profiles.loadOrCreate("alice"), profiles.loadOrCreate("bob")].map {
+        $0.secrets[store.boardId]
+      }
+      #expect(secrets[0] != nil && secrets[1] != nil && secrets[0] != secrets[1])
 
       // Each acts as itself: bob cannot delete alice's post.
       let post = try alice.client.create(
@@ -182,7 +185,7 @@ struct UserSessionTests {
   @Test func sessionTokenNeverAppearsInUserJSON() throws {
     try withTemporaryDirectory { directory in
       let store = try Datastore(path: directory.file("db.sqlite"))
-      let login = try store.loginAnonymously(uuid: UUID().uuidString)
+      let login = try store.loginAnonymously(secret: Datastore.newSecret())
       let client = try store.client(sessionToken: login.sessionToken)
       let renamed = try client.setDisplayName("Alice")
       for user in [login.user, try client.currentUser(), renamed] {
@@ -196,21 +199,22 @@ struct UserSessionTests {
         #expect(!user.object.json.jsonText().contains(login.sessionToken))
       }
       #expect(renamed.displayName == "Alice")
-      let users = try fingerprint(store).filter { $0.hasPrefix("user|") }
+      let users = try fingerprint(store).filter { $0.contains("|user|") }
       #expect(users.count == 1)
       #expect(!users[0].contains(login.sessionToken))
     }
   }
 
-  @Test func loginWithTheSameUUIDIsTheSameUser() throws {
+  @Test func loginWithTheSameSecretIsTheSameUser() throws {
     try withTemporaryDirectory { directory in
       let store = try Datastore(path: directory.file("db.sqlite"))
-      let uuid = UUID().uuidString
-      let first = try store.loginAnonymously(uuid: uuid)
-      let second = try store.loginAnonymously(uuid: uuid)
+      let secret = Datastore.newSecret()
+      let first = try store.loginAnonymously(secret: secret)
+      let second = try store.loginAnonymously(secret: secret)
       #expect(first.user.objectId == second.user.objectId)
       #expect(first.sessionToken != second.sessionToken)
-      expectError(.invalid) { try store.loginAnonymously(uuid: "not-a-uuid") }
+      expectError(.invalid) { try store.loginAnonymously(secret: "short") }
+      expectError(.invalid) { try store.loginAnonymously(secret: "not a secret at all, spaces") }
       #expect(try store.master.count(Query(className: User.className)) == 1)
     }
   }

@@ -50,7 +50,7 @@ struct PromptFaultTests {
     let forum = try ForumFixture()
     try forum.ok(["new", "--title", "busy"])
     let store = try forum.openStore()
-    let storage = try #require(store.storage as? SQLiteStorage)
+    let storage = try #require(store.engine as? SQLiteEngine)
     let tmux = try TmuxSession(forum: forum, profile: "alice")
     defer { _ = try? tmux.run(["kill-server"]) }
     try tmux.waitForPrompt("forum>")

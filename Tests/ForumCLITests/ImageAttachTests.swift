@@ -1,7 +1,7 @@
-import Datastore
 import Foundation
 import Testing
 
+@testable import Datastore
 @testable import Forum
 
 /// Attaching images through the `forum` binary, over the public corpus: what is stored, what

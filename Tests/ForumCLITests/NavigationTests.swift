@@ -114,3 +114,38 @@ struct PromptNavigationTests {
     #expect(screen.contains { $0.contains("コマンドの一覧は 'help'") }, "\(screen)")
   }
 }
+
+@Suite(
+  "the pager (tmux)",
+  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+struct PagerTests {
+  @Test func outputTallerThanTheScreenIsPagedAtATerminalOnly() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "long"])
+    try forum.script((1...20).map { "comment 1 comment number \($0)" })
+    let paged = forum.root + "/paged.txt"
+    let pager = forum.root + "/pager.sh"
+    try "#!/bin/sh\ncat > '\(paged)'\necho \"[pager saw $(wc -l < '\(paged)') lines]\"\n"
+      .write(toFile: pager, atomically: true, encoding: .utf8)
+    chmod(pager, 0o755)
+    let tmux = try TmuxSession(forum: forum, profile: "alice", environment: ["PAGER": pager])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("show 1")
+    try tmux.wait("the pager") { $0.contains { $0.hasPrefix("[pager saw ") } }
+    let text = try String(contentsOfFile: paged, encoding: .utf8)
+    #expect(text.contains("comment number 20"))
+    try tmux.waitForPrompt("forum #1>")
+    try tmux.enter("list")  // one line: no pager
+    try tmux.wait("the list") { $0.contains { $0.hasPrefix("#1 ●") } }
+    try tmux.enter("quit")
+    #expect(try tmux.waitForExit() == 0)
+    #expect(try tmux.screen().filter { $0.hasPrefix("[pager saw ") }.count == 1)
+
+    // Never in a pipe.
+    unlink(paged)
+    let piped = try forum.run(["show", "1"], environment: ["PAGER": pager])
+    #expect(piped.stdout.contains("comment number 20"))
+    #expect(!FileManager.default.fileExists(atPath: paged))
+  }
+}

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import Datastore
+
 /// `new` and `comment`, one-shot and from piped REPL scripts.
 @Suite("posting threads and comments")
 struct PostingTests {

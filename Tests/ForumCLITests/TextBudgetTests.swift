@@ -1,7 +1,7 @@
-import Datastore
 import Foundation
 import Testing
 
+@testable import Datastore
 @testable import Forum
 
 /// Text budgets through the `forum` binary: every field is limited in bytes and in what one
@@ -112,7 +112,7 @@ struct TextBudgetTests {
       + scotland + " 👨‍👩‍👧 a\u{200D}b"
     let board = try forum.openBoard()
     _ = try board.createThread(title: "placeholder", description: "", image: nil)
-    try board.store.master.update(
+    try forum.openStore().master.update(
       "Thread", objectId: try #require(try forum.storedThreads().first?.objectId),
       set: ["title": .string(title)])
     for command in [["show", "1"], ["list"]] {

@@ -1,28 +1,32 @@
-import Datastore
+import EngineTestSupport
 import Foundation
 import Testing
 
+@testable import Datastore
 @testable import Forum
 
-/// A temporary database and profile directory shared by the boards of one test.
-private final class BoardWorld {
+/// A database on one engine and a profile directory shared by the boards of one test.
+final class BoardWorld {
+  let database: TestDatabase
   let root: String
 
-  init() throws {
-    var template = Array((NSTemporaryDirectory() + "/BoardTests.XXXXXX").utf8CString)
-    guard let created = mkdtemp(&template) else { throw POSIXError(.EIO) }
-    root = String(cString: created)
+  init(_ engine: any EngineFixture) throws {
+    database = try engine.makeDatabase(rules: Board.rules, indexes: Board.indexes)
+    root = try makeTemporaryDirectory("BoardTests")
   }
 
   deinit { try? FileManager.default.removeItem(atPath: root) }
 
-  var databasePath: String { root + "/board.sqlite" }
-
   /// The board as `profile` sees it; the same profile is the same user every time.
   func board(_ profile: String) throws -> Board {
     try Board(
-      databasePath: databasePath, profile: profile,
+      location: try database.location(as: profile), profile: profile,
       profiles: ProfileStore(directory: root + "/profiles"))
+  }
+
+  /// The store as its owner sees it, past every ACL, to check what a test cannot see as a user.
+  func inspector() throws -> DatastoreClient {
+    try Datastore.open(database.ownerLocation).master
   }
 }
 
@@ -47,8 +51,9 @@ private let tinyImage = PreparedImage(
 
 @Suite("Board")
 struct BoardTests {
-  @Test func threadNumbersAreStableAndNeverReused() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func threadNumbersAreStableAndNeverReused(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     let numbers = try (1...3).map {
       try alice.createThread(title: "t\($0)", description: "", image: nil).number
@@ -65,8 +70,9 @@ struct BoardTests {
     expectError(.invalid) { _ = try alice.thread(0) }
   }
 
-  @Test func commentNumbersCountPerThreadAndAreNeverReused() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func commentNumbersCountPerThreadAndAreNeverReused(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     let bob = try world.board("bob")
     try alice.createThread(title: "a", description: "", image: nil)
@@ -90,8 +96,9 @@ struct BoardTests {
     expectError(.notFound) { _ = try alice.comment(2, inThread: 2) }
   }
 
-  @Test func commentsPageTwentyAtATimeOldestFirst() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func commentsPageTwentyAtATimeOldestFirst(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     try alice.createThread(title: "busy", description: "", image: nil)
     for index in 1...41 { try alice.addComment(to: 1, text: "c\(index)") }
@@ -109,8 +116,9 @@ struct BoardTests {
 
   /// Pages are found by comment number while no comment was deleted and by offset after: both
   /// give every page the 20 surviving comments that follow the pages before it.
-  @Test func commentPagesAreTheSameBySeekAndByOffset() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func commentPagesAreTheSameBySeekAndByOffset(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     try alice.createThread(title: "busy", description: "", image: nil)
     for index in 1...45 { try alice.addComment(to: 1, text: "c\(index)") }
@@ -132,8 +140,9 @@ struct BoardTests {
   }
 
   /// A back-half list page read from the oldest end (when the count is known) is the same page.
-  @Test func threadPagesAreTheSameFromEitherEnd() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func threadPagesAreTheSameFromEitherEnd(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     for index in 1...45 { try alice.createThread(title: "t\(index)", description: "", image: nil) }
     try alice.addComment(to: 7, text: "bump")
@@ -148,8 +157,9 @@ struct BoardTests {
     #expect(try alice.threads(page: 3, total: total).items.map(\.number) == [5, 4, 3, 2, 1])
   }
 
-  @Test func anotherUsersCommentUpdatesCountAndActivity() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func anotherUsersCommentUpdatesCountAndActivity(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     let bob = try world.board("bob")
     let created = try alice.createThread(title: "alice's", description: "", image: nil)
@@ -179,8 +189,9 @@ struct BoardTests {
     #expect(try alice.thread(1).commentCount == 0)
   }
 
-  @Test func deletingAThreadTakesItsCommentsAndImageInOneGo() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func deletingAThreadTakesItsCommentsAndImageInOneGo(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     let bob = try world.board("bob")
     let thread = try alice.createThread(title: "with image", description: "d", image: tinyImage)
@@ -196,10 +207,10 @@ struct BoardTests {
     // Someone else's thread: refused, nothing goes.
     expectError(.noAccess) { try bob.deleteThread(1) }
     #expect(try alice.thread(1).commentCount == 2)
-    #expect(try alice.store.master.fileInfo(name: image.fileName).fileSize == image.byteCount)
+    let master = try world.inspector()
+    #expect(try master.fileInfo(name: image.fileName).fileSize == image.byteCount)
 
     try alice.deleteThread(1)
-    let master = alice.store.master
     expectError(.notFound) { _ = try alice.thread(1) }
     expectError(.notFound) { _ = try master.fileInfo(name: image.fileName) }
     let comments = try master.find(Query(className: "Comment", limit: 100))
@@ -207,8 +218,9 @@ struct BoardTests {
     #expect(try master.find(Query(className: "Thread")).count == 1)
   }
 
-  @Test func aFailedDeleteLeavesEverythingInPlace() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func aFailedDeleteLeavesEverythingInPlace(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     let bob = try world.board("bob")
     try alice.createThread(title: "t", description: "", image: tinyImage)
@@ -221,8 +233,9 @@ struct BoardTests {
     #expect(try alice.comments(of: thread, page: 1).items.map(\.text) == ["alice's comment"])
   }
 
-  @Test func threadsPageTwentyAtATime() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func threadsPageTwentyAtATime(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     for index in 1...21 { try alice.createThread(title: "t\(index)", description: "", image: nil) }
     let first = try alice.threads(page: 1)
@@ -236,8 +249,9 @@ struct BoardTests {
     expectError(.invalid) { _ = try alice.threads(page: 0) }
   }
 
-  @Test func jsonCarriesTheBoardsFieldsAndNotItsBookkeeping() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func jsonCarriesTheBoardsFieldsAndNotItsBookkeeping(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     _ = try alice.rename(to: "Alice")
     let thread = try alice.createThread(title: "t", description: "d", image: nil)
@@ -255,8 +269,9 @@ struct BoardTests {
     #expect(commentFields["thread"]?.pointerId == thread.objectId)
   }
 
-  @Test func renameKeepsTheSameUser() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func renameKeepsTheSameUser(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     let id = alice.me.objectId
     #expect(alice.me.displayName == alice.me.userName)
@@ -305,8 +320,9 @@ struct PostRulesTests {
     expectError(.invalid) { _ = try PostRules.comment(String(repeating: family, count: 1_601)) }
   }
 
-  @Test func aBadPostStoresNothing() throws {
-    let world = try BoardWorld()
+  @Test(arguments: EngineFixtures.all)
+  func aBadPostStoresNothing(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
     let alice = try world.board("alice")
     expectError(.invalid) {
       _ = try alice.createThread(

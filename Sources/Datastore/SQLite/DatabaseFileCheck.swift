@@ -5,7 +5,7 @@
   import Foundation
 #endif
 
-extension SQLiteStorage {
+extension SQLiteEngine {
   /// Why `path` cannot hold a database, checked before SQLite opens it: its directory is
   /// missing, it names a directory, or it is a FIFO, device or socket (SQLite would block on a
   /// FIFO, and as root would leave `/dev/null-journal` beside a device). Nil when it may.

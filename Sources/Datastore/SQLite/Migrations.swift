@@ -1,10 +1,16 @@
 /// An append-only list of schema steps; `PRAGMA user_version` records how many have run.
 /// Never edit a step that has shipped: add a new one.
 struct Migrations {
-  let steps: [String]
+  /// One step: SQL, or Swift for what SQL alone cannot do (hashing old secrets).
+  enum Step {
+    case sql(String)
+    case swift((Connection) throws -> Void)
+  }
+
+  let steps: [Step]
 
   /// Brings the database up to date inside one immediate transaction, so two processes opening a
-  /// fresh file at once cannot both run a step.
+  /// fresh file at once cannot both run a step. Returns the version the file had before.
   func apply(to connection: Connection) throws -> Int {
     // The common case, an up-to-date file, needs no write lock.
     let before = try version(of: connection)
@@ -17,7 +23,10 @@ struct Migrations {
           detail: "\(connection.path) was written by a newer forum (schema \(current))")
       }
       for index in current..<steps.count {
-        try connection.execute(steps[index])
+        switch steps[index] {
+        case .sql(let sql): try connection.execute(sql)
+        case .swift(let body): try body(connection)
+        }
         try connection.execute("PRAGMA user_version = \(index + 1)")
       }
       return current

@@ -102,6 +102,9 @@ public final class Statement {
 public struct Row {
   let statement: Statement
 
+  /// How many columns the row has.
+  public var columnCount: Int32 { sqlite3_column_count(statement.handle) }
+
   public func isNull(_ column: Int32) -> Bool {
     sqlite3_column_type(statement.handle, column) == SQLITE_NULL
   }

@@ -5,6 +5,7 @@ enum CommandRegistry {
     ListCommand.self, ShowCommand.self, NextCommand.self, PreviousCommand.self,
     NewCommand.self, CommentCommand.self, DeleteCommand.self, ImageCommand.self,
     WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self, QuitCommand.self,
+    InitCommand.self,
   ]
 
   static var names: [String] { all.map { $0.info.name } }

@@ -64,7 +64,7 @@ enum NewCommand: ForumCommand {
     _ = try PostRules.description(description)
     var image: PreparedImage?
     if let path = invocation.options["image"] {
-      image = try ImageAttachment.load(path: path, limit: session.board.store.fileSizeLimit)
+      image = try ImageAttachment.load(path: path, limit: session.board.fileSizeLimit)
     } else if givenTitle == nil && session.input.isInteractive {
       image = try askForImage(in: session)
     }
@@ -91,7 +91,7 @@ enum NewCommand: ForumCommand {
       }
       guard let path = ImageAttachment.typedPath(answer) else { return nil }
       do {
-        return try ImageAttachment.load(path: path, limit: session.board.store.fileSizeLimit)
+        return try ImageAttachment.load(path: path, limit: session.board.fileSizeLimit)
       } catch {
         ForumMain.report(
           CLIError(error), json: false, line: nil, japanese: session.terminal.japanese)

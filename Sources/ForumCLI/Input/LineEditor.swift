@@ -13,6 +13,7 @@ import Datastore
 private var pendingLine: InputEvent?
 private var interruptRequested: sig_atomic_t = 0
 private var resizeRequested: sig_atomic_t = 0
+private var continued: sig_atomic_t = 0
 private var completionKind = CompletionKind.commands
 private var completionCandidates: [String] = []
 private var completionProvider: ((String) -> [String])?
@@ -88,6 +89,13 @@ final class LineEditor: LineInput {
       if resizeRequested != 0 {
         resizeRequested = 0
         rl_resize_terminal()
+      }
+      if continued != 0 {
+        continued = 0
+        // Back from Ctrl-Z and `fg`: the shell's lines are under the old prompt, so draw the
+        // prompt and the half-typed line anew.
+        rl_on_new_line()
+        rl_forced_update_display()
       }
       if ready > 0 {
         if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
@@ -203,15 +211,23 @@ final class LineEditor: LineInput {
     resize.__sigaction_handler.sa_handler = { _ in resizeRequested = 1 }
     sigemptyset(&resize.sa_mask)
     sigaction(SIGWINCH, &resize, nil)
+    var resume = sigaction()
+    resume.__sigaction_handler.sa_handler = { _ in continued = 1 }
+    sigemptyset(&resume.sa_mask)
+    sigaction(SIGCONT, &resume, nil)
   }
 }
 
 private func lineHandler(_ line: UnsafeMutablePointer<CChar>?) {
+  // With bracketed paste on, readline 8.2 ends the line itself after Ctrl-D (rl_eof_found),
+  // and keeps doing so after every later line unless the flag is cleared.
+  let readlineEndsTheLine = rl_eof_found != 0
   // Removed here, not after: readline would otherwise redraw the prompt for a next line.
   rl_callback_handler_remove()
   guard let line else {
     pendingLine = .endOfInput
-    fputs("\n", stdout)
+    if !readlineEndsTheLine { fputs("\n", stdout) }
+    rl_eof_found = 0
     return
   }
   let count = strlen(line)

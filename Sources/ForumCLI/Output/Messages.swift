@@ -117,6 +117,7 @@ struct Messages {
   /// path) in parentheses; nil in English, where the detail already is the sentence.
   func failure(code: ErrorCode, field: String?, detail: String?) -> String? {
     guard japanese else { return nil }
+    if let detail, let sentence = japaneseSentence(for: detail, field: field) { return sentence }
     let head: String
     switch code {
     case .notFound: head = "見つかりません。"
@@ -124,6 +125,30 @@ struct Messages {
     default: head = "システムエラーです。"
     }
     return head + (detail.map { " (\($0))" } ?? "")
+  }
+
+  /// The usual details said wholly in Japanese, so no English fragment is left in the line.
+  private func japaneseSentence(for detail: String, field: String?) -> String? {
+    let words = detail.split(separator: " ").map(String.init)
+    if detail.hasPrefix("there is no thread #"), let last = words.last {
+      return "スレッド \(last) はありません。"
+    }
+    if detail.hasPrefix("there is no comment "), let last = words.last {
+      return "コメント \(last) はありません。"
+    }
+    guard let field, words.first == field else { return nil }
+    let name = fieldName(field)
+    // "title is 201 characters; the limit is 200"
+    if words.count == 8, words[1] == "is", words[3] == "characters;",
+      words[4...6] == ["the", "limit", "is"]
+    {
+      return "\(name)が長すぎます (\(words[2]) 文字、上限は \(words[7]) 文字)。"
+    }
+    if detail.hasSuffix("must not contain control characters") {
+      return "\(name)に制御文字は使えません。"
+    }
+    if detail.hasSuffix("must not contain a line break") { return "\(name)に改行は使えません。" }
+    return nil
   }
 
   private func fieldName(_ field: String) -> String {

@@ -1,4 +1,5 @@
 import CImageDecode
+import Datastore
 import Forum
 
 #if canImport(FoundationEssentials)
@@ -20,7 +21,7 @@ enum ImageDecoder {
     cimg_limits(
       max_pixels: Int64(ImageBudget.maximumPixels), max_side: Int32(ImageBudget.maximumSide),
       max_scans: Int32(ImageBudget.maximumScans), max_buffered: Int64(ImageBudget.maximumBuffered),
-      max_seconds: ImageBudget.maximumSeconds, interrupted: nil)
+      max_seconds: ImageBudget.maximumSeconds, interrupted: { Interrupt.requested ? 1 : 0 })
   }
 
   /// Pixels of `data`, turned upright for `orientation` and fitted within

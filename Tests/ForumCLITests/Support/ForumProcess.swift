@@ -1,7 +1,7 @@
-import Datastore
 import Foundation
 import Testing
 
+@testable import Datastore
 @testable import Forum
 
 /// The built `forum` executable: `$FORUM_BINARY`, or the `forum` next to this test bundle in the
@@ -225,13 +225,13 @@ final class ForumFixture {
 
   /// Opens the fixture's database directly, as the backend's master key sees it.
   func openStore() throws -> Datastore {
-    try Datastore(path: db, indexes: Board.indexes)
+    try Datastore.open(db, rules: Board.rules, indexes: Board.indexes)
   }
 
   /// Opens the board in this process as `profile` (the same user the CLI runs as).
   func openBoard(profile: String = "alice") throws -> Board {
     try Board(
-      databasePath: db, profile: profile, profiles: ProfileStore(directory: profilesDirectory))
+      location: db, profile: profile, profiles: ProfileStore(directory: profilesDirectory))
   }
 
   /// Every stored thread, by number.

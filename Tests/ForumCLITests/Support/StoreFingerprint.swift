@@ -8,7 +8,7 @@ extension ForumFixture {
   /// written (the same check as the Datastore tests').
   func fingerprint() throws -> [String] {
     let store = try openStore()
-    let storage = try #require(store.storage as? SQLiteStorage)
+    let storage = try #require(store.engine as? SQLiteEngine)
     let queries: [(sql: String, columns: Int32)] = [
       ("SELECT class, objectId, createDate, updateDate, readers, writers, data FROM objects", 7),
       ("SELECT name, mimeType, fileSize, hex(data) FROM files", 4),

@@ -1,0 +1,138 @@
+/// A database engine behind `Datastore`: SQLite (a file, one host) or PostgreSQL (a server, many
+/// hosts). `Datastore.open(_:)` picks one by the location string; Forum and ForumCLI never see
+/// which. No instance is reachable from outside Datastore, so a caller can only act through a
+/// `DatastoreClient` it got by signing in.
+///
+/// Every engine enforces the same semantics, in its own SQL, so that a server can enforce them
+/// against a hostile client:
+///
+/// - **Callers.** Object and file operations take the caller's `Principals` (`*`, the user's
+///   objectId, `role:<name>`). SQLite filters with them. A server engine takes the caller from its
+///   connection (PostgreSQL: `session_user` and its role membership, evaluated once per statement)
+///   and uses the argument only to narrow: a caller without a user sees what `*` sees.
+/// - **Reads.** A row the caller cannot read does not exist for that caller: `get`, `fileInfo`
+///   and `fileBytes` say `E404001`, exactly as for a missing row, and `find`/`count` leave it out.
+///   (Refinement of the backend's old `E403001` on reads: row-level security cannot tell the two
+///   apart without leaking that the row exists.)
+/// - **Conditional writes.** `update` and `delete` are one
+///   `UPDATE/DELETE … WHERE <id> AND <caller may write> RETURNING …`; when nothing comes back,
+///   the engine answers `E403001` if the caller can read the row, else `E404001`. Nothing is ever
+///   read, merged in Swift and written back: field sets and increments are done in SQL.
+/// - **Dates** (`createDate`, `updateDate`, the rules' activity field, session expiry) come from
+///   the engine's clock (`now()`), never from the client. `updateDate` never goes backwards.
+/// - **Rules** (`EngineRules`) run in SQL (triggers / security-definer functions) inside the
+///   caller's transaction.
+/// - **Secrets.** The engine stores only SHA-256 hashes of anonymous secrets and session tokens.
+/// - **Errors.** Every failure is a `DatastoreError`; engine failures are `E500001` with a detail
+///   a person can act on (which file or server, what to run).
+public protocol DatastoreEngine: AnyObject {
+  /// What the engine was opened on: a path, or a URI without its password.
+  var location: String { get }
+
+  /// A random id made when the database was created, stable across moves and copies of it. A
+  /// profile keeps one secret per board id, so one leaked board never gives away another.
+  var boardId: String { get }
+
+  /// The rules in force: those recorded in the database (SQLite: installed by the last `prepare`
+  /// with rules; PostgreSQL: by `forum init`), whoever opened it.
+  var rules: EngineRules { get }
+
+  /// The engine's clock: milliseconds since 1970, UTC.
+  func now() throws -> Int64
+
+  /// Makes the opened database ready for `rules` and `indexes`, or says why it is not.
+  /// - SQLite: creates or migrates the schema (append-only migrations by `user_version`) and
+  ///   installs the rules as triggers and the indexes, idempotently, in one transaction.
+  /// - PostgreSQL: checks that `forum init` installed this schema version and these rules; a
+  ///   missing or older schema is `E500001` whose detail says to run `forum init` as the database
+  ///   owner. Members never need DDL.
+  func prepare(rules: EngineRules, indexes: [IndexSpec]) throws
+
+  /// `forum init`: creates or migrates the schema and installs `rules` and `indexes`,
+  /// idempotently. PostgreSQL: run by the database owner. SQLite: the same as `prepare`.
+  func install(rules: EngineRules, indexes: [IndexSpec]) throws
+
+  // MARK: Identity
+
+  /// Signs in with the profile's secret for this board and returns the user, a fresh session and
+  /// the caller's principals.
+  /// - SQLite: the user whose stored hash is SHA-256(`secret`); otherwise, when `previousSecret`
+  ///   (a profile's pre-board-id UUID) matches a user, that user, whose stored hash becomes
+  ///   SHA-256(`secret`) (so the old UUID stops working on this board); otherwise a new user
+  ///   (unique 10-character `userName`, ACL readers `*`, writers itself). The session token is
+  ///   random; only its SHA-256 is stored, with an expiry `sessionLifetime` after `now()`.
+  /// - PostgreSQL: the secrets are ignored; the user is the connecting role's (found or created by
+  ///   a security-definer function). The returned token is whatever `caller(sessionToken:)` takes
+  ///   back.
+  /// `secret` must be 16 to 128 ASCII letters, digits, `-` or `_` (`E400002`).
+  func signIn(secret: String, previousSecret: String?, sessionLifetime: Double) throws -> Login
+
+  /// The principals a session token stands for; nil when it is unknown or expired.
+  func caller(sessionToken: String) throws -> Principals?
+
+  /// Ends every session of `userId`; their next request is `E401001`.
+  func endSessions(userId: String) throws
+
+  /// Makes `userId` a member of `role`. Administration: on SQLite whoever holds the file may do it;
+  /// on PostgreSQL only the owner (others get `E403001`).
+  func addMember(_ userId: String, toRole role: String) throws
+
+  // MARK: Transactions
+
+  /// Runs `body` atomically: a throw undoes everything it wrote. Nested calls join the outer
+  /// transaction (a throw inside undoes only the nested part). The engine retries the whole
+  /// transaction on serialization failures and deadlocks (PostgreSQL 40001/40P01; SQLite takes
+  /// the write lock up front and waits for it), so `body` may run more than once and must have no
+  /// effects outside the store.
+  func transaction<T>(_ body: () throws -> T) throws -> T
+
+  // MARK: Objects (input is already validated by `DatastoreClient`)
+
+  /// Inserts an object with a fresh objectId, dates from the engine's clock, `fields` and `acl`,
+  /// then applies the rules (sequence, owner, child). Returns the object as stored, rule-set
+  /// fields included.
+  func insert(_ className: String, fields: [String: JSONValue], acl: ACL, as caller: Principals)
+    throws -> DataObject
+
+  /// One object; `E404001` when it is missing or the caller cannot read it.
+  func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject
+
+  /// Objects matching `query` that the caller may read; the rest are left out silently. The
+  /// readers filter is one an index can serve.
+  func find(_ query: Query, as caller: Principals) throws -> [DataObject]
+
+  /// How many objects match `query` among those the caller may read.
+  func count(_ query: Query, as caller: Principals) throws -> Int
+
+  /// The objects with these ids that the caller may read (for `include`), in any order.
+  func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject]
+
+  /// Conditional update: sets `fields` (`.null` removes one), adds `increments` to integer fields
+  /// (a missing field counts as 0; a field holding anything but an integer is `E400002`), replaces
+  /// the ACL when `acl` is given, and moves `updateDate` to `now()` (never backwards), all in one
+  /// `UPDATE … WHERE <writable> RETURNING`. Nothing returned: `E403001` if readable, else `E404001`.
+  func update(
+    _ className: String, objectId: String, set fields: [String: JSONValue],
+    increment increments: [String: Int64], acl: ACL?, as caller: Principals
+  ) throws -> DataObject
+
+  /// Conditional delete (`DELETE … WHERE <writable> RETURNING`), with the rules' cascades.
+  /// Nothing deleted: `E403001` if readable, else `E404001`.
+  func delete(_ className: String, objectId: String, as caller: Principals) throws
+
+  // MARK: Files
+
+  /// Stores a file with dates from the engine's clock. A name already taken is `E400002`.
+  func insertFile(
+    name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
+  ) throws -> FileInfo
+
+  /// A file's metadata; `E404001` when missing or unreadable.
+  func fileInfo(name: String, as caller: Principals) throws -> FileInfo
+
+  /// A file's bytes exactly as stored; `E404001` when missing or unreadable.
+  func fileBytes(name: String, as caller: Principals) throws -> [UInt8]
+
+  /// Conditional delete of a file: `E403001` if readable but not writable, else `E404001`.
+  func deleteFile(name: String, as caller: Principals) throws
+}

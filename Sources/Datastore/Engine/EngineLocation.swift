@@ -1,0 +1,46 @@
+/// Which engine a `--db` location names.
+public enum EngineKind: Equatable, Sendable {
+  /// A file path (the default): the embedded SQLite engine.
+  case sqlite
+  /// A libpq connection URI (`postgresql://…` or `postgres://…`).
+  case postgres
+
+  /// `postgresql://` or `postgres://` (scheme in any case) is PostgreSQL; anything else is a path.
+  public init(location: String) {
+    let lowered = location.prefix(13).lowercased()
+    self =
+      lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") ? .postgres : .sqlite
+  }
+}
+
+extension Datastore {
+  /// Opens the datastore at `location` with the engine it names (see `EngineKind`), ready for
+  /// `rules` and `indexes` (`DatastoreEngine.prepare`). The one way Forum and ForumCLI open a
+  /// database.
+  public static func open(
+    _ location: String, rules: EngineRules = EngineRules(), indexes: [IndexSpec] = [],
+    fileSizeLimit: Int = Datastore.defaultFileSizeLimit,
+    sessionLifetime: Double = Datastore.defaultSessionLifetime
+  ) throws -> Datastore {
+    try rules.validate()
+    return try Datastore(
+      engine: try engine(for: location), rules: rules, indexes: indexes,
+      fileSizeLimit: fileSizeLimit, sessionLifetime: sessionLifetime)
+  }
+
+  /// `forum init`: creates or migrates the schema at `location` and installs `rules` and
+  /// `indexes` (`DatastoreEngine.install`; on PostgreSQL run as the database owner).
+  public static func initialize(
+    _ location: String, rules: EngineRules, indexes: [IndexSpec]
+  ) throws {
+    try rules.validate()
+    try engine(for: location).install(rules: rules, indexes: indexes)
+  }
+
+  private static func engine(for location: String) throws -> any DatastoreEngine {
+    switch EngineKind(location: location) {
+    case .sqlite: return try SQLiteEngine(path: location)
+    case .postgres: return try makePostgresEngine(uri: location)
+    }
+  }
+}

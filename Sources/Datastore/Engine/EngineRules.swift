@@ -1,0 +1,192 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// The rules an engine enforces on every write, declared as data by the layer above (the board)
+/// so that Datastore knows nothing of threads and comments. An engine installs them where a
+/// client cannot get around them: SQLite as triggers when the file is opened, PostgreSQL as
+/// triggers and security-definer functions when `forum init` runs as the database owner.
+///
+/// Every rule runs inside the caller's transaction: either the write and all its bookkeeping land,
+/// or nothing does. Bookkeeping is done by the engine, never through the caller's own write
+/// permission on another object (a comment updates its thread's counters although the commenter
+/// cannot write the thread).
+///
+/// Field names are `Validation.isName` names (checked by `validate()`), so engines may put them
+/// in SQL text.
+public struct EngineRules: Equatable, Sendable, Codable {
+  public var sequences: [SequenceRule]
+  public var owners: [OwnerRule]
+  public var children: [ChildRule]
+
+  public init(
+    sequences: [SequenceRule] = [], owners: [OwnerRule] = [], children: [ChildRule] = []
+  ) {
+    self.sequences = sequences
+    self.owners = owners
+    self.children = children
+  }
+
+  /// Fields of `className` that no client sets or changes, on create or update: the engine
+  /// writes them. A client that names one gets `E400002 <field> is invalid.` from the API; at
+  /// the SQL level (psql on PostgreSQL) the engine overwrites or refuses them. The owner field is
+  /// among them, but `create` accepts it when it points at the caller (see `OwnerRule`).
+  public func managedFields(of className: String) -> Set<String> {
+    var fields: Set<String> = []
+    for rule in sequences where rule.className == className { fields.insert(rule.field) }
+    for rule in owners where rule.className == className { fields.insert(rule.field) }
+    for rule in children {
+      if rule.childClass == className { fields.insert(rule.numberField) }
+      if rule.parentClass == className {
+        fields.formUnion([rule.lastNumberField, rule.countField, rule.activityField])
+      }
+    }
+    return fields
+  }
+
+  /// Fields of `className` a client sets when creating the object and never changes afterwards
+  /// (`E400002` on update): a child's parent pointer, a parent's file.
+  public func fixedFields(of className: String) -> Set<String> {
+    var fields: Set<String> = []
+    for rule in children {
+      if rule.childClass == className { fields.insert(rule.parentField) }
+      if rule.parentClass == className, let file = rule.fileField { fields.insert(file) }
+    }
+    return fields
+  }
+
+  public func owner(of className: String) -> OwnerRule? {
+    owners.first { $0.className == className }
+  }
+
+  /// The rule under which `className` is a child, if any.
+  public func childRule(of className: String) -> ChildRule? {
+    children.first { $0.childClass == className }
+  }
+
+  /// The rules under which `className` is a parent.
+  public func parentRules(of className: String) -> [ChildRule] {
+    children.filter { $0.parentClass == className }
+  }
+
+  /// A stable text of the rules (JSON with sorted keys): engines record it with the installed
+  /// rules and reinstall them (SQLite) or ask for `forum init` (PostgreSQL) when it differs.
+  public var signature: String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+  }
+
+  /// True when no rule is declared.
+  public var isEmpty: Bool { sequences.isEmpty && owners.isEmpty && children.isEmpty }
+
+  /// Refuses rules an engine could not install safely: bad names, a class that is the child of
+  /// two parents, a field managed twice.
+  public func validate() throws {
+    var names: [String] = []
+    for rule in sequences { names += [rule.className, rule.field, rule.sequence] }
+    for rule in owners {
+      names += [rule.className, rule.field]
+      for writer in rule.additionalWriters where !ACL.isValidPrincipal(writer) || writer == "*" {
+        throw DatastoreError.invalid("rules", "owner rule writer \(writer)")
+      }
+    }
+    for rule in children {
+      names += [
+        rule.childClass, rule.parentField, rule.parentClass, rule.numberField,
+        rule.lastNumberField, rule.countField, rule.activityField,
+      ]
+      names += rule.fileField.map { [$0] } ?? []
+    }
+    for name in names where !Validation.isName(name) {
+      throw DatastoreError.invalid("rules", "bad name \(name)")
+    }
+    let childClasses = children.map(\.childClass)
+    guard Set(childClasses).count == childClasses.count else {
+      throw DatastoreError.invalid("rules", "a class can have one parent")
+    }
+    guard Set(owners.map(\.className)).count == owners.count,
+      Set(sequences.map { "\($0.className).\($0.field)" }).count == sequences.count
+    else { throw DatastoreError.invalid("rules", "a field is managed twice") }
+  }
+}
+
+/// On insert of `className`, `field` is set to the next value of the named sequence (1, 2, 3, …).
+/// A value is never handed out twice, not even after a rollback or a delete; a client's own value
+/// for the field is refused by the API. Thread.number from `threadNumber`.
+public struct SequenceRule: Equatable, Sendable, Codable {
+  public let className: String
+  public let field: String
+  public let sequence: String
+
+  public init(className: String, field: String, sequence: String) {
+    self.className = className
+    self.field = field
+    self.sequence = sequence
+  }
+}
+
+/// Objects of `className` belong to the caller who creates them.
+/// - On insert, `field` (a pointer to the `user` class) is set to the caller; naming anyone else
+///   is `E403001` (forged authorship). A caller without a user (no session) cannot create them
+///   (`E401001`).
+/// - The ACL's writers must be the caller plus, optionally, principals in `additionalWriters`
+///   (for example `role:moderator`): anything else is `E403001`, on create and on every ACL
+///   change. Readers are free (a child's readers follow its parent, see `ChildRule`).
+/// - `field` never changes after insert.
+public struct OwnerRule: Equatable, Sendable, Codable {
+  public let className: String
+  public let field: String
+  public let additionalWriters: Set<String>
+
+  public init(className: String, field: String, additionalWriters: Set<String> = []) {
+    self.className = className
+    self.field = field
+    self.additionalWriters = additionalWriters
+  }
+}
+
+/// Objects of `childClass` belong to an object of `parentClass` through the pointer `parentField`
+/// (Comment.thread -> Thread). The engine does, in the same transaction:
+/// - **insert parent**: `countField` := 0, `lastNumberField` := 0, `activityField` := its
+///   `createDate`. If `fileField` names a file, that file must exist (`E404001`) and be writable by
+///   the caller (`E403001`).
+/// - **insert child**: the parent must exist and be readable by the caller, else `E404001`
+///   (nothing written); the child's readers := the parent's readers, whatever the caller asked
+///   (its writers follow the caller's ACL and the owner rule); the child's `numberField` :=
+///   parent's `lastNumberField` + 1; the parent's `lastNumberField` += 1, `countField` += 1,
+///   `activityField` := the child's `createDate`. The caller needs no write access to the parent.
+/// - **delete child** (by its writer): the parent's `countField` -= 1; numbers are never reused.
+/// - **delete parent** (by its writer): its children, and the file named by its `fileField`, are
+///   deleted too.
+/// - **parent readers change**: the children's readers follow. A child's readers cannot be set
+///   apart from its parent's (an ACL given on update keeps the parent's readers).
+/// Concurrent children of one parent never share a number and the counters stay exact: the
+/// increments are done in SQL under the parent row's lock, never read-modified-written by a client.
+public struct ChildRule: Equatable, Sendable, Codable {
+  public let childClass: String
+  public let parentField: String
+  public let parentClass: String
+  public let numberField: String
+  public let lastNumberField: String
+  public let countField: String
+  public let activityField: String
+  public let fileField: String?
+
+  public init(
+    childClass: String, parentField: String, parentClass: String, numberField: String,
+    lastNumberField: String, countField: String, activityField: String, fileField: String?
+  ) {
+    self.childClass = childClass
+    self.parentField = parentField
+    self.parentClass = parentClass
+    self.numberField = numberField
+    self.lastNumberField = lastNumberField
+    self.countField = countField
+    self.activityField = activityField
+    self.fileField = fileField
+  }
+}

@@ -1,0 +1,377 @@
+/// Objects and files on SQLite: every write is one conditional statement; when it touches no row,
+/// a second look tells "you may not" (`E403001`, the caller can read the row) from "there is
+/// none" (`E404001`).
+extension SQLiteEngine {
+  // MARK: Objects
+
+  func insert(_ className: String, fields: [String: JSONValue], acl: ACL, as caller: Principals)
+    throws -> DataObject
+  {
+    try transaction {
+      var fields = fields
+      // Numbers and counters are the triggers' to write, whatever was passed.
+      for field in rules.managedFields(of: className)
+      where field != rules.owner(of: className)?.field {
+        fields[field] = nil
+      }
+      if let child = rules.childRule(of: className) {
+        var values: [SQLValue] = [
+          .text(child.parentClass), .text(fields[child.parentField]?.pointerId ?? ""),
+        ]
+        let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
+        let parent = try connection.prepare(
+          "SELECT 1 FROM objects o WHERE o.class = ? AND o.objectId = ? AND \(readable)"
+        ).firstRow(values) { $0.int(0) }
+        guard parent != nil else {
+          throw DatastoreError(.notFound, detail: "no such \(child.parentField)")
+        }
+      }
+      for rule in rules.parentRules(of: className) {
+        guard let field = rule.fileField, let name = fields[field]?.stringValue else { continue }
+        try checkWritableFile(name, as: caller)
+      }
+      let id =
+        try connection.prepare(
+          """
+          INSERT INTO objects(class, objectId, createDate, updateDate, readers, writers, data)
+          VALUES (?, ?, \(SQLiteRules.now), \(SQLiteRules.now), ?, ?, ?) RETURNING id
+          """
+        ).firstRow(
+          [
+            .text(className), .text(Validation.randomId()), .text(ACL.column(acl.readers)),
+            .text(ACL.column(acl.writers)), .text(JSONValue.object(fields).jsonText()),
+          ]
+        ) { $0.int(0) } ?? 0
+      guard
+        let object = try connection.prepare(
+          "SELECT \(SQLiteEngine.objectColumns) FROM objects o WHERE o.id = ?"
+        ).firstRow([.integer(id)], object)
+      else { throw DatastoreError(.systemError, detail: "an inserted row vanished") }
+      return object
+    }
+  }
+
+  /// A file a parent may name: it exists for the caller (`E404001`) and the caller may write it
+  /// (`E403001`), so deleting the parent can only ever take the caller's own file along.
+  private func checkWritableFile(_ name: String, as caller: Principals) throws {
+    var values: [SQLValue] = []
+    let readable = SQLiteEngine.aclTest("f.readers", caller, values: &values)
+    let writable = SQLiteEngine.aclTest("f.writers", caller, values: &values)
+    values.append(.text(name))
+    let found = try connection.prepare(
+      "SELECT \(readable), \(writable) FROM files f WHERE f.name = ?"
+    ).firstRow(values) { ($0.int(0) != 0, $0.int(1) != 0) }
+    guard let found, found.0 || found.1 else {
+      throw DatastoreError(.notFound, detail: "there is no file \(name)")
+    }
+    guard found.1 else { throw DatastoreError.noAccess }
+  }
+
+  func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
+    var values: [SQLValue] = [.text(objectId), .text(className)]
+    let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
+    guard
+      let object = try guarded({
+        try connection.prepare(
+          """
+          SELECT \(SQLiteEngine.objectColumns) FROM objects o
+          WHERE o.objectId = ? AND o.class = ? AND \(readable)
+          """
+        ).firstRow(values, object)
+      })
+    else { throw DatastoreError.notFound }
+    return object
+  }
+
+  func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
+    let (sql, values) = SQLiteEngine.findStatement(query, readableBy: caller)
+    return try guarded { try connection.prepare(sql).rows(values, object) }
+  }
+
+  /// The SELECT that `find` runs and its parameters (tests explain its query plan).
+  static func findStatement(_ query: Query, readableBy caller: Principals) -> (
+    sql: String, values: [SQLValue]
+  ) {
+    var values: [SQLValue] = []
+    let whereClause = SQLiteEngine.whereClause(query, caller, values: &values)
+    let order = SQLiteEngine.orderClause(query.order)
+    values += [.integer(Int64(query.limit)), .integer(Int64(query.skip))]
+    let sql =
+      "SELECT \(SQLiteEngine.objectColumns) FROM objects o \(whereClause) \(order) LIMIT ? OFFSET ?"
+    return (sql, values)
+  }
+
+  func count(_ query: Query, as caller: Principals) throws -> Int {
+    var values: [SQLValue] = []
+    let whereClause = SQLiteEngine.whereClause(query, caller, values: &values)
+    return try guarded {
+      Int(
+        try connection.prepare("SELECT count(*) FROM objects o \(whereClause)").firstRow(values) {
+          $0.int(0)
+        } ?? 0)
+    }
+  }
+
+  func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
+    guard !objectIds.isEmpty else { return [] }
+    var values = objectIds.map { SQLValue.text($0) }
+    let marks = Array(repeating: "?", count: objectIds.count).joined(separator: ",")
+    let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
+    return try guarded {
+      try connection.prepare(
+        """
+        SELECT \(SQLiteEngine.objectColumns) FROM objects o
+        WHERE o.objectId IN (\(marks)) AND \(readable)
+        """
+      ).rows(values, object)
+    }
+  }
+
+  func update(
+    _ className: String, objectId: String, set fields: [String: JSONValue],
+    increment increments: [String: Int64], acl: ACL?, as caller: Principals
+  ) throws -> DataObject {
+    var values: [SQLValue] = []
+    var data = "o.data"
+    let removed = fields.filter { $0.value == .null }.keys.sorted()
+    if !removed.isEmpty {
+      data = "json_remove(\(data), \(removed.map(SQLiteRules.path).joined(separator: ", ")))"
+    }
+    var pairs: [String] = []
+    for key in fields.keys.sorted() where fields[key] != .null {
+      pairs.append("\(SQLiteRules.path(key)), json(?)")
+      values.append(.text(fields[key]!.jsonText()))
+    }
+    for key in increments.keys.sorted() {
+      pairs.append(
+        "\(SQLiteRules.path(key)), coalesce(json_extract(o.data, \(SQLiteRules.path(key))), 0) + ?")
+      values.append(.integer(increments[key]!))
+    }
+    if !pairs.isEmpty { data = "json_set(\(data), \(pairs.joined(separator: ", ")))" }
+    var assignments = ["data = \(data)", "updateDate = max(o.updateDate, \(SQLiteRules.now))"]
+    let isChild = rules.childRule(of: className) != nil
+    if let acl {
+      // A child's readers are its parent's; only its writers are the caller's to set.
+      if !isChild {
+        assignments.append("readers = ?")
+        values.append(.text(ACL.column(acl.readers)))
+      }
+      assignments.append("writers = ?")
+      values.append(.text(ACL.column(acl.writers)))
+    }
+    values += [.text(objectId), .text(className)]
+    let writable = SQLiteEngine.aclTest("o.writers", caller, values: &values)
+    let conditions = [writable] + updateConditions(className, increments, acl, values: &values)
+    let sql = """
+      UPDATE objects AS o SET \(assignments.joined(separator: ", "))
+      WHERE o.objectId = ? AND o.class = ? AND \(conditions.joined(separator: " AND "))
+      RETURNING class, objectId, createDate, updateDate, readers, writers, data
+      """
+    return try transaction {
+      if let updated = try connection.prepare(sql).firstRow(values, object) { return updated }
+      throw try refusal(className, objectId, increments, acl, as: caller)
+    }
+  }
+
+  /// What an update needs beside write access: the fields it adds to hold integers, and, for an
+  /// owned class, an ACL whose writers are still the owner (plus the rule's extra writers).
+  private func updateConditions(
+    _ className: String, _ increments: [String: Int64], _ acl: ACL?, values: inout [SQLValue]
+  ) -> [String] {
+    var conditions = increments.keys.sorted().map { key in
+      "coalesce(json_type(o.data, \(SQLiteRules.path(key))), 'integer') = 'integer'"
+    }
+    if let acl, let owner = rules.owner(of: className) {
+      let writers = acl.writers.subtracting(owner.additionalWriters)
+      if writers.count == 1, let writer = writers.first {
+        conditions.append("json_extract(o.data, '$.\(owner.field).objectId') = ?")
+        values.append(.text(writer))
+      } else {
+        conditions.append("0")
+      }
+    }
+    return conditions
+  }
+
+  /// Why a conditional update touched nothing.
+  private func refusal(
+    _ className: String, _ objectId: String, _ increments: [String: Int64], _ acl: ACL?,
+    as caller: Principals
+  ) throws -> DatastoreError {
+    var values: [SQLValue] = []
+    let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
+    let writable = SQLiteEngine.aclTest("o.writers", caller, values: &values)
+    let integers = updateConditions(className, increments, nil, values: &values)
+    let numbers = integers.isEmpty ? ["1"] : integers
+    values += [.text(objectId), .text(className)]
+    let found = try connection.prepare(
+      """
+      SELECT \(readable), \(writable), \(numbers.joined(separator: " AND "))
+      FROM objects o WHERE o.objectId = ? AND o.class = ?
+      """
+    ).firstRow(values) { ($0.int(0) != 0, $0.int(1) != 0, $0.int(2) != 0) }
+    guard let (canRead, canWrite, holdsIntegers) = found, canRead || canWrite else {
+      return .notFound
+    }
+    guard canWrite else { return .noAccess }
+    guard holdsIntegers else {
+      let field = increments.keys.sorted().first ?? "value"
+      return DatastoreError.invalid(field, "cannot add to a value that is not a number")
+    }
+    if acl != nil, rules.owner(of: className) != nil {
+      return DatastoreError(.noAccess, detail: "the writers must stay the author")
+    }
+    return DatastoreError(.systemError, detail: "the update touched no row")
+  }
+
+  func delete(_ className: String, objectId: String, as caller: Principals) throws {
+    var values: [SQLValue] = [.text(objectId), .text(className)]
+    let writable = SQLiteEngine.aclTest("o.writers", caller, values: &values)
+    try transaction {
+      let deleted = try connection.prepare(
+        "DELETE FROM objects AS o WHERE o.objectId = ? AND o.class = ? AND \(writable) RETURNING id"
+      ).firstRow(values) { $0.int(0) }
+      if deleted == nil { throw try refusal(className, objectId, [:], nil, as: caller) }
+    }
+  }
+
+  private static func whereClause(
+    _ query: Query, _ caller: Principals, values: inout [SQLValue]
+  ) -> String {
+    var terms = ["o.class = ?"]
+    values.append(.text(query.className))
+    for field in query.equalTo.keys.sorted() {
+      let expression = expression(for: field)
+      switch query.equalTo[field]! {
+      case .null: terms.append("\(expression) IS NULL")
+      case .bool(let flag):
+        terms.append("\(expression) = ?")
+        values.append(.integer(flag ? 1 : 0))
+      case .int(let int):
+        terms.append("\(expression) = ?")
+        values.append(.integer(int))
+      case .double(let double):
+        terms.append("\(expression) = ?")
+        values.append(.real(double))
+      case .string(let string):
+        terms.append("\(expression) = ?")
+        values.append(.text(string))
+      case let composite:
+        // json_extract returns arrays and objects as compact JSON; ours is stored the same way.
+        terms.append("\(expression) = ?")
+        values.append(.text(composite.jsonText()))
+      }
+    }
+    // Range bounds: the index on the ordered field seeks to the first key (keyset paging).
+    for (bounds, comparison) in [(query.greaterThan, ">"), (query.lessThan, "<")] {
+      for field in bounds.keys.sorted() {
+        terms.append("\(expression(for: field)) \(comparison) ?")
+        values.append(.integer(bounds[field]!))
+      }
+    }
+    if !caller.isMaster { terms.append(listingFilter(query.className, caller, values: &values)) }
+    return "WHERE " + terms.joined(separator: " AND ")
+  }
+
+  /// Rows of `className` the caller may read, for listings: a public row by its flag in the row
+  /// the listing walks anyway; any other through `object_readers`, whose primary key gives the
+  /// caller's readable private objects of the class in one range per principal.
+  private static func listingFilter(
+    _ className: String, _ caller: Principals, values: inout [SQLValue]
+  ) -> String {
+    let principals = caller.names.subtracting(["*"]).sorted()
+    guard !principals.isEmpty else { return "instr(o.readers, ' * ') > 0" }
+    values += principals.map { .text($0) } + [.text(className)]
+    let marks = Array(repeating: "?", count: principals.count).joined(separator: ", ")
+    return "(instr(o.readers, ' * ') > 0 OR o.id IN (SELECT r.object FROM object_readers r "
+      + "WHERE r.principal IN (\(marks)) AND r.class = ?))"
+  }
+
+  private static func orderClause(_ order: [String]) -> String {
+    var keys = order.map { key -> String in
+      let descending = key.hasPrefix("-")
+      let field = descending ? String(key.dropFirst()) : key
+      return expression(for: field) + (descending ? " DESC" : "")
+    }
+    // The row id breaks ties in the direction of the last key, which an index gives for free.
+    keys.append(order.last?.hasPrefix("-") == true ? "o.id DESC" : "o.id")
+    return "ORDER BY " + keys.joined(separator: ", ")
+  }
+
+  // MARK: Files
+
+  private static let fileColumns =
+    "f.name, f.mimeType, f.fileSize, f.createDate, f.updateDate, f.readers, f.writers"
+
+  private func fileInfo(from row: Row) throws -> FileInfo {
+    FileInfo(
+      fileName: try row.text(0) ?? "", mimeType: try row.text(1) ?? "",
+      fileSize: Int(row.int(2)), createDate: row.int(3), updateDate: row.int(4),
+      acl: acl(readers: try row.text(5) ?? "", writers: try row.text(6) ?? ""))
+  }
+
+  func insertFile(
+    name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
+  ) throws -> FileInfo {
+    try transaction {
+      let inserted = try connection.prepare(
+        """
+        INSERT INTO files(name, mimeType, fileSize, createDate, updateDate, readers, writers, data)
+        VALUES (?, ?, ?, \(SQLiteRules.now), \(SQLiteRules.now), ?, ?, ?)
+        ON CONFLICT(name) DO NOTHING
+        RETURNING name, mimeType, fileSize, createDate, updateDate, readers, writers
+        """
+      ).firstRow(
+        [
+          .text(name), .text(mimeType), .integer(Int64(bytes.count)),
+          .text(ACL.column(acl.readers)), .text(ACL.column(acl.writers)), .blob(bytes),
+        ], fileInfo)
+      guard let inserted else {
+        throw DatastoreError.invalid("fileName", "a file named \(name) already exists")
+      }
+      return inserted
+    }
+  }
+
+  func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
+    var values: [SQLValue] = [.text(name)]
+    let readable = SQLiteEngine.aclTest("f.readers", caller, values: &values)
+    guard
+      let info = try guarded({
+        try connection.prepare(
+          "SELECT \(SQLiteEngine.fileColumns) FROM files f WHERE f.name = ? AND \(readable)"
+        ).firstRow(values, fileInfo)
+      })
+    else { throw DatastoreError.notFound }
+    return info
+  }
+
+  func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
+    var values: [SQLValue] = [.text(name)]
+    let readable = SQLiteEngine.aclTest("f.readers", caller, values: &values)
+    guard
+      let bytes = try guarded({
+        try connection.prepare("SELECT f.data FROM files f WHERE f.name = ? AND \(readable)")
+          .firstRow(values) { $0.blob(0) }
+      })
+    else { throw DatastoreError.notFound }
+    return bytes
+  }
+
+  func deleteFile(name: String, as caller: Principals) throws {
+    var values: [SQLValue] = [.text(name)]
+    let writable = SQLiteEngine.aclTest("f.writers", caller, values: &values)
+    try transaction {
+      let deleted = try connection.prepare(
+        "DELETE FROM files AS f WHERE f.name = ? AND \(writable) RETURNING 1"
+      ).firstRow(values) { $0.int(0) }
+      guard deleted == nil else { return }
+      var check: [SQLValue] = []
+      let readable = SQLiteEngine.aclTest("f.readers", caller, values: &check)
+      check.append(.text(name))
+      let canRead = try connection.prepare("SELECT \(readable) FROM files f WHERE f.name = ?")
+        .firstRow(check) { $0.int(0) != 0 }
+      throw canRead == true ? DatastoreError.noAccess : DatastoreError.notFound
+    }
+  }
+}

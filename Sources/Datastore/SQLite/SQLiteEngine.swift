@@ -1,0 +1,300 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// The embedded engine: one SQLite file, one host. Implements `DatastoreEngine`'s semantics with
+/// conditional SQL writes and the rules as triggers (`SQLiteRules`); ACL filtering and the
+/// caller-dependent checks (parent readable, owner is the caller) are in the statements it runs.
+final class SQLiteEngine: DatastoreEngine {
+  let connection: Connection
+  let location: String
+  private(set) var boardId = ""
+  private(set) var rules = EngineRules()
+
+  /// Parsed ACL columns by their text. A board has few distinct ACLs (one per author), so a
+  /// listing parses each once instead of once a row.
+  private var aclCache: [String: ACL] = [:]
+
+  /// Opens or creates the database at `path`. A new file is created 0600 (the person who makes a
+  /// board decides whom to share it with); an existing file's mode is left alone. Every way the file
+  /// can be unusable becomes one `E500001` whose detail says what is wrong with which path.
+  init(path: String) throws {
+    guard !path.isEmpty else { throw DatastoreError.empty("database path") }
+    location = path
+    if let refusal = SQLiteEngine.refusal(forDatabaseAt: path) { throw refusal }
+    // SQLite would create the file 0644 (less the umask). An empty file is a new database to
+    // SQLite, and its -wal and -shm files take the database file's mode.
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    if descriptor >= 0 { close(descriptor) }
+    do {
+      connection = try Connection(path: path)
+      if connection.isReadOnly {
+        throw DatastoreError(.systemError, detail: "database \(path) is read-only")
+      }
+      try connection.execute("PRAGMA foreign_keys = ON")
+      // Whose file is this? Look before changing anything in it (switching to WAL rewrites the
+      // header), and in one statement so that another process creating the schema at the same
+      // moment cannot show us its version from before and its tables from after.
+      let (version, tables, objectsTables) =
+        try connection.prepare(
+          """
+          SELECT (SELECT user_version FROM pragma_user_version), count(*),
+            coalesce(sum(type = 'table' AND name = 'objects'), 0)
+          FROM sqlite_schema
+          """
+        ).firstRow { ($0.int(0), $0.int(1), $0.int(2)) } ?? (0, 0, 0)
+      if (version == 0 && tables > 0) || (version > 0 && objectsTables == 0) {
+        throw DatastoreError(
+          .systemError, detail: "\(path) is an SQLite database of another program")
+      }
+      let mode = try connection.prepare("PRAGMA journal_mode = WAL").firstRow { try $0.text(0) }
+      if mode != "wal" {
+        throw DatastoreError(.systemError, detail: "database \(path) cannot use WAL mode")
+      }
+      try connection.execute("PRAGMA synchronous = NORMAL")
+      let before = try SQLiteSchema.migrations.apply(to: connection)
+      if before > 0 && before < 2 {
+        // Old secrets were overwritten in the database; push them out of the WAL file too.
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+      }
+      let id = try connection.prepare("SELECT value FROM meta WHERE key = 'boardId'").firstRow {
+        try $0.text(0)
+      }
+      boardId = (id ?? nil) ?? ""
+      try loadRules()
+    } catch let error as SQLiteError {
+      throw SQLiteEngine.describe(error, path: path)
+    }
+  }
+
+  /// Says what an SQLite failure means for the person who named the file. A trigger's refusal
+  /// (`RAISE(ABORT, 'E404001 thread')`) becomes that error.
+  static func describe(_ error: SQLiteError, path: String) -> DatastoreError {
+    if error.primaryCode == 19, let code = ErrorCode(rawValue: String(error.message.prefix(7))) {
+      let field = error.message.dropFirst(8)
+      return DatastoreError(code, field: field.isEmpty ? nil : String(field))
+    }
+    let detail: String
+    switch error.primaryCode {
+    case 26: detail = "\(path) is not a forum database (not an SQLite file)"  // SQLITE_NOTADB
+    case 8: detail = "database \(path) is read-only"  // SQLITE_READONLY
+    case 14: detail = "cannot open database \(path)"  // SQLITE_CANTOPEN
+    case 11: detail = "database \(path) is damaged"  // SQLITE_CORRUPT
+    case 13: detail = "the disk holding \(path) is full"  // SQLITE_FULL
+    default: detail = "database \(path): \(error.message)"
+    }
+    return DatastoreError(.systemError, detail: detail)
+  }
+
+  /// Runs SQLite calls, turning their failures into `DatastoreError`s.
+  func guarded<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as SQLiteError {
+      throw SQLiteEngine.describe(error, path: location)
+    }
+  }
+
+  func now() throws -> Int64 {
+    try guarded {
+      try connection.prepare("SELECT \(SQLiteRules.now)").firstRow { $0.int(0) } ?? 0
+    }
+  }
+
+  func transaction<T>(_ body: () throws -> T) throws -> T {
+    try guarded { try connection.transaction(body) }
+  }
+
+  // MARK: Rules and indexes
+
+  private static let rulesKey = "rules"
+
+  private func installedRules() throws -> String? {
+    try connection.prepare("SELECT value FROM meta WHERE key = ?").firstRow(
+      [.text(SQLiteEngine.rulesKey)]
+    ) { try $0.text(0) } ?? nil
+  }
+
+  /// The rules recorded in the file: they are the file's, whoever opens it.
+  private func loadRules() throws {
+    guard let text = try installedRules(), let space = text.firstIndex(of: " ") else { return }
+    rules = try JSONDecoder().decode(EngineRules.self, from: Data(text[space...].dropFirst().utf8))
+  }
+
+  func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
+    try guarded {
+      if !rules.isEmpty {
+        let recorded = "\(SQLiteRules.format) \(rules.signature)"
+        if try installedRules() != recorded {
+          try connection.transaction {
+            // Another process may have installed them while this one waited for the lock.
+            guard try installedRules() != recorded else { return }
+            let old = try connection.prepare(
+              "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'rule\\_%' ESCAPE '\\'"
+            ).rows { try $0.text(0) ?? "" }
+            for name in old { try connection.execute("DROP TRIGGER \"\(name)\"") }
+            for sql in SQLiteRules.alignments(for: rules) { try connection.execute(sql) }
+            for sql in SQLiteRules.triggers(for: rules) { try connection.execute(sql) }
+            try connection.run(
+              "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+              [.text(SQLiteEngine.rulesKey), .text(recorded)])
+          }
+        }
+        try loadRules()
+      }
+      try ensureIndexes(indexes)
+    }
+  }
+
+  func install(rules: EngineRules, indexes: [IndexSpec]) throws {
+    try prepare(rules: rules, indexes: indexes)
+  }
+
+  private func ensureIndexes(_ specs: [IndexSpec]) throws {
+    let existing = Set(
+      try connection.prepare("SELECT name FROM sqlite_schema WHERE type = 'index'").rows {
+        try $0.text(0) ?? ""
+      })
+    let missing = specs.filter { !existing.contains(SQLiteEngine.indexName($0)) }
+    guard !missing.isEmpty else { return }
+    try connection.transaction {
+      for spec in missing {
+        let columns = spec.fields.map { SQLiteEngine.expression(for: $0, table: nil) }
+        try connection.execute(
+          """
+          CREATE INDEX IF NOT EXISTS "\(SQLiteEngine.indexName(spec))"
+          ON objects(class, \(columns.joined(separator: ", ")))
+          """)
+      }
+    }
+  }
+
+  private static func indexName(_ spec: IndexSpec) -> String {
+    "objects_\(spec.className)_"
+      + spec.fields.joined(separator: "_").replacing(".", with: "_")
+  }
+
+  // MARK: Identity
+
+  func signIn(secret: String, previousSecret: String?, sessionLifetime: Double) throws -> Login {
+    try guarded {
+      try connection.transaction {
+        let hash = SHA256.hash(secret)
+        let find = "SELECT userId FROM identities WHERE secretHash = ?"
+        var userId = try connection.prepare(find).firstRow([.blob(hash)]) { try $0.text(0) } ?? nil
+        if userId == nil, let previousSecret {
+          let previous = SHA256.hash(previousSecret)
+          userId =
+            try connection.prepare(find).firstRow([.blob(previous)]) { try $0.text(0) } ?? nil
+          if userId != nil {
+            try connection.run(
+              "UPDATE identities SET secretHash = ? WHERE secretHash = ?",
+              [.blob(hash), .blob(previous)])
+          }
+        }
+        if userId == nil {
+          let id = Validation.randomId()
+          try connection.run(
+            """
+            INSERT INTO objects(class, objectId, createDate, updateDate, readers, writers, data)
+            VALUES (?, ?, \(SQLiteRules.now), \(SQLiteRules.now), ' * ', ?, ?)
+            """,
+            [
+              .text(User.className), .text(id), .text(" \(id) "),
+              .text(
+                JSONValue.object(["userName": .string(Validation.randomId(length: 10))]).jsonText()),
+            ])
+          try connection.run(
+            "INSERT INTO identities(secretHash, userId) VALUES (?, ?)", [.blob(hash), .text(id)])
+          userId = id
+        }
+        let user = try get(User.className, objectId: userId!, as: .master)
+        let token = Validation.randomId(length: 43)
+        try connection.run(
+          "INSERT INTO sessions(tokenHash, userId, expiresAt) VALUES (?, ?, \(SQLiteRules.now) + ?)",
+          [
+            .blob(SHA256.hash(token)), .text(user.objectId),
+            .integer(Int64(sessionLifetime * 1000)),
+          ])
+        return Login(
+          user: User(object: user), sessionToken: token,
+          principals: Principals(userId: user.objectId, roles: try roles(of: user.objectId)))
+      }
+    }
+  }
+
+  func caller(sessionToken: String) throws -> Principals? {
+    try guarded {
+      let userId =
+        try connection.prepare(
+          "SELECT userId FROM sessions WHERE tokenHash = ? AND expiresAt > \(SQLiteRules.now)"
+        ).firstRow([.blob(SHA256.hash(sessionToken))]) { try $0.text(0) } ?? nil
+      guard let userId else { return nil }
+      return Principals(userId: userId, roles: try roles(of: userId))
+    }
+  }
+
+  private func roles(of userId: String) throws -> [String] {
+    try connection.prepare("SELECT role FROM role_members WHERE userId = ? ORDER BY role")
+      .rows([.text(userId)]) { try $0.text(0) ?? "" }
+  }
+
+  func endSessions(userId: String) throws {
+    try guarded {
+      try connection.run("DELETE FROM sessions WHERE userId = ?", [.text(userId)])
+    }
+  }
+
+  func addMember(_ userId: String, toRole role: String) throws {
+    try guarded {
+      try connection.run(
+        "INSERT OR IGNORE INTO role_members(role, userId) VALUES (?, ?)",
+        [.text(role), .text(userId)])
+    }
+  }
+
+  // MARK: Rows
+
+  static let objectColumns =
+    "o.class, o.objectId, o.createDate, o.updateDate, o.readers, o.writers, o.data"
+
+  func object(from row: Row) throws -> DataObject {
+    let fields = try JSONValue.parse(try row.text(6) ?? "{}").objectValue ?? [:]
+    return DataObject(
+      className: try row.text(0) ?? "", objectId: try row.text(1) ?? "",
+      createDate: row.int(2), updateDate: row.int(3),
+      acl: acl(readers: try row.text(4) ?? "", writers: try row.text(5) ?? ""), fields: fields)
+  }
+
+  func acl(readers: String, writers: String) -> ACL {
+    let key = readers + "|" + writers
+    if let acl = aclCache[key] { return acl }
+    if aclCache.count >= 4096 { aclCache.removeAll(keepingCapacity: true) }
+    let acl = ACL(readers: ACL.parseColumn(readers), writers: ACL.parseColumn(writers))
+    aclCache[key] = acl
+    return acl
+  }
+
+  /// `(instr(column, ' p1 ') > 0 OR …)` for the caller's principals; `1` for the master key.
+  static func aclTest(_ column: String, _ caller: Principals, values: inout [SQLValue]) -> String {
+    guard !caller.isMaster else { return "1" }
+    let tests = caller.names.sorted().map { name -> String in
+      values.append(.text(" \(name) "))
+      return "instr(\(column), ?) > 0"
+    }
+    return "(" + tests.joined(separator: " OR ") + ")"
+  }
+
+  /// The SQL expression for a field; built-in fields are columns, the rest live in `data`.
+  /// Index definitions use the same text so SQLite matches them to queries.
+  static func expression(for field: String, table: String? = "o") -> String {
+    let prefix = table.map { $0 + "." } ?? ""
+    switch field {
+    case "objectId", "createDate", "updateDate": return prefix + field
+    default: return "json_extract(\(prefix)data, '$.\(field)')"
+    }
+  }
+}

@@ -1,0 +1,190 @@
+/// `EngineRules` as SQLite triggers on `objects`. Names in the rules are checked by
+/// `EngineRules.validate()` (letters, digits, `_`), so they are safe inside SQL text.
+///
+/// What the triggers do is bookkeeping no client can be trusted with: numbering, counters, the
+/// parent's last activity, children's readers, cascades. What needs to know the caller (is the
+/// parent readable, is the owner the caller) is checked by the engine before it writes; on SQLite
+/// whoever holds the file is trusted anyway (README, trust model).
+enum SQLiteRules {
+  /// Bumped when the trigger text below changes, so open files get the new triggers.
+  static let format = 1
+
+  /// A millisecond clock in SQL (SQLite 3.40 has no `unixepoch('subsec')`). `now` is fixed for
+  /// the length of one statement, triggers included.
+  static let now = "CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)"
+
+  /// The canonical pointer text to an object of `className` whose id is the SQL `idExpression`,
+  /// byte for byte what `JSONValue.pointer(…).jsonText()` writes, so the index on the pointer
+  /// field serves the lookups.
+  static func pointer(_ className: String, _ idExpression: String) -> String {
+    "json_object('__type', 'Pointer', 'className', '\(className)', 'objectId', \(idExpression))"
+  }
+
+  static func path(_ field: String) -> String { "'$.\(field)'" }
+
+  /// Every trigger for `rules`, as `CREATE TRIGGER` statements named `rule_…`.
+  static func triggers(for rules: EngineRules) -> [String] {
+    var classes: [String] = []
+    for name in rules.sequences.map(\.className)
+      + rules.children.flatMap({
+        [$0.childClass, $0.parentClass]
+      }) + rules.owners.map(\.className) where !classes.contains(name)
+    {
+      classes.append(name)
+    }
+    return classes.flatMap { className in
+      [insertTrigger(className, rules), deleteTrigger(className, rules)]
+        + readersTriggers(className, rules) + [guardTrigger(className, rules)]
+    }.compactMap { $0 }
+  }
+
+  /// After insert: the parent's counters, the sequence, the parent's initial counters, the child's
+  /// number and readers, all from SQL.
+  private static func insertTrigger(_ className: String, _ rules: EngineRules) -> String? {
+    var steps: [String] = []
+    var sets: [String] = []
+    var readers: String?
+    if let child = rules.childRule(of: className) {
+      let parentId = "json_extract(NEW.data, '$.\(child.parentField).objectId')"
+      let parent = "p.class = '\(child.parentClass)' AND p.objectId = \(parentId)"
+      steps.append(
+        """
+        SELECT RAISE(ABORT, 'E404001 \(child.parentField)')
+          WHERE NOT EXISTS (SELECT 1 FROM objects p WHERE \(parent));
+        """)
+      steps.append(
+        """
+        UPDATE objects SET data = json_set(data,
+            \(path(child.lastNumberField)), coalesce(json_extract(data, \(path(child.lastNumberField))), 0) + 1,
+            \(path(child.countField)), coalesce(json_extract(data, \(path(child.countField))), 0) + 1,
+            \(path(child.activityField)), NEW.createDate)
+          WHERE class = '\(child.parentClass)' AND objectId = \(parentId);
+        """)
+      sets.append(
+        "\(path(child.numberField)), (SELECT json_extract(p.data, \(path(child.lastNumberField))) "
+          + "FROM objects p WHERE \(parent))")
+      sets.append("\(path(child.parentField)), \(pointer(child.parentClass, parentId))")
+      readers = "(SELECT p.readers FROM objects p WHERE \(parent))"
+    }
+    for rule in rules.sequences where rule.className == className {
+      steps.append(
+        """
+        INSERT INTO counters(name, value) VALUES ('\(rule.sequence)', 1)
+          ON CONFLICT(name) DO UPDATE SET value = value + 1;
+        """)
+      sets.append(
+        "\(path(rule.field)), (SELECT value FROM counters WHERE name = '\(rule.sequence)')")
+    }
+    for rule in rules.parentRules(of: className) {
+      sets += [
+        "\(path(rule.countField)), 0", "\(path(rule.lastNumberField)), 0",
+        "\(path(rule.activityField)), NEW.createDate",
+      ]
+    }
+    guard !sets.isEmpty || !steps.isEmpty else { return nil }
+    var assignments: [String] = []
+    if !sets.isEmpty {
+      assignments.append("data = json_set(data, \(sets.joined(separator: ", ")))")
+    }
+    if let readers { assignments.append("readers = \(readers)") }
+    if !assignments.isEmpty {
+      steps.append("UPDATE objects SET \(assignments.joined(separator: ", ")) WHERE id = NEW.id;")
+    }
+    return """
+      CREATE TRIGGER rule_insert_\(className) AFTER INSERT ON objects
+      WHEN NEW.class = '\(className)' BEGIN
+      \(steps.joined(separator: "\n"))
+      END
+      """
+  }
+
+  /// After delete: a child counts its parent down; a parent takes its children and file along.
+  private static func deleteTrigger(_ className: String, _ rules: EngineRules) -> String? {
+    var steps: [String] = []
+    if let child = rules.childRule(of: className) {
+      steps.append(
+        """
+        UPDATE objects SET data = json_set(data,
+            \(path(child.countField)), json_extract(data, \(path(child.countField))) - 1)
+          WHERE class = '\(child.parentClass)'
+            AND objectId = json_extract(OLD.data, '$.\(child.parentField).objectId');
+        """)
+    }
+    for rule in rules.parentRules(of: className) {
+      steps.append(
+        """
+        DELETE FROM objects WHERE class = '\(rule.childClass)'
+          AND json_extract(data, \(path(rule.parentField))) = \(pointer(className, "OLD.objectId"));
+        """)
+      if let file = rule.fileField {
+        steps.append("DELETE FROM files WHERE name = json_extract(OLD.data, \(path(file)));")
+      }
+    }
+    guard !steps.isEmpty else { return nil }
+    return """
+      CREATE TRIGGER rule_delete_\(className) AFTER DELETE ON objects
+      WHEN OLD.class = '\(className)' BEGIN
+      \(steps.joined(separator: "\n"))
+      END
+      """
+  }
+
+  /// When a parent's readers change, its children's follow.
+  private static func readersTriggers(_ className: String, _ rules: EngineRules) -> [String] {
+    rules.parentRules(of: className).map { rule in
+      """
+      CREATE TRIGGER rule_readers_\(className)_\(rule.childClass) AFTER UPDATE OF readers ON objects
+      WHEN NEW.class = '\(className)' AND NEW.readers IS NOT OLD.readers BEGIN
+      UPDATE objects SET readers = NEW.readers WHERE class = '\(rule.childClass)'
+        AND json_extract(data, \(path(rule.parentField))) = \(pointer(className, "NEW.objectId"));
+      END
+      """
+    }
+  }
+
+  /// Before update: numbers, owners, parents and files never change once set, and a child's
+  /// readers are always its parent's.
+  private static func guardTrigger(_ className: String, _ rules: EngineRules) -> String? {
+    var fixed: [String] = rules.sequences.filter { $0.className == className }.map(\.field)
+    fixed += rules.owners.filter { $0.className == className }.map(\.field)
+    fixed += rules.parentRules(of: className).compactMap(\.fileField)
+    var conditions = fixed.map { field in
+      "(json_extract(OLD.data, \(path(field))) IS NOT NULL AND "
+        + "json_extract(NEW.data, \(path(field))) IS NOT json_extract(OLD.data, \(path(field))))"
+    }
+    if let child = rules.childRule(of: className) {
+      let numbered = "json_extract(OLD.data, \(path(child.numberField))) IS NOT NULL"
+      for field in [child.numberField, child.parentField] {
+        conditions.append(
+          "(\(numbered) AND json_extract(NEW.data, \(path(field))) IS NOT "
+            + "json_extract(OLD.data, \(path(field))))")
+      }
+      conditions.append(
+        "(\(numbered) AND NEW.readers IS NOT (SELECT p.readers FROM objects p "
+          + "WHERE p.class = '\(child.parentClass)' "
+          + "AND p.objectId = json_extract(OLD.data, '$.\(child.parentField).objectId')))")
+    }
+    guard !conditions.isEmpty else { return nil }
+    return """
+      CREATE TRIGGER rule_guard_\(className) BEFORE UPDATE ON objects
+      WHEN OLD.class = '\(className)' AND (\(conditions.joined(separator: "\n  OR "))) BEGIN
+      SELECT RAISE(ABORT, 'E400002 \(className)');
+      END
+      """
+  }
+
+  /// Existing rows brought in line with `rules` when they are installed on a file written before
+  /// them: children take their parent's readers.
+  static func alignments(for rules: EngineRules) -> [String] {
+    rules.children.map { child in
+      let parentReaders =
+        "(SELECT p.readers FROM objects p WHERE p.class = '\(child.parentClass)' "
+        + "AND p.objectId = json_extract(objects.data, '$.\(child.parentField).objectId'))"
+      return """
+        UPDATE objects SET readers = \(parentReaders)
+        WHERE class = '\(child.childClass)' AND \(parentReaders) IS NOT NULL
+          AND readers IS NOT \(parentReaders)
+        """
+    }
+  }
+}

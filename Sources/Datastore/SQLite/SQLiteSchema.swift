@@ -1,0 +1,137 @@
+/// The SQLite engine's tables, as append-only migrations.
+///
+/// - `objects`: every class in one table, fields as JSON in `data`, the ACL as space-delimited
+///   principal lists (` * abc `) so a listing can test readability while it walks an index.
+/// - `files`: file bytes with their ACL.
+/// - `identities`: SHA-256 of each user's anonymous secret, never the secret.
+/// - `sessions`: SHA-256 of each session token, never the token.
+/// - `object_readers`: for every object not readable by `*`, one row per reader principal, so a
+///   listing finds the private objects a caller may read by one range of its primary key
+///   (principal, class, object) instead of testing every row's text.
+/// - `role_members`, `counters` (named sequences), `meta` (the board id, the installed rules).
+enum SQLiteSchema {
+  static let migrations = Migrations(steps: [
+    .sql(
+      """
+      CREATE TABLE objects(
+        id INTEGER PRIMARY KEY,
+        class TEXT NOT NULL,
+        objectId TEXT NOT NULL UNIQUE,
+        createDate INTEGER NOT NULL,
+        updateDate INTEGER NOT NULL,
+        readers TEXT NOT NULL,
+        writers TEXT NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE INDEX objects_class_createDate ON objects(class, createDate);
+      CREATE TABLE files(
+        name TEXT PRIMARY KEY,
+        mimeType TEXT NOT NULL,
+        fileSize INTEGER NOT NULL,
+        createDate INTEGER NOT NULL,
+        updateDate INTEGER NOT NULL,
+        readers TEXT NOT NULL,
+        writers TEXT NOT NULL,
+        data BLOB NOT NULL
+      );
+      CREATE TABLE sessions(
+        token TEXT PRIMARY KEY,
+        userId TEXT NOT NULL,
+        expiresAt INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX sessions_userId ON sessions(userId);
+      CREATE TABLE role_members(
+        role TEXT NOT NULL,
+        userId TEXT NOT NULL,
+        PRIMARY KEY(role, userId)
+      ) WITHOUT ROWID;
+      CREATE INDEX role_members_userId ON role_members(userId);
+      CREATE TABLE counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+      """),
+    .swift(hashSecrets),
+    .sql(
+      """
+      CREATE TABLE object_readers(
+        principal TEXT NOT NULL,
+        class TEXT NOT NULL,
+        object INTEGER NOT NULL,
+        PRIMARY KEY(principal, class, object)
+      ) WITHOUT ROWID;
+      CREATE INDEX object_readers_object ON object_readers(object);
+      CREATE TRIGGER objects_readers_insert AFTER INSERT ON objects
+      WHEN instr(NEW.readers, ' * ') = 0 BEGIN
+        \(readerRows("NEW"))
+      END;
+      CREATE TRIGGER objects_readers_update AFTER UPDATE OF readers ON objects
+      WHEN NEW.readers IS NOT OLD.readers BEGIN
+        DELETE FROM object_readers WHERE object = OLD.id;
+        \(readerRows("NEW"))
+      END;
+      CREATE TRIGGER objects_readers_delete AFTER DELETE ON objects
+      WHEN instr(OLD.readers, ' * ') = 0 BEGIN
+        DELETE FROM object_readers WHERE object = OLD.id;
+      END;
+      INSERT INTO object_readers(principal, class, object)
+        SELECT p.value, o.class, o.id
+        FROM objects o, json_each('["' || replace(trim(o.readers), ' ', '","') || '"]') p
+        WHERE instr(o.readers, ' * ') = 0 AND p.value <> '';
+      """),
+  ])
+
+  /// The `object_readers` rows of a row not readable by `*` (`row` is NEW or OLD). Principals
+  /// are letters, digits, `:`, `_` and `-`, so the space-delimited column turns into a JSON
+  /// array by quoting alone.
+  private static func readerRows(_ row: String) -> String {
+    """
+    INSERT INTO object_readers(principal, class, object)
+          SELECT value, \(row).class, \(row).id
+          FROM json_each('["' || replace(trim(\(row).readers), ' ', '","') || '"]')
+          WHERE instr(\(row).readers, ' * ') = 0 AND value <> '';
+    """
+  }
+
+  /// Version 2: a board id; anonymous ids move out of the user objects into `identities` as
+  /// SHA-256 hashes (so an old profile, whose UUID was its secret, is still the same user); the
+  /// old sessions, kept in clear, are dropped (their owners sign in again with their secret).
+  /// Runs with `secure_delete` so the old text is overwritten, not just unlinked.
+  private static func hashSecrets(_ connection: Connection) throws {
+    try connection.execute(
+      """
+      PRAGMA secure_delete = ON;
+      CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE identities(
+        secretHash BLOB PRIMARY KEY,
+        userId TEXT NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX identities_userId ON identities(userId);
+      """)
+    try connection.run(
+      "INSERT INTO meta(key, value) VALUES ('boardId', ?)", [.text(Validation.randomId(length: 24))]
+    )
+    let users = try connection.prepare(
+      """
+      SELECT objectId, json_extract(data, '$.authData.anonymous.id') FROM objects
+      WHERE class = 'user' AND json_type(data, '$.authData.anonymous.id') = 'text'
+      """
+    ).rows { (try $0.text(0) ?? "", try $0.text(1) ?? "") }
+    for (userId, secret) in users {
+      try connection.run(
+        "INSERT OR IGNORE INTO identities(secretHash, userId) VALUES (?, ?)",
+        [.blob(SHA256.hash(secret)), .text(userId)])
+    }
+    try connection.execute(
+      """
+      UPDATE objects SET data = json_remove(data, '$.authData')
+      WHERE class = 'user' AND json_type(data, '$.authData') IS NOT NULL;
+      DROP INDEX IF EXISTS objects_user_authData_anonymous_id;
+      DROP TABLE sessions;
+      CREATE TABLE sessions(
+        tokenHash BLOB PRIMARY KEY,
+        userId TEXT NOT NULL,
+        expiresAt INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX sessions_userId ON sessions(userId);
+      PRAGMA secure_delete = OFF;
+      """)
+  }
+}
