@@ -1,6 +1,12 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Questions and drafts: what a command reads after its own line.
 extension Session {
@@ -103,7 +109,7 @@ extension Session {
     {
       print("  " + line)
     }
-    let answer = try ask(messages.useSavedDraft).trimmingCharacters(in: .whitespaces).lowercased()
+    let answer = try ask(messages.useSavedDraft).trimmingSpaces().lowercased()
     if ["", "y", "yes", "はい"].contains(answer) {
       activeDraft = kind
       return saved
@@ -144,7 +150,7 @@ extension Session {
   func confirm(_ what: String) throws {
     print(messages.willDelete(what))
     let answer = try ask(messages.confirmDelete).lowercased()
-    guard ["y", "yes", "はい"].contains(answer.trimmingCharacters(in: .whitespaces)) else {
+    guard ["y", "yes", "はい"].contains(answer.trimmingSpaces()) else {
       throw CLIError.cancelled
     }
   }

@@ -1,6 +1,12 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The live view: what happened in the current thread while the prompt waited.
 extension Session {

@@ -205,9 +205,9 @@ enum PostgresSchema {
   /// ties, so a page is one ordered index walk. Names are validated (`Validation.isName`).
   static func indexSQL(_ spec: IndexSpec) -> String {
     let name = "objects_\(spec.className)_\(spec.fields.joined(separator: "_"))"
-      .replacingOccurrences(of: ".", with: "_").lowercased()
+      .replacing(".", with: "_").lowercased()
     let columns = spec.fields.map {
-      expression(for: $0).replacingOccurrences(of: "o.", with: "")
+      expression(for: $0).replacing("o.", with: "")
     }
     return """
       CREATE INDEX IF NOT EXISTS "\(name.prefix(63))" ON forum.objects
