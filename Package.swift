@@ -49,7 +49,8 @@ let package = Package(
     // relocation of libswiftCore and FoundationEssentials at every one-shot command.
     .executableTarget(name: "forum", dependencies: ["ForumCLI"], linkerSettings: staticSwift),
     .executableTarget(
-      name: "forum-bench", dependencies: ["Forum", "Datastore", "CSQLite", "HostileImages"]),
+      name: "forum-bench",
+      dependencies: ["Forum", "Datastore", "CSQLite", "CLibPQ", "HostileImages"]),
     // forum-bench's floor for process start: a Swift program that does nothing, linked like forum.
     .executableTarget(name: "bench-noop", linkerSettings: staticSwift),
     // Generators of image bombs and honest huge pictures, for tests, fuzz seeds and benchmarks.

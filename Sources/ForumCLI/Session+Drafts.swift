@@ -18,7 +18,8 @@ extension Session {
     {
     case .line(let bytes): return try decodeUTF8(bytes, field: "input")
     case .tooLong: throw DatastoreError(.invalid, field: "input", detail: "line is too long")
-    case .interrupted, .endOfInput: throw CLIError.cancelled
+    case .interrupted: throw oneShot ? CLIError.interrupted : CLIError.cancelled
+    case .endOfInput: throw CLIError.cancelled
     }
   }
 
@@ -78,7 +79,7 @@ extension Session {
         return lines.joined(separator: "\n")
       case .interrupted:
         if let keep { discardDraft(keep) }  // Ctrl-C: the person let it go
-        throw CLIError.cancelled
+        throw oneShot ? CLIError.interrupted : CLIError.cancelled
       case .endOfInput:
         throw CLIError.cancelled  // Ctrl-D or a hang-up: the draft stays for next time
       }

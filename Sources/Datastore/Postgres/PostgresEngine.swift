@@ -247,7 +247,10 @@ final class PostgresEngine: DatastoreEngine {
   ) -> String {
     guard !caller.isMaster else { return "" }
     values.append(arrayLiteral(caller.names))
-    return " AND \(table).readers && $\(values.count)::text[]"
+    // Written as the read policy is, so the planner estimates it from statistics (see
+    // `PostgresSchema.policiesSQL`).
+    let everyone = caller.names.contains("*") ? "'*' = ANY(\(table).readers) OR " : ""
+    return " AND (\(everyone)\(table).readers && $\(values.count)::text[])"
   }
 
   private static func writeFilter(_ caller: Principals, values: inout [PostgresValue]) -> String {

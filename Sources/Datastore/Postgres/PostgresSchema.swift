@@ -345,7 +345,10 @@ enum PostgresSchema {
 
         """
     }
-    let readable = "readers && (SELECT forum.principals())"
+    // `'*' = ANY(readers)` first: the planner estimates it from the column's statistics (most
+    // rows of a board are public), where `readers && (SELECT …)` alone would be guessed at 0.5%
+    // and send every listing through the GIN index and a sort instead of its ordered index.
+    let readable = "('*' = ANY(readers) OR readers && (SELECT forum.principals()))"
     let writable = "writers && (SELECT forum.principals())"
     sql += """
       DROP POLICY IF EXISTS member_read ON forum.meta;
