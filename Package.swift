@@ -1,12 +1,24 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The Swift standard library and runtime linked statically (Linux; macOS has them in the OS).
+/// FoundationEssentials' own static libraries are named here: modules compiled against the shared
+/// runtime do not ask for them.
+let staticSwift: [LinkerSetting] = [
+  .unsafeFlags(
+    [
+      "-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections", "-lswiftSynchronization",
+    ],
+    .when(platforms: [.linux]))
+]
+
 let package = Package(
   name: "forum",
   platforms: [.macOS(.v13)],
   products: [
     .executable(name: "forum", targets: ["forum"]),
     .executable(name: "forum-bench", targets: ["forum-bench"]),
+    .executable(name: "bench-noop", targets: ["bench-noop"]),
   ],
   targets: [
     // C libraries from Debian's -dev packages.
@@ -14,6 +26,7 @@ let package = Package(
     .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
     .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
     .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
     // libpng and libjpeg calls that need setjmp, which Swift cannot do, and the giflib and
@@ -29,25 +42,39 @@ let package = Package(
         .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
       ]),
 
-    .target(name: "Datastore", dependencies: ["CSQLite"]),
+    .target(name: "Datastore", dependencies: ["CSQLite", "CLibPQ"]),
     .target(name: "Forum", dependencies: ["Datastore"]),
     .target(name: "ForumCLI", dependencies: ["Forum", "CReadline", "CImageDecode"]),
-    .executableTarget(name: "forum", dependencies: ["ForumCLI"]),
+    // The Swift runtime linked in, so the program starts like a C tool: no dynamic loading and
+    // relocation of libswiftCore and FoundationEssentials at every one-shot command.
+    .executableTarget(name: "forum", dependencies: ["ForumCLI"], linkerSettings: staticSwift),
     .executableTarget(
-      name: "forum-bench", dependencies: ["Forum", "Datastore", "CSQLite", "HostileImages"]),
+      name: "forum-bench",
+      dependencies: ["Forum", "Datastore", "CSQLite", "CLibPQ", "HostileImages"]),
+    // forum-bench's floor for process start: a Swift program that does nothing, linked like forum.
+    .executableTarget(name: "bench-noop", linkerSettings: staticSwift),
     // Generators of image bombs and honest huge pictures, for tests, fuzz seeds and benchmarks.
     .target(name: "HostileImages"),
 
+    // The throwaway PostgreSQL cluster every test target shares (started once per test process).
+    .target(name: "PostgresTestCluster"),
     // The engines the Datastore and Board suites are parameterized over.
     .target(
-      name: "EngineTestSupport", dependencies: ["Datastore"], path: "Tests/EngineTestSupport"),
-    .testTarget(name: "DatastoreTests", dependencies: ["Datastore", "EngineTestSupport"]),
+      name: "EngineTestSupport", dependencies: ["Datastore", "PostgresTestCluster"],
+      path: "Tests/EngineTestSupport"),
+    .testTarget(
+      name: "DatastoreTests",
+      dependencies: ["Datastore", "EngineTestSupport", "PostgresTestCluster"]),
     .testTarget(
       name: "ForumTests",
-      dependencies: ["Forum", "Datastore", "HostileImages", "EngineTestSupport"]
-    ),
+      dependencies: [
+        "Forum", "Datastore", "HostileImages", "EngineTestSupport", "PostgresTestCluster",
+      ]),
     .testTarget(
-      name: "ForumCLITests", dependencies: ["ForumCLI", "Forum", "Datastore", "HostileImages"]),
+      name: "ForumCLITests",
+      dependencies: [
+        "ForumCLI", "Forum", "Datastore", "HostileImages", "CImageDecode", "PostgresTestCluster",
+      ]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -1,6 +1,12 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The `forum` program: parses global options, opens the board, then runs one command, a
 /// script from a pipe, or the interactive prompt. Returns the exit status.
@@ -9,6 +15,7 @@ public enum ForumMain {
 
   public static func run(arguments: [String], environment: [String: String]) -> Int32 {
     setvbuf(stdout, nil, _IOLBF, 0)
+    Locale.prepare()
     // A full disk or a file size limit is an error to report, not a signal that kills the
     // process after a commit (a retry would then post twice).
     signal(SIGXFSZ, SIG_IGN)
@@ -16,7 +23,7 @@ public enum ForumMain {
     // Output that could not be written (`forum list > /dev/full`) is a failure.
     if fflush(stdout) != 0 || ferror(stdout) != 0 {
       let reason = String(cString: strerror(errno))
-      FileHandle.standardError.write(Data("forum: cannot write output: \(reason)\n".utf8))
+      fputs("forum: cannot write output: \(reason)\n", stderr)
       return status == 0 ? 1 : status
     }
     return status
@@ -32,14 +39,14 @@ public enum ForumMain {
     let terminal = Terminal(environment: environment, noColorFlag: options.noColor)
     let messages = Messages(japanese: terminal.japanese)
     Interrupt.onLongWait = {
-      FileHandle.standardError.write(Data((messages.waitingForWriter + "\n").utf8))
+      fputs(messages.waitingForWriter + "\n", stderr)
     }
     if options.showVersion {
       print("forum \(version)")
       return 0
     }
     if options.showHelp {
-      print(messages.programUsage + "\n")
+      print(SafeText.wrap(messages.programUsage, to: terminal.width).joined(separator: "\n") + "\n")
       print(CommandRegistry.overview(japanese: terminal.japanese, width: terminal.width))
       return 0
     }
@@ -59,13 +66,24 @@ public enum ForumMain {
           CLIError(error), json: options.json, line: nil, japanese: terminal.japanese)
       }
     }
+    if options.command.first.map({ CommandRegistry.named($0) == InitCommand.self }) == true {
+      do {
+        print(
+          SafeText.sanitize(
+            try InitCommand.initialize(
+              location: options.resolvedDatabasePath(), japanese: terminal.japanese)))
+        return 0
+      } catch {
+        return reportOpening(error, json: options.json, japanese: terminal.japanese)
+      }
+    }
     let board: Board
     do {
       board = try Board(
         location: options.resolvedDatabasePath(), profile: options.profile,
         profiles: ProfileStore(directory: ProfileStore.defaultDirectory(environment: environment)))
     } catch {
-      return report(CLIError(error), json: options.json, line: nil, japanese: terminal.japanese)
+      return reportOpening(error, json: options.json, japanese: terminal.japanese)
     }
     let input = makeInput(terminal, options: options)
     let oneShot = !options.command.isEmpty
@@ -88,6 +106,19 @@ public enum ForumMain {
     terminal.isInteractive ? LineEditor(historyPath: options.historyPath) : PipedInput()
   }
 
+  /// A board that cannot be opened: a refused login or a missing membership says what to do
+  /// (the detail names the fix), with the permission status 3.
+  static func reportOpening(_ error: Error, json: Bool, japanese: Bool) -> Int32 {
+    if let error = error as? DatastoreError,
+      error.code == .noAccess || error.code == .authentication,
+      let detail = error.detail, !json
+    {
+      fputs("forum: " + SafeText.sanitize(detail) + "\n", stderr)
+      return CLIError.datastore(error).exitStatus
+    }
+    return report(CLIError(error), json: json, line: nil, japanese: japanese)
+  }
+
   /// Prints an error as one line on stderr (JSON with `--json`) and returns its exit status.
   @discardableResult
   static func report(_ error: CLIError, json: Bool, line: Int?, japanese: Bool) -> Int32 {
@@ -97,12 +128,12 @@ public enum ForumMain {
         "code": .string(error.codeAndMessage.code), "error": .string(error.codeAndMessage.message),
       ]
       if let line { body["line"] = .int(Int64(line)) }
-      FileHandle.standardError.write(Data((JSONValue.object(body).jsonText() + "\n").utf8))
+      fputs(JSONValue.object(body).jsonText() + "\n", stderr)
       return error.exitStatus
     }
     var text = personMessage(error, messages: messages)
     if let line { text = messages.lineError(line, text) }
-    FileHandle.standardError.write(Data(("forum: " + SafeText.sanitize(text) + "\n").utf8))
+    fputs("forum: " + SafeText.sanitize(text) + "\n", stderr)
     return error.exitStatus
   }
 
@@ -124,7 +155,7 @@ public enum ForumMain {
       case .empty: return messages.empty(error.field ?? "value")
       case .invalid, .notFound, .systemError:
         return messages.failure(code: error.code, field: error.field, detail: error.detail)
-          ?? error.detail ?? error.message
+          ?? error.detail.map { messages.personDetail($0, field: error.field) } ?? error.message
       }
     }
   }

@@ -1,16 +1,26 @@
 import Datastore
 import Foundation
+import PostgresTestCluster
 
 /// One engine the Datastore and Board suites run against. Adding an engine to every suite is one
 /// line in `EngineFixtures.all`.
 public protocol EngineFixture: Sendable, CustomStringConvertible {
-  /// A fresh, empty database for one test; removed when the value goes away.
-  func makeDatabase() throws -> TestDatabase
+  /// A fresh, empty database for one test, removed when the value goes away. A server engine
+  /// installs `rules` and `indexes` as its owner would with `forum init`; SQLite installs them
+  /// when the file is opened.
+  func makeDatabase(rules: EngineRules, indexes: [IndexSpec]) throws -> TestDatabase
+}
+
+extension EngineFixture {
+  /// A database without rules.
+  public func makeDatabase() throws -> TestDatabase {
+    try makeDatabase(rules: EngineRules(), indexes: [])
+  }
 }
 
 /// The engines the suites are parameterized over.
 public enum EngineFixtures {
-  public static let all: [any EngineFixture] = [SQLiteFixture()]
+  public static let all: [any EngineFixture] = [SQLiteFixture(), PostgresFixture()]
 }
 
 /// A database made for one test.
@@ -61,7 +71,7 @@ public struct SQLiteFixture: EngineFixture {
 
   public var description: String { "SQLite" }
 
-  public func makeDatabase() throws -> TestDatabase {
+  public func makeDatabase(rules: EngineRules, indexes: [IndexSpec]) throws -> TestDatabase {
     let directory = try makeTemporaryDirectory("EngineTests")
     let path = directory + "/board.sqlite"
     return TestDatabase(
@@ -87,5 +97,54 @@ public struct SQLiteFixture: EngineFixture {
       }.sorted()
     }
     return rows
+  }
+}
+
+/// The server engine: a database of its own on the shared throwaway cluster, owned by a role of
+/// its own; each person is a login role granted `forum_member`, made the first time it is named.
+public struct PostgresFixture: EngineFixture {
+  public init() {}
+
+  public var description: String { "PostgreSQL" }
+
+  public func makeDatabase(rules: EngineRules, indexes: [IndexSpec]) throws -> TestDatabase {
+    let cluster = try PostgresTestCluster.shared()
+    let board = try cluster.board(members: [])
+    try Datastore.initialize(board.owner.uri, rules: rules, indexes: indexes)
+    let people = PeopleRoles()
+    return TestDatabase(
+      engine: description, ownerLocation: board.owner.uri,
+      location: { person in try people.uri(for: person, board: board) },
+      fingerprint: { try PostgresFixture.fingerprint(board) },
+      remove: { board.remove() })
+  }
+
+  /// Every row of every table of the forum schema, read by the superuser (past every policy).
+  public static func fingerprint(_ board: PostgresTestBoard) throws -> [String] {
+    var rows: [String] = []
+    for table in ["meta", "objects", "files", "users", "counters"] {
+      rows.append("table \(table)")
+      let text = try board.cluster.admin(
+        "SELECT t::text FROM forum.\(table) t ORDER BY 1", database: board.database)
+      rows += text.split(separator: "\n").map(String.init)
+    }
+    return rows
+  }
+}
+
+/// The login role of each person of one test database.
+private final class PeopleRoles: @unchecked Sendable {
+  private let lock = NSLock()
+  private var uris: [String: String] = [:]
+
+  func uri(for person: String, board: PostgresTestBoard) throws -> String {
+    lock.lock()
+    defer { lock.unlock() }
+    if let uri = uris[person] { return uri }
+    let label = String(person.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(20))
+    let role = try board.cluster.role(label.isEmpty ? "person" : label, database: board.database)
+    try board.cluster.admin("GRANT forum_member TO \(role.name)")
+    uris[person] = role.uri
+    return role.uri
   }
 }

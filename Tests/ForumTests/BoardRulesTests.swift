@@ -17,7 +17,7 @@ struct BoardRulesTests {
     let bob: (client: DatastoreClient, user: User)
 
     init(_ engine: any EngineFixture) throws {
-      let database = try engine.makeDatabase()
+      let database = try engine.makeDatabase(rules: Board.rules, indexes: Board.indexes)
       self.database = database
       root = try makeTemporaryDirectory("BoardRulesTests")
       let profiles = ProfileStore(directory: root + "/profiles")

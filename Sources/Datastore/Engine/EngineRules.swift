@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The rules an engine enforces on every write, declared as data by the layer above (the board)
 /// so that Datastore knows nothing of threads and comments. An engine installs them where a

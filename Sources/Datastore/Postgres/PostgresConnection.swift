@@ -1,0 +1,326 @@
+import CLibPQ
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// A parameter sent to the server: text (the server infers its type from the statement), bytes
+/// sent in binary (bytea), or NULL.
+enum PostgresValue: Sendable, Equatable {
+  case text(String)
+  case bytes([UInt8])
+  case null
+}
+
+/// One libpq connection. Statements with parameters are prepared once per connection and
+/// reused; nothing is ever spliced into SQL text.
+final class PostgresConnection {
+  let handle: OpaquePointer
+  private var prepared: [String: String] = [:]
+  private var transactionDepth = 0
+
+  /// Parameters libpq accepts in a URI; anything else (a typo, a parameter from another client)
+  /// is refused before connecting.
+  static func checkParameters(_ uri: String) throws {
+    var message: UnsafeMutablePointer<CChar>?
+    guard let options = PQconninfoParse(uri, &message) else {
+      let text = message.map { String(cString: $0) } ?? "cannot parse the URI"
+      if let message { PQfreemem(message) }
+      throw DatastoreError(
+        .invalid, field: "database URI",
+        detail: "\(PostgresError.oneLine(text)); see libpq's connection parameters")
+    }
+    PQconninfoFree(options)
+  }
+
+  /// Connects to `uri` (a libpq connection URI). Failures keep libpq's one-line reason and say
+  /// what kind of failure it was, so callers can name the fix.
+  init(uri: String, connectTimeout: Int = 10) throws {
+    try PostgresConnection.checkParameters(uri)
+    // Defaults that apply unless the URI sets them: a bounded wait for an unreachable host, and
+    // UTF-8 whatever the server's default encoding. The URI comes last: libpq lets values
+    // expanded from it override the keywords before it.
+    let keys = ["connect_timeout", "client_encoding", "application_name", "dbname"]
+    let values = [String(connectTimeout), "UTF8", "forum", uri]
+    let handle = keys.withCStringArray { keyPointers in
+      values.withCStringArray { valuePointers in
+        PQconnectdbParams(keyPointers, valuePointers, 1)
+      }
+    }
+    guard let handle else {
+      throw PostgresConnectionFailure(kind: .unreachable, message: "out of memory")
+    }
+    guard PQstatus(handle) == CONNECTION_OK else {
+      let message = PostgresError.oneLine(String(cString: PQerrorMessage(handle)))
+      let usedPassword = PQconnectionUsedPassword(handle) == 1
+      let needsPassword = PQconnectionNeedsPassword(handle) == 1
+      let role = PQuser(handle).map { String(cString: $0) }
+      PQfinish(handle)
+      throw PostgresConnectionFailure(
+        kind: PostgresConnectionFailure.classify(
+          message, usedPassword: usedPassword, needsPassword: needsPassword),
+        message: message, role: role)
+    }
+    self.handle = handle
+    // Notices (e.g. "relation already exists, skipping") are not for the person at the prompt.
+    PQsetNoticeProcessor(handle, { _, _ in }, nil)
+  }
+
+  deinit { PQfinish(handle) }
+
+  /// Runs SQL without parameters; several statements may be separated by `;`.
+  func execute(_ sql: String) throws {
+    let result = PQexec(handle, sql)
+    defer { PQclear(result) }
+    try check(result, sql: sql)
+  }
+
+  /// Runs one statement with parameters `$1…` and returns its rows.
+  @discardableResult
+  func query(_ sql: String, _ values: [PostgresValue] = []) throws -> PostgresResult {
+    let name = try preparedName(for: sql, parameterCount: values.count)
+    let result = withParameters(values) { pointers, lengths, formats in
+      PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
+    }
+    do {
+      try check(result, sql: sql)
+    } catch {
+      PQclear(result)
+      throw error
+    }
+    return PostgresResult(result!)
+  }
+
+  private func preparedName(for sql: String, parameterCount: Int) throws -> String {
+    if let name = prepared[sql] { return name }
+    let name = "forum_\(prepared.count + 1)"
+    let result = PQprepare(handle, name, sql, Int32(parameterCount), nil)
+    defer { PQclear(result) }
+    try check(result, sql: sql)
+    prepared[sql] = name
+    return name
+  }
+
+  private func check(_ result: OpaquePointer?, sql: String) throws {
+    let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+    guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+      throw PostgresError(result: result, connection: handle, sql: sql)
+    }
+  }
+
+  /// True inside `transaction`.
+  var inTransaction: Bool { transactionDepth > 0 }
+
+  /// True when the server closed the connection (it restarted, or an administrator ended it).
+  var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+
+  /// Runs `body` in a transaction that commits on return and rolls back on throw. A
+  /// serialization failure or deadlock runs the whole transaction again (a few times); nested
+  /// calls join the outer transaction through a savepoint.
+  func transaction<T>(retries: Int = 8, _ body: () throws -> T) throws -> T {
+    if transactionDepth > 0 {
+      try execute("SAVEPOINT nested")
+      transactionDepth += 1
+      defer { transactionDepth -= 1 }
+      do {
+        let result = try body()
+        try execute("RELEASE SAVEPOINT nested")
+        return result
+      } catch {
+        try? execute("ROLLBACK TO SAVEPOINT nested; RELEASE SAVEPOINT nested")
+        throw error
+      }
+    }
+    var attempt = 0
+    while true {
+      attempt += 1
+      try execute("BEGIN")
+      transactionDepth = 1
+      do {
+        let result = try body()
+        try execute("COMMIT")
+        transactionDepth = 0
+        return result
+      } catch let error as PostgresError where error.isRetryable && attempt <= retries {
+        try? execute("ROLLBACK")
+        transactionDepth = 0
+        // A short random pause so the transactions that collided do not collide again.
+        usleep(UInt32.random(in: 1_000...(5_000 * UInt32(attempt))))
+      } catch {
+        try? execute("ROLLBACK")
+        transactionDepth = 0
+        throw error
+      }
+    }
+  }
+}
+
+/// Why a connection could not be made, in the terms of what to do about it.
+struct PostgresConnectionFailure: Error, CustomStringConvertible {
+  enum Kind { case unreachable, loginRefused, notMember }
+  let kind: Kind
+  let message: String
+  var role: String?
+
+  var description: String { message }
+
+  static func classify(_ message: String, usedPassword: Bool, needsPassword: Bool) -> Kind {
+    let refusals = [
+      "authentication failed", "no password supplied", "does not exist",
+      "no pg_hba.conf entry", "not permitted to log in", "too many connections for role",
+      "password", "permission denied for database",
+    ]
+    // `forum init` gives CONNECT on the board's database to forum_member only.
+    if message.contains("permission denied for database") { return .notMember }
+    if needsPassword || usedPassword { return .loginRefused }
+    return refusals.contains(where: message.contains) ? .loginRefused : .unreachable
+  }
+
+  var datastoreError: DatastoreError {
+    switch kind {
+    case .unreachable:
+      return DatastoreError(
+        .systemError,
+        detail: "cannot reach the PostgreSQL server (\(message)); check the host and port in --db")
+    case .notMember:
+      let name = role ?? "your role"
+      return DatastoreError(
+        .noAccess,
+        detail:
+          "role \(name) is not a member of forum_member: ask the board's owner to run "
+          + "`GRANT forum_member TO \(name)`")
+    case .loginRefused:
+      return DatastoreError(
+        .authentication,
+        detail:
+          "the PostgreSQL server refused the login (\(message)); check the user name and password, "
+          + "or ask the board's owner to add you")
+    }
+  }
+}
+
+/// Rows of a result, read as text (bytea as its `\x` hex form). Cleared when released.
+final class PostgresResult {
+  let handle: OpaquePointer
+  let rowCount: Int
+  let columnCount: Int
+
+  init(_ handle: OpaquePointer) {
+    self.handle = handle
+    rowCount = Int(PQntuples(handle))
+    columnCount = Int(PQnfields(handle))
+  }
+
+  deinit { PQclear(handle) }
+
+  func isNull(_ row: Int, _ column: Int) -> Bool {
+    PQgetisnull(handle, Int32(row), Int32(column)) == 1
+  }
+
+  func text(_ row: Int, _ column: Int) -> String? {
+    guard !isNull(row, column) else { return nil }
+    let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+    let pointer = PQgetvalue(handle, Int32(row), Int32(column))!
+    return pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+      String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+    }
+  }
+
+  func int(_ row: Int, _ column: Int) -> Int64 {
+    guard !isNull(row, column) else { return 0 }
+    return Int64(String(cString: PQgetvalue(handle, Int32(row), Int32(column)))) ?? 0
+  }
+
+  func bool(_ row: Int, _ column: Int) -> Bool {
+    text(row, column) == "t"
+  }
+
+  /// A bytea column sent in text form (`\x` then two hex digits a byte).
+  func bytes(_ row: Int, _ column: Int) -> [UInt8]? {
+    guard !isNull(row, column) else { return nil }
+    let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+    let pointer = PQgetvalue(handle, Int32(row), Int32(column))!
+    return pointer.withMemoryRebound(to: UInt8.self, capacity: length) { raw in
+      guard length >= 2, raw[0] == UInt8(ascii: "\\"), raw[1] == UInt8(ascii: "x") else {
+        return nil
+      }
+      var bytes = [UInt8]()
+      bytes.reserveCapacity((length - 2) / 2)
+      var index = 2
+      while index + 1 < length {
+        bytes.append(PostgresResult.nibble(raw[index]) << 4 | PostgresResult.nibble(raw[index + 1]))
+        index += 2
+      }
+      return bytes
+    }
+  }
+
+  private static func nibble(_ digit: UInt8) -> UInt8 {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+    default: return digit - UInt8(ascii: "A") + 10
+    }
+  }
+
+  /// Every row mapped by `transform`.
+  func rows<T>(_ transform: (Int) throws -> T) rethrows -> [T] {
+    try (0..<rowCount).map(transform)
+  }
+}
+
+/// Parameter arrays for PQexecPrepared, alive only during `body`.
+private func withParameters<T>(
+  _ values: [PostgresValue],
+  _ body: (
+    UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
+  ) -> T
+) -> T {
+  var buffers: [UnsafeMutablePointer<CChar>?] = []
+  var lengths: [Int32] = []
+  var formats: [Int32] = []
+  for value in values {
+    switch value {
+    case .null:
+      buffers.append(nil)
+      lengths.append(0)
+      formats.append(0)
+    case .text(let text):
+      buffers.append(strdup(text))
+      lengths.append(0)
+      formats.append(0)
+    case .bytes(let bytes):
+      let buffer = malloc(max(1, bytes.count))!
+      bytes.withUnsafeBytes { source in
+        if let base = source.baseAddress { buffer.copyMemory(from: base, byteCount: bytes.count) }
+      }
+      buffers.append(buffer.assumingMemoryBound(to: CChar.self))
+      lengths.append(Int32(bytes.count))
+      formats.append(1)
+    }
+  }
+  defer { for buffer in buffers { free(buffer) } }
+  let constants = buffers.map { UnsafePointer($0) }
+  return constants.withUnsafeBufferPointer { pointers in
+    lengths.withUnsafeBufferPointer { lengthPointer in
+      formats.withUnsafeBufferPointer { formatPointer in
+        body(pointers.baseAddress, lengthPointer.baseAddress, formatPointer.baseAddress)
+      }
+    }
+  }
+}
+
+extension Array where Element == String {
+  /// A NULL-terminated array of C strings, alive only during `body`.
+  fileprivate func withCStringArray<T>(
+    _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T
+  ) -> T {
+    let copies = map { strdup($0) }
+    defer { for copy in copies { free(copy) } }
+    let pointers = copies.map { UnsafePointer($0) } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+  }
+}

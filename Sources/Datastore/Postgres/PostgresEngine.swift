@@ -1,0 +1,480 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// Opens the PostgreSQL engine on a libpq URI (`postgresql://…`).
+func makePostgresEngine(uri: String) throws -> any DatastoreEngine {
+  try PostgresEngine(uri: uri)
+}
+
+/// The PostgreSQL engine: the server enforces the ACL. Each person connects as their own role;
+/// row-level security, column grants and the triggers of `PostgresSchema` / `PostgresRules` decide
+/// what that role may read and write, so this class only says what it wants and turns refusals
+/// into the backend's codes. The caller's principals given to each call narrow what is read
+/// (they never widen it: the server computes its own from `session_user`).
+final class PostgresEngine: DatastoreEngine {
+  let connection: PostgresConnection
+  /// The URI without its password.
+  let location: String
+  private(set) var boardId = ""
+  /// Stands for this connection's role: the connection is the identity, not a token.
+  private let sessionToken = Validation.randomId(length: 32)
+  private var principals: Principals?
+
+  init(uri: String) throws {
+    location = PostgresEngine.withoutPassword(uri)
+    do {
+      connection = try PostgresConnection(uri: uri)
+    } catch let failure as PostgresConnectionFailure {
+      throw failure.datastoreError
+    }
+  }
+
+  /// `password=…` and `user:password@` taken out, so the location can be shown and stored.
+  static func withoutPassword(_ uri: String) -> String {
+    // The standard library's Regex: NSRegularExpression would bring full Foundation (ICU).
+    let parameter = try! Regex(#"([?&])password=[^&]*&?"#)
+    var text = uri.replacing(parameter) { String($0.output[1].substring ?? "") }
+    if text.hasSuffix("?") || text.hasSuffix("&") { text.removeLast() }
+    let userInfo = try! Regex(#"^(postgres(ql)?://[^/@:]*):[^/@]*@"#).ignoresCase()
+    return text.replacing(userInfo) { String($0.output[1].substring ?? "") + "@" }
+  }
+
+  /// Runs a statement, turning the server's refusals into the backend's codes. Inside a
+  /// transaction, serialization failures and deadlocks pass through so it can run again.
+  private func run(_ sql: String, _ values: [PostgresValue] = []) throws -> PostgresResult {
+    do {
+      return try connection.query(sql, values)
+    } catch let error as PostgresError {
+      if error.isRetryable && connection.inTransaction { throw error }
+      throw error.datastoreError
+    }
+  }
+
+  /// One write with its rules' bookkeeping, retried as a whole on a deadlock.
+  private func write<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try connection.transaction(body)
+    } catch let error as PostgresError {
+      throw error.datastoreError
+    }
+  }
+
+  func now() throws -> Int64 {
+    try run("SELECT forum.now_ms()").int(0, 0)
+  }
+
+  // MARK: Schema
+
+  func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
+    self.rules = try PostgresSchema.check(on: connection, rules: rules)
+    boardId = try run("SELECT value FROM forum.meta WHERE key = 'board_id'").text(0, 0) ?? ""
+  }
+
+  func install(rules: EngineRules, indexes: [IndexSpec]) throws {
+    self.rules = rules
+    do {
+      try PostgresSchema.install(on: connection, rules: rules, indexes: indexes)
+    } catch let error as PostgresError {
+      if error.sqlState == "42501" {
+        throw DatastoreError(
+          .noAccess,
+          detail:
+            "\(error.message): run `forum init` as the owner of the database (or a role that may "
+            + "create schemas in it)")
+      }
+      throw error.datastoreError
+    }
+    boardId = try run("SELECT value FROM forum.meta WHERE key = 'board_id'").text(0, 0) ?? ""
+  }
+
+  // MARK: Identity
+
+  func signIn(secret: String, previousSecret: String?, sessionLifetime: Double) throws -> Login {
+    let userId = try write { try run("SELECT forum.sign_in()").text(0, 0) ?? "" }
+    let principals = try serverPrincipals(userId: userId)
+    self.principals = principals
+    let user = User(object: try get(User.className, objectId: userId, as: principals))
+    return Login(user: user, sessionToken: sessionToken, principals: principals)
+  }
+
+  private func serverPrincipals(userId: String) throws -> Principals {
+    let names = PostgresEngine.parseArray(try run("SELECT forum.principals()::text").text(0, 0))
+    let roles = names.filter { $0.hasPrefix("role:") }.map { String($0.dropFirst(5)) }
+    return Principals(userId: userId, roles: roles.sorted())
+  }
+
+  func caller(sessionToken token: String) throws -> Principals? {
+    guard token == sessionToken, let principals else { return nil }
+    return try serverPrincipals(userId: principals.userId ?? "")
+  }
+
+  /// Nothing to end: the connection's role is the identity, and the server ends what it owns.
+  func endSessions(userId: String) throws {}
+
+  func addMember(_ userId: String, toRole role: String) throws {
+    let boardRole = PostgresSchema.boardRolePrefix + role
+    try write {
+      let mapped = try run(
+        "SELECT role_name::text FROM forum.users WHERE user_id = $1", [.text(userId)])
+      guard let roleName = mapped.text(0, 0) else { throw DatastoreError.notFound }
+      let exists = try run("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(boardRole)])
+      if exists.rowCount == 0 {
+        // Another board on the cluster may be making the same role right now.
+        _ = try run(
+          """
+          DO $$ BEGIN CREATE ROLE \(PostgresEngine.identifier(boardRole)) NOLOGIN;
+          EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$
+          """)
+      }
+      _ = try run(
+        "GRANT \(PostgresEngine.identifier(boardRole)) TO \(PostgresEngine.identifier(roleName))")
+    }
+  }
+
+  static func identifier(_ name: String) -> String {
+    "\"" + name.replacing("\"", with: "\"\"") + "\""
+  }
+
+  // MARK: Transactions
+
+  func transaction<T>(_ body: () throws -> T) throws -> T {
+    try write(body)
+  }
+
+  // MARK: Objects
+
+  private static let columns =
+    "o.class, o.object_id, o.create_date, o.update_date, o.readers::text, o.writers::text, o.data::text"
+
+  private func objects(_ result: PostgresResult) throws -> [DataObject] {
+    try result.rows { row in
+      let fields = try JSONValue.parse(result.text(row, 6) ?? "{}").objectValue ?? [:]
+      return DataObject(
+        className: result.text(row, 0) ?? "", objectId: result.text(row, 1) ?? "",
+        createDate: result.int(row, 2), updateDate: result.int(row, 3),
+        acl: acl(readers: result.text(row, 4), writers: result.text(row, 5)), fields: fields)
+    }
+  }
+
+  /// Parsed ACL columns by their text: a board has few distinct ACLs.
+  private var aclCache: [String: ACL] = [:]
+
+  private func acl(readers: String?, writers: String?) -> ACL {
+    let key = (readers ?? "") + "|" + (writers ?? "")
+    if let acl = aclCache[key] { return acl }
+    if aclCache.count >= 4096 { aclCache.removeAll(keepingCapacity: true) }
+    let acl = ACL(
+      readers: Set(PostgresEngine.parseArray(readers)),
+      writers: Set(PostgresEngine.parseArray(writers)))
+    aclCache[key] = acl
+    return acl
+  }
+
+  /// A `text[]` in PostgreSQL's output form. Principals never need quoting (`*`, ids,
+  /// `role:name`), but quotes are taken off if the server added them.
+  static func parseArray(_ text: String?) -> [String] {
+    guard let text, text.count >= 2 else { return [] }
+    return text.dropFirst().dropLast().split(separator: ",").map {
+      $0.hasPrefix("\"") && $0.hasSuffix("\"") && $0.count >= 2
+        ? String($0.dropFirst().dropLast()) : String($0)
+    }
+  }
+
+  /// An array literal for a `text[]` parameter.
+  static func arrayLiteral<S: Sequence>(_ items: S) -> PostgresValue where S.Element == String {
+    let quoted = items.sorted().map {
+      "\""
+        + $0.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
+    }
+    return .text("{" + quoted.joined(separator: ",") + "}")
+  }
+
+  func insert(_ className: String, fields: [String: JSONValue], acl: ACL, as caller: Principals)
+    throws -> DataObject
+  {
+    let objectId = Validation.randomId()
+    let values: [PostgresValue] = [
+      .text(className), .text(objectId), PostgresEngine.arrayLiteral(acl.readers),
+      PostgresEngine.arrayLiteral(acl.writers), .text(JSONValue.object(fields).jsonText()),
+    ]
+    let insert = """
+      INSERT INTO forum.objects AS o (class, object_id, readers, writers, data)
+      VALUES ($1, $2, $3::text[], $4::text[], $5::jsonb)
+      """
+    return try write {
+      // RETURNING needs the new row to be readable; a child always is (its parent was).
+      if acl.allowsRead(caller) || PostgresEngine.isChild(className, rules: rules) {
+        if let object = try objects(run(insert + " RETURNING \(PostgresEngine.columns)", values))
+          .first
+        {
+          return object
+        }
+      }
+      _ = try run(insert, values)
+      let now = try self.now()
+      return DataObject(
+        className: className, objectId: objectId, createDate: now, updateDate: now, acl: acl,
+        fields: fields)
+    }
+  }
+
+  /// The rules `forum init` recorded in the database.
+  private(set) var rules = EngineRules()
+
+  private static func isChild(_ className: String, rules: EngineRules) -> Bool {
+    rules.childRule(of: className) != nil
+  }
+
+  func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
+    var values: [PostgresValue] = [.text(objectId)]
+    let filter = PostgresEngine.readFilter(caller, values: &values)
+    let result = try run(
+      """
+      SELECT \(PostgresEngine.columns) FROM forum.objects o
+      WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)
+      """, values)
+    guard let object = try objects(result).first else { throw DatastoreError.notFound }
+    return object
+  }
+
+  /// ` AND o.readers && $n`: the caller's principals narrow what the server lets through.
+  private static func readFilter(
+    _ caller: Principals, values: inout [PostgresValue], table: String = "o"
+  ) -> String {
+    guard !caller.isMaster else { return "" }
+    values.append(arrayLiteral(caller.names))
+    // Written as the read policy is, so the planner estimates it from statistics (see
+    // `PostgresSchema.policiesSQL`).
+    let everyone = caller.names.contains("*") ? "'*' = ANY(\(table).readers) OR " : ""
+    return " AND (\(everyone)\(table).readers && $\(values.count)::text[])"
+  }
+
+  private static func writeFilter(_ caller: Principals, values: inout [PostgresValue]) -> String {
+    guard !caller.isMaster else { return "" }
+    values.append(arrayLiteral(caller.names))
+    return " AND o.writers && $\(values.count)::text[]"
+  }
+
+  /// The WHERE clause of a query: class (literal, so partial indexes apply), equalities as jsonb
+  /// parameters, and the readers filter.
+  static func whereClause(_ query: Query, _ caller: Principals, values: inout [PostgresValue])
+    -> String
+  {
+    var terms = ["o.class = '\(query.className)'"]
+    for field in query.equalTo.keys.sorted() {
+      let expression = PostgresSchema.expression(for: field)
+      switch query.equalTo[field]! {
+      case .null: terms.append("coalesce(\(expression), 'null'::jsonb) = 'null'::jsonb")
+      case let value:
+        values.append(.text(value.jsonText()))
+        terms.append("\(expression) = $\(values.count)::jsonb")
+      }
+    }
+    // Range bounds compare jsonb numbers numerically, on the expression the indexes use.
+    for (bounds, comparison) in [(query.greaterThan, ">"), (query.lessThan, "<")] {
+      for field in bounds.keys.sorted() {
+        values.append(.text(String(bounds[field]!)))
+        terms.append(
+          "\(PostgresSchema.expression(for: field)) \(comparison) $\(values.count)::jsonb")
+      }
+    }
+    return "WHERE " + terms.joined(separator: " AND ") + readFilter(caller, values: &values)
+  }
+
+  static func orderClause(_ order: [String]) -> String {
+    var keys = order.map { key -> String in
+      let descending = key.hasPrefix("-")
+      let field = descending ? String(key.dropFirst()) : key
+      return PostgresSchema.expression(for: field) + (descending ? " DESC" : "")
+    }
+    keys.append(order.last?.hasPrefix("-") == true ? "o.id DESC" : "o.id")
+    return "ORDER BY " + keys.joined(separator: ", ")
+  }
+
+  /// The SELECT that `find` runs and its parameters (benchmarks time the same SQL raw).
+  static func findStatement(_ query: Query, as caller: Principals) -> (
+    sql: String, values: [PostgresValue]
+  ) {
+    var values: [PostgresValue] = []
+    let whereClause = whereClause(query, caller, values: &values)
+    values += [.text(String(query.limit)), .text(String(query.skip))]
+    let sql = """
+      SELECT \(columns) FROM forum.objects o \(whereClause) \(orderClause(query.order))
+      LIMIT $\(values.count - 1) OFFSET $\(values.count)
+      """
+    return (sql, values)
+  }
+
+  func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
+    let (sql, values) = PostgresEngine.findStatement(query, as: caller)
+    return try objects(run(sql, values))
+  }
+
+  func count(_ query: Query, as caller: Principals) throws -> Int {
+    var values: [PostgresValue] = []
+    let whereClause = PostgresEngine.whereClause(query, caller, values: &values)
+    return Int(try run("SELECT count(*) FROM forum.objects o \(whereClause)", values).int(0, 0))
+  }
+
+  func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
+    guard !objectIds.isEmpty else { return [] }
+    var values = [PostgresEngine.arrayLiteral(objectIds)]
+    let filter = PostgresEngine.readFilter(caller, values: &values)
+    return try objects(
+      run(
+        "SELECT \(PostgresEngine.columns) FROM forum.objects o "
+          + "WHERE o.object_id = ANY($1::text[])\(filter)", values))
+  }
+
+  func update(
+    _ className: String, objectId: String, set fields: [String: JSONValue],
+    increment increments: [String: Int64], acl: ACL?, as caller: Principals
+  ) throws -> DataObject {
+    var values: [PostgresValue] = [.text(objectId)]
+    let removed = fields.filter { $0.value == .null }.map(\.key)
+    let kept = fields.filter { $0.value != .null }
+    values.append(PostgresEngine.arrayLiteral(removed))
+    values.append(.text(JSONValue.object(kept).jsonText()))
+    var data = "(o.data - $2::text[]) || $3::jsonb"
+    for (key, delta) in increments.sorted(by: { $0.key < $1.key }) {
+      values.append(.text(String(delta)))
+      data +=
+        " || jsonb_build_object('\(key)', coalesce((o.data->>'\(key)')::bigint, 0) + $\(values.count)::bigint)"
+    }
+    var assignments = ["data = \(data)"]
+    if let acl {
+      values.append(PostgresEngine.arrayLiteral(acl.readers))
+      assignments.append("readers = $\(values.count)::text[]")
+      values.append(PostgresEngine.arrayLiteral(acl.writers))
+      assignments.append("writers = $\(values.count)::text[]")
+    }
+    let filter = PostgresEngine.writeFilter(caller, values: &values)
+    let sql = """
+      UPDATE forum.objects o SET \(assignments.joined(separator: ", "))
+      WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)
+      RETURNING \(PostgresEngine.columns)
+      """
+    return try write {
+      let result: PostgresResult
+      do {
+        result = try run(sql, values)
+      } catch let error as DatastoreError
+        where error.code == .invalid && error.field == "value" && !increments.isEmpty
+      {
+        throw DatastoreError.invalid(
+          increments.keys.sorted().first!, "cannot add to a value that is not a number")
+      }
+      if let object = try objects(result).first { return object }
+      throw try refusal(className, objectId, caller)
+    }
+  }
+
+  /// Why a conditional write changed nothing: `E403001` if the caller can read the row.
+  private func refusal(_ className: String, _ objectId: String, _ caller: Principals) throws
+    -> DatastoreError
+  {
+    var values: [PostgresValue] = [.text(objectId)]
+    let filter = PostgresEngine.readFilter(caller, values: &values)
+    let readable = try run(
+      "SELECT 1 FROM forum.objects o WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)",
+      values)
+    return readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
+  }
+
+  func delete(_ className: String, objectId: String, as caller: Principals) throws {
+    var values: [PostgresValue] = [.text(objectId)]
+    let filter = PostgresEngine.writeFilter(caller, values: &values)
+    try write {
+      let result = try run(
+        """
+        DELETE FROM forum.objects o WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)
+        RETURNING 1
+        """, values)
+      if result.rowCount == 0 { throw try refusal(className, objectId, caller) }
+    }
+  }
+
+  // MARK: Files
+
+  private static let fileColumns =
+    "f.name, f.mime_type, f.file_size, f.create_date, f.update_date, f.readers::text, f.writers::text"
+
+  private func fileInfos(_ result: PostgresResult) -> [FileInfo] {
+    result.rows { row in
+      FileInfo(
+        fileName: result.text(row, 0) ?? "", mimeType: result.text(row, 1) ?? "",
+        fileSize: Int(result.int(row, 2)), createDate: result.int(row, 3),
+        updateDate: result.int(row, 4),
+        acl: acl(readers: result.text(row, 5), writers: result.text(row, 6)))
+    }
+  }
+
+  func insertFile(
+    name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
+  ) throws -> FileInfo {
+    let values: [PostgresValue] = [
+      .text(name), .text(mimeType), PostgresEngine.arrayLiteral(acl.readers),
+      PostgresEngine.arrayLiteral(acl.writers), .bytes(bytes),
+    ]
+    let insert = """
+      INSERT INTO forum.files AS f (name, mime_type, readers, writers, data)
+      VALUES ($1, $2, $3::text[], $4::text[], $5)
+      """
+    return try write {
+      do {
+        if acl.allowsRead(caller),
+          let info = fileInfos(try run(insert + " RETURNING \(PostgresEngine.fileColumns)", values))
+            .first
+        {
+          return info
+        }
+        _ = try run(insert, values)
+      } catch let error as DatastoreError where error.code == .invalid {
+        throw DatastoreError.invalid("fileName", "a file named \(name) already exists")
+      }
+      let now = try self.now()
+      return FileInfo(
+        fileName: name, mimeType: mimeType, fileSize: bytes.count, createDate: now,
+        updateDate: now, acl: acl)
+    }
+  }
+
+  func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
+    var values: [PostgresValue] = [.text(name)]
+    let filter = PostgresEngine.readFilter(caller, values: &values, table: "f")
+    let result = try run(
+      "SELECT \(PostgresEngine.fileColumns) FROM forum.files f WHERE f.name = $1\(filter)", values)
+    guard let info = fileInfos(result).first else { throw DatastoreError.notFound }
+    return info
+  }
+
+  func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
+    var values: [PostgresValue] = [.text(name)]
+    let filter = PostgresEngine.readFilter(caller, values: &values, table: "f")
+    let result = try run("SELECT f.data FROM forum.files f WHERE f.name = $1\(filter)", values)
+    guard result.rowCount == 1, let bytes = result.bytes(0, 0) else {
+      throw DatastoreError.notFound
+    }
+    return bytes
+  }
+
+  func deleteFile(name: String, as caller: Principals) throws {
+    var values: [PostgresValue] = [.text(name)]
+    let filter = caller.isMaster ? "" : " AND f.writers && $2::text[]"
+    if !caller.isMaster { values.append(PostgresEngine.arrayLiteral(caller.names)) }
+    try write {
+      let result = try run(
+        "DELETE FROM forum.files f WHERE f.name = $1\(filter) RETURNING 1", values)
+      guard result.rowCount == 0 else { return }
+      var readValues: [PostgresValue] = [.text(name)]
+      let readFilter = PostgresEngine.readFilter(caller, values: &readValues, table: "f")
+      let readable = try run(
+        "SELECT 1 FROM forum.files f WHERE f.name = $1\(readFilter)", readValues)
+      throw readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
+    }
+  }
+}

@@ -1,0 +1,372 @@
+/// The engine rules in the shape the PostgreSQL triggers need, and the triggers themselves.
+///
+/// Two triggers per event on `forum.objects`, fired in name order:
+/// - `a_guard` runs as the caller. When the caller is a member (not the owner's bookkeeping), it
+///   keeps every managed field, the readers of a child, and the writers and author of an owned
+///   object as they were: a member with psql cannot forge numbers, counters or authorship.
+/// - `b_rules` runs as the schema owner (`SECURITY DEFINER`, `search_path` pinned): numbering,
+///   the owner check, and a child's effect on its parent (readers, number, counters, activity),
+///   and the cascades when a parent goes. The caller's own principals (from `session_user`)
+///   decide whether the parent may be read.
+struct PostgresRules: Equatable {
+  struct Sequence: Equatable {
+    let className: String
+    let field: String
+    let sequence: String
+  }
+
+  struct Owner: Equatable {
+    let className: String
+    /// The pointer field naming the author; it must be the caller.
+    let pointerField: String
+    /// Principals allowed among the writers besides the author (e.g. `role:moderator`).
+    let extraWriters: [String]
+  }
+
+  init(
+    sequences: [Sequence] = [], owners: [Owner] = [], children: [Child] = [],
+    managedFields: [String: [String]] = [:]
+  ) {
+    self.sequences = sequences
+    self.owners = owners
+    self.children = children
+    self.managedFields = managedFields
+  }
+
+  /// The Datastore's rules, as the triggers need them.
+  init(_ rules: EngineRules) {
+    sequences = rules.sequences.map {
+      Sequence(className: $0.className, field: $0.field, sequence: $0.sequence)
+    }
+    owners = rules.owners.map {
+      Owner(
+        className: $0.className, pointerField: $0.field,
+        extraWriters: $0.additionalWriters.sorted())
+    }
+    children = rules.children.map {
+      Child(
+        childClass: $0.childClass, pointerField: $0.parentField, parentClass: $0.parentClass,
+        numberField: $0.numberField, countField: $0.countField,
+        lastNumberField: $0.lastNumberField, activityField: $0.activityField,
+        fileField: $0.fileField)
+    }
+  }
+
+  struct Child: Equatable {
+    let childClass: String
+    /// The child's pointer to its parent.
+    let pointerField: String
+    let parentClass: String
+    /// On the child: its number within the parent.
+    let numberField: String
+    /// On the parent: how many children it has, the last number handed out, and when.
+    let countField: String
+    let lastNumberField: String
+    let activityField: String
+    /// On the parent: the name of a file deleted with it.
+    let fileField: String?
+  }
+
+  var sequences: [Sequence] = []
+  var owners: [Owner] = []
+  var children: [Child] = []
+  /// Per class, fields clients never set (besides those the rules above manage).
+  var managedFields: [String: [String]] = [:]
+
+  /// Every managed field of `className`: declared, numbered, counted, and authorship.
+  func managed(_ className: String) -> [String] {
+    var fields = managedFields[className] ?? []
+    fields += sequences.filter { $0.className == className }.map(\.field)
+    fields += owners.filter { $0.className == className }.map(\.pointerField)
+    for child in children {
+      if child.childClass == className { fields += [child.numberField, child.pointerField] }
+      if child.parentClass == className {
+        fields += [child.countField, child.lastNumberField, child.activityField]
+      }
+    }
+    if className == User.className { fields += ["userName", "authData"] }
+    var seen = Set<String>()
+    return fields.filter { seen.insert($0).inserted }
+  }
+
+  var classes: [String] {
+    var names = Set(managedFields.keys)
+    names.formUnion(sequences.map(\.className))
+    names.formUnion(owners.map(\.className))
+    names.formUnion(children.flatMap { [$0.childClass, $0.parentClass] })
+    names.insert(User.className)
+    return names.sorted()
+  }
+
+  /// Changes whenever the generated SQL would: a connection compares it with the installed one.
+  var fingerprint: String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in triggerSQL.utf8 {
+      hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+    return String(hash, radix: 16)
+  }
+
+  // MARK: SQL
+
+  private static func literal(_ text: String) -> String {
+    "'" + text.replacing("'", with: "''") + "'"
+  }
+
+  private static func array(_ items: [String]) -> String {
+    "ARRAY[" + items.map(literal).joined(separator: ", ") + "]::text[]"
+  }
+
+  private static func pointer(_ className: String, _ idExpression: String) -> String {
+    "jsonb_build_object('__type', 'Pointer', 'className', \(literal(className)), 'objectId', \(idExpression))"
+  }
+
+  var triggerSQL: String {
+    """
+    CREATE OR REPLACE FUNCTION forum.objects_guard() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      NEW.update_date := greatest(forum.now_ms(), OLD.update_date);
+      IF forum.is_bookkeeping() THEN RETURN NEW; END IF;
+    \(guardBody)
+      RETURN NEW;
+    END
+    $$;
+
+    CREATE OR REPLACE FUNCTION forum.objects_before_insert() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      me text := forum.caller_id();
+      now_ms bigint := forum.now_ms();
+      parent forum.objects%ROWTYPE;
+      number bigint;
+      -- What the client sent, before the managed fields are taken out of it.
+      claimed jsonb := NEW.data;
+      -- The schema's owner (tests planting rows, administration) is trusted with authorship and
+      -- with parents it names; the bookkeeping (numbers, counters) still runs.
+      trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
+                                         WHERE nspname = 'forum');
+    BEGIN
+      NEW.create_date := now_ms;
+      NEW.update_date := now_ms;
+    \(insertBody)
+      RETURN NEW;
+    END
+    $$;
+
+    CREATE OR REPLACE FUNCTION forum.objects_after_delete() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+    \(deleteBody)
+      RETURN NULL;
+    END
+    $$;
+
+    CREATE OR REPLACE FUNCTION forum.objects_after_update() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+    \(updateBody)
+      RETURN NULL;
+    END
+    $$;
+
+    REVOKE ALL ON FUNCTION forum.objects_guard(), forum.objects_before_insert(),
+      forum.objects_after_delete(), forum.objects_after_update() FROM PUBLIC;
+
+    DROP TRIGGER IF EXISTS a_guard ON forum.objects;
+    CREATE TRIGGER a_guard BEFORE UPDATE ON forum.objects
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_guard();
+    DROP TRIGGER IF EXISTS b_rules ON forum.objects;
+    CREATE TRIGGER b_rules BEFORE INSERT ON forum.objects
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
+    DROP TRIGGER IF EXISTS c_cascade ON forum.objects;
+    CREATE TRIGGER c_cascade AFTER DELETE ON forum.objects
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
+    DROP TRIGGER IF EXISTS d_follow ON forum.objects;
+    CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.objects
+      FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
+      EXECUTE FUNCTION forum.objects_after_update();
+    """
+  }
+
+  /// A member's update: managed fields, a child's readers and an owned object's writers stay.
+  private var guardBody: String {
+    var sql = ""
+    for className in classes {
+      var fields = managed(className)
+      // A parent's file is named when it is created and never changes.
+      fields += children.filter { $0.parentClass == className }.compactMap(\.fileField)
+      var lines = [
+        "    NEW.data := (NEW.data - \(PostgresRules.array(fields)))"
+          + " || jsonb_strip_nulls(jsonb_build_object("
+          + fields.map { "\(PostgresRules.literal($0)), OLD.data->\(PostgresRules.literal($0))" }
+          .joined(separator: ", ") + "));"
+      ]
+      if children.contains(where: { $0.childClass == className }) {
+        lines.append("    NEW.readers := OLD.readers;")
+      }
+      for rule in owners where rule.className == className {
+        let author = "(OLD.data->\(PostgresRules.literal(rule.pointerField))->>'objectId')"
+        lines.append(
+          """
+              IF NEW.writers IS DISTINCT FROM OLD.writers AND NOT (NEW.writers @> ARRAY[\(author)]
+                 AND NEW.writers <@ (ARRAY[\(author)] || \(PostgresRules.array(rule.extraWriters)))) THEN
+                RAISE EXCEPTION USING ERRCODE = 'FA403',
+                  MESSAGE = 'the writers of a \(className) are its author';
+              END IF;
+          """)
+      }
+      if className == User.className {
+        lines.append("    NEW.readers := OLD.readers;")
+        lines.append("    NEW.writers := OLD.writers;")
+      }
+      sql += "  IF OLD.class = \(PostgresRules.literal(className)) THEN\n"
+      sql += lines.joined(separator: "\n") + "\n  END IF;\n"
+    }
+    return sql
+  }
+
+  private var insertBody: String {
+    var sql = ""
+    for className in classes where className != User.className {
+      var lines: [String] = []
+      let fields = managed(className)
+      lines.append("    NEW.data := NEW.data - \(PostgresRules.array(fields));")
+      for rule in sequences where rule.className == className {
+        lines.append(
+          "    NEW.data := NEW.data || jsonb_build_object(\(PostgresRules.literal(rule.field)), "
+            + "forum.next_value(\(PostgresRules.literal(rule.sequence))));")
+      }
+      for rule in owners where rule.className == className {
+        let allowed = PostgresRules.array(rule.extraWriters)
+        lines.append(
+          """
+              IF trusted AND claimed ? \(PostgresRules.literal(rule.pointerField)) THEN
+                NEW.data := NEW.data || jsonb_build_object(\(PostgresRules.literal(rule.pointerField)), claimed->\(PostgresRules.literal(rule.pointerField)));
+              ELSIF trusted THEN
+                NULL;
+              ELSE
+              IF me IS NULL THEN
+                RAISE EXCEPTION USING ERRCODE = 'FA401', MESSAGE = 'sign in first';
+              END IF;
+              IF claimed ? \(PostgresRules.literal(rule.pointerField))
+                 AND claimed->\(PostgresRules.literal(rule.pointerField)) IS DISTINCT FROM \(PostgresRules.pointer(User.className, "me")) THEN
+                RAISE EXCEPTION USING ERRCODE = 'FA403',
+                  MESSAGE = 'the author of a new \(className) must be its caller';
+              END IF;
+              NEW.data := NEW.data || jsonb_build_object(\(PostgresRules.literal(rule.pointerField)), \(PostgresRules.pointer(User.className, "me")));
+              IF NOT (NEW.writers @> ARRAY[me] AND NEW.writers <@ (ARRAY[me] || \(allowed))) THEN
+                RAISE EXCEPTION USING ERRCODE = 'FA403',
+                  MESSAGE = 'the writers of a new \(className) must be its author';
+              END IF;
+              END IF;
+          """)
+      }
+      for rule in children where rule.parentClass == className {
+        if let file = rule.fileField.map(PostgresRules.literal) {
+          lines.append(
+            """
+                IF NEW.data ? \(file) AND NOT trusted THEN
+                  IF NOT EXISTS (SELECT 1 FROM forum.files WHERE name = NEW.data->>\(file)
+                                 AND readers && forum.principals()) THEN
+                    RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+                  END IF;
+                  IF NOT EXISTS (SELECT 1 FROM forum.files WHERE name = NEW.data->>\(file)
+                                 AND writers && forum.principals()) THEN
+                    RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'No access with ACL.';
+                  END IF;
+                END IF;
+            """)
+        }
+        lines.append(
+          "    NEW.data := NEW.data || jsonb_build_object("
+            + "\(PostgresRules.literal(rule.countField)), 0, "
+            + "\(PostgresRules.literal(rule.lastNumberField)), 0, "
+            + "\(PostgresRules.literal(rule.activityField)), now_ms);")
+      }
+      for rule in children where rule.childClass == className {
+        let pointer = PostgresRules.literal(rule.pointerField)
+        let number = PostgresRules.literal(rule.numberField)
+        let last = PostgresRules.literal(rule.lastNumberField)
+        let count = PostgresRules.literal(rule.countField)
+        let activity = PostgresRules.literal(rule.activityField)
+        // The parent's row lock is held until commit: children of one parent are numbered one
+        // after another, and a rolled-back child gives its number back.
+        lines.append(
+          """
+              SELECT * INTO parent FROM forum.objects
+              WHERE class = \(PostgresRules.literal(rule.parentClass))
+                AND object_id = (claimed->\(pointer)->>'objectId')
+              FOR UPDATE;
+              IF NOT FOUND OR NOT (trusted OR parent.readers && forum.principals())
+                 OR claimed->\(pointer) IS DISTINCT FROM \(PostgresRules.pointer(rule.parentClass, "parent.object_id")) THEN
+                RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+              END IF;
+              NEW.readers := parent.readers;
+              number := coalesce((parent.data->>\(last))::bigint, 0) + 1;
+              NEW.data := NEW.data || jsonb_build_object(\(pointer), claimed->\(pointer), \(number), number);
+              UPDATE forum.objects SET
+                data = data || jsonb_build_object(\(last), number,
+                  \(count), coalesce((data->>\(count))::bigint, 0) + 1, \(activity), now_ms),
+                update_date = greatest(now_ms, update_date)
+              WHERE id = parent.id;
+          """)
+      }
+      sql += "  IF NEW.class = \(PostgresRules.literal(className)) THEN\n"
+      sql += lines.joined(separator: "\n") + "\n  END IF;\n"
+    }
+    return sql
+  }
+
+  private var deleteBody: String {
+    var sql = ""
+    for rule in children {
+      let count = PostgresRules.literal(rule.countField)
+      sql += """
+          IF OLD.class = \(PostgresRules.literal(rule.childClass)) THEN
+            UPDATE forum.objects SET
+              data = data || jsonb_build_object(\(count),
+                greatest(0, coalesce((data->>\(count))::bigint, 0) - 1))
+            WHERE class = \(PostgresRules.literal(rule.parentClass))
+              AND object_id = OLD.data->\(PostgresRules.literal(rule.pointerField))->>'objectId';
+          END IF;
+          IF OLD.class = \(PostgresRules.literal(rule.parentClass)) THEN
+            DELETE FROM forum.objects
+            WHERE class = \(PostgresRules.literal(rule.childClass))
+              AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(rule.parentClass, "OLD.object_id"));
+
+        """
+      if let file = rule.fileField {
+        // Only a file the deleting caller could delete itself goes with the parent: the parent's
+        // file name is the author's to set, so it must not reach someone else's file.
+        sql += """
+                DELETE FROM forum.files
+                WHERE name = OLD.data->>\(PostgresRules.literal(file))
+                  AND writers && forum.principals();
+
+          """
+      }
+      sql += "  END IF;\n"
+    }
+    return sql.isEmpty ? "  NULL;\n" : sql
+  }
+
+  private var updateBody: String {
+    var sql = ""
+    for rule in children {
+      sql += """
+          IF NEW.class = \(PostgresRules.literal(rule.parentClass)) THEN
+            UPDATE forum.objects SET readers = NEW.readers
+            WHERE class = \(PostgresRules.literal(rule.childClass))
+              AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(rule.parentClass, "NEW.object_id"));
+          END IF;
+
+        """
+    }
+    return sql.isEmpty ? "  NULL;\n" : sql
+  }
+}

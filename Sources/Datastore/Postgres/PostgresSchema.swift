@@ -1,0 +1,379 @@
+/// The forum's schema on PostgreSQL: tables, row-level security, grants, and the engine rules as
+/// triggers. `forum init`, run by the database owner, installs it; members never run DDL.
+///
+/// Who may do what is decided by the server:
+/// - Every table has row-level security enabled and forced. Members (roles granted
+///   `forum_member`) read rows whose `readers` share a principal with theirs, and change or delete
+///   rows whose `writers` do. The owner's policies let the engine's bookkeeping functions (which run
+///   as the owner) reach every row.
+/// - A caller's principals are `*`, the user id mapped to `session_user`, and `role:<name>` for each
+///   `forum_role_<name>` role it belongs to, computed by `forum.principals()` and written
+///   `(SELECT forum.principals())` in policies so the planner evaluates it once per statement.
+/// - Members may write only some columns; the rest, and the managed fields in `data` (numbers,
+///   counters, authorship), are set by triggers from the engine's clock and counters.
+/// - The role → user mapping and the counters are not granted to members at all.
+enum PostgresSchema {
+  static let schema = "forum"
+  static let memberRole = "forum_member"
+  /// Board roles (`role:moderator`) are PostgreSQL roles named with this prefix.
+  static let boardRolePrefix = "forum_role_"
+
+  /// Append-only steps; `forum.meta.schema_version` records how many have run.
+  static let steps: [String] = [
+    """
+    CREATE TABLE forum.meta(key text PRIMARY KEY, value text NOT NULL);
+    CREATE TABLE forum.objects(
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      class text NOT NULL,
+      object_id text NOT NULL UNIQUE CHECK (object_id ~ '^[A-Za-z0-9]{16}$'),
+      create_date bigint NOT NULL,
+      update_date bigint NOT NULL,
+      readers text[] NOT NULL,
+      writers text[] NOT NULL,
+      data jsonb NOT NULL CHECK (jsonb_typeof(data) = 'object')
+    );
+    CREATE INDEX objects_class_create_date ON forum.objects(class, create_date, id);
+    CREATE INDEX objects_readers ON forum.objects USING gin(readers);
+    CREATE TABLE forum.files(
+      name text PRIMARY KEY,
+      mime_type text NOT NULL,
+      file_size bigint NOT NULL,
+      create_date bigint NOT NULL,
+      update_date bigint NOT NULL,
+      readers text[] NOT NULL,
+      writers text[] NOT NULL,
+      data bytea NOT NULL
+    );
+    CREATE TABLE forum.users(
+      role_name name PRIMARY KEY,
+      user_id text NOT NULL UNIQUE
+    );
+    CREATE TABLE forum.counters(name text PRIMARY KEY, value bigint NOT NULL);
+    """
+  ]
+
+  /// The tables of the schema; each gets row-level security, enabled and forced.
+  static let tables = ["meta", "objects", "files", "users", "counters"]
+
+  /// Creates or brings up to date the whole schema, in one transaction, as the current role
+  /// (which becomes the owner of everything). Idempotent: running it again changes nothing.
+  static func install(
+    on connection: PostgresConnection, rules engineRules: EngineRules, indexes: [IndexSpec]
+  ) throws {
+    let rules = PostgresRules(engineRules)
+    try connection.transaction {
+      // Two owners running `forum init` at once take turns.
+      try connection.execute("SELECT pg_advisory_xact_lock(7403311)")
+      try createMemberRole(on: connection)
+      try connection.execute(
+        """
+        CREATE SCHEMA IF NOT EXISTS forum;
+        REVOKE ALL ON SCHEMA forum FROM PUBLIC;
+        """)
+      let done = try connection.query("SELECT to_regclass('forum.meta') IS NOT NULL").bool(0, 0)
+      var version = 0
+      if done {
+        version =
+          Int(
+            try connection.query(
+              "SELECT coalesce((SELECT value FROM forum.meta WHERE key = 'schema_version'), '0')"
+            ).text(0, 0) ?? "0") ?? 0
+      }
+      guard version <= steps.count else {
+        throw DatastoreError(
+          .systemError,
+          detail: "the forum schema was written by a newer forum (version \(version))")
+      }
+      for index in version..<steps.count {
+        try connection.execute(steps[index])
+      }
+      try connection.execute(functionsSQL)
+      try connection.execute(rules.triggerSQL)
+      try connection.execute(policiesSQL)
+      for spec in indexes {
+        try connection.execute(indexSQL(spec))
+      }
+      try connection.query(
+        """
+        INSERT INTO forum.meta(key, value)
+        VALUES ('schema_version', $1), ('triggers', $2), ('rules', $3)
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value
+        """,
+        [
+          .text(String(steps.count)), .text(rules.fingerprint),
+          .text(engineRules.recordJSON.jsonText()),
+        ])
+      try connection.execute(
+        """
+        INSERT INTO forum.meta(key, value) VALUES ('board_id', forum.random_id(16))
+        ON CONFLICT (key) DO NOTHING
+        """)
+    }
+  }
+
+  /// `forum_member` is shared by the cluster: made once, by a role that may create roles.
+  private static func createMemberRole(on connection: PostgresConnection) throws {
+    let exists = try connection.query("SELECT 1 FROM pg_roles WHERE rolname = 'forum_member'")
+    guard exists.rowCount == 0 else { return }
+    do {
+      try connection.transaction {
+        try connection.execute("CREATE ROLE forum_member NOLOGIN")
+      }
+    } catch let error as PostgresError where error.sqlState == "42501" {
+      throw DatastoreError(
+        .noAccess,
+        detail:
+          "the role forum_member does not exist and this role may not create it: ask a superuser "
+          + "to run `CREATE ROLE forum_member NOLOGIN`, then run `forum init` again")
+    }
+  }
+
+  /// What a connection must find before it serves a person; each failure names its fix.
+  /// Returns the rules `forum init` recorded. `rules` (what the caller expects; empty for "any")
+  /// must be those. The schema's owner is not asked to be a member.
+  static func check(on connection: PostgresConnection, rules: EngineRules) throws -> EngineRules {
+    let initFix = "run `forum init --db URI` as the database owner"
+    let result: PostgresResult
+    do {
+      result = try connection.query(
+        """
+        SELECT r.oid IS NOT NULL, to_regclass('forum.meta') IS NOT NULL, session_user::text,
+          r.oid IS NOT NULL AND pg_has_role(session_user, r.oid, 'MEMBER'),
+          current_database()::text,
+          coalesce((SELECT pg_get_userbyid(nspowner) = session_user FROM pg_namespace
+                    WHERE nspname = 'forum'), false)
+        FROM (SELECT 1) AS one LEFT JOIN pg_roles r ON r.rolname = 'forum_member'
+        """)
+    } catch let error as PostgresError {
+      throw error.datastoreError
+    }
+    let role = result.text(0, 2) ?? "?"
+    guard result.bool(0, 0), result.bool(0, 1) else {
+      throw DatastoreError(
+        .systemError,
+        detail: "database \(result.text(0, 4) ?? "?") has no forum schema: \(initFix)")
+    }
+    guard result.bool(0, 3) || result.bool(0, 5) else {
+      throw DatastoreError(
+        .noAccess,
+        detail:
+          "role \(role) is not a member of forum_member: ask the board's owner to run "
+          + "`GRANT forum_member TO \(role)`")
+    }
+    let meta: PostgresResult
+    do {
+      meta = try connection.query(
+        """
+        SELECT (SELECT value FROM forum.meta WHERE key = 'schema_version'),
+          (SELECT value FROM forum.meta WHERE key = 'triggers'),
+          (SELECT value FROM forum.meta WHERE key = 'rules')
+        """)
+    } catch let error as PostgresError {
+      throw error.datastoreError
+    }
+    let version = Int(meta.text(0, 0) ?? "") ?? 0
+    if version > steps.count {
+      throw DatastoreError(
+        .systemError,
+        detail: "the forum schema is newer (version \(version)) than this forum: upgrade forum")
+    }
+    let older = DatastoreError(
+      .systemError, detail: "the forum schema is older than this forum: \(initFix)")
+    guard version == steps.count, let recordText = meta.text(0, 2),
+      let recorded = try? EngineRules(record: JSONValue.parse(recordText))
+    else { throw older }
+    guard meta.text(0, 1) == PostgresRules(recorded).fingerprint else { throw older }
+    if rules != EngineRules() && rules.signature != recorded.signature { throw older }
+    return recorded
+  }
+
+  /// The SQL expression for a field: built-in fields are columns; the rest live in `data`, a
+  /// dotted path reaching into nested objects. Values compare as jsonb.
+  static func expression(for field: String) -> String {
+    switch field {
+    case "objectId": return "to_jsonb(o.object_id)"
+    case "createDate": return "to_jsonb(o.create_date)"
+    case "updateDate": return "to_jsonb(o.update_date)"
+    default:
+      let parts = field.split(separator: ".")
+      if parts.count == 1 { return "(o.data->'\(field)')" }
+      return "(o.data#>'{\(parts.joined(separator: ","))}')"
+    }
+  }
+
+  /// A partial index per class: the listing's filter and order, then the row id that breaks
+  /// ties, so a page is one ordered index walk. Names are validated (`Validation.isName`).
+  static func indexSQL(_ spec: IndexSpec) -> String {
+    let name = "objects_\(spec.className)_\(spec.fields.joined(separator: "_"))"
+      .replacing(".", with: "_").lowercased()
+    let columns = spec.fields.map {
+      expression(for: $0).replacing("o.", with: "")
+    }
+    return """
+      CREATE INDEX IF NOT EXISTS "\(name.prefix(63))" ON forum.objects
+      (\(columns.joined(separator: ", ")), id) WHERE class = '\(spec.className)'
+      """
+  }
+
+  /// Functions every table and trigger uses. `SECURITY DEFINER` only where a member needs the
+  /// owner's reach for the engine's own bookkeeping, always with `search_path` pinned.
+  static let functionsSQL = """
+    CREATE OR REPLACE FUNCTION forum.now_ms() RETURNS bigint
+    LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+    AS $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint $$;
+
+    CREATE OR REPLACE FUNCTION forum.random_id(length integer) RETURNS text
+    LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT string_agg(substr(
+        'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789',
+        1 + (get_byte(b, i) % 62), 1), '' ORDER BY i)
+      FROM (SELECT decode(md5(gen_random_uuid()::text || clock_timestamp()::text), 'hex') || 
+                   decode(md5(gen_random_uuid()::text), 'hex') AS b) AS bytes,
+           generate_series(0, length - 1) AS i
+    $$;
+
+    -- The caller's user id: the row mapped to the connecting role (never the current_user of a
+    -- definer function). Members cannot read forum.users; this tells each only its own id.
+    CREATE OR REPLACE FUNCTION forum.caller_id() RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$ SELECT user_id FROM forum.users WHERE role_name = session_user $$;
+
+    CREATE OR REPLACE FUNCTION forum.principals() RETURNS text[]
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT ARRAY['*']
+        || coalesce((SELECT ARRAY[user_id] FROM forum.users WHERE role_name = session_user),
+                    '{}'::text[])
+        || coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
+                     FROM pg_roles r
+                     WHERE r.rolname LIKE 'forum\\_role\\_%'
+                       AND pg_has_role(session_user, r.oid, 'MEMBER')), '{}'::text[])
+    $$;
+
+    -- Hands out the next value of a named counter; only the definer triggers call it.
+    CREATE OR REPLACE FUNCTION forum.next_value(counter text) RETURNS bigint
+    LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+    AS $$
+      INSERT INTO forum.counters(name, value) VALUES (counter, 1)
+      ON CONFLICT (name) DO UPDATE SET value = forum.counters.value + 1
+      RETURNING value
+    $$;
+
+    -- Finds or creates the user of the connecting role: the engine's sign-in. Only roles granted
+    -- forum_member get one.
+    CREATE OR REPLACE FUNCTION forum.sign_in() RETURNS text
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      found_id text;
+      now_ms bigint := forum.now_ms();
+    BEGIN
+      IF NOT pg_has_role(session_user, 'forum_member', 'MEMBER') THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA403',
+          MESSAGE = format('role %s is not a member of forum_member', session_user);
+      END IF;
+      SELECT user_id INTO found_id FROM forum.users WHERE role_name = session_user;
+      IF found_id IS NOT NULL THEN RETURN found_id; END IF;
+      found_id := forum.random_id(16);
+      INSERT INTO forum.users(role_name, user_id) VALUES (session_user, found_id)
+      ON CONFLICT (role_name) DO NOTHING;
+      IF NOT FOUND THEN
+        RETURN (SELECT user_id FROM forum.users WHERE role_name = session_user);
+      END IF;
+      INSERT INTO forum.objects(class, object_id, create_date, update_date, readers, writers, data)
+      VALUES ('user', found_id, now_ms, now_ms, ARRAY['*'], ARRAY[found_id],
+              jsonb_build_object('userName', forum.random_id(10)));
+      RETURN found_id;
+    END
+    $$;
+
+    -- True when the statement runs inside one of the owner's bookkeeping functions (or is the
+    -- owner's own): only then may managed fields change.
+    CREATE OR REPLACE FUNCTION forum.is_bookkeeping() RETURNS boolean
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT current_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
+                             WHERE nspname = 'forum')
+    $$;
+
+    -- Files: the engine's clock and the stored size, whatever the client sent.
+    CREATE OR REPLACE FUNCTION forum.files_before_insert() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      NEW.create_date := forum.now_ms();
+      NEW.update_date := NEW.create_date;
+      NEW.file_size := octet_length(NEW.data);
+      RETURN NEW;
+    END
+    $$;
+    DROP TRIGGER IF EXISTS a_guard ON forum.files;
+    CREATE TRIGGER a_guard BEFORE INSERT ON forum.files
+      FOR EACH ROW EXECUTE FUNCTION forum.files_before_insert();
+
+    REVOKE ALL ON FUNCTION forum.now_ms(), forum.random_id(integer), forum.caller_id(),
+      forum.principals(), forum.next_value(text), forum.sign_in(), forum.is_bookkeeping(),
+      forum.files_before_insert() FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.now_ms(), forum.caller_id(), forum.principals(),
+      forum.sign_in(), forum.is_bookkeeping() TO forum_member;
+    """
+
+  /// Row-level security, grants and the owner's reach, rebuilt on every `forum init`.
+  static var policiesSQL: String {
+    var sql = """
+      DO $$ BEGIN
+        EXECUTE format('REVOKE CONNECT, TEMPORARY ON DATABASE %I FROM PUBLIC', current_database());
+        EXECUTE format('GRANT CONNECT ON DATABASE %I TO forum_member', current_database());
+      END $$;
+      GRANT USAGE ON SCHEMA forum TO forum_member;
+      REVOKE ALL ON ALL TABLES IN SCHEMA forum FROM PUBLIC, forum_member;
+      GRANT SELECT, DELETE ON forum.objects TO forum_member;
+      GRANT INSERT (class, object_id, readers, writers, data) ON forum.objects TO forum_member;
+      GRANT UPDATE (readers, writers, data) ON forum.objects TO forum_member;
+      GRANT SELECT, DELETE ON forum.files TO forum_member;
+      GRANT INSERT (name, mime_type, readers, writers, data) ON forum.files TO forum_member;
+      GRANT SELECT ON forum.meta TO forum_member;
+
+      """
+    for table in tables {
+      sql += """
+        ALTER TABLE forum.\(table) ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE forum.\(table) FORCE ROW LEVEL SECURITY;
+        DROP POLICY IF EXISTS owner_all ON forum.\(table);
+        CREATE POLICY owner_all ON forum.\(table) TO CURRENT_USER USING (true) WITH CHECK (true);
+
+        """
+    }
+    // `'*' = ANY(readers)` first: the planner estimates it from the column's statistics (most
+    // rows of a board are public), where `readers && (SELECT …)` alone would be guessed at 0.5%
+    // and send every listing through the GIN index and a sort instead of its ordered index.
+    let readable = "('*' = ANY(readers) OR readers && (SELECT forum.principals()))"
+    let writable = "writers && (SELECT forum.principals())"
+    sql += """
+      DROP POLICY IF EXISTS member_read ON forum.meta;
+      CREATE POLICY member_read ON forum.meta FOR SELECT TO forum_member USING (true);
+
+      DROP POLICY IF EXISTS member_read ON forum.objects;
+      CREATE POLICY member_read ON forum.objects FOR SELECT TO forum_member USING (\(readable));
+      DROP POLICY IF EXISTS member_insert ON forum.objects;
+      CREATE POLICY member_insert ON forum.objects FOR INSERT TO forum_member
+        WITH CHECK (class <> 'user');
+      DROP POLICY IF EXISTS member_update ON forum.objects;
+      CREATE POLICY member_update ON forum.objects FOR UPDATE TO forum_member
+        USING (\(writable)) WITH CHECK (true);
+      DROP POLICY IF EXISTS member_delete ON forum.objects;
+      CREATE POLICY member_delete ON forum.objects FOR DELETE TO forum_member
+        USING (\(writable) AND class <> 'user');
+
+      DROP POLICY IF EXISTS member_read ON forum.files;
+      CREATE POLICY member_read ON forum.files FOR SELECT TO forum_member USING (\(readable));
+      DROP POLICY IF EXISTS member_insert ON forum.files;
+      CREATE POLICY member_insert ON forum.files FOR INSERT TO forum_member WITH CHECK (true);
+      DROP POLICY IF EXISTS member_delete ON forum.files;
+      CREATE POLICY member_delete ON forum.files FOR DELETE TO forum_member USING (\(writable));
+
+      """
+    return sql
+  }
+}
