@@ -8,6 +8,7 @@
 /// - `object_readers`: for every object not readable by `*`, one row per reader principal, so a
 ///   listing finds the private objects a caller may read by one range of its primary key
 ///   (principal, class, object) instead of testing every row's text.
+/// - `class_counts`: how many rows of each class `*` may read, kept by triggers, for counts.
 /// - `role_members`, `counters` (named sequences), `meta` (the board id, the installed rules).
 enum SQLiteSchema {
   static let migrations = Migrations(steps: [
@@ -88,7 +89,39 @@ enum SQLiteSchema {
         \(readerRows("NEW"))
       END;
       """),
+    // Version 5: how many rows of each class everyone may read, kept by triggers, so counting a
+    // class (list's "page X/Y") reads one row plus the caller's private rows in `object_readers`
+    // instead of every row of the class.
+    .sql(
+      """
+      CREATE TABLE class_counts(
+        class TEXT PRIMARY KEY,
+        public INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TRIGGER objects_count_insert AFTER INSERT ON objects
+      WHEN instr(NEW.readers, ' * ') > 0 BEGIN
+        \(publicCount("NEW.class", by: "+ 1"))
+      END;
+      CREATE TRIGGER objects_count_delete AFTER DELETE ON objects
+      WHEN instr(OLD.readers, ' * ') > 0 BEGIN
+        \(publicCount("OLD.class", by: "- 1"))
+      END;
+      CREATE TRIGGER objects_count_update AFTER UPDATE OF readers ON objects
+      WHEN (instr(NEW.readers, ' * ') > 0) <> (instr(OLD.readers, ' * ') > 0) BEGIN
+        \(publicCount("NEW.class", by: "+ (CASE WHEN instr(NEW.readers, ' * ') > 0 THEN 1 ELSE -1 END)"))
+      END;
+      INSERT INTO class_counts(class, public)
+        SELECT class, count(*) FROM objects WHERE instr(readers, ' * ') > 0 GROUP BY class;
+      """),
   ])
+
+  /// Adds `change` to the public row count of `className` (an SQL expression).
+  private static func publicCount(_ className: String, by change: String) -> String {
+    """
+    INSERT INTO class_counts(class, public) VALUES (\(className), 0 \(change))
+          ON CONFLICT(class) DO UPDATE SET public = public \(change);
+    """
+  }
 
   /// The `object_readers` rows of a row not readable by `*` (`row` is NEW or OLD). Principals
   /// are letters, digits, `:`, `_` and `-`, so the space-delimited column turns into a JSON
