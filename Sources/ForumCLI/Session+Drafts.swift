@@ -1,6 +1,12 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Questions and drafts: what a command reads after its own line.
 extension Session {
@@ -12,7 +18,8 @@ extension Session {
     {
     case .line(let bytes): return try decodeUTF8(bytes, field: "input")
     case .tooLong: throw DatastoreError(.invalid, field: "input", detail: "line is too long")
-    case .interrupted, .endOfInput: throw CLIError.cancelled
+    case .interrupted: throw oneShot ? CLIError.interrupted : CLIError.cancelled
+    case .endOfInput: throw CLIError.cancelled
     }
   }
 
@@ -72,7 +79,7 @@ extension Session {
         return lines.joined(separator: "\n")
       case .interrupted:
         if let keep { discardDraft(keep) }  // Ctrl-C: the person let it go
-        throw CLIError.cancelled
+        throw oneShot ? CLIError.interrupted : CLIError.cancelled
       case .endOfInput:
         throw CLIError.cancelled  // Ctrl-D or a hang-up: the draft stays for next time
       }
@@ -102,7 +109,7 @@ extension Session {
     {
       print("  " + line)
     }
-    let answer = try ask(messages.useSavedDraft).trimmingCharacters(in: .whitespaces).lowercased()
+    let answer = try ask(messages.useSavedDraft).trimmingSpaces().lowercased()
     if ["", "y", "yes", "はい"].contains(answer) {
       activeDraft = kind
       return saved
@@ -143,7 +150,7 @@ extension Session {
   func confirm(_ what: String) throws {
     print(messages.willDelete(what))
     let answer = try ask(messages.confirmDelete).lowercased()
-    guard ["y", "yes", "はい"].contains(answer.trimmingCharacters(in: .whitespaces)) else {
+    guard ["y", "yes", "はい"].contains(answer.trimmingSpaces()) else {
       throw CLIError.cancelled
     }
   }

@@ -1,6 +1,12 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// One run of the forum: the open board, where input comes from, how output looks, and, at the
 /// prompt, the current thread. The same `execute` serves the prompt, scripts and one-shot

@@ -57,7 +57,29 @@ struct QueryPlanTests {
       query: Query(
         className: "Comment", equalTo: ["thread": pointer], order: ["number"], limit: 20),
       index: "objects_Comment_thread_number"),
+    Case(
+      name: "a thread's comments by number, from a known number on (keyset page)",
+      query: {
+        var query = Query(
+          className: "Comment", equalTo: ["thread": pointer], order: ["number"], limit: 21)
+        query.greaterThan = ["number": 4980]
+        return query
+      }(),
+      index: "objects_Comment_thread_number"),
   ]
+
+  /// A keyset page seeks the index to its first key: the plan names the range on the number.
+  @Test func keysetPageSeeksTheIndex() throws {
+    try withTemporaryDirectory { directory in
+      let store = try Datastore(path: directory.file("db.sqlite"), indexes: QueryPlanTests.indexes)
+      var query = Query(
+        className: "Comment", equalTo: ["thread": QueryPlanTests.pointer], order: ["number"])
+      query.greaterThan = ["number": 4980]
+      query.lessThan = ["number": 5000]
+      let plan = try QueryPlanTests.plan(store, query, QueryPlanTests.reader)
+      #expect(plan.contains { $0.contains("<expr>>? AND <expr><?") }, "\(plan)")
+    }
+  }
 
   @Test(arguments: cases)
   func listingUsesIndex(_ listing: Case) throws {

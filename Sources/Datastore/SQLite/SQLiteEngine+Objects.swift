@@ -262,6 +262,13 @@ extension SQLiteEngine {
         values.append(.text(composite.jsonText()))
       }
     }
+    // Range bounds: the index on the ordered field seeks to the first key (keyset paging).
+    for (bounds, comparison) in [(query.greaterThan, ">"), (query.lessThan, "<")] {
+      for field in bounds.keys.sorted() {
+        terms.append("\(expression(for: field)) \(comparison) ?")
+        values.append(.integer(bounds[field]!))
+      }
+    }
     if !caller.isMaster { terms.append(listingFilter(query.className, caller, values: &values)) }
     return "WHERE " + terms.joined(separator: " AND ")
   }

@@ -76,6 +76,18 @@ enum SQLiteSchema {
         FROM objects o, json_each('["' || replace(trim(o.readers), ' ', '","') || '"]') p
         WHERE instr(o.readers, ' * ') = 0 AND p.value <> '';
       """),
+    // Version 4: a change between two public reader lists (a comment taking its thread's) leaves
+    // object_readers alone.
+    .sql(
+      """
+      DROP TRIGGER objects_readers_update;
+      CREATE TRIGGER objects_readers_update AFTER UPDATE OF readers ON objects
+      WHEN NEW.readers IS NOT OLD.readers
+        AND (instr(NEW.readers, ' * ') = 0 OR instr(OLD.readers, ' * ') = 0) BEGIN
+        DELETE FROM object_readers WHERE object = OLD.id;
+        \(readerRows("NEW"))
+      END;
+      """),
   ])
 
   /// The `object_readers` rows of a row not readable by `*` (`row` is NEW or OLD). Principals

@@ -16,12 +16,13 @@ enum CommentCommand: ForumCommand {
         + "本文がなければ「.」だけの行まで読みます。`\\e` だけの行で $VISUAL か $EDITOR を開きます。"),
     flags: ["edit"], arguments: 0...1, text: .afterThread, completion: .threads)
 
+  /// A line without text reads a draft, whatever else is wrong with it (scripts have no
+  /// current thread, so the same parse as `run` decides).
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
-    var rough = words.roughWords.dropFirst().drop { $0 == "--json" || $0 == "--no-color" }
-    if let first = rough.first, Invocation.isThreadWord(first, bareNumber: true) {
-      rough = rough.dropFirst()
-    }
-    return rough.isEmpty ? [.block] : []
+    let parsed = try? Invocation(
+      words, info: info, insideThread: false, messages: Messages(japanese: false))
+    guard let parsed else { return [] }
+    return parsed.flags.contains("help") || !(parsed.text ?? "").isEmpty ? [] : [.block]
   }
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {

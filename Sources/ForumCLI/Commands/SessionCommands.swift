@@ -68,7 +68,8 @@ enum HelpCommand: ForumCommand {
     let text = try CommandRegistry.help(
       topic: invocation.positionals.first, japanese: session.terminal.japanese,
       width: session.terminal.width)
-    session.printLines(text.components(separatedBy: "\n"))
+    session.printLines(
+      text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     return .next
   }
 }

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Unsent drafts on disk, one per kind (a comment, a new thread), under
 /// `$XDG_STATE_HOME/forum/drafts/`: written as each line is typed, so a crash or a refused post

@@ -1,6 +1,12 @@
 import CReadline
 import Datastore
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 // readline's callbacks are C function pointers that cannot capture context, so the state they
 // share with the editor lives here. One editor exists per process.
@@ -169,7 +175,7 @@ final class LineEditor: LineInput {
 
   private func remember(_ bytes: [UInt8]) {
     // Completion leaves a trailing space after a word; history keeps the command as meant.
-    let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    let text = String(decoding: bytes, as: UTF8.self).trimmingSpaces()
     if let last = history_get(history_base + history_length - 1),
       String(cString: last.pointee.line) == text
     {
@@ -182,7 +188,7 @@ final class LineEditor: LineInput {
   }
 
   private static func prepareDirectory(for path: String) {
-    let directory = (path as NSString).deletingLastPathComponent
+    let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
     try? FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true,
       attributes: [.posixPermissions: 0o700])

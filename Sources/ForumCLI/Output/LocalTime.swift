@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Absolute times as people read them: the local time zone (`TZ` honoured), with the zone shown.
 enum LocalTime {

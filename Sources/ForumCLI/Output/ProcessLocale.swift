@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 extension Locale {
   /// Takes the person's locale (`LANG`, `LC_ALL`) for readline and the C library, as every
@@ -8,7 +13,7 @@ extension Locale {
     setlocale(LC_ALL, "")
     setlocale(LC_NUMERIC, "C")
     let codeset = String(cString: nl_langinfo(nl_item(CODESET)))
-    if codeset.uppercased().replacingOccurrences(of: "-", with: "") != "UTF8" {
+    if codeset.uppercased().replacing("-", with: "") != "UTF8" {
       for name in ["C.UTF-8", "en_US.UTF-8"] where setlocale(LC_CTYPE, name) != nil {
         // readline sets LC_CTYPE again from the environment when it starts, so the
         // environment says it too (LC_ALL, when set, wins over LC_CTYPE there).

@@ -1,7 +1,13 @@
 import CImageDecode
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Turns stored image bytes into pixels, shrunk while decoding so a 4000×3000 photo costs no
 /// more than its preview: libjpeg scales in the IDCT, libwebp in its output, libpng and giflib

@@ -63,3 +63,43 @@ struct PostgresConcurrencyTests {
     }
   }
 }
+
+/// A member's listing walks the ordered index, whatever the row-level security adds.
+@Suite("PostgreSQL query plans")
+struct PostgresQueryPlanTests {
+  @Test("the newest threads of a mostly public board: an ordered index walk, no sort")
+  func listingWalksTheIndex() throws {
+    let cluster = try PostgresTestCluster.shared()
+    let board = try cluster.board(members: ["alice"])
+    defer { board.remove() }
+    let index = IndexSpec(className: "Thread", fields: ["lastActivity"])
+    try Datastore.initialize(board.owner.uri, rules: boardRulesForTests, indexes: [index])
+    try cluster.admin("GRANT forum_member TO \(board["alice"].name)")
+    let alice = try PostgresEngine(uri: board["alice"].uri)
+    try alice.prepare(rules: boardRulesForTests, indexes: [index])
+    let login = try alice.signIn(secret: "", previousSecret: nil, sessionLifetime: 1)
+    let me = login.user.objectId
+    // 2,000 public threads and one private one, written as the owner through the triggers.
+    try PostgresConnection(uri: board.owner.uri).execute(
+      """
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      SELECT 'Thread', substr(md5(i::text), 1, 16),
+        CASE WHEN i = 1 THEN ARRAY['\(me)'] ELSE ARRAY['*', '\(me)'] END, ARRAY['\(me)'],
+        jsonb_build_object('title', 'thread ' || i, 'user',
+          jsonb_build_object('__type', 'Pointer', 'className', 'user', 'objectId', '\(me)'))
+      FROM generate_series(1, 2000) AS i;
+      ANALYZE forum.objects;
+      """)
+    let (sql, values) = PostgresEngine.findStatement(
+      Query(className: "Thread", order: ["-lastActivity"], limit: 21), as: login.principals)
+    let connection = try PostgresConnection(uri: board["alice"].uri)
+    // Generic plans too: the sixth execution of a prepared statement may switch to one.
+    try connection.execute("SET plan_cache_mode = force_generic_plan")
+    let plan = try connection.query("EXPLAIN " + sql, values)
+    let text = plan.rows { plan.text($0, 0) ?? "" }.joined(separator: "\n")
+    #expect(text.contains("Index Scan Backward using objects_thread_lastactivity"), "\(text)")
+    #expect(!text.contains("Sort"), "\(text)")
+    #expect(
+      try alice.find(Query(className: "Thread", limit: 1000), as: login.principals).count == 1000)
+  }
+}
