@@ -71,7 +71,9 @@ public enum ForumMain {
         print(
           SafeText.sanitize(
             try InitCommand.initialize(
-              location: options.resolvedDatabasePath(), japanese: terminal.japanese)))
+              location: InitCommand.location(
+                words: options.command.dropFirst(), default: options.resolvedDatabasePath),
+              japanese: terminal.japanese)))
         return 0
       } catch {
         return reportOpening(error, json: options.json, japanese: terminal.japanese)

@@ -49,7 +49,13 @@ enum PostgresSchema {
       user_id text NOT NULL UNIQUE
     );
     CREATE TABLE forum.counters(name text PRIMARY KEY, value bigint NOT NULL);
+    """,
+    // A user belongs to one role, not to a role name: a role dropped and created again under the
+    // same name (for someone else) must not inherit the old user.
     """
+    ALTER TABLE forum.users ADD COLUMN role_oid oid;
+    UPDATE forum.users u SET role_oid = r.oid FROM pg_roles r WHERE r.rolname = u.role_name;
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
@@ -237,13 +243,15 @@ enum PostgresSchema {
     -- definer function). Members cannot read forum.users; this tells each only its own id.
     CREATE OR REPLACE FUNCTION forum.caller_id() RETURNS text
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$ SELECT user_id FROM forum.users WHERE role_name = session_user $$;
+    AS $$ SELECT user_id FROM forum.users WHERE role_name = session_user
+          AND role_oid = (SELECT oid FROM pg_roles WHERE rolname = session_user) $$;
 
     CREATE OR REPLACE FUNCTION forum.principals() RETURNS text[]
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
       SELECT ARRAY['*']
-        || coalesce((SELECT ARRAY[user_id] FROM forum.users WHERE role_name = session_user),
+        || coalesce((SELECT ARRAY[user_id] FROM forum.users WHERE role_name = session_user
+                       AND role_oid = (SELECT oid FROM pg_roles WHERE rolname = session_user)),
                     '{}'::text[])
         || coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
                      FROM pg_roles r
@@ -268,15 +276,19 @@ enum PostgresSchema {
     DECLARE
       found_id text;
       now_ms bigint := forum.now_ms();
+      my_oid oid := (SELECT oid FROM pg_roles WHERE rolname = session_user);
     BEGIN
       IF NOT pg_has_role(session_user, 'forum_member', 'MEMBER') THEN
         RAISE EXCEPTION USING ERRCODE = 'FA403',
           MESSAGE = format('role %s is not a member of forum_member', session_user);
       END IF;
-      SELECT user_id INTO found_id FROM forum.users WHERE role_name = session_user;
+      SELECT user_id INTO found_id FROM forum.users
+      WHERE role_name = session_user AND role_oid = my_oid;
       IF found_id IS NOT NULL THEN RETURN found_id; END IF;
+      -- A mapping left by a dropped role of the same name belongs to nobody any more.
+      DELETE FROM forum.users WHERE role_name = session_user AND role_oid IS DISTINCT FROM my_oid;
       found_id := forum.random_id(16);
-      INSERT INTO forum.users(role_name, user_id) VALUES (session_user, found_id)
+      INSERT INTO forum.users(role_name, role_oid, user_id) VALUES (session_user, my_oid, found_id)
       ON CONFLICT (role_name) DO NOTHING;
       IF NOT FOUND THEN
         RETURN (SELECT user_id FROM forum.users WHERE role_name = session_user);

@@ -5,7 +5,7 @@ import Forum
 /// It runs before any sign-in, so `ForumMain` calls `initialize` instead of a session's `run`.
 enum InitCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "init", usage: "init",
+    name: "init", usage: "init [--db PATH|URI]",
     summary: Localized(
       "create or update the board's schema at --db (PostgreSQL: run as the database owner)",
       "--db のボードのスキーマを作成・更新 (PostgreSQL ではデータベースの所有者が実行)"))
@@ -15,6 +15,32 @@ enum InitCommand: ForumCommand {
       session.messages.japanese
         ? "init はコマンドラインから実行します: forum init --db URI"
         : "init runs from the command line: forum init --db URI")
+  }
+
+  /// The board `forum init` works on: a `--db` after `init` (the form every "no forum schema"
+  /// error names) wins over the global one. Any other word is a usage error, so a mistyped line
+  /// never initialises the default board instead of the one meant.
+  static func location(words: ArraySlice<String>, default global: () -> String) throws -> String {
+    var location: String?
+    var index = words.startIndex
+    while index < words.endIndex {
+      let word = words[index]
+      index += 1
+      if word.hasPrefix("--db=") {
+        location = String(word.dropFirst("--db=".count))
+      } else if word == "--db" {
+        guard index < words.endIndex, !words[index].hasPrefix("--") else {
+          throw CLIError.usage("--db needs a value")
+        }
+        location = words[index]
+        index += 1
+      } else if word != "--json" && word != "--no-color" {
+        throw CLIError.usage(
+          "init takes only --db PATH|URI, not \(SafeText.sanitize(word)); see forum help init")
+      }
+    }
+    guard let location, !location.isEmpty else { return global() }
+    return ImageFile.expandTilde(location)
   }
 
   /// Installs the schema; returns the line to print.
