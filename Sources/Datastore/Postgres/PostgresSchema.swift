@@ -93,6 +93,9 @@ enum PostgresSchema {
       for spec in indexes {
         for statement in indexSQL(spec) { try connection.execute(statement) }
       }
+      // New key columns have no statistics yet; without them the planner guesses a handful of
+      // rows per value and sorts a long thread instead of walking its ordered index.
+      try connection.execute("ANALYZE forum.objects")
       try connection.query(
         """
         INSERT INTO forum.meta(key, value)
