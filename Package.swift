@@ -1,12 +1,24 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The Swift standard library and runtime linked statically (Linux; macOS has them in the OS).
+/// FoundationEssentials' own static libraries are named here: modules compiled against the shared
+/// runtime do not ask for them.
+let staticSwift: [LinkerSetting] = [
+  .unsafeFlags(
+    [
+      "-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections", "-lswiftSynchronization",
+    ],
+    .when(platforms: [.linux]))
+]
+
 let package = Package(
   name: "forum",
   platforms: [.macOS(.v13)],
   products: [
     .executable(name: "forum", targets: ["forum"]),
     .executable(name: "forum-bench", targets: ["forum-bench"]),
+    .executable(name: "bench-noop", targets: ["bench-noop"]),
   ],
   targets: [
     // C libraries from Debian's -dev packages.
@@ -33,10 +45,14 @@ let package = Package(
     .target(name: "Datastore", dependencies: ["CSQLite", "CLibPQ"]),
     .target(name: "Forum", dependencies: ["Datastore"]),
     .target(name: "ForumCLI", dependencies: ["Forum", "CReadline", "CImageDecode"]),
-    .executableTarget(name: "forum", dependencies: ["ForumCLI"]),
+    // The Swift runtime linked in, so the program starts like a C tool: no dynamic loading and
+    // relocation of libswiftCore and FoundationEssentials at every one-shot command.
+    .executableTarget(name: "forum", dependencies: ["ForumCLI"], linkerSettings: staticSwift),
     .executableTarget(
       name: "forum-bench",
       dependencies: ["Forum", "Datastore", "CSQLite", "CLibPQ", "HostileImages"]),
+    // forum-bench's floor for process start: a Swift program that does nothing, linked like forum.
+    .executableTarget(name: "bench-noop", linkerSettings: staticSwift),
     // Generators of image bombs and honest huge pictures, for tests, fuzz seeds and benchmarks.
     .target(name: "HostileImages"),
 
@@ -56,7 +72,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "ForumCLITests",
-      dependencies: ["ForumCLI", "Forum", "Datastore", "HostileImages", "PostgresTestCluster"]),
+      dependencies: [
+        "ForumCLI", "Forum", "Datastore", "HostileImages", "CImageDecode", "PostgresTestCluster",
+      ]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -18,7 +18,7 @@ void cimg_budget_start(cimg_budget *budget, const cimg_limits *limits) {
 const char *cimg_budget_exceeded(const cimg_budget *budget) {
   const cimg_limits *limits = budget->limits;
   if (limits == NULL) return NULL;
-  if (limits->interrupted != NULL && *limits->interrupted) return "interrupted";
+  if (limits->interrupted != NULL && limits->interrupted()) return "interrupted";
   if (limits->max_seconds > 0 && cpu_seconds() - budget->start > limits->max_seconds) {
     return "took too long to decode (over the CPU time budget)";
   }

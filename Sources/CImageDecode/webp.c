@@ -53,6 +53,14 @@ static int decode_still(const uint8_t *data, size_t size, int max_width, int max
     config.options.scaled_height = target_height;
   }
   config.output.colorspace = MODE_RGBA;  // straight alpha
+  // libwebp writes straight into the result, so the preview is held once.
+  size_t bytes = (size_t)target_width * (size_t)target_height * 4;
+  out->pixels = malloc(bytes);
+  if (out->pixels == NULL) return failure(out, "out of memory");
+  config.output.is_external_memory = 1;
+  config.output.u.RGBA.rgba = out->pixels;
+  config.output.u.RGBA.stride = target_width * 4;
+  config.output.u.RGBA.size = bytes;
 
   WebPIDecoder *decoder = WebPIDecode(NULL, 0, &config);
   if (decoder == NULL) return failure(out, "out of memory");
@@ -71,19 +79,8 @@ static int decode_still(const uint8_t *data, size_t size, int max_width, int max
     result = failure(out, status == VP8_STATUS_SUSPENDED ? "file ends too early" : status_text(status));
   }
   if (result == 0) {
-    size_t bytes = (size_t)target_width * (size_t)target_height * 4;
-    out->pixels = malloc(bytes);
-    if (out->pixels == NULL) {
-      result = failure(out, "out of memory");
-    } else {
-      const WebPRGBABuffer *rgba = &config.output.u.RGBA;
-      for (int y = 0; y < target_height; y++) {
-        memcpy(out->pixels + (size_t)y * target_width * 4, rgba->rgba + (size_t)y * rgba->stride,
-               (size_t)target_width * 4);
-      }
-      out->width = target_width;
-      out->height = target_height;
-    }
+    out->width = target_width;
+    out->height = target_height;
   }
   WebPIDelete(decoder);
   WebPFreeDecBuffer(&config.output);

@@ -71,6 +71,11 @@ public struct Query: Sendable {
   public var skip: Int
   /// Pointer fields whose targets come back in `DataObject.included`.
   public var include: [String]
+  /// Field to a whole number its value must be above, or below. With `order` on that field, a
+  /// page that starts right after a known key: the engine seeks its index there instead of
+  /// stepping over the rows before it (keyset paging, flat however deep the page).
+  public var greaterThan: [String: Int64] = [:]
+  public var lessThan: [String: Int64] = [:]
 
   public static let defaultLimit = 100
   public static let maximumLimit = 1000

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The mobile backend: objects with ACLs, anonymous users with sessions, a file store, over one of
 /// the engines (`Datastore.open(_:)`). Open one per database; hand out a `DatastoreClient` per

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The datastore as one caller sees it: every operation is checked against the caller's
 /// principals, by the engine. Refusals change nothing. Input is validated here, before it reaches
@@ -232,7 +237,8 @@ public final class DatastoreClient {
       let field = key.hasPrefix("-") ? String(key.dropFirst()) : key
       guard isFieldPath(field) else { throw DatastoreError.invalid("order") }
     }
-    for field in query.equalTo.keys where !isFieldPath(field) {
+    let conditions = Array(query.equalTo.keys) + query.greaterThan.keys + query.lessThan.keys
+    for field in conditions where !isFieldPath(field) {
       throw DatastoreError.invalid("where")
     }
     for field in query.include where !Validation.isName(field) {

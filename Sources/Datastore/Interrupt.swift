@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Ctrl-C for long work. The program's SIGINT handler calls `request()`; work that can take long
 /// (a lock wait, a listing, an image decode) polls `requested` or calls `check()` and stops,

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// A field value as the backend stores it: JSON.
 public enum JSONValue: Equatable, Sendable {
@@ -143,7 +148,7 @@ extension JSONValue {
     // Controls, C1 controls, line separators and bidi overrides are escaped so JSON printed
     // to a terminal can neither drive it nor reorder what is read.
     case 0x00..<0x20, 0x7F...0x9F, 0x2028...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C:
-      return String(format: "\\u%04x", scalar.value)
+      return "\\u" + zeroPadded(scalar.value, width: 4, radix: 16)
     default: return nil
     }
   }
@@ -335,6 +340,8 @@ private struct JSONReader {
     }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     if integral, let int = Int64(text) { return .int(int) }
-    return Double(text).map(JSONValue.double)
+    // 1e999 would read as infinity, which JSON cannot write back (found by fuzzing).
+    guard let double = Double(text), double.isFinite else { return nil }
+    return .double(double)
   }
 }

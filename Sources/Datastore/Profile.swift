@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// A person's anonymous identity on this machine: one random secret per board (by the board's id,
 /// so that one board, leaked or hostile, gives nothing on another) and the session token for each
@@ -37,7 +42,7 @@ public struct ProfileStore: Sendable {
   public static func defaultDirectory(environment: [String: String]) -> String {
     let base =
       environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+      ?? ((environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.config")
     return base + "/forum/profiles"
   }
 
@@ -84,8 +89,11 @@ public struct ProfileStore: Sendable {
           + "run: chmod 600 \(path)")
     }
     guard info.st_size <= 1_000_000 else { throw profileError(name, "is too large") }
-    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-    let data = (try? handle.readToEnd()) ?? Data()
+    var data = Data()
+    var chunk = [UInt8](repeating: 0, count: 16_384)
+    while case let count = read(descriptor, &chunk, chunk.count), count > 0 {
+      data.append(contentsOf: chunk.prefix(count))
+    }
     guard let json = try? JSONDecoder().decode(JSONValue.self, from: data),
       let fields = json.objectValue
     else {
@@ -123,7 +131,7 @@ public struct ProfileStore: Sendable {
     }
     defer { unlink(temporary) }
     let bytes = Array(body.utf8)
-    let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+    let written = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
     let synced = fsync(descriptor) == 0
     close(descriptor)
     guard written == bytes.count, synced else {
@@ -208,4 +216,9 @@ extension Datastore {
     else { return nil }
     return (client, user)
   }
+}
+
+/// write(2), which `ProfileStore.write` would shadow inside the type.
+private func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+  write(descriptor, bytes.baseAddress, bytes.count)
 }

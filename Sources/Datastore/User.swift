@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// A user as the backend keeps it: an object of class `user`.
 public struct User: Equatable, Sendable {
@@ -65,7 +70,7 @@ extension DatastoreClient {
   /// Sets the signed-in user's display name: 1 to 40 characters, not blank.
   @discardableResult
   public func setDisplayName(_ name: String) throws -> User {
-    let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = name.trimmingWhiteSpace()
     guard !trimmed.isEmpty else { throw DatastoreError.empty("displayName") }
     guard trimmed.count <= User.maximumDisplayNameLength else {
       throw DatastoreError.invalid(

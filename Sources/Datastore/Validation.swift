@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Shapes of identifiers and values the backend accepts.
 enum Validation {
@@ -87,10 +92,10 @@ public enum BackendDate {
     var seconds = time_t(milliseconds / 1000)
     var parts = tm()
     gmtime_r(&seconds, &parts)
-    return String(
-      format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900,
-      Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min),
-      Int(parts.tm_sec), Int(milliseconds % 1000))
+    func two(_ value: Int32) -> String { zeroPadded(value, width: 2) }
+    return zeroPadded(parts.tm_year + 1900, width: 4) + "-\(two(parts.tm_mon + 1))-"
+      + "\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))."
+      + zeroPadded(milliseconds % 1000, width: 3) + "Z"
   }
 
   public static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

@@ -1,5 +1,11 @@
 import Datastore
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The bulletin board as one signed-in person sees it. Never prints: every result is a value,
 /// every failure a `DatastoreError`.
@@ -70,12 +76,23 @@ public final class Board {
 
   // MARK: Reading
 
-  /// Threads by latest activity, `pageSize` a page; page numbers start at 1.
-  public func threads(page: Int) throws -> Page<ForumThread> {
+  /// Threads by latest activity, `pageSize` a page; page numbers start at 1. With `total` (a
+  /// `threadCount` the caller has anyway), a page in the back half is read from the oldest end,
+  /// so the last page costs what the first does instead of stepping over every thread before it.
+  public func threads(page: Int, total: Int? = nil) throws -> Page<ForumThread> {
     let skip = try Board.offset(page: page)
-    let query = Query(
+    var query = Query(
       className: Board.threadClass, order: ["-lastActivity"], limit: Board.pageSize + 1,
       skip: skip, include: ["user"])
+    if let total, skip > total / 2, skip < total {
+      query.order = ["lastActivity"]
+      query.skip = max(0, total - skip - Board.pageSize)
+      query.limit = min(Board.pageSize, total - skip)
+      let objects = try client.find(query).reversed()
+      return Page(
+        items: objects.map { ForumThread($0, viewer: me.objectId) }, number: page,
+        hasMore: total - skip - Board.pageSize > 0)
+    }
     let objects = try client.find(query)
     return Page(
       items: objects.prefix(Board.pageSize).map { ForumThread($0, viewer: me.objectId) },
@@ -98,8 +115,21 @@ public final class Board {
     var query = Query(
       className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)],
       order: ["number"], limit: Board.pageSize + 1, skip: skip, include: ["user"])
-    // An offset steps over every comment before the page, so a page in the back half of a long
-    // thread is read from the newest end: the last page then costs what the first does.
+    // While no comment has been deleted, the comment `skip` places in is number `skip + 1`: the
+    // page starts by seeking the (thread, number) index, so every page costs what the first does.
+    if thread.lastCommentNumber == thread.commentCount {
+      query.skip = 0
+      query.greaterThan = ["number": Int64(skip)]
+      let objects = try client.find(query)
+      return Page(
+        items: objects.prefix(Board.pageSize).map {
+          ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
+        },
+        number: page, hasMore: objects.count > Board.pageSize)
+    }
+    // After deletions an offset steps over every comment before the page, so a page in the back
+    // half of a long thread is read from the newest end: the last page then costs what the
+    // first does.
     let after = thread.commentCount - skip - Board.pageSize
     let fromEnd = skip > thread.commentCount / 2 && skip < thread.commentCount
     if fromEnd {

@@ -1,5 +1,11 @@
 import Datastore
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// What the board accepts as a title, a body or a display name. Every field is limited in
 /// characters, in bytes, and in what one character may be made of: a character can carry any
@@ -43,7 +49,7 @@ public enum PostRules {
   /// A display name: the byte and per-character limits here; the datastore checks the rest
   /// (1 to 40 characters, no control characters).
   public static func displayName(_ raw: String) throws -> String {
-    let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+    let name = raw.trimmingWhiteSpace()
     try checkCharacters(name, field: "displayName")
     try checkBytes(name, field: "displayName", byteLimit: nameByteLimit)
     return name
@@ -89,8 +95,7 @@ public enum PostRules {
   static func clean(
     _ raw: String, field: String, limit: Int, byteLimit: Int, multiline: Bool
   ) throws -> String {
-    let text = raw.replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(
-      in: .whitespacesAndNewlines)
+    let text = raw.replacing("\r\n", with: "\n").trimmingWhiteSpace()
     for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control {
       if scalar == "\t" || (multiline && scalar == "\n") { continue }
       let what = scalar == "\n" ? "a line break" : "control characters"

@@ -1,5 +1,11 @@
 import Datastore
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Facts about a thread's image, kept on the thread so a listing needs no file lookup.
 public struct ImageSummary: Equatable, Sendable {

@@ -1,6 +1,12 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The prompt at a terminal, or a script read from a pipe: one line, one command.
 struct CommandLoop {
@@ -22,6 +28,7 @@ struct CommandLoop {
       // New comments in the current thread appear while the command prompt waits, not while a
       // draft or a confirmation is being typed.
       editor?.idle = { session.newCommentsInCurrentThread() }
+      editor?.livePrompt = { session.prompt }
       let event = input.readLine(prompt: session.prompt, history: true, completion: .commands)
       editor?.idle = nil
       let commandLine = input.isInteractive ? nil : input.lineNumber
@@ -51,11 +58,18 @@ struct CommandLoop {
           Interrupt.clear()
           error = .interrupted  // a lock wait or a decode gave up because of Ctrl-C
         }
+        if input.isInteractive, session.activeDraft != nil {
+          ForumMain.report(
+            error, json: session.jsonErrors, line: nil, japanese: session.terminal.japanese)
+          print(session.style.dim(session.messages.draftKept))
+          continue
+        }
         if input.isInteractive, case .cancelled = error {
           print(session.messages.cancelled)
           continue
         }
         if input.isInteractive, case .interrupted = error {
+          editor?.discardPaste()
           print("\n" + session.messages.interrupted)  // below the terminal's own "^C"
           continue
         }

@@ -1,6 +1,12 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The `forum` program: parses global options, opens the board, then runs one command, a
 /// script from a pipe, or the interactive prompt. Returns the exit status.
@@ -9,6 +15,7 @@ public enum ForumMain {
 
   public static func run(arguments: [String], environment: [String: String]) -> Int32 {
     setvbuf(stdout, nil, _IOLBF, 0)
+    Locale.prepare()
     // A full disk or a file size limit is an error to report, not a signal that kills the
     // process after a commit (a retry would then post twice).
     signal(SIGXFSZ, SIG_IGN)
@@ -16,7 +23,7 @@ public enum ForumMain {
     // Output that could not be written (`forum list > /dev/full`) is a failure.
     if fflush(stdout) != 0 || ferror(stdout) != 0 {
       let reason = String(cString: strerror(errno))
-      FileHandle.standardError.write(Data("forum: cannot write output: \(reason)\n".utf8))
+      fputs("forum: cannot write output: \(reason)\n", stderr)
       return status == 0 ? 1 : status
     }
     return status
@@ -32,14 +39,14 @@ public enum ForumMain {
     let terminal = Terminal(environment: environment, noColorFlag: options.noColor)
     let messages = Messages(japanese: terminal.japanese)
     Interrupt.onLongWait = {
-      FileHandle.standardError.write(Data((messages.waitingForWriter + "\n").utf8))
+      fputs(messages.waitingForWriter + "\n", stderr)
     }
     if options.showVersion {
       print("forum \(version)")
       return 0
     }
     if options.showHelp {
-      print(messages.programUsage + "\n")
+      print(SafeText.wrap(messages.programUsage, to: terminal.width).joined(separator: "\n") + "\n")
       print(CommandRegistry.overview(japanese: terminal.japanese, width: terminal.width))
       return 0
     }
@@ -106,7 +113,7 @@ public enum ForumMain {
       error.code == .noAccess || error.code == .authentication,
       let detail = error.detail, !json
     {
-      FileHandle.standardError.write(Data(("forum: " + SafeText.sanitize(detail) + "\n").utf8))
+      fputs("forum: " + SafeText.sanitize(detail) + "\n", stderr)
       return CLIError.datastore(error).exitStatus
     }
     return report(CLIError(error), json: json, line: nil, japanese: japanese)
@@ -121,12 +128,12 @@ public enum ForumMain {
         "code": .string(error.codeAndMessage.code), "error": .string(error.codeAndMessage.message),
       ]
       if let line { body["line"] = .int(Int64(line)) }
-      FileHandle.standardError.write(Data((JSONValue.object(body).jsonText() + "\n").utf8))
+      fputs(JSONValue.object(body).jsonText() + "\n", stderr)
       return error.exitStatus
     }
     var text = personMessage(error, messages: messages)
     if let line { text = messages.lineError(line, text) }
-    FileHandle.standardError.write(Data(("forum: " + SafeText.sanitize(text) + "\n").utf8))
+    fputs("forum: " + SafeText.sanitize(text) + "\n", stderr)
     return error.exitStatus
   }
 
@@ -148,7 +155,7 @@ public enum ForumMain {
       case .empty: return messages.empty(error.field ?? "value")
       case .invalid, .notFound, .systemError:
         return messages.failure(code: error.code, field: error.field, detail: error.detail)
-          ?? error.detail ?? error.message
+          ?? error.detail.map { messages.personDetail($0, field: error.field) } ?? error.message
       }
     }
   }

@@ -1,5 +1,11 @@
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// How to draw images: detect, force a protocol, half-blocks only, or never.
 enum ImageMode: String {
@@ -76,7 +82,8 @@ struct GlobalOptions {
     if let databasePath { return ImageFile.expandTilde(databasePath) }
     let base =
       environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+      ?? ((environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path)
+        + "/.local/share")
     let directory = base + "/forum"
     try? FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true,
@@ -85,10 +92,16 @@ struct GlobalOptions {
   }
 
   /// `$XDG_STATE_HOME/forum/history`.
-  var historyPath: String {
+  var historyPath: String { stateDirectory + "/history" }
+
+  /// `$XDG_STATE_HOME/forum/drafts`: what was typed and not yet posted.
+  var draftsDirectory: String { stateDirectory + "/drafts" }
+
+  private var stateDirectory: String {
     let base =
       environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
-    return base + "/forum/history"
+      ?? ((environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path)
+        + "/.local/state")
+    return base + "/forum"
   }
 }

@@ -1,6 +1,12 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Getting images from disk onto the board and back.
 enum ImageAttachment {
@@ -22,7 +28,7 @@ enum ImageAttachment {
   /// readline's trailing space dropped, quotes and backslash escapes (a dragged file) resolved.
   /// Nil for an empty answer.
   static func typedPath(_ answer: String) -> String? {
-    let trimmed = answer.trimmingCharacters(in: .whitespaces)
+    let trimmed = answer.trimmingSpaces()
     guard !trimmed.isEmpty else { return nil }
     guard trimmed.contains(where: { $0 == "'" || $0 == "\"" || $0 == "\\" }) else {
       return trimmed

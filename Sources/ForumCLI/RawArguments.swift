@@ -1,5 +1,11 @@
 import Datastore
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 extension ForumMain {
   /// `run(arguments:)` for the process's own argv: an argument that is not valid UTF-8 is

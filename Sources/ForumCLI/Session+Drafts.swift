@@ -1,6 +1,12 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Questions and drafts: what a command reads after its own line.
 extension Session {
@@ -12,15 +18,26 @@ extension Session {
     {
     case .line(let bytes): return try decodeUTF8(bytes, field: "input")
     case .tooLong: throw DatastoreError(.invalid, field: "input", detail: "line is too long")
-    case .interrupted, .endOfInput: throw CLIError.cancelled
+    case .interrupted: throw oneShot ? CLIError.interrupted : CLIError.cancelled
+    case .endOfInput: throw CLIError.cancelled
     }
   }
 
   /// Several lines, ending with a line holding a single `.` (or the end of piped input).
   /// A bad line (invalid UTF-8, far too long) fails the draft only at its end: the lines after
   /// it are still draft text, and must never run as commands in a script.
-  func draft(_ heading: String) throws -> String {
+  ///
+  /// At a terminal the draft is kept on disk as it is typed (`saving` as `kind`, with `prefix`
+  /// lines before it), a line holding `\e` (or `edit`) hands it to `$VISUAL`/`$EDITOR`, and
+  /// Ctrl-C discards it.
+  func draft(
+    _ heading: String, saving kind: DraftStore.Kind? = nil, prefix: [String] = [],
+    edit: Bool = false
+  ) throws -> String {
     consume(.block)
+    let keep = input.isInteractive ? kind : nil
+    if let keep { activeDraft = keep }
+    if input.isInteractive && edit { return try compose("", kind: keep, prefix: prefix) }
     if input.isInteractive { print(style.dim(heading)) }
     var lines: [String] = []
     var total = 0
@@ -41,6 +58,9 @@ extension Session {
           if let failure { throw failure }
           return lines.joined(separator: "\n")
         }
+        if input.isInteractive && (bytes == Array("\\e".utf8)) {
+          return try compose(lines.joined(separator: "\n"), kind: keep, prefix: prefix)
+        }
         guard failure == nil else { continue }
         do {
           let line = try decodeUTF8(bytes, field: "text")
@@ -48,6 +68,7 @@ extension Session {
           // Stop collecting early; PostRules gives the precise message.
           if total > PostRules.bodyLimit * 4 { throw tooLong }
           lines.append(line)
+          if let keep { drafts.save((prefix + lines).joined(separator: "\n"), as: keep) }
         } catch {
           fail(error)
         }
@@ -56,9 +77,51 @@ extension Session {
       case .endOfInput where !input.isInteractive:
         if let failure { throw failure }
         return lines.joined(separator: "\n")
-      case .interrupted, .endOfInput: throw CLIError.cancelled
+      case .interrupted:
+        if let keep { discardDraft(keep) }  // Ctrl-C: the person let it go
+        throw oneShot ? CLIError.interrupted : CLIError.cancelled
+      case .endOfInput:
+        throw CLIError.cancelled  // Ctrl-D or a hang-up: the draft stays for next time
       }
     }
+  }
+
+  /// Hands the text to the editor and returns what it leaves.
+  private func compose(_ text: String, kind: DraftStore.Kind?, prefix: [String]) throws -> String {
+    guard let command = ExternalEditor.command(environment: options.environment) else {
+      throw CLIError.usage(messages.noEditor)
+    }
+    let edited = try ExternalEditor.edit(text, command: command, environment: options.environment)
+    if let kind { drafts.save((prefix + [edited]).joined(separator: "\n"), as: kind) }
+    return edited
+  }
+
+  /// Where unsent drafts are kept.
+  var drafts: DraftStore { DraftStore(directory: options.draftsDirectory) }
+
+  /// At a terminal, a draft of `kind` left from a refused post or a crash: shown, and used if
+  /// the person says so (or discarded). Returns its text when it is to be posted.
+  func offerSavedDraft(_ kind: DraftStore.Kind) throws -> String? {
+    guard input.isInteractive, let saved = drafts.load(kind) else { return nil }
+    print(style.dim(messages.savedDraftHeading))
+    for line in SafeText.sanitize(saved, keepNewlines: true).split(
+      separator: "\n", omittingEmptySubsequences: false)
+    {
+      print("  " + line)
+    }
+    let answer = try ask(messages.useSavedDraft).trimmingSpaces().lowercased()
+    if ["", "y", "yes", "はい"].contains(answer) {
+      activeDraft = kind
+      return saved
+    }
+    discardDraft(kind)
+    return nil
+  }
+
+  /// The post went through, or the person let the draft go.
+  func discardDraft(_ kind: DraftStore.Kind) {
+    drafts.discard(kind)
+    if activeDraft == kind { activeDraft = nil }
   }
 
   /// Reads and drops what is left of a refused command's draft, so that none of its lines runs
@@ -87,7 +150,7 @@ extension Session {
   func confirm(_ what: String) throws {
     print(messages.willDelete(what))
     let answer = try ask(messages.confirmDelete).lowercased()
-    guard ["y", "yes", "はい"].contains(answer.trimmingCharacters(in: .whitespaces)) else {
+    guard ["y", "yes", "はい"].contains(answer.trimmingSpaces()) else {
       throw CLIError.cancelled
     }
   }

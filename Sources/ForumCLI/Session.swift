@@ -1,6 +1,12 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// One run of the forum: the open board, where input comes from, how output looks, and, at the
 /// prompt, the current thread. The same `execute` serves the prompt, scripts and one-shot
@@ -32,6 +38,8 @@ final class Session {
   var pendingDraft: [DraftPart] = []
   /// The script line that made a draft fail, when it is not the last line read.
   var failureLine: Int?
+  /// The kind of draft the running command keeps on disk until it is posted.
+  var activeDraft: DraftStore.Kind?
 
   enum Listing {
     case threads(page: Int)
@@ -74,6 +82,7 @@ final class Session {
     commandAskedForJSON = false
     pendingDraft = []
     failureLine = nil
+    activeDraft = nil
     guard let first = words.words.first else { return .next }
     guard let name = first.value else { throw CLIError.usage(messages.unclosedQuote) }
     let command = try CommandRegistry.lookup(name, messages: messages)
@@ -99,7 +108,7 @@ final class Session {
       commandAskedForJSON = true
     }
     if invocation.flags.contains("no-color") { useColor = false }
-    return try command.run(invocation, in: self)
+    return try paged { try command.run(invocation, in: self) }
   }
 
   /// Errors print as JSON when `--json` was given for the whole run or to the failing command.
@@ -150,12 +159,40 @@ final class Session {
 
   // MARK: Output
 
-  /// Prints lines until Ctrl-C; the loop then says the command was interrupted.
+  /// Prints lines until Ctrl-C; the loop then says the command was interrupted. While a
+  /// command's output may be paged, the lines are collected first.
   func printLines(_ lines: [String]) {
+    if pageable != nil {
+      pageable! += lines
+      return
+    }
     for line in lines {
       if Interrupt.requested { return }
       print(line)
     }
+  }
+
+  /// Lines of the running command held back for the pager; nil when output is not paged.
+  private var pageable: [String]?
+
+  /// Runs `body` with its `printLines` output paged when it is taller than the terminal.
+  func paged<T>(_ body: () throws -> T) rethrows -> T {
+    guard terminal.stdoutIsTerminal, !options.noPager, !json, pageable == nil,
+      let command = Pager.command(environment: options.environment)
+    else { return try body() }
+    pageable = []
+    defer {
+      let lines = pageable ?? []
+      pageable = nil
+      // Image protocols (kitty, iTerm2) draw on the terminal itself; a pager would show junk.
+      let drawsImages = lines.contains { $0.contains("\u{1B}_G") || $0.contains("\u{1B}]1337") }
+      if lines.count < terminal.height || drawsImages
+        || !Pager.show(lines, command: command, environment: options.environment)
+      {
+        printLines(lines)
+      }
+    }
+    return try body()
   }
 
   func emit(_ value: JSONValue) { print(value.jsonText()) }

@@ -27,4 +27,19 @@ public enum GeneratedSet {
   }
 
   public static func all() -> [(String, [UInt8])] { names.map { ($0, make($0)) } }
+
+  /// Small files of each kind, for seeding the fuzzers (Fuzz/seeds holds a copy).
+  public static func seeds() -> [(String, [UInt8])] {
+    [
+      ("gif/flat.gif", GIFImages.honest(width: 7, height: 5)),
+      ("gif/animation.gif", GIFImages.animation(width: 6, height: 4, frames: 3)),
+      ("gif/frame-outside.gif", GIFImages.gif(screen: (4, 4), frames: [(9, 2)])),
+      ("jpeg/progressive.jpg", JPEGImages.progressive(width: 24, height: 16, scans: 30)),
+      ("jpeg/bogus.jpg", JPEGImages.progressive(width: 16, height: 16, scans: 4, bogus: true)),
+      ("webp/lossless.webp", WebPImages.lossless(width: 9, height: 7)),
+      ("webp/translucent.webp", WebPImages.lossless(width: 3, height: 3, color: [1, 2, 3, 4])),
+      ("webp/animation.webp", WebPImages.animation(canvas: (8, 8), frames: [(8, 8), (4, 4)])),
+      ("png/honest.png", PNGImages.honest(width: 12, height: 9)),
+    ]
+  }
 }

@@ -10,6 +10,9 @@ enum RunCommand {
   struct Settings {
     var databases: [String]
     var forum: String
+    /// The floors' programs: a trivial static Swift program and the sqlite3 shell.
+    var noop: String
+    var sqlite3: String
     var repeats: Int
     var bigThread: Int
     var smallThread: Int
@@ -41,7 +44,7 @@ enum RunCommand {
   static func parse(_ arguments: [String]) throws -> Settings {
     let options = try Options(
       arguments,
-      known: ["db", "forum", "repeats", "big-thread", "small-thread", "comment-thread"])
+      known: ["db", "forum", "sqlite3", "repeats", "big-thread", "small-thread", "comment-thread"])
     let databases = options.all("db")
     guard !databases.isEmpty else { throw UsageError("--db is required") }
     for database in databases where !FileManager.default.fileExists(atPath: database) {
@@ -53,8 +56,17 @@ enum RunCommand {
         "no forum binary at \(forum); build it (swift build -c release --product forum) or "
           + "pass --forum PATH")
     }
+    let noop = executableDirectory() + "/bench-noop"
+    guard FileManager.default.isExecutableFile(atPath: noop) else {
+      throw UsageError("no bench-noop at \(noop); build it (swift build -c release)")
+    }
+    let sqlite3 = options.string("sqlite3") ?? "/usr/bin/sqlite3"
+    guard FileManager.default.isExecutableFile(atPath: sqlite3) else {
+      throw UsageError(
+        "no sqlite3 shell at \(sqlite3); install Debian's sqlite3 or pass --sqlite3 PATH")
+    }
     return Settings(
-      databases: databases, forum: forum,
+      databases: databases, forum: forum, noop: noop, sqlite3: sqlite3,
       repeats: max(3, try options.int("repeats", fallback: 15)!),
       bigThread: try options.int("big-thread", fallback: 1)!,
       smallThread: try options.int("small-thread", fallback: 2)!,
@@ -207,53 +219,96 @@ struct BoardBenchmark {
     // that a busy moment on the machine weighs on both. The warm-up round creates the empty
     // board and signs the profile in there.
     let forum = settings.forum
+    let shell = ShellQueries(board: board, big: big)
+    let middlePage = max(1, bigLastPage / 2)
     let commands = [
       Command(path: "/bin/true", arguments: []),
+      Command(path: settings.noop, arguments: []),
       Command(path: RunCommand.executablePath(), arguments: ["noop"]),
+      Command(path: settings.sqlite3, arguments: ["-version"]),
       Command(path: forum, arguments: ["--version"]),
       Command(path: forum, arguments: ["--db", context.scratch + "/empty.db", "list"]),
+      Command(path: settings.sqlite3, arguments: [path, shell.list]),
       Command(path: forum, arguments: ["--db", path, "list"]),
+      Command(path: settings.sqlite3, arguments: [path, shell.show]),
       Command(path: forum, arguments: ["--db", path, "show", "\(small.number)"]),
       Command(path: forum, arguments: ["--db", path, "show", "\(big.number)"]),
       Command(path: forum, arguments: ["--db", path, "show", "\(big.number)", "--page", "last"]),
+      Command(
+        path: forum, arguments: ["--db", path, "show", "\(big.number)", "--page", "\(middlePage)"]),
+      Command(path: forum, arguments: ["--db", path, "list", "--page", "\(deepPage)"]),
     ]
     let times = try measureProcesses(
       commands, environment: context.environment, repeats: settings.repeats)
-    let (bare, swift, version, emptyList) = (times[0], times[1], times[2], times[3])
-    let (list, showSmall, showBig, showBigLast) = (times[4], times[5], times[6], times[7])
-    let peaks = try [2, 4, 6, 7].map {
+    let (bare, staticSwift, dynamicSwift, sqliteVersion) = (times[0], times[1], times[2], times[3])
+    let (version, emptyList, sqliteList, list) = (times[4], times[5], times[6], times[7])
+    let (sqliteShow, showSmall, showBig, showBigLast) = (times[8], times[9], times[10], times[11])
+    let (showBigMiddleProcess, deepList) = (times[12], times[13])
+    let peaks = try [4, 7, 10, 11, 13].map {
       try peakResidentBytes(
         commands[$0], environment: context.environment, scratch: context.scratch)
     }
+    let versionFigure = "`forum --version` (start, no DB)"
+    table.lines += [
+      Line(
+        figure: versionFigure, value: .seconds(version), floorName: "`/bin/true`",
+        floor: .seconds(bare)),
+      Line(
+        figure: versionFigure, value: .seconds(version),
+        floorName: "`bench-noop` (static Swift start)", floor: .seconds(staticSwift)),
+      Line(
+        figure: versionFigure, value: .seconds(version), floorName: "`sqlite3 -version`",
+        floor: .seconds(sqliteVersion), target: .ratioAtMost(1.5)),
+      Line(
+        figure: "`bench-noop` (static Swift start)", value: .seconds(staticSwift),
+        floorName: "`sqlite3 -version`", floor: .seconds(sqliteVersion)),
+      Line(
+        figure: "`forum-bench noop` (dynamic Swift + Foundation)", value: .seconds(dynamicSwift),
+        floorName: "`sqlite3 -version`", floor: .seconds(sqliteVersion)),
+    ]
     let listFigure = "`forum list` (one process)"
     table.lines += [
       Line(
-        figure: listFigure, value: .seconds(list), floorName: "`/bin/true`",
-        floor: .seconds(bare)),
+        figure: listFigure, value: .seconds(list), floorName: "`sqlite3` shell, same rows",
+        floor: .seconds(sqliteList), target: .ratioAtMost(2)),
       Line(
-        figure: listFigure, value: .seconds(list),
-        floorName: "`forum-bench noop` (Swift start)", floor: .seconds(swift)),
+        figure: listFigure, value: .seconds(list), floorName: "`forum --version` (no DB)",
+        floor: .seconds(version)),
       Line(
-        figure: listFigure, value: .seconds(list),
-        floorName: "`forum --version` (no DB)", floor: .seconds(version)),
+        figure: listFigure, value: .seconds(list), floorName: "`forum list`, empty board",
+        floor: .seconds(emptyList), target: .ratioAtMost(1.5)),
       Line(
-        figure: listFigure, value: .seconds(list),
-        floorName: "`forum list`, empty board", floor: .seconds(emptyList),
+        figure: "`forum list --page \(deepPage)` (last page, one process)",
+        value: .seconds(deepList), floorName: "`forum list`", floor: .seconds(list),
         target: .ratioAtMost(1.5)),
     ]
     let smallName = "`forum show \(small.number)`"
+    let bigFigure = "`forum show \(big.number)` (one process)"
     table.lines += [
+      Line(
+        figure: bigFigure, value: .seconds(showBig), floorName: "`sqlite3` shell, same rows",
+        floor: .seconds(sqliteShow), target: .ratioAtMost(2)),
+      Line(
+        figure: bigFigure, value: .seconds(showBig), floorName: smallName,
+        floor: .seconds(showSmall), target: .ratioAtMost(1.5)),
       Line(
         figure: smallName + " (one process)", value: .seconds(showSmall),
         floorName: "`forum --version` (no DB)", floor: .seconds(version)),
       Line(
-        figure: "`forum show \(big.number)` (one process)", value: .seconds(showBig),
-        floorName: smallName, floor: .seconds(showSmall), target: .ratioAtMost(1.5)),
+        figure: "`forum show \(big.number) --page \(middlePage)` (middle, one process)",
+        value: .seconds(showBigMiddleProcess), floorName: "`forum show \(big.number)`",
+        floor: .seconds(showBig), target: .ratioAtMost(1.5)),
       Line(
         figure: "`forum show \(big.number) --page last` (one process)",
-        value: .seconds(showBigLast), floorName: smallName,
-        floor: .seconds(showSmall), target: .ratioAtMost(1.5)),
+        value: .seconds(showBigLast), floorName: "`forum show \(big.number)`",
+        floor: .seconds(showBig), target: .ratioAtMost(1.5)),
     ]
+
+    let binaryBytes = (try FileManager.default.attributesOfItem(atPath: forum))[.size] as? Int ?? 0
+    table.lines.append(
+      Line(
+        figure: "`forum` binary size", value: .bytes(binaryBytes),
+        target: .atMost(.bytes(25 * 1_048_576)), showsGrowth: false))
 
     // In-process reads beside the same SQL through the C API.
     func compare(_ figure: String, _ body: () throws -> Void) throws -> Double {
@@ -268,8 +323,8 @@ struct BoardBenchmark {
       sql += try describe(figure, statements, raw)
       return value
     }
-    _ = try compare("list page 1 (`Board.threads`)") { _ = try board.threads(page: 1) }
-    _ = try compare("list, last page") { _ = try board.threads(page: deepPage) }
+    let listFirst = try compare("list page 1 (`Board.threads`)") { _ = try board.threads(page: 1) }
+    let listDeep = try compare("list, last page") { _ = try board.threads(page: deepPage) }
     // Issue #2's figure: the Datastore alone, the 20 newest readable objects of the largest class.
     _ = try compare("20 newest Comments (`DatastoreClient.find`)") {
       _ = try client.find(Query(className: "Comment", order: ["-createDate"], limit: 20))
@@ -280,8 +335,28 @@ struct BoardBenchmark {
     let showBigEnd = try compare("show #\(big.number), last page") {
       _ = try board.comments(of: try board.thread(big.number), page: bigLastPage)
     }
+    let showBigMiddle = try compare("show #\(big.number), middle page (\(middlePage))") {
+      _ = try board.comments(of: try board.thread(big.number), page: middlePage)
+    }
     let showSmallFirst = try compare("show #\(small.number) page 1") {
       _ = try board.comments(of: try board.thread(small.number), page: 1)
+    }
+    // Deep pages stay flat: a page costs what the first does, however far in it is.
+    for (figure, value, floorName, floor) in [
+      ("list, last page vs page 1", listDeep, "list page 1", listFirst),
+      (
+        "show #\(big.number), middle page vs page 1", showBigMiddle, "show #\(big.number) page 1",
+        showBigFirst
+      ),
+      (
+        "show #\(big.number), last page vs page 1", showBigEnd, "show #\(big.number) page 1",
+        showBigFirst
+      ),
+    ] {
+      table.lines.append(
+        Line(
+          figure: figure, value: .seconds(value), floorName: floorName,
+          floor: .seconds(floor), target: .ratioAtMost(1.5), showsGrowth: false))
     }
     for (figure, value) in [
       ("show #\(big.number) page 1 vs #\(small.number)", showBigFirst),
@@ -323,7 +398,7 @@ struct BoardBenchmark {
         value: .seconds(thread), floorName: "same SQL via C API", floor: .seconds(threadFloor)))
 
     if let versionPeak = peaks[0], let listPeak = peaks[1], let showPeaks = peaks[2],
-      let lastPeak = peaks[3]
+      let lastPeak = peaks[3], let deepPeak = peaks[4]
     {
       let memoryTarget = Target.atMost(.bytes(50 * 1_048_576))
       table.lines += [
@@ -334,6 +409,9 @@ struct BoardBenchmark {
           figure: "peak memory, `forum show \(big.number)` (page 1 and last)",
           value: .bytes(max(showPeaks, lastPeak)), floorName: "`forum --version`",
           floor: .bytes(versionPeak), target: memoryTarget),
+        Line(
+          figure: "peak memory, `forum list --page \(deepPage)`", value: .bytes(deepPeak),
+          floorName: "`forum --version`", floor: .bytes(versionPeak), target: memoryTarget),
       ]
     } else {
       table.title += " Peak memory not measured: it needs GNU time (/usr/bin/time)."

@@ -59,8 +59,13 @@ enum SQLCapture {
   private static let trace:
     @convention(c) (
       UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?
-    ) -> Int32 = { _, _, statement, _ in
+    ) -> Int32 = { _, _, statement, text in
       guard SQLCapture.recording != nil, let statement else { return 0 }
+      // A trigger's program reports itself as "-- TRIGGER name" on the statement that fired it:
+      // that statement is recorded once, and replaying it fires the trigger again.
+      if let text, text.assumingMemoryBound(to: CChar.self).pointee == CChar(UInt8(ascii: "-")) {
+        return 0
+      }
       let handle = OpaquePointer(statement)
       guard let template = sqlite3_sql(handle).map({ String(cString: $0) }) else { return 0 }
       guard let expandedPointer = sqlite3_expanded_sql(handle) else {

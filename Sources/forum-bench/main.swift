@@ -4,11 +4,11 @@ import Foundation
 let usage = """
   usage: forum-bench seed --db PATH --threads N --comments M [--users U] [--big-thread C]
                           [--image-every K] [--batch P] [--cache-mb MB]
-         forum-bench run --db PATH [--db PATH …] [--forum PATH] [--repeats R]
+         forum-bench run --db PATH [--db PATH …] [--forum PATH] [--sqlite3 PATH] [--repeats R]
                          [--big-thread NUMBER] [--small-thread NUMBER] [--comment-thread NUMBER]
          forum-bench pg --owner URI --member URI --threads N [--big-thread C] [--repeats R]
          forum-bench hammer --db PATH --count N --tag T
-         forum-bench images --out DIR
+         forum-bench images --out DIR [--seeds]
          forum-bench noop
 
   """

@@ -1,5 +1,11 @@
 import ForumCLI
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 // The raw argv, not CommandLine.arguments: that one turns invalid UTF-8 into U+FFFD, which
 // would be stored where the same bytes from a pipe are refused.

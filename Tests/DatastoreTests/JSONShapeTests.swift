@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Testing
 
@@ -26,9 +27,11 @@ struct JSONShapeTests {
     #expect(JSONShapeTests.milliseconds(text) == milliseconds)
   }
 
-  @Test func dataObjectRoundTrip() throws {
-    try withTemporaryDirectory { directory in
-      let store = try Datastore(path: directory.file("db.sqlite"))
+  @Test(arguments: EngineFixtures.all)
+  func dataObjectRoundTrip(_ engine: any EngineFixture) throws {
+    let database = try engine.makeDatabase()
+    do {
+      let store = try Datastore.open(try database.location(as: "alice"))
       let login = try store.loginAnonymously(secret: Datastore.newSecret())
       let client = try store.client(sessionToken: login.sessionToken)
       let owner = login.user.objectId
@@ -53,6 +56,13 @@ struct JSONShapeTests {
       let stored = try client.get("Thread", objectId: created.objectId)
       #expect(stored == created)
       #expect(stored.fields == fields)
+      // The same values through an update, which the engine merges in SQL.
+      let blank = try client.create("Thread", fields: ["title": .string("x")], acl: acl)
+      var expected = fields
+      expected["nothing"] = nil  // setting null removes a field
+      let updated = try client.update("Thread", objectId: blank.objectId, set: fields)
+      #expect(updated.fields == expected)
+      #expect(try client.get("Thread", objectId: blank.objectId).fields == expected)
 
       let json = stored.json
       let body = try #require(json.objectValue)

@@ -57,7 +57,29 @@ struct QueryPlanTests {
       query: Query(
         className: "Comment", equalTo: ["thread": pointer], order: ["number"], limit: 20),
       index: "objects_Comment_thread_number"),
+    Case(
+      name: "a thread's comments by number, from a known number on (keyset page)",
+      query: {
+        var query = Query(
+          className: "Comment", equalTo: ["thread": pointer], order: ["number"], limit: 21)
+        query.greaterThan = ["number": 4980]
+        return query
+      }(),
+      index: "objects_Comment_thread_number"),
   ]
+
+  /// A keyset page seeks the index to its first key: the plan names the range on the number.
+  @Test func keysetPageSeeksTheIndex() throws {
+    try withTemporaryDirectory { directory in
+      let store = try Datastore(path: directory.file("db.sqlite"), indexes: QueryPlanTests.indexes)
+      var query = Query(
+        className: "Comment", equalTo: ["thread": QueryPlanTests.pointer], order: ["number"])
+      query.greaterThan = ["number": 4980]
+      query.lessThan = ["number": 5000]
+      let plan = try QueryPlanTests.plan(store, query, QueryPlanTests.reader)
+      #expect(plan.contains { $0.contains("<expr>>? AND <expr><?") }, "\(plan)")
+    }
+  }
 
   @Test(arguments: cases)
   func listingUsesIndex(_ listing: Case) throws {
@@ -71,6 +93,13 @@ struct QueryPlanTests {
         #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(text)")
         #expect(!text.contains("SCAN o") && !text.contains("SCAN objects"), "\(text)")
         #expect(!text.contains("TEMP B-TREE"), "\(text)")
+        if principals == QueryPlanTests.reader {
+          // Private rows the reader may see come from one range of object_readers' key.
+          #expect(
+            plan.contains {
+              $0.hasPrefix("SEARCH r USING PRIMARY KEY (principal=? AND class=?)")
+            }, "\(text)")
+        }
       }
     }
   }

@@ -123,6 +123,8 @@ struct SecretTests {
         VALUES ('Thread', 'OldThreadAAAAAAA', 2, 2, ' * \(userId) ', ' \(userId) ',
           '{"title":"old","number":1,"commentCount":0,"lastCommentNumber":0,"lastActivity":2,
             "user":{"__type":"Pointer","className":"user","objectId":"\(userId)"}}');
+        INSERT INTO objects(class, objectId, createDate, updateDate, readers, writers, data)
+        VALUES ('Thread', 'OldPrivateAAAAAA', 3, 3, ' \(userId) ', ' \(userId) ', '{"title":"mine"}');
         INSERT INTO sessions(token, userId, expiresAt) VALUES ('\(token)', '\(userId)', 99999999999999);
         INSERT INTO counters(name, value) VALUES ('threadNumber', 1);
         PRAGMA user_version = 1;
@@ -143,10 +145,12 @@ struct SecretTests {
       let alice = try store.signIn(profile: "alice", in: profiles)
       #expect(alice.user.objectId == userId, "the old profile is still the old user")
       #expect(alice.user.userName == "oldname123")
-      #expect(try alice.client.count(Query(className: "Thread")) == 1)
+      #expect(try alice.client.count(Query(className: "Thread")) == 2, "her private thread too")
       // Someone else's fresh profile is someone else.
       let bob = try store.signIn(profile: "bob", in: profiles)
       #expect(bob.user.objectId != userId)
+      #expect(
+        try bob.client.find(Query(className: "Thread")).map(\.objectId) == ["OldThreadAAAAAAA"])
     }
   }
 }

@@ -26,7 +26,8 @@ struct CommandLineTests {
     #expect(delete.stdout.contains("--yes"))
     let commandHelp = try forum.ok(["new", "--help"])
     #expect(
-      commandHelp.stdoutLines.first == "usage: new [--title T] [--description D] [--image PATH]")
+      commandHelp.stdoutLines.first
+        == "usage: new [--title T] [--description D] [--image PATH] [--edit]")
     #expect(try forum.storedThreads().isEmpty)
   }
 
@@ -243,7 +244,7 @@ struct CommandLineTests {
     #expect(tooLong.stderrLines.count == 1)
     let blank = try forum.run(["name", "   "])
     #expect(blank.status == 1)
-    #expect(blank.stderr == "forum: displayName is empty.\n")
+    #expect(blank.stderr == "forum: The name is empty.\n")
     let missing = try forum.run(["name"])
     #expect(missing.status == 2)
     #expect(try forum.ok(["--json", "whoami"]).json().string("displayName") == forty)

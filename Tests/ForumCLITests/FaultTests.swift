@@ -73,6 +73,18 @@ struct PromptFaultTests {
     #expect(try tmux.waitForExit() == 0)
   }
 
+  @Test func ctrlCEndsAOneShotCommandWith130AndNothingSaved() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "t"])
+    let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["comment", "1"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt(">")
+    try tmux.type("half a thought")
+    try tmux.press("C-c")
+    #expect(try tmux.waitForExit() == 130)
+    #expect(try forum.storedComments().isEmpty)
+  }
+
   @Test func aDatabaseRemovedUnderThePromptIsRefusedNotWrittenIntoTheVoid() throws {
     let forum = try ForumFixture()
     try forum.ok(["new", "--title", "here"])

@@ -72,6 +72,9 @@ struct GrammarTests {
     #expect(invalid.status == 1, "\(invalid.summary)")
     #expect(invalid.stderrLines.count == 1)
     #expect(invalid.stderr.hasPrefix("forum: line 3: "), "the bad line: \(invalid.summary)")
+    let flagged = try forum.script(["comment #9 --edit", "delete 2 --yes", "."])
+    #expect(flagged.status == 4, "\(flagged.summary)")
+    #expect(flagged.stderrLines == ["forum: line 1: there is no thread #9"])
     let tooLong = try forum.script(
       ["comment 1", String(repeating: "y", count: 10_001), "delete 2 --yes", "."])
     #expect(tooLong.status == 1, "\(tooLong.summary)")

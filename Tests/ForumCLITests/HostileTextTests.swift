@@ -19,7 +19,7 @@ struct HostileTextTests {
     let result = try forum.run(["new", "--title", "hi " + attack])
     #expect(result.status == 1, "\(result.summary)")
     #expect(result.stdout.isEmpty)
-    #expect(result.stderr == "forum: title must not contain control characters\n")
+    #expect(result.stderr == "forum: The title must not contain control characters\n")
     expectHarmless(result)
     #expect(try forum.storedThreads().isEmpty)
   }
@@ -30,7 +30,7 @@ struct HostileTextTests {
     for attack in Self.attacks {
       let comment = try forum.run(["comment", "1", attack])
       #expect(comment.status == 1)
-      #expect(comment.stderr == "forum: text must not contain control characters\n")
+      #expect(comment.stderr == "forum: The comment must not contain control characters\n")
       expectHarmless(comment)
       let description = try forum.run(["new", "--title", "t", "--description", attack])
       #expect(description.status == 1)
@@ -81,7 +81,7 @@ struct HostileTextTests {
       lines.map { $0.split(separator: ":").prefix(2).joined(separator: ":") } == [
         "forum: line 2", "forum: line 3", "forum: line 4", "forum: line 5", "forum: line 8",
       ])
-    #expect(lines.first == "forum: line 2: title must not contain control characters")
+    #expect(lines.first == "forum: line 2: The title must not contain control characters")
     #expect(lines[1] == "forum: line 3: not valid UTF-8")
     #expect(lines[3].contains("unknown command '␛[2J'"))
     #expect(lines[4] == "forum: line 8: not valid UTF-8", "the bad line of the draft")
@@ -103,8 +103,8 @@ struct HostileTextTests {
     expectHarmless(result)
     #expect(
       result.stderrLines == [
-        "forum: line 1: text is 1000000 characters; the limit is 10000",
-        "forum: line 2: title is 1000000 characters; the limit is 200",
+        "forum: line 1: The comment is 1000000 characters; the limit is 10000",
+        "forum: line 2: The title is 1000000 characters; the limit is 200",
         "forum: line 3: the line is longer than 4 MB; it was skipped",
       ])
     #expect(result.stdoutLines.first == "Posted 1/1.")
@@ -115,7 +115,7 @@ struct HostileTextTests {
     let draft = try forum.run(
       ["comment", "1"], input: Data(("z" + megabyte + "\n.\n").utf8))
     #expect(draft.status == 1)
-    #expect(draft.stderr == "forum: text is longer than 10000 characters\n")
+    #expect(draft.stderr == "forum: The comment is longer than 10000 characters\n")
     #expect(try forum.storedComments().count == 1)
   }
 

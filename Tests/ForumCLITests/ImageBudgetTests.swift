@@ -1,8 +1,11 @@
+import CImageDecode
 import Datastore
 import Foundation
+import HostileImages
 import Testing
 
 @testable import Forum
+@testable import ForumCLI
 
 /// Image bombs through the `forum` binary: refused at attach in one line naming what was too
 /// large, nothing stored; one stored by an older version shows its text line without decoding;
@@ -71,6 +74,71 @@ struct ImageBudgetTests {
       #expect(result.status == 0, "\(result.summary)")
       #expect(result.stdout.contains("[image: "), "\(result.summary)")
       #expect(!result.stdout.contains("▀") && !result.stdout.contains("▄"), "\(result.summary)")
+    }
+  }
+}
+
+/// The C decoders under their limits, in process: the CPU clock and the interrupt callback stop
+/// every decoder mid-picture, and headers over the pixel budget are refused before decoding.
+@Suite("decoder budgets")
+struct DecoderBudgetTests {
+  typealias Decoder = (
+    UnsafePointer<UInt8>?, Int, Int32, Int32, UnsafePointer<cimg_limits>?,
+    UnsafeMutablePointer<cimg_image>?
+  ) -> Int32
+
+  static let pictures: [(String, [UInt8], Decoder)] = [
+    ("PNG", PNGImages.honest(width: 64, height: 64), cimg_decode_png),
+    ("GIF", GIFImages.honest(width: 64, height: 64), cimg_decode_gif),
+    ("JPEG", JPEGImages.progressive(width: 64, height: 64, scans: 20), cimg_decode_jpeg),
+    ("WebP", WebPImages.lossless(width: 64, height: 64), cimg_decode_webp),
+  ]
+
+  static func decode(_ bytes: [UInt8], _ decoder: Decoder, _ limits: cimg_limits) -> (
+    Int32, String
+  ) {
+    var limits = limits
+    var image = cimg_image()
+    let status = decoder(bytes, bytes.count, 16, 16, &limits, &image)
+    defer { cimg_image_free(&image) }
+    return (status, status == 0 ? "" : ImageDecoder.message(of: &image))
+  }
+
+  @Test("within the limits every generated picture decodes")
+  func decodes() {
+    for (name, bytes, decoder) in DecoderBudgetTests.pictures {
+      #expect(DecoderBudgetTests.decode(bytes, decoder, ImageDecoder.limits).0 == 0, "\(name)")
+    }
+  }
+
+  @Test("no CPU time left stops every decoder with a one-line reason")
+  func cpuBudget() {
+    var limits = ImageDecoder.limits
+    limits.max_seconds = 1e-12
+    for (name, bytes, decoder) in DecoderBudgetTests.pictures {
+      let (status, message) = DecoderBudgetTests.decode(bytes, decoder, limits)
+      #expect(status == -1, "\(name)")
+      #expect(message.contains("took too long"), "\(name): \(message)")
+    }
+  }
+
+  @Test("an interrupt stops every decoder")
+  func interrupt() {
+    var limits = ImageDecoder.limits
+    limits.interrupted = { 1 }
+    for (name, bytes, decoder) in DecoderBudgetTests.pictures {
+      let (status, message) = DecoderBudgetTests.decode(bytes, decoder, limits)
+      #expect(status == -1 && message == "interrupted", "\(name): \(message)")
+    }
+  }
+
+  @Test("a header over the pixel budget is refused before decoding")
+  func pixelBudget() {
+    var limits = ImageDecoder.limits
+    limits.max_pixels = 1000
+    for (name, bytes, decoder) in DecoderBudgetTests.pictures {
+      let (status, message) = DecoderBudgetTests.decode(bytes, decoder, limits)
+      #expect(status == -1 && message.contains("too large"), "\(name): \(message)")
     }
   }
 }

@@ -33,9 +33,14 @@ struct JapaneseTests {
     #expect(blank.stderr == "forum: タイトルが空です。\n")
     let missing = try forum.run(["show", "9"], lang: Self.ja)
     #expect(missing.status == 4)
-    #expect(missing.stderr == "forum: 見つかりません。 (there is no thread #9)\n")
-    let long = try forum.run(["name", String(repeating: "名", count: 41)], lang: Self.ja)
-    #expect(long.stderr.hasPrefix("forum: 表示名が正しくありません。 ("))
+    #expect(missing.stderr == "forum: スレッド #9 はありません。\n")
+    let long = try forum.run(["new", "--title", String(repeating: "長", count: 201)], lang: Self.ja)
+    #expect(long.stderr == "forum: タイトルが長すぎます (201 文字、上限は 200 文字)。\n")
+    let bell = try forum.run(["comment", "1", "a\u{07}b"], lang: Self.ja)
+    #expect(bell.stderr == "forum: コメントに制御文字は使えません。\n")
+    let longName = try forum.run(["name", String(repeating: "名", count: 41)], lang: Self.ja)
+    #expect(longName.stderr.hasPrefix("forum: 表示名"))
+    #expect(!longName.stderr.contains("displayName"))
 
     let usage = try forum.script(["comment", ".", "show \"x", "show abc"], lang: Self.ja)
     #expect(

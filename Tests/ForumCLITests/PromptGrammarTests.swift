@@ -49,3 +49,26 @@ struct PromptGrammarTests {
     #expect(try forum.storedThreads().count == 3)
   }
 }
+
+@Suite(
+  "questions at the prompt (tmux)",
+  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+struct QuestionTests {
+  @Test func ctrlDAtAQuestionLeavesNoBlankLinesBehind() throws {
+    let forum = try ForumFixture()
+    let tmux = try TmuxSession(forum: forum, profile: "alice")
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("new")
+    try tmux.waitForPrompt("Title:")
+    try tmux.press("C-d")
+    try tmux.wait("cancelled") { $0.contains("Cancelled; nothing was saved.") }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("whoami")
+    let screen = try tmux.wait("whoami") { $0.contains { $0.hasPrefix("user id:") } }
+    let title = try #require(screen.firstIndex { $0.hasPrefix("Title:") })
+    #expect(screen[title + 1] == "Cancelled; nothing was saved.", "\(screen)")
+    let asked = try #require(screen.firstIndex { $0 == "forum> whoami" })
+    #expect(!screen[asked + 1].isEmpty, "no blank line before the output: \(screen)")
+  }
+}

@@ -12,11 +12,14 @@ final class TmuxSession {
   let tmux: String
   let target = "forum"
 
-  init(forum: ForumFixture, profile: String) throws {
+  init(
+    forum: ForumFixture, profile: String, environment extra: [String: String] = [:],
+    arguments: [String] = []
+  ) throws {
     guard let tmux = TmuxSession.path else { throw ForumTestError("tmux is not installed") }
     self.forum = forum
     self.tmux = tmux
-    var environment = forum.environment()
+    var environment = forum.environment(extra: extra)
     environment["TERM"] = "screen"
     // A shell around forum shows its exit status and keeps the pane open afterwards. It traps
     // SIGINT (a trap, unlike an ignored signal, is not inherited) so Ctrl-C reaches forum alone.
@@ -25,6 +28,7 @@ final class TmuxSession {
       ["/usr/bin/env", "-i"]
       + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
       + ["/bin/sh", "-c", wrapper, "sh", forum.binary, "--db", forum.db, "--profile", profile]
+      + arguments
     let start = ["new-session", "-d", "-s", target, "-x", "100", "-y", "30"] + command
     // The client started here forks the tmux server, which keeps what the client inherited:
     // - every open descriptor, among them the sockets Foundation's Process watches to learn that

@@ -88,6 +88,21 @@ struct TextBudgetTests {
     #expect(piped.status != 0)
   }
 
+  @Test("a title stored before the limits shows at most 8 marks a character")
+  func storedZalgoIsCut() throws {
+    let forum = try ForumFixture()
+    let board = try forum.openBoard()
+    _ = try board.createThread(title: "placeholder", description: "", image: nil)
+    try board.store.master.update(
+      "Thread", objectId: try #require(try forum.storedThreads().first?.objectId),
+      set: ["title": .string(TextBudgetTests.zalgoName)])
+    for command in [["show", "1"], ["list"]] {
+      let result = try forum.ok(command)
+      #expect(result.stdoutData.count < 2_000, "\(result.stdoutData.count) bytes")
+      #expect(result.stdout.contains("A" + String(repeating: "\u{301}", count: 8)))
+    }
+  }
+
   @Test("line separators, zero-width and tag characters show harmlessly; flags stay whole")
   func invisibleCharactersShowHarmlessly() throws {
     let forum = try ForumFixture()

@@ -114,6 +114,49 @@ struct BoardTests {
     expectError(.invalid) { _ = try alice.comments(of: thread, page: 0) }
   }
 
+  /// Pages are found by comment number while no comment was deleted and by offset after: both
+  /// give every page the 20 surviving comments that follow the pages before it.
+  @Test(arguments: EngineFixtures.all)
+  func commentPagesAreTheSameBySeekAndByOffset(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
+    let alice = try world.board("alice")
+    try alice.createThread(title: "busy", description: "", image: nil)
+    for index in 1...45 { try alice.addComment(to: 1, text: "c\(index)") }
+    func pages(_ count: Int) throws -> [[Int]] {
+      let thread = try alice.thread(1)
+      return try (1...count).map { try alice.comments(of: thread, page: $0).items.map(\.number) }
+    }
+    func chunks(_ numbers: [Int]) -> [[Int]] {
+      stride(from: 0, to: numbers.count, by: 20).map {
+        Array(numbers[$0..<min($0 + 20, numbers.count)])
+      }
+    }
+    #expect(try pages(3) == chunks(Array(1...45)))
+    #expect(try alice.comments(of: alice.thread(1), page: 4).items.isEmpty)
+    for number in [3, 30] { try alice.deleteComment(number, inThread: 1) }
+    #expect(try pages(3) == chunks(Array(1...45).filter { $0 != 3 && $0 != 30 }))
+    try alice.addComment(to: 1, text: "c46")
+    #expect(try pages(3) == chunks(Array(1...46).filter { $0 != 3 && $0 != 30 }))
+  }
+
+  /// A back-half list page read from the oldest end (when the count is known) is the same page.
+  @Test(arguments: EngineFixtures.all)
+  func threadPagesAreTheSameFromEitherEnd(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
+    let alice = try world.board("alice")
+    for index in 1...45 { try alice.createThread(title: "t\(index)", description: "", image: nil) }
+    try alice.addComment(to: 7, text: "bump")
+    let total = try alice.threadCount()
+    #expect(total == 45)
+    for page in 1...4 {
+      let plain = try alice.threads(page: page)
+      let counted = try alice.threads(page: page, total: total)
+      #expect(counted.items.map(\.number) == plain.items.map(\.number), "page \(page)")
+      #expect(counted.hasMore == plain.hasMore, "page \(page)")
+    }
+    #expect(try alice.threads(page: 3, total: total).items.map(\.number) == [5, 4, 3, 2, 1])
+  }
+
   @Test(arguments: EngineFixtures.all)
   func anotherUsersCommentUpdatesCountAndActivity(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)

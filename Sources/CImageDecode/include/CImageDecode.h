@@ -9,8 +9,8 @@
 
 #define CIMG_ERROR_LENGTH 200
 /// No decode produces more than this many pixels a side (the preview's own size, not the
-/// picture's): it bounds the output buffer at 16 MB.
-#define CIMG_MAX_OUTPUT_SIDE 2048
+/// picture's): it bounds the output buffer at 10 MB.
+#define CIMG_MAX_OUTPUT_SIDE 1600
 
 /// What one decode may cost. A decoder checks the header against these before decoding and the
 /// clock and the interrupt flag while it runs.
@@ -25,8 +25,8 @@ typedef struct {
   int64_t max_buffered;
   /// CPU seconds for the whole decode.
   double max_seconds;
-  /// When non-NULL and non-zero (set by a signal handler), the decode stops.
-  const volatile int *interrupted;
+  /// Polled while decoding when non-NULL: a non-zero answer (Ctrl-C was pressed) stops it.
+  int (*interrupted)(void);
 } cimg_limits;
 
 /// A decoded picture: 8-bit RGBA with straight alpha, rows top to bottom.

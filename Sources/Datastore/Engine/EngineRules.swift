@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The rules an engine enforces on every write, declared as data by the layer above (the board)
 /// so that Datastore knows nothing of threads and comments. An engine installs them where a
@@ -26,9 +31,10 @@ public struct EngineRules: Equatable, Sendable, Codable {
   }
 
   /// Fields of `className` that no client sets or changes, on create or update: the engine
-  /// writes them. A client that names one gets `E400002 <field> is invalid.` from the API; at
-  /// the SQL level (psql on PostgreSQL) the engine overwrites or refuses them. The owner field is
-  /// among them, but `create` accepts it when it points at the caller (see `OwnerRule`).
+  /// writes them. A client that names one gets `E400002 <field> is invalid.` from the API; a
+  /// server engine also overwrites or refuses them at the SQL level (psql on PostgreSQL), while on
+  /// SQLite raw SQL on the file is outside the trust model. The owner field is among them, but
+  /// `create` accepts it when it points at the caller (see `OwnerRule`).
   public func managedFields(of className: String) -> Set<String> {
     var fields: Set<String> = []
     for rule in sequences where rule.className == className { fields.insert(rule.field) }

@@ -1,5 +1,11 @@
 import CLibPQ
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// A parameter sent to the server: text (the server infers its type from the statement), bytes
 /// sent in binary (bytea), or NULL.

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Opens the PostgreSQL engine on a libpq URI (`postgresql://…`).
 func makePostgresEngine(uri: String) throws -> any DatastoreEngine {
@@ -30,12 +35,12 @@ final class PostgresEngine: DatastoreEngine {
 
   /// `password=…` and `user:password@` taken out, so the location can be shown and stored.
   static func withoutPassword(_ uri: String) -> String {
-    var text = uri.replacingOccurrences(
-      of: #"([?&])password=[^&]*&?"#, with: "$1", options: .regularExpression)
+    // The standard library's Regex: NSRegularExpression would bring full Foundation (ICU).
+    let parameter = try! Regex(#"([?&])password=[^&]*&?"#)
+    var text = uri.replacing(parameter) { String($0.output[1].substring ?? "") }
     if text.hasSuffix("?") || text.hasSuffix("&") { text.removeLast() }
-    return text.replacingOccurrences(
-      of: #"^(postgres(ql)?://[^/@:]*):[^/@]*@"#, with: "$1@",
-      options: [.regularExpression, .caseInsensitive])
+    let userInfo = try! Regex(#"^(postgres(ql)?://[^/@:]*):[^/@]*@"#).ignoresCase()
+    return text.replacing(userInfo) { String($0.output[1].substring ?? "") + "@" }
   }
 
   /// Runs a statement, turning the server's refusals into the backend's codes. Inside a
@@ -145,7 +150,7 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   static func identifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    "\"" + name.replacing("\"", with: "\"\"") + "\""
   }
 
   // MARK: Transactions
@@ -197,8 +202,7 @@ final class PostgresEngine: DatastoreEngine {
   static func arrayLiteral<S: Sequence>(_ items: S) -> PostgresValue where S.Element == String {
     let quoted = items.sorted().map {
       "\""
-        + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
-          of: "\"", with: "\\\"") + "\""
+        + $0.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
     }
     return .text("{" + quoted.joined(separator: ",") + "}")
   }
@@ -288,6 +292,14 @@ final class PostgresEngine: DatastoreEngine {
       case let value:
         values.append(.text(value.jsonText()))
         terms.append("\(expression) = $\(values.count)::jsonb")
+      }
+    }
+    // Range bounds compare jsonb numbers numerically, on the expression the indexes use.
+    for (bounds, comparison) in [(query.greaterThan, ">"), (query.lessThan, "<")] {
+      for field in bounds.keys.sorted() {
+        values.append(.text(String(bounds[field]!)))
+        terms.append(
+          "\(PostgresSchema.expression(for: field)) \(comparison) $\(values.count)::jsonb")
       }
     }
     return "WHERE " + terms.joined(separator: " AND ") + readFilter(caller, values: &values)

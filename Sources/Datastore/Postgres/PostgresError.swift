@@ -41,7 +41,7 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
 
   /// libpq's messages end in a newline and sometimes span lines; a person gets one line.
   static func oneLine(_ text: String) -> String {
-    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+    text.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces() }
       .filter { !$0.isEmpty }.joined(separator: "; ")
   }
 

@@ -110,7 +110,7 @@ struct PostgresRules: Equatable {
   // MARK: SQL
 
   private static func literal(_ text: String) -> String {
-    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    "'" + text.replacing("'", with: "''") + "'"
   }
 
   private static func array(_ items: [String]) -> String {

@@ -211,7 +211,7 @@ enum PostgresSchema {
   static func keyColumn(for field: String) -> String? {
     switch field {
     case "objectId", "createDate", "updateDate": return nil
-    default: return "key_" + field.replacingOccurrences(of: ".", with: "_").lowercased()
+    default: return "key_" + field.replacing(".", with: "_").lowercased()
     }
   }
 
@@ -231,14 +231,14 @@ enum PostgresSchema {
         """)
     }
     let base = "objects_\(spec.className)_\(spec.fields.joined(separator: "_"))"
-      .replacingOccurrences(of: ".", with: "_").lowercased()
+      .replacing(".", with: "_").lowercased()
     func key(_ field: String) -> String {
       keyColumn(for: field).map { "\"\($0)\"" }
-        ?? expression(for: field).replacingOccurrences(of: "o.", with: "")
+        ?? expression(for: field).replacing("o.", with: "")
     }
     let ordered =
       spec.fields.dropLast().map(key)
-      + [expression(for: spec.fields.last!).replacingOccurrences(of: "o.", with: "")]
+      + [expression(for: spec.fields.last!).replacing("o.", with: "")]
     statements.append(
       """
       CREATE INDEX IF NOT EXISTS "\((base + "_by").prefix(63))" ON forum.objects

@@ -1,5 +1,11 @@
 import CSQLite
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// How a connection waits for another process's write lock: in 10 ms naps up to a limit, telling
 /// `Interrupt.onLongWait` after about a second, and giving up at once on Ctrl-C.

@@ -1,5 +1,11 @@
 import CSQLite
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// One SQLite connection. Statements are cached by SQL text and finalized with the connection.
 public final class Connection {

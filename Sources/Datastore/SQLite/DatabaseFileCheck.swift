@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 extension SQLiteEngine {
   /// Why `path` cannot hold a database, checked before SQLite opens it: its directory is

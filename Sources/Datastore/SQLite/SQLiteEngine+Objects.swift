@@ -262,8 +262,29 @@ extension SQLiteEngine {
         values.append(.text(composite.jsonText()))
       }
     }
-    if !caller.isMaster { terms.append(aclTest("o.readers", caller, values: &values)) }
+    // Range bounds: the index on the ordered field seeks to the first key (keyset paging).
+    for (bounds, comparison) in [(query.greaterThan, ">"), (query.lessThan, "<")] {
+      for field in bounds.keys.sorted() {
+        terms.append("\(expression(for: field)) \(comparison) ?")
+        values.append(.integer(bounds[field]!))
+      }
+    }
+    if !caller.isMaster { terms.append(listingFilter(query.className, caller, values: &values)) }
     return "WHERE " + terms.joined(separator: " AND ")
+  }
+
+  /// Rows of `className` the caller may read, for listings: a public row by its flag in the row
+  /// the listing walks anyway; any other through `object_readers`, whose primary key gives the
+  /// caller's readable private objects of the class in one range per principal.
+  private static func listingFilter(
+    _ className: String, _ caller: Principals, values: inout [SQLValue]
+  ) -> String {
+    let principals = caller.names.subtracting(["*"]).sorted()
+    guard !principals.isEmpty else { return "instr(o.readers, ' * ') > 0" }
+    values += principals.map { .text($0) } + [.text(className)]
+    let marks = Array(repeating: "?", count: principals.count).joined(separator: ", ")
+    return "(instr(o.readers, ' * ') > 0 OR o.id IN (SELECT r.object FROM object_readers r "
+      + "WHERE r.principal IN (\(marks)) AND r.class = ?))"
   }
 
   private static func orderClause(_ order: [String]) -> String {

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// The embedded engine: one SQLite file, one host. Implements `DatastoreEngine`'s semantics with
 /// conditional SQL writes and the rules as triggers (`SQLiteRules`); ACL filtering and the
@@ -169,7 +174,7 @@ final class SQLiteEngine: DatastoreEngine {
 
   private static func indexName(_ spec: IndexSpec) -> String {
     "objects_\(spec.className)_"
-      + spec.fields.joined(separator: "_").replacingOccurrences(of: ".", with: "_")
+      + spec.fields.joined(separator: "_").replacing(".", with: "_")
   }
 
   // MARK: Identity

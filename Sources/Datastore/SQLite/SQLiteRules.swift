@@ -3,11 +3,13 @@
 ///
 /// What the triggers do is bookkeeping no client can be trusted with: numbering, counters, the
 /// parent's last activity, children's readers, cascades. What needs to know the caller (is the
-/// parent readable, is the owner the caller) is checked by the engine before it writes; on SQLite
-/// whoever holds the file is trusted anyway (README, trust model).
+/// parent readable, is the owner the caller) is checked by the engine before it writes, and the
+/// managed and fixed fields by `DatastoreClient`. There are no guard triggers against edits made
+/// past the engine: on SQLite whoever holds the file may run `sqlite3` on it anyway (README, trust
+/// model), and a guard would parse every parent's JSON again on every comment.
 enum SQLiteRules {
   /// Bumped when the trigger text below changes, so open files get the new triggers.
-  static let format = 1
+  static let format = 2
 
   /// A millisecond clock in SQL (SQLite 3.40 has no `unixepoch('subsec')`). `now` is fixed for
   /// the length of one statement, triggers included.
@@ -34,16 +36,16 @@ enum SQLiteRules {
     }
     return classes.flatMap { className in
       [insertTrigger(className, rules), deleteTrigger(className, rules)]
-        + readersTriggers(className, rules) + [guardTrigger(className, rules)]
+        + readersTriggers(className, rules)
     }.compactMap { $0 }
   }
 
   /// After insert: the parent's counters, the sequence, the parent's initial counters, the child's
-  /// number and readers, all from SQL.
+  /// number, canonical parent pointer and readers, all from SQL.
   private static func insertTrigger(_ className: String, _ rules: EngineRules) -> String? {
     var steps: [String] = []
     var sets: [String] = []
-    var readers: String?
+    var parentJoin: String?
     if let child = rules.childRule(of: className) {
       let parentId = "json_extract(NEW.data, '$.\(child.parentField).objectId')"
       let parent = "p.class = '\(child.parentClass)' AND p.objectId = \(parentId)"
@@ -61,10 +63,9 @@ enum SQLiteRules {
           WHERE class = '\(child.parentClass)' AND objectId = \(parentId);
         """)
       sets.append(
-        "\(path(child.numberField)), (SELECT json_extract(p.data, \(path(child.lastNumberField))) "
-          + "FROM objects p WHERE \(parent))")
-      sets.append("\(path(child.parentField)), \(pointer(child.parentClass, parentId))")
-      readers = "(SELECT p.readers FROM objects p WHERE \(parent))"
+        "\(path(child.numberField)), json_extract(p.data, \(path(child.lastNumberField)))")
+      sets.append("\(path(child.parentField)), \(pointer(child.parentClass, "p.objectId"))")
+      parentJoin = parent
     }
     for rule in rules.sequences where rule.className == className {
       steps.append(
@@ -81,15 +82,18 @@ enum SQLiteRules {
         "\(path(rule.activityField)), NEW.createDate",
       ]
     }
-    guard !sets.isEmpty || !steps.isEmpty else { return nil }
-    var assignments: [String] = []
     if !sets.isEmpty {
-      assignments.append("data = json_set(data, \(sets.joined(separator: ", ")))")
+      let data = "data = json_set(objects.data, \(sets.joined(separator: ", ")))"
+      if let parentJoin {
+        // One look at the parent gives the child its number and its readers.
+        steps.append(
+          "UPDATE objects SET \(data), readers = p.readers FROM objects AS p "
+            + "WHERE objects.id = NEW.id AND \(parentJoin);")
+      } else {
+        steps.append("UPDATE objects SET \(data) WHERE id = NEW.id;")
+      }
     }
-    if let readers { assignments.append("readers = \(readers)") }
-    if !assignments.isEmpty {
-      steps.append("UPDATE objects SET \(assignments.joined(separator: ", ")) WHERE id = NEW.id;")
-    }
+    guard !steps.isEmpty else { return nil }
     return """
       CREATE TRIGGER rule_insert_\(className) AFTER INSERT ON objects
       WHEN NEW.class = '\(className)' BEGIN
@@ -140,37 +144,6 @@ enum SQLiteRules {
       END
       """
     }
-  }
-
-  /// Before update: numbers, owners, parents and files never change once set, and a child's
-  /// readers are always its parent's.
-  private static func guardTrigger(_ className: String, _ rules: EngineRules) -> String? {
-    var fixed: [String] = rules.sequences.filter { $0.className == className }.map(\.field)
-    fixed += rules.owners.filter { $0.className == className }.map(\.field)
-    fixed += rules.parentRules(of: className).compactMap(\.fileField)
-    var conditions = fixed.map { field in
-      "(json_extract(OLD.data, \(path(field))) IS NOT NULL AND "
-        + "json_extract(NEW.data, \(path(field))) IS NOT json_extract(OLD.data, \(path(field))))"
-    }
-    if let child = rules.childRule(of: className) {
-      let numbered = "json_extract(OLD.data, \(path(child.numberField))) IS NOT NULL"
-      for field in [child.numberField, child.parentField] {
-        conditions.append(
-          "(\(numbered) AND json_extract(NEW.data, \(path(field))) IS NOT "
-            + "json_extract(OLD.data, \(path(field))))")
-      }
-      conditions.append(
-        "(\(numbered) AND NEW.readers IS NOT (SELECT p.readers FROM objects p "
-          + "WHERE p.class = '\(child.parentClass)' "
-          + "AND p.objectId = json_extract(OLD.data, '$.\(child.parentField).objectId')))")
-    }
-    guard !conditions.isEmpty else { return nil }
-    return """
-      CREATE TRIGGER rule_guard_\(className) BEFORE UPDATE ON objects
-      WHEN OLD.class = '\(className)' AND (\(conditions.joined(separator: "\n  OR "))) BEGIN
-      SELECT RAISE(ABORT, 'E400002 \(className)');
-      END
-      """
   }
 
   /// Existing rows brought in line with `rules` when they are installed on a file written before

@@ -5,6 +5,9 @@
 /// - `files`: file bytes with their ACL.
 /// - `identities`: SHA-256 of each user's anonymous secret, never the secret.
 /// - `sessions`: SHA-256 of each session token, never the token.
+/// - `object_readers`: for every object not readable by `*`, one row per reader principal, so a
+///   listing finds the private objects a caller may read by one range of its primary key
+///   (principal, class, object) instead of testing every row's text.
 /// - `role_members`, `counters` (named sequences), `meta` (the board id, the installed rules).
 enum SQLiteSchema {
   static let migrations = Migrations(steps: [
@@ -46,7 +49,58 @@ enum SQLiteSchema {
       CREATE TABLE counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
       """),
     .swift(hashSecrets),
+    .sql(
+      """
+      CREATE TABLE object_readers(
+        principal TEXT NOT NULL,
+        class TEXT NOT NULL,
+        object INTEGER NOT NULL,
+        PRIMARY KEY(principal, class, object)
+      ) WITHOUT ROWID;
+      CREATE INDEX object_readers_object ON object_readers(object);
+      CREATE TRIGGER objects_readers_insert AFTER INSERT ON objects
+      WHEN instr(NEW.readers, ' * ') = 0 BEGIN
+        \(readerRows("NEW"))
+      END;
+      CREATE TRIGGER objects_readers_update AFTER UPDATE OF readers ON objects
+      WHEN NEW.readers IS NOT OLD.readers BEGIN
+        DELETE FROM object_readers WHERE object = OLD.id;
+        \(readerRows("NEW"))
+      END;
+      CREATE TRIGGER objects_readers_delete AFTER DELETE ON objects
+      WHEN instr(OLD.readers, ' * ') = 0 BEGIN
+        DELETE FROM object_readers WHERE object = OLD.id;
+      END;
+      INSERT INTO object_readers(principal, class, object)
+        SELECT p.value, o.class, o.id
+        FROM objects o, json_each('["' || replace(trim(o.readers), ' ', '","') || '"]') p
+        WHERE instr(o.readers, ' * ') = 0 AND p.value <> '';
+      """),
+    // Version 4: a change between two public reader lists (a comment taking its thread's) leaves
+    // object_readers alone.
+    .sql(
+      """
+      DROP TRIGGER objects_readers_update;
+      CREATE TRIGGER objects_readers_update AFTER UPDATE OF readers ON objects
+      WHEN NEW.readers IS NOT OLD.readers
+        AND (instr(NEW.readers, ' * ') = 0 OR instr(OLD.readers, ' * ') = 0) BEGIN
+        DELETE FROM object_readers WHERE object = OLD.id;
+        \(readerRows("NEW"))
+      END;
+      """),
   ])
+
+  /// The `object_readers` rows of a row not readable by `*` (`row` is NEW or OLD). Principals
+  /// are letters, digits, `:`, `_` and `-`, so the space-delimited column turns into a JSON
+  /// array by quoting alone.
+  private static func readerRows(_ row: String) -> String {
+    """
+    INSERT INTO object_readers(principal, class, object)
+          SELECT value, \(row).class, \(row).id
+          FROM json_each('["' || replace(trim(\(row).readers), ' ', '","') || '"]')
+          WHERE instr(\(row).readers, ' * ') = 0 AND value <> '';
+    """
+  }
 
   /// Version 2: a board id; anonymous ids move out of the user objects into `identities` as
   /// SHA-256 hashes (so an old profile, whose UUID was its secret, is still the same user); the

@@ -1,5 +1,11 @@
 import CSQLite
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// A value SQLite can store in a column or take as a parameter.
 public enum SQLValue: Equatable, Sendable {

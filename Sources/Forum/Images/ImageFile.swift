@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Reads a file a person names for attaching, refusing anything that is not a plain readable file
 /// before reading a byte, so a FIFO cannot hang the board and `/dev/zero` cannot fill memory.

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// An image ready to store: checked, measured, and with location and camera metadata removed.
 public struct PreparedImage: Sendable, Equatable {

@@ -17,13 +17,21 @@ enum JPEGContainer {
     var sawExif = false
     var orientation = 1
     var pos = 2
+    var inScan = false
     while true {
-      // Bytes before a marker are fill or junk; libjpeg skips them, and so does this walk.
       guard let at = nextMarker(b, from: pos) else {
         throw ImageRejection.truncated(.jpeg, "no end-of-image marker")
       }
-      copy.keep(pos..<at)
+      // After a scan header come its entropy-coded data, kept; anywhere else bytes before a
+      // marker are junk, which libjpeg skips, and are dropped. So are fill bytes (0xFF) before a
+      // marker. Kept, either could join what follows a dropped segment into a new marker or
+      // make the file start without one (both found by fuzzing).
+      var keptEnd = inScan ? at : pos
+      while keptEnd > pos && b[keptEnd - 1] == 0xFF { keptEnd -= 1 }
+      copy.keep(pos..<keptEnd)
+      if keptEnd < at { copy.drop(nil) }
       let marker = b[at + 1]
+      inScan = marker == startOfScan
       switch marker {
       case endOfImage:
         guard let frame, scans > 0 else { throw ImageRejection.damaged(.jpeg, "no image data") }

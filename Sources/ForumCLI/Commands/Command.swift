@@ -65,7 +65,7 @@ struct CommandInfo {
   static let commonFlags = ["json", "no-color", "help"]
 
   func help(japanese: Bool, width: Int) -> String {
-    var lines = [(japanese ? "使い方: " : "usage: ") + usage]
+    var lines = SafeText.wrap((japanese ? "使い方: " : "usage: ") + usage, to: max(20, width))
     lines += SafeText.wrap(summary.text(japanese: japanese), to: max(20, width - 2)).map {
       "  " + $0
     }

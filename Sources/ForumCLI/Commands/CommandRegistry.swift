@@ -36,19 +36,26 @@ enum CommandRegistry {
   /// global options.
   static func overview(japanese: Bool, width: Int) -> String {
     let infos = all.map { $0.info }
-    let usageWidth = infos.map { SafeText.width($0.usage) }.max() ?? 0
+    // Long usages go on a line of their own rather than push every summary to the right.
+    let column = min(infos.map { SafeText.width($0.usage) }.max() ?? 0, 28)
     var lines = [japanese ? "コマンド:" : "Commands:"]
-    let summaryWidth = width - usageWidth - 4
+    let summaryWidth = width - column - 4
     for info in infos {
       let summary = info.summary.text(japanese: japanese)
-      if summaryWidth >= 24 {
+      let usageWidth = SafeText.width(info.usage)
+      if summaryWidth >= 24 && usageWidth > column {
+        lines += SafeText.wrap(info.usage, to: width - 2).map { "  " + $0 }
+        lines += SafeText.wrap(summary, to: summaryWidth).map {
+          String(repeating: " ", count: column + 4) + $0
+        }
+      } else if summaryWidth >= 24 {
         let wrapped = SafeText.wrap(summary, to: summaryWidth)
-        lines.append("  " + SafeText.pad(info.usage, to: usageWidth) + "  " + wrapped[0])
+        lines.append("  " + SafeText.pad(info.usage, to: column) + "  " + wrapped[0])
         for more in wrapped.dropFirst() {
-          lines.append(String(repeating: " ", count: usageWidth + 4) + more)
+          lines.append(String(repeating: " ", count: column + 4) + more)
         }
       } else {
-        lines.append("  " + info.usage)
+        lines += SafeText.wrap(info.usage, to: max(20, width - 2)).map { "  " + $0 }
         lines += SafeText.wrap(summary, to: max(20, width - 6)).map { "      " + $0 }
       }
     }

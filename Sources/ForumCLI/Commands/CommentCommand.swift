@@ -3,7 +3,7 @@ import Forum
 /// `comment`: prose for a thread, from the rest of the line or from lines up to a `.`.
 enum CommentCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "comment", aliases: ["c"], usage: "comment [THREAD] [TEXT]",
+    name: "comment", aliases: ["c"], usage: "comment [THREAD] [--edit] [TEXT]",
     summary: Localized(
       "comment on a thread (the current one at the prompt)", "スレッドにコメント (プロンプトでは現在のスレッド)"),
     details: Localized(
@@ -14,22 +14,30 @@ enum CommentCommand: ForumCommand {
       "行の残りがそのまま本文です。プロンプトで現在のスレッドにいるときは、`comment 本文` は"
         + "何で始まってもそのスレッドへの投稿です。`comment #12 本文` は #12 への投稿です。"
         + "本文がなければ「.」だけの行まで読みます。`\\e` だけの行で $VISUAL か $EDITOR を開きます。"),
-    arguments: 0...1, text: .afterThread, completion: .threads)
+    flags: ["edit"], arguments: 0...1, text: .afterThread, completion: .threads)
 
+  /// A line without text reads a draft, whatever else is wrong with it (scripts have no
+  /// current thread, so the same parse as `run` decides).
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
-    var rough = words.roughWords.dropFirst().drop { $0 == "--json" || $0 == "--no-color" }
-    if let first = rough.first, Invocation.isThreadWord(first, bareNumber: true) {
-      rough = rough.dropFirst()
-    }
-    return rough.isEmpty ? [.block] : []
+    let parsed = try? Invocation(
+      words, info: info, insideThread: false, messages: Messages(japanese: false))
+    guard let parsed else { return [] }
+    return parsed.flags.contains("help") || !(parsed.text ?? "").isEmpty ? [] : [.block]
   }
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let number = try session.threadArgument(invocation, example: "comment 12 TEXT")
     _ = try session.board.thread(number)  // the thread exists and may be read: ask for text
     var text = invocation.text ?? ""
-    if text.isEmpty { text = try session.draft(session.messages.commentPrompt) }
+    if text.isEmpty {
+      text =
+        try session.offerSavedDraft(.comment)
+        ?? session.draft(
+          session.messages.commentPrompt, saving: .comment,
+          edit: invocation.flags.contains("edit"))
+    }
     let comment = try session.board.addComment(to: number, text: text)
+    if session.activeDraft == .comment { session.discardDraft(.comment) }
     if number == session.currentThread, let seen = session.newestSeenComment,
       seen == comment.number - 1
     {

@@ -17,18 +17,23 @@ enum ListCommand: ForumCommand {
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let page: Int
+    var total: Int?
     if invocation.options["page"] == "last" {
-      page = Board.lastPage(commentCount: try session.board.threadCount())
+      total = try session.board.threadCount()
+      page = Board.lastPage(commentCount: total!)
     } else {
       page = try session.pageNumber(invocation, last: 1)
     }
-    try show(page: page, in: session)
+    try show(page: page, total: total, in: session)
     return .next
   }
 
   /// Prints page `page` of the list; a page past the end is "not found".
-  static func show(page: Int, in session: Session) throws {
-    let threads = try session.board.threads(page: page)
+  static func show(page: Int, total known: Int? = nil, in session: Session) throws {
+    // Counting costs a walk of the index: only when there is more than one page. Past page 1 it
+    // is needed anyway, and lets a page in the back half be read from the oldest end.
+    let total = try known ?? (page > 1 ? session.board.threadCount() : nil)
+    let threads = try session.board.threads(page: page, total: total)
     if threads.items.isEmpty && page > 1 {
       throw CLIError.notFound(session.messages.pastTheEnd(page, "list --page last"))
     }
@@ -37,10 +42,9 @@ enum ListCommand: ForumCommand {
       session.emit(.object(["results": .array(threads.items.map(\.json))]))
       return
     }
-    // Counting costs a walk of the index: only when there is more than one page.
     let pages =
       page == 1 && !threads.hasMore
-      ? 1 : Board.lastPage(commentCount: try session.board.threadCount())
+      ? 1 : Board.lastPage(commentCount: try total ?? session.board.threadCount())
     session.printLines(session.renderer.threadList(threads, pages: pages))
   }
 }

@@ -1,11 +1,17 @@
 import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// `new`: posts a thread, asking for what the line did not give.
 enum NewCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "new", usage: "new [--title T] [--description D] [--image PATH]",
+    name: "new", usage: "new [--title T] [--description D] [--image PATH] [--edit]",
     summary: Localized("post a thread; asks for what is missing", "スレッドを投稿 (足りないものは尋ねます)"),
     details: Localized(
       "The description ends with a line holding a single `.`; `\\e` on a line of its own opens "
@@ -15,7 +21,7 @@ enum NewCommand: ForumCommand {
       "本文は「.」だけの行で終わります。`\\e` だけの行で $VISUAL か $EDITOR を開きます。"
         + "画像は 5 MB までの PNG、JPEG、GIF、WebP で、位置情報やカメラ情報は保存前に削除します。"
         + "スクリプトではタイトルの行と「.」までの本文を読みます。画像は --image でのみ付けられます。"),
-    options: ["title", "description", "image"])
+    options: ["title", "description", "image"], flags: ["edit"])
 
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
     let rough = words.roughWords
@@ -29,16 +35,32 @@ enum NewCommand: ForumCommand {
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let messages = session.messages
     let givenTitle = invocation.options["title"]
-    let title = try givenTitle ?? session.ask(messages.titlePrompt)
-    _ = try PostRules.title(title)  // refuse a bad title before asking for more
-    let description: String
-    if let given = invocation.options["description"] {
-      description = given
-    } else if givenTitle != nil && !session.input.isInteractive && !session.oneShot {
-      description = ""  // a script line that gives the title is complete
+    var title: String
+    var description: String
+    if givenTitle == nil, invocation.options["description"] == nil,
+      let saved = try session.offerSavedDraft(.thread)
+    {
+      let lines = saved.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+      title = String(lines[0])
+      description = lines.count > 1 ? String(lines[1]) : ""
     } else {
-      description = try session.draft(messages.descriptionPrompt)
+      title = try givenTitle ?? session.ask(messages.titlePrompt)
+      _ = try PostRules.title(title)  // refuse a bad title before asking for more
+      if givenTitle == nil && session.input.isInteractive {
+        session.drafts.save(title, as: .thread)
+        session.activeDraft = .thread
+      }
+      if let given = invocation.options["description"] {
+        description = given
+      } else if givenTitle != nil && !session.input.isInteractive && !session.oneShot {
+        description = ""  // a script line that gives the title is complete
+      } else {
+        description = try session.draft(
+          messages.descriptionPrompt, saving: givenTitle == nil ? .thread : nil, prefix: [title],
+          edit: invocation.flags.contains("edit"))
+      }
     }
+    _ = try PostRules.title(title)
     _ = try PostRules.description(description)
     var image: PreparedImage?
     if let path = invocation.options["image"] {
@@ -48,6 +70,7 @@ enum NewCommand: ForumCommand {
     }
     let thread = try session.board.createThread(
       title: title, description: description, image: image)
+    if session.activeDraft == .thread { session.discardDraft(.thread) }
     if session.json {
       session.emit(thread.json)
     } else {

@@ -65,10 +65,11 @@ enum HelpCommand: ForumCommand {
     arguments: 0...1)
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    print(
-      try CommandRegistry.help(
-        topic: invocation.positionals.first, japanese: session.terminal.japanese,
-        width: session.terminal.width))
+    let text = try CommandRegistry.help(
+      topic: invocation.positionals.first, japanese: session.terminal.japanese,
+      width: session.terminal.width)
+    session.printLines(
+      text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     return .next
   }
 }

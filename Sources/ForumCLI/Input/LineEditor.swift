@@ -1,12 +1,19 @@
 import CReadline
 import Datastore
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 // readline's callbacks are C function pointers that cannot capture context, so the state they
 // share with the editor lives here. One editor exists per process.
 private var pendingLine: InputEvent?
 private var interruptRequested: sig_atomic_t = 0
 private var resizeRequested: sig_atomic_t = 0
+private var continued: sig_atomic_t = 0
 private var completionKind = CompletionKind.commands
 private var completionCandidates: [String] = []
 private var completionProvider: ((String) -> [String])?
@@ -32,6 +39,9 @@ final class LineEditor: LineInput {
     rl_catch_signals = 0
     rl_catch_sigwinch = 0
     rl_attempted_completion_function = forumCompletion
+    // A paste arrives as one piece (newlines kept), not as keys that would run each line
+    // half-typed; `readLine` then hands it out line by line.
+    rl_variable_bind("enable-bracketed-paste", "on")
     using_history()
     stifle_history(Int32(LineEditor.historyLimit))
     if let historyPath {
@@ -41,17 +51,34 @@ final class LineEditor: LineInput {
     LineEditor.installSignalHandlers()
   }
 
+  /// Lines of a pasted block still to be handed out, each echoed after its prompt.
+  private var pastedLines: [[UInt8]] = []
+
   func readLine(prompt: String, history: Bool, completion: CompletionKind) -> InputEvent {
+    if !pastedLines.isEmpty {
+      let line = pastedLines.removeFirst()
+      fputs(prompt + String(decoding: line, as: UTF8.self) + "\n", stdout)
+      fflush(stdout)
+      return accept(.line(line), history: history)
+    }
     completionKind = completion
     pendingLine = nil
-    interruptRequested = 0
+    // A Ctrl-C pressed between two reads (after Enter, before the next prompt) is for this one;
+    // one that stopped a command's work was already answered.
+    if !Interrupt.requested { interruptRequested = 0 }
     rl_callback_handler_install(prompt, lineHandler)
     defer { rl_callback_handler_remove() }
+    if !pastedRest.isEmpty {
+      rl_insert_text(pastedRest)
+      pastedRest = ""
+      rl_redisplay()
+    }
     var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
     while pendingLine == nil {
       let ready = poll(&descriptor, 1, 250)
       if interruptRequested != 0 {
         interruptRequested = 0
+        discardPaste()
         Interrupt.clear()  // this Ctrl-C was for the line being typed, not for work
         rl_free_line_state()
         rl_callback_sigcleanup()
@@ -63,9 +90,17 @@ final class LineEditor: LineInput {
         resizeRequested = 0
         rl_resize_terminal()
       }
+      if continued != 0 {
+        continued = 0
+        // Back from Ctrl-Z and `fg`: the shell's lines are under the old prompt, so draw the
+        // prompt and the half-typed line anew.
+        rl_on_new_line()
+        rl_forced_update_display()
+      }
       if ready > 0 {
         if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
           rl_callback_read_char()
+          if pendingLine == nil { acceptPastedLines() }
         }
       } else if ready == 0 {
         printAbovePrompt(idle?() ?? [])
@@ -73,7 +108,44 @@ final class LineEditor: LineInput {
         return .endOfInput
       }
     }
-    let event = pendingLine!
+    var event = pendingLine!
+    // A pasted block: its first line now, the others at the next reads.
+    if case .line(let bytes) = event, bytes.contains(UInt8(ascii: "\n")) {
+      var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        .map { Array($0).last == UInt8(ascii: "\r") ? Array($0.dropLast()) : Array($0) }
+      if lines.last?.isEmpty == true { lines.removeLast() }
+      event = .line(lines.first ?? [])
+      pastedLines = Array(lines.dropFirst())
+    }
+    return accept(event, history: history)
+  }
+
+  /// The part of a paste after its last newline, typed on at the next read.
+  private var pastedRest = ""
+
+  /// A bracketed paste lands in the line as text, newlines and all, and readline waits for
+  /// Enter. The lines the paste completed are taken as entered, as if each had been typed; what
+  /// follows the last newline stays on the line being edited.
+  private func acceptPastedLines() {
+    guard let buffer = rl_line_buffer else { return }
+    let bytes = Array(
+      UnsafeBufferPointer(
+        start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: strlen(buffer)))
+    guard let lastNewline = bytes.lastIndex(of: UInt8(ascii: "\n")) else { return }
+    pastedRest = String(decoding: bytes[(lastNewline + 1)...], as: UTF8.self)
+    rl_replace_line("", 0)
+    rl_callback_handler_remove()
+    fputs("\n", stdout)
+    pendingLine = .line(Array(bytes[...lastNewline]))
+  }
+
+  /// Drops the rest of a pasted block (after Ctrl-C).
+  func discardPaste() {
+    pastedLines = []
+    pastedRest = ""
+  }
+
+  private func accept(_ event: InputEvent, history: Bool) -> InputEvent {
     if case .line(let bytes) = event {
       lineNumber += 1
       if history, !bytes.allSatisfy({ $0 == UInt8(ascii: " ") }) {
@@ -87,18 +159,23 @@ final class LineEditor: LineInput {
   /// the prompt, and what was typed so far stays as it was.
   var idle: (() -> [String])?
 
+  /// The prompt as it should read now: what `idle` reported may have changed it (a current
+  /// thread deleted meanwhile).
+  var livePrompt: (() -> String)?
+
   private func printAbovePrompt(_ lines: [String]) {
     guard !lines.isEmpty else { return }
     rl_clear_visible_line()
     for line in lines { fputs(line + "\n", stdout) }
     fflush(stdout)
+    if let prompt = livePrompt?() { rl_set_prompt(prompt) }
     rl_on_new_line()
     rl_forced_update_display()
   }
 
   private func remember(_ bytes: [UInt8]) {
     // Completion leaves a trailing space after a word; history keeps the command as meant.
-    let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    let text = String(decoding: bytes, as: UTF8.self).trimmingSpaces()
     if let last = history_get(history_base + history_length - 1),
       String(cString: last.pointee.line) == text
     {
@@ -111,7 +188,7 @@ final class LineEditor: LineInput {
   }
 
   private static func prepareDirectory(for path: String) {
-    let directory = (path as NSString).deletingLastPathComponent
+    let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
     try? FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true,
       attributes: [.posixPermissions: 0o700])
@@ -134,15 +211,23 @@ final class LineEditor: LineInput {
     resize.__sigaction_handler.sa_handler = { _ in resizeRequested = 1 }
     sigemptyset(&resize.sa_mask)
     sigaction(SIGWINCH, &resize, nil)
+    var resume = sigaction()
+    resume.__sigaction_handler.sa_handler = { _ in continued = 1 }
+    sigemptyset(&resume.sa_mask)
+    sigaction(SIGCONT, &resume, nil)
   }
 }
 
 private func lineHandler(_ line: UnsafeMutablePointer<CChar>?) {
+  // With bracketed paste on, readline 8.2 ends the line itself after Ctrl-D (rl_eof_found),
+  // and keeps doing so after every later line unless the flag is cleared.
+  let readlineEndsTheLine = rl_eof_found != 0
   // Removed here, not after: readline would otherwise redraw the prompt for a next line.
   rl_callback_handler_remove()
   guard let line else {
     pendingLine = .endOfInput
-    fputs("\n", stdout)
+    if !readlineEndsTheLine { fputs("\n", stdout) }
+    rl_eof_found = 0
     return
   }
   let count = strlen(line)

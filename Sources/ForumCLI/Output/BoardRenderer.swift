@@ -66,10 +66,9 @@ struct BoardRenderer {
       SafeText.sanitize(thread.authorName),
       to: max(1, min(40, width - SafeText.width(by) - SafeText.width(you))))
     let who = thread.isMine ? style.mine(author + you) : style.author(author)
-    let posted = BackendDate.string(milliseconds: thread.createDate).prefix(16)
-      .replacingOccurrences(of: "T", with: " ")
+    let posted = LocalTime.string(milliseconds: thread.createDate)
     let dates =
-      "\(messages.posted) \(posted) UTC · \(messages.updated) \(age(thread.lastActivity))"
+      "\(messages.posted) \(posted) · \(messages.updated) \(age(thread.lastActivity))"
       + " · \(messages.commentCount(thread.commentCount))"
     if SafeText.width(by + author + you + " · " + dates) <= width {
       lines.append(by + who + " · " + dates)
@@ -113,9 +112,13 @@ struct BoardRenderer {
     var lines: [String] = []
     for comment in comments {
       let number = SafeText.pad(String(comment.number), to: numberWidth, alignRight: true)
-      let name = SafeText.truncate(SafeText.sanitize(comment.authorName), to: 40)
-      let who = comment.isMine ? style.mine("\(name) (\(messages.you))") : style.author(name)
-      lines.append("  \(style.number(number)) \(who) · \(style.dim(age(comment.createDate)))")
+      let when =
+        "\(LocalTime.string(milliseconds: comment.createDate)) · \(age(comment.createDate))"
+      let you = comment.isMine ? " (\(messages.you))" : ""
+      let room = width - 2 - numberWidth - 1 - SafeText.width(you) - 3 - SafeText.width(when)
+      let name = SafeText.truncate(SafeText.sanitize(comment.authorName), to: max(4, min(40, room)))
+      let who = comment.isMine ? style.mine(name + you) : style.author(name)
+      lines.append("  \(style.number(number)) \(who) · \(style.dim(when))")
       let text = SafeText.sanitize(comment.text, keepNewlines: true)
       for line in SafeText.wrap(text, to: max(10, width - indent.count)) {
         lines.append(indent + line)

@@ -26,6 +26,21 @@ struct Messages {
     pick("Your session is no longer valid.", "セッションが無効です。")
   }
   var interrupted: String { pick("Interrupted; nothing was saved.", "中断しました。何も保存していません。") }
+  var noEditor: String {
+    pick(
+      "set VISUAL or EDITOR to compose in an editor", "エディタで書くには VISUAL か EDITOR を設定してください")
+  }
+  var savedDraftHeading: String {
+    pick("Your unsent draft from before:", "送信されなかった下書きがあります:")
+  }
+  var useSavedDraft: String {
+    pick("Post it? [Y/n] (n discards it) ", "これを投稿しますか? [Y/n] (n で破棄) ")
+  }
+  var draftKept: String {
+    pick(
+      "Your text is kept; it is offered again at your next try.",
+      "入力した文章は保存しました。次に試すときにもう一度表示します。")
+  }
   var waitingForWriter: String {
     pick(
       "waiting for another writer… Ctrl-C to stop",
@@ -78,13 +93,31 @@ struct Messages {
     pick("image is too large", "画像が大きすぎます") + (detail.map { ": \($0)" } ?? "")
   }
   func empty(_ field: String) -> String {
-    pick("\(field) is empty.", "\(fieldName(field))が空です。")
+    pick("\(personName(field)) is empty.", "\(fieldName(field))が空です。")
+  }
+
+  /// What a person calls a field: "The title", never `displayName`.
+  func personName(_ field: String) -> String {
+    let names = [
+      "title": "The title", "description": "The description", "text": "The comment",
+      "displayName": "The name", "image": "The image", "input": "The answer", "line": "The line",
+      "thread": "The thread number", "comment": "The comment number", "page": "The page",
+    ]
+    return names[field] ?? field
+  }
+
+  /// An English detail that starts with the field's internal name, starting with its person
+  /// name instead ("title is 201 characters" → "The title is 201 characters").
+  func personDetail(_ detail: String, field: String?) -> String {
+    guard let field, detail.hasPrefix(field + " ") else { return detail }
+    return personName(field) + detail.dropFirst(field.count)
   }
 
   /// The Japanese sentence for a datastore failure, keeping the English detail (a limit, a
   /// path) in parentheses; nil in English, where the detail already is the sentence.
   func failure(code: ErrorCode, field: String?, detail: String?) -> String? {
     guard japanese else { return nil }
+    if let detail, let sentence = japaneseSentence(for: detail, field: field) { return sentence }
     let head: String
     switch code {
     case .notFound: head = "見つかりません。"
@@ -92,6 +125,30 @@ struct Messages {
     default: head = "システムエラーです。"
     }
     return head + (detail.map { " (\($0))" } ?? "")
+  }
+
+  /// The usual details said wholly in Japanese, so no English fragment is left in the line.
+  private func japaneseSentence(for detail: String, field: String?) -> String? {
+    let words = detail.split(separator: " ").map(String.init)
+    if detail.hasPrefix("there is no thread #"), let last = words.last {
+      return "スレッド \(last) はありません。"
+    }
+    if detail.hasPrefix("there is no comment "), let last = words.last {
+      return "コメント \(last) はありません。"
+    }
+    guard let field, words.first == field else { return nil }
+    let name = fieldName(field)
+    // "title is 201 characters; the limit is 200"
+    if words.count == 8, words[1] == "is", words[3] == "characters;",
+      words[4...6] == ["the", "limit", "is"]
+    {
+      return "\(name)が長すぎます (\(words[2]) 文字、上限は \(words[7]) 文字)。"
+    }
+    if detail.hasSuffix("must not contain control characters") {
+      return "\(name)に制御文字は使えません。"
+    }
+    if detail.hasSuffix("must not contain a line break") { return "\(name)に改行は使えません。" }
+    return nil
   }
 
   private func fieldName(_ field: String) -> String {

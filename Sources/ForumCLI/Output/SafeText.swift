@@ -1,3 +1,5 @@
+import Forum
+
 /// Untrusted text made safe for a terminal, and measured in terminal cells.
 enum SafeText {
   /// Text from the database as it may be shown: control characters become visible symbols
@@ -8,12 +10,22 @@ enum SafeText {
   /// Invisible characters are dropped so two names that look alike are alike: zero-width
   /// spaces and joiners (a joiner stays inside an emoji sequence), and Unicode tag characters,
   /// which can smuggle hidden ASCII (they stay only in the flag sequences they exist for).
+  /// A character shows at most `PostRules.marksPerCharacter` combining marks, so a row stored
+  /// before that limit cannot flood the screen.
   static func sanitize(_ text: String, keepNewlines: Bool = false) -> String {
     var out = String.UnicodeScalarView()
     var previous: Unicode.Scalar?
     var inFlagTags = false
+    var marks = 0
     for scalar in text.unicodeScalars {
       defer { previous = scalar }
+      switch scalar.properties.generalCategory {
+      case .nonspacingMark, .spacingMark, .enclosingMark:
+        marks += 1
+        if marks > PostRules.marksPerCharacter { continue }
+      default:
+        marks = 0
+      }
       if (0xE0000...0xE007F).contains(scalar.value) {
         // A subdivision flag: U+1F3F4, tags, then U+E007F.
         inFlagTags = inFlagTags || previous?.value == 0x1F3F4

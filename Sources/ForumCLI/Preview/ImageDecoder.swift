@@ -1,6 +1,13 @@
 import CImageDecode
+import Datastore
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// Turns stored image bytes into pixels, shrunk while decoding so a 4000×3000 photo costs no
 /// more than its preview: libjpeg scales in the IDCT, libwebp in its output, libpng and giflib
@@ -14,7 +21,7 @@ enum ImageDecoder {
     cimg_limits(
       max_pixels: Int64(ImageBudget.maximumPixels), max_side: Int32(ImageBudget.maximumSide),
       max_scans: Int32(ImageBudget.maximumScans), max_buffered: Int64(ImageBudget.maximumBuffered),
-      max_seconds: ImageBudget.maximumSeconds, interrupted: nil)
+      max_seconds: ImageBudget.maximumSeconds, interrupted: { Interrupt.requested ? 1 : 0 })
   }
 
   /// Pixels of `data`, turned upright for `orientation` and fitted within

@@ -1,6 +1,12 @@
 import CImageDecode
 import Forum
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
 
 /// A terminal area for a picture, in character cells.
 struct PreviewBox: Equatable, Sendable {

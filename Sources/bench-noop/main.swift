@@ -1,0 +1,1 @@
+// Nothing: forum-bench times how long starting and ending this program takes.

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// Issue #13: a one-shot command starts like a C tool. No timings here (they live in
+/// forum-bench); these are the properties that make the start cheap.
+@Suite("start-up")
+struct StartupTests {
+  /// The Swift runtime and Foundation are linked in (no dynamic loading and relocation of them
+  /// at every start), and ICU is not there at all.
+  @Test func binaryLinksSwiftStatically() throws {
+    let binary = try ForumBinary.require()
+    let ldd = Process()
+    ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+    ldd.arguments = [binary]
+    let output = Pipe()
+    ldd.standardOutput = output
+    try ldd.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    ldd.waitUntilExit()
+    #expect(ldd.terminationStatus == 0, "\(text)")
+    #expect(text.contains("libsqlite3"), "ldd lists the C libraries: \(text)")
+    for library in ["libswift", "libFoundation", "libicu", "FoundationICU", "libdispatch"] {
+      #expect(!text.contains(library), "\(binary) loads \(library) at run time:\n\(text)")
+    }
+    // Nor is full Foundation linked in statically: its ICU data (`icudt76_dat`) is tens of MB.
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: binary))
+    for name in ["icudt", "NSRegularExpression"] {
+      #expect(bytes.range(of: Data(name.utf8)) == nil, "\(binary) contains \(name)")
+    }
+  }
+
+  /// A command that changes nothing writes nothing: not the profile, not the database.
+  @Test func oneShotReadWritesNothing() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "t", "--description", "d"])
+    try forum.ok(["list"])
+    let files = [forum.profilesDirectory + "/alice.json", forum.db, forum.db + "-wal"]
+    func fingerprint() throws -> [String] {
+      try files.map { path in
+        // The write-ahead log is removed when the last connection closes.
+        guard FileManager.default.fileExists(atPath: path) else { return "\(path) absent" }
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return "\(path) \(attributes[.size] ?? "?") \(attributes[.modificationDate] ?? "?") "
+          + "\(attributes[.systemFileNumber] ?? "?")"
+      }
+    }
+    let before = try fingerprint()
+    // Modification times have a clock tick of resolution; a write would land after it.
+    usleep(20_000)
+    for command in [["list"], ["show", "1"], ["list", "--page", "last"], ["whoami"]] {
+      try forum.ok(command)
+    }
+    #expect(try fingerprint() == before)
+  }
+}
