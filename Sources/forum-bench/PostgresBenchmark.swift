@@ -147,12 +147,12 @@ enum PostgresBenchmark {
       "SELECT \(columns) FROM forum.objects o WHERE o.object_id = ANY($1::text[]) "
       + "AND ('*' = ANY(o.readers) OR o.readers && $2::text[])"
     let threadSQL = """
-      SELECT \(columns) FROM forum.objects o WHERE o.class = 'Thread' AND (o.data->'number') = $1::jsonb
+      SELECT \(columns) FROM forum.objects o WHERE o.class = 'Thread' AND o.key_number = ($1::jsonb #>> '{}')
       AND ('*' = ANY(o.readers) OR o.readers && $2::text[]) ORDER BY o.id LIMIT $3 OFFSET $4
       """
     let commentsSQL = """
       SELECT \(columns) FROM forum.objects o WHERE o.class = 'Comment'
-      AND (o.data->'thread') = $1::jsonb AND ('*' = ANY(o.readers) OR o.readers && $2::text[])
+      AND o.key_thread = ($1::jsonb #>> '{}') AND ('*' = ANY(o.readers) OR o.readers && $2::text[])
       ORDER BY (o.data->'number'), o.id LIMIT $3 OFFSET $4
       """
     let users = "{\"\(board.me.objectId)\"}"

@@ -71,6 +71,7 @@ final class PostgresEngine: DatastoreEngine {
 
   func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
     self.rules = try PostgresSchema.check(on: connection, rules: rules)
+    try loadKeyColumns()
     boardId = try run("SELECT value FROM forum.meta WHERE key = 'board_id'").text(0, 0) ?? ""
   }
 
@@ -89,6 +90,19 @@ final class PostgresEngine: DatastoreEngine {
       throw error.datastoreError
     }
     boardId = try run("SELECT value FROM forum.meta WHERE key = 'board_id'").text(0, 0) ?? ""
+    try loadKeyColumns()
+  }
+
+  /// The `key_*` columns `forum init` made for the indexes' fields.
+  private(set) var keyColumns: Set<String> = []
+
+  private func loadKeyColumns() throws {
+    let result = try run(
+      """
+      SELECT attname::text FROM pg_attribute
+      WHERE attrelid = 'forum.objects'::regclass AND attname LIKE 'key\\_%' AND NOT attisdropped
+      """)
+    keyColumns = Set(result.rows { result.text($0, 0) ?? "" })
   }
 
   // MARK: Identity
@@ -261,14 +275,20 @@ final class PostgresEngine: DatastoreEngine {
 
   /// The WHERE clause of a query: class (literal, so partial indexes apply), equalities as jsonb
   /// parameters, and the readers filter.
-  static func whereClause(_ query: Query, _ caller: Principals, values: inout [PostgresValue])
-    -> String
-  {
+  static func whereClause(
+    _ query: Query, _ caller: Principals, keyColumns: Set<String>, values: inout [PostgresValue]
+  ) -> String {
     var terms = ["o.class = '\(query.className)'"]
     for field in query.equalTo.keys.sorted() {
       let expression = PostgresSchema.expression(for: field)
       switch query.equalTo[field]! {
       case .null: terms.append("coalesce(\(expression), 'null'::jsonb) = 'null'::jsonb")
+      case let value
+      where PostgresSchema.keyColumn(for: field).map(keyColumns.contains) == true:
+        // The stored text of the value, compared with a leakproof operator an index can serve.
+        values.append(.text(value.jsonText()))
+        terms.append(
+          "o.\"\(PostgresSchema.keyColumn(for: field)!)\" = ($\(values.count)::jsonb #>> '{}')")
       case let value:
         values.append(.text(value.jsonText()))
         terms.append("\(expression) = $\(values.count)::jsonb")
@@ -296,11 +316,11 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   /// The SELECT that `find` runs and its parameters (benchmarks time the same SQL raw).
-  static func findStatement(_ query: Query, as caller: Principals) -> (
-    sql: String, values: [PostgresValue]
-  ) {
+  static func findStatement(
+    _ query: Query, as caller: Principals, keyColumns: Set<String> = []
+  ) -> (sql: String, values: [PostgresValue]) {
     var values: [PostgresValue] = []
-    let whereClause = whereClause(query, caller, values: &values)
+    let whereClause = whereClause(query, caller, keyColumns: keyColumns, values: &values)
     values += [.text(String(query.limit)), .text(String(query.skip))]
     let sql = """
       SELECT \(columns) FROM forum.objects o \(whereClause) \(orderClause(query.order))
@@ -310,13 +330,14 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
-    let (sql, values) = PostgresEngine.findStatement(query, as: caller)
+    let (sql, values) = PostgresEngine.findStatement(query, as: caller, keyColumns: keyColumns)
     return try objects(run(sql, values))
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
     var values: [PostgresValue] = []
-    let whereClause = PostgresEngine.whereClause(query, caller, values: &values)
+    let whereClause = PostgresEngine.whereClause(
+      query, caller, keyColumns: keyColumns, values: &values)
     return Int(try run("SELECT count(*) FROM forum.objects o \(whereClause)", values).int(0, 0))
   }
 

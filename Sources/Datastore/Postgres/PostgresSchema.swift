@@ -97,8 +97,11 @@ enum PostgresSchema {
       try connection.execute(rules.triggerSQL)
       try connection.execute(policiesSQL)
       for spec in indexes {
-        try connection.execute(indexSQL(spec))
+        for statement in indexSQL(spec) { try connection.execute(statement) }
       }
+      // New key columns have no statistics yet; without them the planner guesses a handful of
+      // rows per value and sorts a long thread instead of walking its ordered index.
+      try connection.execute("ANALYZE forum.objects")
       try connection.query(
         """
         INSERT INTO forum.meta(key, value)
@@ -207,18 +210,52 @@ enum PostgresSchema {
     }
   }
 
-  /// A partial index per class: the listing's filter and order, then the row id that breaks
-  /// ties, so a page is one ordered index walk. Names are validated (`Validation.isName`).
-  static func indexSQL(_ spec: IndexSpec) -> String {
-    let name = "objects_\(spec.className)_\(spec.fields.joined(separator: "_"))"
-      .replacing(".", with: "_").lowercased()
-    let columns = spec.fields.map {
-      expression(for: $0).replacing("o.", with: "")
+  /// The stored text column a field's equality is tested on (`key_<field>`), or nil for the
+  /// built-in columns. Row-level security lets only leakproof operators into an index condition,
+  /// and no jsonb operator is leakproof, so `data->'number' = $1` could never use an index for a
+  /// member; `key_number = $1` (text equality is leakproof) can.
+  static func keyColumn(for field: String) -> String? {
+    switch field {
+    case "objectId", "createDate", "updateDate": return nil
+    default: return "key_" + field.replacing(".", with: "_").lowercased()
     }
-    return """
-      CREATE INDEX IF NOT EXISTS "\(name.prefix(63))" ON forum.objects
-      (\(columns.joined(separator: ", ")), id) WHERE class = '\(spec.className)'
+  }
+
+  /// For each field a key column (made once, kept by the table), then two partial indexes per
+  /// spec: the leading fields' keys with the last field's value (equality, then order: a page is
+  /// one ordered index walk), and every field's key (equality on all of them). The row id breaks
+  /// ties. Names are validated (`Validation.isName`).
+  static func indexSQL(_ spec: IndexSpec) -> [String] {
+    var statements: [String] = []
+    for field in spec.fields {
+      guard let column = keyColumn(for: field) else { continue }
+      let path = field.split(separator: ".").joined(separator: ",")
+      statements.append(
+        """
+        ALTER TABLE forum.objects ADD COLUMN IF NOT EXISTS "\(column)" text
+        GENERATED ALWAYS AS (data #>> '{\(path)}') STORED
+        """)
+    }
+    let base = "objects_\(spec.className)_\(spec.fields.joined(separator: "_"))"
+      .replacing(".", with: "_").lowercased()
+    func key(_ field: String) -> String {
+      keyColumn(for: field).map { "\"\($0)\"" }
+        ?? expression(for: field).replacing("o.", with: "")
+    }
+    let ordered =
+      spec.fields.dropLast().map(key)
+      + [expression(for: spec.fields.last!).replacing("o.", with: "")]
+    statements.append(
       """
+      CREATE INDEX IF NOT EXISTS "\((base + "_by").prefix(63))" ON forum.objects
+      (\(ordered.joined(separator: ", ")), id) WHERE class = '\(spec.className)'
+      """)
+    statements.append(
+      """
+      CREATE INDEX IF NOT EXISTS "\((base + "_eq").prefix(63))" ON forum.objects
+      (\(spec.fields.map(key).joined(separator: ", ")), id) WHERE class = '\(spec.className)'
+      """)
+    return statements
   }
 
   /// Functions every table and trigger uses. `SECURITY DEFINER` only where a member needs the

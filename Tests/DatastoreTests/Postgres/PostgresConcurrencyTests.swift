@@ -72,11 +72,14 @@ struct PostgresQueryPlanTests {
     let cluster = try PostgresTestCluster.shared()
     let board = try cluster.board(members: ["alice"])
     defer { board.remove() }
-    let index = IndexSpec(className: "Thread", fields: ["lastActivity"])
-    try Datastore.initialize(board.owner.uri, rules: boardRulesForTests, indexes: [index])
+    let indexes = [
+      IndexSpec(className: "Thread", fields: ["lastActivity"]),
+      IndexSpec(className: "Thread", fields: ["number"]),
+    ]
+    try Datastore.initialize(board.owner.uri, rules: boardRulesForTests, indexes: indexes)
     try cluster.admin("GRANT forum_member TO \(board["alice"].name)")
     let alice = try PostgresEngine(uri: board["alice"].uri)
-    try alice.prepare(rules: boardRulesForTests, indexes: [index])
+    try alice.prepare(rules: boardRulesForTests, indexes: indexes)
     let login = try alice.signIn(secret: "", previousSecret: nil, sessionLifetime: 1)
     let me = login.user.objectId
     // 2,000 public threads and one private one, written as the owner through the triggers.
@@ -97,8 +100,20 @@ struct PostgresQueryPlanTests {
     try connection.execute("SET plan_cache_mode = force_generic_plan")
     let plan = try connection.query("EXPLAIN " + sql, values)
     let text = plan.rows { plan.text($0, 0) ?? "" }.joined(separator: "\n")
-    #expect(text.contains("Index Scan Backward using objects_thread_lastactivity"), "\(text)")
+    #expect(text.contains("Index Scan Backward using objects_thread_lastactivity_by"), "\(text)")
     #expect(!text.contains("Sort"), "\(text)")
+    // One thread by its number: an index condition, not a walk over the threads (only leakproof
+    // operators may become index conditions under row-level security).
+    let (byNumber, numberValues) = PostgresEngine.findStatement(
+      Query(className: "Thread", equalTo: ["number": .int(1500)], limit: 1), as: login.principals,
+      keyColumns: alice.keyColumns)
+    let numberPlan = try connection.query("EXPLAIN " + byNumber, numberValues)
+    let numberText = numberPlan.rows { numberPlan.text($0, 0) ?? "" }.joined(separator: "\n")
+    #expect(numberText.contains("Index Cond: (key_number = "), "\(numberText)")
+    #expect(
+      try alice.find(
+        Query(className: "Thread", equalTo: ["number": .int(1500)]), as: login.principals
+      ).count == 1)
     #expect(
       try alice.find(Query(className: "Thread", limit: 1000), as: login.principals).count == 1000)
   }
