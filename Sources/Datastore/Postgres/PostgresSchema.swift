@@ -56,6 +56,22 @@ enum PostgresSchema {
     ALTER TABLE forum.users ADD COLUMN role_oid oid;
     UPDATE forum.users u SET role_oid = r.oid FROM pg_roles r WHERE r.rolname = u.role_name;
     """,
+    // The datastore's own size limits, held by the server too, so a member with psql cannot
+    // store what the API refuses: no text over 1,000,000 bytes anywhere in an object
+    // (DatastoreClient.maximumTextBytes), no file over 5 MB (Datastore.defaultFileSizeLimit).
+    """
+    CREATE FUNCTION forum.texts_within(document jsonb, maximum integer) RETURNS boolean
+      LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog
+      AS $$
+        SELECT NOT EXISTS (
+          SELECT 1 FROM jsonb_path_query(document, 'strict $.**') AS item
+          WHERE jsonb_typeof(item) = 'string' AND octet_length(item #>> '{}') > maximum)
+      $$;
+    GRANT EXECUTE ON FUNCTION forum.texts_within(jsonb, integer) TO forum_member;
+    ALTER TABLE forum.objects ADD CONSTRAINT objects_texts_within
+      CHECK (forum.texts_within(data, 1000000));
+    ALTER TABLE forum.files ADD CONSTRAINT files_within CHECK (octet_length(data) <= 5242880);
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.

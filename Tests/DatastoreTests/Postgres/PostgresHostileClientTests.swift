@@ -301,6 +301,46 @@ struct PostgresHostileClientTests {
     #expect(try postgresFingerprint(board, updateDates: false) == before)
   }
 
+  @Test("a member cannot store more than the datastore accepts: a text over 1 MB, a file over 5 MB")
+  func oversizedContent() throws {
+    let board = try installedBoard()
+    defer { board.remove() }
+    let data = try PostgresHostileClientTests.seedAlice(board)
+    let bob = try PostgresConnection(uri: board["bob"].uri)
+    let bobId = try #require(try bob.query("SELECT forum.sign_in()").text(0, 0))
+    let own = Validation.randomId()
+    try bob.query(
+      """
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      VALUES ('Note', $1, $2, $3, '{"text":"short"}'::jsonb)
+      """, [.text(own), .text("{*,\(bobId)}"), .text("{\(bobId)}")])
+    let before = try postgresFingerprint(board, updateDates: false)
+    let huge = String(repeating: "x", count: DatastoreClient.maximumTextBytes + 1)
+    expectRefused("a 1 MB text in his own object", states: ["23514"]) {
+      try bob.query(
+        "UPDATE forum.objects SET data = jsonb_set(data, '{text}', to_jsonb($2::text)) "
+          + "WHERE object_id = $1 RETURNING 1", [.text(own), .text(huge)])
+    }
+    expectRefused("a 1 MB text nested in a new object", states: ["23514"]) {
+      try bob.query(
+        """
+        INSERT INTO forum.objects(class, object_id, readers, writers, data)
+        VALUES ('Note', $1, $2, $2, jsonb_build_object('a', jsonb_build_array($3::text)))
+        RETURNING 1
+        """, [.text(Validation.randomId()), .text("{\(bobId)}"), .text(huge)])
+    }
+    expectRefused("a file over 5 MB", states: ["23514"]) {
+      try bob.query(
+        """
+        INSERT INTO forum.files(name, mime_type, readers, writers, data)
+        VALUES ('big.bin', 'application/octet-stream', $1, $1, decode(repeat('00', $2::int), 'hex'))
+        RETURNING 1
+        """, [.text("{\(bobId)}"), .text(String(Datastore.defaultFileSizeLimit + 1))])
+    }
+    #expect(try postgresFingerprint(board, updateDates: false) == before)
+    _ = data
+  }
+
   @Test("a role without forum_member cannot connect, and is told what to ask for")
   func nonMember() throws {
     let board = try installedBoard(members: ["alice"])
