@@ -36,6 +36,7 @@ build() {
     json)
       swiftc -sanitize=fuzzer,address -parse-as-library -g -module-name FuzzJSON \
         Sources/Datastore/JSONValue.swift Sources/Datastore/DatastoreError.swift \
+        Sources/Datastore/PlainText.swift \
         Fuzz/Swift/json.swift -o "$binary" ;;
     tokenizer)
       # The tokenizer the prompt, scripts and argv share (the grammar above it needs the
