@@ -13,6 +13,8 @@ final class SQLiteEngine: DatastoreEngine {
   let location: String
   private(set) var boardId = ""
   private(set) var rules = EngineRules()
+  /// The rules' record as `loadRules` last read it, so opening a board reads and decodes it once.
+  private var recordedRules: String?
 
   /// Parsed ACL columns by their text. A board has few distinct ACLs (one per author), so a
   /// listing parses each once instead of once a row.
@@ -120,7 +122,8 @@ final class SQLiteEngine: DatastoreEngine {
 
   /// The rules recorded in the file: they are the file's, whoever opens it.
   private func loadRules() throws {
-    guard let text = try installedRules(), let space = text.firstIndex(of: " ") else { return }
+    recordedRules = try installedRules()
+    guard let text = recordedRules, let space = text.firstIndex(of: " ") else { return }
     rules = try JSONDecoder().decode(EngineRules.self, from: Data(text[space...].dropFirst().utf8))
   }
 
@@ -128,7 +131,7 @@ final class SQLiteEngine: DatastoreEngine {
     try guarded {
       if !rules.isEmpty {
         let recorded = "\(SQLiteRules.format) \(rules.signature)"
-        if try installedRules() != recorded {
+        if recordedRules != recorded {
           try connection.transaction {
             // Another process may have installed them while this one waited for the lock.
             guard try installedRules() != recorded else { return }
@@ -142,8 +145,8 @@ final class SQLiteEngine: DatastoreEngine {
               "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
               [.text(SQLiteEngine.rulesKey), .text(recorded)])
           }
+          try loadRules()
         }
-        try loadRules()
       }
       try ensureIndexes(indexes)
     }
