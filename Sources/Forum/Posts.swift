@@ -116,6 +116,8 @@ public struct ForumComment: Equatable, Sendable {
   public let authorId: String
   public let authorName: String
   public let createDate: Int64
+  /// Later than `createDate` once the comment was edited.
+  public let updateDate: Int64
   public let isMine: Bool
   /// The backend's REST shape plus `number`, `displayName`, built on demand.
   public var json: JSONValue { Board.restJSON(object, displayName: authorName) }
@@ -130,6 +132,7 @@ public struct ForumComment: Equatable, Sendable {
     let author = object.included["user"].map(User.init(object:))
     authorName = author?.displayName ?? "(deleted user)"
     createDate = object.createDate
+    updateDate = object.updateDate
     isMine = viewer != nil && authorId == viewer
     self.object = object
   }

@@ -174,8 +174,54 @@ struct PostgresRules: Equatable {
     END
     $$;
 
+    -- The change feed: at commit (a deferred trigger), under one lock held to the end of the
+    -- commit, so sequence numbers follow commit order and a reader that saw N has seen every
+    -- row below N. The notification carries nothing: any listener would see it, whatever the
+    -- row-level security; readers read the feed again through it.
+    CREATE OR REPLACE FUNCTION forum.objects_feed() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      row_class text;
+      row_id text;
+      row_data jsonb;
+      row_readers text[];
+      change_kind smallint;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(7403312);
+      IF TG_OP = 'DELETE' THEN
+        row_class := OLD.class; row_id := OLD.object_id; row_data := OLD.data;
+        row_readers := OLD.readers; change_kind := 3;
+      ELSE
+        row_class := NEW.class; row_id := NEW.object_id; row_data := NEW.data;
+        change_kind := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE 2 END;
+        SELECT readers INTO row_readers FROM forum.objects WHERE id = NEW.id;
+        IF NOT FOUND THEN row_readers := NEW.readers; END IF;
+      END IF;
+      INSERT INTO forum.changes(seq, class, object_id, kind, parent_id, number, readers)
+      VALUES (nextval('forum.change_seq'), row_class, row_id, change_kind,
+              (\(feedParent))::text, CASE WHEN change_kind = 3 THEN (\(feedNumber))::bigint END,
+              row_readers);
+      PERFORM pg_notify('forum_changes', '');
+      RETURN NULL;
+    END
+    $$;
+
     REVOKE ALL ON FUNCTION forum.objects_guard(), forum.objects_before_insert(),
-      forum.objects_after_delete(), forum.objects_after_update() FROM PUBLIC;
+      forum.objects_after_delete(), forum.objects_after_update(), forum.objects_feed() FROM PUBLIC;
+
+    DROP TRIGGER IF EXISTS e_feed_insert ON forum.objects;
+    CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.objects
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+    DROP TRIGGER IF EXISTS e_feed_update ON forum.objects;
+    CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.objects
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+      WHEN (OLD.data IS DISTINCT FROM NEW.data OR OLD.readers IS DISTINCT FROM NEW.readers
+            OR OLD.writers IS DISTINCT FROM NEW.writers)
+      EXECUTE FUNCTION forum.objects_feed();
+    DROP TRIGGER IF EXISTS e_feed_delete ON forum.objects;
+    CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.objects
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
 
     DROP TRIGGER IF EXISTS a_guard ON forum.objects;
     CREATE TRIGGER a_guard BEFORE UPDATE ON forum.objects
@@ -191,6 +237,29 @@ struct PostgresRules: Equatable {
       FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
       EXECUTE FUNCTION forum.objects_after_update();
     """
+  }
+
+  /// The parent id of a child row (`row_class`, `row_data` in `objects_feed`), else NULL.
+  private var feedParent: String {
+    let cases = children.map {
+      "WHEN \(PostgresRules.literal($0.childClass)) THEN row_data->\(PostgresRules.literal($0.pointerField))->>'objectId'"
+    }
+    return cases.isEmpty ? "NULL" : "CASE row_class \(cases.joined(separator: " ")) END"
+  }
+
+  /// The number of a deleted row: a child's number, or the field a sequence numbers.
+  private var feedNumber: String {
+    var pairs = children.map { ($0.childClass, $0.numberField) }
+    pairs += sequences.map { ($0.className, $0.field) }
+    let cases = pairs.map {
+      "WHEN \(PostgresRules.literal($0.0)) THEN \(PostgresRules.integer("row_data->\(PostgresRules.literal($0.1))"))"
+    }
+    return cases.isEmpty ? "NULL" : "CASE row_class \(cases.joined(separator: " ")) END"
+  }
+
+  /// A jsonb number as bigint, NULL for anything else (a cast that fails would undo the commit).
+  private static func integer(_ json: String) -> String {
+    "CASE WHEN jsonb_typeof(\(json)) = 'number' THEN (\(json))::numeric::bigint END"
   }
 
   /// A member's update: managed fields, a child's readers and an owned object's writers stay.

@@ -20,6 +20,11 @@ final class SQLiteEngine: DatastoreEngine {
   /// listing parses each once instead of once a row.
   private var aclCache: [String: ACL] = [:]
 
+  /// `PRAGMA data_version` when the change feed was last read: another value means another
+  /// connection committed since.
+  private(set) var lastDataVersion: Int64?
+  func noteDataVersion(_ version: Int64) { lastDataVersion = version }
+
   /// Opens or creates the database at `path`. A new file is created 0600 (the person who makes a
   /// board decides whom to share it with); an existing file's mode is left alone. Every way the file
   /// can be unusable becomes one `E500001` whose detail says what is wrong with which path.
