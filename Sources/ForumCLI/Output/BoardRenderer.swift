@@ -8,6 +8,8 @@ struct BoardRenderer {
   let messages: Messages
   let width: Int
   let now: Int64
+  /// At the live prompt an empty thread says that comments will appear below it.
+  var commentsMayArrive = false
 
   func age(_ milliseconds: Int64) -> String {
     messages.age(seconds: max(0, (now - milliseconds) / 1000))
@@ -91,7 +93,7 @@ struct BoardRenderer {
       let last = Board.lastPage(commentCount: thread.commentCount)
       lines.append(
         page.number == 1
-          ? messages.noComments
+          ? (commentsMayArrive ? messages.noCommentsYetLive : messages.noComments)
           : messages.pastTheEnd(page.number, "show \(thread.number) --page \(last)"))
       return lines
     }
