@@ -74,6 +74,8 @@ public struct ForumThread: Equatable, Sendable {
   public let description: String
   public let authorId: String
   public let authorName: String
+  /// The author's unique handle (without `@`), to tell apart two people of one display name.
+  public let authorUserName: String
   public let commentCount: Int
   /// The number the newest comment got (deleted ones included): what a follower compares.
   public let lastCommentNumber: Int
@@ -96,6 +98,7 @@ public struct ForumThread: Equatable, Sendable {
     authorId = object["user"]?.pointerId ?? ""
     let author = object.included["user"].map(User.init(object:))
     authorName = author?.displayName ?? "(deleted user)"
+    authorUserName = author?.userName ?? ""
     commentCount = Int(object["commentCount"]?.intValue ?? 0)
     lastCommentNumber = Int(object["lastCommentNumber"]?.intValue ?? 0)
     createDate = object.createDate
@@ -115,6 +118,8 @@ public struct ForumComment: Equatable, Sendable {
   public let text: String
   public let authorId: String
   public let authorName: String
+  /// The author's unique handle (without `@`).
+  public let authorUserName: String
   public let createDate: Int64
   public let isMine: Bool
   /// The backend's REST shape plus `number`, `displayName`, built on demand.
@@ -129,6 +134,7 @@ public struct ForumComment: Equatable, Sendable {
     authorId = object["user"]?.pointerId ?? ""
     let author = object.included["user"].map(User.init(object:))
     authorName = author?.displayName ?? "(deleted user)"
+    authorUserName = author?.userName ?? ""
     createDate = object.createDate
     isMine = viewer != nil && authorId == viewer
     self.object = object
