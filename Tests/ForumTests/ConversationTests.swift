@@ -226,4 +226,36 @@ struct ConversationTests {
     #expect(planted.text(0, 3) == PairRule.pairKey(carol.me.objectId, bob.me.objectId))
     #expect(try alice.conversations(page: 1).items.count == 1, "alice sees only hers")
   }
+
+  /// The inbox and the pair lookup seek the member's own rows by index on SQLite, so other
+  /// people's conversations, however many, are never walked (BENCHMARKS.md has the timings).
+  @Test func inboxQueriesWalkTheMembersIndex() throws {
+    let world = try BoardWorld(EngineFixtures.all[0])
+    let alice = try world.board("alice")
+    let bob = try world.board("bob")
+    try alice.sendMessage(to: bob.me.userName, text: "hi")
+    let engine = try #require(alice.store.engine as? SQLiteEngine)
+    let principals = Principals(userId: alice.me.objectId)
+    func plan(_ query: Query) throws -> [String] {
+      let (sql, values) = SQLiteEngine.findStatement(query, readableBy: principals)
+      return try engine.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows(values) {
+        try $0.text(3) ?? ""
+      }
+    }
+    let me = JSONValue.pointer(className: "user", objectId: alice.me.objectId)
+    for side in ["user", "partner"] {
+      let steps = try plan(
+        Query(
+          className: "Conversation", equalTo: [side: me], order: ["-lastActivity"], limit: 21))
+      #expect(
+        steps.contains { $0.contains("objects_Conversation_\(side)_lastActivity") }, "\(steps)")
+      #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(steps)")
+    }
+    let pair = try plan(
+      Query(
+        className: "Conversation",
+        equalTo: ["pair": .string(PairRule.pairKey(alice.me.objectId, bob.me.objectId))],
+        limit: 1))
+    #expect(pair.contains { $0.contains("objects_unique_Conversation_pair") }, "\(pair)")
+  }
 }

@@ -29,11 +29,12 @@ extension BoardRenderer {
       }
       let text = SafeText.pad(SafeText.truncate(start, to: textWidth), to: textWidth)
       let age = SafeText.pad(age(conversation.lastActivity), to: ageWidth, alignRight: true)
-      let unread = SafeText.pad(
-        conversation.unread.map { $0 > 0 ? String($0) : "" } ?? "", to: unreadWidth,
-        alignRight: true)
-      lines.append(
-        "\(style.author(who)) \(text) \(style.dim(age)) \(style.number(unread))")
+      let count = conversation.unread.map { $0 > 0 ? String($0) : "" } ?? ""
+      var line = "\(style.author(who)) \(text) \(style.dim(age))"
+      if !count.isEmpty {
+        line += " " + style.number(SafeText.pad(count, to: unreadWidth, alignRight: true))
+      }
+      lines.append(line)
     }
     if page.hasMore {
       lines.append(style.dim("\(messages.more): inbox --page \(page.number + 1)"))
