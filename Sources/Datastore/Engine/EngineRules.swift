@@ -131,9 +131,20 @@ public struct EngineRules: Equatable, Sendable, Codable {
         "activityField": $0.activityField, "fileField": $0.fileField,
       ])
     }
-    return JSONValue.object([
+    var fields: [String: JSONValue] = [
       "sequences": .array(sequences), "owners": .array(owners), "children": .array(children),
-    ]).jsonText()
+    ]
+    // Absent when empty, as `encode(to:)` leaves it out (older boards' signatures stay theirs).
+    if !pairs.isEmpty {
+      fields["pairs"] = .array(
+        pairs.map {
+          object([
+            "className": $0.className, "ownerField": $0.ownerField,
+            "partnerField": $0.partnerField, "pairField": $0.pairField,
+          ])
+        })
+    }
+    return JSONValue.object(fields).jsonText()
   }
 
   /// True when no rule is declared.
