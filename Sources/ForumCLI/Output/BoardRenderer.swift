@@ -30,7 +30,7 @@ struct BoardRenderer {
       let marks = (thread.isMine ? "●" : " ") + (thread.image != nil ? "▣" : " ")
       let title = SafeText.truncate(SafeText.sanitize(thread.title), to: middleWidth)
       let room = middleWidth - SafeText.width(title)
-      let summary = SafeText.sanitize(thread.description)
+      let summary = SafeText.sanitize(thread.description, stoppingPast: room)
       var middle = thread.isMine ? style.mine(title) : style.bold(title)
       if room > 4, !summary.isEmpty {
         let text = SafeText.truncate(" — " + summary, to: room)
