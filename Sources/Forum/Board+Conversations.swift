@@ -54,9 +54,12 @@ extension Board {
     let name = prefix.hasPrefix("@") ? String(prefix.dropFirst()) : prefix
     guard name.isEmpty || Board.isHandle(name) else { return [] }
     let partners = try conversationPage(skip: 0).items.map(\.partner)
-    let everyone = try client.find(
-      Query(className: User.className, order: ["userName"], limit: scanLimit)
-    ).map(User.init(object:))
+    let everyone =
+      scanLimit < 1
+      ? []
+      : try client.find(
+        Query(className: User.className, order: ["userName"], limit: min(1000, scanLimit))
+      ).map(User.init(object:))
     var seen: Set<String> = []
     return (partners + everyone)
       .filter {
