@@ -50,11 +50,12 @@ public final class Board {
   }
 
   /// The indexes the board's listings walk, so that no listing scans the class.
-  public static let indexes = [
-    IndexSpec(className: threadClass, fields: ["lastActivity"]),
-    IndexSpec(className: threadClass, fields: ["number"]),
-    IndexSpec(className: commentClass, fields: ["thread", "number"]),
-  ]
+  public static let indexes =
+    [
+      IndexSpec(className: threadClass, fields: ["lastActivity"]),
+      IndexSpec(className: threadClass, fields: ["number"]),
+      IndexSpec(className: commentClass, fields: ["thread", "number"]),
+    ] + textIndexes
 
   /// Opens the board at `location` (a path or a `postgresql://` URI) as the profile's user
   /// (created on first use).
@@ -246,7 +247,7 @@ public final class Board {
     return userId
   }
 
-  private func threadObject(_ number: Int) throws -> DataObject {
+  func threadObject(_ number: Int) throws -> DataObject {
     guard number > 0 else {
       throw DatastoreError(.invalid, field: "thread", detail: "thread numbers start at 1")
     }

@@ -22,6 +22,9 @@ enum SeedCommand {
     var batch: Int
     /// Page cache of the seeding connection.
     var cacheMegabytes: Int
+    /// Seeds without the full-text index (issue #12: what the index costs; the board gets it,
+    /// as an older board does, when `forum` first opens it).
+    var withoutSearch = false
   }
 
   // Board's class names; Forum keeps them internal.
@@ -49,6 +52,7 @@ enum SeedCommand {
       arguments,
       known: [
         "db", "threads", "comments", "users", "big-thread", "image-every", "batch", "cache-mb",
+        "without-search",
       ])
     guard let database = options.string("db"), !database.isEmpty else {
       throw UsageError("--db is required")
@@ -64,7 +68,8 @@ enum SeedCommand {
       bigThread: try options.int("big-thread", fallback: min(10_000, comments / 2))!,
       imageEvery: try options.int("image-every", fallback: 50)!,
       batch: max(1, try options.int("batch", fallback: 100_000)!),
-      cacheMegabytes: max(2, try options.int("cache-mb", fallback: 1024)!))
+      cacheMegabytes: max(2, try options.int("cache-mb", fallback: 1024)!),
+      withoutSearch: options.string("without-search") == "yes")
   }
 
   /// How many comments each thread gets: the big and the small thread first, the rest spread at
@@ -92,7 +97,8 @@ enum SeedCommand {
     // inserting random objectIds does not write each index page out again every transaction.
     SQLCapture.setUpSQL = "PRAGMA cache_size = -\(settings.cacheMegabytes * 1024)"
     SQLCapture.install()
-    let store = try Datastore.open(settings.database, rules: Board.rules, indexes: Board.indexes)
+    let indexes = Board.indexes.filter { !settings.withoutSearch || $0.kind != .text }
+    let store = try Datastore.open(settings.database, rules: Board.rules, indexes: indexes)
     let profiles = ProfileStore(directory: profileDirectory + "/profiles")
     var authors: [(client: DatastoreClient, id: String)] = []
     for index in 0..<settings.users {

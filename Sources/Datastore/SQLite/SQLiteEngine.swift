@@ -15,6 +15,8 @@ final class SQLiteEngine: DatastoreEngine {
   private(set) var rules = EngineRules()
   /// The rules' record as `loadRules` last read it, so opening a board reads and decodes it once.
   private var recordedRules: String?
+  /// The text fields of each class with a full-text index, as installed in the file.
+  private(set) var textFields: [String: [String]] = [:]
 
   /// Parsed ACL columns by their text. A board has few distinct ACLs (one per author), so a
   /// listing parses each once instead of once a row.
@@ -67,6 +69,10 @@ final class SQLiteEngine: DatastoreEngine {
       }
       boardId = (id ?? nil) ?? ""
       try loadRules()
+      textFields = SQLiteSearch.fields(
+        fromRecord: try connection.prepare("SELECT value FROM meta WHERE key = ?").firstRow(
+          [.text(SQLiteSearch.metaKey)]
+        ) { try $0.text(0) } ?? nil)
     } catch let error as SQLiteError {
       throw SQLiteEngine.describe(error, path: path)
     }
@@ -148,7 +154,11 @@ final class SQLiteEngine: DatastoreEngine {
           try loadRules()
         }
       }
-      try ensureIndexes(indexes)
+      try ensureIndexes(indexes.filter { $0.kind == .ordered })
+      let text = SQLiteSearch.fields(of: indexes)
+      if !text.isEmpty && text != textFields {
+        textFields = try SQLiteSearch.install(text, on: connection)
+      }
     }
   }
 

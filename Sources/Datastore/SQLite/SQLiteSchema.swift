@@ -113,6 +113,15 @@ enum SQLiteSchema {
       INSERT INTO class_counts(class, public)
         SELECT class, count(*) FROM objects WHERE instr(readers, ' * ') > 0 GROUP BY class;
       """),
+    // Version 6: the full-text index of the classes declared by `IndexSpec(textOf:)`, one row per
+    // object (rowid = objects.id), its text fields joined by newlines. Trigrams, so any substring
+    // of three or more characters is found in any script, Japanese included. Contentless: the
+    // text stays in `objects` only. Its triggers and rows are installed by `prepare` from the
+    // declaration (SQLiteSearch), so a board adding a class needs no migration.
+    .sql(
+      """
+      CREATE VIRTUAL TABLE search_text USING fts5(body, content = '', tokenize = 'trigram');
+      """),
   ])
 
   /// Adds `change` to the public row count of `className` (an SQL expression).

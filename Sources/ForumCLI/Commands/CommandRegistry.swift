@@ -2,7 +2,8 @@
 /// lookup with suggestions, the overview, one command's help.
 enum CommandRegistry {
   static let all: [any ForumCommand.Type] = [
-    ListCommand.self, ShowCommand.self, NextCommand.self, PreviousCommand.self,
+    ListCommand.self, ShowCommand.self, SearchCommand.self, NextCommand.self,
+    PreviousCommand.self,
     NewCommand.self, CommentCommand.self, DeleteCommand.self, ImageCommand.self,
     WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self, QuitCommand.self,
     InitCommand.self,
