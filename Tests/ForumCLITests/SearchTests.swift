@@ -248,3 +248,29 @@ struct SearchTests {
     #expect(try connection.prepare("PRAGMA user_version").firstRow { $0.int(0) } == 6)
   }
 }
+
+@Suite("search at the prompt")
+struct SearchPromptTests {
+  @Test func searchAtThePromptLooksEverywhereAndHighlightsTheMatch() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "otters", "--description", "the river otter swims"])
+    try forum.ok(["new", "--title", "other"])
+    try forum.ok(["comment", "2", "no otter here, says bob"], profile: "bob")
+    let tmux = try TmuxSession(forum: forum, profile: "alice")
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("show 2")
+    try tmux.waitForPrompt("forum #2>")
+    // Inside a thread the same line searches the whole board.
+    try tmux.enter("search otter")
+    let screen = try tmux.wait("results") { lines in
+      lines.contains { $0.hasPrefix("#1 ") } && lines.contains { $0.hasPrefix("2/1 ") }
+    }
+    #expect(screen.contains { $0.contains("no otter here, says bob") }, "\(screen)")
+    try tmux.waitForPrompt("forum #2>")
+    let colored = try tmux.run(["capture-pane", "-p", "-e", "-t", tmux.target]).stdout
+    #expect(
+      colored.contains("\u{1B}[1m\u{1B}[4motter") || colored.contains("\u{1B}[1;4motter"),
+      "the match is bold and underlined: \(colored.debugDescription.suffix(400))")
+  }
+}
