@@ -22,6 +22,8 @@ enum SeedCommand {
     var batch: Int
     /// Page cache of the seeding connection.
     var cacheMegabytes: Int
+    /// Direct messages between other people (`--dms`), spread over conversations.
+    var directMessages = 0
     /// Seeds without the full-text index (issue #12: what the index costs; the board gets it,
     /// as an older board does, when `forum` first opens it).
     var withoutSearch = false
@@ -52,7 +54,7 @@ enum SeedCommand {
       arguments,
       known: [
         "db", "threads", "comments", "users", "big-thread", "image-every", "batch", "cache-mb",
-        "without-search",
+        "dms", "without-search",
       ])
     guard let database = options.string("db"), !database.isEmpty else {
       throw UsageError("--db is required")
@@ -69,6 +71,7 @@ enum SeedCommand {
       imageEvery: try options.int("image-every", fallback: 50)!,
       batch: max(1, try options.int("batch", fallback: 100_000)!),
       cacheMegabytes: max(2, try options.int("cache-mb", fallback: 1024)!),
+      directMessages: try options.int("dms", fallback: 0)!,
       withoutSearch: options.string("without-search") == "yes")
   }
 
@@ -138,10 +141,14 @@ enum SeedCommand {
           Data("seed: \(next) of \(settings.threads) threads, \(elapsed) s\n".utf8))
       }
     }
+    let conversations = try DirectMessageSeed.seed(
+      settings.directMessages, store: store, profiles: profiles, batch: settings.batch,
+      random: &random, text: text)
     let seconds = Date().timeIntervalSince(start)
-    let posts = settings.threads + settings.comments
+    let posts = settings.threads + settings.comments + settings.directMessages
     return "seeded \(settings.database): \(settings.threads) threads + \(settings.comments) "
-      + "comments = \(posts) posts, \(settings.users) users, \(imageCount) images; "
+      + "comments + \(settings.directMessages) direct messages in \(conversations) "
+      + "conversations = \(posts) posts, \(settings.users) users, \(imageCount) images; "
       + "thread #1 has \(counts[0]) comments, #2 has \(counts[1]); "
       + String(format: "%.1f s, %.0f posts/s", seconds, Double(posts) / seconds)
   }

@@ -215,7 +215,7 @@ struct TerminalTests {
     try tmux.enter("show 1")
     let shown = try tmux.waitForPrompt("forum #1>")
     #expect(shown.contains("#1 Hello tmux"))
-    #expect(shown.contains("No comments yet."))
+    #expect(shown.contains("No comments yet; new ones appear below."))
     #expect(shown.contains("first line"))
 
     // Tab completes a command word…

@@ -72,10 +72,25 @@ enum PostgresSchema {
       CHECK (forum.texts_within(data, 1000000));
     ALTER TABLE forum.files ADD CONSTRAINT files_within CHECK (octet_length(data) <= 5242880);
     """,
+    // The change feed (`Change`): a row per object written, by `forum.objects_feed()` at commit
+    // (`PostgresRules`), numbered from `change_seq` in commit order. Members read it under
+    // row-level security by the readers recorded with each row.
+    """
+    CREATE SEQUENCE forum.change_seq;
+    CREATE TABLE forum.changes(
+      seq bigint PRIMARY KEY,
+      class text NOT NULL,
+      object_id text NOT NULL,
+      kind smallint NOT NULL,
+      parent_id text,
+      number bigint,
+      readers text[] NOT NULL
+    );
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
-  static let tables = ["meta", "objects", "files", "users", "counters"]
+  static let tables = ["meta", "objects", "files", "users", "counters", "changes"]
 
   /// Creates or brings up to date the whole schema, in one transaction, as the current role
   /// (which becomes the owner of everything). Idempotent: running it again changes nothing.
@@ -115,6 +130,7 @@ enum PostgresSchema {
       for spec in indexes where spec.kind == .ordered {
         for statement in indexSQL(spec) { try connection.execute(statement) }
       }
+      for statement in rules.pairIndexSQL { try connection.execute(statement) }
       try PostgresSearch.install(TextSearch.fields(of: indexes), on: connection)
       // New key columns have no statistics yet; without them the planner guesses a handful of
       // rows per value and sorts a long thread instead of walking its ordered index.
@@ -378,11 +394,18 @@ enum PostgresSchema {
     CREATE TRIGGER a_guard BEFORE INSERT ON forum.files
       FOR EACH ROW EXECUTE FUNCTION forum.files_before_insert();
 
+    -- The newest change's sequence, whoever may read it: a reader's cursor moves past rows it
+    -- may not read instead of walking them again. (It tells how many changes there were, not
+    -- what or whose.) STABLE: it sees the calling statement's snapshot.
+    CREATE OR REPLACE FUNCTION forum.latest_change() RETURNS bigint
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$ SELECT coalesce(max(seq), 0) FROM forum.changes $$;
+
     REVOKE ALL ON FUNCTION forum.now_ms(), forum.random_id(integer), forum.caller_id(),
       forum.principals(), forum.next_value(text), forum.sign_in(), forum.is_bookkeeping(),
-      forum.files_before_insert() FROM PUBLIC;
+      forum.files_before_insert(), forum.latest_change() FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.now_ms(), forum.caller_id(), forum.principals(),
-      forum.sign_in(), forum.is_bookkeeping() TO forum_member;
+      forum.sign_in(), forum.is_bookkeeping(), forum.latest_change() TO forum_member;
     """
 
   /// Row-level security, grants and the owner's reach, rebuilt on every `forum init`.
@@ -400,6 +423,8 @@ enum PostgresSchema {
       GRANT SELECT, DELETE ON forum.files TO forum_member;
       GRANT INSERT (name, mime_type, readers, writers, data) ON forum.files TO forum_member;
       GRANT SELECT ON forum.meta TO forum_member;
+      GRANT SELECT ON forum.changes TO forum_member;
+      REVOKE ALL ON SEQUENCE forum.change_seq FROM PUBLIC, forum_member;
 
       """
     for table in tables {
@@ -431,6 +456,9 @@ enum PostgresSchema {
       DROP POLICY IF EXISTS member_delete ON forum.objects;
       CREATE POLICY member_delete ON forum.objects FOR DELETE TO forum_member
         USING (\(writable) AND class <> 'user');
+
+      DROP POLICY IF EXISTS member_read ON forum.changes;
+      CREATE POLICY member_read ON forum.changes FOR SELECT TO forum_member USING (\(readable));
 
       DROP POLICY IF EXISTS member_read ON forum.files;
       CREATE POLICY member_read ON forum.files FOR SELECT TO forum_member USING (\(readable));

@@ -12,8 +12,11 @@ final class SQLiteEngine: DatastoreEngine {
   let connection: Connection
   let location: String
   private(set) var boardId = ""
+  /// Set by `prepare`: the rules it was given when they are the recorded ones (or once it has
+  /// installed them), else the recorded ones, decoded.
   private(set) var rules = EngineRules()
-  /// The rules' record as `loadRules` last read it, so opening a board reads and decodes it once.
+  /// The rules' record as opening read it. Opening only reads it: a board opened with the rules
+  /// it records (every command) never decodes it.
   private var recordedRules: String?
   /// The text fields of each class with a full-text index, as installed in the file.
   private(set) var textFields: [String: [String]] = [:]
@@ -21,6 +24,11 @@ final class SQLiteEngine: DatastoreEngine {
   /// Parsed ACL columns by their text. A board has few distinct ACLs (one per author), so a
   /// listing parses each once instead of once a row.
   private var aclCache: [String: ACL] = [:]
+
+  /// `PRAGMA data_version` when the change feed was last read: another value means another
+  /// connection committed since.
+  private(set) var lastDataVersion: Int64?
+  func noteDataVersion(_ version: Int64) { lastDataVersion = version }
 
   /// Opens or creates the database at `path`. A new file is created 0600 (the person who makes a
   /// board decides whom to share it with); an existing file's mode is left alone. Every way the file
@@ -68,7 +76,7 @@ final class SQLiteEngine: DatastoreEngine {
         try $0.text(0)
       }
       boardId = (id ?? nil) ?? ""
-      try loadRules()
+      recordedRules = try installedRules()
       textFields = SQLiteSearch.fields(
         fromRecord: try connection.prepare("SELECT value FROM meta WHERE key = ?").firstRow(
           [.text(SQLiteSearch.metaKey)]
@@ -127,15 +135,19 @@ final class SQLiteEngine: DatastoreEngine {
   }
 
   /// The rules recorded in the file: they are the file's, whoever opens it.
-  private func loadRules() throws {
-    recordedRules = try installedRules()
-    guard let text = recordedRules, let space = text.firstIndex(of: " ") else { return }
-    rules = try JSONDecoder().decode(EngineRules.self, from: Data(text[space...].dropFirst().utf8))
+  private func decodeRecordedRules() throws -> EngineRules {
+    guard let text = recordedRules, let space = text.firstIndex(of: " ") else {
+      return EngineRules()
+    }
+    return try JSONDecoder().decode(
+      EngineRules.self, from: Data(text[space...].dropFirst().utf8))
   }
 
   func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
     try guarded {
-      if !rules.isEmpty {
+      if rules.isEmpty {
+        self.rules = try decodeRecordedRules()
+      } else {
         let recorded = "\(SQLiteRules.format) \(rules.signature)"
         if recordedRules != recorded {
           try connection.transaction {
@@ -147,12 +159,15 @@ final class SQLiteEngine: DatastoreEngine {
             for name in old { try connection.execute("DROP TRIGGER \"\(name)\"") }
             for sql in SQLiteRules.alignments(for: rules) { try connection.execute(sql) }
             for sql in SQLiteRules.triggers(for: rules) { try connection.execute(sql) }
+            for sql in SQLiteRules.pairIndexes(for: rules) { try connection.execute(sql) }
             try connection.run(
               "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
               [.text(SQLiteEngine.rulesKey), .text(recorded)])
           }
-          try loadRules()
+          recordedRules = recorded
         }
+        // The signature is the rules' own text: recorded equal, they are these rules.
+        self.rules = rules
       }
       try ensureIndexes(indexes.filter { $0.kind == .ordered })
       let text = SQLiteSearch.fields(of: indexes)

@@ -10,6 +10,7 @@
 ///   (principal, class, object) instead of testing every row's text.
 /// - `class_counts`: how many rows of each class `*` may read, kept by triggers, for counts.
 /// - `role_members`, `counters` (named sequences), `meta` (the board id, the installed rules).
+/// - `changes`: the change feed (`Change`), one row per object written, by triggers.
 enum SQLiteSchema {
   static let migrations = Migrations(steps: [
     .sql(
@@ -113,7 +114,24 @@ enum SQLiteSchema {
       INSERT INTO class_counts(class, public)
         SELECT class, count(*) FROM objects WHERE instr(readers, ' * ') > 0 GROUP BY class;
       """),
-    // Version 6: the full-text index of the classes declared by `IndexSpec(textOf:)`, one row per
+    // Version 6: the change feed. Every insert, update and delete of an object adds a row, in the
+    // writer's transaction, by triggers (`SQLiteRules.changeTriggers`; installing rules replaces
+    // these rule-less ones with ones that also know each class's parent and number). Each row
+    // keeps the readers the object had then, so only those who could read it learn of it.
+    .sql(
+      """
+      CREATE TABLE changes(
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        class TEXT NOT NULL,
+        objectId TEXT NOT NULL,
+        kind INTEGER NOT NULL,
+        parentId TEXT,
+        number INTEGER,
+        readers TEXT NOT NULL
+      );
+      \(SQLiteRules.changeTriggers(for: EngineRules()).joined(separator: ";\n"));
+      """),
+    // Version 7: the full-text index of the classes declared by `IndexSpec(textOf:)`, one row per
     // object (rowid = objects.id), its text fields joined by newlines. Trigrams, so any substring
     // of three or more characters is found in any script, Japanese included. Contentless: the
     // text stays in `objects` only. Its triggers and rows are installed by `prepare` from the

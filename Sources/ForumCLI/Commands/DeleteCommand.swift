@@ -43,6 +43,7 @@ enum DeleteCommand: ForumCommand {
           try session.confirm("\(threadNumber)/\(number) \"\(text)\"")
         }
         try session.board.deleteComment(number, inThread: threadNumber)
+        session.live.deletedHere.insert("\(threadNumber)/\(number)")  // said here, not live
       }
     } catch let error as DatastoreError where error.code == .noAccess {
       throw CLIError.deleteRefused(error)

@@ -8,6 +8,8 @@ struct BoardRenderer {
   let messages: Messages
   let width: Int
   let now: Int64
+  /// At the live prompt an empty thread says that comments will appear below it.
+  var commentsMayArrive = false
 
   func age(_ milliseconds: Int64) -> String {
     messages.age(seconds: max(0, (now - milliseconds) / 1000))
@@ -23,12 +25,13 @@ struct BoardRenderer {
     let rightWidth = 1 + authorWidth + 1 + 4 + 1 + ageWidth
     let middleWidth = max(10, width - numberWidth - 4 - rightWidth)
     var lines: [String] = []
+    let shared = BoardRenderer.sharedNames(page.items.map { ($0.authorName, $0.authorId) })
     for thread in page.items {
       let number = SafeText.pad("#\(thread.number)", to: numberWidth, alignRight: true)
       let marks = (thread.isMine ? "●" : " ") + (thread.image != nil ? "▣" : " ")
       let title = SafeText.truncate(SafeText.sanitize(thread.title), to: middleWidth)
       let room = middleWidth - SafeText.width(title)
-      let summary = SafeText.sanitize(thread.description)
+      let summary = SafeText.sanitize(thread.description, stoppingPast: room)
       var middle = thread.isMine ? style.mine(title) : style.bold(title)
       if room > 4, !summary.isEmpty {
         let text = SafeText.truncate(" — " + summary, to: room)
@@ -37,7 +40,10 @@ struct BoardRenderer {
       } else {
         middle += String(repeating: " ", count: room)
       }
-      let authorText = SafeText.pad(SafeText.sanitize(thread.authorName), to: authorWidth)
+      let authorText = SafeText.pad(
+        SafeText.truncate(
+          authorLabel(thread.authorName, thread.authorUserName, shared: shared), to: authorWidth),
+        to: authorWidth)
       let author = thread.isMine ? style.mine(authorText) : style.author(authorText)
       let count = SafeText.pad(String(thread.commentCount), to: 4, alignRight: true)
       let age = SafeText.pad(age(thread.lastActivity), to: ageWidth, alignRight: true)
@@ -91,7 +97,7 @@ struct BoardRenderer {
       let last = Board.lastPage(commentCount: thread.commentCount)
       lines.append(
         page.number == 1
-          ? messages.noComments
+          ? (commentsMayArrive ? messages.noCommentsYetLive : messages.noComments)
           : messages.pastTheEnd(page.number, "show \(thread.number) --page \(last)"))
       return lines
     }
@@ -110,13 +116,16 @@ struct BoardRenderer {
     let numberWidth = comments.map { String($0.number).count }.max() ?? 1
     let indent = String(repeating: " ", count: numberWidth + 3)
     var lines: [String] = []
+    let shared = BoardRenderer.sharedNames(comments.map { ($0.authorName, $0.authorId) })
     for comment in comments {
       let number = SafeText.pad(String(comment.number), to: numberWidth, alignRight: true)
       let when =
         "\(LocalTime.string(milliseconds: comment.createDate)) · \(age(comment.createDate))"
       let you = comment.isMine ? " (\(messages.you))" : ""
       let room = width - 2 - numberWidth - 1 - SafeText.width(you) - 3 - SafeText.width(when)
-      let name = SafeText.truncate(SafeText.sanitize(comment.authorName), to: max(4, min(40, room)))
+      let name = SafeText.truncate(
+        authorLabel(comment.authorName, comment.authorUserName, shared: shared),
+        to: max(4, min(52, room)))
       let who = comment.isMine ? style.mine(name + you) : style.author(name)
       lines.append("  \(style.number(number)) \(who) · \(style.dim(when))")
       let text = SafeText.sanitize(comment.text, keepNewlines: true)
