@@ -23,13 +23,15 @@ public struct SearchHit: Sendable {
   public enum Kind: String, Sendable {
     case thread
     case comment
+    /// A direct message: only its conversation's two members ever find it.
+    case message
   }
 
   public let kind: Kind
-  /// `"12"` for a thread, `"12/3"` for a comment.
+  /// `"12"` for a thread, `"12/3"` for a comment, `"@bob/3"` for a message.
   public let ref: String
   public let threadNumber: Int
-  /// The thread's title (for a comment, its thread's).
+  /// The thread's title (for a comment, its thread's; for a message, the other member's handle).
   public let threadTitle: String
   public let authorName: String
   public let isMine: Bool
@@ -44,7 +46,7 @@ public struct SearchHit: Sendable {
 extension Board {
   /// The fields search looks in, by class: the board's declaration of its text indexes.
   static let searchFields: [String: [String]] = [
-    threadClass: ["title", "description"], commentClass: ["text"],
+    threadClass: ["title", "description"], commentClass: ["text"], messageClass: ["text"],
   ]
 
   /// The text indexes `indexes` declares, from `searchFields`.
@@ -85,14 +87,23 @@ extension Board {
       threadConditions["number"] = .int(Int64(thread))
       commentConditions["thread"] = Board.pointer(to: object.objectId)
     }
+    var targets = [
+      TextSearch.Target(className: Board.threadClass, equalTo: threadConditions),
+      TextSearch.Target(className: Board.commentClass, equalTo: commentConditions),
+    ]
+    // Messages live in conversations, not threads; the ACL keeps them to their two members.
+    if thread == nil {
+      var conditions: [String: JSONValue] = [:]
+      conditions["user"] = threadConditions["user"]
+      targets.append(TextSearch.Target(className: Board.messageClass, equalTo: conditions))
+    }
     let search = TextSearch(
-      terms: terms,
-      targets: [
-        TextSearch.Target(className: Board.threadClass, equalTo: threadConditions),
-        TextSearch.Target(className: Board.commentClass, equalTo: commentConditions),
-      ], limit: Board.pageSize + 1, skip: skip)
-    let objects = try client.search(search, include: ["user", "thread"])
-    let hits = objects.prefix(Board.pageSize).compactMap { hit($0, terms: terms) }
+      terms: terms, targets: targets, limit: Board.pageSize + 1, skip: skip)
+    let objects = try client.search(search, include: ["user", "thread", "conversation"])
+    var handles: [String: String] = [:]
+    let hits = try objects.prefix(Board.pageSize).compactMap {
+      try hit($0, terms: terms, handles: &handles)
+    }
     return Page(items: Array(hits), number: page, hasMore: objects.count > Board.pageSize)
   }
 
@@ -108,7 +119,9 @@ extension Board {
     return user.objectId
   }
 
-  private func hit(_ object: DataObject, terms: [String]) -> SearchHit? {
+  private func hit(_ object: DataObject, terms: [String], handles: inout [String: String]) throws
+    -> SearchHit?
+  {
     let fields = Board.searchFields[object.className] ?? []
     let matched = fields.filter { field in
       let text = object[field]?.stringValue ?? ""
@@ -127,6 +140,24 @@ extension Board {
         threadTitle: thread.title, authorName: thread.authorName, isMine: thread.isMine,
         createDate: thread.createDate, matchedFields: matched, snippet: snippet,
         json: Board.merge(thread.json, extra))
+    }
+    if object.className == Board.messageClass {
+      guard let conversation = object.included["conversation"] else { return nil }
+      let members = [conversation["user"]?.pointerId, conversation["partner"]?.pointerId]
+      let other = members.compactMap { $0 }.first { $0 != me.objectId } ?? me.objectId
+      if handles[other] == nil {
+        handles[other] = User(object: try client.get(User.className, objectId: other)).userName
+      }
+      let message = ForumMessage(object, viewer: me.objectId)
+      let handle = "@" + (handles[other] ?? "")
+      let ref = "\(handle)/\(message.number)"
+      extra["ref"] = .string(ref)
+      extra["type"] = .string(SearchHit.Kind.message.rawValue)
+      extra["with"] = .string(handle)
+      return SearchHit(
+        kind: .message, ref: ref, threadNumber: 0, threadTitle: handle,
+        authorName: message.authorName, isMine: message.isMine, createDate: message.createDate,
+        matchedFields: matched, snippet: snippet, json: Board.merge(message.json, extra))
     }
     guard let parent = object.included["thread"] else { return nil }
     let threadNumber = Int(parent["number"]?.intValue ?? 0)

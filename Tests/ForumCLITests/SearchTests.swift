@@ -149,6 +149,32 @@ struct SearchTests {
     #expect(noUser.status == 4 && noUser.stderrLines.count == 1, "\(noUser.summary)")
   }
 
+  @Test func directMessagesAreFoundByTheirTwoMembersOnly() throws {
+    let forum = try ForumFixture()
+    var handles: [String: String] = [:]
+    for person in ["alice", "bob", "carol"] {
+      handles[person] = try forum.ok(["--json", "whoami"], profile: person).json().string(
+        "userName")
+    }
+    try forum.ok(["dm", "@" + handles["bob"]!, "the walrus password is 天気"])
+    try forum.ok(["dm", "@" + handles["alice"]!, "got the walrus"], profile: "bob")
+    try forum.ok(["new", "--title", "public walrus"], profile: "carol")
+    #expect(
+      Set(try refs(forum.ok(["--json", "search", "walrus"])))
+        == ["1", "@\(handles["bob"]!)/1", "@\(handles["bob"]!)/2"])
+    #expect(
+      Set(try refs(forum.ok(["--json", "search", "walrus"], profile: "bob")))
+        == ["1", "@\(handles["alice"]!)/1", "@\(handles["alice"]!)/2"])
+    #expect(try refs(forum.ok(["--json", "search", "walrus"], profile: "carol")) == ["1"])
+    #expect(try refs(forum.ok(["--json", "search", "天気"], profile: "carol")) == [])
+    #expect(try refs(forum.ok(["--json", "search", "walrus", "--thread", "1"])) == ["1"])
+    let byBob = try forum.ok(["--json", "search", "walrus", "--author", handles["bob"]!])
+    #expect(try refs(byBob) == ["@\(handles["bob"]!)/2"])
+    #expect(try byBob.json().objects("results").first?.string("type") == "message")
+    let text = try forum.ok(["search", "password"]).stdoutLines
+    #expect(text.first?.contains("with @\(handles["bob"]!)") == true, "\(text)")
+  }
+
   @Test func pagesOfTwentyAndPastTheEndIsNotFound() throws {
     let forum = try ForumFixture()
     let created = try forum.script((1...25).map { "new --title \"match \($0)\"" })
@@ -235,7 +261,7 @@ struct SearchTests {
       let triggers = try connection.prepare(
         "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'search%'"
       ).rows { try $0.text(0) ?? "" }
-      #expect(triggers.count == 6)
+      #expect(triggers.count == 9)
       for name in triggers { try connection.execute("DROP TRIGGER \(name)") }
       try connection.execute(
         """

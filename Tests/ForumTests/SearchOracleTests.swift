@@ -60,6 +60,13 @@ struct SearchOracleTests {
       guard let board = readers.randomElement(using: &random) else { continue }
       try board.addComment(to: number, text: Self.text(&random, words: 1...6))
     }
+    // Conversations: searchable by their two members only.
+    for _ in 0..<12 {
+      let from = Int.random(in: 0..<3, using: &random)
+      let to = (from + Int.random(in: 1...2, using: &random)) % 3
+      try boards[from].sendMessage(
+        to: boards[to].me.userName, text: Self.text(&random, words: 1...5))
+    }
     // Edits and deletions go through the index too.
     let first = try boards[0].client.find(
       Query(
@@ -83,6 +90,13 @@ struct SearchOracleTests {
     let threads = try all.find(Query(className: Board.threadClass, limit: 1000))
     let comments = try all.find(Query(className: Board.commentClass, limit: 1000))
     let threadById = Dictionary(uniqueKeysWithValues: threads.map { ($0.objectId, $0) })
+    let messages = try all.find(Query(className: Board.messageClass, limit: 1000))
+    let conversations = try all.find(Query(className: Board.conversationClass, limit: 1000))
+    let conversationById = Dictionary(
+      uniqueKeysWithValues: conversations.map { ($0.objectId, $0) })
+    let userNames = Dictionary(
+      uniqueKeysWithValues: boards.map { ($0.me.objectId, $0.me.userName) })
+    #expect(messages.count == 12)
 
     var queries: [[String]] = [
       ["天気"], ["天"], ["keyboard"], ["KEYBOARD"], ["猫"], ["天気", "keyboard"], ["\"quoted\""],
@@ -117,6 +131,13 @@ struct SearchOracleTests {
           let thread = threadById[comment["thread"]?.pointerId ?? ""]
           expected.insert(
             "\(thread?["number"]?.intValue ?? 0)/\(comment["number"]?.intValue ?? 0)")
+        }
+        for message in messages
+        where !message.acl.readers.isDisjoint(with: principals) && matches(message, ["text"]) {
+          let conversation = conversationById[message["conversation"]?.pointerId ?? ""]
+          let members = [conversation?["user"]?.pointerId, conversation?["partner"]?.pointerId]
+          let other = members.compactMap { $0 }.first { $0 != ids[index] } ?? ""
+          expected.insert("@\(userNames[other] ?? "?")/\(message["number"]?.intValue ?? 0)")
         }
         var found: [String] = []
         var page = 1
@@ -203,7 +224,7 @@ struct PostgresSearchPlanTests {
     let store = try Datastore.open(
       try world.database.location(as: "alice"), rules: Board.rules, indexes: Board.indexes)
     let engine = try #require(store.engine as? PostgresEngine)
-    #expect(engine.indexedClasses == ["Thread", "Comment"] as Set)
+    #expect(engine.indexedClasses == ["Thread", "Comment", "Message"] as Set)
     let (client, _) = try store.signIn(
       profile: "alice", in: ProfileStore(directory: world.root + "/profiles"))
     let search = TextSearch(

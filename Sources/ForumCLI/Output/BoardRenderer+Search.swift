@@ -12,7 +12,12 @@ extension BoardRenderer {
     var lines: [String] = []
     for hit in page.items {
       let ref = SafeText.pad(hit.kind == .thread ? "#" + hit.ref : hit.ref, to: refWidth)
-      let place = hit.kind == .comment ? messages.searchIn(hit.threadNumber) + " " : ""
+      let place: String
+      switch hit.kind {
+      case .thread: place = ""
+      case .comment: place = messages.searchIn(hit.threadNumber) + " "
+      case .message: place = messages.searchWith + " "
+      }
       let titleWidth = max(10, width - refWidth - 1 - authorWidth - 1 - ageWidth - 1)
       let title = SafeText.pad(place + SafeText.sanitize(hit.threadTitle), to: titleWidth)
       let authorText = SafeText.pad(SafeText.sanitize(hit.authorName), to: authorWidth)

@@ -9,5 +9,8 @@ extension Messages {
       : "There is no page \(page): the search has fewer results."
   }
 
+  /// Before a message's other member: "with @bob".
+  var searchWith: String { japanese ? "DM" : "with" }
+
   func searchIn(_ thread: Int) -> String { japanese ? "#\(thread) 内" : "in #\(thread)" }
 }
