@@ -5,16 +5,19 @@ import Forum
 enum SearchCommand: ForumCommand {
   static let info = CommandInfo(
     name: "search", aliases: ["find"],
-    usage: "search WORDS [--author @handle] [--thread N] [--page N]",
+    // Short enough for one line of `help`: the options are in the details.
+    usage: "search WORDS [options]",
     summary: Localized(
-      "threads, comments and messages holding every word, best first, 20 a page",
-      "すべての語を含むスレッド、コメント、メッセージを関連度順に表示 (1 ページ 20 件)"),
+      "posts holding every word, best first",
+      "すべての語を含む投稿を関連度順に表示"),
     details: Localized(
-      "Looks in titles, descriptions, comments and your direct messages (shown as @bob/3). A word matches anywhere in a "
+      "Options: --author @handle (only their posts), --thread N (only that thread), --page N. "
+        + "Looks in titles, descriptions, comments and your direct messages (shown as @bob/3). A word matches anywhere in a "
         + "post, upper and lower case alike; \"two words\" in quotes is one phrase. Japanese "
         + "words of one or two characters (天気) work too. Quotes, *, -, : and NEAR are "
         + "ordinary characters; put -- before a word that starts with -.",
-      "読めるタイトル、本文、コメント、自分のダイレクトメッセージ (@bob/3) を探します。語は投稿のどこにあっても一致し、英字の大文字と"
+      "オプション: --author @handle (その人の投稿だけ)、--thread N (そのスレッドだけ)、--page N。"
+        + "読めるタイトル、本文、コメント、自分のダイレクトメッセージ (@bob/3) を探します。語は投稿のどこにあっても一致し、英字の大文字と"
         + "小文字は区別しません。\"二つの 語\" のように引用符で囲むと一つの語句になります。"
         + "天気 のような 1〜2 文字の語も探せます。引用符、*、-、:、NEAR は普通の文字です。"
         + "- で始まる語の前には -- を置いてください。"),
