@@ -47,7 +47,9 @@ extension SQLiteEngine {
       let ranked = try matchCount(match, above: SQLiteEngine.rankedMatchLimit)
       order = ranked ? "ORDER BY s.rank, o.id DESC" : "ORDER BY s.rowid DESC"
     } else {
-      from = "objects o"
+      // Newest first by walking the table backwards, stopping at the page: through the class
+      // indexes (the planner's choice for the OR of classes) every row would be read and sorted.
+      from = "objects o NOT INDEXED"
       order = "ORDER BY o.id DESC"
     }
     let condition = match == nil ? "WHERE (\(filter))" : "WHERE search_text MATCH ? AND (\(filter))"
