@@ -71,6 +71,18 @@ public final class DatastoreClient {
       else { throw DatastoreError(.noAccess, detail: "only you may be the writer") }
       fields[owner.field] = .pointer(className: User.className, objectId: userId)
     }
+    if let pair = rules.pairRule(of: className) {
+      guard let userId else { throw DatastoreError(.authentication) }
+      guard let partner = fields[pair.partnerField] else {
+        throw DatastoreError.empty(pair.partnerField)
+      }
+      guard partner.pointerId.map(Validation.isObjectId) == true,
+        partner.objectValue?["className"] == .string(User.className)
+      else { throw DatastoreError.invalid(pair.partnerField) }
+      guard partner.pointerId != userId else {
+        throw DatastoreError.invalid(pair.partnerField, "a conversation needs someone else")
+      }
+    }
     if let child = rules.childRule(of: className) {
       guard let parent = fields[child.parentField] else {
         throw DatastoreError.empty(child.parentField)

@@ -21,13 +21,37 @@ public struct EngineRules: Equatable, Sendable, Codable {
   public var sequences: [SequenceRule]
   public var owners: [OwnerRule]
   public var children: [ChildRule]
+  /// Classes private to two users, one object per pair (`PairRule`).
+  public var pairs: [PairRule]
 
   public init(
-    sequences: [SequenceRule] = [], owners: [OwnerRule] = [], children: [ChildRule] = []
+    sequences: [SequenceRule] = [], owners: [OwnerRule] = [], children: [ChildRule] = [],
+    pairs: [PairRule] = []
   ) {
     self.sequences = sequences
     self.owners = owners
     self.children = children
+    self.pairs = pairs
+  }
+
+  private enum CodingKeys: String, CodingKey { case sequences, owners, children, pairs }
+
+  /// Rules recorded before pairs existed have no `pairs` key.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    sequences = try container.decode([SequenceRule].self, forKey: .sequences)
+    owners = try container.decode([OwnerRule].self, forKey: .owners)
+    children = try container.decode([ChildRule].self, forKey: .children)
+    pairs = try container.decodeIfPresent([PairRule].self, forKey: .pairs) ?? []
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(sequences, forKey: .sequences)
+    try container.encode(owners, forKey: .owners)
+    try container.encode(children, forKey: .children)
+    // Absent when empty, so the signature of rules without pairs stays what it was.
+    if !pairs.isEmpty { try container.encode(pairs, forKey: .pairs) }
   }
 
   /// Fields of `className` that no client sets or changes, on create or update: the engine
@@ -39,6 +63,9 @@ public struct EngineRules: Equatable, Sendable, Codable {
     var fields: Set<String> = []
     for rule in sequences where rule.className == className { fields.insert(rule.field) }
     for rule in owners where rule.className == className { fields.insert(rule.field) }
+    for rule in pairs where rule.className == className {
+      fields.formUnion([rule.ownerField, rule.pairField])
+    }
     for rule in children {
       if rule.childClass == className { fields.insert(rule.numberField) }
       if rule.parentClass == className {
@@ -49,9 +76,10 @@ public struct EngineRules: Equatable, Sendable, Codable {
   }
 
   /// Fields of `className` a client sets when creating the object and never changes afterwards
-  /// (`E400002` on update): a child's parent pointer, a parent's file.
+  /// (`E400002` on update): a child's parent pointer, a parent's file, a pair's partner.
   public func fixedFields(of className: String) -> Set<String> {
     var fields: Set<String> = []
+    for rule in pairs where rule.className == className { fields.insert(rule.partnerField) }
     for rule in children {
       if rule.childClass == className { fields.insert(rule.parentField) }
       if rule.parentClass == className, let file = rule.fileField { fields.insert(file) }
@@ -103,13 +131,26 @@ public struct EngineRules: Equatable, Sendable, Codable {
         "activityField": $0.activityField, "fileField": $0.fileField,
       ])
     }
-    return JSONValue.object([
+    var fields: [String: JSONValue] = [
       "sequences": .array(sequences), "owners": .array(owners), "children": .array(children),
-    ]).jsonText()
+    ]
+    // Absent when empty, as `encode(to:)` leaves it out (older boards' signatures stay theirs).
+    if !pairs.isEmpty {
+      fields["pairs"] = .array(
+        pairs.map {
+          object([
+            "className": $0.className, "ownerField": $0.ownerField,
+            "partnerField": $0.partnerField, "pairField": $0.pairField,
+          ])
+        })
+    }
+    return JSONValue.object(fields).jsonText()
   }
 
   /// True when no rule is declared.
-  public var isEmpty: Bool { sequences.isEmpty && owners.isEmpty && children.isEmpty }
+  public var isEmpty: Bool {
+    sequences.isEmpty && owners.isEmpty && children.isEmpty && pairs.isEmpty
+  }
 
   /// Refuses rules an engine could not install safely: bad names, a class that is the child of
   /// two parents, a field managed twice.
@@ -129,6 +170,9 @@ public struct EngineRules: Equatable, Sendable, Codable {
       ]
       names += rule.fileField.map { [$0] } ?? []
     }
+    for rule in pairs {
+      names += [rule.className, rule.ownerField, rule.partnerField, rule.pairField]
+    }
     for name in names where !Validation.isName(name) {
       throw DatastoreError.invalid("rules", "bad name \(name)")
     }
@@ -136,6 +180,9 @@ public struct EngineRules: Equatable, Sendable, Codable {
     guard Set(childClasses).count == childClasses.count else {
       throw DatastoreError.invalid("rules", "a class can have one parent")
     }
+    let pairClasses = Set(pairs.map(\.className))
+    guard pairClasses.count == pairs.count, pairClasses.isDisjoint(with: owners.map(\.className))
+    else { throw DatastoreError.invalid("rules", "a pair's class has its own owner rule") }
     guard Set(owners.map(\.className)).count == owners.count,
       Set(sequences.map { "\($0.className).\($0.field)" }).count == sequences.count
     else { throw DatastoreError.invalid("rules", "a field is managed twice") }

@@ -25,11 +25,12 @@ struct PostgresRules: Equatable {
 
   init(
     sequences: [Sequence] = [], owners: [Owner] = [], children: [Child] = [],
-    managedFields: [String: [String]] = [:]
+    pairs: [PairRule] = [], managedFields: [String: [String]] = [:]
   ) {
     self.sequences = sequences
     self.owners = owners
     self.children = children
+    self.pairs = pairs
     self.managedFields = managedFields
   }
 
@@ -50,6 +51,7 @@ struct PostgresRules: Equatable {
         lastNumberField: $0.lastNumberField, activityField: $0.activityField,
         fileField: $0.fileField)
     }
+    pairs = rules.pairs
   }
 
   struct Child: Equatable {
@@ -70,6 +72,8 @@ struct PostgresRules: Equatable {
   var sequences: [Sequence] = []
   var owners: [Owner] = []
   var children: [Child] = []
+  /// Classes private to two users, one object per pair (`PairRule`).
+  var pairs: [PairRule] = []
   /// Per class, fields clients never set (besides those the rules above manage).
   var managedFields: [String: [String]] = [:]
 
@@ -78,6 +82,9 @@ struct PostgresRules: Equatable {
     var fields = managedFields[className] ?? []
     fields += sequences.filter { $0.className == className }.map(\.field)
     fields += owners.filter { $0.className == className }.map(\.pointerField)
+    for rule in pairs where rule.className == className {
+      fields += [rule.ownerField, rule.pairField, rule.partnerField]
+    }
     for child in children {
       if child.childClass == className { fields += [child.numberField, child.pointerField] }
       if child.parentClass == className {
@@ -93,6 +100,7 @@ struct PostgresRules: Equatable {
     var names = Set(managedFields.keys)
     names.formUnion(sequences.map(\.className))
     names.formUnion(owners.map(\.className))
+    names.formUnion(pairs.map(\.className))
     names.formUnion(children.flatMap { [$0.childClass, $0.parentClass] })
     names.insert(User.className)
     return names.sorted()
@@ -289,6 +297,10 @@ struct PostgresRules: Equatable {
               END IF;
           """)
       }
+      if pairs.contains(where: { $0.className == className }) {
+        lines.append("    NEW.readers := OLD.readers;")
+        lines.append("    NEW.writers := OLD.writers;")
+      }
       if className == User.className {
         lines.append("    NEW.readers := OLD.readers;")
         lines.append("    NEW.writers := OLD.writers;")
@@ -334,6 +346,9 @@ struct PostgresRules: Equatable {
               END IF;
               END IF;
           """)
+      }
+      for rule in pairs where rule.className == className {
+        lines.append(pairInsert(rule))
       }
       for rule in children where rule.parentClass == className {
         if let file = rule.fileField.map(PostgresRules.literal) {
@@ -389,6 +404,59 @@ struct PostgresRules: Equatable {
       sql += lines.joined(separator: "\n") + "\n  END IF;\n"
     }
     return sql
+  }
+
+  /// A pair's object: the caller and an existing other user, the pair's key (byte order, as
+  /// `PairRule.pairKey`), readers exactly the two and no writers, whatever was sent. The schema's
+  /// owner may plant one for two other users by naming the owner field.
+  private func pairInsert(_ rule: PairRule) -> String {
+    let owner = PostgresRules.literal(rule.ownerField)
+    let partnerField = PostgresRules.literal(rule.partnerField)
+    let pairField = PostgresRules.literal(rule.pairField)
+    let user = PostgresRules.literal(User.className)
+    return """
+          DECLARE
+            starter text := CASE WHEN trusted AND claimed ? \(owner)
+                                 THEN claimed->\(owner)->>'objectId' ELSE me END;
+            partner text := claimed->\(partnerField)->>'objectId';
+          BEGIN
+            IF starter IS NULL THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA401', MESSAGE = 'sign in first';
+            END IF;
+            IF partner IS NULL
+               OR claimed->\(partnerField) IS DISTINCT FROM \(PostgresRules.pointer(User.className, "partner"))
+               OR partner = starter THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA400', MESSAGE = \(partnerField);
+            END IF;
+            IF NOT EXISTS (SELECT 1 FROM forum.objects WHERE class = \(user) AND object_id = partner) THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+            END IF;
+            NEW.data := NEW.data || jsonb_build_object(
+              \(owner), \(PostgresRules.pointer(User.className, "starter")),
+              \(partnerField), claimed->\(partnerField),
+              \(pairField), CASE WHEN starter COLLATE "C" < partner COLLATE "C"
+                              THEN starter || ':' || partner ELSE partner || ':' || starter END);
+            NEW.readers := ARRAY[starter, partner];
+            NEW.writers := '{}'::text[];
+          END;
+      """
+  }
+
+  /// One object per pair, whoever writes: a unique index on the pair's key column.
+  var pairIndexSQL: [String] {
+    pairs.flatMap { rule -> [String] in
+      let column = "key_" + rule.pairField.lowercased()
+      return [
+        """
+        ALTER TABLE forum.objects ADD COLUMN IF NOT EXISTS "\(column)" text
+        GENERATED ALWAYS AS (data #>> '{\(rule.pairField)}') STORED
+        """,
+        """
+        CREATE UNIQUE INDEX IF NOT EXISTS "\("objects_unique_\(rule.className)_\(rule.pairField)".lowercased().prefix(63))"
+        ON forum.objects("\(column)") WHERE class = \(PostgresRules.literal(rule.className))
+        """,
+      ]
+    }
   }
 
   private var deleteBody: String {

@@ -130,6 +130,7 @@ enum PostgresSchema {
       for spec in indexes {
         for statement in indexSQL(spec) { try connection.execute(statement) }
       }
+      for statement in rules.pairIndexSQL { try connection.execute(statement) }
       // New key columns have no statistics yet; without them the planner guesses a handful of
       // rows per value and sorts a long thread instead of walking its ordered index.
       try connection.execute("ANALYZE forum.objects")

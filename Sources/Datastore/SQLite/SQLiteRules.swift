@@ -198,6 +198,18 @@ enum SQLiteRules {
     }
   }
 
+  /// One object per pair (`PairRule`): a unique index on the class and the pair's key (rows of
+  /// other classes have no key, and NULLs never collide). The engine checks first and says so;
+  /// the index holds even for a writer that does not.
+  static func pairIndexes(for rules: EngineRules) -> [String] {
+    rules.pairs.map { rule in
+      """
+      CREATE UNIQUE INDEX IF NOT EXISTS "objects_unique_\(rule.className)_\(rule.pairField)"
+      ON objects(class, json_extract(data, '$.\(rule.pairField)'))
+      """
+    }
+  }
+
   /// Existing rows brought in line with `rules` when they are installed on a file written before
   /// them: children take their parent's readers.
   static func alignments(for rules: EngineRules) -> [String] {

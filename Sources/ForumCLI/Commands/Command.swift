@@ -41,12 +41,15 @@ struct CommandInfo {
     /// The rest of the line after an optional thread (`#N` anywhere; a bare `N` only outside
     /// a thread at the prompt).
     case afterThread
+    /// The rest of the line after a leading `@handle` (`dm @bob TEXT`).
+    case afterHandle
   }
 
   /// What Tab offers for the command's arguments.
   enum Completion {
     case none
     case threads
+    case handles
   }
 
   let name: String
@@ -139,6 +142,10 @@ struct Invocation {
         }
       }
       if let kind = info.text {
+        if kind == .afterHandle, positionals.isEmpty, value.hasPrefix("@") {
+          positionals.append(value)
+          continue
+        }
         if kind == .afterThread, positionals.isEmpty,
           Invocation.isThreadWord(value, bareNumber: !insideThread)
         {

@@ -4,7 +4,7 @@ enum CommandRegistry {
   static let all: [any ForumCommand.Type] = [
     ListCommand.self, ShowCommand.self, NextCommand.self, PreviousCommand.self,
     NewCommand.self, CommentCommand.self, ChatCommand.self, DeleteCommand.self,
-    ImageCommand.self,
+    ImageCommand.self, DMCommand.self, InboxCommand.self,
     WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self, QuitCommand.self,
     InitCommand.self,
   ]

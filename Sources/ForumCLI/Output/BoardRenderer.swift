@@ -25,6 +25,7 @@ struct BoardRenderer {
     let rightWidth = 1 + authorWidth + 1 + 4 + 1 + ageWidth
     let middleWidth = max(10, width - numberWidth - 4 - rightWidth)
     var lines: [String] = []
+    let shared = BoardRenderer.sharedNames(page.items.map { ($0.authorName, $0.authorId) })
     for thread in page.items {
       let number = SafeText.pad("#\(thread.number)", to: numberWidth, alignRight: true)
       let marks = (thread.isMine ? "●" : " ") + (thread.image != nil ? "▣" : " ")
@@ -39,7 +40,10 @@ struct BoardRenderer {
       } else {
         middle += String(repeating: " ", count: room)
       }
-      let authorText = SafeText.pad(SafeText.sanitize(thread.authorName), to: authorWidth)
+      let authorText = SafeText.pad(
+        SafeText.truncate(
+          authorLabel(thread.authorName, thread.authorUserName, shared: shared), to: authorWidth),
+        to: authorWidth)
       let author = thread.isMine ? style.mine(authorText) : style.author(authorText)
       let count = SafeText.pad(String(thread.commentCount), to: 4, alignRight: true)
       let age = SafeText.pad(age(thread.lastActivity), to: ageWidth, alignRight: true)
@@ -112,13 +116,16 @@ struct BoardRenderer {
     let numberWidth = comments.map { String($0.number).count }.max() ?? 1
     let indent = String(repeating: " ", count: numberWidth + 3)
     var lines: [String] = []
+    let shared = BoardRenderer.sharedNames(comments.map { ($0.authorName, $0.authorId) })
     for comment in comments {
       let number = SafeText.pad(String(comment.number), to: numberWidth, alignRight: true)
       let when =
         "\(LocalTime.string(milliseconds: comment.createDate)) · \(age(comment.createDate))"
       let you = comment.isMine ? " (\(messages.you))" : ""
       let room = width - 2 - numberWidth - 1 - SafeText.width(you) - 3 - SafeText.width(when)
-      let name = SafeText.truncate(SafeText.sanitize(comment.authorName), to: max(4, min(40, room)))
+      let name = SafeText.truncate(
+        authorLabel(comment.authorName, comment.authorUserName, shared: shared),
+        to: max(4, min(52, room)))
       let who = comment.isMine ? style.mine(name + you) : style.author(name)
       lines.append("  \(style.number(number)) \(who) · \(style.dim(when))")
       let text = SafeText.sanitize(comment.text, keepNewlines: true)
