@@ -93,13 +93,30 @@ public struct Query: Sendable {
   }
 }
 
-/// An index a caller wants on a class: the fields, in order, it will filter and sort by.
+/// An index a caller wants on a class: the fields, in order, it will filter and sort by; or, for
+/// `.text`, the string fields `DatastoreClient.search` looks in.
 public struct IndexSpec: Hashable, Sendable {
+  public enum Kind: Hashable, Sendable {
+    /// Equality and order on `fields`, in that order.
+    case ordered
+    /// Full-text search over the string fields `fields` (any order).
+    case text
+  }
+
   public let className: String
   public let fields: [String]
+  public let kind: Kind
 
   public init(className: String, fields: [String]) {
     self.className = className
     self.fields = fields
+    kind = .ordered
+  }
+
+  /// A full-text index: `search` finds objects of `className` by words in `fields`.
+  public init(textOf className: String, fields: [String]) {
+    self.className = className
+    self.fields = fields
+    kind = .text
   }
 }

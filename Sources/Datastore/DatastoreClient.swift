@@ -132,6 +132,35 @@ public final class DatastoreClient {
     return try engine.count(query, as: principals)
   }
 
+  /// Objects holding every term of `search` in their text fields, among those the caller may
+  /// read, best first, with the pointers named by `include` resolved (as `find` does). A term is
+  /// text, whatever characters it holds; an empty, too long or NUL-holding one is `E400002`.
+  public func search(_ search: TextSearch, include: [String] = []) throws -> [DataObject] {
+    guard !search.terms.isEmpty else { throw DatastoreError.empty("query") }
+    guard search.terms.count <= TextSearch.maximumTerms else {
+      throw DatastoreError.invalid("query", "more than \(TextSearch.maximumTerms) words")
+    }
+    for term in search.terms {
+      guard !term.isEmpty else { throw DatastoreError.empty("query") }
+      guard term.count <= TextSearch.maximumTermLength else {
+        throw DatastoreError.invalid(
+          "query", "a word longer than \(TextSearch.maximumTermLength) characters")
+      }
+      guard !term.utf8.contains(0) else {
+        throw DatastoreError.invalid("query", "contains a NUL character")
+      }
+    }
+    for target in search.targets {
+      try DatastoreClient.validate(
+        query: Query(className: target.className, equalTo: target.equalTo, include: include))
+    }
+    guard (1...Query.maximumLimit).contains(search.limit), search.skip >= 0 else {
+      throw DatastoreError.invalid("limit", "between 1 and \(Query.maximumLimit)")
+    }
+    let objects = try engine.search(search, as: principals)
+    return include.isEmpty ? objects : try resolveIncludes(include, in: objects)
+  }
+
   /// Sets `fields` (a `.null` value removes the field) and adds `increments` to integer fields,
   /// atomically, in one conditional write. Needs write access: `E403001` when the caller can
   /// read the object, else `E404001`. Managed and fixed fields of the rules are `E400002`.

@@ -58,7 +58,7 @@ public final class Board {
       IndexSpec(className: threadClass, fields: ["lastActivity"]),
       IndexSpec(className: threadClass, fields: ["number"]),
       IndexSpec(className: commentClass, fields: ["thread", "number"]),
-    ] + conversationIndexes
+    ] + conversationIndexes + textIndexes
 
   /// Opens the board at `location` (a path or a `postgresql://` URI) as the profile's user
   /// (created on first use).
@@ -250,7 +250,7 @@ public final class Board {
     return userId
   }
 
-  private func threadObject(_ number: Int) throws -> DataObject {
+  func threadObject(_ number: Int) throws -> DataObject {
     guard number > 0 else {
       throw DatastoreError(.invalid, field: "thread", detail: "thread numbers start at 1")
     }

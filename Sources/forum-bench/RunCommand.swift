@@ -41,6 +41,11 @@ enum RunCommand {
     }
   }
 
+  /// Searches measured on a seeded board: a word in many posts (trigram index, newest first),
+  /// a two-character Japanese word (LIKE), a word in no post, two words together, and the worst
+  /// case: two characters in no post (LIKE reads every post).
+  static let searchQueries = [["keyboard"], ["天気"], ["zebra"], ["keyboard", "天気"], ["zq"]]
+
   static func parse(_ arguments: [String]) throws -> Settings {
     let options = try Options(
       arguments,
@@ -221,23 +226,28 @@ struct BoardBenchmark {
     let forum = settings.forum
     let shell = ShellQueries(board: board, big: big)
     let middlePage = max(1, bigLastPage / 2)
-    let commands = [
-      Command(path: "/bin/true", arguments: []),
-      Command(path: settings.noop, arguments: []),
-      Command(path: RunCommand.executablePath(), arguments: ["noop"]),
-      Command(path: settings.sqlite3, arguments: ["-version"]),
-      Command(path: forum, arguments: ["--version"]),
-      Command(path: forum, arguments: ["--db", context.scratch + "/empty.db", "list"]),
-      Command(path: settings.sqlite3, arguments: [path, shell.list]),
-      Command(path: forum, arguments: ["--db", path, "list"]),
-      Command(path: settings.sqlite3, arguments: [path, shell.show]),
-      Command(path: forum, arguments: ["--db", path, "show", "\(small.number)"]),
-      Command(path: forum, arguments: ["--db", path, "show", "\(big.number)"]),
-      Command(path: forum, arguments: ["--db", path, "show", "\(big.number)", "--page", "last"]),
-      Command(
-        path: forum, arguments: ["--db", path, "show", "\(big.number)", "--page", "\(middlePage)"]),
-      Command(path: forum, arguments: ["--db", path, "list", "--page", "\(deepPage)"]),
-    ]
+    let commands =
+      [
+        Command(path: "/bin/true", arguments: []),
+        Command(path: settings.noop, arguments: []),
+        Command(path: RunCommand.executablePath(), arguments: ["noop"]),
+        Command(path: settings.sqlite3, arguments: ["-version"]),
+        Command(path: forum, arguments: ["--version"]),
+        Command(path: forum, arguments: ["--db", context.scratch + "/empty.db", "list"]),
+        Command(path: settings.sqlite3, arguments: [path, shell.list]),
+        Command(path: forum, arguments: ["--db", path, "list"]),
+        Command(path: settings.sqlite3, arguments: [path, shell.show]),
+        Command(path: forum, arguments: ["--db", path, "show", "\(small.number)"]),
+        Command(path: forum, arguments: ["--db", path, "show", "\(big.number)"]),
+        Command(path: forum, arguments: ["--db", path, "show", "\(big.number)", "--page", "last"]),
+        Command(
+          path: forum,
+          arguments: ["--db", path, "show", "\(big.number)", "--page", "\(middlePage)"]),
+        Command(path: forum, arguments: ["--db", path, "list", "--page", "\(deepPage)"]),
+      ]
+      + RunCommand.searchQueries.map {
+        Command(path: forum, arguments: ["--db", path, "search"] + $0)
+      }
     let times = try measureProcesses(
       commands, environment: context.environment, repeats: settings.repeats)
     let (bare, staticSwift, dynamicSwift, sqliteVersion) = (times[0], times[1], times[2], times[3])
@@ -304,6 +314,15 @@ struct BoardBenchmark {
         floor: .seconds(showBig), target: .ratioAtMost(1.5)),
     ]
 
+    // Issue #12: a one-shot search beside a one-shot list, for each kind of query.
+    for (index, query) in RunCommand.searchQueries.enumerated() {
+      table.lines.append(
+        Line(
+          figure: "`forum search \(query.joined(separator: " "))` (one process)",
+          value: .seconds(times[14 + index]), floorName: "`forum list`", floor: .seconds(list),
+          target: .ratioAtMost(1.5)))
+    }
+
     let binaryBytes = (try FileManager.default.attributesOfItem(atPath: forum))[.size] as? Int ?? 0
     table.lines.append(
       Line(
@@ -333,6 +352,12 @@ struct BoardBenchmark {
     }
     _ = try compare("thread count (`Board.threadCount`, for page N/M)") {
       _ = try board.threadCount()
+    }
+    // Issue #12: in-process search beside the same statements (the FTS query among them) raw.
+    for query in RunCommand.searchQueries {
+      _ = try compare("search \(query.joined(separator: " ")) (`Board.search`)") {
+        _ = try board.search(query)
+      }
     }
     // Issue #2's figure: the Datastore alone, the 20 newest readable objects of the largest class.
     _ = try compare("20 newest Comments (`DatastoreClient.find`)") {

@@ -68,6 +68,9 @@ enum SQLCapture {
       }
       let handle = OpaquePointer(statement)
       guard let template = sqlite3_sql(handle).map({ String(cString: $0) }) else { return 0 }
+      // FTS5 reads and writes its shadow tables (`'main'.'search_text_data'`) with statements of
+      // its own: replaying the statement on the virtual table runs them again.
+      if template.contains("'main'.'") { return 0 }
       guard let expandedPointer = sqlite3_expanded_sql(handle) else {
         SQLCapture.failures.append(template)
         return 0

@@ -24,6 +24,9 @@ enum SeedCommand {
     var cacheMegabytes: Int
     /// Direct messages between other people (`--dms`), spread over conversations.
     var directMessages = 0
+    /// Seeds without the full-text index (issue #12: what the index costs; the board gets it,
+    /// as an older board does, when `forum` first opens it).
+    var withoutSearch = false
   }
 
   // Board's class names; Forum keeps them internal.
@@ -51,7 +54,7 @@ enum SeedCommand {
       arguments,
       known: [
         "db", "threads", "comments", "users", "big-thread", "image-every", "batch", "cache-mb",
-        "dms",
+        "dms", "without-search",
       ])
     guard let database = options.string("db"), !database.isEmpty else {
       throw UsageError("--db is required")
@@ -68,7 +71,8 @@ enum SeedCommand {
       imageEvery: try options.int("image-every", fallback: 50)!,
       batch: max(1, try options.int("batch", fallback: 100_000)!),
       cacheMegabytes: max(2, try options.int("cache-mb", fallback: 1024)!),
-      directMessages: try options.int("dms", fallback: 0)!)
+      directMessages: try options.int("dms", fallback: 0)!,
+      withoutSearch: options.string("without-search") == "yes")
   }
 
   /// How many comments each thread gets: the big and the small thread first, the rest spread at
@@ -96,7 +100,8 @@ enum SeedCommand {
     // inserting random objectIds does not write each index page out again every transaction.
     SQLCapture.setUpSQL = "PRAGMA cache_size = -\(settings.cacheMegabytes * 1024)"
     SQLCapture.install()
-    let store = try Datastore.open(settings.database, rules: Board.rules, indexes: Board.indexes)
+    let indexes = Board.indexes.filter { !settings.withoutSearch || $0.kind != .text }
+    let store = try Datastore.open(settings.database, rules: Board.rules, indexes: indexes)
     let profiles = ProfileStore(directory: profileDirectory + "/profiles")
     var authors: [(client: DatastoreClient, id: String)] = []
     for index in 0..<settings.users {

@@ -104,6 +104,11 @@ public protocol DatastoreEngine: AnyObject {
   /// How many objects match `query` among those the caller may read.
   func count(_ query: Query, as caller: Principals) throws -> Int
 
+  /// Objects of the search's target classes holding every term in their text fields (declared
+  /// by `IndexSpec(textOf:fields:)` when the database was prepared), among those the caller may
+  /// read, best first. A class without a text index is `E400002`.
+  func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject]
+
   /// The objects with these ids that the caller may read (for `include`), in any order.
   func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject]
 

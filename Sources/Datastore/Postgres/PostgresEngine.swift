@@ -47,7 +47,7 @@ final class PostgresEngine: DatastoreEngine {
 
   /// Runs a statement, turning the server's refusals into the backend's codes. Inside a
   /// transaction, serialization failures and deadlocks pass through so it can run again.
-  private func run(_ sql: String, _ values: [PostgresValue] = []) throws -> PostgresResult {
+  func run(_ sql: String, _ values: [PostgresValue] = []) throws -> PostgresResult {
     do {
       return try connection.query(sql, values)
     } catch let error as PostgresError {
@@ -73,12 +73,14 @@ final class PostgresEngine: DatastoreEngine {
 
   func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
     self.rules = try PostgresSchema.check(on: connection, rules: rules)
+    textFields = TextSearch.fields(of: indexes)
     try loadKeyColumns()
     boardId = try run("SELECT value FROM forum.meta WHERE key = 'board_id'").text(0, 0) ?? ""
   }
 
   func install(rules: EngineRules, indexes: [IndexSpec]) throws {
     self.rules = rules
+    textFields = TextSearch.fields(of: indexes)
     do {
       try PostgresSchema.install(on: connection, rules: rules, indexes: indexes)
     } catch let error as PostgresError {
@@ -97,8 +99,25 @@ final class PostgresEngine: DatastoreEngine {
 
   /// The `key_*` columns `forum init` made for the indexes' fields.
   private(set) var keyColumns: Set<String> = []
+  /// The text fields of each class declared searchable by the board (`IndexSpec(textOf:)`).
+  private(set) var textFields: [String: [String]] = [:]
+
+  /// The classes `forum init` gave a trigram index with the fields declared now (`PostgresSearch`).
+  private(set) var indexedClasses: Set<String> = []
 
   private func loadKeyColumns() throws {
+    let functions = try run(
+      """
+      SELECT (SELECT value FROM forum.meta WHERE key = 'search'),
+        to_regprocedure('forum.search_candidates(text,text)') IS NOT NULL
+      """)
+    // A class is searched through the index only when `forum init` indexed the same fields.
+    let recorded = Set((functions.text(0, 0) ?? "").split(separator: ";").map(String.init))
+    indexedClasses =
+      functions.bool(0, 1)
+      ? Set(
+        textFields.keys.filter { recorded.contains(PostgresSearch.record([$0: textFields[$0]!])) })
+      : []
     let result = try run(
       """
       SELECT attname::text FROM pg_attribute
@@ -163,10 +182,10 @@ final class PostgresEngine: DatastoreEngine {
 
   // MARK: Objects
 
-  private static let columns =
+  static let columns =
     "o.class, o.object_id, o.create_date, o.update_date, o.readers::text, o.writers::text, o.data::text"
 
-  private func objects(_ result: PostgresResult) throws -> [DataObject] {
+  func objects(_ result: PostgresResult) throws -> [DataObject] {
     try result.rows { row in
       let fields = try JSONValue.parse(result.text(row, 6) ?? "{}").objectValue ?? [:]
       return DataObject(

@@ -127,10 +127,11 @@ enum PostgresSchema {
       try connection.execute(functionsSQL)
       try connection.execute(rules.triggerSQL)
       try connection.execute(policiesSQL)
-      for spec in indexes {
+      for spec in indexes where spec.kind == .ordered {
         for statement in indexSQL(spec) { try connection.execute(statement) }
       }
       for statement in rules.pairIndexSQL { try connection.execute(statement) }
+      try PostgresSearch.install(TextSearch.fields(of: indexes), on: connection)
       // New key columns have no statistics yet; without them the planner guesses a handful of
       // rows per value and sorts a long thread instead of walking its ordered index.
       try connection.execute("ANALYZE forum.objects")

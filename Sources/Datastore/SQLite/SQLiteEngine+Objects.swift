@@ -295,7 +295,7 @@ extension SQLiteEngine {
     }
   }
 
-  private static func whereClause(
+  static func whereClause(
     _ query: Query, _ caller: Principals, values: inout [SQLValue]
   ) -> String {
     var terms = ["o.class = ?"]

@@ -18,6 +18,8 @@ final class SQLiteEngine: DatastoreEngine {
   /// The rules' record as opening read it. Opening only reads it: a board opened with the rules
   /// it records (every command) never decodes it.
   private var recordedRules: String?
+  /// The text fields of each class with a full-text index, as installed in the file.
+  private(set) var textFields: [String: [String]] = [:]
 
   /// Parsed ACL columns by their text. A board has few distinct ACLs (one per author), so a
   /// listing parses each once instead of once a row.
@@ -75,6 +77,10 @@ final class SQLiteEngine: DatastoreEngine {
       }
       boardId = (id ?? nil) ?? ""
       recordedRules = try installedRules()
+      textFields = SQLiteSearch.fields(
+        fromRecord: try connection.prepare("SELECT value FROM meta WHERE key = ?").firstRow(
+          [.text(SQLiteSearch.metaKey)]
+        ) { try $0.text(0) } ?? nil)
     } catch let error as SQLiteError {
       throw SQLiteEngine.describe(error, path: path)
     }
@@ -163,7 +169,11 @@ final class SQLiteEngine: DatastoreEngine {
         // The signature is the rules' own text: recorded equal, they are these rules.
         self.rules = rules
       }
-      try ensureIndexes(indexes)
+      try ensureIndexes(indexes.filter { $0.kind == .ordered })
+      let text = SQLiteSearch.fields(of: indexes)
+      if !text.isEmpty && text != textFields {
+        textFields = try SQLiteSearch.install(text, on: connection)
+      }
     }
   }
 

@@ -148,6 +148,15 @@ enum SQLiteSchema {
           WHERE o.id = NEW.id AND instr(o.readers, ' * ') = 0 AND value <> '';
       END;
       """),
+    // Version 8: the full-text index of the classes declared by `IndexSpec(textOf:)`, one row per
+    // object (rowid = objects.id), its text fields joined by newlines. Trigrams, so any substring
+    // of three or more characters is found in any script, Japanese included. Contentless: the
+    // text stays in `objects` only. Its triggers and rows are installed by `prepare` from the
+    // declaration (SQLiteSearch), so a board adding a class needs no migration.
+    .sql(
+      """
+      CREATE VIRTUAL TABLE search_text USING fts5(body, content = '', tokenize = 'trigram');
+      """),
   ])
 
   /// Adds `change` to the public row count of `className` (an SQL expression).

@@ -2,9 +2,9 @@
 /// lookup with suggestions, the overview, one command's help.
 enum CommandRegistry {
   static let all: [any ForumCommand.Type] = [
-    ListCommand.self, ShowCommand.self, NextCommand.self, PreviousCommand.self,
-    NewCommand.self, CommentCommand.self, ChatCommand.self, DeleteCommand.self,
-    ImageCommand.self, DMCommand.self, InboxCommand.self,
+    ListCommand.self, ShowCommand.self, SearchCommand.self, NextCommand.self,
+    PreviousCommand.self, NewCommand.self, CommentCommand.self, ChatCommand.self,
+    DeleteCommand.self, ImageCommand.self, DMCommand.self, InboxCommand.self,
     WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self, QuitCommand.self,
     InitCommand.self,
   ]

@@ -183,3 +183,18 @@ enum SafeText {
     return lines
   }
 }
+
+extension SafeText {
+  /// The end of `text` that fits in `cells`, whole characters only.
+  static func suffix(_ text: String, cells: Int) -> String {
+    var kept: [Character] = []
+    var used = 0
+    for character in text.reversed() {
+      let w = character.unicodeScalars.reduce(0) { $0 + SafeText.cells($1) }
+      if used + w > cells { break }
+      kept.append(character)
+      used += w
+    }
+    return String(kept.reversed())
+  }
+}

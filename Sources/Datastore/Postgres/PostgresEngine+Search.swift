@@ -1,0 +1,48 @@
+/// Full-text search on PostgreSQL: each term is looked for in the object's own text fields
+/// (ASCII letters folded to lower case on both sides), under row-level security and the same
+/// WHERE clause `find` uses. Terms of three or more characters first take their candidates from
+/// the trigram index (`PostgresSearch`); shorter ones are checked on the rows the other
+/// conditions leave. Newest first.
+extension PostgresEngine {
+  func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject] {
+    let (sql, values) = try searchStatement(search, as: caller)
+    return try objects(run(sql, values))
+  }
+
+  /// The SELECT `search` runs and its parameters.
+  func searchStatement(_ search: TextSearch, as caller: Principals) throws -> (
+    sql: String, values: [PostgresValue]
+  ) {
+    var values: [PostgresValue] = []
+    var branches: [String] = []
+    for target in search.targets {
+      guard let fields = textFields[target.className] else {
+        throw DatastoreError.invalid("className", "\(target.className) has no text index")
+      }
+      let query = Query(className: target.className, equalTo: target.equalTo)
+      var clause = String(
+        PostgresEngine.whereClause(query, caller, keyColumns: keyColumns, values: &values)
+          .dropFirst("WHERE ".count))
+      for term in search.terms {
+        values.append(.text(PostgresSearch.likePattern(TextSearch.foldedASCII(term))))
+        let mark = "$\(values.count)"
+        let tests = fields.map { "\(PostgresSearch.folded("o.data->>'\($0)'")) LIKE \(mark)" }
+        clause += " AND (" + tests.joined(separator: " OR ") + ")"
+        // Three characters or more: the trigram index, through the class's function, gives
+        // the candidates (readable ones only), which the member's own policies then filter.
+        if term.unicodeScalars.count >= 3 && indexedClasses.contains(target.className) {
+          clause +=
+            " AND o.id IN (SELECT \(PostgresSearch.candidatesFunction)('\(target.className)', \(mark)))"
+        }
+      }
+      branches.append("(\(clause))")
+    }
+    guard !branches.isEmpty else { return ("SELECT NULL WHERE false", []) }
+    values += [.text(String(search.limit)), .text(String(search.skip))]
+    let sql = """
+      SELECT \(PostgresEngine.columns) FROM forum.objects o WHERE \(branches.joined(separator: " OR "))
+      ORDER BY o.id DESC LIMIT $\(values.count - 1) OFFSET $\(values.count)
+      """
+    return (sql, values)
+  }
+}

@@ -1,0 +1,112 @@
+/// Full-text search on PostgreSQL, as `forum init` installs it for the classes declared by
+/// `IndexSpec(textOf:fields:)`: `forum.search_text`, one row per object of those classes with its
+/// folded text, kept by a trigger in the writer's transaction, with a pg_trgm GIN index; and
+/// `forum.search_candidates(class, pattern)`, which walks that index.
+///
+/// Why a table of its own: under row-level security only leakproof operators may reach an index,
+/// and LIKE is not leakproof, so a LIKE on `forum.objects` reads every row of the class, even in
+/// the owner's functions (the policies are forced). `search_text` has no policies and no grants:
+/// members cannot read it at all. The function runs as the owner and returns only the ids of rows
+/// the caller may read (`forum.principals()` is the session user's, as in the policies); the
+/// member's query then joins them under its own row-level security and checks every term on the
+/// row. Class and field names are `Validation.isName` names, safe inside SQL text.
+enum PostgresSearch {
+  /// `text` with ASCII letters in lower case, as search compares it (whatever the collation).
+  static func folded(_ text: String) -> String {
+    "translate(\(text), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+  }
+
+  /// The folded text of an object's text fields joined by newlines (`row`: a table alias or
+  /// nothing): what the index is built on and the function looks in, the same expression so the
+  /// planner matches them.
+  static func body(_ fields: [String], row: String = "") -> String {
+    let prefix = row.isEmpty ? "" : row + "."
+    return folded(
+      fields.map { "coalesce(\(prefix)data->>'\($0)', '')" }.joined(separator: " || E'\\n' || "))
+  }
+
+  /// A LIKE pattern matching `term` anywhere, a backslash escaping `%`, `_` and itself.
+  static func likePattern(_ term: String) -> String {
+    var pattern = "%"
+    for character in term {
+      if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
+      pattern.append(character)
+    }
+    return pattern + "%"
+  }
+
+  static let candidatesFunction = "forum.search_candidates"
+
+  /// What `forum.meta`'s `search` records: the indexed classes and their fields.
+  static func record(_ fields: [String: [String]]) -> String {
+    fields.keys.sorted().map { "\($0):\(fields[$0]!.joined(separator: ","))" }.joined(
+      separator: ";")
+  }
+
+  /// Installs the extension (trusted: a database owner may), the table, its trigger for `fields`
+  /// and the function, and indexes what is missing or stale, idempotently, inside `forum init`'s
+  /// transaction.
+  static func install(_ fields: [String: [String]], on connection: PostgresConnection) throws {
+    guard !fields.isEmpty else { return }
+    try connection.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA forum")
+    let schema =
+      try connection.query(
+        "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'"
+      ).text(0, 0) ?? "forum"
+    let classes = fields.keys.sorted()
+    let cases = classes.map { "WHEN '\($0)' THEN \(body(fields[$0]!, row: "NEW"))" }
+    try connection.execute(
+      """
+      CREATE TABLE IF NOT EXISTS forum.search_text(
+        id bigint PRIMARY KEY REFERENCES forum.objects(id) ON DELETE CASCADE,
+        class text NOT NULL,
+        body text NOT NULL
+      );
+      REVOKE ALL ON forum.search_text FROM PUBLIC, forum_member;
+      CREATE INDEX IF NOT EXISTS search_text_body ON forum.search_text
+        USING gin (body \(schema).gin_trgm_ops);
+      CREATE OR REPLACE FUNCTION forum.search_text_keep() RETURNS trigger
+      LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $$
+      DECLARE
+        text_body text := CASE NEW.class \(cases.joined(separator: " ")) END;
+      BEGIN
+        IF text_body IS NULL THEN RETURN NULL; END IF;
+        INSERT INTO forum.search_text(id, class, body) VALUES (NEW.id, NEW.class, text_body)
+        ON CONFLICT (id) DO UPDATE SET body = excluded.body
+          WHERE forum.search_text.body IS DISTINCT FROM excluded.body;
+        RETURN NULL;
+      END
+      $$;
+      REVOKE ALL ON FUNCTION forum.search_text_keep() FROM PUBLIC;
+      DROP TRIGGER IF EXISTS e_search ON forum.objects;
+      CREATE TRIGGER e_search AFTER INSERT OR UPDATE OF data ON forum.objects
+        FOR EACH ROW WHEN (NEW.class IN (\(classes.map { "'\($0)'" }.joined(separator: ", "))))
+        EXECUTE FUNCTION forum.search_text_keep();
+      CREATE OR REPLACE FUNCTION \(candidatesFunction)(class_name text, pattern text)
+      RETURNS SETOF bigint
+      LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $$
+        SELECT s.id FROM forum.search_text s JOIN forum.objects o ON o.id = s.id
+        WHERE s.body LIKE pattern AND s.class = class_name
+          AND ('*' = ANY(o.readers) OR o.readers && forum.principals())
+      $$;
+      REVOKE ALL ON FUNCTION \(candidatesFunction)(text, text) FROM PUBLIC;
+      GRANT EXECUTE ON FUNCTION \(candidatesFunction)(text, text) TO forum_member;
+      INSERT INTO forum.meta(key, value) VALUES ('search', '\(record(fields))')
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+      DELETE FROM forum.search_text
+        WHERE class NOT IN (\(classes.map { "'\($0)'" }.joined(separator: ", ")));
+      """)
+    for className in classes {
+      try connection.execute(
+        """
+        INSERT INTO forum.search_text(id, class, body)
+        SELECT o.id, o.class, \(body(fields[className]!, row: "o")) FROM forum.objects o
+        WHERE o.class = '\(className)'
+        ON CONFLICT (id) DO UPDATE SET body = excluded.body
+          WHERE forum.search_text.body IS DISTINCT FROM excluded.body
+        """)
+    }
+  }
+}

@@ -1,0 +1,119 @@
+/// The full-text index on SQLite: the `search_text` FTS5 table (trigram tokenizer, schema
+/// version 6) and, for each class declared by `IndexSpec(textOf:fields:)`, triggers that keep its
+/// row in the writer's transaction. Class and field names are `Validation.isName` names (checked
+/// before they get here), so they are safe inside SQL text.
+enum SQLiteSearch {
+  /// The meta key recording which classes and fields the triggers index.
+  static let metaKey = "search"
+
+  /// Bumped when the trigger text below changes, so open files get the new triggers.
+  static let format = 1
+
+  static func fields(of specs: [IndexSpec]) -> [String: [String]] { TextSearch.fields(of: specs) }
+
+  /// A stable text of the declaration, recorded in `meta` beside the format.
+  static func record(_ fields: [String: [String]]) -> String {
+    "\(format) "
+      + fields.keys.sorted().map { "\($0):\(fields[$0]!.joined(separator: ","))" }.joined(
+        separator: ";")
+  }
+
+  /// The declaration a record describes (empty for none or a record of another format).
+  static func fields(fromRecord record: String?) -> [String: [String]] {
+    guard let record, record.hasPrefix("\(format) ") else { return [:] }
+    var fields: [String: [String]] = [:]
+    for entry in record.dropFirst("\(format) ".count).split(separator: ";") {
+      let parts = entry.split(separator: ":", maxSplits: 1)
+      guard parts.count == 2 else { continue }
+      fields[String(parts[0])] = parts[1].split(separator: ",").map(String.init)
+    }
+    return fields
+  }
+
+  /// The text a row of `className` is indexed by (`row` is NEW, OLD or a table alias).
+  static func body(_ row: String, fields: [String]) -> String {
+    fields.map { "coalesce(json_extract(\(row).data, '$.\($0)'), '')" }.joined(
+      separator: " || char(10) || ")
+  }
+
+  /// The triggers that keep `className`'s rows in the index. An update re-indexes only when the
+  /// text changed: a comment updates its thread's counters, which must not re-tokenize the thread.
+  static func triggers(_ className: String, fields: [String]) -> [String] {
+    let new = body("NEW", fields: fields)
+    let old = body("OLD", fields: fields)
+    return [
+      """
+      CREATE TRIGGER search_insert_\(className) AFTER INSERT ON objects
+      WHEN NEW.class = '\(className)' BEGIN
+        INSERT INTO search_text(rowid, body) VALUES (NEW.id, \(new));
+      END
+      """,
+      """
+      CREATE TRIGGER search_delete_\(className) AFTER DELETE ON objects
+      WHEN OLD.class = '\(className)' BEGIN
+        INSERT INTO search_text(search_text, rowid, body) VALUES ('delete', OLD.id, \(old));
+      END
+      """,
+      """
+      CREATE TRIGGER search_update_\(className) AFTER UPDATE OF data ON objects
+      WHEN NEW.class = '\(className)' AND (\(new)) IS NOT (\(old)) BEGIN
+        INSERT INTO search_text(search_text, rowid, body) VALUES ('delete', OLD.id, \(old));
+        INSERT INTO search_text(rowid, body) VALUES (NEW.id, \(new));
+      END
+      """,
+    ]
+  }
+
+  /// Installs the triggers for `fields` and indexes every existing row of those classes, in one
+  /// transaction, unless the file already records exactly that declaration. Returns the
+  /// declaration now in force.
+  static func install(_ fields: [String: [String]], on connection: Connection) throws -> [String:
+    [String]]
+  {
+    let wanted = record(fields)
+    let find = "SELECT value FROM meta WHERE key = ?"
+    let recorded = try connection.prepare(find).firstRow([.text(metaKey)]) { try $0.text(0) } ?? nil
+    if recorded == wanted { return fields }
+    try connection.transaction {
+      // Another process may have installed it while this one waited for the lock.
+      let current = try connection.prepare(find).firstRow([.text(metaKey)]) { try $0.text(0) }
+      guard current ?? nil != wanted else { return }
+      let old = try connection.prepare(
+        "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'search\\_%' ESCAPE '\\'"
+      ).rows { try $0.text(0) ?? "" }
+      for name in old { try connection.execute("DROP TRIGGER \"\(name)\"") }
+      try connection.execute("INSERT INTO search_text(search_text) VALUES ('delete-all')")
+      for className in fields.keys.sorted() {
+        for sql in triggers(className, fields: fields[className]!) { try connection.execute(sql) }
+        try connection.run(
+          """
+          INSERT INTO search_text(rowid, body)
+          SELECT o.id, \(body("o", fields: fields[className]!)) FROM objects o WHERE o.class = ?
+          """, [.text(className)])
+      }
+      try connection.run(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(metaKey), .text(wanted)])
+    }
+    return fields
+  }
+
+  /// The FTS5 query for the terms that trigrams can serve (three or more characters): each a
+  /// quoted phrase, so nothing in it is syntax (`"` doubled; `*`, `-`, `:`, `NEAR` are text).
+  /// Nil when no term is long enough.
+  static func matchExpression(_ terms: [String]) -> String? {
+    let phrases = terms.filter { $0.unicodeScalars.count >= 3 }.map {
+      "\"" + $0.replacing("\"", with: "\"\"") + "\""
+    }
+    return phrases.isEmpty ? nil : phrases.joined(separator: " AND ")
+  }
+
+  /// A LIKE pattern matching `term` anywhere, with `\` escaping `%`, `_` and itself.
+  static func likePattern(_ term: String) -> String {
+    var pattern = "%"
+    for character in term {
+      if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
+      pattern.append(character)
+    }
+    return pattern + "%"
+  }
+}

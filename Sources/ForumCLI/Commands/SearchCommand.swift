@@ -1,0 +1,45 @@
+import Datastore
+import Forum
+
+/// `search WORDS`: posts holding every word, best first, 20 a page.
+enum SearchCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "search", aliases: ["find"],
+    // Short enough for one line of `help`: the options are in the details.
+    usage: "search WORDS [options]",
+    summary: Localized(
+      "posts holding every word, best first",
+      "すべての語を含む投稿を関連度順に表示"),
+    details: Localized(
+      "Options: --author @handle (only their posts), --thread N (only that thread), --page N. "
+        + "Looks in titles, descriptions, comments and your direct messages (shown as @bob/3). A word matches anywhere in a "
+        + "post, upper and lower case alike; \"two words\" in quotes is one phrase. Japanese "
+        + "words of one or two characters (天気) work too. Quotes, *, -, : and NEAR are "
+        + "ordinary characters; put -- before a word that starts with -.",
+      "オプション: --author @handle (その人の投稿だけ)、--thread N (そのスレッドだけ)、--page N。"
+        + "読めるタイトル、本文、コメント、自分のダイレクトメッセージ (@bob/3) を探します。語は投稿のどこにあっても一致し、英字の大文字と"
+        + "小文字は区別しません。\"二つの 語\" のように引用符で囲むと一つの語句になります。"
+        + "天気 のような 1〜2 文字の語も探せます。引用符、*、-、:、NEAR は普通の文字です。"
+        + "- で始まる語の前には -- を置いてください。"),
+    options: ["author", "thread", "page"], arguments: 1...TextSearch.maximumTerms)
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    let thread = try invocation.options["thread"].map { try session.threadNumber($0) }
+    let page = try session.pageNumber(invocation, last: 1)
+    let results = try session.board.search(
+      invocation.positionals, author: invocation.options["author"], thread: thread, page: page)
+    if results.items.isEmpty && page > 1 {
+      throw CLIError.notFound(session.messages.searchPastTheEnd(page))
+    }
+    if session.json {
+      session.emit(
+        .object([
+          "results": .array(results.items.map(\.json)), "page": .int(Int64(page)),
+          "hasMore": .bool(results.hasMore),
+        ]))
+      return .next
+    }
+    session.printLines(session.renderer.searchResults(results))
+    return .next
+  }
+}
