@@ -80,6 +80,13 @@ struct DirectMessageTests {
       seen.append(try people.run("carol", ["--json", "dm", partner]))
       seen.append(try people.run("carol", ["dm", partner, "--page", "1"]))
     }
+    // Search: the words of the conversation find nothing for carol, everything for bob.
+    seen.append(try people.run("carol", ["search", "whisper"]))
+    let carolSearch = try people.run("carol", ["--json", "search", "SECRET"])
+    #expect(try carolSearch.json().objects("results").isEmpty, "\(carolSearch.summary)")
+    seen.append(carolSearch)
+    let bobSearch = try people.run("bob", ["--json", "search", "whisper"])
+    #expect(try bobSearch.json().objects("results").count == 3, "\(bobSearch.summary)")
     for result in seen {
       #expect(
         !result.stdout.contains("SECRET") && !result.stderr.contains("SECRET"), "\(result.summary)")
