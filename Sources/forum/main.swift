@@ -12,4 +12,4 @@ import ForumCLI
 exit(
   ForumMain.run(
     rawArguments: (1..<Int(CommandLine.argc)).map { CommandLine.unsafeArgv[$0] },
-    environment: ProcessInfo.processInfo.environment))
+    environment: ForumMain.processEnvironment()))

@@ -34,4 +34,47 @@ struct SafeTextPrefixTests {
       #expect(same, "limit \(limit)")
     }
   }
+
+  /// `wrap` as it was before words that fit were appended whole: one character at a time.
+  private static func wrapByCharacters(_ text: String, to limit: Int) -> [String] {
+    var lines: [String] = []
+    for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      var line = ""
+      var used = 0
+      for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
+        let wordWidth = SafeText.width(String(word))
+        if used > 0 && used + 1 + wordWidth > limit {
+          lines.append(line)
+          line = ""
+          used = 0
+        }
+        if used > 0 {
+          line += " "
+          used += 1
+        }
+        for character in word {
+          let w = character.unicodeScalars.reduce(0) { $0 + SafeText.cells($1) }
+          if used + w > limit && used > 0 {
+            lines.append(line)
+            line = ""
+            used = 0
+          }
+          line.append(character)
+          used += w
+        }
+      }
+      lines.append(line)
+    }
+    return lines
+  }
+
+  @Test("wrapping appends whole words as character by character would", arguments: texts)
+  func wrapSameAsByCharacters(text: String) {
+    let shown = SafeText.sanitize(
+      text.replacingOccurrences(of: "。", with: "。 "), keepNewlines: true)
+    for limit in [1, 2, 3, 5, 8, 13, 20, 40, 80] {
+      let same = SafeText.wrap(shown, to: limit) == Self.wrapByCharacters(shown, to: limit)
+      #expect(same, "limit \(limit)")
+    }
+  }
 }

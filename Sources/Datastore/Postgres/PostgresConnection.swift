@@ -127,7 +127,7 @@ final class PostgresConnection {
       throw PostgresError(
         sqlState: "08006",
         message: PostgresError.oneLine(
-          pq.PQerrorMessage(handle).map { String(cString: $0) } ?? "connection lost"),
+          pq.PQerrorMessage(handle).map { String(cString: $0) } ?? "the connection is closed"),
         sql: nil)
     }
     var count = 0

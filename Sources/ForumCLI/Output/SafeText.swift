@@ -19,10 +19,17 @@ enum SafeText {
   static func sanitize(_ text: String, keepNewlines: Bool = false, stoppingPast limit: Int = .max)
     -> String
   {
-    var out = String.UnicodeScalarView()
+    // UTF-8 bytes, made a String once: appending scalars to a String one by one cost more than
+    // deciding what to append.
+    var out: [UInt8] = []
+    out.reserveCapacity(min(text.utf8.count, limit == .max ? .max : limit * 4 + 16))
     var shown = 0
     func emit(_ scalar: Unicode.Scalar) {
-      out.append(scalar)
+      if scalar.value < 0x80 {
+        out.append(UInt8(scalar.value))
+      } else {
+        UTF8.encode(scalar) { out.append($0) }
+      }
       if limit != .max { shown += cells(scalar) }
     }
     var previous: Unicode.Scalar?
@@ -67,7 +74,7 @@ enum SafeText {
       default: emit(scalar)
       }
     }
-    return String(out)
+    return String(decoding: out, as: UTF8.self)
   }
 
   /// A zero-width joiner after an emoji (or its variation selector or skin tone) builds an
@@ -152,6 +159,12 @@ enum SafeText {
         if used > 0 {
           line += " "
           used += 1
+        }
+        // Most words fit whole: appended at once, as the loop below would one by one.
+        if used + wordWidth <= limit {
+          line += word
+          used += wordWidth
+          continue
         }
         // A word longer than the line is cut into pieces by characters.
         for character in word {
