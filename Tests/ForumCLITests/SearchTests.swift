@@ -255,8 +255,7 @@ struct SearchTests {
     let forum = try ForumFixture()
     try forum.ok(["new", "--title", "heron before", "--description", "old board"])
     try forum.ok(["comment", "1", "heron comment"])
-    // Make the file what an older forum left: schema 7 (the change feed, then conversations' reader rows), no index table, no
-    // triggers.
+    // Make the file what an older forum left: schema 7, no index table, no triggers.
     do {
       let connection = try Connection(path: forum.db)
       let triggers = try connection.prepare(

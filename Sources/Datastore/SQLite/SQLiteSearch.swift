@@ -1,5 +1,5 @@
 /// The full-text index on SQLite: the `search_text` FTS5 table (trigram tokenizer, schema
-/// version 6) and, for each class declared by `IndexSpec(textOf:fields:)`, triggers that keep its
+/// version 8) and, for each class declared by `IndexSpec(textOf:fields:)`, triggers that keep its
 /// row in the writer's transaction. Class and field names are `Validation.isName` names (checked
 /// before they get here), so they are safe inside SQL text.
 enum SQLiteSearch {
