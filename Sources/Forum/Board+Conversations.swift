@@ -44,15 +44,28 @@ extension Board {
     return User(object: object)
   }
 
-  /// Users whose handle starts with `prefix` (for completion), at most `limit`.
-  public func users(handlePrefix prefix: String, limit: Int = 50) throws -> [User] {
+  /// Users whose handle starts with `prefix` (for completion), at most `limit`: the people of
+  /// your recent conversations first, then the board's users in handle order. A board of more
+  /// than `scanLimit` users offers only the first `scanLimit` handles besides your partners (the
+  /// datastore has no string range queries).
+  public func users(handlePrefix prefix: String, limit: Int = 50, scanLimit: Int = 1000) throws
+    -> [User]
+  {
     let name = prefix.hasPrefix("@") ? String(prefix.dropFirst()) : prefix
     guard name.isEmpty || Board.isHandle(name) else { return [] }
-    // Handles are few and short; one ordered walk of the userName index gives them.
-    let objects = try client.find(
-      Query(className: User.className, order: ["userName"], limit: 1000))
-    return objects.map(User.init(object:))
-      .filter { $0.userName.hasPrefix(name) && Board.isHandle($0.userName) }
+    let partners = try conversationPage(skip: 0).items.map(\.partner)
+    let everyone =
+      scanLimit < 1
+      ? []
+      : try client.find(
+        Query(className: User.className, order: ["userName"], limit: min(1000, scanLimit))
+      ).map(User.init(object:))
+    var seen: Set<String> = []
+    return (partners + everyone)
+      .filter {
+        $0.userName.hasPrefix(name) && Board.isHandle($0.userName)
+          && seen.insert($0.objectId).inserted
+      }
       .prefix(limit).map { $0 }
   }
 
@@ -67,7 +80,17 @@ extension Board {
   /// The signed-in person's conversations, most recent message first, `pageSize` a page, each
   /// with its newest message.
   public func conversations(page: Int) throws -> Page<ForumConversation> {
-    let skip = try Board.offset(page: page)
+    var conversations = try conversationPage(skip: try Board.offset(page: page))
+    var items = conversations.items
+    for index in items.indices {
+      items[index].lastMessage = try lastMessage(of: items[index])
+    }
+    conversations = Page(items: items, number: page, hasMore: conversations.hasMore)
+    return conversations
+  }
+
+  /// A page of conversations after `skip`, without their last messages.
+  private func conversationPage(skip: Int) throws -> Page<ForumConversation> {
     let me = try signedInUserId()
     // Two ordered index walks (started by me, started by the partner), merged: neither looks at
     // anyone else's conversations, however many there are.
@@ -84,13 +107,12 @@ extension Board {
       let (left, right) = ($0["lastActivity"]?.intValue ?? 0, $1["lastActivity"]?.intValue ?? 0)
       return left != right ? left > right : $0.objectId > $1.objectId
     }
-    var items = merged.dropFirst(skip).prefix(Board.pageSize).map {
+    let items = merged.dropFirst(skip).prefix(Board.pageSize).map {
       ForumConversation($0, viewer: me)
     }
-    for index in items.indices {
-      items[index].lastMessage = try lastMessage(of: items[index])
-    }
-    return Page(items: items, number: page, hasMore: merged.count > skip + Board.pageSize)
+    return Page(
+      items: Array(items), number: skip / Board.pageSize + 1,
+      hasMore: merged.count > skip + Board.pageSize)
   }
 
   /// The conversation with `handle`; `E404001` when there is none (yet) or no such user.

@@ -60,7 +60,10 @@ enum DirectMessageSeed {
             fields: [
               "text": .string(text.comment(&random)),
               "conversation": .pointer(className: conversationClass, objectId: conversation.id),
-            ], acl: ACL(readers: [writer.id], writers: [writer.id]))
+            ],
+            acl: ACL(
+              readers: [people[conversation.members.0].id, people[conversation.members.1].id],
+              writers: [writer.id]))
           sent += 1
         }
       }

@@ -10,6 +10,8 @@ let usage = """
          forum-bench pg --owner URI --member URI --threads N [--big-thread C] [--repeats R]
          forum-bench hammer --db PATH --count N --tag T
          forum-bench images --out DIR [--seeds]
+         forum-bench live [--forum PATH] [--db PATH|URI] [--writer-db URI] [--posts N]
+                          [--mode show|chat]
          forum-bench noop
 
   """
@@ -26,6 +28,8 @@ case "private":
   exit(PrivateReadsCommand.main(Array(arguments.dropFirst())))
 case "pg":
   exit(PostgresBenchmark.main(Array(arguments.dropFirst())))
+case "live":
+  exit(LiveLatency.main(Array(arguments.dropFirst())))
 case "images":
   exit(ImagesCommand.main(Array(arguments.dropFirst())))
 case "noop":

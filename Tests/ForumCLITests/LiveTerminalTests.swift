@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import Datastore
+
 /// The live prompt in a real terminal, with other people writing from other processes: what
 /// arrives, how a gap is said, what happens when a thread or the whole database goes.
 @Suite(
@@ -95,6 +97,20 @@ struct LiveTerminalTests {
       try tmux.screen().filter { $0.contains("Thread #1 was deleted") }.count == 1, "said once")
     try tmux.enter("quit")
     #expect(try tmux.waitForExit() == 0)
+  }
+
+  @Test func hostileTextInANoticeIsShownHarmlessly() throws {
+    let forum = try ForumFixture()
+    let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    // Planted past the API (the title rules refuse control characters): a screen clear and a
+    // right-to-left override.
+    _ = try forum.openStore().master.create(
+      "Thread", fields: ["title": .string("evil\u{1B}[2J\u{202E}txet")], acl: .publicReadWrite)
+    let screen = try tmux.wait("the notice") { $0.contains { $0.contains("New thread #1") } }
+    #expect(screen.contains { $0.contains("evil␛[2Jtxet") }, "\(screen)")
+    #expect(screen.first?.hasPrefix("forum 0.1.0") == true, "the screen was not cleared")
   }
 
   @Test func aRemovedDatabaseIsSaidOnceAndThePromptLives() throws {

@@ -146,6 +146,29 @@ struct ConversationTests {
     #expect(try alice.client.find(Query(className: "Conversation")).map(\.objectId) == [id])
   }
 
+  @Test(
+    "a message sent with other readers gets its conversation's, and only those",
+    arguments: EngineFixtures.all)
+  func messageReadersFollowTheConversation(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
+    let alice = try world.board("alice")
+    let bob = try world.board("bob")
+    let carol = try world.board("carol")
+    let first = try alice.sendMessage(to: bob.me.userName, text: "hi")
+    for readers: Set<String> in [[alice.me.objectId], [alice.me.objectId, carol.me.objectId]] {
+      let sent = try alice.client.create(
+        "Message",
+        fields: [
+          "text": .string("readers \(readers.count)"),
+          "conversation": .pointer(className: "Conversation", objectId: first.conversationId),
+        ], acl: ACL(readers: readers, writers: [alice.me.objectId]))
+      #expect(sent.acl.readers == [alice.me.objectId, bob.me.objectId])
+    }
+    #expect(try bob.client.find(Query(className: "Message")).count == 3)
+    #expect(try carol.client.find(Query(className: "Message")).isEmpty)
+    #expect(try carol.client.count(Query(className: "Message")) == 0)
+  }
+
   @Test("handles: unknown is not found, yourself is refused", arguments: EngineFixtures.all)
   func handles(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
@@ -164,6 +187,17 @@ struct ConversationTests {
         acl: ACL())
     }
     #expect(try alice.conversations(page: 1).items.isEmpty)
+    // Completion: handles by prefix; a hostile prefix offers nothing.
+    let prefix = String(bob.me.userName.prefix(3))
+    #expect(try alice.users(handlePrefix: "@" + prefix).contains { $0.objectId == bob.me.objectId })
+    #expect(try alice.users(handlePrefix: "@\u{1b}").isEmpty)
+    // On a board past the scan limit, your partners are still offered.
+    let carol = try world.board("carol")
+    try alice.sendMessage(to: carol.me.userName, text: "hi")
+    #expect(
+      try alice.users(handlePrefix: "@" + carol.me.userName, scanLimit: 0).map(\.objectId) == [
+        carol.me.objectId
+      ])
   }
 
   @Test("a PostgreSQL member with raw SQL sees and forges nothing of others' conversations")

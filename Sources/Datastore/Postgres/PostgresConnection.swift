@@ -126,7 +126,8 @@ final class PostgresConnection {
     guard pq.PQconsumeInput(handle) == 1, !isBroken else {
       throw PostgresError(
         sqlState: "08006",
-        message: PostgresError.oneLine(pq.PQerrorMessage(handle).map { String(cString: $0) } ?? ""),
+        message: PostgresError.oneLine(
+          pq.PQerrorMessage(handle).map { String(cString: $0) } ?? "the connection is closed"),
         sql: nil)
     }
     var count = 0

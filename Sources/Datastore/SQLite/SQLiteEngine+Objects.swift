@@ -204,7 +204,11 @@ extension SQLiteEngine {
       values.append(.integer(increments[key]!))
     }
     if !pairs.isEmpty { data = "json_set(\(data), \(pairs.joined(separator: ", ")))" }
-    var assignments = ["data = \(data)", "updateDate = max(o.updateDate, \(SQLiteRules.now))"]
+    // Every update moves updateDate, by a millisecond when the clock has not: the change feed
+    // records the updates that move it (not the rules' bookkeeping, which leaves it).
+    var assignments = [
+      "data = \(data)", "updateDate = max(o.updateDate + 1, \(SQLiteRules.now))",
+    ]
     let isChild = rules.childRule(of: className) != nil
     if let acl {
       // A child's readers are its parent's; only its writers are the caller's to set.

@@ -131,6 +131,23 @@ enum SQLiteSchema {
       );
       \(SQLiteRules.changeTriggers(for: EngineRules()).joined(separator: ";\n"));
       """),
+    // Version 7: a private row's reader rows come from the row as it stands once the rules'
+    // triggers ran, not as it was inserted. A child of a private parent inserted with other
+    // readers than its parent's (a message with only its author) is given the parent's readers
+    // by a rule trigger, whose update already wrote the reader rows; the insert's own rows from
+    // the stale readers then collided with them (E500001) or, had they not, would have let the
+    // stale reader list the child.
+    .sql(
+      """
+      DROP TRIGGER objects_readers_insert;
+      CREATE TRIGGER objects_readers_insert AFTER INSERT ON objects
+      WHEN instr(NEW.readers, ' * ') = 0 BEGIN
+        INSERT OR IGNORE INTO object_readers(principal, class, object)
+          SELECT value, o.class, o.id
+          FROM objects o, json_each('["' || replace(trim(o.readers), ' ', '","') || '"]')
+          WHERE o.id = NEW.id AND instr(o.readers, ' * ') = 0 AND value <> '';
+      END;
+      """),
   ])
 
   /// Adds `change` to the public row count of `className` (an SQL expression).

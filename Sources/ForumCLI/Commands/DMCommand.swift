@@ -11,12 +11,12 @@ enum DMCommand: ForumCommand {
     details: Localized(
       "People are addressed by their unique handle (whoami shows yours; Tab completes them). "
         + "`dm @bob TEXT` sends TEXT, exactly as typed, starting the conversation if there is "
-        + "none; only you and bob can ever read it. `dm @bob` shows the conversation (its last "
-        + "page). `dm @bob --write` reads the message from lines up to a single `.`; `--edit` "
+        + "none; only you and bob can ever read it. `dm @bob` opens the conversation as a room at "
+        + "the prompt, like `chat` (elsewhere it shows its last page). `dm @bob --write` reads the message from lines up to a single `.`; `--edit` "
         + "opens $VISUAL or $EDITOR. You cannot message yourself.",
       "相手は一意のハンドルで指定します (自分のものは whoami、Tab で補完)。"
         + "`dm @bob 本文` は本文を入力どおりに送ります。会話がなければ始まり、読めるのはあなたと bob "
-        + "だけです。`dm @bob` は会話 (最後のページ) を表示します。`dm @bob --write` は「.」だけの行"
+        + "だけです。`dm @bob` はプロンプトでは `chat` のようにルームとして開き、それ以外では最後のページを表示します。`dm @bob --write` は「.」だけの行"
         + "までをメッセージとして読み、`--edit` は $VISUAL か $EDITOR を開きます。自分自身には送れません。"),
     options: ["page"], flags: ["write", "edit"], arguments: 0...1, text: .afterHandle,
     completion: .handles)
@@ -45,6 +45,14 @@ enum DMCommand: ForumCommand {
     var text = invocation.text ?? ""
     let drafting = invocation.flags.contains("write") || invocation.flags.contains("edit")
     if text.isEmpty && !drafting {
+      // At a terminal the conversation opens as a room, like `chat`; elsewhere it is shown.
+      if session.atPrompt, session.input.isInteractive, session.terminal.stdoutIsTerminal,
+        !session.json, invocation.options["page"] == nil
+      {
+        let room = ChatRoom(
+          source: ChatRoom.conversation(with: partner, in: session), session: session)
+        return try room.run()
+      }
       try show(partner, invocation, in: session)
       return .next
     }

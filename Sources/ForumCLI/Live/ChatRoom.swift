@@ -41,6 +41,8 @@ struct ChatRoom {
   /// Runs the room until `/leave`, Ctrl-D, the room's end or `/quit` (returned as `.quit`).
   func run() throws -> Session.Outcome {
     let messages = session.messages
+    // A room opened by a one-shot `forum chat N` has no prompt that started the live view.
+    if !session.live.hasHandler(for: Board.threadClassName) { session.startLiveView() }
     if session.live.cursor == nil { _ = session.liveLines(force: true) }
     print(session.style.bold(source.title))
     for line in try source.history() { print(line) }
@@ -85,10 +87,11 @@ struct ChatRoom {
           if try runCommand(command) == .quit { return .quit }
           continue
         }
-        erase(typed: text)
         do {
           try source.post(text.hasPrefix("//") ? String(text.dropFirst()) : text)
+          erase(typed: text)
         } catch {
+          // The typed line stays on screen (and in history, ↑) for another try.
           report(error)
         }
       }

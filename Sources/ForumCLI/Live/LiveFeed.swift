@@ -53,6 +53,8 @@ final class LiveFeed {
     return old
   }
 
+  func hasHandler(for className: String) -> Bool { handlers[className] != nil }
+
   /// A descriptor to poll with stdin, or nil (then `interval` decides when to check).
   var descriptor: Int32? {
     guard !stopped else { return nil }

@@ -18,6 +18,9 @@ extension Session {
     live.setHandler(for: Board.commentClassName) { changes, session in
       try session.commentNotices(changes)
     }
+    live.setHandler(for: Board.messageClassName) { changes, session in
+      try session.messageNotices(changes)
+    }
   }
 
   /// Lines for what happened since the last check (see `LiveFeed.check`).

@@ -37,3 +37,29 @@ extension Messages {
       "\(name) との会話 · \(count) 件")
   }
 }
+
+/// Sentences of direct messages at the live prompt.
+extension Messages {
+  private func live(_ english: String, _ japanese: String) -> String {
+    self.japanese ? japanese : english
+  }
+
+  var directMessagesTitle: String { live("direct messages", "ダイレクトメッセージ") }
+  func earlierMessages(_ count: Int, _ handle: String) -> String {
+    live(
+      "… \(count) earlier messages: /dm \(handle) --page 1",
+      "… それ以前のメッセージ \(count) 件: /dm \(handle) --page 1")
+  }
+  func messageGap(_ count: Int, since: Int, _ handle: String) -> String {
+    live(
+      "… \(count) more since message \(since): /dm \(handle) --page last",
+      "… メッセージ \(since) 以降さらに \(count) 件: /dm \(handle) --page last")
+  }
+  /// A message to you while you are elsewhere: `✉ Ken @GZqjAhp4Jr: text — dm @GZqjAhp4Jr`.
+  func messageNotice(_ who: String, _ text: String, _ handle: String) -> String {
+    "✉ \(who): \(text) — dm \(handle)"
+  }
+  func moreMessages(_ count: Int) -> String {
+    live("✉ … \(count) more messages: inbox", "✉ … ほかにメッセージ \(count) 件: inbox")
+  }
+}
