@@ -10,7 +10,10 @@ extension ForumMain {
   /// `forum --version`. As getenv(3) does, the first of two entries with one name wins; an
   /// entry without `=` is left out.
   public static func processEnvironment() -> [String: String] {
-    var environment: [String: String] = [:]
+    var count = 0
+    while environ[count] != nil { count += 1 }
+    // Sized once: growing the dictionary entry by entry cost most of the time.
+    var environment: [String: String] = Dictionary(minimumCapacity: count)
     var entry = environ
     while let pointer = entry.pointee {
       entry += 1

@@ -18,6 +18,9 @@ struct RulesSignatureTests {
         ChildRule(
           childClass: "B", parentField: "a", parentClass: "A", numberField: "n",
           lastNumberField: "last", countField: "count", activityField: "active", fileField: nil)
+      ],
+      pairs: [
+        PairRule(className: "C", ownerField: "owner", partnerField: "partner", pairField: "pair")
       ]),
   ]
 
