@@ -9,7 +9,7 @@
 /// model), and a guard would parse every parent's JSON again on every comment.
 enum SQLiteRules {
   /// Bumped when the trigger text below changes, so open files get the new triggers.
-  static let format = 2
+  static let format = 3
 
   /// A millisecond clock in SQL (SQLite 3.40 has no `unixepoch('subsec')`). `now` is fixed for
   /// the length of one statement, triggers included.
@@ -37,7 +37,31 @@ enum SQLiteRules {
     return classes.flatMap { className in
       [insertTrigger(className, rules), deleteTrigger(className, rules)]
         + readersTriggers(className, rules)
-    }.compactMap { $0 }
+    }.compactMap { $0 } + rules.revisions.map { revisionTrigger($0, rules) }
+  }
+
+  /// After an update that changes a revisioned field: the old values become a revision (dated
+  /// when they were written) and the object gets its edit date. A tombstone is no edit.
+  private static func revisionTrigger(_ rule: RevisionRule, _ rules: EngineRules) -> String {
+    let changed = rule.fields.map {
+      "json_extract(OLD.data, \(path($0))) IS NOT json_extract(NEW.data, \(path($0)))"
+    }.joined(separator: " OR ")
+    let tombstone =
+      rules.moderationRule(of: rule.className).map {
+        " AND json_type(NEW.data, \(path($0.markField))) IS NULL"
+      } ?? ""
+    let old = rule.fields.map { "'\($0)', json_extract(OLD.data, \(path($0)))" }
+      .joined(separator: ", ")
+    return """
+      CREATE TRIGGER rule_revision_\(rule.className) AFTER UPDATE OF data ON objects
+      WHEN NEW.class = '\(rule.className)'\(tombstone) AND (\(changed)) BEGIN
+      INSERT INTO revisions(object, date, data) VALUES (OLD.objectId,
+        coalesce(json_extract(OLD.data, \(path(rule.editDateField))), OLD.createDate),
+        json_object(\(old)));
+      UPDATE objects SET data = json_set(data, \(path(rule.editDateField)), \(now))
+        WHERE id = NEW.id;
+      END
+      """
   }
 
   /// After insert: the parent's counters, the sequence, the parent's initial counters, the child's

@@ -41,6 +41,8 @@ struct CommandInfo {
     /// The rest of the line after an optional thread (`#N` anywhere; a bare `N` only outside
     /// a thread at the prompt).
     case afterThread
+    /// The rest of the line after the first argument (a reference such as `12/3`) and options.
+    case afterReference
   }
 
   /// What Tab offers for the command's arguments.
@@ -139,6 +141,10 @@ struct Invocation {
         }
       }
       if let kind = info.text {
+        if kind == .afterReference, positionals.isEmpty {
+          positionals.append(value)
+          continue
+        }
         if kind == .afterThread, positionals.isEmpty,
           Invocation.isThreadWord(value, bareNumber: !insideThread)
         {

@@ -15,6 +15,19 @@ let boardRulesForTests = EngineRules(
       childClass: "Comment", parentField: "thread", parentClass: "Thread", numberField: "number",
       lastNumberField: "lastCommentNumber", countField: "commentCount",
       activityField: "lastActivity", fileField: "fileName")
+  ],
+  revisions: [
+    RevisionRule(className: "Thread", fields: ["title", "description"], editDateField: "editDate"),
+    RevisionRule(className: "Comment", fields: ["text"], editDateField: "editDate"),
+  ],
+  moderation: [
+    ModerationRule(
+      className: "Thread", role: "moderator",
+      contentFields: ["title", "description", "image", "fileName"], fileField: "fileName",
+      markField: "moderatedDate"),
+    ModerationRule(
+      className: "Comment", role: "moderator", contentFields: ["text"],
+      markField: "moderatedDate"),
   ])
 
 /// A test board with the schema installed and `alice` and `bob` granted forum_member.
