@@ -26,7 +26,6 @@ let package = Package(
     .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
     .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
-    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
     .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
     // libpng and libjpeg calls that need setjmp, which Swift cannot do, and the giflib and
@@ -42,6 +41,10 @@ let package = Package(
         .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
       ]),
 
+    // libpq's header and a loader: libpq itself is opened with dlopen by the PostgreSQL engine
+    // when a postgresql:// board is opened, so its 37 shared libraries do not load at every start.
+    // Needs libpq-dev to build, libpq5 to open a PostgreSQL board.
+    .target(name: "CLibPQ"),
     .target(name: "Datastore", dependencies: ["CSQLite", "CLibPQ"]),
     .target(name: "Forum", dependencies: ["Datastore"]),
     .target(name: "ForumCLI", dependencies: ["Forum", "CReadline", "CImageDecode"]),
@@ -50,7 +53,9 @@ let package = Package(
     .executableTarget(name: "forum", dependencies: ["ForumCLI"], linkerSettings: staticSwift),
     .executableTarget(
       name: "forum-bench",
-      dependencies: ["Forum", "Datastore", "CSQLite", "CLibPQ", "HostileImages"]),
+      dependencies: ["Forum", "Datastore", "CSQLite", "CLibPQ", "HostileImages"],
+      // The bench's own PostgreSQL client calls libpq directly.
+      linkerSettings: [.linkedLibrary("pq")]),
     // forum-bench's floor for process start: a Swift program that does nothing, linked like forum.
     .executableTarget(name: "bench-noop", linkerSettings: staticSwift),
     // Generators of image bombs and honest huge pictures, for tests, fuzz seeds and benchmarks.

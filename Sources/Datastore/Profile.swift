@@ -94,8 +94,8 @@ public struct ProfileStore: Sendable {
     while case let count = read(descriptor, &chunk, chunk.count), count > 0 {
       data.append(contentsOf: chunk.prefix(count))
     }
-    guard let json = try? JSONDecoder().decode(JSONValue.self, from: data),
-      let fields = json.objectValue
+    guard let text = String(validating: data, as: UTF8.self),
+      let json = try? JSONValue.parse(text), let fields = json.objectValue
     else {
       throw profileError(name, "is not a valid profile (a JSON object); fix or remove \(path)")
     }

@@ -9,15 +9,7 @@ struct StartupTests {
   /// at every start), and ICU is not there at all.
   @Test func binaryLinksSwiftStatically() throws {
     let binary = try ForumBinary.require()
-    let ldd = Process()
-    ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
-    ldd.arguments = [binary]
-    let output = Pipe()
-    ldd.standardOutput = output
-    try ldd.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    ldd.waitUntilExit()
-    #expect(ldd.terminationStatus == 0, "\(text)")
+    let text = try sharedLibraries(of: binary)
     #expect(text.contains("libsqlite3"), "ldd lists the C libraries: \(text)")
     for library in ["libswift", "libFoundation", "libicu", "FoundationICU", "libdispatch"] {
       #expect(!text.contains(library), "\(binary) loads \(library) at run time:\n\(text)")
@@ -27,6 +19,30 @@ struct StartupTests {
     for name in ["icudt", "NSRegularExpression"] {
       #expect(bytes.range(of: Data(name.utf8)) == nil, "\(binary) contains \(name)")
     }
+  }
+
+  /// libpq is loaded only when a `postgresql://` board is opened: linked, it would bring its 37
+  /// shared libraries (OpenSSL, Kerberos, LDAP…) into every start, SQLite boards included.
+  @Test func binaryDoesNotLinkLibPQ() throws {
+    let binary = try ForumBinary.require()
+    let text = try sharedLibraries(of: binary)
+    #expect(text.contains("libsqlite3"), "ldd lists the C libraries: \(text)")
+    for library in ["libpq", "libssl", "libcrypto", "libgssapi", "libldap", "libkrb5"] {
+      #expect(!text.contains(library), "\(binary) loads \(library) at start:\n\(text)")
+    }
+  }
+
+  private func sharedLibraries(of binary: String) throws -> String {
+    let ldd = Process()
+    ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+    ldd.arguments = [binary]
+    let output = Pipe()
+    ldd.standardOutput = output
+    try ldd.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    ldd.waitUntilExit()
+    #expect(ldd.terminationStatus == 0, "\(text)")
+    return text
   }
 
   /// A command that changes nothing writes nothing: not the profile, not the database.

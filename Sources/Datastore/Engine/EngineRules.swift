@@ -106,10 +106,53 @@ public struct EngineRules: Equatable, Sendable, Codable {
 
   /// A stable text of the rules (JSON with sorted keys): engines record it with the installed
   /// rules and reinstall them (SQLite) or ask for `forum init` (PostgreSQL) when it differs.
+  ///
+  /// Written by hand, byte for byte what `JSONEncoder` with `.sortedKeys` writes for them (boards
+  /// record that text): every command opens a board and computes it, and JSONEncoder's generic
+  /// machinery cost more than the rest of opening. A set's members are sorted (JSONEncoder
+  /// wrote them in the process's hash order).
   public var signature: String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    // Fields without a value (a nil `fileField`) are left out, as JSONEncoder leaves them.
+    func object(_ fields: [String: String?]) -> JSONValue {
+      .object(fields.compactMapValues { $0.map(JSONValue.string) })
+    }
+    let sequences = sequences.map {
+      object(["className": $0.className, "field": $0.field, "sequence": $0.sequence])
+    }
+    let owners = owners.map { rule -> JSONValue in
+      var fields: [String: JSONValue] = [
+        "className": .string(rule.className), "field": .string(rule.field),
+      ]
+      fields["additionalWriters"] = .array(rule.additionalWriters.sorted().map(JSONValue.string))
+      return .object(fields)
+    }
+    let children = children.map {
+      object([
+        "childClass": $0.childClass, "parentField": $0.parentField,
+        "parentClass": $0.parentClass, "numberField": $0.numberField,
+        "lastNumberField": $0.lastNumberField, "countField": $0.countField,
+        "activityField": $0.activityField, "fileField": $0.fileField,
+      ])
+    }
+    let revisions = revisions.map {
+      JSONValue.object([
+        "className": .string($0.className), "fields": .array($0.fields.map(JSONValue.string)),
+        "editDateField": .string($0.editDateField),
+      ])
+    }
+    let moderation = moderation.map { rule -> JSONValue in
+      var fields: [String: JSONValue] = [
+        "className": .string(rule.className), "role": .string(rule.role),
+        "contentFields": .array(rule.contentFields.map(JSONValue.string)),
+        "markField": .string(rule.markField),
+      ]
+      if let file = rule.fileField { fields["fileField"] = .string(file) }
+      return .object(fields)
+    }
+    return JSONValue.object([
+      "sequences": .array(sequences), "owners": .array(owners), "children": .array(children),
+      "revisions": .array(revisions), "moderation": .array(moderation),
+    ]).jsonText()
   }
 
   /// True when no rule is declared.

@@ -19,27 +19,31 @@ enum PostgresValue: Sendable, Equatable {
 /// reused; nothing is ever spliced into SQL text.
 final class PostgresConnection {
   let handle: OpaquePointer
+  /// libpq, loaded when the first connection is made (`LibPQ`).
+  let pq: ForumLibPQ
   private var prepared: [String: String] = [:]
   private var transactionDepth = 0
 
   /// Parameters libpq accepts in a URI; anything else (a typo, a parameter from another client)
   /// is refused before connecting.
   static func checkParameters(_ uri: String) throws {
+    let pq = try LibPQ.functions()
     var message: UnsafeMutablePointer<CChar>?
-    guard let options = PQconninfoParse(uri, &message) else {
+    guard let options = pq.PQconninfoParse(uri, &message) else {
       let text = message.map { String(cString: $0) } ?? "cannot parse the URI"
-      if let message { PQfreemem(message) }
+      if let message { pq.PQfreemem(message) }
       throw DatastoreError(
         .invalid, field: "database URI",
         detail: "\(PostgresError.oneLine(text)); see libpq's connection parameters")
     }
-    PQconninfoFree(options)
+    pq.PQconninfoFree(options)
   }
 
   /// Connects to `uri` (a libpq connection URI). Failures keep libpq's one-line reason and say
   /// what kind of failure it was, so callers can name the fix.
   init(uri: String, connectTimeout: Int = 10) throws {
     try PostgresConnection.checkParameters(uri)
+    let pq = try LibPQ.functions()
     // Defaults that apply unless the URI sets them: a bounded wait for an unreachable host, and
     // UTF-8 whatever the server's default encoding. The URI comes last: libpq lets values
     // expanded from it override the keywords before it.
@@ -47,34 +51,36 @@ final class PostgresConnection {
     let values = [String(connectTimeout), "UTF8", "forum", uri]
     let handle = keys.withCStringArray { keyPointers in
       values.withCStringArray { valuePointers in
-        PQconnectdbParams(keyPointers, valuePointers, 1)
+        pq.PQconnectdbParams(keyPointers, valuePointers, 1)
       }
     }
     guard let handle else {
       throw PostgresConnectionFailure(kind: .unreachable, message: "out of memory")
     }
-    guard PQstatus(handle) == CONNECTION_OK else {
-      let message = PostgresError.oneLine(String(cString: PQerrorMessage(handle)))
-      let usedPassword = PQconnectionUsedPassword(handle) == 1
-      let needsPassword = PQconnectionNeedsPassword(handle) == 1
-      let role = PQuser(handle).map { String(cString: $0) }
-      PQfinish(handle)
+    guard pq.PQstatus(handle) == CONNECTION_OK else {
+      let message = PostgresError.oneLine(
+        pq.PQerrorMessage(handle).map { String(cString: $0) } ?? "")
+      let usedPassword = pq.PQconnectionUsedPassword(handle) == 1
+      let needsPassword = pq.PQconnectionNeedsPassword(handle) == 1
+      let role = pq.PQuser(handle).map { String(cString: $0) }
+      pq.PQfinish(handle)
       throw PostgresConnectionFailure(
         kind: PostgresConnectionFailure.classify(
           message, usedPassword: usedPassword, needsPassword: needsPassword),
         message: message, role: role)
     }
     self.handle = handle
+    self.pq = pq
     // Notices (e.g. "relation already exists, skipping") are not for the person at the prompt.
-    PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    _ = pq.PQsetNoticeProcessor(handle, { _, _ in }, nil)
   }
 
-  deinit { PQfinish(handle) }
+  deinit { pq.PQfinish(handle) }
 
   /// Runs SQL without parameters; several statements may be separated by `;`.
   func execute(_ sql: String) throws {
-    let result = PQexec(handle, sql)
-    defer { PQclear(result) }
+    let result = pq.PQexec(handle, sql)
+    defer { pq.PQclear(result) }
     try check(result, sql: sql)
   }
 
@@ -83,31 +89,31 @@ final class PostgresConnection {
   func query(_ sql: String, _ values: [PostgresValue] = []) throws -> PostgresResult {
     let name = try preparedName(for: sql, parameterCount: values.count)
     let result = withParameters(values) { pointers, lengths, formats in
-      PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
+      pq.PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
     }
     do {
       try check(result, sql: sql)
     } catch {
-      PQclear(result)
+      pq.PQclear(result)
       throw error
     }
-    return PostgresResult(result!)
+    return PostgresResult(result!, pq: pq)
   }
 
   private func preparedName(for sql: String, parameterCount: Int) throws -> String {
     if let name = prepared[sql] { return name }
     let name = "forum_\(prepared.count + 1)"
-    let result = PQprepare(handle, name, sql, Int32(parameterCount), nil)
-    defer { PQclear(result) }
+    let result = pq.PQprepare(handle, name, sql, Int32(parameterCount), nil)
+    defer { pq.PQclear(result) }
     try check(result, sql: sql)
     prepared[sql] = name
     return name
   }
 
   private func check(_ result: OpaquePointer?, sql: String) throws {
-    let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+    let status = result.map(pq.PQresultStatus) ?? PGRES_FATAL_ERROR
     guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-      throw PostgresError(result: result, connection: handle, sql: sql)
+      throw PostgresError(result: result, connection: handle, sql: sql, pq: pq)
     }
   }
 
@@ -115,7 +121,7 @@ final class PostgresConnection {
   var inTransaction: Bool { transactionDepth > 0 }
 
   /// True when the server closed the connection (it restarted, or an administrator ended it).
-  var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+  var isBroken: Bool { pq.PQstatus(handle) != CONNECTION_OK }
 
   /// Runs `body` in a transaction that commits on return and rolls back on throw. A
   /// serialization failure or deadlock runs the whole transaction again (a few times); nested
@@ -207,31 +213,35 @@ final class PostgresResult {
   let handle: OpaquePointer
   let rowCount: Int
   let columnCount: Int
+  private let pq: ForumLibPQ
 
-  init(_ handle: OpaquePointer) {
+  init(_ handle: OpaquePointer, pq: ForumLibPQ) {
     self.handle = handle
-    rowCount = Int(PQntuples(handle))
-    columnCount = Int(PQnfields(handle))
+    self.pq = pq
+    rowCount = Int(pq.PQntuples(handle))
+    columnCount = Int(pq.PQnfields(handle))
   }
 
-  deinit { PQclear(handle) }
+  deinit { pq.PQclear(handle) }
 
   func isNull(_ row: Int, _ column: Int) -> Bool {
-    PQgetisnull(handle, Int32(row), Int32(column)) == 1
+    pq.PQgetisnull(handle, Int32(row), Int32(column)) == 1
   }
 
   func text(_ row: Int, _ column: Int) -> String? {
     guard !isNull(row, column) else { return nil }
-    let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
-    let pointer = PQgetvalue(handle, Int32(row), Int32(column))!
+    let length = Int(pq.PQgetlength(handle, Int32(row), Int32(column)))
+    let pointer = pq.PQgetvalue(handle, Int32(row), Int32(column))!
     return pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
       String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
     }
   }
 
   func int(_ row: Int, _ column: Int) -> Int64 {
-    guard !isNull(row, column) else { return 0 }
-    return Int64(String(cString: PQgetvalue(handle, Int32(row), Int32(column)))) ?? 0
+    guard !isNull(row, column), let value = pq.PQgetvalue(handle, Int32(row), Int32(column)) else {
+      return 0
+    }
+    return Int64(String(cString: value)) ?? 0
   }
 
   func bool(_ row: Int, _ column: Int) -> Bool {
@@ -241,8 +251,8 @@ final class PostgresResult {
   /// A bytea column sent in text form (`\x` then two hex digits a byte).
   func bytes(_ row: Int, _ column: Int) -> [UInt8]? {
     guard !isNull(row, column) else { return nil }
-    let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
-    let pointer = PQgetvalue(handle, Int32(row), Int32(column))!
+    let length = Int(pq.PQgetlength(handle, Int32(row), Int32(column)))
+    let pointer = pq.PQgetvalue(handle, Int32(row), Int32(column))!
     return pointer.withMemoryRebound(to: UInt8.self, capacity: length) { raw in
       guard length >= 2, raw[0] == UInt8(ascii: "\\"), raw[1] == UInt8(ascii: "x") else {
         return nil

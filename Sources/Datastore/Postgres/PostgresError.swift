@@ -23,16 +23,16 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
     self.sql = sql
   }
 
-  init(result: OpaquePointer?, connection: OpaquePointer?, sql: String?) {
-    if let result, let state = PQresultErrorField(result, diagnosticSQLState) {
+  init(result: OpaquePointer?, connection: OpaquePointer?, sql: String?, pq: ForumLibPQ) {
+    if let result, let state = pq.PQresultErrorField(result, diagnosticSQLState) {
       sqlState = String(cString: state)
     } else {
       sqlState = nil
     }
     var text = ""
-    if let result, let primary = PQresultErrorField(result, diagnosticMessage) {
+    if let result, let primary = pq.PQresultErrorField(result, diagnosticMessage) {
       text = String(cString: primary)
-    } else if let connection, let raw = PQerrorMessage(connection) {
+    } else if let connection, let raw = pq.PQerrorMessage(connection) {
       text = String(cString: raw)
     }
     message = PostgresError.oneLine(text)

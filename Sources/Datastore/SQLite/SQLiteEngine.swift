@@ -12,8 +12,11 @@ final class SQLiteEngine: DatastoreEngine {
   let connection: Connection
   let location: String
   private(set) var boardId = ""
+  /// Set by `prepare`: the rules it was given when they are the recorded ones (or once it has
+  /// installed them), else the recorded ones, decoded.
   private(set) var rules = EngineRules()
-  /// The rules' record as `loadRules` last read it, so opening a board reads and decodes it once.
+  /// The rules' record as opening read it. Opening only reads it: a board opened with the rules
+  /// it records (every command) never decodes it.
   private var recordedRules: String?
 
   /// Parsed ACL columns by their text. A board has few distinct ACLs (one per author), so a
@@ -66,7 +69,7 @@ final class SQLiteEngine: DatastoreEngine {
         try $0.text(0)
       }
       boardId = (id ?? nil) ?? ""
-      try loadRules()
+      recordedRules = try installedRules()
     } catch let error as SQLiteError {
       throw SQLiteEngine.describe(error, path: path)
     }
@@ -121,15 +124,19 @@ final class SQLiteEngine: DatastoreEngine {
   }
 
   /// The rules recorded in the file: they are the file's, whoever opens it.
-  private func loadRules() throws {
-    recordedRules = try installedRules()
-    guard let text = recordedRules, let space = text.firstIndex(of: " ") else { return }
-    rules = try JSONDecoder().decode(EngineRules.self, from: Data(text[space...].dropFirst().utf8))
+  private func decodeRecordedRules() throws -> EngineRules {
+    guard let text = recordedRules, let space = text.firstIndex(of: " ") else {
+      return EngineRules()
+    }
+    return try JSONDecoder().decode(
+      EngineRules.self, from: Data(text[space...].dropFirst().utf8))
   }
 
   func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
     try guarded {
-      if !rules.isEmpty {
+      if rules.isEmpty {
+        self.rules = try decodeRecordedRules()
+      } else {
         let recorded = "\(SQLiteRules.format) \(rules.signature)"
         if recordedRules != recorded {
           try connection.transaction {
@@ -145,8 +152,10 @@ final class SQLiteEngine: DatastoreEngine {
               "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
               [.text(SQLiteEngine.rulesKey), .text(recorded)])
           }
-          try loadRules()
+          recordedRules = recorded
         }
+        // The signature is the rules' own text: recorded equal, they are these rules.
+        self.rules = rules
       }
       try ensureIndexes(indexes)
     }

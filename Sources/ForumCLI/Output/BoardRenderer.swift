@@ -31,7 +31,7 @@ struct BoardRenderer {
         ? "(\(messages.deletedByModerator))" : SafeText.sanitize(thread.title)
       let title = SafeText.truncate(shownTitle, to: middleWidth)
       let room = middleWidth - SafeText.width(title)
-      let summary = SafeText.sanitize(thread.description)
+      let summary = SafeText.sanitize(thread.description, stoppingPast: room)
       var middle = thread.isMine ? style.mine(title) : style.bold(title)
       if room > 4, !summary.isEmpty {
         let text = SafeText.truncate(" — " + summary, to: room)

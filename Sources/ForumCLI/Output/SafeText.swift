@@ -12,13 +12,32 @@ enum SafeText {
   /// which can smuggle hidden ASCII (they stay only in the flag sequences they exist for).
   /// A character shows at most `PostRules.marksPerCharacter` combining marks, so a row stored
   /// before that limit cannot flood the screen.
-  static func sanitize(_ text: String, keepNewlines: Bool = false) -> String {
+  ///
+  /// With `stoppingPast`, stops once the result is wider than that many cells: what a line
+  /// truncated to that width shows is the same, and a description of many kilobytes costs what
+  /// its first line does.
+  static func sanitize(_ text: String, keepNewlines: Bool = false, stoppingPast limit: Int = .max)
+    -> String
+  {
     var out = String.UnicodeScalarView()
+    var shown = 0
+    func emit(_ scalar: Unicode.Scalar) {
+      out.append(scalar)
+      if limit != .max { shown += cells(scalar) }
+    }
     var previous: Unicode.Scalar?
     var inFlagTags = false
     var marks = 0
     for scalar in text.unicodeScalars {
+      if shown > limit { break }
       defer { previous = scalar }
+      // Printable ASCII, most of most text: no mark, no tag, nothing to replace.
+      if scalar.value >= 0x20 && scalar.value < 0x7F {
+        marks = 0
+        inFlagTags = false
+        emit(scalar)
+        continue
+      }
       switch scalar.properties.generalCategory {
       case .nonspacingMark, .spacingMark, .enclosingMark:
         marks += 1
@@ -29,23 +48,23 @@ enum SafeText {
       if (0xE0000...0xE007F).contains(scalar.value) {
         // A subdivision flag: U+1F3F4, tags, then U+E007F.
         inFlagTags = inFlagTags || previous?.value == 0x1F3F4
-        if inFlagTags { out.append(scalar) }
+        if inFlagTags { emit(scalar) }
         if scalar.value == 0xE007F { inFlagTags = false }
         continue
       }
       inFlagTags = false
       switch scalar.value {
-      case 0x0A where keepNewlines: out.append(scalar)
-      case 0x0A, 0x0D, 0x09: out.append(" ")
-      case 0x00...0x1F: out.append(Unicode.Scalar(0x2400 + scalar.value)!)
-      case 0x7F: out.append("\u{2421}")
-      case 0x80...0x9F: out.append("\u{FFFD}")
+      case 0x0A where keepNewlines: emit(scalar)
+      case 0x0A, 0x0D, 0x09: emit(" ")
+      case 0x00...0x1F: emit(Unicode.Scalar(0x2400 + scalar.value)!)
+      case 0x7F: emit("\u{2421}")
+      case 0x80...0x9F: emit("\u{FFFD}")
       case 0x200E, 0x200F, 0x061C, 0x202A...0x202E, 0x2066...0x2069: continue
-      case 0x2028: out.append("\u{2424}")
-      case 0x2029: out.append("\u{B6}")
+      case 0x2028: emit("\u{2424}")
+      case 0x2029: emit("\u{B6}")
       case 0x200B, 0x2060...0x2064, 0xFEFF, 0x180E, 0x200C: continue
       case 0x200D where !joinsEmoji(previous): continue
-      default: out.append(scalar)
+      default: emit(scalar)
       }
     }
     return String(out)
