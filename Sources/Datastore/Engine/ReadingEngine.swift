@@ -41,8 +41,11 @@ public protocol ReadingEngine: AnyObject {
 public struct UnreadState: Equatable, Sendable {
   /// The highest child number read; nil when the parent was never opened.
   public let position: Int64?
-  /// Children numbered above the position that are not the caller's own.
+  /// Children numbered above the position that are not the caller's own, counted up to
+  /// `countLimit` (a listing needs "many", not a walk of a 10,000-comment thread).
   public let unreadChildren: Int
+
+  public static let countLimit = 1000
 
   public init(position: Int64?, unreadChildren: Int) {
     self.position = position

@@ -71,9 +71,10 @@ extension PostgresEngine {
       """
       SELECT p.object_id, rp.position,
         CASE WHEN coalesce(rp.position, 0) >= \(last) THEN 0 ELSE
-          (SELECT count(*) FROM forum.objects c WHERE c.class = '\(rule.childClass)'
-             AND \(sameParent)
-             AND (c.data->>'\(rule.numberField)')::bigint > coalesce(rp.position, 0)\(mine))
+          (SELECT count(*) FROM (SELECT 1 FROM forum.objects c
+             WHERE c.class = '\(rule.childClass)' AND \(sameParent)
+             AND (c.data->>'\(rule.numberField)')::bigint > coalesce(rp.position, 0)\(mine)
+             LIMIT \(UnreadState.countLimit)) AS unread)
         END
       FROM forum.objects p
       LEFT JOIN forum.read_positions rp

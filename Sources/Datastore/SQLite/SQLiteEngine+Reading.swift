@@ -71,10 +71,11 @@ extension SQLiteEngine {
     let sql = """
       SELECT p.objectId, rp.position,
         CASE WHEN coalesce(rp.position, 0) >= \(last) THEN 0 ELSE
-          (SELECT count(*) FROM objects c WHERE c.class = ?
+          (SELECT count(*) FROM (SELECT 1 FROM objects c WHERE c.class = ?
              AND json_extract(c.data, \(SQLiteRules.path(rule.parentField)))
                = \(SQLiteRules.pointer(parentClass, "p.objectId"))
-             AND json_extract(c.data, \(SQLiteRules.path(rule.numberField))) > coalesce(rp.position, 0)\(mine))
+             AND json_extract(c.data, \(SQLiteRules.path(rule.numberField))) > coalesce(rp.position, 0)\(mine)
+             LIMIT \(UnreadState.countLimit)))
         END
       FROM objects p LEFT JOIN read_positions rp ON rp.userId = ? AND rp.object = p.objectId
       WHERE p.class = ? AND p.objectId IN (\(marks)) AND \(readable)
