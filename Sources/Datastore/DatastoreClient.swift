@@ -71,6 +71,18 @@ public final class DatastoreClient {
       else { throw DatastoreError(.noAccess, detail: "only you may be the writer") }
       fields[owner.field] = .pointer(className: User.className, objectId: userId)
     }
+    if let pair = rules.pairRule(of: className) {
+      guard let userId else { throw DatastoreError(.authentication) }
+      guard let partner = fields[pair.partnerField] else {
+        throw DatastoreError.empty(pair.partnerField)
+      }
+      guard partner.pointerId.map(Validation.isObjectId) == true,
+        partner.objectValue?["className"] == .string(User.className)
+      else { throw DatastoreError.invalid(pair.partnerField) }
+      guard partner.pointerId != userId else {
+        throw DatastoreError.invalid(pair.partnerField, "a conversation needs someone else")
+      }
+    }
     if let child = rules.childRule(of: className) {
       guard let parent = fields[child.parentField] else {
         throw DatastoreError.empty(child.parentField)
@@ -93,6 +105,24 @@ public final class DatastoreClient {
     try DatastoreClient.validate(query: query)
     var objects = try engine.find(query, as: principals)
     if !query.include.isEmpty { objects = try resolveIncludes(query.include, in: objects) }
+    return objects
+  }
+
+  /// The objects of `className` with these ids that the caller may read, in any order (missing
+  /// and unreadable ones are left out), with the pointers in `include` resolved.
+  public func get(_ className: String, objectIds: [String], include: [String] = []) throws
+    -> [DataObject]
+  {
+    try DatastoreClient.validate(className: className)
+    let ids = objectIds.filter(Validation.isObjectId)
+    guard !ids.isEmpty else { return [] }
+    guard ids.count <= Query.maximumLimit else {
+      throw DatastoreError.invalid("objectIds", "at most \(Query.maximumLimit)")
+    }
+    var objects = try engine.fetch(objectIds: ids, as: principals).filter {
+      $0.className == className
+    }
+    if !include.isEmpty { objects = try resolveIncludes(include, in: objects) }
     return objects
   }
 
@@ -183,6 +213,35 @@ public final class DatastoreClient {
   public func deleteFile(name: String) throws {
     guard Validation.isFileName(name) else { throw DatastoreError.invalid("fileName") }
     try engine.deleteFile(name: name, as: principals)
+  }
+
+  // MARK: Change feed
+
+  /// The newest change's sequence: read `changes(since:)` from here to see what happens next.
+  public func latestChange() throws -> Int64 {
+    try engine.latestChange()
+  }
+
+  /// Changes after `since` that the caller may read (see `Change`), at most `limit`, oldest first.
+  public func changes(since: Int64, limit: Int = 500) throws -> ChangeBatch {
+    guard since >= 0 else { throw DatastoreError.invalid("since") }
+    guard (1...Query.maximumLimit).contains(limit) else {
+      throw DatastoreError.invalid("limit", "between 1 and \(Query.maximumLimit)")
+    }
+    return try engine.changes(since: since, limit: limit, as: principals)
+  }
+
+  /// A descriptor to `poll` with stdin: readable when another process committed (PostgreSQL),
+  /// or nil when `hasPendingWakeup` is to be asked every `wakePollInterval` seconds (SQLite).
+  public func wakeFileDescriptor() throws -> Int32? {
+    try engine.wakeFileDescriptor()
+  }
+
+  public var wakePollInterval: Double { engine.wakePollInterval }
+
+  /// True when someone may have committed since the feed was last read: time to read it again.
+  public func hasPendingWakeup() throws -> Bool {
+    try engine.hasPendingWakeup()
   }
 
   // MARK: Validation

@@ -24,20 +24,6 @@ extension Board {
     try client.refreshPrincipals()
   }
 
-  /// The user whose handle is `@name` (or `name`); `E404001` when there is none.
-  public func user(handle: String) throws -> User {
-    let name = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
-    guard !name.isEmpty, name.utf8.count <= 64 else {
-      throw DatastoreError(.invalid, field: "handle", detail: "a handle looks like @name")
-    }
-    guard
-      let object = try client.find(
-        Query(className: User.className, equalTo: ["userName": .string(name)], limit: 1)
-      ).first
-    else { throw DatastoreError(.notFound, detail: "there is no user @\(name)") }
-    return User(object: object)
-  }
-
   /// Grants (`true`) or revokes `role:moderator`: the board's owner only (`E403001`).
   @discardableResult
   public func setModerator(handle: String, _ moderator: Bool) throws -> User {

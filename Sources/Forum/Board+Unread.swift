@@ -88,3 +88,11 @@ extension Board {
     }
   }
 }
+
+extension Board {
+  /// Marks a conversation read up to message `number` (never back).
+  public func markRead(_ conversation: ForumConversation, upTo number: Int) throws {
+    try client.markRead(
+      Board.conversationClass, objectId: conversation.objectId, upTo: Int64(number))
+  }
+}

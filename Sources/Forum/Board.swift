@@ -33,13 +33,16 @@ public final class Board {
     owners: [
       OwnerRule(className: threadClass, field: "user"),
       OwnerRule(className: commentClass, field: "user"),
+      OwnerRule(className: messageClass, field: "user"),
     ],
     children: [
       ChildRule(
         childClass: commentClass, parentField: "thread", parentClass: threadClass,
         numberField: "number", lastNumberField: "lastCommentNumber", countField: "commentCount",
-        activityField: "lastActivity", fileField: "fileName")
+        activityField: "lastActivity", fileField: "fileName"),
+      conversationMessages,
     ],
+    pairs: [conversationPair],
     revisions: [
       RevisionRule(
         className: threadClass, fields: ["title", "description"], editDateField: "editDate"),
@@ -67,11 +70,12 @@ public final class Board {
   }
 
   /// The indexes the board's listings walk, so that no listing scans the class.
-  public static let indexes = [
-    IndexSpec(className: threadClass, fields: ["lastActivity"]),
-    IndexSpec(className: threadClass, fields: ["number"]),
-    IndexSpec(className: commentClass, fields: ["thread", "number"]),
-  ]
+  public static let indexes =
+    [
+      IndexSpec(className: threadClass, fields: ["lastActivity"]),
+      IndexSpec(className: threadClass, fields: ["number"]),
+      IndexSpec(className: commentClass, fields: ["thread", "number"]),
+    ] + conversationIndexes
 
   /// Opens the board at `location` (a path or a `postgresql://` URI) as the profile's user
   /// (created on first use).

@@ -46,6 +46,9 @@ public enum PostRules {
     return text
   }
 
+  /// A direct message: what a comment may be.
+  public static func message(_ raw: String) throws -> String { try comment(raw) }
+
   /// A display name: the byte and per-character limits here; the datastore checks the rest
   /// (1 to 40 characters, no control characters).
   public static func displayName(_ raw: String) throws -> String {

@@ -74,6 +74,8 @@ public struct ForumThread: Equatable, Sendable {
   public let description: String
   public let authorId: String
   public let authorName: String
+  /// The author's unique handle (without `@`), to tell apart two people of one display name.
+  public let authorUserName: String
   public let commentCount: Int
   /// The number the newest comment got (deleted ones included): what a follower compares.
   public let lastCommentNumber: Int
@@ -110,6 +112,7 @@ public struct ForumThread: Equatable, Sendable {
     authorId = object["user"]?.pointerId ?? ""
     let author = object.included["user"].map(User.init(object:))
     authorName = author?.displayName ?? "(deleted user)"
+    authorUserName = author?.userName ?? ""
     commentCount = Int(object["commentCount"]?.intValue ?? 0)
     lastCommentNumber = Int(object["lastCommentNumber"]?.intValue ?? 0)
     createDate = object.createDate
@@ -131,7 +134,11 @@ public struct ForumComment: Equatable, Sendable {
   public let text: String
   public let authorId: String
   public let authorName: String
+  /// The author's unique handle (without `@`).
+  public let authorUserName: String
   public let createDate: Int64
+  /// Later than `createDate` once the comment was edited.
+  public let updateDate: Int64
   public let isMine: Bool
   /// When its author last edited it (nil: never edited).
   public let editDate: Int64?
@@ -153,7 +160,9 @@ public struct ForumComment: Equatable, Sendable {
     authorId = object["user"]?.pointerId ?? ""
     let author = object.included["user"].map(User.init(object:))
     authorName = author?.displayName ?? "(deleted user)"
+    authorUserName = author?.userName ?? ""
     createDate = object.createDate
+    updateDate = object.updateDate
     isMine = viewer != nil && authorId == viewer
     editDate = object["editDate"]?.intValue
     moderatedDate = object["moderatedDate"]?.intValue

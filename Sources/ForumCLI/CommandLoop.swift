@@ -22,12 +22,18 @@ struct CommandLoop {
       editor.completions = { session.completions(for: $0) }
       print(
         session.messages.banner(ForumMain.version, SafeText.sanitize(session.board.me.displayName)))
+      session.startLiveView()
     }
     var status: Int32 = 0
     while true {
-      // New comments in the current thread appear while the command prompt waits, not while a
-      // draft or a confirmation is being typed.
-      editor?.idle = { session.newCommentsInCurrentThread() }
+      // What others wrote appears while the command prompt waits (and what came in while a
+      // command ran, before the next prompt), not while a draft or a confirmation is typed.
+      if editor != nil {
+        for line in session.liveLines(force: true) { print(line) }
+      }
+      editor?.idle = { session.liveLines(force: false) }
+      editor?.wakeDescriptor = { session.live.descriptor }
+      editor?.idleInterval = session.live.interval
       editor?.livePrompt = { session.prompt }
       let event = input.readLine(prompt: session.prompt, history: true, completion: .commands)
       editor?.idle = nil

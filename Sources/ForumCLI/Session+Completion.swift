@@ -12,9 +12,19 @@ extension Session {
     if partial.hasPrefix("-") {
       return (info.options + info.flags + CommandInfo.commonFlags).map { "--" + $0 }
     }
+    if partial.hasPrefix("@") || (info.completion == .handles && words.count == 1) {
+      return handles(startingWith: partial)
+    }
     guard info.completion == .threads else { return [] }
     let numbers = (try? board.threads(page: 1).items.map { String($0.number) }) ?? []
     let prefix = info.text == .afterThread && currentThread != nil ? "#" : ""
     return numbers.map { prefix + $0 }
+  }
+
+  /// `@handles` of the board's users (never yours: nobody messages themself), for `dm @b<Tab>`.
+  /// Handles are letters and digits, so they are safe to offer as typed text.
+  func handles(startingWith partial: String) -> [String] {
+    let users = (try? board.users(handlePrefix: partial)) ?? []
+    return users.filter { $0.objectId != board.me.objectId }.map { "@" + $0.userName }
   }
 }

@@ -28,7 +28,8 @@ final class Session {
   /// In the current thread, the newest comment number already on screen; newer ones are
   /// printed as they arrive (the chat-room seeds' live view).
   var newestSeenComment: Int?
-  var lastFollowCheck = 0.0
+  /// The board's change feed at the prompt and in rooms (`LiveFeed`, `Session+Live`).
+  private(set) lazy var live = LiveFeed(board: board)
   /// What `next`/`prev` continue: the last listing or thread shown, and its page.
   var lastListing: Listing?
   private(set) var json: Bool

@@ -22,6 +22,8 @@ enum SeedCommand {
     var batch: Int
     /// Page cache of the seeding connection.
     var cacheMegabytes: Int
+    /// Direct messages between other people (`--dms`), spread over conversations.
+    var directMessages = 0
   }
 
   // Board's class names; Forum keeps them internal.
@@ -49,6 +51,7 @@ enum SeedCommand {
       arguments,
       known: [
         "db", "threads", "comments", "users", "big-thread", "image-every", "batch", "cache-mb",
+        "dms",
       ])
     guard let database = options.string("db"), !database.isEmpty else {
       throw UsageError("--db is required")
@@ -64,7 +67,8 @@ enum SeedCommand {
       bigThread: try options.int("big-thread", fallback: min(10_000, comments / 2))!,
       imageEvery: try options.int("image-every", fallback: 50)!,
       batch: max(1, try options.int("batch", fallback: 100_000)!),
-      cacheMegabytes: max(2, try options.int("cache-mb", fallback: 1024)!))
+      cacheMegabytes: max(2, try options.int("cache-mb", fallback: 1024)!),
+      directMessages: try options.int("dms", fallback: 0)!)
   }
 
   /// How many comments each thread gets: the big and the small thread first, the rest spread at
@@ -132,10 +136,14 @@ enum SeedCommand {
           Data("seed: \(next) of \(settings.threads) threads, \(elapsed) s\n".utf8))
       }
     }
+    let conversations = try DirectMessageSeed.seed(
+      settings.directMessages, store: store, profiles: profiles, batch: settings.batch,
+      random: &random, text: text)
     let seconds = Date().timeIntervalSince(start)
-    let posts = settings.threads + settings.comments
+    let posts = settings.threads + settings.comments + settings.directMessages
     return "seeded \(settings.database): \(settings.threads) threads + \(settings.comments) "
-      + "comments = \(posts) posts, \(settings.users) users, \(imageCount) images; "
+      + "comments + \(settings.directMessages) direct messages in \(conversations) "
+      + "conversations = \(posts) posts, \(settings.users) users, \(imageCount) images; "
       + "thread #1 has \(counts[0]) comments, #2 has \(counts[1]); "
       + String(format: "%.1f s, %.0f posts/s", seconds, Double(posts) / seconds)
   }

@@ -3,9 +3,10 @@ import Foundation
 // forum-bench SUBCOMMAND [OPTIONS]: one entry point per benchmark or stress tool.
 let usage = """
   usage: forum-bench seed --db PATH --threads N --comments M [--users U] [--big-thread C]
-                          [--image-every K] [--batch P] [--cache-mb MB]
+                          [--image-every K] [--batch P] [--cache-mb MB] [--dms D]
          forum-bench run --db PATH [--db PATH …] [--forum PATH] [--sqlite3 PATH] [--repeats R]
                          [--big-thread NUMBER] [--small-thread NUMBER] [--comment-thread NUMBER]
+         forum-bench private --db PATH [--db PATH …] [--repeats R]
          forum-bench pg --owner URI --member URI --threads N [--big-thread C] [--repeats R]
          forum-bench hammer --db PATH --count N --tag T
          forum-bench images --out DIR [--seeds]
@@ -21,6 +22,8 @@ case "seed":
   exit(SeedCommand.main(Array(arguments.dropFirst())))
 case "run":
   exit(RunCommand.main(Array(arguments.dropFirst())))
+case "private":
+  exit(PrivateReadsCommand.main(Array(arguments.dropFirst())))
 case "pg":
   exit(PostgresBenchmark.main(Array(arguments.dropFirst())))
 case "images":

@@ -98,4 +98,22 @@ struct UnreadTests {
     try forum.ok(["read", "1"])
     #expect(try unread(forum, "alice") == [1: 0, 2: 1])
   }
+
+  @Test func theInboxCountsThePartnersMessagesUntilTheConversationIsShown() throws {
+    let forum = try ForumFixture()
+    let bob = try forum.ok(["--json", "whoami"], profile: "bob").json().string("userName") ?? ""
+    let alice = try forum.ok(["--json", "whoami"]).json().string("userName") ?? ""
+    try forum.ok(["dm", "@" + bob, "one"])
+    try forum.ok(["dm", "@" + bob, "two"])
+    try forum.ok(["dm", "@" + alice, "mine"], profile: "bob")
+    func inboxUnread(_ profile: String) throws -> Int? {
+      try forum.ok(["--json", "inbox"], profile: profile).json().objects("results").first?.int(
+        "unread")
+    }
+    #expect(try inboxUnread("bob") == 2, "bob's own message never counts")
+    #expect(try inboxUnread("alice") == 1)
+    try forum.ok(["dm", "@" + alice], profile: "bob")
+    #expect(try inboxUnread("bob") == 0)
+    #expect(try inboxUnread("alice") == 1, "bob's reading is his alone")
+  }
 }

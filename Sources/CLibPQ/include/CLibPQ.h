@@ -31,7 +31,10 @@
   X(PQnfields)                                                                                 \
   X(PQgetisnull)                                                                               \
   X(PQgetlength)                                                                               \
-  X(PQgetvalue)
+  X(PQgetvalue)                                                                                \
+  X(PQsocket)                                                                                  \
+  X(PQconsumeInput)                                                                            \
+  X(PQnotifies)
 
 #define FORUM_LIBPQ_FIELD(name) __typeof__(name) *_Nonnull name;
 

@@ -135,4 +135,26 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
 
   /// Conditional delete of a file: `E403001` if readable but not writable, else `E404001`.
   func deleteFile(name: String, as caller: Principals) throws
+
+  // MARK: Change feed
+
+  /// The sequence of the newest change in the database (0 when there is none): a reader that
+  /// starts here sees what happens from now on.
+  func latestChange() throws -> Int64
+
+  /// Changes after `since` (at most `limit`), oldest first, each when the caller could read the
+  /// object as it was then: every change keeps the readers the object had (a child's are its
+  /// parent's), so a deletion is seen by those who could read what went, and nobody else.
+  func changes(since: Int64, limit: Int, as caller: Principals) throws -> ChangeBatch
+
+  /// A descriptor that becomes readable when another process commits (PostgreSQL: the
+  /// connection's socket, after `LISTEN`), or nil when the engine is checked by time instead.
+  func wakeFileDescriptor() throws -> Int32?
+
+  /// How often `hasPendingWakeup` should be asked when there is no descriptor to wait on.
+  var wakePollInterval: Double { get }
+
+  /// True when another process may have committed since the last read of the feed. Cheap (no
+  /// table is read). Throws when the database is gone (file removed, server closed the connection).
+  func hasPendingWakeup() throws -> Bool
 }

@@ -21,6 +21,8 @@ public struct EngineRules: Equatable, Sendable, Codable {
   public var sequences: [SequenceRule]
   public var owners: [OwnerRule]
   public var children: [ChildRule]
+  /// Classes private to two users, one object per pair (`PairRule`).
+  public var pairs: [PairRule]
   /// Classes whose edits keep their earlier revisions (see `RevisionRule`).
   public var revisions: [RevisionRule] = []
   /// Classes a role may take down, leaving a tombstone (see `ModerationRule`).
@@ -28,27 +30,40 @@ public struct EngineRules: Equatable, Sendable, Codable {
 
   public init(
     sequences: [SequenceRule] = [], owners: [OwnerRule] = [], children: [ChildRule] = [],
-    revisions: [RevisionRule] = [], moderation: [ModerationRule] = []
+    pairs: [PairRule] = [], revisions: [RevisionRule] = [], moderation: [ModerationRule] = []
   ) {
     self.sequences = sequences
     self.owners = owners
     self.children = children
+    self.pairs = pairs
     self.revisions = revisions
     self.moderation = moderation
   }
 
   private enum CodingKeys: String, CodingKey {
-    case sequences, owners, children, revisions, moderation
+    case sequences, owners, children, pairs, revisions, moderation
   }
 
-  /// Rules recorded before revisions and moderation existed have neither.
+  /// Rules recorded before pairs, revisions and moderation existed have none of their keys.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     sequences = try container.decode([SequenceRule].self, forKey: .sequences)
     owners = try container.decode([OwnerRule].self, forKey: .owners)
     children = try container.decode([ChildRule].self, forKey: .children)
+    pairs = try container.decodeIfPresent([PairRule].self, forKey: .pairs) ?? []
     revisions = try container.decodeIfPresent([RevisionRule].self, forKey: .revisions) ?? []
     moderation = try container.decodeIfPresent([ModerationRule].self, forKey: .moderation) ?? []
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(sequences, forKey: .sequences)
+    try container.encode(owners, forKey: .owners)
+    try container.encode(children, forKey: .children)
+    // Absent when empty, so the signature of rules without them stays what it was.
+    if !pairs.isEmpty { try container.encode(pairs, forKey: .pairs) }
+    if !revisions.isEmpty { try container.encode(revisions, forKey: .revisions) }
+    if !moderation.isEmpty { try container.encode(moderation, forKey: .moderation) }
   }
 
   /// Fields of `className` that no client sets or changes, on create or update: the engine
@@ -60,6 +75,9 @@ public struct EngineRules: Equatable, Sendable, Codable {
     var fields: Set<String> = []
     for rule in sequences where rule.className == className { fields.insert(rule.field) }
     for rule in owners where rule.className == className { fields.insert(rule.field) }
+    for rule in pairs where rule.className == className {
+      fields.formUnion([rule.ownerField, rule.pairField])
+    }
     for rule in children {
       if rule.childClass == className { fields.insert(rule.numberField) }
       if rule.parentClass == className {
@@ -72,9 +90,10 @@ public struct EngineRules: Equatable, Sendable, Codable {
   }
 
   /// Fields of `className` a client sets when creating the object and never changes afterwards
-  /// (`E400002` on update): a child's parent pointer, a parent's file.
+  /// (`E400002` on update): a child's parent pointer, a parent's file, a pair's partner.
   public func fixedFields(of className: String) -> Set<String> {
     var fields: Set<String> = []
+    for rule in pairs where rule.className == className { fields.insert(rule.partnerField) }
     for rule in children {
       if rule.childClass == className { fields.insert(rule.parentField) }
       if rule.parentClass == className, let file = rule.fileField { fields.insert(file) }
@@ -134,31 +153,47 @@ public struct EngineRules: Equatable, Sendable, Codable {
         "activityField": $0.activityField, "fileField": $0.fileField,
       ])
     }
-    let revisions = revisions.map {
-      JSONValue.object([
-        "className": .string($0.className), "fields": .array($0.fields.map(JSONValue.string)),
-        "editDateField": .string($0.editDateField),
-      ])
-    }
-    let moderation = moderation.map { rule -> JSONValue in
-      var fields: [String: JSONValue] = [
-        "className": .string(rule.className), "role": .string(rule.role),
-        "contentFields": .array(rule.contentFields.map(JSONValue.string)),
-        "markField": .string(rule.markField),
-      ]
-      if let file = rule.fileField { fields["fileField"] = .string(file) }
-      return .object(fields)
-    }
-    return JSONValue.object([
+    var fields: [String: JSONValue] = [
       "sequences": .array(sequences), "owners": .array(owners), "children": .array(children),
-      "revisions": .array(revisions), "moderation": .array(moderation),
-    ]).jsonText()
+    ]
+    // Absent when empty, as `encode(to:)` leaves it out (older boards' signatures stay theirs).
+    if !pairs.isEmpty {
+      fields["pairs"] = .array(
+        pairs.map {
+          object([
+            "className": $0.className, "ownerField": $0.ownerField,
+            "partnerField": $0.partnerField, "pairField": $0.pairField,
+          ])
+        })
+    }
+    if !revisions.isEmpty {
+      fields["revisions"] = .array(
+        revisions.map {
+          JSONValue.object([
+            "className": .string($0.className), "fields": .array($0.fields.map(JSONValue.string)),
+            "editDateField": .string($0.editDateField),
+          ])
+        })
+    }
+    if !moderation.isEmpty {
+      fields["moderation"] = .array(
+        moderation.map { rule -> JSONValue in
+          var fields: [String: JSONValue] = [
+            "className": .string(rule.className), "role": .string(rule.role),
+            "contentFields": .array(rule.contentFields.map(JSONValue.string)),
+            "markField": .string(rule.markField),
+          ]
+          if let file = rule.fileField { fields["fileField"] = .string(file) }
+          return .object(fields)
+        })
+    }
+    return JSONValue.object(fields).jsonText()
   }
 
   /// True when no rule is declared.
   public var isEmpty: Bool {
-    sequences.isEmpty && owners.isEmpty && children.isEmpty && revisions.isEmpty
-      && moderation.isEmpty
+    sequences.isEmpty && owners.isEmpty && children.isEmpty && pairs.isEmpty
+      && revisions.isEmpty && moderation.isEmpty
   }
 
   /// Refuses rules an engine could not install safely: bad names, a class that is the child of
@@ -179,6 +214,9 @@ public struct EngineRules: Equatable, Sendable, Codable {
       ]
       names += rule.fileField.map { [$0] } ?? []
     }
+    for rule in pairs {
+      names += [rule.className, rule.ownerField, rule.partnerField, rule.pairField]
+    }
     for rule in revisions { names += [rule.className, rule.editDateField] + rule.fields }
     for rule in moderation {
       names += [rule.className, rule.markField] + rule.contentFields
@@ -194,6 +232,9 @@ public struct EngineRules: Equatable, Sendable, Codable {
     guard Set(childClasses).count == childClasses.count else {
       throw DatastoreError.invalid("rules", "a class can have one parent")
     }
+    let pairClasses = Set(pairs.map(\.className))
+    guard pairClasses.count == pairs.count, pairClasses.isDisjoint(with: owners.map(\.className))
+    else { throw DatastoreError.invalid("rules", "a pair's class has its own owner rule") }
     guard Set(owners.map(\.className)).count == owners.count,
       Set(sequences.map { "\($0.className).\($0.field)" }).count == sequences.count
     else { throw DatastoreError.invalid("rules", "a field is managed twice") }

@@ -117,6 +117,26 @@ final class PostgresConnection {
     }
   }
 
+  /// The connection's socket: readable when the server sent something unasked (a notification).
+  var socket: Int32 { pq.PQsocket(handle) }
+
+  /// Reads what the server sent without being asked and counts the notifications among it (they
+  /// are dropped: ours carry nothing). Throws when the connection is gone.
+  func drainNotifications() throws -> Int {
+    guard pq.PQconsumeInput(handle) == 1, !isBroken else {
+      throw PostgresError(
+        sqlState: "08006",
+        message: PostgresError.oneLine(pq.PQerrorMessage(handle).map { String(cString: $0) } ?? ""),
+        sql: nil)
+    }
+    var count = 0
+    while let notification = pq.PQnotifies(handle) {
+      count += 1
+      pq.PQfreemem(notification)
+    }
+    return count
+  }
+
   /// True inside `transaction`.
   var inTransaction: Bool { transactionDepth > 0 }
 

@@ -23,6 +23,8 @@ final class PostgresEngine: DatastoreEngine {
   /// Stands for this connection's role: the connection is the identity, not a token.
   private let sessionToken = Validation.randomId(length: 32)
   private var principals: Principals?
+  /// True once this connection runs `LISTEN forum_changes`.
+  var listening = false
 
   init(uri: String) throws {
     location = PostgresEngine.withoutPassword(uri)

@@ -25,11 +25,12 @@ struct PostgresRules: Equatable {
 
   init(
     sequences: [Sequence] = [], owners: [Owner] = [], children: [Child] = [],
-    managedFields: [String: [String]] = [:]
+    pairs: [PairRule] = [], managedFields: [String: [String]] = [:]
   ) {
     self.sequences = sequences
     self.owners = owners
     self.children = children
+    self.pairs = pairs
     self.managedFields = managedFields
   }
 
@@ -58,6 +59,7 @@ struct PostgresRules: Equatable {
     for rule in rules.moderation {
       managedFields[rule.className, default: []].append(rule.markField)
     }
+    pairs = rules.pairs
   }
 
   /// Edits that keep revisions, and what moderators may take down.
@@ -82,6 +84,8 @@ struct PostgresRules: Equatable {
   var sequences: [Sequence] = []
   var owners: [Owner] = []
   var children: [Child] = []
+  /// Classes private to two users, one object per pair (`PairRule`).
+  var pairs: [PairRule] = []
   /// Per class, fields clients never set (besides those the rules above manage).
   var managedFields: [String: [String]] = [:]
 
@@ -90,6 +94,9 @@ struct PostgresRules: Equatable {
     var fields = managedFields[className] ?? []
     fields += sequences.filter { $0.className == className }.map(\.field)
     fields += owners.filter { $0.className == className }.map(\.pointerField)
+    for rule in pairs where rule.className == className {
+      fields += [rule.ownerField, rule.pairField, rule.partnerField]
+    }
     for child in children {
       if child.childClass == className { fields += [child.numberField, child.pointerField] }
       if child.parentClass == className {
@@ -105,6 +112,7 @@ struct PostgresRules: Equatable {
     var names = Set(managedFields.keys)
     names.formUnion(sequences.map(\.className))
     names.formUnion(owners.map(\.className))
+    names.formUnion(pairs.map(\.className))
     names.formUnion(children.flatMap { [$0.childClass, $0.parentClass] })
     names.insert(User.className)
     return names.sorted()
@@ -206,10 +214,56 @@ struct PostgresRules: Equatable {
     END
     $$;
 
+    -- The change feed: at commit (a deferred trigger), under one lock held to the end of the
+    -- commit, so sequence numbers follow commit order and a reader that saw N has seen every
+    -- row below N. The notification carries nothing: any listener would see it, whatever the
+    -- row-level security; readers read the feed again through it.
+    CREATE OR REPLACE FUNCTION forum.objects_feed() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      row_class text;
+      row_id text;
+      row_data jsonb;
+      row_readers text[];
+      change_kind smallint;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(7403312);
+      IF TG_OP = 'DELETE' THEN
+        row_class := OLD.class; row_id := OLD.object_id; row_data := OLD.data;
+        row_readers := OLD.readers; change_kind := 3;
+      ELSE
+        row_class := NEW.class; row_id := NEW.object_id; row_data := NEW.data;
+        change_kind := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE 2 END;
+        SELECT readers INTO row_readers FROM forum.objects WHERE id = NEW.id;
+        IF NOT FOUND THEN row_readers := NEW.readers; END IF;
+      END IF;
+      INSERT INTO forum.changes(seq, class, object_id, kind, parent_id, number, readers)
+      VALUES (nextval('forum.change_seq'), row_class, row_id, change_kind,
+              (\(feedParent))::text, CASE WHEN change_kind = 3 THEN (\(feedNumber))::bigint END,
+              row_readers);
+      PERFORM pg_notify('forum_changes', '');
+      RETURN NULL;
+    END
+    $$;
+
     REVOKE ALL ON FUNCTION forum.objects_guard(), forum.objects_before_insert(),
       forum.objects_after_delete(), forum.objects_after_update(), forum.objects_revise(),
-      forum.moderate(text, text) FROM PUBLIC;
+      forum.moderate(text, text), forum.objects_feed() FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;
+
+    DROP TRIGGER IF EXISTS e_feed_insert ON forum.objects;
+    CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.objects
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+    DROP TRIGGER IF EXISTS e_feed_update ON forum.objects;
+    CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.objects
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+      WHEN (OLD.data IS DISTINCT FROM NEW.data OR OLD.readers IS DISTINCT FROM NEW.readers
+            OR OLD.writers IS DISTINCT FROM NEW.writers)
+      EXECUTE FUNCTION forum.objects_feed();
+    DROP TRIGGER IF EXISTS e_feed_delete ON forum.objects;
+    CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.objects
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
 
     DROP TRIGGER IF EXISTS a_guard ON forum.objects;
     CREATE TRIGGER a_guard BEFORE UPDATE ON forum.objects
@@ -228,6 +282,29 @@ struct PostgresRules: Equatable {
       FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
       EXECUTE FUNCTION forum.objects_after_update();
     """
+  }
+
+  /// The parent id of a child row (`row_class`, `row_data` in `objects_feed`), else NULL.
+  private var feedParent: String {
+    let cases = children.map {
+      "WHEN \(PostgresRules.literal($0.childClass)) THEN row_data->\(PostgresRules.literal($0.pointerField))->>'objectId'"
+    }
+    return cases.isEmpty ? "NULL" : "CASE row_class \(cases.joined(separator: " ")) END"
+  }
+
+  /// The number of a deleted row: a child's number, or the field a sequence numbers.
+  private var feedNumber: String {
+    var pairs = children.map { ($0.childClass, $0.numberField) }
+    pairs += sequences.map { ($0.className, $0.field) }
+    let cases = pairs.map {
+      "WHEN \(PostgresRules.literal($0.0)) THEN \(PostgresRules.integer("row_data->\(PostgresRules.literal($0.1))"))"
+    }
+    return cases.isEmpty ? "NULL" : "CASE row_class \(cases.joined(separator: " ")) END"
+  }
+
+  /// A jsonb number as bigint, NULL for anything else (a cast that fails would undo the commit).
+  private static func integer(_ json: String) -> String {
+    "CASE WHEN jsonb_typeof(\(json)) = 'number' THEN (\(json))::numeric::bigint END"
   }
 
   /// A member's update: managed fields, a child's readers and an owned object's writers stay.
@@ -264,6 +341,10 @@ struct PostgresRules: Equatable {
                 RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
               END IF;
           """)
+      }
+      if pairs.contains(where: { $0.className == className }) {
+        lines.append("    NEW.readers := OLD.readers;")
+        lines.append("    NEW.writers := OLD.writers;")
       }
       if className == User.className {
         lines.append("    NEW.readers := OLD.readers;")
@@ -310,6 +391,9 @@ struct PostgresRules: Equatable {
               END IF;
               END IF;
           """)
+      }
+      for rule in pairs where rule.className == className {
+        lines.append(pairInsert(rule))
       }
       for rule in children where rule.parentClass == className {
         if let file = rule.fileField.map(PostgresRules.literal) {
@@ -365,6 +449,59 @@ struct PostgresRules: Equatable {
       sql += lines.joined(separator: "\n") + "\n  END IF;\n"
     }
     return sql
+  }
+
+  /// A pair's object: the caller and an existing other user, the pair's key (byte order, as
+  /// `PairRule.pairKey`), readers exactly the two and no writers, whatever was sent. The schema's
+  /// owner may plant one for two other users by naming the owner field.
+  private func pairInsert(_ rule: PairRule) -> String {
+    let owner = PostgresRules.literal(rule.ownerField)
+    let partnerField = PostgresRules.literal(rule.partnerField)
+    let pairField = PostgresRules.literal(rule.pairField)
+    let user = PostgresRules.literal(User.className)
+    return """
+          DECLARE
+            starter text := CASE WHEN trusted AND claimed ? \(owner)
+                                 THEN claimed->\(owner)->>'objectId' ELSE me END;
+            partner text := claimed->\(partnerField)->>'objectId';
+          BEGIN
+            IF starter IS NULL THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA401', MESSAGE = 'sign in first';
+            END IF;
+            IF partner IS NULL
+               OR claimed->\(partnerField) IS DISTINCT FROM \(PostgresRules.pointer(User.className, "partner"))
+               OR partner = starter THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA400', MESSAGE = \(partnerField);
+            END IF;
+            IF NOT EXISTS (SELECT 1 FROM forum.objects WHERE class = \(user) AND object_id = partner) THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+            END IF;
+            NEW.data := NEW.data || jsonb_build_object(
+              \(owner), \(PostgresRules.pointer(User.className, "starter")),
+              \(partnerField), claimed->\(partnerField),
+              \(pairField), CASE WHEN starter COLLATE "C" < partner COLLATE "C"
+                              THEN starter || ':' || partner ELSE partner || ':' || starter END);
+            NEW.readers := ARRAY[starter, partner];
+            NEW.writers := '{}'::text[];
+          END;
+      """
+  }
+
+  /// One object per pair, whoever writes: a unique index on the pair's key column.
+  var pairIndexSQL: [String] {
+    pairs.flatMap { rule -> [String] in
+      let column = "key_" + rule.pairField.lowercased()
+      return [
+        """
+        ALTER TABLE forum.objects ADD COLUMN IF NOT EXISTS "\(column)" text
+        GENERATED ALWAYS AS (data #>> '{\(rule.pairField)}') STORED
+        """,
+        """
+        CREATE UNIQUE INDEX IF NOT EXISTS "\("objects_unique_\(rule.className)_\(rule.pairField)".lowercased().prefix(63))"
+        ON forum.objects("\(column)") WHERE class = \(PostgresRules.literal(rule.className))
+        """,
+      ]
+    }
   }
 
   /// The old values of revisioned fields become a revision; the object gets its edit date.

@@ -28,6 +28,13 @@ extension EngineRules {
           if let file = $0.fileField { fields["fileField"] = .string(file) }
           return .object(fields)
         }),
+      "pairs": .array(
+        pairs.map {
+          .object([
+            "className": .string($0.className), "ownerField": .string($0.ownerField),
+            "partnerField": .string($0.partnerField), "pairField": .string($0.pairField),
+          ])
+        }),
       "revisions": .array(
         revisions.map {
           .object([
@@ -87,6 +94,11 @@ extension EngineRules {
           lastNumberField: try text($0, "lastNumberField"), countField: try text($0, "countField"),
           activityField: try text($0, "activityField"),
           fileField: $0.objectValue?["fileField"]?.stringValue)
+      },
+      pairs: try list("pairs").map {
+        PairRule(
+          className: try text($0, "className"), ownerField: try text($0, "ownerField"),
+          partnerField: try text($0, "partnerField"), pairField: try text($0, "pairField"))
       },
       revisions: try list("revisions").map {
         RevisionRule(

@@ -72,6 +72,21 @@ enum PostgresSchema {
       CHECK (forum.texts_within(data, 1000000));
     ALTER TABLE forum.files ADD CONSTRAINT files_within CHECK (octet_length(data) <= 5242880);
     """,
+    // The change feed (`Change`): a row per object written, by `forum.objects_feed()` at commit
+    // (`PostgresRules`), numbered from `change_seq` in commit order. Members read it under
+    // row-level security by the readers recorded with each row.
+    """
+    CREATE SEQUENCE forum.change_seq;
+    CREATE TABLE forum.changes(
+      seq bigint PRIMARY KEY,
+      class text NOT NULL,
+      object_id text NOT NULL,
+      kind smallint NOT NULL,
+      parent_id text,
+      number bigint,
+      readers text[] NOT NULL
+    );
+    """,
     // Each user's read position per parent object (private to that user by row-level security),
     // and the earlier revisions of edited objects (written by the owner's triggers only).
     """
@@ -94,7 +109,7 @@ enum PostgresSchema {
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [
-    "meta", "objects", "files", "users", "counters", "read_positions", "revisions",
+    "meta", "objects", "files", "users", "counters", "changes", "read_positions", "revisions",
   ]
 
   /// Creates or brings up to date the whole schema, in one transaction, as the current role
@@ -135,6 +150,7 @@ enum PostgresSchema {
       for spec in indexes {
         for statement in indexSQL(spec) { try connection.execute(statement) }
       }
+      for statement in rules.pairIndexSQL { try connection.execute(statement) }
       // New key columns have no statistics yet; without them the planner guesses a handful of
       // rows per value and sorts a long thread instead of walking its ordered index.
       try connection.execute("ANALYZE forum.objects")
@@ -397,6 +413,13 @@ enum PostgresSchema {
     CREATE TRIGGER a_guard BEFORE INSERT ON forum.files
       FOR EACH ROW EXECUTE FUNCTION forum.files_before_insert();
 
+    -- The newest change's sequence, whoever may read it: a reader's cursor moves past rows it
+    -- may not read instead of walking them again. (It tells how many changes there were, not
+    -- what or whose.) STABLE: it sees the calling statement's snapshot.
+    CREATE OR REPLACE FUNCTION forum.latest_change() RETURNS bigint
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$ SELECT coalesce(max(seq), 0) FROM forum.changes $$;
+
     -- The board's owner: the schema's owner, or a member of the role forum_owner.
     CREATE OR REPLACE FUNCTION forum.is_board_owner() RETURNS boolean
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -464,9 +487,9 @@ enum PostgresSchema {
 
     REVOKE ALL ON FUNCTION forum.now_ms(), forum.random_id(integer), forum.caller_id(),
       forum.principals(), forum.next_value(text), forum.sign_in(), forum.is_bookkeeping(),
-      forum.files_before_insert() FROM PUBLIC;
+      forum.files_before_insert(), forum.latest_change() FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.now_ms(), forum.caller_id(), forum.principals(),
-      forum.sign_in(), forum.is_bookkeeping() TO forum_member;
+      forum.sign_in(), forum.is_bookkeeping(), forum.latest_change() TO forum_member;
     """
 
   /// Row-level security, grants and the owner's reach, rebuilt on every `forum init`.
@@ -486,6 +509,8 @@ enum PostgresSchema {
       GRANT SELECT ON forum.meta TO forum_member;
       GRANT SELECT, INSERT, UPDATE, DELETE ON forum.read_positions TO forum_member;
       GRANT SELECT ON forum.revisions TO forum_member;
+      GRANT SELECT ON forum.changes TO forum_member;
+      REVOKE ALL ON SEQUENCE forum.change_seq FROM PUBLIC, forum_member;
 
       """
     for table in tables {
@@ -517,6 +542,9 @@ enum PostgresSchema {
       DROP POLICY IF EXISTS member_delete ON forum.objects;
       CREATE POLICY member_delete ON forum.objects FOR DELETE TO forum_member
         USING (\(writable) AND class <> 'user');
+
+      DROP POLICY IF EXISTS member_read ON forum.changes;
+      CREATE POLICY member_read ON forum.changes FOR SELECT TO forum_member USING (\(readable));
 
       DROP POLICY IF EXISTS member_read ON forum.files;
       CREATE POLICY member_read ON forum.files FOR SELECT TO forum_member USING (\(readable));

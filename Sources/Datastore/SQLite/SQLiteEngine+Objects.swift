@@ -14,6 +14,10 @@ extension SQLiteEngine {
       where field != rules.owner(of: className)?.field {
         fields[field] = nil
       }
+      var acl = acl
+      if let pair = rules.pairRule(of: className) {
+        acl = try pairACL(pair, &fields, as: caller)
+      }
       if let child = rules.childRule(of: className) {
         var values: [SQLValue] = [
           .text(child.parentClass), .text(fields[child.parentField]?.pointerId ?? ""),
@@ -49,6 +53,34 @@ extension SQLiteEngine {
       else { throw DatastoreError(.systemError, detail: "an inserted row vanished") }
       return object
     }
+  }
+
+  /// A pair's object (`PairRule`): the caller and an existing other user, the pair's key, and
+  /// the ACL the rule fixes (the two read, nobody writes), whatever the client asked.
+  private func pairACL(_ rule: PairRule, _ fields: inout [String: JSONValue], as caller: Principals)
+    throws -> ACL
+  {
+    guard let me = caller.userId else { throw DatastoreError(.authentication) }
+    guard let partner = fields[rule.partnerField]?.pointerId,
+      fields[rule.partnerField] == .pointer(className: User.className, objectId: partner)
+    else { throw DatastoreError.invalid(rule.partnerField) }
+    guard partner != me else {
+      throw DatastoreError.invalid(rule.partnerField, "a conversation needs someone else")
+    }
+    let exists = try connection.prepare(
+      "SELECT 1 FROM objects WHERE class = ? AND objectId = ?"
+    ).firstRow([.text(User.className), .text(partner)]) { $0.int(0) }
+    guard exists != nil else { throw DatastoreError(.notFound, detail: "no such user") }
+    let pairKey = PairRule.pairKey(me, partner)
+    let taken = try connection.prepare(
+      "SELECT 1 FROM objects o WHERE o.class = ? AND \(SQLiteEngine.expression(for: rule.pairField)) = ?"
+    ).firstRow([.text(rule.className), .text(pairKey)]) { $0.int(0) }
+    guard taken == nil else {
+      throw DatastoreError(.invalid, field: rule.pairField, detail: "already exists")
+    }
+    fields[rule.ownerField] = .pointer(className: User.className, objectId: me)
+    fields[rule.pairField] = .string(pairKey)
+    return ACL(readers: [me, partner], writers: [])
   }
 
   /// A file a parent may name: it exists for the caller (`E404001`) and the caller may write it

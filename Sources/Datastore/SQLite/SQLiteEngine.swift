@@ -23,6 +23,11 @@ final class SQLiteEngine: DatastoreEngine {
   /// listing parses each once instead of once a row.
   private var aclCache: [String: ACL] = [:]
 
+  /// `PRAGMA data_version` when the change feed was last read: another value means another
+  /// connection committed since.
+  private(set) var lastDataVersion: Int64?
+  func noteDataVersion(_ version: Int64) { lastDataVersion = version }
+
   /// Opens or creates the database at `path`. A new file is created 0600 (the person who makes a
   /// board decides whom to share it with); an existing file's mode is left alone. Every way the file
   /// can be unusable becomes one `E500001` whose detail says what is wrong with which path.
@@ -148,6 +153,7 @@ final class SQLiteEngine: DatastoreEngine {
             for name in old { try connection.execute("DROP TRIGGER \"\(name)\"") }
             for sql in SQLiteRules.alignments(for: rules) { try connection.execute(sql) }
             for sql in SQLiteRules.triggers(for: rules) { try connection.execute(sql) }
+            for sql in SQLiteRules.pairIndexes(for: rules) { try connection.execute(sql) }
             try connection.run(
               "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
               [.text(SQLiteEngine.rulesKey), .text(recorded)])

@@ -9,7 +9,7 @@
 /// model), and a guard would parse every parent's JSON again on every comment.
 enum SQLiteRules {
   /// Bumped when the trigger text below changes, so open files get the new triggers.
-  static let format = 3
+  static let format = 4
 
   /// A millisecond clock in SQL (SQLite 3.40 has no `unixepoch('subsec')`). `now` is fixed for
   /// the length of one statement, triggers included.
@@ -37,7 +37,61 @@ enum SQLiteRules {
     return classes.flatMap { className in
       [insertTrigger(className, rules), deleteTrigger(className, rules)]
         + readersTriggers(className, rules)
-    }.compactMap { $0 } + rules.revisions.map { revisionTrigger($0, rules) }
+    }.compactMap { $0 } + changeTriggers(for: rules)
+      + rules.revisions.map {
+        revisionTrigger($0, rules)
+      }
+  }
+
+  /// The change feed's triggers (`Change`): a row per object inserted, changed or deleted, with
+  /// its readers at that moment, the parent of a child and, for a deletion, its number. Updates
+  /// that change nothing stored are not recorded.
+  static func changeTriggers(for rules: EngineRules) -> [String] {
+    func parent(_ row: String) -> String {
+      let cases = rules.children.map {
+        "WHEN '\($0.childClass)' THEN json_extract(\(row).data, '$.\($0.parentField).objectId')"
+      }
+      return cases.isEmpty ? "NULL" : "CASE \(row).class \(cases.joined(separator: " ")) END"
+    }
+    // A child's readers are its parent's (the rules' own trigger sets them, perhaps after this
+    // one runs), so the feed takes them from the parent, never from what the client sent.
+    func readers(_ row: String) -> String {
+      let cases = rules.children.map {
+        "WHEN '\($0.childClass)' THEN (SELECT p.readers FROM objects p WHERE p.class = "
+          + "'\($0.parentClass)' AND p.objectId = json_extract(\(row).data, "
+          + "'$.\($0.parentField).objectId'))"
+      }
+      return cases.isEmpty
+        ? "\(row).readers"
+        : "CASE \(row).class \(cases.joined(separator: " ")) ELSE \(row).readers END"
+    }
+    var numbers = rules.children.map { ($0.childClass, $0.numberField) }
+    numbers += rules.sequences.map { ($0.className, $0.field) }
+    let numberCases = numbers.map { "WHEN '\($0.0)' THEN json_extract(OLD.data, '$.\($0.1)')" }
+    let number =
+      numberCases.isEmpty ? "NULL" : "CASE OLD.class \(numberCases.joined(separator: " ")) END"
+    return [
+      """
+      CREATE TRIGGER rule_change_insert AFTER INSERT ON objects BEGIN
+        INSERT INTO changes(class, objectId, kind, parentId, readers)
+        VALUES (NEW.class, NEW.objectId, 1, \(parent("NEW")), \(readers("NEW")));
+      END
+      """,
+      """
+      CREATE TRIGGER rule_change_update AFTER UPDATE ON objects
+      WHEN NEW.data IS NOT OLD.data OR NEW.readers IS NOT OLD.readers
+        OR NEW.writers IS NOT OLD.writers BEGIN
+        INSERT INTO changes(class, objectId, kind, parentId, readers)
+        VALUES (NEW.class, NEW.objectId, 2, \(parent("NEW")), \(readers("NEW")));
+      END
+      """,
+      """
+      CREATE TRIGGER rule_change_delete AFTER DELETE ON objects BEGIN
+        INSERT INTO changes(class, objectId, kind, parentId, number, readers)
+        VALUES (OLD.class, OLD.objectId, 3, \(parent("OLD")), \(number), OLD.readers);
+      END
+      """,
+    ]
   }
 
   /// After an update that changes a revisioned field: the old values become a revision (dated
@@ -166,6 +220,18 @@ enum SQLiteRules {
       UPDATE objects SET readers = NEW.readers WHERE class = '\(rule.childClass)'
         AND json_extract(data, \(path(rule.parentField))) = \(pointer(className, "NEW.objectId"));
       END
+      """
+    }
+  }
+
+  /// One object per pair (`PairRule`): a unique index on the class and the pair's key (rows of
+  /// other classes have no key, and NULLs never collide). The engine checks first and says so;
+  /// the index holds even for a writer that does not.
+  static func pairIndexes(for rules: EngineRules) -> [String] {
+    rules.pairs.map { rule in
+      """
+      CREATE UNIQUE INDEX IF NOT EXISTS "objects_unique_\(rule.className)_\(rule.pairField)"
+      ON objects(class, json_extract(data, '$.\(rule.pairField)'))
       """
     }
   }

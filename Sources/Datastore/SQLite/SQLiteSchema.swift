@@ -12,6 +12,7 @@
 /// - `read_positions`: each user's read position per parent object (`ReadingEngine`).
 /// - `revisions`: earlier states of edited objects, written by the rules' triggers.
 /// - `role_members`, `counters` (named sequences), `meta` (the board id, the installed rules).
+/// - `changes`: the change feed (`Change`), one row per object written, by triggers.
 enum SQLiteSchema {
   static let migrations = Migrations(steps: [
     .sql(
@@ -115,7 +116,24 @@ enum SQLiteSchema {
       INSERT INTO class_counts(class, public)
         SELECT class, count(*) FROM objects WHERE instr(readers, ' * ') > 0 GROUP BY class;
       """),
-    // Version 6: each user's read position per parent (rows keyed by the user, so a user's
+    // Version 6: the change feed. Every insert, update and delete of an object adds a row, in the
+    // writer's transaction, by triggers (`SQLiteRules.changeTriggers`; installing rules replaces
+    // these rule-less ones with ones that also know each class's parent and number). Each row
+    // keeps the readers the object had then, so only those who could read it learn of it.
+    .sql(
+      """
+      CREATE TABLE changes(
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        class TEXT NOT NULL,
+        objectId TEXT NOT NULL,
+        kind INTEGER NOT NULL,
+        parentId TEXT,
+        number INTEGER,
+        readers TEXT NOT NULL
+      );
+      \(SQLiteRules.changeTriggers(for: EngineRules()).joined(separator: ";\n"));
+      """),
+    // Version 7: each user's read position per parent (rows keyed by the user, so a user's
     // positions are one range), and the earlier revisions of edited objects (written by the
     // rules' triggers only). Both go with their object.
     .sql(

@@ -41,6 +41,8 @@ struct CommandInfo {
     /// The rest of the line after an optional thread (`#N` anywhere; a bare `N` only outside
     /// a thread at the prompt).
     case afterThread
+    /// The rest of the line after a leading `@handle` (`dm @bob TEXT`).
+    case afterHandle
     /// The rest of the line after the first argument (a reference such as `12/3`) and options.
     case afterReference
   }
@@ -49,6 +51,7 @@ struct CommandInfo {
   enum Completion {
     case none
     case threads
+    case handles
   }
 
   let name: String
@@ -141,6 +144,10 @@ struct Invocation {
         }
       }
       if let kind = info.text {
+        if kind == .afterHandle, positionals.isEmpty, value.hasPrefix("@") {
+          positionals.append(value)
+          continue
+        }
         if kind == .afterReference, positionals.isEmpty {
           positionals.append(value)
           continue

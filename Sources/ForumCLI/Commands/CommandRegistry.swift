@@ -4,8 +4,8 @@ enum CommandRegistry {
   static let all: [any ForumCommand.Type] = [
     ListCommand.self, ShowCommand.self, NextCommand.self, PreviousCommand.self,
     UnreadCommand.self, ReadCommand.self, NewCommand.self, CommentCommand.self,
-    ReplyCommand.self, EditCommand.self, HistoryCommand.self, DeleteCommand.self,
-    ImageCommand.self, ModCommand.self,
+    ReplyCommand.self, ChatCommand.self, EditCommand.self, HistoryCommand.self,
+    DeleteCommand.self, ImageCommand.self, DMCommand.self, InboxCommand.self, ModCommand.self,
     WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self, QuitCommand.self,
     InitCommand.self,
   ]

@@ -48,6 +48,7 @@ enum DeleteCommand: ForumCommand {
           try session.confirm("\(threadNumber)/\(number) \"\(text)\"")
         }
         deletion = try session.board.deleteComment(number, inThread: threadNumber)
+        session.live.deletedHere.insert("\(threadNumber)/\(number)")  // said here, not live
       }
     } catch let error as DatastoreError where error.code == .noAccess {
       // Say who may: the author (by name) and moderators.

@@ -5,7 +5,8 @@ enum WhoamiCommand: ForumCommand {
   static let info = CommandInfo(
     name: "whoami", usage: "whoami",
     summary: Localized(
-      "your display name, user id, profile and database", "表示名、ユーザー ID、プロファイル、データベース"))
+      "your display name, @handle, user id, profile and database",
+      "表示名、@ハンドル、ユーザー ID、プロファイル、データベース"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let board = session.board
@@ -14,7 +15,8 @@ enum WhoamiCommand: ForumCommand {
       return .next
     }
     print(
-      "\(session.style.mine(SafeText.sanitize(board.me.displayName))) (\(board.me.userName))")
+      "\(session.style.mine(SafeText.sanitize(board.me.displayName))) "
+        + "@\(SafeText.sanitize(board.me.userName))")
     print("user id:  \(board.me.objectId)")
     print("profile:  \(board.profileName) (\(SafeText.sanitize(board.profilePath)))")
     print("database: \(SafeText.sanitize(board.location))")

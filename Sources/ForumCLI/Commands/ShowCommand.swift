@@ -45,7 +45,9 @@ enum ShowCommand: ForumCommand {
     try session.board.markRead(thread, upTo: shownUpTo)
     if session.atPrompt {
       session.currentThread = thread.number
-      session.newestSeenComment = thread.lastCommentNumber
+      // The newest comment on screen may be newer than the thread row read before the page.
+      session.newestSeenComment = max(thread.lastCommentNumber, comments.items.last?.number ?? 0)
+      session.live.watched = thread
     }
     session.lastListing = .thread(number: thread.number, page: page)
     if session.json {
@@ -58,7 +60,9 @@ enum ShowCommand: ForumCommand {
     }
     let image = page == 1 ? session.imageBlock(for: thread, large: false) : []
     session.printLines(session.renderer.threadHeader(thread, image: image))
-    session.printLines(session.renderer.comments(comments, of: thread))
+    var renderer = session.renderer
+    renderer.commentsMayArrive = session.atPrompt
+    session.printLines(renderer.comments(comments, of: thread))
   }
 }
 

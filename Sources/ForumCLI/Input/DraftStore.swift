@@ -12,6 +12,7 @@ struct DraftStore {
   enum Kind: String {
     case comment
     case thread
+    case message
   }
 
   let directory: String

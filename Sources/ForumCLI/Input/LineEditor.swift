@@ -80,9 +80,17 @@ final class LineEditor: LineInput {
       pastedRest = ""
       rl_redisplay()
     }
-    var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+    var lastIdle = LineEditor.monotonicSeconds()
     while pendingLine == nil {
-      let ready = poll(&descriptor, 1, 250)
+      // stdin, and the board's wake-up descriptor when it has one: a commit elsewhere ends the
+      // wait at once; without one, `idle` runs every `idleInterval` seconds.
+      var descriptors = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)]
+      if let wake = wakeDescriptor?() {
+        descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+      }
+      let wait = max(10, Int32((idleInterval * 1000).rounded()))
+      let ready = poll(&descriptors, nfds_t(descriptors.count), wait)
+      let descriptor = descriptors[0]
       if interruptRequested != 0 {
         interruptRequested = 0
         discardPaste()
@@ -109,10 +117,15 @@ final class LineEditor: LineInput {
           rl_callback_read_char()
           if pendingLine == nil { acceptPastedLines() }
         }
-      } else if ready == 0 {
-        printAbovePrompt(idle?() ?? [])
-      } else if errno != EINTR {
+      } else if ready < 0 && errno != EINTR {
         return .endOfInput
+      }
+      // Someone wrote, or it is time to look: also while keys keep arriving.
+      let woken = descriptors.count > 1 && descriptors[1].revents != 0
+      let now = LineEditor.monotonicSeconds()
+      if pendingLine == nil, woken || now - lastIdle >= idleInterval {
+        lastIdle = now
+        printAbovePrompt(idle?() ?? [])
       }
     }
     var event = pendingLine!
@@ -162,9 +175,19 @@ final class LineEditor: LineInput {
     return event
   }
 
-  /// Called while nobody types (about four times a second); lines it returns are printed above
-  /// the prompt, and what was typed so far stays as it was.
+  /// Called when the wake-up descriptor is readable and every `idleInterval` seconds; lines it
+  /// returns are printed above the prompt, and what was typed so far stays as it was.
   var idle: (() -> [String])?
+  /// A descriptor to wait on beside stdin (the board's change feed), or nil.
+  var wakeDescriptor: (() -> Int32?)?
+  /// Seconds between two `idle` calls when no descriptor woke the loop.
+  var idleInterval = 0.25
+
+  static func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+  }
 
   /// The prompt as it should read now: what `idle` reported may have changed it (a current
   /// thread deleted meanwhile).

@@ -8,6 +8,8 @@ struct BoardRenderer {
   let messages: Messages
   let width: Int
   let now: Int64
+  /// At the live prompt an empty thread says that comments will appear below it.
+  var commentsMayArrive = false
 
   func age(_ milliseconds: Int64) -> String {
     messages.age(seconds: max(0, (now - milliseconds) / 1000))
@@ -23,6 +25,7 @@ struct BoardRenderer {
     let rightWidth = 1 + authorWidth + 1 + 4 + 1 + 4 + 1 + ageWidth
     let middleWidth = max(10, width - numberWidth - 4 - rightWidth)
     var lines: [String] = []
+    let shared = BoardRenderer.sharedNames(page.items.map { ($0.authorName, $0.authorId) })
     for thread in page.items {
       let number = SafeText.pad("#\(thread.number)", to: numberWidth, alignRight: true)
       let marks = (thread.isMine ? "●" : " ") + (thread.image != nil ? "▣" : " ")
@@ -40,7 +43,10 @@ struct BoardRenderer {
       } else {
         middle += String(repeating: " ", count: room)
       }
-      let authorText = SafeText.pad(SafeText.sanitize(thread.authorName), to: authorWidth)
+      let authorText = SafeText.pad(
+        SafeText.truncate(
+          authorLabel(thread.authorName, thread.authorUserName, shared: shared), to: authorWidth),
+        to: authorWidth)
       let author = thread.isMine ? style.mine(authorText) : style.author(authorText)
       // "+3": posts you have not read (your own never count).
       let unreadText = SafeText.pad(
@@ -106,7 +112,7 @@ struct BoardRenderer {
       let last = Board.lastPage(commentCount: thread.commentCount)
       lines.append(
         page.number == 1
-          ? messages.noComments
+          ? (commentsMayArrive ? messages.noCommentsYetLive : messages.noComments)
           : messages.pastTheEnd(page.number, "show \(thread.number) --page \(last)"))
       return lines
     }
@@ -125,13 +131,16 @@ struct BoardRenderer {
     let numberWidth = comments.map { String($0.number).count }.max() ?? 1
     let indent = String(repeating: " ", count: numberWidth + 3)
     var lines: [String] = []
+    let shared = BoardRenderer.sharedNames(comments.map { ($0.authorName, $0.authorId) })
     for comment in comments {
       let number = SafeText.pad(String(comment.number), to: numberWidth, alignRight: true)
       let when =
         "\(LocalTime.string(milliseconds: comment.createDate)) · \(age(comment.createDate))"
       let you = comment.isMine ? " (\(messages.you))" : ""
       let room = width - 2 - numberWidth - 1 - SafeText.width(you) - 3 - SafeText.width(when)
-      let name = SafeText.truncate(SafeText.sanitize(comment.authorName), to: max(4, min(40, room)))
+      let name = SafeText.truncate(
+        authorLabel(comment.authorName, comment.authorUserName, shared: shared),
+        to: max(4, min(52, room)))
       let who = comment.isMine ? style.mine(name + you) : style.author(name)
       let edited = comment.editDate != nil ? " " + style.dim("(\(messages.edited))") : ""
       lines.append("  \(style.number(number)) \(who) · \(style.dim(when))\(edited)")

@@ -166,12 +166,6 @@ struct Messages {
     pick("There is no page \(page). Try: \(command)", "\(page) ページはありません。次を試してください: \(command)")
   }
 
-  func moreNewComments(_ count: Int, thread: Int) -> String {
-    pick(
-      "(\(count) earlier new comments: show \(thread) --page last)",
-      "(ほかに新しいコメント \(count) 件: show \(thread) --page last)")
-  }
-
   func usage(_ text: String) -> String { pick("usage: \(text)", "使い方: \(text)") }
   func whichThread(_ example: String) -> String {
     pick("which thread? e.g. \(example)", "どのスレッドですか? 例: \(example)")

@@ -9,12 +9,21 @@ let boardRulesForTests = EngineRules(
   sequences: [SequenceRule(className: "Thread", field: "number", sequence: "threadNumber")],
   owners: [
     OwnerRule(className: "Thread", field: "user"), OwnerRule(className: "Comment", field: "user"),
+    OwnerRule(className: "Message", field: "user"),
   ],
   children: [
     ChildRule(
       childClass: "Comment", parentField: "thread", parentClass: "Thread", numberField: "number",
       lastNumberField: "lastCommentNumber", countField: "commentCount",
-      activityField: "lastActivity", fileField: "fileName")
+      activityField: "lastActivity", fileField: "fileName"),
+    ChildRule(
+      childClass: "Message", parentField: "conversation", parentClass: "Conversation",
+      numberField: "number", lastNumberField: "lastMessageNumber", countField: "messageCount",
+      activityField: "lastActivity", fileField: nil),
+  ],
+  pairs: [
+    PairRule(
+      className: "Conversation", ownerField: "user", partnerField: "partner", pairField: "pair")
   ],
   revisions: [
     RevisionRule(className: "Thread", fields: ["title", "description"], editDateField: "editDate"),

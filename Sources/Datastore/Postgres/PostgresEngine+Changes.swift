@@ -1,0 +1,71 @@
+/// The change feed on PostgreSQL: `forum.changes`, written at commit by `forum.objects_feed()`,
+/// read under row-level security; wake-ups by `LISTEN forum_changes` on this connection, whose
+/// socket the prompt polls.
+extension PostgresEngine {
+  func latestChange() throws -> Int64 {
+    try feedQuery { try connection.query("SELECT forum.latest_change()").int(0, 0) }
+  }
+
+  func changes(since: Int64, limit: Int, as caller: Principals) throws -> ChangeBatch {
+    try feedQuery {
+      // The top first: sequence numbers follow commit order (`objects_feed`), so every row up
+      // to it is committed and the next read can start above it.
+      let top = try connection.query("SELECT forum.latest_change()").int(0, 0)
+      var values: [PostgresValue] = [.text(String(since)), .text(String(top))]
+      let filter = PostgresEngine.readFilter(caller, values: &values, table: "c")
+      values.append(.text(String(limit)))
+      let result = try connection.query(
+        """
+        SELECT c.seq, c.class, c.object_id, c.kind, c.parent_id, c.number
+        FROM forum.changes c WHERE c.seq > $1::bigint AND c.seq <= $2::bigint\(filter)
+        ORDER BY c.seq LIMIT $\(values.count)::bigint
+        """, values)
+      let rows = result.rows { row in
+        Change(
+          sequence: result.int(row, 0), className: result.text(row, 1) ?? "",
+          objectId: result.text(row, 2) ?? "",
+          kind: Change.Kind(rawValue: Int(result.int(row, 3))) ?? .updated,
+          parentId: result.text(row, 4), number: result.isNull(row, 5) ? nil : result.int(row, 5))
+      }
+      let full = rows.count == limit
+      return ChangeBatch(
+        changes: rows, next: full ? rows.last!.sequence : max(top, since), hasMore: full)
+    }
+  }
+
+  func wakeFileDescriptor() throws -> Int32? {
+    try startListening()
+    let socket = connection.socket
+    return socket >= 0 ? socket : nil
+  }
+
+  /// The socket is what wakes the prompt; this is a fallback for notifications libpq took
+  /// in while it read a statement's result (they wait in its buffer, not on the socket).
+  var wakePollInterval: Double { 0.25 }
+
+  func hasPendingWakeup() throws -> Bool {
+    try startListening()
+    do {
+      return try connection.drainNotifications() > 0
+    } catch let error as PostgresError {
+      throw DatastoreError(
+        .systemError,
+        detail: "lost the connection to the PostgreSQL server (\(error.message)); start forum again"
+      )
+    }
+  }
+
+  private func startListening() throws {
+    guard !listening else { return }
+    try feedQuery { try connection.execute("LISTEN forum_changes") }
+    listening = true
+  }
+
+  private func feedQuery<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as PostgresError {
+      throw error.datastoreError
+    }
+  }
+}

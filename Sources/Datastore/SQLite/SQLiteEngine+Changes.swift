@@ -1,0 +1,64 @@
+/// The change feed on SQLite: rows written by `SQLiteRules.changeTriggers`, read through the
+/// caller's ACL; wake-ups from `PRAGMA data_version` (a counter in the shared WAL index that
+/// moves when another connection commits: no table is read).
+extension SQLiteEngine {
+  func latestChange() throws -> Int64 {
+    try guarded {
+      noteDataVersion(try dataVersion())
+      return try connection.prepare("SELECT coalesce(max(seq), 0) FROM changes").firstRow {
+        $0.int(0)
+      } ?? 0
+    }
+  }
+
+  func changes(since: Int64, limit: Int, as caller: Principals) throws -> ChangeBatch {
+    try guarded {
+      noteDataVersion(try dataVersion())
+      // The top first: every row up to it is committed (SQLite has one writer at a time), so the
+      // next read can start above it without missing a row committed meanwhile.
+      let top =
+        try connection.prepare("SELECT coalesce(max(seq), 0) FROM changes").firstRow {
+          $0.int(0)
+        } ?? 0
+      var values: [SQLValue] = [.integer(since), .integer(top)]
+      let readable = SQLiteEngine.aclTest("c.readers", caller, values: &values)
+      values.append(.integer(Int64(limit)))
+      let rows = try connection.prepare(
+        """
+        SELECT c.seq, c.class, c.objectId, c.kind, c.parentId, c.number
+        FROM changes c
+        WHERE c.seq > ? AND c.seq <= ? AND \(readable)
+        ORDER BY c.seq LIMIT ?
+        """
+      ).rows(values) { row in
+        Change(
+          sequence: row.int(0), className: try row.text(1) ?? "",
+          objectId: try row.text(2) ?? "", kind: Change.Kind(rawValue: Int(row.int(3))) ?? .updated,
+          parentId: try row.text(4), number: row.isNull(5) ? nil : row.int(5))
+      }
+      let full = rows.count == limit
+      return ChangeBatch(
+        changes: rows, next: full ? rows.last!.sequence : max(top, since), hasMore: full)
+    }
+  }
+
+  func wakeFileDescriptor() throws -> Int32? { nil }
+
+  /// Twenty checks a second: each is a look at shared memory and a `stat`, microseconds.
+  var wakePollInterval: Double { 0.05 }
+
+  func hasPendingWakeup() throws -> Bool {
+    if connection.fileHasMoved {
+      throw DatastoreError(
+        .systemError,
+        detail: "the database file \(location) was moved or deleted while forum had it open")
+    }
+    let version = try guarded { try dataVersion() }
+    defer { noteDataVersion(version) }
+    return lastDataVersion.map { $0 != version } ?? true
+  }
+
+  private func dataVersion() throws -> Int64 {
+    try connection.prepare("PRAGMA data_version").firstRow { $0.int(0) } ?? 0
+  }
+}

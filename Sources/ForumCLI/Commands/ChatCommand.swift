@@ -1,0 +1,31 @@
+import Forum
+
+/// `chat`: a thread as a live room (the chat seeds): its last 20 comments, then every line typed
+/// is posted to it.
+enum ChatCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "chat", aliases: ["room"], usage: "chat [THREAD]",
+    summary: Localized(
+      "talk in a thread as in a chat room: every line you type is posted",
+      "スレッドをチャットルームとして使う: 入力した行がそのまま投稿される"),
+    details: Localized(
+      "Shows the last 20 comments, then posts each line you type as a comment (no `comment` "
+        + "needed); others' lines appear as they are sent, yours are marked (you). `/leave` or "
+        + "Ctrl-D leaves the room; `/COMMAND` runs a command (`/show 3`, `/quit`); `//text` posts "
+        + "a line that starts with `/`. Needs a terminal: scripts post with `comment`.",
+      "最新 20 件のコメントを表示し、その後は入力した各行をコメントとして投稿します (`comment` は"
+        + "不要)。ほかの人の発言は送られた時点で表示され、自分の発言には (あなた) が付きます。"
+        + "`/leave` か Ctrl-D で退出、`/コマンド` でコマンドを実行 (`/show 3`、`/quit`)、"
+        + "`//本文` で `/` から始まる行を投稿します。端末が必要です (スクリプトでは `comment`)。"),
+    arguments: 0...1, completion: .threads)
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    guard session.input.isInteractive, session.terminal.stdoutIsTerminal, !session.json else {
+      throw CLIError.usage(session.messages.chatNeedsTerminal)
+    }
+    let number = try session.threadArgument(invocation, example: "chat 12")
+    let thread = try session.board.thread(number)
+    let room = ChatRoom(source: ChatRoom.thread(thread, in: session), session: session)
+    return try room.run()
+  }
+}

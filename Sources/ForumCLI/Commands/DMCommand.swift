@@ -1,0 +1,139 @@
+import Datastore
+import Forum
+
+/// `dm`: a private message to one person, or the conversation with them.
+enum DMCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "dm", aliases: ["msg"], usage: "dm @HANDLE [TEXT] [--write|--edit] [--page N|last]",
+    summary: Localized(
+      "send a private message, or show your conversation with someone",
+      "個人宛てのメッセージを送る、またはその人との会話を表示"),
+    details: Localized(
+      "People are addressed by their unique handle (whoami shows yours; Tab completes them). "
+        + "`dm @bob TEXT` sends TEXT, exactly as typed, starting the conversation if there is "
+        + "none; only you and bob can ever read it. `dm @bob` shows the conversation (its last "
+        + "page). `dm @bob --write` reads the message from lines up to a single `.`; `--edit` "
+        + "opens $VISUAL or $EDITOR. You cannot message yourself.",
+      "相手は一意のハンドルで指定します (自分のものは whoami、Tab で補完)。"
+        + "`dm @bob 本文` は本文を入力どおりに送ります。会話がなければ始まり、読めるのはあなたと bob "
+        + "だけです。`dm @bob` は会話 (最後のページ) を表示します。`dm @bob --write` は「.」だけの行"
+        + "までをメッセージとして読み、`--edit` は $VISUAL か $EDITOR を開きます。自分自身には送れません。"),
+    options: ["page"], flags: ["write", "edit"], arguments: 0...1, text: .afterHandle,
+    completion: .handles)
+
+  /// `--write` and `--edit` read a draft, whatever else is wrong with the line.
+  static func draftParts(_ words: CommandWords) -> [DraftPart] {
+    let parsed = try? Invocation(
+      words, info: info, insideThread: false, messages: Messages(japanese: false))
+    guard let parsed, !parsed.flags.contains("help"), (parsed.text ?? "").isEmpty else {
+      return []
+    }
+    return parsed.flags.contains("write") || parsed.flags.contains("edit") ? [.block] : []
+  }
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    guard let handle = invocation.positionals.first else {
+      throw CLIError.usage(session.messages.whichHandle)
+    }
+    let board = session.board
+    // The person exists and is not you: checked before a draft is typed.
+    let partner = try board.user(handle: handle)
+    guard partner.objectId != board.me.objectId else {
+      throw CLIError.usage(session.messages.messageToYourself)
+    }
+    let address = "@" + partner.userName
+    var text = invocation.text ?? ""
+    let drafting = invocation.flags.contains("write") || invocation.flags.contains("edit")
+    if text.isEmpty && !drafting {
+      try show(partner, invocation, in: session)
+      return .next
+    }
+    if text.isEmpty {
+      text =
+        try session.offerSavedDraft(.message)
+        ?? session.draft(
+          session.messages.messagePrompt, saving: .message,
+          edit: invocation.flags.contains("edit"))
+    }
+    let message = try board.sendMessage(to: address, text: text)
+    if session.activeDraft == .message { session.discardDraft(.message) }
+    if session.json {
+      session.emit(message.json)
+    } else {
+      print(session.messages.sent(address, message.number))
+    }
+    return .next
+  }
+
+  /// The conversation with `partner`, its last page unless `--page` says otherwise.
+  static func show(_ partner: User, _ invocation: Invocation, in session: Session) throws {
+    let address = "@" + partner.userName
+    let conversation: ForumConversation
+    do {
+      conversation = try session.board.conversation(with: address)
+    } catch let error as DatastoreError where error.code == .notFound {
+      if invocation.options["page"] != nil {
+        throw CLIError.notFound(session.messages.noMessagesYet(address))
+      }
+      if session.json {
+        session.emit(.object(["conversation": .null, "results": .array([]), "count": .int(0)]))
+      } else {
+        print(session.messages.noMessagesYet(address))
+      }
+      return
+    }
+    let last = Board.lastPage(commentCount: conversation.messageCount)
+    let page =
+      invocation.options["page"] == nil ? last : try session.pageNumber(invocation, last: last)
+    if page > last {
+      throw CLIError.notFound(session.messages.pastTheEnd(page, "dm \(address) --page \(last)"))
+    }
+    let messages = try session.board.messages(in: conversation, page: page)
+    // What is shown is read (issue #12's read positions, per conversation).
+    try session.board.markRead(
+      conversation,
+      upTo: messages.hasMore ? (messages.items.last?.number ?? 0) : conversation.lastMessageNumber)
+    if session.json {
+      session.emit(
+        .object([
+          "conversation": conversation.json, "results": .array(messages.items.map(\.json)),
+          "count": .int(Int64(conversation.messageCount)),
+        ]))
+      return
+    }
+    session.printLines(session.renderer.conversation(conversation, page: messages, last: last))
+  }
+}
+
+/// `inbox`: your conversations, most recent message first.
+enum InboxCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "inbox", aliases: ["dms"], usage: "inbox [--page N]",
+    summary: Localized(
+      "your conversations, most recent message first, 20 a page",
+      "あなたの会話 (新しいメッセージ順、1 ページ 20 件)"),
+    details: Localized(
+      "Each row: the other person and their handle, the start of the last message (yours start "
+        + "with \"you:\"), its age and how many messages you have not read. `dm @HANDLE` opens one.",
+      "各行は相手とそのハンドル、最後のメッセージの冒頭 (自分のものは「あなた:」)、経過時間、"
+        + "未読数です。`dm @ハンドル` で開きます。"),
+    options: ["page"])
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    let page = try session.pageNumber(invocation, last: 1)
+    let conversations = try session.board.conversations(page: page)
+    if conversations.items.isEmpty && page > 1 {
+      throw CLIError.notFound(session.messages.pastTheEnd(page, "inbox"))
+    }
+    if session.json {
+      session.emit(
+        .object([
+          "results": .array(conversations.items.map(\.json)), "page": .int(Int64(page)),
+          "hasMore": .bool(conversations.hasMore),
+        ]))
+      return .next
+    }
+    session.printLines(session.renderer.inbox(conversations))
+    return .next
+  }
+}

@@ -1,0 +1,215 @@
+import Datastore
+import Forum
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// A live room at the terminal, as in the chat seeds: the last messages on entry, then every line
+/// typed is posted, everyone's lines arrive as they are sent (yours marked as yours), `/leave` or
+/// Ctrl-D leaves, `/COMMAND` runs a command and `//text` posts a line starting with `/`.
+///
+/// A room is made of a `Source`; `chat THREAD` gives a thread's (`ChatRoom.thread`). Another
+/// kind of conversation (direct messages) opens a room the same way, with its own source.
+struct ChatRoom {
+  /// What a room is made of.
+  struct Source {
+    /// The line said on entry (already safe to print), e.g. `#3 Lunch — chat`.
+    let title: String
+    /// The prompt while in the room.
+    let prompt: String
+    /// Lines for the last messages, oldest first (what `arrivals` would show, but at entry).
+    let history: () throws -> [String]
+    /// Posts one typed line.
+    let post: (String) throws -> Void
+    /// The feed class whose changes may be this room's.
+    let className: String
+    /// Lines for the room's part of `changes` (others' and your own lines, marked).
+    let arrivals: (_ changes: [Change]) throws -> [String]
+    /// False once the room is gone (its thread deleted): the room then closes.
+    let isOpen: () -> Bool
+    /// Run after the room closes (give the prompt its state back).
+    var onLeave: () -> Void = {}
+  }
+
+  let source: Source
+  let session: Session
+
+  /// Runs the room until `/leave`, Ctrl-D, the room's end or `/quit` (returned as `.quit`).
+  func run() throws -> Session.Outcome {
+    let messages = session.messages
+    if session.live.cursor == nil { _ = session.liveLines(force: true) }
+    print(session.style.bold(source.title))
+    for line in try source.history() { print(line) }
+    print(session.style.dim(messages.chatHint))
+    let replaced = session.live.setHandler(for: source.className) { changes, _ in
+      try source.arrivals(changes)
+    }
+    defer {
+      session.live.setHandler(for: source.className, replaced)
+      source.onLeave()
+    }
+    let editor = session.input as? LineEditor
+    let outerPrompt = editor?.livePrompt
+    editor?.livePrompt = { source.prompt }
+    defer { editor?.livePrompt = outerPrompt }
+    while true {
+      for line in session.liveLines(force: true) { print(line) }
+      guard source.isOpen() else { return .next }
+      editor?.idle = { session.liveLines(force: false) }
+      editor?.wakeDescriptor = { session.live.descriptor }
+      editor?.idleInterval = session.live.interval
+      let event = session.input.readLine(
+        prompt: source.prompt, history: true, completion: .commands)
+      editor?.idle = nil
+      switch event {
+      case .endOfInput: return .next
+      case .interrupted: continue
+      case .tooLong: continue
+      case .line(let bytes):
+        let text: String
+        do {
+          text = try decodeUTF8(bytes, field: "line")
+        } catch {
+          report(error)
+          continue
+        }
+        if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+        if text.hasPrefix("/") && !text.hasPrefix("//") {
+          let command = CommandWords(line: String(text.dropFirst()))
+          let name = command.first?.lowercased()
+          if name == "leave" || name == "back" { return .next }
+          if try runCommand(command) == .quit { return .quit }
+          continue
+        }
+        erase(typed: text)
+        do {
+          try source.post(text.hasPrefix("//") ? String(text.dropFirst()) : text)
+        } catch {
+          report(error)
+        }
+      }
+    }
+  }
+
+  /// A command inside the room, reported like one at the prompt; the room stays open.
+  private func runCommand(_ words: CommandWords) throws -> Session.Outcome {
+    let thread = session.currentThread
+    defer { if source.isOpen() { session.currentThread = thread } }
+    do {
+      Interrupt.clear()
+      return try session.execute(words)
+    } catch {
+      report(error)
+      return .next
+    }
+  }
+
+  private func report(_ error: Error) {
+    ForumMain.report(
+      CLIError(error), json: session.jsonErrors, line: nil, japanese: session.terminal.japanese)
+  }
+
+  /// The typed line comes back as a posted message marked as yours: take the echo off the
+  /// screen so it is not there twice.
+  private func erase(typed text: String) {
+    guard session.terminal.stdoutIsTerminal, session.input.isInteractive else { return }
+    let cells = SafeText.width(source.prompt) + SafeText.width(SafeText.sanitize(text))
+    let rows = max(1, (cells + session.terminal.width - 1) / max(1, session.terminal.width))
+    guard rows <= 3 else { return }
+    fputs(String(repeating: "\u{1B}[1A\u{1B}[2K", count: rows) + "\r", stdout)
+    fflush(stdout)
+  }
+}
+
+// MARK: A thread as a room
+
+extension ChatRoom {
+  /// How many comments a room shows on entry.
+  static let historyCount = 20
+  /// How many arrivals a room prints at once; the rest are said as a gap.
+  static let burstLimit = 50
+
+  /// `chat THREAD`: the thread's comments as a room's messages.
+  static func thread(_ thread: ForumThread, in session: Session) -> Source {
+    let board = session.board
+    var shown = 0
+    let title = SafeText.truncate(SafeText.sanitize(thread.title), to: 60)
+    session.currentThread = thread.number
+    return Source(
+      title: "#\(thread.number) \(title) — \(session.messages.chatTitle)",
+      prompt: "#\(thread.number) chat> ",
+      history: {
+        let (last, total) = try board.comments(of: thread, after: 0, limit: historyCount)
+        shown = last.last?.number ?? thread.lastCommentNumber
+        var lines: [String] = []
+        if total > last.count {
+          lines.append(
+            session.style.dim(session.messages.earlierInRoom(total - last.count, thread.number)))
+        }
+        if last.isEmpty { lines.append(session.style.dim(session.messages.roomIsQuiet)) }
+        return lines + last.flatMap { chatLines($0, session) }
+      },
+      post: { text in
+        let comment = try board.addComment(to: thread.number, text: text)
+        _ = comment
+      },
+      className: Board.commentClassName,
+      arrivals: { changes in
+        let here = changes.filter { $0.parentId == thread.objectId }
+        var lines: [String] = []
+        for change in here where change.kind == .deleted {
+          if let number = change.number, number <= shown {
+            lines.append(
+              session.style.dim(session.messages.commentDeleted("\(thread.number)/\(number)")))
+          }
+        }
+        guard here.contains(where: { $0.kind == .created }) else { return lines }
+        let (newest, total) = try board.comments(of: thread, after: shown, limit: burstLimit)
+        if total > newest.count {
+          lines.append(
+            session.style.dim(
+              session.messages.commentGap(
+                total - newest.count, since: shown, command: "/show \(thread.number)")))
+        }
+        shown = newest.last?.number ?? shown
+        return lines + newest.flatMap { chatLines($0, session) }
+      },
+      isOpen: { session.currentThread == thread.number },
+      onLeave: {
+        if session.currentThread == thread.number { session.newestSeenComment = shown }
+      })
+  }
+
+  /// One message: `12:04 bob: text`, yours as `12:04 alice (you): text` in your colour; a long
+  /// or many-line text wraps under it.
+  static func chatLines(_ comment: ForumComment, _ session: Session) -> [String] {
+    let style = session.style
+    let time = clock(comment.createDate)
+    let you = comment.isMine ? " (\(session.messages.you))" : ""
+    let name = SafeText.truncate(SafeText.sanitize(comment.authorName), to: 24) + you
+    let head = "\(time) \(name): "
+    let width = max(20, session.terminal.width)
+    let text = SafeText.sanitize(comment.text, keepNewlines: true)
+    let indent = String(repeating: " ", count: min(SafeText.width(head), width / 2))
+    var wrapped = SafeText.wrap(text, to: max(10, width - SafeText.width(head)))
+    if wrapped.isEmpty { wrapped = [""] }
+    let who = comment.isMine ? style.mine(name) : style.author(name)
+    var lines = ["\(style.dim(time)) \(who): \(wrapped[0])"]
+    lines += wrapped.dropFirst().map { indent + $0 }
+    return lines
+  }
+
+  /// `12:04` in the local time zone.
+  static func clock(_ milliseconds: Int64) -> String {
+    var seconds = time_t(milliseconds / 1000)
+    var parts = tm()
+    tzset()
+    guard localtime_r(&seconds, &parts) != nil else { return "--:--" }
+    func twoDigits(_ value: Int32) -> String { (value < 10 ? "0" : "") + String(value) }
+    return twoDigits(parts.tm_hour) + ":" + twoDigits(parts.tm_min)
+  }
+}
