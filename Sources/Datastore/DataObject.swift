@@ -76,6 +76,10 @@ public struct Query: Sendable {
   /// stepping over the rows before it (keyset paging, flat however deep the page).
   public var greaterThan: [String: Int64] = [:]
   public var lessThan: [String: Int64] = [:]
+  /// Only parents (of a `ChildRule`) the caller has something unread in: children numbered above
+  /// the caller's read position, or, never opened, someone else's. A prefilter an engine applies
+  /// while it walks the listing's index; `DatastoreClient.unread` gives the exact counts.
+  public var unreadOnly = false
 
   public static let defaultLimit = 100
   public static let maximumLimit = 1000

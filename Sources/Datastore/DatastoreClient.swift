@@ -11,7 +11,7 @@
 /// again by the engine.
 public final class DatastoreClient {
   public let store: Datastore
-  public let principals: Principals
+  public internal(set) var principals: Principals
   private var engine: any DatastoreEngine { store.engine }
 
   init(store: Datastore, principals: Principals) {

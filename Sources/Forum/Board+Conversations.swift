@@ -85,6 +85,11 @@ extension Board {
     for index in items.indices {
       items[index].lastMessage = try lastMessage(of: items[index])
     }
+    // Unread: the partner's messages after your read position in each conversation.
+    let states = try client.unread(Board.conversationClass, objectIds: items.map(\.objectId))
+    for index in items.indices {
+      items[index].unread = states[items[index].objectId]?.unreadChildren ?? 0
+    }
     conversations = Page(items: items, number: page, hasMore: conversations.hasMore)
     return conversations
   }

@@ -13,7 +13,7 @@ public final class Board {
   /// The datastore and the signed-in client: kept inside Forum so that every write goes through
   /// the board's methods (the engine enforces the rules either way).
   let store: Datastore
-  let client: DatastoreClient
+  var client: DatastoreClient
   public private(set) var me: User
   public let profileName: String
   public let profilePath: String
@@ -42,7 +42,24 @@ public final class Board {
         activityField: "lastActivity", fileField: "fileName"),
       conversationMessages,
     ],
-    pairs: [conversationPair])
+    pairs: [conversationPair],
+    revisions: [
+      RevisionRule(
+        className: threadClass, fields: ["title", "description"], editDateField: "editDate"),
+      RevisionRule(className: commentClass, fields: ["text"], editDateField: "editDate"),
+    ],
+    moderation: [
+      ModerationRule(
+        className: threadClass, role: moderatorRole,
+        contentFields: ["title", "description", "image", "fileName"], fileField: "fileName",
+        markField: "moderatedDate"),
+      ModerationRule(
+        className: commentClass, role: moderatorRole, contentFields: ["text"],
+        markField: "moderatedDate"),
+    ])
+
+  /// The role whose members may take down others' public posts (granted by the board's owner).
+  public static let moderatorRole = "moderator"
 
   /// `forum init`: creates or migrates the schema at `location` with the board's rules and
   /// indexes (on PostgreSQL, run as the database owner). Returns the location without secrets.
@@ -94,12 +111,13 @@ public final class Board {
       query.limit = min(Board.pageSize, total - skip)
       let objects = try client.find(query).reversed()
       return Page(
-        items: objects.map { ForumThread($0, viewer: me.objectId) }, number: page,
-        hasMore: total - skip - Board.pageSize > 0)
+        items: try withUnread(objects.map { ForumThread($0, viewer: me.objectId) }),
+        number: page, hasMore: total - skip - Board.pageSize > 0)
     }
     let objects = try client.find(query)
     return Page(
-      items: objects.prefix(Board.pageSize).map { ForumThread($0, viewer: me.objectId) },
+      items: try withUnread(
+        objects.prefix(Board.pageSize).map { ForumThread($0, viewer: me.objectId) }),
       number: page, hasMore: objects.count > Board.pageSize)
   }
 
@@ -110,7 +128,7 @@ public final class Board {
 
   /// Thread `number`; `E404001` when there is none.
   public func thread(_ number: Int) throws -> ForumThread {
-    ForumThread(try threadObject(number), viewer: me.objectId)
+    try withUnread([ForumThread(try threadObject(number), viewer: me.objectId)])[0]
   }
 
   /// The comments of a thread, oldest first, `pageSize` a page.
@@ -126,9 +144,10 @@ public final class Board {
       query.greaterThan = ["number": Int64(skip)]
       let objects = try client.find(query)
       return Page(
-        items: objects.prefix(Board.pageSize).map {
-          ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
-        },
+        items: try withQuotes(
+          objects.prefix(Board.pageSize).map {
+            ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
+          }, of: thread),
         number: page, hasMore: objects.count > Board.pageSize)
     }
     // After deletions an offset steps over every comment before the page, so a page in the back
@@ -144,9 +163,10 @@ public final class Board {
     var objects = try client.find(query)
     if fromEnd { objects.reverse() }
     return Page(
-      items: objects.prefix(Board.pageSize).map {
-        ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
-      },
+      items: try withQuotes(
+        objects.prefix(Board.pageSize).map {
+          ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
+        }, of: thread),
       number: page, hasMore: fromEnd ? after > 0 : objects.count > Board.pageSize)
   }
 
@@ -193,7 +213,10 @@ public final class Board {
         fields["fileName"] = .string(fileName)
         fields["image"] = ImageSummary(fileName: fileName, image: image).json
       }
-      return try client.create(Board.threadClass, fields: fields, acl: acl)
+      let thread = try client.create(Board.threadClass, fields: fields, acl: acl)
+      // You have read your own thread: nothing in it is new to you until others comment.
+      try client.markRead(Board.threadClass, objectId: thread.objectId, upTo: 0)
+      return thread
     }
     var created = object
     created.included["user"] = me.object
@@ -202,38 +225,54 @@ public final class Board {
 
   /// Adds a comment to thread `threadNumber`. The engine numbers it, counts it and moves the
   /// thread to the top of the list, in the same statement's transaction.
+  /// With `replyTo`, the comment answers that comment of the same thread (`E404001` when there
+  /// is none).
   @discardableResult
-  public func addComment(to threadNumber: Int, text: String) throws -> ForumComment {
+  public func addComment(to threadNumber: Int, text: String, replyTo: Int? = nil) throws
+    -> ForumComment
+  {
     let text = try PostRules.comment(text)
     let userId = try signedInUser()
-    let object = try client.transaction { () -> DataObject in
+    let (object, thread) = try client.transaction { () -> (DataObject, DataObject) in
       let thread = try threadObject(threadNumber)
-      return try client.create(
-        Board.commentClass,
-        fields: ["text": .string(text), "thread": Board.pointer(to: thread.objectId)],
-        acl: .publicRead(owner: userId))
+      var fields: [String: JSONValue] = [
+        "text": .string(text), "thread": Board.pointer(to: thread.objectId),
+      ]
+      if let replyTo {
+        _ = try commentObject(replyTo, of: thread)
+        fields["replyTo"] = .int(Int64(replyTo))
+      }
+      let object = try client.create(
+        Board.commentClass, fields: fields, acl: .publicRead(owner: userId))
+      try keepCaughtUp(thread: thread.objectId, after: object)
+      return (object, thread)
     }
     var created = object
     created.included["user"] = me.object
-    return ForumComment(created, threadNumber: threadNumber, viewer: me.objectId)
+    let comment = ForumComment(created, threadNumber: threadNumber, viewer: me.objectId)
+    return try withQuotes([comment], of: ForumThread(thread, viewer: me.objectId))[0]
   }
 
   /// Deletes a thread of yours; the engine takes its comments and image along in the same
   /// transaction. Someone else's thread is `E403001` and nothing is deleted.
-  public func deleteThread(_ number: Int) throws {
+  /// A moderator's delete of someone else's public thread leaves a tombstone instead (see
+  /// `Deletion`); anyone else is refused, saying who may.
+  @discardableResult
+  public func deleteThread(_ number: Int) throws -> Deletion {
     try client.transaction {
-      let thread = try threadObject(number)
-      try client.delete(Board.threadClass, objectId: thread.objectId)
+      try deleteOrTakeDown(Board.threadClass, try threadObject(number), label: "#\(number)")
     }
   }
 
   /// Deletes a comment of yours; the engine counts the thread down. Someone else's is
   /// `E403001` and nothing is deleted.
-  public func deleteComment(_ number: Int, inThread threadNumber: Int) throws {
+  @discardableResult
+  public func deleteComment(_ number: Int, inThread threadNumber: Int) throws -> Deletion {
     try client.transaction {
       let thread = try threadObject(threadNumber)
-      let comment = try commentObject(number, of: thread)
-      try client.delete(Board.commentClass, objectId: comment.objectId)
+      return try deleteOrTakeDown(
+        Board.commentClass, try commentObject(number, of: thread),
+        label: "\(threadNumber)/\(number)")
     }
   }
 
@@ -245,7 +284,7 @@ public final class Board {
 
   // MARK: Helpers
 
-  private func signedInUser() throws -> String {
+  func signedInUser() throws -> String {
     guard let userId = client.userId else { throw DatastoreError(.authentication) }
     return userId
   }
@@ -264,7 +303,7 @@ public final class Board {
     return object
   }
 
-  private func commentObject(_ number: Int, of thread: DataObject) throws -> DataObject {
+  func commentObject(_ number: Int, of thread: DataObject) throws -> DataObject {
     let threadNumber = thread["number"]?.intValue ?? 0
     guard number > 0 else {
       throw DatastoreError(.invalid, field: "comment", detail: "comment numbers start at 1")

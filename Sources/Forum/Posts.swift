@@ -85,9 +85,23 @@ public struct ForumThread: Equatable, Sendable {
   public let image: ImageSummary?
   /// True when the signed-in person wrote it.
   public let isMine: Bool
-  /// The backend's REST shape plus `number`, `commentCount`, `displayName`. Built on demand:
-  /// only `--json` output needs it, and building it costs more than reading the row.
-  public var json: JSONValue { Board.restJSON(object, displayName: authorName) }
+  /// When its author last edited the title or description (nil: never edited).
+  public let editDate: Int64?
+  /// When a moderator took it down (nil: it stands); the title and description are gone.
+  public let moderatedDate: Int64?
+  /// Posts in it the signed-in person has not read: others' comments after their read
+  /// position, plus the thread itself when they never opened it and it is not theirs.
+  public internal(set) var unread = 0
+  /// The backend's REST shape plus `number`, `commentCount`, `displayName`, `unread`. Built on
+  /// demand: only `--json` output needs it, and building it costs more than reading the row.
+  public var json: JSONValue {
+    var json = Board.restJSON(object, displayName: authorName)
+    if case .object(var fields) = json {
+      fields["unread"] = .int(Int64(unread))
+      json = .object(fields)
+    }
+    return json
+  }
   private let object: DataObject
 
   init(_ object: DataObject, viewer: String?) {
@@ -105,6 +119,8 @@ public struct ForumThread: Equatable, Sendable {
     lastActivity = object["lastActivity"]?.intValue ?? object.createDate
     image = ImageSummary(fileName: object["fileName"]?.stringValue, json: object["image"])
     isMine = viewer != nil && authorId == viewer
+    editDate = object["editDate"]?.intValue
+    moderatedDate = object["moderatedDate"]?.intValue
     self.object = object
   }
 }
@@ -124,6 +140,14 @@ public struct ForumComment: Equatable, Sendable {
   /// Later than `createDate` once the comment was edited.
   public let updateDate: Int64
   public let isMine: Bool
+  /// When its author last edited it (nil: never edited).
+  public let editDate: Int64?
+  /// When a moderator took it down (nil: it stands); the text is gone.
+  public let moderatedDate: Int64?
+  /// The number of the comment in the same thread it answers (`reply 12/3`).
+  public let replyTo: Int?
+  /// The start of that comment, for a one-line quote (nil when it is gone or not a reply).
+  public internal(set) var quote: Quote?
   /// The backend's REST shape plus `number`, `displayName`, built on demand.
   public var json: JSONValue { Board.restJSON(object, displayName: authorName) }
   private let object: DataObject
@@ -140,8 +164,20 @@ public struct ForumComment: Equatable, Sendable {
     createDate = object.createDate
     updateDate = object.updateDate
     isMine = viewer != nil && authorId == viewer
+    editDate = object["editDate"]?.intValue
+    moderatedDate = object["moderatedDate"]?.intValue
+    replyTo = object["replyTo"]?.intValue.map { Int($0) }
     self.object = object
   }
+}
+
+/// What a reply shows of the comment it answers: who wrote it and how it starts.
+public struct Quote: Equatable, Sendable {
+  public let number: Int
+  public let authorName: String
+  /// The comment's text (the renderer cuts it to one line); empty when a moderator took it down.
+  public let text: String
+  public let moderated: Bool
 }
 
 /// One page of a listing. `hasMore` says whether a next page exists.

@@ -147,6 +147,7 @@ public enum ForumMain {
     case .interrupted: return messages.interrupted
     case .notFound(let text): return text
     case .deleteRefused: return messages.deleteRefused
+    case .refused(let text, _): return text
     case .image(let rejection):
       return messages.imageRefused(rejection.reason)
     case .datastore(let error):

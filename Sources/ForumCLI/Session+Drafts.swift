@@ -161,3 +161,26 @@ extension Session {
     }
   }
 }
+
+/// Changing text that exists: the old text is offered for editing.
+extension Session {
+  /// One line, starting as `old` at the prompt (readline's buffer filled in); a script answers
+  /// with a new line.
+  func askPrefilled(_ question: String, _ old: String) throws -> String {
+    if let editor = input as? LineEditor { editor.prefill = old }
+    return try ask(question)
+  }
+
+  /// New text for `old`: at the prompt in `$VISUAL`/`$EDITOR` (with `edit`, when one is set, or
+  /// when the text has several lines), else on one line filled in with it; in a script the
+  /// lines up to a single `.`.
+  func revise(_ old: String, heading: String, edit: Bool) throws -> String {
+    guard input.isInteractive else { return try draft(heading) }
+    let editor = ExternalEditor.command(environment: options.environment)
+    if let editor, edit || old.contains("\n") {
+      return try ExternalEditor.edit(old, command: editor, environment: options.environment)
+    }
+    if edit || old.contains("\n") { throw CLIError.usage(messages.multilineNeedsEditor) }
+    return try askPrefilled("> ", old)
+  }
+}

@@ -44,6 +44,7 @@ final class Session {
 
   enum Listing {
     case threads(page: Int)
+    case unread(page: Int)
     case thread(number: Int, page: Int)
   }
 
@@ -87,6 +88,9 @@ final class Session {
     guard let first = words.words.first else { return .next }
     guard let name = first.value else { throw CLIError.usage(messages.unclosedQuote) }
     let command = try CommandRegistry.lookup(name, messages: messages)
+    // A role granted or revoked meanwhile counts from this command on.
+    if commandsRun > 0 { try board.refresh() }
+    commandsRun += 1
     if !input.isInteractive && !oneShot { pendingDraft = command.draftParts(words) }
     let info = command.info
     let invocation = try Invocation(
@@ -111,6 +115,9 @@ final class Session {
     if invocation.flags.contains("no-color") { useColor = false }
     return try paged { try command.run(invocation, in: self) }
   }
+
+  /// Commands started in this run (the first needs no fresh look at the caller's roles).
+  private var commandsRun = 0
 
   /// Errors print as JSON when `--json` was given for the whole run or to the failing command.
   var jsonErrors: Bool { options.json || commandAskedForJSON }

@@ -122,7 +122,9 @@ public struct PostgresFixture: EngineFixture {
   /// Every row of every table of the forum schema, read by the superuser (past every policy).
   public static func fingerprint(_ board: PostgresTestBoard) throws -> [String] {
     var rows: [String] = []
-    for table in ["meta", "objects", "files", "users", "counters"] {
+    for table in [
+      "meta", "objects", "files", "users", "counters", "read_positions", "revisions",
+    ] {
       rows.append("table \(table)")
       let text = try board.cluster.admin(
         "SELECT t::text FROM forum.\(table) t ORDER BY 1", database: board.database)

@@ -67,12 +67,13 @@ struct DeleteTests {
     let result = try forum.run(["delete", "1", "--yes"], profile: "bob")
     #expect(result.status == 3)
     #expect(result.stdout.isEmpty)
-    #expect(
-      result.stderr == "forum: Delete failed: you don't have permission to delete this post.\n")
+    // The refusal says who may (issue #12).
+    #expect(result.stderr.hasPrefix("forum: only "))
+    #expect(result.stderr.hasSuffix(" (the author) and moderators may delete #1\n"))
 
     let comment = try forum.run(["delete", "1/1", "--yes"], profile: "bob")
     #expect(comment.status == 3)
-    #expect(comment.stderr == result.stderr)
+    #expect(comment.stderr.hasSuffix(" (the author) and moderators may delete 1/1\n"))
 
     let json = try forum.run(["--json", "delete", "1/3", "--yes"], profile: "bob")
     #expect(json.status == 3)
@@ -120,9 +121,10 @@ struct DeleteTests {
       ["show 1", "delete 1/3 --yes", "delete #2 -y"], profile: "alice")
     #expect(confirmed.status == 3, "\(confirmed.summary)")  // #2 is bob's
     #expect(confirmed.stdoutLines.contains("Deleted 1/3."))
+    #expect(confirmed.stderrLines.count == 1)
     #expect(
-      confirmed.stderrLines
-        == ["forum: line 3: Delete failed: you don't have permission to delete this post."])
+      confirmed.stderr.hasPrefix("forum: line 3: only ")
+        && confirmed.stderr.hasSuffix(" (the author) and moderators may delete #2\n"))
     #expect(try forum.storedComments(ofThread: 1).count == 2)
   }
 

@@ -224,6 +224,14 @@ struct TerminalTests {
     try tmux.wait("completion of he") { $0.last == "forum #1> help" }
     try tmux.press("Enter")
     try tmux.wait("help output") { $0.contains("Commands:") }
+    // The list is taller than this 30-row terminal now, so it may come in the pager: leave it.
+    func atPrompt(_ lines: [String]) -> Bool {
+      lines.last?.trimmingCharacters(in: .whitespaces) == "forum #1>"
+    }
+    try tmux.wait("the prompt or the pager") { lines in
+      atPrompt(lines) || lines.last.map { $0.hasPrefix(":") || $0.contains("(END)") } == true
+    }
+    if try !atPrompt(tmux.screen()) { try tmux.press("q") }
     try tmux.waitForPrompt("forum #1>")
 
     // …and a thread number, as `#1` inside a thread, where a bare number would be prose.
@@ -293,7 +301,7 @@ struct TerminalTests {
     try tmux.waitForPrompt("Delete? [y/N]")
     try tmux.enter("y")
     try tmux.wait("refusal") {
-      $0.contains("forum: Delete failed: you don't have permission to delete this post.")
+      $0.contains { $0.hasSuffix("(the author) and moderators may delete #3") }
     }
     try tmux.waitForPrompt("forum>")
     try tmux.enter("quit")

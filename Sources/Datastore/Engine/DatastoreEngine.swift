@@ -25,7 +25,7 @@
 /// - **Secrets.** The engine stores only SHA-256 hashes of anonymous secrets and session tokens.
 /// - **Errors.** Every failure is a `DatastoreError`; engine failures are `E500001` with a detail
 ///   a person can act on (which file or server, what to run).
-public protocol DatastoreEngine: AnyObject {
+public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// What the engine was opened on: a path, or a URI without its password.
   var location: String { get }
 

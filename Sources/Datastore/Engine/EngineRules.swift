@@ -23,26 +23,36 @@ public struct EngineRules: Equatable, Sendable, Codable {
   public var children: [ChildRule]
   /// Classes private to two users, one object per pair (`PairRule`).
   public var pairs: [PairRule]
+  /// Classes whose edits keep their earlier revisions (see `RevisionRule`).
+  public var revisions: [RevisionRule] = []
+  /// Classes a role may take down, leaving a tombstone (see `ModerationRule`).
+  public var moderation: [ModerationRule] = []
 
   public init(
     sequences: [SequenceRule] = [], owners: [OwnerRule] = [], children: [ChildRule] = [],
-    pairs: [PairRule] = []
+    pairs: [PairRule] = [], revisions: [RevisionRule] = [], moderation: [ModerationRule] = []
   ) {
     self.sequences = sequences
     self.owners = owners
     self.children = children
     self.pairs = pairs
+    self.revisions = revisions
+    self.moderation = moderation
   }
 
-  private enum CodingKeys: String, CodingKey { case sequences, owners, children, pairs }
+  private enum CodingKeys: String, CodingKey {
+    case sequences, owners, children, pairs, revisions, moderation
+  }
 
-  /// Rules recorded before pairs existed have no `pairs` key.
+  /// Rules recorded before pairs, revisions and moderation existed have none of their keys.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     sequences = try container.decode([SequenceRule].self, forKey: .sequences)
     owners = try container.decode([OwnerRule].self, forKey: .owners)
     children = try container.decode([ChildRule].self, forKey: .children)
     pairs = try container.decodeIfPresent([PairRule].self, forKey: .pairs) ?? []
+    revisions = try container.decodeIfPresent([RevisionRule].self, forKey: .revisions) ?? []
+    moderation = try container.decodeIfPresent([ModerationRule].self, forKey: .moderation) ?? []
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -50,8 +60,10 @@ public struct EngineRules: Equatable, Sendable, Codable {
     try container.encode(sequences, forKey: .sequences)
     try container.encode(owners, forKey: .owners)
     try container.encode(children, forKey: .children)
-    // Absent when empty, so the signature of rules without pairs stays what it was.
+    // Absent when empty, so the signature of rules without them stays what it was.
     if !pairs.isEmpty { try container.encode(pairs, forKey: .pairs) }
+    if !revisions.isEmpty { try container.encode(revisions, forKey: .revisions) }
+    if !moderation.isEmpty { try container.encode(moderation, forKey: .moderation) }
   }
 
   /// Fields of `className` that no client sets or changes, on create or update: the engine
@@ -72,6 +84,8 @@ public struct EngineRules: Equatable, Sendable, Codable {
         fields.formUnion([rule.lastNumberField, rule.countField, rule.activityField])
       }
     }
+    for rule in revisions where rule.className == className { fields.insert(rule.editDateField) }
+    for rule in moderation where rule.className == className { fields.insert(rule.markField) }
     return fields
   }
 
@@ -94,6 +108,14 @@ public struct EngineRules: Equatable, Sendable, Codable {
   /// The rule under which `className` is a child, if any.
   public func childRule(of className: String) -> ChildRule? {
     children.first { $0.childClass == className }
+  }
+
+  public func revisionRule(of className: String) -> RevisionRule? {
+    revisions.first { $0.className == className }
+  }
+
+  public func moderationRule(of className: String) -> ModerationRule? {
+    moderation.first { $0.className == className }
   }
 
   /// The rules under which `className` is a parent.
@@ -144,12 +166,34 @@ public struct EngineRules: Equatable, Sendable, Codable {
           ])
         })
     }
+    if !revisions.isEmpty {
+      fields["revisions"] = .array(
+        revisions.map {
+          JSONValue.object([
+            "className": .string($0.className), "fields": .array($0.fields.map(JSONValue.string)),
+            "editDateField": .string($0.editDateField),
+          ])
+        })
+    }
+    if !moderation.isEmpty {
+      fields["moderation"] = .array(
+        moderation.map { rule -> JSONValue in
+          var fields: [String: JSONValue] = [
+            "className": .string(rule.className), "role": .string(rule.role),
+            "contentFields": .array(rule.contentFields.map(JSONValue.string)),
+            "markField": .string(rule.markField),
+          ]
+          if let file = rule.fileField { fields["fileField"] = .string(file) }
+          return .object(fields)
+        })
+    }
     return JSONValue.object(fields).jsonText()
   }
 
   /// True when no rule is declared.
   public var isEmpty: Bool {
     sequences.isEmpty && owners.isEmpty && children.isEmpty && pairs.isEmpty
+      && revisions.isEmpty && moderation.isEmpty
   }
 
   /// Refuses rules an engine could not install safely: bad names, a class that is the child of
@@ -172,6 +216,14 @@ public struct EngineRules: Equatable, Sendable, Codable {
     }
     for rule in pairs {
       names += [rule.className, rule.ownerField, rule.partnerField, rule.pairField]
+    }
+    for rule in revisions { names += [rule.className, rule.editDateField] + rule.fields }
+    for rule in moderation {
+      names += [rule.className, rule.markField] + rule.contentFields
+      names += rule.fileField.map { [$0] } ?? []
+      guard Validation.isRoleName(rule.role) else {
+        throw DatastoreError.invalid("rules", "bad role \(rule.role)")
+      }
     }
     for name in names where !Validation.isName(name) {
       throw DatastoreError.invalid("rules", "bad name \(name)")
@@ -263,5 +315,46 @@ public struct ChildRule: Equatable, Sendable, Codable {
     self.countField = countField
     self.activityField = activityField
     self.fileField = fileField
+  }
+}
+
+/// Objects of `className` keep their history: when an update changes any of `fields`, the engine
+/// stores the old values as a revision (with the time they were written) and sets
+/// `editDateField` to its clock, in the writer's transaction. Revisions are readable by exactly
+/// who can read the object, written only by the engine (nobody can rewrite or erase them), and
+/// go with the object when it is deleted.
+public struct RevisionRule: Equatable, Sendable, Codable {
+  public let className: String
+  public let fields: [String]
+  public let editDateField: String
+
+  public init(className: String, fields: [String], editDateField: String) {
+    self.className = className
+    self.fields = fields
+    self.editDateField = editDateField
+  }
+}
+
+/// Members of `role:<role>` may take down public objects of `className` that are not theirs:
+/// `DatastoreClient.moderate` removes `contentFields` (and the file `fileField` names, and every
+/// revision) and sets `markField` to the engine's clock, leaving a tombstone. An object not
+/// readable by `*` (a conversation) is out of reach (`E404001`, as if it did not exist). A
+/// tombstone is never edited again.
+public struct ModerationRule: Equatable, Sendable, Codable {
+  public let className: String
+  public let role: String
+  public let contentFields: [String]
+  public let fileField: String?
+  public let markField: String
+
+  public init(
+    className: String, role: String, contentFields: [String], fileField: String? = nil,
+    markField: String
+  ) {
+    self.className = className
+    self.role = role
+    self.contentFields = contentFields
+    self.fileField = fileField
+    self.markField = markField
   }
 }

@@ -57,7 +57,7 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   /// One write with its rules' bookkeeping, retried as a whole on a deadlock.
-  private func write<T>(_ body: () throws -> T) throws -> T {
+  func write<T>(_ body: () throws -> T) throws -> T {
     do {
       return try connection.transaction(body)
     } catch let error as PostgresError {
@@ -136,7 +136,7 @@ final class PostgresEngine: DatastoreEngine {
     return Login(user: user, sessionToken: sessionToken, principals: principals)
   }
 
-  private func serverPrincipals(userId: String) throws -> Principals {
+  func serverPrincipals(userId: String) throws -> Principals {
     let names = PostgresEngine.parseArray(try run("SELECT forum.principals()::text").text(0, 0))
     let roles = names.filter { $0.hasPrefix("role:") }.map { String($0.dropFirst(5)) }
     return Principals(userId: userId, roles: roles.sorted())
@@ -297,7 +297,8 @@ final class PostgresEngine: DatastoreEngine {
   /// The WHERE clause of a query: class (literal, so partial indexes apply), equalities as jsonb
   /// parameters, and the readers filter.
   static func whereClause(
-    _ query: Query, _ caller: Principals, keyColumns: Set<String>, values: inout [PostgresValue]
+    _ query: Query, _ caller: Principals, keyColumns: Set<String>, values: inout [PostgresValue],
+    rules: EngineRules = EngineRules()
   ) -> String {
     var terms = ["o.class = '\(query.className)'"]
     for field in query.equalTo.keys.sorted() {
@@ -323,6 +324,7 @@ final class PostgresEngine: DatastoreEngine {
           "\(PostgresSchema.expression(for: field)) \(comparison) $\(values.count)::jsonb")
       }
     }
+    if let unread = unreadFilter(query, rules: rules) { terms.append(unread) }
     return "WHERE " + terms.joined(separator: " AND ") + readFilter(caller, values: &values)
   }
 
@@ -338,10 +340,12 @@ final class PostgresEngine: DatastoreEngine {
 
   /// The SELECT that `find` runs and its parameters (benchmarks time the same SQL raw).
   static func findStatement(
-    _ query: Query, as caller: Principals, keyColumns: Set<String> = []
+    _ query: Query, as caller: Principals, keyColumns: Set<String> = [],
+    rules: EngineRules = EngineRules()
   ) -> (sql: String, values: [PostgresValue]) {
     var values: [PostgresValue] = []
-    let whereClause = whereClause(query, caller, keyColumns: keyColumns, values: &values)
+    let whereClause = whereClause(
+      query, caller, keyColumns: keyColumns, values: &values, rules: rules)
     values += [.text(String(query.limit)), .text(String(query.skip))]
     let sql = """
       SELECT \(columns) FROM forum.objects o \(whereClause) \(orderClause(query.order))
@@ -351,14 +355,15 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
-    let (sql, values) = PostgresEngine.findStatement(query, as: caller, keyColumns: keyColumns)
+    let (sql, values) = PostgresEngine.findStatement(
+      query, as: caller, keyColumns: keyColumns, rules: rules)
     return try objects(run(sql, values))
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
     var values: [PostgresValue] = []
     let whereClause = PostgresEngine.whereClause(
-      query, caller, keyColumns: keyColumns, values: &values)
+      query, caller, keyColumns: keyColumns, values: &values, rules: rules)
     return Int(try run("SELECT count(*) FROM forum.objects o \(whereClause)", values).int(0, 0))
   }
 

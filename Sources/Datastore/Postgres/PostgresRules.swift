@@ -51,8 +51,20 @@ struct PostgresRules: Equatable {
         lastNumberField: $0.lastNumberField, activityField: $0.activityField,
         fileField: $0.fileField)
     }
+    revisions = rules.revisions
+    moderation = rules.moderation
+    for rule in rules.revisions {
+      managedFields[rule.className, default: []].append(rule.editDateField)
+    }
+    for rule in rules.moderation {
+      managedFields[rule.className, default: []].append(rule.markField)
+    }
     pairs = rules.pairs
   }
+
+  /// Edits that keep revisions, and what moderators may take down.
+  var revisions: [RevisionRule] = []
+  var moderation: [ModerationRule] = []
 
   struct Child: Equatable {
     let childClass: String
@@ -182,6 +194,26 @@ struct PostgresRules: Equatable {
     END
     $$;
 
+    CREATE OR REPLACE FUNCTION forum.objects_revise() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+    \(reviseBody)
+      RETURN NEW;
+    END
+    $$;
+
+    CREATE OR REPLACE FUNCTION forum.moderate(target_class text, target_id text) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      old_file text;
+    BEGIN
+    \(moderateBody)
+      RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'nothing of this class is moderated';
+    END
+    $$;
+
     -- The change feed: at commit (a deferred trigger), under one lock held to the end of the
     -- commit, so sequence numbers follow commit order and a reader that saw N has seen every
     -- row below N. The notification carries nothing: any listener would see it, whatever the
@@ -216,7 +248,9 @@ struct PostgresRules: Equatable {
     $$;
 
     REVOKE ALL ON FUNCTION forum.objects_guard(), forum.objects_before_insert(),
-      forum.objects_after_delete(), forum.objects_after_update(), forum.objects_feed() FROM PUBLIC;
+      forum.objects_after_delete(), forum.objects_after_update(), forum.objects_revise(),
+      forum.moderate(text, text), forum.objects_feed() FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;
 
     DROP TRIGGER IF EXISTS e_feed_insert ON forum.objects;
     CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.objects
@@ -234,6 +268,9 @@ struct PostgresRules: Equatable {
     DROP TRIGGER IF EXISTS a_guard ON forum.objects;
     CREATE TRIGGER a_guard BEFORE UPDATE ON forum.objects
       FOR EACH ROW EXECUTE FUNCTION forum.objects_guard();
+    DROP TRIGGER IF EXISTS a_revise ON forum.objects;
+    CREATE TRIGGER a_revise BEFORE UPDATE ON forum.objects
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
     DROP TRIGGER IF EXISTS b_rules ON forum.objects;
     CREATE TRIGGER b_rules BEFORE INSERT ON forum.objects
       FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
@@ -294,6 +331,14 @@ struct PostgresRules: Equatable {
                  AND NEW.writers <@ (ARRAY[\(author)] || \(PostgresRules.array(rule.extraWriters)))) THEN
                 RAISE EXCEPTION USING ERRCODE = 'FA403',
                   MESSAGE = 'the writers of a \(className) are its author';
+              END IF;
+          """)
+      }
+      for rule in moderation where rule.className == className {
+        lines.append(
+          """
+              IF OLD.data ? \(PostgresRules.literal(rule.markField)) THEN
+                RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
               END IF;
           """)
       }
@@ -459,8 +504,76 @@ struct PostgresRules: Equatable {
     }
   }
 
-  private var deleteBody: String {
+  /// The old values of revisioned fields become a revision; the object gets its edit date.
+  private var reviseBody: String {
     var sql = ""
+    for rule in revisions {
+      let changed = rule.fields.map {
+        "OLD.data->\(PostgresRules.literal($0)) IS DISTINCT FROM NEW.data->\(PostgresRules.literal($0))"
+      }.joined(separator: " OR ")
+      let tombstone =
+        moderation.first { $0.className == rule.className }.map {
+          " AND NOT (NEW.data ? \(PostgresRules.literal($0.markField)))"
+        } ?? ""
+      let old = rule.fields.map {
+        "\(PostgresRules.literal($0)), OLD.data->\(PostgresRules.literal($0))"
+      }.joined(separator: ", ")
+      let editDate = PostgresRules.literal(rule.editDateField)
+      sql += """
+          IF OLD.class = \(PostgresRules.literal(rule.className))\(tombstone) AND (\(changed)) THEN
+            INSERT INTO forum.revisions(object_id, date, data)
+            VALUES (OLD.object_id, coalesce((OLD.data->>\(editDate))::bigint, OLD.create_date),
+                    jsonb_build_object(\(old)));
+            NEW.data := NEW.data || jsonb_build_object(\(editDate), forum.now_ms());
+          END IF;
+
+        """
+    }
+    return sql.isEmpty ? "  NULL;\n" : sql
+  }
+
+  /// `forum.moderate`: a member of the rule's role takes down a public object, leaving a
+  /// tombstone; its revisions and file go.
+  private var moderateBody: String {
+    var sql = ""
+    for rule in moderation {
+      let mark = PostgresRules.literal(rule.markField)
+      let file = rule.fileField.map { "data->>\(PostgresRules.literal($0))" } ?? "NULL"
+      sql += """
+          IF target_class = \(PostgresRules.literal(rule.className)) THEN
+            IF NOT (\(PostgresRules.literal("role:" + rule.role)) = ANY(forum.principals())) THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'only moderators may do that';
+            END IF;
+            SELECT \(file) INTO old_file FROM forum.objects
+            WHERE class = target_class AND object_id = target_id AND '*' = ANY(readers)
+              AND NOT (data ? \(mark))
+            FOR UPDATE;
+            IF NOT FOUND THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+            END IF;
+            UPDATE forum.objects
+            SET data = (data - \(PostgresRules.array(rule.contentFields)))
+                       || jsonb_build_object(\(mark), forum.now_ms())
+            WHERE class = target_class AND object_id = target_id;
+            DELETE FROM forum.revisions WHERE object_id = target_id;
+            IF old_file IS NOT NULL THEN
+              DELETE FROM forum.files WHERE name = old_file;
+            END IF;
+            RETURN;
+          END IF;
+
+        """
+    }
+    return sql
+  }
+
+  private var deleteBody: String {
+    // An object's revisions and everyone's read positions in it go with it.
+    var sql = """
+        DELETE FROM forum.revisions WHERE object_id = OLD.object_id;
+        DELETE FROM forum.read_positions WHERE object_id = OLD.object_id;
+
+      """
     for rule in children {
       let count = PostgresRules.literal(rule.countField)
       sql += """
@@ -489,7 +602,7 @@ struct PostgresRules: Equatable {
       }
       sql += "  END IF;\n"
     }
-    return sql.isEmpty ? "  NULL;\n" : sql
+    return sql
   }
 
   private var updateBody: String {

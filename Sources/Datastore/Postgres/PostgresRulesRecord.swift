@@ -35,6 +35,23 @@ extension EngineRules {
             "partnerField": .string($0.partnerField), "pairField": .string($0.pairField),
           ])
         }),
+      "revisions": .array(
+        revisions.map {
+          .object([
+            "className": .string($0.className), "fields": .array($0.fields.map { .string($0) }),
+            "editDateField": .string($0.editDateField),
+          ])
+        }),
+      "moderation": .array(
+        moderation.map {
+          var fields: [String: JSONValue] = [
+            "className": .string($0.className), "role": .string($0.role),
+            "contentFields": .array($0.contentFields.map { .string($0) }),
+            "markField": .string($0.markField),
+          ]
+          if let file = $0.fileField { fields["fileField"] = .string(file) }
+          return .object(fields)
+        }),
     ])
   }
 
@@ -47,6 +64,12 @@ extension EngineRules {
     }
     func list(_ key: String) -> [JSONValue] {
       if case .array(let items)? = record.objectValue?[key] { return items }
+      return []
+    }
+    func names(_ object: JSONValue, _ key: String) -> [String] {
+      if case .array(let items)? = object.objectValue?[key] {
+        return items.compactMap(\.stringValue)
+      }
       return []
     }
     self.init(
@@ -76,6 +99,18 @@ extension EngineRules {
         PairRule(
           className: try text($0, "className"), ownerField: try text($0, "ownerField"),
           partnerField: try text($0, "partnerField"), pairField: try text($0, "pairField"))
+      },
+      revisions: try list("revisions").map {
+        RevisionRule(
+          className: try text($0, "className"), fields: names($0, "fields"),
+          editDateField: try text($0, "editDateField"))
+      },
+      moderation: try list("moderation").map {
+        ModerationRule(
+          className: try text($0, "className"), role: try text($0, "role"),
+          contentFields: names($0, "contentFields"),
+          fileField: $0.objectValue?["fileField"]?.stringValue,
+          markField: try text($0, "markField"))
       })
     try validate()
   }

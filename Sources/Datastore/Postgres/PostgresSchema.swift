@@ -87,10 +87,30 @@ enum PostgresSchema {
       readers text[] NOT NULL
     );
     """,
+    // Each user's read position per parent object (private to that user by row-level security),
+    // and the earlier revisions of edited objects (written by the owner's triggers only).
+    """
+    CREATE TABLE forum.read_positions(
+      user_id text NOT NULL,
+      object_id text NOT NULL,
+      position bigint NOT NULL CHECK (position >= 0),
+      PRIMARY KEY (user_id, object_id)
+    );
+    CREATE INDEX read_positions_object ON forum.read_positions(object_id);
+    CREATE TABLE forum.revisions(
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      object_id text NOT NULL,
+      date bigint NOT NULL,
+      data jsonb NOT NULL
+    );
+    CREATE INDEX revisions_object ON forum.revisions(object_id, id);
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
-  static let tables = ["meta", "objects", "files", "users", "counters", "changes"]
+  static let tables = [
+    "meta", "objects", "files", "users", "counters", "changes", "read_positions", "revisions",
+  ]
 
   /// Creates or brings up to date the whole schema, in one transaction, as the current role
   /// (which becomes the owner of everything). Idempotent: running it again changes nothing.
@@ -401,6 +421,71 @@ enum PostgresSchema {
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$ SELECT coalesce(max(seq), 0) FROM forum.changes $$;
 
+    -- The board's owner: the schema's owner, or a member of the role forum_owner.
+    CREATE OR REPLACE FUNCTION forum.is_board_owner() RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
+                             WHERE nspname = 'forum')
+        OR coalesce((SELECT pg_has_role(session_user, r.oid, 'MEMBER') FROM pg_roles r
+                     WHERE r.rolname = 'forum_owner'), false)
+    $$;
+
+    -- Grants or revokes a board role (forum_role_<name>) to a user's database role: the board's
+    -- owner only. Runs as the schema's owner, who may create and grant roles.
+    CREATE OR REPLACE FUNCTION forum.set_board_role(board_role text, target text, member boolean)
+    RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      target_role name;
+      group_role text := 'forum_role_' || board_role;
+    BEGIN
+      IF NOT forum.is_board_owner() THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'only the board''s owner manages roles';
+      END IF;
+      IF board_role !~ '^[A-Za-z0-9_-]{1,50}$' THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA400', MESSAGE = 'role';
+      END IF;
+      SELECT r.rolname INTO target_role FROM forum.users u JOIN pg_roles r ON r.oid = u.role_oid
+      WHERE u.user_id = target;
+      IF target_role IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+      END IF;
+      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = group_role) THEN
+        BEGIN
+          EXECUTE format('CREATE ROLE %I NOLOGIN', group_role);
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END;
+      END IF;
+      IF member THEN
+        EXECUTE format('GRANT %I TO %I', group_role, target_role);
+      ELSE
+        EXECUTE format('REVOKE %I FROM %I', group_role, target_role);
+      END IF;
+    END
+    $$;
+
+    -- The users holding a board role: the board's owner only.
+    CREATE OR REPLACE FUNCTION forum.board_role_members(board_role text) RETURNS SETOF text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF NOT forum.is_board_owner() THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'only the board''s owner manages roles';
+      END IF;
+      RETURN QUERY SELECT u.user_id FROM forum.users u
+        JOIN pg_auth_members m ON m.member = u.role_oid
+        JOIN pg_roles g ON g.oid = m.roleid AND g.rolname = 'forum_role_' || board_role
+        ORDER BY 1;
+    END
+    $$;
+
+    REVOKE ALL ON FUNCTION forum.is_board_owner(), forum.set_board_role(text, text, boolean),
+      forum.board_role_members(text) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.is_board_owner(), forum.set_board_role(text, text, boolean),
+      forum.board_role_members(text) TO forum_member;
+
     REVOKE ALL ON FUNCTION forum.now_ms(), forum.random_id(integer), forum.caller_id(),
       forum.principals(), forum.next_value(text), forum.sign_in(), forum.is_bookkeeping(),
       forum.files_before_insert(), forum.latest_change() FROM PUBLIC;
@@ -423,6 +508,8 @@ enum PostgresSchema {
       GRANT SELECT, DELETE ON forum.files TO forum_member;
       GRANT INSERT (name, mime_type, readers, writers, data) ON forum.files TO forum_member;
       GRANT SELECT ON forum.meta TO forum_member;
+      GRANT SELECT, INSERT, UPDATE, DELETE ON forum.read_positions TO forum_member;
+      GRANT SELECT ON forum.revisions TO forum_member;
       GRANT SELECT ON forum.changes TO forum_member;
       REVOKE ALL ON SEQUENCE forum.change_seq FROM PUBLIC, forum_member;
 
@@ -466,6 +553,14 @@ enum PostgresSchema {
       CREATE POLICY member_insert ON forum.files FOR INSERT TO forum_member WITH CHECK (true);
       DROP POLICY IF EXISTS member_delete ON forum.files;
       CREATE POLICY member_delete ON forum.files FOR DELETE TO forum_member USING (\(writable));
+
+      DROP POLICY IF EXISTS member_own ON forum.read_positions;
+      CREATE POLICY member_own ON forum.read_positions FOR ALL TO forum_member
+        USING (user_id = (SELECT forum.caller_id()))
+        WITH CHECK (user_id = (SELECT forum.caller_id()));
+      DROP POLICY IF EXISTS member_read ON forum.revisions;
+      CREATE POLICY member_read ON forum.revisions FOR SELECT TO forum_member
+        USING (EXISTS (SELECT 1 FROM forum.objects o WHERE o.object_id = revisions.object_id));
 
       """
     return sql

@@ -116,16 +116,19 @@ extension SQLiteEngine {
   }
 
   func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
-    let (sql, values) = SQLiteEngine.findStatement(query, readableBy: caller)
+    let (sql, values) = SQLiteEngine.findStatement(query, readableBy: caller, rules: rules)
     return try guarded { try connection.prepare(sql).rows(values, object) }
   }
 
   /// The SELECT that `find` runs and its parameters (tests explain its query plan).
-  static func findStatement(_ query: Query, readableBy caller: Principals) -> (
-    sql: String, values: [SQLValue]
-  ) {
+  static func findStatement(
+    _ query: Query, readableBy caller: Principals, rules: EngineRules = EngineRules()
+  ) -> (sql: String, values: [SQLValue]) {
     var values: [SQLValue] = []
-    let whereClause = SQLiteEngine.whereClause(query, caller, values: &values)
+    var whereClause = SQLiteEngine.whereClause(query, caller, values: &values)
+    if let unread = unreadFilter(query, caller, rules: rules, values: &values) {
+      whereClause += " AND " + unread
+    }
     let order = SQLiteEngine.orderClause(query.order)
     values += [.integer(Int64(query.limit)), .integer(Int64(query.skip))]
     let sql =
@@ -135,12 +138,15 @@ extension SQLiteEngine {
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
     if query.equalTo.isEmpty && query.greaterThan.isEmpty && query.lessThan.isEmpty
-      && !caller.isMaster
+      && !caller.isMaster && !query.unreadOnly
     {
       return try classCount(query.className, caller)
     }
     var values: [SQLValue] = []
-    let whereClause = SQLiteEngine.whereClause(query, caller, values: &values)
+    var whereClause = SQLiteEngine.whereClause(query, caller, values: &values)
+    if let unread = SQLiteEngine.unreadFilter(query, caller, rules: rules, values: &values) {
+      whereClause += " AND " + unread
+    }
     return try guarded {
       Int(
         try connection.prepare("SELECT count(*) FROM objects o \(whereClause)").firstRow(values) {

@@ -38,6 +38,9 @@ enum SQLiteRules {
       [insertTrigger(className, rules), deleteTrigger(className, rules)]
         + readersTriggers(className, rules)
     }.compactMap { $0 } + changeTriggers(for: rules)
+      + rules.revisions.map {
+        revisionTrigger($0, rules)
+      }
   }
 
   /// The change feed's triggers (`Change`): a row per object inserted, changed or deleted, with
@@ -90,6 +93,30 @@ enum SQLiteRules {
       END
       """,
     ]
+  }
+
+  /// After an update that changes a revisioned field: the old values become a revision (dated
+  /// when they were written) and the object gets its edit date. A tombstone is no edit.
+  private static func revisionTrigger(_ rule: RevisionRule, _ rules: EngineRules) -> String {
+    let changed = rule.fields.map {
+      "json_extract(OLD.data, \(path($0))) IS NOT json_extract(NEW.data, \(path($0)))"
+    }.joined(separator: " OR ")
+    let tombstone =
+      rules.moderationRule(of: rule.className).map {
+        " AND json_type(NEW.data, \(path($0.markField))) IS NULL"
+      } ?? ""
+    let old = rule.fields.map { "'\($0)', json_extract(OLD.data, \(path($0)))" }
+      .joined(separator: ", ")
+    return """
+      CREATE TRIGGER rule_revision_\(rule.className) AFTER UPDATE OF data ON objects
+      WHEN NEW.class = '\(rule.className)'\(tombstone) AND (\(changed)) BEGIN
+      INSERT INTO revisions(object, date, data) VALUES (OLD.objectId,
+        coalesce(json_extract(OLD.data, \(path(rule.editDateField))), OLD.createDate),
+        json_object(\(old)));
+      UPDATE objects SET data = json_set(data, \(path(rule.editDateField)), \(now))
+        WHERE id = NEW.id;
+      END
+      """
   }
 
   /// After insert: the parent's counters, the sequence, the parent's initial counters, the child's

@@ -9,6 +9,8 @@
 ///   listing finds the private objects a caller may read by one range of its primary key
 ///   (principal, class, object) instead of testing every row's text.
 /// - `class_counts`: how many rows of each class `*` may read, kept by triggers, for counts.
+/// - `read_positions`: each user's read position per parent object (`ReadingEngine`).
+/// - `revisions`: earlier states of edited objects, written by the rules' triggers.
 /// - `role_members`, `counters` (named sequences), `meta` (the board id, the installed rules).
 /// - `changes`: the change feed (`Change`), one row per object written, by triggers.
 enum SQLiteSchema {
@@ -156,6 +158,30 @@ enum SQLiteSchema {
     .sql(
       """
       CREATE VIRTUAL TABLE search_text USING fts5(body, content = '', tokenize = 'trigram');
+      """),
+    // Version 9: each user's read position per parent (rows keyed by the user, so a user's
+    // positions are one range), and the earlier revisions of edited objects (written by the
+    // rules' triggers only). Both go with their object.
+    .sql(
+      """
+      CREATE TABLE read_positions(
+        userId TEXT NOT NULL,
+        object TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY(userId, object)
+      ) WITHOUT ROWID;
+      CREATE INDEX read_positions_object ON read_positions(object);
+      CREATE TABLE revisions(
+        id INTEGER PRIMARY KEY,
+        object TEXT NOT NULL,
+        date INTEGER NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE INDEX revisions_object ON revisions(object, id);
+      CREATE TRIGGER objects_reading_delete AFTER DELETE ON objects BEGIN
+        DELETE FROM revisions WHERE object = OLD.objectId;
+        DELETE FROM read_positions WHERE object = OLD.objectId;
+      END;
       """),
   ])
 

@@ -43,6 +43,8 @@ struct CommandInfo {
     case afterThread
     /// The rest of the line after a leading `@handle` (`dm @bob TEXT`).
     case afterHandle
+    /// The rest of the line after the first argument (a reference such as `12/3`) and options.
+    case afterReference
   }
 
   /// What Tab offers for the command's arguments.
@@ -143,6 +145,10 @@ struct Invocation {
       }
       if let kind = info.text {
         if kind == .afterHandle, positionals.isEmpty, value.hasPrefix("@") {
+          positionals.append(value)
+          continue
+        }
+        if kind == .afterReference, positionals.isEmpty {
           positionals.append(value)
           continue
         }

@@ -3,8 +3,10 @@
 enum CommandRegistry {
   static let all: [any ForumCommand.Type] = [
     ListCommand.self, ShowCommand.self, SearchCommand.self, NextCommand.self,
-    PreviousCommand.self, NewCommand.self, CommentCommand.self, ChatCommand.self,
-    DeleteCommand.self, ImageCommand.self, DMCommand.self, InboxCommand.self,
+    PreviousCommand.self, UnreadCommand.self, ReadCommand.self, NewCommand.self,
+    CommentCommand.self, ReplyCommand.self, ChatCommand.self, EditCommand.self,
+    HistoryCommand.self, DeleteCommand.self, ImageCommand.self, DMCommand.self,
+    InboxCommand.self, ModCommand.self,
     WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self, QuitCommand.self,
     InitCommand.self,
   ]
@@ -73,8 +75,11 @@ enum CommandRegistry {
 
   /// The command nearest to a mistyped word, if any is close.
   static func suggestion(for word: String) -> String? {
-    let scored = names.map { ($0, editDistance($0, word.lowercased())) }
-    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, word.count / 2) else {
+    // Ties go to the command that starts with the same letter ("hepl" is help, not reply).
+    let scored = names.map {
+      ($0, 2 * editDistance($0, word.lowercased()) + ($0.first == word.lowercased().first ? 0 : 1))
+    }
+    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 / 2 <= max(1, word.count / 2) else {
       return names.first { $0.hasPrefix(word.lowercased()) && !word.isEmpty }
     }
     return best.0

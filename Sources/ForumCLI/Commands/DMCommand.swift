@@ -97,6 +97,10 @@ enum DMCommand: ForumCommand {
       throw CLIError.notFound(session.messages.pastTheEnd(page, "dm \(address) --page \(last)"))
     }
     let messages = try session.board.messages(in: conversation, page: page)
+    // What is shown is read (issue #12's read positions, per conversation).
+    try session.board.markRead(
+      conversation,
+      upTo: messages.hasMore ? (messages.items.last?.number ?? 0) : conversation.lastMessageNumber)
     if session.json {
       session.emit(
         .object([

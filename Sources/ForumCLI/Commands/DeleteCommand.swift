@@ -11,10 +11,12 @@ enum DeleteCommand: ForumCommand {
     details: Localized(
       "Shows what will go and asks first; --yes skips the question (needed in scripts). "
         + "`delete 3` is always thread #3; inside a thread at the prompt `delete /3` is its "
-        + "comment 3.",
+        + "comment 3. A moderator's delete of someone else's public post leaves a tombstone "
+        + "(\"deleted by a moderator\", with the time); its content is gone.",
       "削除するものを示して確認します。--yes で確認を省きます (スクリプトでは必須)。"
         + "`delete 3` は常にスレッド #3 です。プロンプトで現在のスレッドにいるときは "
-        + "`delete /3` がそのコメント 3 です。"),
+        + "`delete /3` がそのコメント 3 です。モデレーターが他人の公開投稿を削除すると、"
+        + "内容は消え「モデレーターが削除」と日時の墓標が残ります。"),
     flags: ["yes", "y"], arguments: 1...1, completion: .threads)
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
@@ -24,6 +26,7 @@ enum DeleteCommand: ForumCommand {
     if !confirmed && !session.input.isInteractive {
       throw CLIError.usage(messages.deleteNeedsYes)
     }
+    var deletion = Deletion.deleted
     do {
       switch target {
       case .thread(let number):
@@ -34,24 +37,37 @@ enum DeleteCommand: ForumCommand {
           if thread.image != nil { what += " · \(messages.image)" }
           try session.confirm(what)
         }
-        try session.board.deleteThread(number)
-        if session.currentThread == number { session.currentThread = nil }
+        deletion = try session.board.deleteThread(number)
+        if session.currentThread == number && deletion == .deleted {
+          session.currentThread = nil
+        }
       case .comment(let threadNumber, let number):
         let comment = try session.board.comment(number, inThread: threadNumber)
         if !confirmed {
           let text = SafeText.truncate(SafeText.sanitize(comment.text), to: 40)
           try session.confirm("\(threadNumber)/\(number) \"\(text)\"")
         }
-        try session.board.deleteComment(number, inThread: threadNumber)
+        deletion = try session.board.deleteComment(number, inThread: threadNumber)
         session.live.deletedHere.insert("\(threadNumber)/\(number)")  // said here, not live
       }
     } catch let error as DatastoreError where error.code == .noAccess {
-      throw CLIError.deleteRefused(error)
+      // Say who may: the author (by name) and moderators.
+      let author: String?
+      switch target {
+      case .thread(let number): author = try? session.board.thread(number).authorName
+      case .comment(let thread, let number):
+        author = try? session.board.comment(number, inThread: thread).authorName
+      }
+      guard let author else { throw CLIError.deleteRefused(error) }
+      throw CLIError.refused(
+        messages.deleteRefused(author: SafeText.sanitize(author), target.label),
+        DatastoreError(.noAccess))
     }
     if session.json {
       session.emit(.object([:]))
     } else {
-      print(messages.deleted(target.label))
+      print(
+        deletion == .takenDown ? messages.takenDown(target.label) : messages.deleted(target.label))
     }
     return .next
   }

@@ -3,19 +3,28 @@ import Forum
 /// `list`: threads by latest activity, a page at a time.
 enum ListCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "list", aliases: ["ls"], usage: "list [--page N|last]",
+    name: "list", aliases: ["ls"], usage: "list [--unread] [--page N]",
     summary: Localized(
       "threads, most recent activity first, 20 a page",
       "スレッドの一覧 (新しい順、1 ページ 20 件)"),
     details: Localized(
       "Shows number, title, the start of the description, author, comment count, age, "
         + "and ▣ when the thread has an image. Your own threads are marked ●. "
-        + "`next` and `prev` turn the page.",
+        + "`next` and `prev` turn the page. +N counts the posts you have not read (your own "
+        + "never count); --unread lists only threads that have some.",
       "番号、タイトル、本文の冒頭、投稿者、コメント数、経過時間を表示します。画像付きは ▣、"
-        + "自分のスレッドは ● です。`next` と `prev` でページを移ります。"),
-    options: ["page"])
+        + "自分のスレッドは ● です。`next` と `prev` でページを移ります。+N は未読の数です "
+        + "(自分の投稿は数えません)。--unread で未読のあるスレッドだけを表示します。"),
+    options: ["page"], flags: ["unread"])
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    if invocation.flags.contains("unread") {
+      if invocation.options["page"] == "last" {
+        throw CLIError.usage(session.messages.usage("list --unread [--page N]"))
+      }
+      try showUnread(page: try session.pageNumber(invocation, last: 1), in: session)
+      return .next
+    }
     let page: Int
     var total: Int?
     if invocation.options["page"] == "last" {
@@ -26,6 +35,31 @@ enum ListCommand: ForumCommand {
     }
     try show(page: page, total: total, in: session)
     return .next
+  }
+
+  /// Prints page `page` of the threads with unread posts.
+  static func showUnread(page: Int, in session: Session) throws {
+    let threads = try session.board.unreadThreads(page: page)
+    if threads.items.isEmpty && page > 1 {
+      throw CLIError.notFound(session.messages.pastTheEnd(page, "list --unread"))
+    }
+    session.lastListing = .unread(page: page)
+    if session.json {
+      session.emit(.object(["results": .array(threads.items.map(\.json))]))
+      return
+    }
+    guard !threads.items.isEmpty else {
+      print(session.messages.noUnreadThreads)
+      return
+    }
+    var lines = session.renderer.threadList(threads, pages: 1)
+    if threads.hasMore {
+      lines.append(
+        session.style.dim(
+          "\(session.messages.page) \(page) — \(session.messages.more): "
+            + "list --unread --page \(page + 1)"))
+    }
+    session.printLines(lines)
   }
 
   /// Prints page `page` of the list; a page past the end is "not found".

@@ -10,17 +10,24 @@ enum ShowCommand: ForumCommand {
     details: Localized(
       "THREAD is a number like 12 or #12. At the prompt it becomes the current thread: "
         + "`comment TEXT` posts to it, `/3` is its comment 3, new comments in it appear as "
-        + "they arrive, and `leave` ends it. Scripts have no current thread.",
+        + "they arrive, and `leave` ends it. Scripts have no current thread. Without --page it "
+        + "opens on the page of your first unread comment, and what it shows counts as read.",
       "THREAD は 12 や #12 のような番号です。プロンプトでは現在のスレッドになり、"
         + "`comment 本文` はそこへ投稿し、`/3` はそのコメント 3 を指し、新しいコメントが届くと"
-        + "表示されます。`leave` で離れます。スクリプトに現在のスレッドはありません。"),
+        + "表示されます。`leave` で離れます。スクリプトに現在のスレッドはありません。"
+        + "--page がなければ最初の未読コメントのページを開き、表示したものを既読にします。"),
     options: ["page"], arguments: 0...1, completion: .threads)
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let number = try session.threadArgument(invocation, example: "show 12")
     let thread = try session.board.thread(number)
     let last = Board.lastPage(commentCount: thread.commentCount)
-    try show(thread, page: try session.pageNumber(invocation, last: last), in: session)
+    // Without --page, the thread opens where your unread posts start.
+    let page =
+      invocation.options["page"] == nil
+      ? try session.board.firstUnreadPage(of: thread)
+      : try session.pageNumber(invocation, last: last)
+    try show(thread, page: page, in: session)
     return .next
   }
 
@@ -32,6 +39,10 @@ enum ShowCommand: ForumCommand {
         session.messages.pastTheEnd(page, "show \(thread.number) --page \(last)"))
     }
     let comments = try session.board.comments(of: thread, page: page)
+    // What is shown is read: up to the page's last comment (on the last page, everything).
+    let shownUpTo =
+      comments.hasMore ? (comments.items.last?.number ?? 0) : thread.lastCommentNumber
+    try session.board.markRead(thread, upTo: shownUpTo)
     if session.atPrompt {
       session.currentThread = thread.number
       // The newest comment on screen may be newer than the thread row read before the page.
@@ -74,6 +85,9 @@ enum NextCommand: ForumCommand {
     case .threads(let page):
       guard page + step >= 1 else { throw CLIError.notFound(session.messages.firstPage) }
       try ListCommand.show(page: page + step, in: session)
+    case .unread(let page):
+      guard page + step >= 1 else { throw CLIError.notFound(session.messages.firstPage) }
+      try ListCommand.showUnread(page: page + step, in: session)
     case .thread(let number, let page):
       guard page + step >= 1 else { throw CLIError.notFound(session.messages.firstPage) }
       try ShowCommand.show(session.board.thread(number), page: page + step, in: session)

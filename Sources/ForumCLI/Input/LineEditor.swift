@@ -23,6 +23,8 @@ private var completionProvider: ((String) -> [String])?
 final class LineEditor: LineInput {
   let isInteractive = true
   private(set) var lineNumber = 0
+  /// Text the next line starts with, for the person to change (`edit`'s old text).
+  var prefill = ""
   private let historyPath: String?
   static let historyLimit = 1000
 
@@ -68,6 +70,11 @@ final class LineEditor: LineInput {
     if !Interrupt.requested { interruptRequested = 0 }
     rl_callback_handler_install(prompt, lineHandler)
     defer { rl_callback_handler_remove() }
+    if !prefill.isEmpty {
+      rl_insert_text(prefill)
+      prefill = ""
+      rl_redisplay()
+    }
     if !pastedRest.isEmpty {
       rl_insert_text(pastedRest)
       pastedRest = ""

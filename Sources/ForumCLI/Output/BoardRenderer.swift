@@ -22,14 +22,17 @@ struct BoardRenderer {
     let authorWidth = 12
     // "23h" in English, "23時間" in Japanese.
     let ageWidth = messages.japanese ? 6 : 4
-    let rightWidth = 1 + authorWidth + 1 + 4 + 1 + ageWidth
+    let rightWidth = 1 + authorWidth + 1 + 4 + 1 + 4 + 1 + ageWidth
     let middleWidth = max(10, width - numberWidth - 4 - rightWidth)
     var lines: [String] = []
     let shared = BoardRenderer.sharedNames(page.items.map { ($0.authorName, $0.authorId) })
     for thread in page.items {
       let number = SafeText.pad("#\(thread.number)", to: numberWidth, alignRight: true)
       let marks = (thread.isMine ? "●" : " ") + (thread.image != nil ? "▣" : " ")
-      let title = SafeText.truncate(SafeText.sanitize(thread.title), to: middleWidth)
+      let shownTitle =
+        thread.moderatedDate != nil
+        ? "(\(messages.deletedByModerator))" : SafeText.sanitize(thread.title)
+      let title = SafeText.truncate(shownTitle, to: middleWidth)
       let room = middleWidth - SafeText.width(title)
       let summary = SafeText.sanitize(thread.description, stoppingPast: room)
       var middle = thread.isMine ? style.mine(title) : style.bold(title)
@@ -45,10 +48,15 @@ struct BoardRenderer {
           authorLabel(thread.authorName, thread.authorUserName, shared: shared), to: authorWidth),
         to: authorWidth)
       let author = thread.isMine ? style.mine(authorText) : style.author(authorText)
+      // "+3": posts you have not read (your own never count).
+      let unreadText = SafeText.pad(
+        thread.unread > 0 ? "+\(min(thread.unread, 999))" : "", to: 4, alignRight: true)
+      let unread = thread.unread > 0 ? style.bold(unreadText) : unreadText
       let count = SafeText.pad(String(thread.commentCount), to: 4, alignRight: true)
       let age = SafeText.pad(age(thread.lastActivity), to: ageWidth, alignRight: true)
       lines.append(
-        "\(style.number(number)) \(marks) \(middle) \(author) \(count) \(style.dim(age))")
+        "\(style.number(number)) \(marks) \(middle) \(author) \(unread) \(count) "
+          + style.dim(age))
     }
     if pages > 1 {
       var footer = "\(messages.page) \(page.number)/\(max(pages, page.number))"
@@ -61,6 +69,10 @@ struct BoardRenderer {
   /// The thread's head: title, author, dates, then the description.
   func threadHeader(_ thread: ForumThread, image: [String]) -> [String] {
     var lines: [String] = []
+    if let taken = thread.moderatedDate {
+      lines.append(style.bold("#\(thread.number) (\(tombstone(taken)))"))
+      return lines
+    }
     let title = SafeText.sanitize(thread.title)
     for (index, line) in SafeText.wrap("#\(thread.number) " + title, to: width).enumerated() {
       lines.append(index == 0 && thread.isMine ? style.mine(line) : style.bold(line))
@@ -73,9 +85,12 @@ struct BoardRenderer {
       to: max(1, min(40, width - SafeText.width(by) - SafeText.width(you))))
     let who = thread.isMine ? style.mine(author + you) : style.author(author)
     let posted = LocalTime.string(milliseconds: thread.createDate)
+    let edited = thread.editDate.map {
+      " (\(messages.edited) \(LocalTime.string(milliseconds: $0)))"
+    }
     let dates =
-      "\(messages.posted) \(posted) · \(messages.updated) \(age(thread.lastActivity))"
-      + " · \(messages.commentCount(thread.commentCount))"
+      "\(messages.posted) \(posted)\(edited ?? "") · \(messages.updated) "
+      + "\(age(thread.lastActivity)) · \(messages.commentCount(thread.commentCount))"
     if SafeText.width(by + author + you + " · " + dates) <= width {
       lines.append(by + who + " · " + dates)
     } else {
@@ -127,13 +142,38 @@ struct BoardRenderer {
         authorLabel(comment.authorName, comment.authorUserName, shared: shared),
         to: max(4, min(52, room)))
       let who = comment.isMine ? style.mine(name + you) : style.author(name)
-      lines.append("  \(style.number(number)) \(who) · \(style.dim(when))")
+      let edited = comment.editDate != nil ? " " + style.dim("(\(messages.edited))") : ""
+      lines.append("  \(style.number(number)) \(who) · \(style.dim(when))\(edited)")
+      if let replyTo = comment.replyTo {
+        lines.append(
+          indent + style.dim(quoteLine(replyTo, comment.quote, width: width - indent.count)))
+      }
+      if let taken = comment.moderatedDate {
+        lines.append(indent + style.dim("(\(tombstone(taken)))"))
+        continue
+      }
       let text = SafeText.sanitize(comment.text, keepNewlines: true)
       for line in SafeText.wrap(text, to: max(10, width - indent.count)) {
         lines.append(indent + line)
       }
     }
     return lines
+  }
+
+  /// "deleted by a moderator 2026-11-30 05:40".
+  func tombstone(_ date: Int64) -> String {
+    "\(messages.deletedByModerator) \(LocalTime.string(milliseconds: date))"
+  }
+
+  /// A reply's one-line quote: `> 3 Alice: the start of what Alice wrote…`.
+  func quoteLine(_ number: Int, _ quote: Quote?, width: Int) -> String {
+    guard let quote else { return "> \(number) \(messages.quoteGone)" }
+    let head = "> \(number) \(SafeText.truncate(SafeText.sanitize(quote.authorName), to: 20)): "
+    let body =
+      quote.moderated
+      ? "(\(messages.deletedByModerator))"
+      : SafeText.sanitize(quote.text.split(separator: "\n").first.map(String.init) ?? "")
+    return SafeText.truncate(head + body, to: max(10, width))
   }
 
   /// The one-line description of an image: `[image: thread3.png 640×480 PNG 84 KB]`.

@@ -24,6 +24,19 @@ let boardRulesForTests = EngineRules(
   pairs: [
     PairRule(
       className: "Conversation", ownerField: "user", partnerField: "partner", pairField: "pair")
+  ],
+  revisions: [
+    RevisionRule(className: "Thread", fields: ["title", "description"], editDateField: "editDate"),
+    RevisionRule(className: "Comment", fields: ["text"], editDateField: "editDate"),
+  ],
+  moderation: [
+    ModerationRule(
+      className: "Thread", role: "moderator",
+      contentFields: ["title", "description", "image", "fileName"], fileField: "fileName",
+      markField: "moderatedDate"),
+    ModerationRule(
+      className: "Comment", role: "moderator", contentFields: ["text"],
+      markField: "moderatedDate"),
   ])
 
 /// A test board with the schema installed and `alice` and `bob` granted forum_member.

@@ -1,0 +1,85 @@
+/// Read positions, revisions, moderation and roles, as the signed-in caller.
+extension DatastoreClient {
+  private var readingEngine: any DatastoreEngine { store.engine }
+
+  private func requireUser() throws {
+    guard userId != nil, !principals.isMaster else { throw DatastoreError(.authentication) }
+  }
+
+  private func checkParent(_ parentClass: String) throws {
+    try DatastoreClient.validate(className: parentClass)
+    guard !store.rules.parentRules(of: parentClass).isEmpty else {
+      throw DatastoreError.invalid("className", "\(parentClass) has no children")
+    }
+  }
+
+  /// Your read position in a parent moves up to `number` (never back).
+  public func markRead(_ parentClass: String, objectId: String, upTo number: Int64) throws {
+    try requireUser()
+    try checkParent(parentClass)
+    guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
+    guard number >= 0 else { throw DatastoreError.invalid("position") }
+    try readingEngine.markRead(parentClass, objectId: objectId, upTo: number, as: principals)
+  }
+
+  /// Every parent of the class you can read, read to its last child.
+  public func markAllRead(_ parentClass: String) throws {
+    try requireUser()
+    try checkParent(parentClass)
+    try readingEngine.markAllRead(parentClass, as: principals)
+  }
+
+  /// Your read position and unread count in each of these parents (readable ones only).
+  public func unread(_ parentClass: String, objectIds: [String]) throws -> [String: UnreadState] {
+    try requireUser()
+    try checkParent(parentClass)
+    let ids = objectIds.filter(Validation.isObjectId)
+    guard !ids.isEmpty else { return [:] }
+    return try readingEngine.unread(parentClass, objectIds: ids, as: principals)
+  }
+
+  /// The earlier revisions of an object you can read, oldest first.
+  public func revisions(_ className: String, objectId: String) throws -> [Revision] {
+    try DatastoreClient.validate(className: className)
+    guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
+    return try readingEngine.revisions(className, objectId: objectId, as: principals)
+  }
+
+  /// Takes down someone's public object, leaving a tombstone (`ModerationRule`).
+  public func moderate(_ className: String, objectId: String) throws {
+    try requireUser()
+    try DatastoreClient.validate(className: className)
+    guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
+    guard store.rules.moderationRule(of: className) != nil else { throw DatastoreError.noAccess }
+    try readingEngine.moderate(className, objectId: objectId, as: principals)
+  }
+
+  /// Reads your roles again, so a role granted or revoked since sign-in counts from now on.
+  public func refreshPrincipals() throws {
+    guard userId != nil, !principals.isMaster else { return }
+    principals = try readingEngine.currentPrincipals(of: principals)
+  }
+
+  /// True when you own the board.
+  public var isBoardOwner: Bool {
+    get throws {
+      guard userId != nil else { return false }
+      return try readingEngine.isBoardOwner(principals)
+    }
+  }
+
+  /// Grants (`member: true`) or revokes a role: the board's owner only (`E403001`).
+  public func setRole(_ role: String, userId target: String, member: Bool) throws {
+    try requireUser()
+    guard Validation.isRoleName(role) else { throw DatastoreError.invalid("role") }
+    guard Validation.isObjectId(target) else { throw DatastoreError.invalid("userId") }
+    try readingEngine.setRole(role, userId: target, member: member, as: principals)
+  }
+
+  /// The users holding a role: the board's owner only (`E403001`).
+  public func members(ofRole role: String) throws -> [String] {
+    try requireUser()
+    guard Validation.isRoleName(role) else { throw DatastoreError.invalid("role") }
+    return try readingEngine.members(ofRole: role, as: principals)
+  }
+}

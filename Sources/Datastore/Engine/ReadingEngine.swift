@@ -1,0 +1,69 @@
+/// What an engine keeps for readers beside the objects: each user's read position per parent,
+/// the revisions of edited objects, moderation and the board's roles. Every operation acts as the
+/// caller; a server engine takes the caller from its connection.
+public protocol ReadingEngine: AnyObject {
+  /// Sets the caller's read position in the parent `objectId` to `number` unless it is already
+  /// higher. The parent must be readable (`E404001`).
+  func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
+    throws
+
+  /// Every readable parent of `parentClass` read up to its last child.
+  func markAllRead(_ parentClass: String, as caller: Principals) throws
+
+  /// The caller's read position and unread children for each readable parent among `objectIds`.
+  func unread(_ parentClass: String, objectIds: [String], as caller: Principals) throws
+    -> [String: UnreadState]
+
+  /// The earlier revisions of an object the caller can read, oldest first (`E404001` when the
+  /// object is missing or unreadable).
+  func revisions(_ className: String, objectId: String, as caller: Principals) throws
+    -> [Revision]
+
+  /// Takes down a public object under the class's `ModerationRule`: `E403001` unless the caller
+  /// is in its role; `E404001` when missing, not public or already taken down.
+  func moderate(_ className: String, objectId: String, as caller: Principals) throws
+
+  /// The principals of `caller`'s user as they are now (roles granted or revoked since sign-in).
+  func currentPrincipals(of caller: Principals) throws -> Principals
+
+  /// True when the caller owns the board (SQLite: its first user; PostgreSQL: the schema's
+  /// owner or a member of `forum_owner`).
+  func isBoardOwner(_ caller: Principals) throws -> Bool
+
+  /// Grants or revokes `role` to a user: the board's owner only (`E403001`).
+  func setRole(_ role: String, userId: String, member: Bool, as caller: Principals) throws
+
+  /// The users in `role`: the board's owner only (`E403001`).
+  func members(ofRole role: String, as caller: Principals) throws -> [String]
+}
+
+/// Where a caller stands in one parent.
+public struct UnreadState: Equatable, Sendable {
+  /// The highest child number read; nil when the parent was never opened.
+  public let position: Int64?
+  /// Children numbered above the position that are not the caller's own, counted up to
+  /// `countLimit` (a listing needs "many", not a walk of a 10,000-comment thread).
+  public let unreadChildren: Int
+
+  public static let countLimit = 1000
+
+  public init(position: Int64?, unreadChildren: Int) {
+    self.position = position
+    self.unreadChildren = unreadChildren
+  }
+}
+
+/// An earlier state of an edited object: the revisioned fields as they were, and since when.
+public struct Revision: Equatable, Sendable {
+  /// 1 for the original text, 2 for the first edit, …
+  public let number: Int
+  /// When this text was written (the object's createDate or an edit's date), milliseconds.
+  public let date: Int64
+  public let fields: [String: JSONValue]
+
+  public init(number: Int, date: Int64, fields: [String: JSONValue]) {
+    self.number = number
+    self.date = date
+    self.fields = fields
+  }
+}

@@ -1,0 +1,146 @@
+/// Read positions, revisions, moderation and roles on PostgreSQL. The server decides: read
+/// positions are the caller's own rows (row-level security on `forum.caller_id()`), revisions are
+/// readable where their object is, and moderation and roles go through the owner's functions,
+/// which check the caller's roles themselves.
+extension PostgresEngine {
+  private func parentRule(_ parentClass: String) throws -> ChildRule {
+    guard let rule = rules.parentRules(of: parentClass).first else {
+      throw DatastoreError.invalid("className", "\(parentClass) has no children")
+    }
+    return rule
+  }
+
+  private static let me = "(SELECT forum.caller_id())"
+
+  func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
+    throws
+  {
+    _ = try parentRule(parentClass)
+    var values: [PostgresValue] = [.text(objectId), .text(String(number))]
+    let filter = PostgresEngine.readFilter(caller, values: &values)
+    try write {
+      let marked = try run(
+        """
+        INSERT INTO forum.read_positions AS rp (user_id, object_id, position)
+        SELECT \(PostgresEngine.me), o.object_id, $2::bigint FROM forum.objects o
+        WHERE o.object_id = $1 AND o.class = '\(parentClass)'\(filter)
+        ON CONFLICT (user_id, object_id) DO UPDATE
+          SET position = greatest(rp.position, excluded.position)
+        RETURNING 1
+        """, values)
+      if marked.rowCount == 0 { throw DatastoreError.notFound }
+    }
+  }
+
+  func markAllRead(_ parentClass: String, as caller: Principals) throws {
+    let rule = try parentRule(parentClass)
+    var values: [PostgresValue] = []
+    let filter = PostgresEngine.readFilter(caller, values: &values)
+    try write {
+      _ = try run(
+        """
+        INSERT INTO forum.read_positions AS rp (user_id, object_id, position)
+        SELECT \(PostgresEngine.me), o.object_id,
+          coalesce((o.data->>'\(rule.lastNumberField)')::bigint, 0)
+        FROM forum.objects o WHERE o.class = '\(parentClass)'\(filter)
+        ON CONFLICT (user_id, object_id) DO UPDATE
+          SET position = greatest(rp.position, excluded.position)
+        """, values)
+    }
+  }
+
+  func unread(_ parentClass: String, objectIds: [String], as caller: Principals) throws
+    -> [String: UnreadState]
+  {
+    let rule = try parentRule(parentClass)
+    var values: [PostgresValue] = [PostgresEngine.arrayLiteral(objectIds)]
+    let filter = PostgresEngine.readFilter(caller, values: &values, table: "p")
+    let pointer =
+      "jsonb_build_object('__type', 'Pointer', 'className', '\(parentClass)', 'objectId', p.object_id)"
+    // The key column (text equality, leakproof) lets row-level security keep the index.
+    let sameParent =
+      PostgresSchema.keyColumn(for: rule.parentField).map { keyColumns.contains($0) } == true
+      ? "c.\"\(PostgresSchema.keyColumn(for: rule.parentField)!)\" = (\(pointer) #>> '{}')"
+      : "c.data->'\(rule.parentField)' = \(pointer)"
+    let mine =
+      rules.owner(of: rule.childClass).map {
+        " AND (c.data->'\($0.field)'->>'objectId') IS DISTINCT FROM \(PostgresEngine.me)"
+      } ?? ""
+    let last = "coalesce((p.data->>'\(rule.lastNumberField)')::bigint, 0)"
+    let result = try run(
+      """
+      SELECT p.object_id, rp.position,
+        CASE WHEN coalesce(rp.position, 0) >= \(last) THEN 0 ELSE
+          (SELECT count(*) FROM (SELECT 1 FROM forum.objects c
+             WHERE c.class = '\(rule.childClass)' AND \(sameParent)
+             AND (c.data->>'\(rule.numberField)')::bigint > coalesce(rp.position, 0)\(mine)
+             LIMIT \(UnreadState.countLimit)) AS unread)
+        END
+      FROM forum.objects p
+      LEFT JOIN forum.read_positions rp
+        ON rp.object_id = p.object_id AND rp.user_id = \(PostgresEngine.me)
+      WHERE p.class = '\(parentClass)' AND p.object_id = ANY($1::text[])\(filter)
+      """, values)
+    var states: [String: UnreadState] = [:]
+    for row in 0..<result.rowCount {
+      states[result.text(row, 0) ?? ""] = UnreadState(
+        position: result.isNull(row, 1) ? nil : result.int(row, 1),
+        unreadChildren: Int(result.int(row, 2)))
+    }
+    return states
+  }
+
+  func revisions(_ className: String, objectId: String, as caller: Principals) throws
+    -> [Revision]
+  {
+    _ = try get(className, objectId: objectId, as: caller)  // readable, or E404001
+    let result = try run(
+      "SELECT date, data::text FROM forum.revisions WHERE object_id = $1 ORDER BY id",
+      [.text(objectId)])
+    return try (0..<result.rowCount).map { row in
+      Revision(
+        number: row + 1, date: result.int(row, 0),
+        fields: try JSONValue.parse(result.text(row, 1) ?? "{}").objectValue ?? [:])
+    }
+  }
+
+  func moderate(_ className: String, objectId: String, as caller: Principals) throws {
+    try write { _ = try run("SELECT forum.moderate($1, $2)", [.text(className), .text(objectId)]) }
+  }
+
+  func currentPrincipals(of caller: Principals) throws -> Principals {
+    try serverPrincipals(userId: caller.userId ?? "")
+  }
+
+  func isBoardOwner(_ caller: Principals) throws -> Bool {
+    try run("SELECT forum.is_board_owner()").bool(0, 0)
+  }
+
+  func setRole(_ role: String, userId: String, member: Bool, as caller: Principals) throws {
+    try write {
+      _ = try run(
+        "SELECT forum.set_board_role($1, $2, $3::boolean)",
+        [.text(role), .text(userId), .text(member ? "true" : "false")])
+    }
+  }
+
+  func members(ofRole role: String, as caller: Principals) throws -> [String] {
+    let result = try run("SELECT forum.board_role_members($1)", [.text(role)])
+    return result.rows { result.text($0, 0) ?? "" }
+  }
+
+  /// `find`'s `unreadOnly` on the server: the caller's own position, from their own rows.
+  static func unreadFilter(_ query: Query, rules: EngineRules) -> String? {
+    guard query.unreadOnly else { return nil }
+    guard let rule = rules.parentRules(of: query.className).first else { return "false" }
+    let last = "coalesce((o.data->>'\(rule.lastNumberField)')::bigint, 0)"
+    var neverOpened = "\(last) > 0"
+    if let owner = rules.owner(of: query.className) {
+      neverOpened =
+        "((o.data->'\(owner.field)'->>'objectId') IS DISTINCT FROM \(me) OR \(last) > 0)"
+    }
+    return
+      "coalesce(\(last) > (SELECT rp.position FROM forum.read_positions rp "
+      + "WHERE rp.user_id = \(me) AND rp.object_id = o.object_id), \(neverOpened))"
+  }
+}

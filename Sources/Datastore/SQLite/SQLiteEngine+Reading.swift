@@ -1,0 +1,213 @@
+/// Read positions, revisions, moderation and roles on SQLite. Read positions are keyed by the
+/// caller's user id; revisions are written by the triggers of `SQLiteRules` and read through the
+/// object's own readers.
+extension SQLiteEngine {
+  private func userId(_ caller: Principals) throws -> String {
+    guard let userId = caller.userId else { throw DatastoreError(.authentication) }
+    return userId
+  }
+
+  private func childRule(_ parentClass: String) throws -> ChildRule {
+    guard let rule = rules.parentRules(of: parentClass).first else {
+      throw DatastoreError.invalid("className", "\(parentClass) has no children")
+    }
+    return rule
+  }
+
+  func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
+    throws
+  {
+    var values: [SQLValue] = [.text(try userId(caller)), .integer(number), .text(objectId)]
+    values.append(.text(parentClass))
+    let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
+    try guarded {
+      try connection.transaction {
+        let marked = try connection.prepare(
+          """
+          INSERT INTO read_positions(userId, object, position)
+          SELECT ?, o.objectId, ? FROM objects o WHERE o.objectId = ? AND o.class = ? AND \(readable)
+          ON CONFLICT(userId, object) DO UPDATE SET position = max(position, excluded.position)
+          RETURNING 1
+          """
+        ).firstRow(values) { $0.int(0) }
+        if marked == nil { throw DatastoreError.notFound }
+      }
+    }
+  }
+
+  func markAllRead(_ parentClass: String, as caller: Principals) throws {
+    let rule = try childRule(parentClass)
+    var values: [SQLValue] = [.text(try userId(caller)), .text(parentClass)]
+    let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
+    try guarded {
+      try connection.transaction {
+        try connection.run(
+          """
+          INSERT INTO read_positions(userId, object, position)
+          SELECT ?, o.objectId, coalesce(json_extract(o.data, \(SQLiteRules.path(rule.lastNumberField))), 0)
+          FROM objects o WHERE o.class = ? AND \(readable)
+          ON CONFLICT(userId, object) DO UPDATE SET position = max(position, excluded.position)
+          """, values)
+      }
+    }
+  }
+
+  func unread(_ parentClass: String, objectIds: [String], as caller: Principals) throws
+    -> [String: UnreadState]
+  {
+    let rule = try childRule(parentClass)
+    let me = try userId(caller)
+    let last = "coalesce(json_extract(p.data, \(SQLiteRules.path(rule.lastNumberField))), 0)"
+    var mine = ""
+    var values: [SQLValue] = [.text(rule.childClass)]
+    if let owner = rules.owner(of: rule.childClass) {
+      mine = " AND json_extract(c.data, '$.\(owner.field).objectId') IS NOT ?"
+      values.append(.text(me))
+    }
+    values += [.text(me), .text(parentClass)] + objectIds.map { .text($0) }
+    let marks = Array(repeating: "?", count: objectIds.count).joined(separator: ", ")
+    let readable = SQLiteEngine.aclTest("p.readers", caller, values: &values)
+    // Caught up (the usual case) costs no look at the children. `+p.class`: the ids pick the
+    // rows; without it SQLite may walk a class index over every thread (seen on 100,000).
+    let sql = """
+      SELECT p.objectId, rp.position,
+        CASE WHEN coalesce(rp.position, 0) >= \(last) THEN 0 ELSE
+          (SELECT count(*) FROM (SELECT 1 FROM objects c WHERE c.class = ?
+             AND json_extract(c.data, \(SQLiteRules.path(rule.parentField)))
+               = \(SQLiteRules.pointer(parentClass, "p.objectId"))
+             AND json_extract(c.data, \(SQLiteRules.path(rule.numberField))) > coalesce(rp.position, 0)\(mine)
+             LIMIT \(UnreadState.countLimit)))
+        END
+      FROM objects p LEFT JOIN read_positions rp ON rp.userId = ? AND rp.object = p.objectId
+      WHERE +p.class = ? AND p.objectId IN (\(marks)) AND \(readable)
+      """
+    let rows = try guarded {
+      try connection.prepare(sql).rows(values) { row in
+        (
+          try row.text(0) ?? "",
+          UnreadState(
+            position: row.isNull(1) ? nil : row.int(1), unreadChildren: Int(row.int(2)))
+        )
+      }
+    }
+    return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+  }
+
+  func revisions(_ className: String, objectId: String, as caller: Principals) throws
+    -> [Revision]
+  {
+    _ = try get(className, objectId: objectId, as: caller)  // readable, or E404001
+    let rows = try guarded {
+      try connection.prepare("SELECT date, data FROM revisions WHERE object = ? ORDER BY id")
+        .rows([.text(objectId)]) { row in
+          (row.int(0), try JSONValue.parse(try row.text(1) ?? "{}").objectValue ?? [:])
+        }
+    }
+    return rows.enumerated().map {
+      Revision(number: $0.offset + 1, date: $0.element.0, fields: $0.element.1)
+    }
+  }
+
+  func moderate(_ className: String, objectId: String, as caller: Principals) throws {
+    guard let rule = rules.moderationRule(of: className) else { throw DatastoreError.noAccess }
+    let me = try userId(caller)
+    try guarded {
+      try connection.transaction {
+        let isModerator = try connection.prepare(
+          "SELECT 1 FROM role_members WHERE role = ? AND userId = ?"
+        ).firstRow([.text(rule.role), .text(me)]) { $0.int(0) }
+        guard isModerator != nil else { throw DatastoreError.noAccess }
+        let file = rule.fileField.map { "json_extract(o.data, \(SQLiteRules.path($0)))" } ?? "NULL"
+        let target = """
+          o.objectId = ? AND o.class = ? AND instr(o.readers, ' * ') > 0
+            AND json_type(o.data, \(SQLiteRules.path(rule.markField))) IS NULL
+          """
+        // The file's name, read before the update takes it away.
+        let found = try connection.prepare("SELECT \(file) FROM objects o WHERE \(target)")
+          .firstRow([.text(objectId), .text(className)]) { try $0.text(0) }
+        guard let found else { throw DatastoreError.notFound }
+        let removed = rule.contentFields.map(SQLiteRules.path).joined(separator: ", ")
+        let data = removed.isEmpty ? "o.data" : "json_remove(o.data, \(removed))"
+        try connection.run(
+          """
+          UPDATE objects AS o SET
+            data = json_set(\(data), \(SQLiteRules.path(rule.markField)), \(SQLiteRules.now)),
+            updateDate = max(o.updateDate, \(SQLiteRules.now))
+          WHERE \(target)
+          """, [.text(objectId), .text(className)])
+        try connection.run("DELETE FROM revisions WHERE object = ?", [.text(objectId)])
+        if let name = found {
+          try connection.run("DELETE FROM files WHERE name = ?", [.text(name)])
+        }
+      }
+    }
+  }
+
+  func currentPrincipals(of caller: Principals) throws -> Principals {
+    let userId = try userId(caller)
+    return try guarded {
+      Principals(
+        userId: userId,
+        roles: try connection.prepare(
+          "SELECT role FROM role_members WHERE userId = ? ORDER BY role"
+        ).rows([.text(userId)]) { try $0.text(0) ?? "" })
+    }
+  }
+
+  /// The board's owner on SQLite is its first user: whoever made the board.
+  func isBoardOwner(_ caller: Principals) throws -> Bool {
+    guard let userId = caller.userId else { return false }
+    let first = try guarded {
+      try connection.prepare(
+        "SELECT objectId FROM objects WHERE class = ? ORDER BY createDate, id LIMIT 1"
+      ).firstRow([.text(User.className)]) { try $0.text(0) }
+    }
+    return first == userId
+  }
+
+  func setRole(_ role: String, userId target: String, member: Bool, as caller: Principals) throws {
+    guard try isBoardOwner(caller) else { throw DatastoreError.noAccess }
+    try guarded {
+      try connection.transaction {
+        let exists = try connection.prepare(
+          "SELECT 1 FROM objects WHERE objectId = ? AND class = ?"
+        ).firstRow([.text(target), .text(User.className)]) { $0.int(0) }
+        guard exists != nil else { throw DatastoreError.notFound }
+        try connection.run(
+          member
+            ? "INSERT OR IGNORE INTO role_members(role, userId) VALUES (?, ?)"
+            : "DELETE FROM role_members WHERE role = ? AND userId = ?",
+          [.text(role), .text(target)])
+      }
+    }
+  }
+
+  func members(ofRole role: String, as caller: Principals) throws -> [String] {
+    guard try isBoardOwner(caller) else { throw DatastoreError.noAccess }
+    return try guarded {
+      try connection.prepare("SELECT userId FROM role_members WHERE role = ? ORDER BY userId")
+        .rows([.text(role)]) { try $0.text(0) ?? "" }
+    }
+  }
+
+  /// `find`'s `unreadOnly`: parents with a child above the caller's position, or never opened
+  /// and not the caller's.
+  static func unreadFilter(
+    _ query: Query, _ caller: Principals, rules: EngineRules, values: inout [SQLValue]
+  ) -> String? {
+    guard query.unreadOnly else { return nil }
+    guard let rule = rules.parentRules(of: query.className).first, let me = caller.userId else {
+      return "0"
+    }
+    let last = "coalesce(json_extract(o.data, \(SQLiteRules.path(rule.lastNumberField))), 0)"
+    var neverOpened = "\(last) > 0"
+    values.append(.text(me))
+    if let owner = rules.owner(of: query.className) {
+      neverOpened = "(json_extract(o.data, '$.\(owner.field).objectId') IS NOT ? OR \(last) > 0)"
+      values.append(.text(me))
+    }
+    return
+      "coalesce(\(last) > (SELECT rp.position FROM read_positions rp WHERE rp.userId = ? "
+      + "AND rp.object = o.objectId), \(neverOpened))"
+  }
+}

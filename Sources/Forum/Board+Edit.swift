@@ -1,0 +1,86 @@
+import Datastore
+
+/// Editing: only the author may change a post (the datastore's ACL says so), and the engine
+/// keeps every earlier revision, readable by exactly who can read the post.
+extension Board {
+  /// Changes a thread's title and/or description. Someone else's thread is `E403001`; a missing
+  /// or taken-down one `E404001`.
+  @discardableResult
+  public func editThread(_ number: Int, title: String?, description: String?) throws
+    -> ForumThread
+  {
+    var fields: [String: JSONValue] = [:]
+    if let title { fields["title"] = .string(try PostRules.title(title)) }
+    if let description { fields["description"] = .string(try PostRules.description(description)) }
+    guard !fields.isEmpty else { throw DatastoreError(.empty, field: "title") }
+    let updated = try client.transaction { () -> DataObject in
+      let thread = try threadObject(number)
+      try checkEditable(thread, label: "#\(number)")
+      try client.update(Board.threadClass, objectId: thread.objectId, set: fields)
+      // Read back: the engine's bookkeeping (the edit date) may land after the update's row.
+      var updated = try client.get(Board.threadClass, objectId: thread.objectId)
+      updated.included = thread.included
+      return updated
+    }
+    return try withUnread([ForumThread(updated, viewer: me.objectId)])[0]
+  }
+
+  /// Changes a comment's text.
+  @discardableResult
+  public func editComment(_ number: Int, inThread threadNumber: Int, text: String) throws
+    -> ForumComment
+  {
+    let text = try PostRules.comment(text)
+    let updated = try client.transaction { () -> DataObject in
+      let thread = try threadObject(threadNumber)
+      let comment = try commentObject(number, of: thread)
+      try checkEditable(comment, label: "\(threadNumber)/\(number)")
+      try client.update(
+        Board.commentClass, objectId: comment.objectId, set: ["text": .string(text)])
+      var updated = try client.get(Board.commentClass, objectId: comment.objectId)
+      updated.included = comment.included
+      return updated
+    }
+    return ForumComment(updated, threadNumber: threadNumber, viewer: me.objectId)
+  }
+
+  /// The earlier texts of a thread (title and description) or comment, oldest first, then the
+  /// current one; each with the time it was written.
+  public func history(of thread: Int, comment: Int?) throws -> [Revision] {
+    let threadObject = try threadObject(thread)
+    let object = try comment.map { try commentObject($0, of: threadObject) } ?? threadObject
+    guard object["moderatedDate"] == nil else {
+      throw DatastoreError(
+        .notFound, detail: "\(label(thread, comment)) was deleted by a moderator")
+    }
+    let className = comment == nil ? Board.threadClass : Board.commentClass
+    let earlier = try client.revisions(className, objectId: object.objectId)
+    let fields = comment == nil ? ["title", "description"] : ["text"]
+    var current: [String: JSONValue] = [:]
+    for field in fields { current[field] = object[field] }
+    return earlier + [
+      Revision(
+        number: earlier.count + 1, date: object["editDate"]?.intValue ?? object.createDate,
+        fields: current)
+    ]
+  }
+
+  /// A taken-down post is gone for editing too; someone else's post is refused saying whose.
+  private func checkEditable(_ object: DataObject, label: String) throws {
+    guard object["moderatedDate"] == nil else {
+      throw DatastoreError(.notFound, detail: "\(label) was deleted by a moderator")
+    }
+    guard object["user"]?.pointerId == client.userId else {
+      throw DatastoreError(
+        .noAccess, detail: "only \(Board.authorName(object)) (the author) may edit \(label)")
+    }
+  }
+
+  static func authorName(_ object: DataObject) -> String {
+    object.included["user"].map(User.init(object:))?.displayName ?? "(deleted user)"
+  }
+
+  func label(_ thread: Int, _ comment: Int?) -> String {
+    comment.map { "\(thread)/\($0)" } ?? "#\(thread)"
+  }
+}

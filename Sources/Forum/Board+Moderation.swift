@@ -1,0 +1,68 @@
+import Datastore
+
+/// What a delete did: the author's own delete removes the post; a moderator's delete of someone
+/// else's public post leaves a tombstone ("deleted by a moderator", with the time).
+public enum Deletion: Equatable, Sendable {
+  case deleted
+  case takenDown
+}
+
+/// Moderation: the board's owner grants and revokes `role:moderator`; moderators take down
+/// others' public posts. The engine checks both (on PostgreSQL the server does).
+extension Board {
+  /// True while you hold `role:moderator` (read again at every command, see `refresh`).
+  public var isModerator: Bool {
+    client.principals.names.contains("role:" + Board.moderatorRole)
+  }
+
+  /// True when you own the board (SQLite: its first user; PostgreSQL: the schema's owner or a
+  /// member of `forum_owner`).
+  public func isOwner() throws -> Bool { try client.isBoardOwner }
+
+  /// Reads your roles again: a role granted or revoked since you started counts from now on.
+  public func refresh() throws {
+    try client.refreshPrincipals()
+  }
+
+  /// Grants (`true`) or revokes `role:moderator`: the board's owner only (`E403001`).
+  @discardableResult
+  public func setModerator(handle: String, _ moderator: Bool) throws -> User {
+    guard try isOwner() else {
+      throw DatastoreError(.noAccess, detail: "only the board's owner may choose moderators")
+    }
+    let user = try user(handle: handle)
+    try client.setRole(Board.moderatorRole, userId: user.objectId, member: moderator)
+    return user
+  }
+
+  /// The moderators: the board's owner only (`E403001`).
+  public func moderators() throws -> [User] {
+    guard try isOwner() else {
+      throw DatastoreError(.noAccess, detail: "only the board's owner may list moderators")
+    }
+    return try client.members(ofRole: Board.moderatorRole).compactMap {
+      try? User(object: client.get(User.className, objectId: $0))
+    }
+  }
+
+  /// Your own post is deleted; someone else's public post is taken down when you moderate;
+  /// anything else is refused saying who may.
+  func deleteOrTakeDown(_ className: String, _ object: DataObject, label: String) throws
+    -> Deletion
+  {
+    guard object["moderatedDate"] == nil else {
+      throw DatastoreError(.notFound, detail: "\(label) was deleted by a moderator")
+    }
+    if object["user"]?.pointerId == client.userId {
+      try client.delete(className, objectId: object.objectId)
+      return .deleted
+    }
+    if isModerator && object.acl.readers.contains("*") {
+      try client.moderate(className, objectId: object.objectId)
+      return .takenDown
+    }
+    throw DatastoreError(
+      .noAccess,
+      detail: "only \(Board.authorName(object)) (the author) and moderators may delete \(label)")
+  }
+}

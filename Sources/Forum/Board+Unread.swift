@@ -1,0 +1,98 @@
+import Datastore
+
+/// Unread tracking: each person's read position per thread is kept by the datastore, private to
+/// them. A thread's unread count is the comments after that position that are not theirs, plus
+/// the thread itself while they have never opened someone else's thread.
+extension Board {
+  /// `threads` with their unread counts filled in, in one look at the read positions.
+  func withUnread(_ threads: [ForumThread]) throws -> [ForumThread] {
+    guard !threads.isEmpty, client.userId != nil else { return threads }
+    let states = try client.unread(Board.threadClass, objectIds: threads.map(\.objectId))
+    return threads.map { thread in
+      var thread = thread
+      let state = states[thread.objectId]
+      thread.unread =
+        (state?.unreadChildren ?? 0)
+        + (state?.position == nil && !thread.isMine && thread.moderatedDate == nil ? 1 : 0)
+      return thread
+    }
+  }
+
+  /// Threads with something unread, by latest activity, `pageSize` a page.
+  public func unreadThreads(page: Int) throws -> Page<ForumThread> {
+    let skip = try Board.offset(page: page)
+    var found: [ForumThread] = []
+    var hasMore = false
+    var seen = 0
+    var offset = 0
+    // The engine's prefilter can let through a thread whose only new comments are your own:
+    // read in batches and keep the ones with a count.
+    while true {
+      var query = Query(
+        className: Board.threadClass, order: ["-lastActivity"], limit: 100, skip: offset,
+        include: ["user"])
+      query.unreadOnly = true
+      let batch = try client.find(query)
+      let threads = try withUnread(batch.map { ForumThread($0, viewer: me.objectId) })
+      for thread in threads where thread.unread > 0 {
+        seen += 1
+        if seen > skip + Board.pageSize {
+          hasMore = true
+          break
+        }
+        if seen > skip { found.append(thread) }
+      }
+      if hasMore || batch.count < 100 { break }
+      offset += batch.count
+    }
+    return Page(items: found, number: page, hasMore: hasMore)
+  }
+
+  /// The most recently active thread with something unread, if any.
+  public func nextUnreadThread() throws -> ForumThread? {
+    try unreadThreads(page: 1).items.first
+  }
+
+  /// The page holding the first comment after your read position (1 when you never opened
+  /// the thread or have read it all).
+  public func firstUnreadPage(of thread: ForumThread) throws -> Int {
+    guard thread.unread > 0,
+      let position = try client.unread(Board.threadClass, objectIds: [thread.objectId])[
+        thread.objectId]?.position
+    else { return 1 }
+    guard position > 0 else { return 1 }
+    var before = Query(
+      className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)])
+    before.lessThan = ["number": position + 1]
+    let read = try client.count(before)
+    return min(read / Board.pageSize + 1, Board.lastPage(commentCount: thread.commentCount))
+  }
+
+  /// Marks `thread` read up to comment `number` (never back).
+  public func markRead(_ thread: ForumThread, upTo number: Int) throws {
+    try client.markRead(Board.threadClass, objectId: thread.objectId, upTo: Int64(number))
+  }
+
+  /// Marks every thread you can read as read.
+  public func markAllRead() throws {
+    try client.markAllRead(Board.threadClass)
+  }
+
+  /// After your own comment: when you had read everything before it, you have read it too, so
+  /// the thread does not come back as unread for your own words.
+  func keepCaughtUp(thread objectId: String, after comment: DataObject) throws {
+    guard let number = comment["number"]?.intValue else { return }
+    let position = try client.unread(Board.threadClass, objectIds: [objectId])[objectId]?.position
+    if position == number - 1 {
+      try client.markRead(Board.threadClass, objectId: objectId, upTo: number)
+    }
+  }
+}
+
+extension Board {
+  /// Marks a conversation read up to message `number` (never back).
+  public func markRead(_ conversation: ForumConversation, upTo number: Int) throws {
+    try client.markRead(
+      Board.conversationClass, objectId: conversation.objectId, upTo: Int64(number))
+  }
+}

@@ -1,0 +1,155 @@
+import Datastore
+import Forum
+
+/// `edit 12 --title T --description D`, `edit 12/3 TEXT`: only the author may; the earlier
+/// text is kept as a revision (`history`).
+enum EditCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "edit", usage: "edit THREAD[/COMMENT] [TEXT]",
+    summary: Localized(
+      "change your thread's title or description, or your comment", "自分のスレッドやコメントを編集"),
+    details: Localized(
+      "Scripts and one-shot commands give the new text: `edit 12/3 TEXT` (the rest of the "
+        + "line, exactly as typed), `edit 12 --title T --description D`. At the prompt without "
+        + "it, the old text is filled in for you to change, or opened in $VISUAL/$EDITOR "
+        + "(always with --edit, and for text of several lines). Earlier versions stay: "
+        + "`history 12/3`.",
+      "スクリプトと 1 回限りのコマンドでは新しい本文を指定します: `edit 12/3 本文` (行の残り"
+        + "そのまま)、`edit 12 --title T --description D`。プロンプトで省くと元の本文が入力済み"
+        + "で表示されるか、$VISUAL/$EDITOR で開きます (--edit のときと複数行のとき)。"
+        + "以前の版は残ります: `history 12/3`。"),
+    options: ["title", "description"], flags: ["edit"], arguments: 1...1,
+    text: .afterReference, completion: .threads)
+
+  /// A comment edited without its text reads it as a draft in a script.
+  static func draftParts(_ words: CommandWords) -> [DraftPart] {
+    let parsed = try? Invocation(
+      words, info: info, insideThread: false, messages: Messages(japanese: false))
+    guard let parsed, let reference = parsed.positionals.first, reference.contains("/"),
+      !parsed.flags.contains("help")
+    else { return [] }
+    return (parsed.text ?? "").isEmpty ? [.block] : []
+  }
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    let messages = session.messages
+    let target = try session.postReference(invocation.positionals[0])
+    let text = invocation.text ?? ""
+    do {
+      switch target {
+      case .comment(let threadNumber, let number):
+        guard invocation.options.isEmpty else {
+          throw CLIError.usage(messages.usage("edit THREAD/COMMENT [TEXT]"))
+        }
+        var newText = text
+        if newText.isEmpty {
+          let comment = try session.board.comment(number, inThread: threadNumber)
+          try checkAuthor(comment.isMine, comment.authorName, target.label, comment.moderatedDate)
+          newText = try session.revise(
+            comment.text, heading: messages.editPrompt, edit: invocation.flags.contains("edit"))
+        }
+        let edited = try session.board.editComment(number, inThread: threadNumber, text: newText)
+        if session.json {
+          session.emit(edited.json)
+        } else {
+          print(messages.editedPost(target.label))
+        }
+      case .thread(let number):
+        guard text.isEmpty else { throw CLIError.usage(messages.editThreadNeedsFields) }
+        var title = invocation.options["title"]
+        var description = invocation.options["description"]
+        if title == nil && description == nil {
+          guard session.input.isInteractive else {
+            throw CLIError.usage(messages.editThreadNeedsFields)
+          }
+          let thread = try session.board.thread(number)
+          try checkAuthor(thread.isMine, thread.authorName, target.label, thread.moderatedDate)
+          title = try session.askPrefilled(messages.titlePrompt, thread.title)
+          description = try session.revise(
+            thread.description, heading: messages.descriptionPrompt,
+            edit: invocation.flags.contains("edit"))
+        }
+        let edited = try session.board.editThread(
+          number, title: title, description: description)
+        if session.json {
+          session.emit(edited.json)
+        } else {
+          print(messages.editedPost(target.label))
+        }
+      }
+    } catch let error as DatastoreError where error.code == .noAccess {
+      let author: String?
+      switch target {
+      case .thread(let number): author = try? session.board.thread(number).authorName
+      case .comment(let thread, let number):
+        author = try? session.board.comment(number, inThread: thread).authorName
+      }
+      guard let author else { throw error }
+      throw CLIError.refused(
+        messages.editRefused(author: SafeText.sanitize(author), target.label),
+        DatastoreError(.noAccess))
+    }
+    return .next
+  }
+
+  /// Before anyone types: someone else's post is refused saying whose, a taken-down one is gone.
+  private static func checkAuthor(_ mine: Bool, _ author: String, _ label: String, _ taken: Int64?)
+    throws
+  {
+    if taken != nil {
+      throw DatastoreError(.notFound, detail: "\(label) was deleted by a moderator")
+    }
+    if !mine {
+      throw DatastoreError(
+        .noAccess, detail: "only \(SafeText.sanitize(author)) (the author) may edit \(label)")
+    }
+  }
+}
+
+/// `history 12/3`: every revision of a post with its time, oldest first.
+enum HistoryCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "history", usage: "history THREAD[/COMMENT]",
+    summary: Localized(
+      "the earlier versions of an edited thread or comment", "編集されたスレッドやコメントの以前の版"),
+    arguments: 1...1, completion: .threads)
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    let target = try session.postReference(invocation.positionals[0])
+    let revisions: [Revision]
+    switch target {
+    case .thread(let number): revisions = try session.board.history(of: number, comment: nil)
+    case .comment(let thread, let number):
+      revisions = try session.board.history(of: thread, comment: number)
+    }
+    if session.json {
+      session.emit(
+        .object([
+          "results": .array(
+            revisions.map { revision in
+              var fields = revision.fields
+              fields["revision"] = .int(Int64(revision.number))
+              fields["date"] = .string(BackendDate.string(milliseconds: revision.date))
+              return .object(fields)
+            })
+        ]))
+      return .next
+    }
+    var lines: [String] = []
+    let width = session.terminal.width
+    for revision in revisions {
+      let current = revision.number == revisions.count
+      lines.append(
+        session.style.bold(session.messages.revision(revision.number, current: current))
+          + " · " + session.style.dim(LocalTime.string(milliseconds: revision.date)))
+      for field in ["title", "description", "text"] {
+        guard let value = revision.fields[field]?.stringValue else { continue }
+        let text = SafeText.sanitize(value, keepNewlines: true)
+        let prefix = field == "text" ? "" : "\(field): "
+        lines += SafeText.wrap(prefix + text, to: max(10, width - 4)).map { "    " + $0 }
+      }
+    }
+    session.printLines(lines)
+    return .next
+  }
+}

@@ -1,0 +1,56 @@
+import Datastore
+import Forum
+
+/// `reply 12/3 TEXT`: a comment in #12 answering comment 3, shown under a one-line quote of it.
+enum ReplyCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "reply", aliases: ["r"], usage: "reply THREAD/COMMENT [TEXT]",
+    summary: Localized(
+      "comment on a thread answering one of its comments", "スレッドのコメントに返信"),
+    details: Localized(
+      "`reply 12/3 TEXT` posts TEXT (the rest of the line, exactly as typed) to #12 as an answer "
+        + "to comment 3; it is shown under a one-line quote of that comment. Inside a thread at "
+        + "the prompt `reply /3 TEXT` answers its comment 3. Without TEXT, reads lines until a "
+        + "line holding a single `.`.",
+      "`reply 12/3 本文` は #12 にコメント 3 への返信として本文 (行の残りそのまま) を投稿し、"
+        + "そのコメントの 1 行の引用の下に表示されます。プロンプトでスレッドにいるときは "
+        + "`reply /3 本文` です。本文がなければ「.」だけの行まで読みます。"),
+    flags: ["edit"], arguments: 1...1, text: .afterReference, completion: .threads)
+
+  static func draftParts(_ words: CommandWords) -> [DraftPart] {
+    let parsed = try? Invocation(
+      words, info: info, insideThread: false, messages: Messages(japanese: false))
+    guard let parsed, !parsed.positionals.isEmpty else { return [] }
+    return parsed.flags.contains("help") || !(parsed.text ?? "").isEmpty ? [] : [.block]
+  }
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    guard
+      case .comment(let threadNumber, let number) = try session.postReference(
+        invocation.positionals[0])
+    else { throw CLIError.usage(session.messages.replyNeedsComment) }
+    // The comment exists and may be read: ask for text only then.
+    _ = try session.board.comment(number, inThread: threadNumber)
+    var text = invocation.text ?? ""
+    if text.isEmpty {
+      text =
+        try session.offerSavedDraft(.comment)
+        ?? session.draft(
+          session.messages.commentPrompt, saving: .comment,
+          edit: invocation.flags.contains("edit"))
+    }
+    let comment = try session.board.addComment(to: threadNumber, text: text, replyTo: number)
+    if session.activeDraft == .comment { session.discardDraft(.comment) }
+    if threadNumber == session.currentThread, let seen = session.newestSeenComment,
+      seen == comment.number - 1
+    {
+      session.newestSeenComment = comment.number
+    }
+    if session.json {
+      session.emit(comment.json)
+    } else {
+      print(session.messages.posted("\(threadNumber)/\(comment.number)"))
+    }
+    return .next
+  }
+}

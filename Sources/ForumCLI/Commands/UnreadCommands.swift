@@ -1,0 +1,61 @@
+import Datastore
+import Forum
+
+/// `unread`: opens the most recently active thread with posts you have not read, on the page of
+/// the first of them (`next` keeps its meaning: the next page).
+enum UnreadCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "unread", aliases: ["u"], usage: "unread",
+    summary: Localized(
+      "open the next thread with posts you have not read", "未読のある次のスレッドを開く"),
+    details: Localized(
+      "Opens the most recently active thread with unread posts on the page of the first one, "
+        + "and marks what it shows as read. Your own posts never count. `list --unread` lists "
+        + "them all.",
+      "未読のある最新のスレッドを最初の未読のページで開き、表示したものを既読にします。"
+        + "自分の投稿は数えません。一覧は `list --unread` です。"))
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    guard let thread = try session.board.nextUnreadThread() else {
+      if session.json {
+        session.emit(.object(["results": .array([])]))
+      } else {
+        print(session.messages.nothingUnread)
+      }
+      return .next
+    }
+    try ShowCommand.show(
+      thread, page: try session.board.firstUnreadPage(of: thread), in: session)
+    return .next
+  }
+}
+
+/// `read --all` / `read THREAD`: marks posts read without showing them.
+enum ReadCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "read", usage: "read --all | read THREAD",
+    summary: Localized("mark every thread, or one, as read", "すべて、または 1 つのスレッドを既読にする"),
+    flags: ["all"], arguments: 0...1, completion: .threads)
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    let all = invocation.flags.contains("all")
+    guard all != (invocation.positionals.count == 1) else {
+      throw CLIError.usage(session.messages.readNeedsWhat)
+    }
+    let label: String
+    if all {
+      try session.board.markAllRead()
+      label = ""
+    } else {
+      let thread = try session.board.thread(try session.threadNumber(invocation.positionals[0]))
+      try session.board.markRead(thread, upTo: thread.lastCommentNumber)
+      label = "#\(thread.number)"
+    }
+    if session.json {
+      session.emit(.object([:]))
+    } else {
+      print(all ? session.messages.allMarkedRead : session.messages.markedRead(label))
+    }
+    return .next
+  }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// `edit`, `history` and `reply` through the binary, as two people.
+@Suite("edit, history and reply")
+struct EditAndReplyTests {
+  private func seeded() throws -> ForumFixture {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "alice's", "--description", "first words"])
+    try forum.ok(["comment", "1", "it's  \"quoted\" \\ kept"])
+    try forum.ok(["comment", "1", "bob's comment"], profile: "bob")
+    return forum
+  }
+
+  @Test func editACommentKeepsItsHistory() throws {
+    let forum = try seeded()
+    let edited = try forum.ok(["edit", "1/1", "now  'different'  text"])
+    #expect(edited.stdout == "Edited 1/1.\n")
+    let json = try forum.ok(["--json", "show", "1"], profile: "bob").json()
+    let comment = json.objects("results")[0]
+    #expect(comment.string("text") == "now  'different'  text")
+    #expect(comment.string("editDate") != nil || comment.int("editDate") != nil)
+    #expect(json.objects("results")[1]["editDate"] == nil)
+    let shown = try forum.ok(["show", "1"], profile: "bob").stdout
+    #expect(shown.contains("(edited)"))
+
+    let history = try forum.ok(["--json", "history", "1/1"], profile: "bob").json()
+    let texts = history.objects("results").map { $0.string("text") }
+    #expect(texts == ["it's  \"quoted\" \\ kept", "now  'different'  text"])
+    #expect(history.objects("results").allSatisfy { $0.string("date") != nil })
+    let text = try forum.ok(["history", "1/1"]).stdoutLines
+    #expect(text.first?.hasPrefix("revision 1 · ") == true)
+    #expect(text.contains { $0.hasPrefix("revision 2 (current) · ") })
+  }
+
+  @Test func editAThreadsTitleAndDescription() throws {
+    let forum = try seeded()
+    try forum.ok(["edit", "1", "--title", "new title"])
+    try forum.ok(["edit", "#1", "--description", "new words"])
+    let thread = try forum.ok(["--json", "show", "1"]).json().object("thread")
+    #expect(thread?.string("title") == "new title")
+    #expect(thread?.string("description") == "new words")
+    #expect(thread?["editDate"] != nil)
+    let history = try forum.ok(["--json", "history", "1"]).json().objects("results")
+    #expect(history.map { $0.string("title") } == ["alice's", "new title", "new title"])
+    #expect(
+      history.map { $0.string("description") } == ["first words", "first words", "new words"])
+  }
+
+  @Test func onlyTheAuthorEditsAndBadEditsChangeNothing() throws {
+    let forum = try seeded()
+    let before = try forum.storedComments()
+    let other = try forum.run(["edit", "1/1", "hijack"], profile: "bob")
+    #expect(other.status == 3)
+    #expect(other.stderr.hasSuffix("(the author) may edit 1/1\n"), "\(other.summary)")
+    let otherThread = try forum.run(["edit", "1", "--title", "hijack"], profile: "bob")
+    #expect(otherThread.status == 3)
+    let json = try forum.run(["--json", "edit", "1/1", "hijack"], profile: "bob")
+    #expect(json.stderr == "{\"code\":\"E403001\",\"error\":\"No access with ACL.\"}\n")
+    let missing = try forum.run(["edit", "1/9", "x"])
+    #expect(missing.status == 4)
+    try forum.ok(["delete", "1/1", "--yes"])
+    let deleted = try forum.run(["edit", "1/1", "x"])
+    #expect(deleted.status == 4)
+    let empty = try forum.run(["edit", "1/2", "   "], profile: "bob")
+    #expect(empty.status != 0)
+    let noFields = try forum.run(["edit", "1"])
+    #expect(noFields.status == 2)
+    let textForThread = try forum.run(["edit", "1", "some text"])
+    #expect(textForThread.status == 2)
+    let badReference = try forum.run(["edit", "1/x", "y"])
+    #expect(badReference.status == 2)
+    let tooLong = try forum.run(
+      ["edit", "1/2", String(repeating: "x", count: 10_001)], profile: "bob")
+    #expect(tooLong.status == 1)
+    #expect(try forum.storedComments().map { $0["text"] } == before.dropFirst().map { $0["text"] })
+  }
+
+  @Test func aScriptEditsWithADraftAndItsLinesNeverRunAsCommands() throws {
+    let forum = try seeded()
+    let result = try forum.script(["edit 1/1", "line one", "delete 1 --yes", ".", "show 1"])
+    #expect(result.status == 0, "\(result.summary)")
+    let comment = try forum.ok(["--json", "show", "1"]).json().objects("results")[0]
+    #expect(comment.string("text") == "line one\ndelete 1 --yes")
+    let refused = try forum.script(["edit 1/1", "not bob's", ".", "list"], profile: "bob")
+    #expect(refused.status != 0)
+    #expect(try forum.storedThreads().count == 1)
+  }
+
+  @Test func replyQuotesTheCommentItAnswers() throws {
+    let forum = try seeded()
+    let posted = try forum.ok(["reply", "1/2", "I agree  with \"you\""])
+    #expect(posted.stdout == "Posted 1/3.\n")
+    let json = try forum.ok(["--json", "show", "1"], profile: "bob").json()
+    let reply = json.objects("results")[2]
+    #expect(reply.int("replyTo") == 2)
+    #expect(reply.string("text") == "I agree  with \"you\"")
+    let lines = try forum.ok(["show", "1"], profile: "bob").stdoutLines
+    let quote = try #require(lines.firstIndex { $0.contains("> 2 ") })
+    #expect(lines[quote].contains(": bob's comment"), "\(lines)")
+    #expect(lines[quote + 1].contains("I agree  with \"you\""))
+    let oneShotJSON = try forum.ok(["--json", "reply", "1/1", "ok"]).json()
+    #expect(oneShotJSON.int("replyTo") == 1)
+  }
+
+  @Test func replyToAMissingCommentIsNotFoundAndPostsNothing() throws {
+    let forum = try seeded()
+    let missing = try forum.run(["reply", "1/9", "hello"])
+    #expect(missing.status == 4)
+    #expect(missing.stderr == "forum: there is no comment 1/9\n")
+    let noThread = try forum.run(["reply", "7/1", "hello"])
+    #expect(noThread.status == 4)
+    let toThread = try forum.run(["reply", "1", "hello"])
+    #expect(toThread.status == 2)
+    let script = try forum.script(["reply 1/9", "draft line", "delete 1 --yes", "."])
+    #expect(script.status == 4, "\(script.summary)")
+    #expect(try forum.storedComments().count == 2)
+    #expect(try forum.storedThreads().count == 1)
+  }
+}
