@@ -143,6 +143,20 @@ extension Session {
           case .endOfInput, .interrupted: return
           }
         }
+      case .room:
+        // What would have been said in the room; only its `/leave` hands lines back.
+        reading: while true {
+          switch input.readLine(prompt: "", history: false, completion: .none) {
+          case .line(let bytes):
+            // As the room reads them: `/leave` and `/back` leave, `//…` and the rest are said.
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard text.hasPrefix("/"), !text.hasPrefix("//") else { continue }
+            let name = CommandWords(line: String(text.dropFirst())).first?.lowercased()
+            if name == "leave" || name == "back" { break reading }
+          case .tooLong: continue
+          case .endOfInput, .interrupted: return
+          }
+        }
       }
     }
   }

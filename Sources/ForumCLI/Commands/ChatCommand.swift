@@ -19,6 +19,14 @@ enum ChatCommand: ForumCommand {
         + "`//本文` で `/` から始まる行を投稿します。端末が必要です (スクリプトでは `comment`)。"),
     arguments: 0...1, completion: .threads)
 
+  /// A script cannot enter a room: the lines meant for it are said there, never run as
+  /// commands, up to its `/leave`.
+  static func draftParts(_ words: CommandWords) -> [DraftPart] {
+    let parsed = try? Invocation(
+      words, info: info, insideThread: false, messages: Messages(japanese: false))
+    return parsed?.flags.contains("help") == true ? [] : [.room]
+  }
+
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     guard session.input.isInteractive, session.terminal.stdoutIsTerminal, !session.json else {
       throw CLIError.usage(session.messages.chatNeedsTerminal)

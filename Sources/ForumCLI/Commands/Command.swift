@@ -13,10 +13,12 @@ extension ForumCommand {
   static func draftParts(_ words: CommandWords) -> [DraftPart] { [] }
 }
 
-/// Input a command reads after its own line: one answer, or lines up to a single `.`.
+/// Input a command reads after its own line: one answer, lines up to a single `.`, or a room's
+/// lines up to `/leave` (or `/back`).
 enum DraftPart {
   case line
   case block
+  case room
 }
 
 /// English and Japanese of one sentence.
