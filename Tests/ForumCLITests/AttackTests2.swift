@@ -24,4 +24,28 @@ struct AttackTests2 {
     #expect(try forum.storedThreads().count == 1)
     #expect(try forum.script(["chat --help", "whoami"]).status == 0)
   }
+
+  /// On SQLite a search is ranked while its words are in at most 2,000 posts, newest first
+  /// beyond. Counting posts the searcher cannot read let a third person learn whether someone's
+  /// private messages hold a word: post 2,000 comments holding it and see the order flip.
+  @Test func theOrderOfASearchSaysNothingOfMessagesYouCannotRead() throws {
+    let forum = try ForumFixture()
+    let carol = try forum.openBoard(profile: "carol")
+    let bob = try forum.openBoard(profile: "bob")
+    let alice = try forum.openBoard(profile: "alice")
+    try carol.createThread(title: "probe", description: "x", image: nil)
+    // The oldest twenty are short (best by bm25), the newer ones long.
+    for index in 1...2000 {
+      try carol.addComment(
+        to: 1,
+        text: index <= 20 ? "zebrafish" : "zebrafish" + String(repeating: " filler", count: 30))
+    }
+    func firstPage() throws -> [String] {
+      try forum.openBoard(profile: "carol").search(["zebrafish"]).items.map(\.ref)
+    }
+    let ranked = try firstPage()
+    #expect(ranked.count == 20)
+    try alice.sendMessage(to: bob.me.userName, text: "the zebrafish are in the shed")
+    #expect(try firstPage() == ranked, "the order changed for a message carol cannot read")
+  }
 }

@@ -4,7 +4,7 @@
 /// field) and serves the one- and two-character terms trigrams cannot (天気). Each target class
 /// is filtered by the same WHERE clause `find` uses, the caller's readability included.
 extension SQLiteEngine {
-  /// Above this many index matches, results come newest first (the index streams them in that
+  /// Above this many readable matches, results come newest first (the index streams them in that
   /// order and stops at the page) instead of ranked by bm25 (which must score every match).
   static let rankedMatchLimit = 2000
 
@@ -19,7 +19,6 @@ extension SQLiteEngine {
   ) {
     var values: [SQLValue] = []
     let match = SQLiteSearch.matchExpression(search.terms)
-    if let match { values.append(.text(match)) }
     var branches: [String] = []
     for target in search.targets {
       guard let fields = textFields[target.className] else {
@@ -44,8 +43,10 @@ extension SQLiteEngine {
     let from: String
     if let match {
       from = "search_text s JOIN objects o ON o.id = s.rowid"
-      let ranked = try matchCount(match, above: SQLiteEngine.rankedMatchLimit)
+      let ranked = try matchCount(
+        match, filter: filter, values: values, above: SQLiteEngine.rankedMatchLimit)
       order = ranked ? "ORDER BY s.rank, o.id DESC" : "ORDER BY s.rowid DESC"
+      values.insert(.text(match), at: 0)
     } else {
       // Newest first by walking the table backwards, stopping at the page: through the class
       // indexes (the planner's choice for the OR of classes) every row would be read and sorted.
@@ -60,12 +61,19 @@ extension SQLiteEngine {
     )
   }
 
-  /// True when the index has at most `limit` rows for `match` (counted no further than that).
-  private func matchCount(_ match: String, above limit: Int) throws -> Bool {
+  /// True when at most `limit` posts that `filter` lets through (the caller's readable matches)
+  /// match, counted no further than that. Only readable posts count: counting every match would
+  /// let the order tell a third person whether someone's private messages hold the words.
+  private func matchCount(_ match: String, filter: String, values: [SQLValue], above limit: Int)
+    throws -> Bool
+  {
     let count = try guarded {
       try connection.prepare(
-        "SELECT count(*) FROM (SELECT rowid FROM search_text WHERE search_text MATCH ? LIMIT ?)"
-      ).firstRow([.text(match), .integer(Int64(limit + 1))]) { $0.int(0) } ?? 0
+        """
+        SELECT count(*) FROM (SELECT 1 FROM search_text s JOIN objects o ON o.id = s.rowid
+          WHERE search_text MATCH ? AND (\(filter)) LIMIT ?)
+        """
+      ).firstRow([.text(match)] + values + [.integer(Int64(limit + 1))]) { $0.int(0) } ?? 0
     }
     return count <= limit
   }
