@@ -204,6 +204,20 @@ final class Session {
   }
 
   func emit(_ value: JSONValue) { print(value.jsonText()) }
+
+  /// Prints one page of a listing as the REST API lists: `results`, then the paging fields
+  /// (`page`, `hasMore`, and `count` when known) and any fields of the listing itself.
+  func emitPage(
+    _ results: [JSONValue], page: Int, hasMore: Bool, count: Int? = nil,
+    with fields: [String: JSONValue] = [:]
+  ) {
+    var object = fields
+    object["results"] = .array(results)
+    object["page"] = .int(Int64(page))
+    object["hasMore"] = .bool(hasMore)
+    if let count { object["count"] = .int(Int64(count)) }
+    emit(.object(object))
+  }
 }
 
 /// A thread or one of its comments, as a command names it.

@@ -12,7 +12,7 @@ struct ListAndShowTests {
         == "The board is empty. Post the first thread with: new --title \"Hello\"\n")
     #expect(result.stderr.isEmpty)
     let json = try forum.ok(["--json", "list"])
-    #expect(json.stdout == "{\"results\":[]}\n")
+    #expect(json.stdout == "{\"hasMore\":false,\"page\":1,\"results\":[]}\n")
   }
 
   @Test func listOrderFollowsLatestActivityAndACommentBumpsAThread() throws {
@@ -57,6 +57,18 @@ struct ListAndShowTests {
     #expect(page2.first?.hasPrefix("#1 ●  thread 1 — d1") == true)
     #expect(page2.last == "page 2/2")
     #expect(try forum.ok(["list", "--page", "last"]).stdoutLines == page2)
+
+    // JSON pages carry the paging fields (DESIGN §4): the page, whether more follow, and the
+    // count once it is known (past page 1).
+    let jsonPage1 = try forum.ok(["--json", "list"]).json()
+    #expect(numbers(jsonPage1.objects("results")) == Array((2...21).reversed()))
+    #expect(jsonPage1.int("page") == 1)
+    #expect(jsonPage1["hasMore"] as? Bool == true)
+    let jsonPage2 = try forum.ok(["--json", "list", "--page", "2"]).json()
+    #expect(numbers(jsonPage2.objects("results")) == [1])
+    #expect(jsonPage2.int("page") == 2)
+    #expect(jsonPage2["hasMore"] as? Bool == false)
+    #expect(jsonPage2.int("count") == 21)
 
     let json1 = try forum.ok(["--json", "list"]).json()
     #expect(numbers(json1.objects("results")) == Array((2...21).reversed()))
@@ -108,9 +120,13 @@ struct ListAndShowTests {
     #expect(numbers(json.objects("results")) == Array(21...25))
     #expect(json.object("thread")?.int("number") == 1)
     #expect(json.object("thread")?.string("title") == "busy")
+    #expect(json.int("page") == 2)
+    #expect(json["hasMore"] as? Bool == false)
     let jsonFirst = try forum.ok(["--json", "show", "#1"]).json()
     #expect(numbers(jsonFirst.objects("results")) == Array(1...20))
     #expect(jsonFirst.objects("results").first?.string("text") == "comment number 1")
+    #expect(jsonFirst.int("page") == 1)
+    #expect(jsonFirst["hasMore"] as? Bool == true)
   }
 
   @Test func showOfAThreadWithoutCommentsAndOfAMissingThread() throws {

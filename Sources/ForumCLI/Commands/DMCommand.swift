@@ -84,7 +84,7 @@ enum DMCommand: ForumCommand {
         throw CLIError.notFound(session.messages.noMessagesYet(address))
       }
       if session.json {
-        session.emit(.object(["conversation": .null, "results": .array([]), "count": .int(0)]))
+        session.emitPage([], page: 1, hasMore: false, count: 0, with: ["conversation": .null])
       } else {
         print(session.messages.noMessagesYet(address))
       }
@@ -102,11 +102,9 @@ enum DMCommand: ForumCommand {
       conversation,
       upTo: messages.hasMore ? (messages.items.last?.number ?? 0) : conversation.lastMessageNumber)
     if session.json {
-      session.emit(
-        .object([
-          "conversation": conversation.json, "results": .array(messages.items.map(\.json)),
-          "count": .int(Int64(conversation.messageCount)),
-        ]))
+      session.emitPage(
+        messages.items.map(\.json), page: page, hasMore: messages.hasMore,
+        count: conversation.messageCount, with: ["conversation": conversation.json])
       return
     }
     session.printLines(session.renderer.conversation(conversation, page: messages, last: last))
@@ -134,11 +132,8 @@ enum InboxCommand: ForumCommand {
       throw CLIError.notFound(session.messages.pastTheEnd(page, "inbox"))
     }
     if session.json {
-      session.emit(
-        .object([
-          "results": .array(conversations.items.map(\.json)), "page": .int(Int64(page)),
-          "hasMore": .bool(conversations.hasMore),
-        ]))
+      session.emitPage(
+        conversations.items.map(\.json), page: page, hasMore: conversations.hasMore)
       return .next
     }
     session.printLines(session.renderer.inbox(conversations))

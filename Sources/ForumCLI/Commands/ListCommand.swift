@@ -45,7 +45,7 @@ enum ListCommand: ForumCommand {
     }
     session.lastListing = .unread(page: page)
     if session.json {
-      session.emit(.object(["results": .array(threads.items.map(\.json))]))
+      session.emitPage(threads.items.map(\.json), page: page, hasMore: threads.hasMore)
       return
     }
     guard !threads.items.isEmpty else {
@@ -73,7 +73,8 @@ enum ListCommand: ForumCommand {
     }
     session.lastListing = .threads(page: page)
     if session.json {
-      session.emit(.object(["results": .array(threads.items.map(\.json))]))
+      session.emitPage(
+        threads.items.map(\.json), page: page, hasMore: threads.hasMore, count: total)
       return
     }
     let pages =

@@ -32,11 +32,7 @@ enum SearchCommand: ForumCommand {
       throw CLIError.notFound(session.messages.searchPastTheEnd(page))
     }
     if session.json {
-      session.emit(
-        .object([
-          "results": .array(results.items.map(\.json)), "page": .int(Int64(page)),
-          "hasMore": .bool(results.hasMore),
-        ]))
+      session.emitPage(results.items.map(\.json), page: page, hasMore: results.hasMore)
       return .next
     }
     session.printLines(session.renderer.searchResults(results))

@@ -51,11 +51,9 @@ enum ShowCommand: ForumCommand {
     }
     session.lastListing = .thread(number: thread.number, page: page)
     if session.json {
-      session.emit(
-        .object([
-          "thread": thread.json, "results": .array(comments.items.map(\.json)),
-          "count": .int(Int64(thread.commentCount)),
-        ]))
+      session.emitPage(
+        comments.items.map(\.json), page: page, hasMore: comments.hasMore,
+        count: thread.commentCount, with: ["thread": thread.json])
       return
     }
     let image = page == 1 ? session.imageBlock(for: thread, large: false) : []

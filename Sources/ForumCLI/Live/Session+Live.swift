@@ -16,7 +16,7 @@ extension Session {
       try session.threadNotices(changes)
     }
     live.setHandler(for: Board.commentClassName) { changes, session in
-      try session.commentNotices(changes)
+      try session.commentNotices(changes) + session.addressedNotices(changes)
     }
     live.setHandler(for: Board.messageClassName) { changes, session in
       try session.messageNotices(changes)
