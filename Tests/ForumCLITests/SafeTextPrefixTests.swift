@@ -68,6 +68,26 @@ struct SafeTextPrefixTests {
     return lines
   }
 
+  /// Kana, ideographs, Hangul and fullwidth forms are measured without Unicode's property
+  /// tables: whatever the shortcut covers, every mark or format character still takes no cell,
+  /// and the scripts it covers take two.
+  @Test func marksTakeNoCellAndWideScriptsTwo() {
+    var wrong: [UInt32] = []
+    for value in UInt32(0x300)...0x10FFFF {
+      guard let scalar = Unicode.Scalar(value) else { continue }
+      switch scalar.properties.generalCategory {
+      case .nonspacingMark, .enclosingMark, .format:
+        if SafeText.cells(scalar) != 0 { wrong.append(value) }
+      default: break
+      }
+    }
+    #expect(wrong.isEmpty, "marks with a width: \(wrong.prefix(10).map { String($0, radix: 16) })")
+    for text in ["日本語", "ひらがな", "カタカナ", "한글", "ＡＢＣ", "。、"] {
+      #expect(SafeText.width(text) == 2 * text.count, "\(text)")
+    }
+    #expect(SafeText.width("か\u{3099}") == 2, "a voicing mark takes no cell")
+  }
+
   @Test("wrapping appends whole words as character by character would", arguments: texts)
   func wrapSameAsByCharacters(text: String) {
     let shown = SafeText.sanitize(

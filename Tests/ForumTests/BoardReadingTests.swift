@@ -23,6 +23,38 @@ private func expectCode(
 /// Unread counts, edits with history, replies and moderation, on every engine.
 @Suite("Board: unread, edits, replies, moderation")
 struct BoardReadingTests {
+  /// Unread counts against a count by hand: the reader's own comments interleaved, comments
+  /// deleted, every kind of read position and several limits. (SQLite counts in its indexes:
+  /// all comments after the position, less the reader's own.)
+  @Test(arguments: EngineFixtures.all)
+  func unreadCountsMatchACountByHand(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
+    let alice = try world.board("alice")
+    let bob = try world.board("bob")
+    let thread = try bob.createThread(title: "t", description: "", image: nil)
+    var authors: [String?] = []
+    for index in 1...45 {
+      let byAlice = index % 3 == 0 || index % 7 == 0
+      try (byAlice ? alice : bob).addComment(to: 1, text: "c\(index)")
+      authors.append(byAlice ? "alice" : "bob")
+    }
+    for number in [2, 9, 21, 40] {
+      _ = try (authors[number - 1] == "alice" ? alice : bob).deleteComment(number, inThread: 1)
+      authors[number - 1] = nil
+    }
+    for position in [0, 1, 5, 17, 30, 44, 45] {
+      try alice.markRead(thread, upTo: position)
+      let others = authors.enumerated().filter { $0.offset + 1 > position && $0.element == "bob" }
+      for limit in [1, 3, 10, 1000] {
+        let state = try alice.client.unread(
+          Board.threadClass, objectIds: [thread.objectId], countUpTo: limit)[thread.objectId]
+        #expect(state?.position == Int64(position))
+        #expect(
+          state?.unreadChildren == min(others.count, limit), "position \(position), limit \(limit)")
+      }
+    }
+  }
+
   @Test(arguments: EngineFixtures.all)
   func unreadCountsFollowEachPersonsReadPosition(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)

@@ -60,11 +60,21 @@ extension SQLiteEngine {
     let rule = try childRule(parentClass)
     let me = try userId(caller)
     let last = "coalesce(json_extract(p.data, \(SQLiteRules.path(rule.lastNumberField))), 0)"
-    var mine = ""
-    var values: [SQLValue] = [.text(rule.childClass)]
+    let position = "coalesce(rp.position, 0)"
+    let parent = SQLiteRules.pointer(parentClass, "p.objectId")
+    let afterPosition = """
+      json_extract(c.data, \(SQLiteRules.path(rule.parentField))) = \(parent)
+        AND json_extract(c.data, \(SQLiteRules.path(rule.numberField))) > \(position)
+      """
+    // The caller's own children after the position, counted in the owner index (no row read).
+    var mine = "0"
+    var values: [SQLValue] = []
     if let owner = rules.owner(of: rule.childClass) {
-      mine = " AND json_extract(c.data, '$.\(owner.field).objectId') IS NOT ?"
-      values.append(.text(me))
+      mine = """
+        (SELECT count(*) FROM objects c WHERE c.class = ?
+           AND json_extract(c.data, '$.\(owner.field).objectId') = ? AND \(afterPosition))
+        """
+      values += [.text(rule.childClass), .text(me)]
     }
     values += [.text(me), .text(parentClass)] + objectIds.map { .text($0) }
     let marks = Array(repeating: "?", count: objectIds.count).joined(separator: ", ")
@@ -72,27 +82,41 @@ extension SQLiteEngine {
     // Caught up (the usual case) costs no look at the children. `+p.class`: the ids pick the
     // rows; without it SQLite may walk a class index over every thread (seen on 100,000).
     let sql = """
-      SELECT p.objectId, rp.position,
-        CASE WHEN coalesce(rp.position, 0) >= \(last) THEN 0 ELSE
-          (SELECT count(*) FROM (SELECT 1 FROM objects c WHERE c.class = ?
-             AND json_extract(c.data, \(SQLiteRules.path(rule.parentField)))
-               = \(SQLiteRules.pointer(parentClass, "p.objectId"))
-             AND json_extract(c.data, \(SQLiteRules.path(rule.numberField))) > coalesce(rp.position, 0)\(mine)
-             LIMIT \(limit)))
-        END
+      SELECT p.objectId, rp.position, \(position) >= \(last),
+        CASE WHEN \(position) >= \(last) THEN 0 ELSE \(mine) END
       FROM objects p LEFT JOIN read_positions rp ON rp.userId = ? AND rp.object = p.objectId
       WHERE +p.class = ? AND p.objectId IN (\(marks)) AND \(readable)
       """
-    let rows = try guarded {
-      try connection.prepare(sql).rows(values) { row in
+    // All children after the position, in the (parent, number) index, up to `limit` beyond the
+    // caller's own: what is left after taking those away is the count, or at least `limit`.
+    let all = """
+      SELECT count(*) FROM (SELECT 1 FROM objects c WHERE c.class = ?
+        AND json_extract(c.data, \(SQLiteRules.path(rule.parentField)))
+          = \(SQLiteRules.pointer(parentClass, "?"))
+        AND json_extract(c.data, \(SQLiteRules.path(rule.numberField))) > ? LIMIT ?)
+      """
+    return try guarded {
+      let parents = try connection.prepare(sql).rows(values) { row in
         (
-          try row.text(0) ?? "",
-          UnreadState(
-            position: row.isNull(1) ? nil : row.int(1), unreadChildren: Int(row.int(2)))
+          objectId: try row.text(0) ?? "", position: row.isNull(1) ? nil : row.int(1),
+          caughtUp: row.int(2) != 0, mine: row.int(3)
         )
       }
+      let counting = try connection.prepare(all)
+      var states: [String: UnreadState] = [:]
+      for parent in parents where states[parent.objectId] == nil {
+        var unread = 0
+        if !parent.caughtUp {
+          let after = try counting.firstRow([
+            .text(rule.childClass), .text(parent.objectId), .integer(parent.position ?? 0),
+            .integer(Int64(limit) + parent.mine),
+          ]) { $0.int(0) }
+          unread = Int(min(Int64(limit), max(0, (after ?? 0) - parent.mine)))
+        }
+        states[parent.objectId] = UnreadState(position: parent.position, unreadChildren: unread)
+      }
+      return states
     }
-    return Dictionary(rows, uniquingKeysWith: { first, _ in first })
   }
 
   func revisions(_ className: String, objectId: String, as caller: Principals) throws

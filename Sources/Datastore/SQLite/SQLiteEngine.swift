@@ -160,6 +160,7 @@ final class SQLiteEngine: DatastoreEngine {
             for sql in SQLiteRules.alignments(for: rules) { try connection.execute(sql) }
             for sql in SQLiteRules.triggers(for: rules) { try connection.execute(sql) }
             for sql in SQLiteRules.pairIndexes(for: rules) { try connection.execute(sql) }
+            for sql in SQLiteRules.ownerIndexes(for: rules) { try connection.execute(sql) }
             try connection.run(
               "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
               [.text(SQLiteEngine.rulesKey), .text(recorded)])

@@ -8,8 +8,9 @@
 /// past the engine: on SQLite whoever holds the file may run `sqlite3` on it anyway (README, trust
 /// model), and a guard would parse every parent's JSON again on every comment.
 enum SQLiteRules {
-  /// Bumped when the trigger text below changes, so open files get the new triggers.
-  static let format = 4
+  /// Bumped when the trigger text below changes, so open files get the new triggers (5: the
+  /// owners' children indexes).
+  static let format = 5
 
   /// A millisecond clock in SQL (SQLite 3.40 has no `unixepoch('subsec')`). `now` is fixed for
   /// the length of one statement, triggers included.
@@ -228,6 +229,24 @@ enum SQLiteRules {
   /// One object per pair (`PairRule`): a unique index on the class and the pair's key (rows of
   /// other classes have no key, and NULLs never collide). The engine checks first and says so;
   /// the index holds even for a writer that does not.
+  /// For each child class with an owner: its children by owner, parent and number, so that "my
+  /// comments in this thread after my read position" is counted in the index, without reading a
+  /// row (an unread count subtracts them from all comments after the position).
+  static func ownerIndexes(for rules: EngineRules) -> [String] {
+    rules.children.compactMap { child in
+      guard let owner = rules.owner(of: child.childClass) else { return nil }
+      return """
+        CREATE INDEX IF NOT EXISTS "\(ownerIndexName(child, owner))"
+        ON objects(class, json_extract(data, '$.\(owner.field).objectId'),
+          json_extract(data, \(path(child.parentField))), json_extract(data, \(path(child.numberField))))
+        """
+    }
+  }
+
+  static func ownerIndexName(_ child: ChildRule, _ owner: OwnerRule) -> String {
+    "objects_owner_\(child.childClass)_\(owner.field)_\(child.parentField)_\(child.numberField)"
+  }
+
   static func pairIndexes(for rules: EngineRules) -> [String] {
     rules.pairs.map { rule in
       """

@@ -89,6 +89,15 @@ enum SafeText {
   static func cells(_ scalar: Unicode.Scalar) -> Int {
     let value = scalar.value
     if value < 0x300 { return value < 0x20 || value == 0x7F ? 0 : 1 }
+    // Kana, CJK ideographs, Hangul syllables and fullwidth forms are wide and hold no mark (the
+    // kana voicing marks 0x3099–0x309A are left out): decided without Unicode's property tables,
+    // which cost a lookup per character of Japanese text.
+    switch value {
+    case 0x3000...0x3029, 0x3041...0x3098, 0x309B...0x30FF, 0x4E00...0x9FFF, 0xAC00...0xD7A3,
+      0xFF01...0xFF60:
+      return 2
+    default: break
+    }
     switch scalar.properties.generalCategory {
     case .nonspacingMark, .enclosingMark, .format: return 0
     default: break
@@ -117,6 +126,10 @@ enum SafeText {
 
   /// Display width of (already sanitized) text in terminal cells.
   static func width(_ text: String) -> Int {
+    text.unicodeScalars.reduce(0) { $0 + cells($1) }
+  }
+
+  static func width(_ text: Substring) -> Int {
     text.unicodeScalars.reduce(0) { $0 + cells($1) }
   }
 
@@ -150,7 +163,7 @@ enum SafeText {
       var line = ""
       var used = 0
       for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
-        let wordWidth = width(String(word))
+        let wordWidth = width(word)
         if used > 0 && used + 1 + wordWidth > limit {
           lines.append(line)
           line = ""
@@ -166,17 +179,24 @@ enum SafeText {
           used += wordWidth
           continue
         }
-        // A word longer than the line is cut into pieces by characters.
-        for character in word {
-          let w = character.unicodeScalars.reduce(0) { $0 + cells($1) }
+        // A word longer than the line is cut between characters; each piece is appended whole
+        // (Japanese has no spaces: a sentence is one word).
+        var piece = word.startIndex
+        var index = piece
+        while index < word.endIndex {
+          let next = word.index(after: index)
+          let w = width(word[index..<next])
           if used + w > limit && used > 0 {
+            line += word[piece..<index]
             lines.append(line)
             line = ""
             used = 0
+            piece = index
           }
-          line.append(character)
           used += w
+          index = next
         }
+        line += word[piece...]
       }
       lines.append(line)
     }
