@@ -3,14 +3,33 @@ import PackageDescription
 
 /// The Swift standard library and runtime linked statically (Linux; macOS has them in the OS).
 /// FoundationEssentials' own static libraries are named here: modules compiled against the shared
-/// runtime do not ask for them.
+/// runtime do not ask for them. The runtime is C++: `Linking/static-libstdc++` holds only
+/// `libstdc++.a` and is searched first, so the runtime's `-lstdc++` takes the archive and no start
+/// relocates libstdc++.so (4,300 symbol look-ups, about half of `forum --version`). Where that
+/// link does not resolve (another GCC than Debian 12's), the shared library is linked as before;
+/// `StartupTests` says so.
 let staticSwift: [LinkerSetting] = [
   .unsafeFlags(
     [
       "-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections", "-lswiftSynchronization",
+      "-L\(Context.packageDirectory)/Linking/static-libstdc++",
     ],
     .when(platforms: [.linux]))
 ]
+
+/// A release `forum` carries no symbol table (8 MB of names; the debug build keeps them).
+let strippedRelease: [LinkerSetting] = [
+  .unsafeFlags(["-Xlinker", "--strip-all"], .when(platforms: [.linux], configuration: .release))
+]
+
+/// C libraries taken from their static archives on Linux (`-l:libX.a`, found on the library path
+/// where Debian's -dev packages put them), in dependency order: a one-shot command then maps,
+/// relocates and looks up symbols in none of them at start. libpq stays a shared library opened on
+/// demand (see CLibPQ).
+func archives(_ names: String...) -> [LinkerSetting] {
+  names.map { .linkedLibrary(":lib\($0).a", .when(platforms: [.linux])) }
+    + names.map { .linkedLibrary($0, .when(platforms: [.macOS])) }
+}
 
 let package = Package(
   name: "forum",
@@ -22,9 +41,10 @@ let package = Package(
   ],
   targets: [
     // C libraries from Debian's -dev packages.
-    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    // Their module maps name no library: the targets that import them link the archives.
+    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
-    // Headers only (no pkgConfig, no `link`): their libraries are opened at run time.
+    // The image libraries' headers only: CImageDecode opens the libraries at run time.
     .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
     .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
@@ -45,19 +65,23 @@ let package = Package(
     // when a postgresql:// board is opened, so its 37 shared libraries do not load at every start.
     // Needs libpq-dev to build, libpq5 to open a PostgreSQL board.
     .target(name: "CLibPQ"),
-    .target(name: "Datastore", dependencies: ["CSQLite", "CLibPQ"]),
+    .target(
+      name: "Datastore", dependencies: ["CSQLite", "CLibPQ"], linkerSettings: archives("sqlite3")),
     .target(name: "Forum", dependencies: ["Datastore"]),
-    .target(name: "ForumCLI", dependencies: ["Forum", "CReadline", "CImageDecode"]),
+    .target(
+      name: "ForumCLI", dependencies: ["Forum", "CReadline", "CImageDecode"],
+      linkerSettings: archives("readline", "tinfo")),
     // The Swift runtime linked in, so the program starts like a C tool: no dynamic loading and
     // relocation of libswiftCore and FoundationEssentials at every one-shot command.
-    .executableTarget(name: "forum", dependencies: ["ForumCLI"], linkerSettings: staticSwift),
+    .executableTarget(
+      name: "forum", dependencies: ["ForumCLI"], linkerSettings: staticSwift + strippedRelease),
     .executableTarget(
       name: "forum-bench",
       dependencies: ["Forum", "Datastore", "CSQLite", "CLibPQ", "HostileImages"],
       // The bench's own PostgreSQL client calls libpq directly.
       linkerSettings: [.linkedLibrary("pq")]),
     // forum-bench's floor for process start: a Swift program that does nothing, linked like forum.
-    .executableTarget(name: "bench-noop", linkerSettings: staticSwift),
+    .executableTarget(name: "bench-noop", linkerSettings: staticSwift + strippedRelease),
     // Generators of image bombs and honest huge pictures, for tests, fuzz seeds and benchmarks.
     .target(name: "HostileImages"),
 

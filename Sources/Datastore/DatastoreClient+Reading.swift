@@ -29,13 +29,17 @@ extension DatastoreClient {
     try readingEngine.markAllRead(parentClass, as: principals)
   }
 
-  /// Your read position and unread count in each of these parents (readable ones only).
-  public func unread(_ parentClass: String, objectIds: [String]) throws -> [String: UnreadState] {
+  /// Your read position and unread count in each of these parents (readable ones only). A count
+  /// stops at `limit` (at most `UnreadState.countLimit`): counting walks the unread children.
+  public func unread(
+    _ parentClass: String, objectIds: [String], countUpTo limit: Int = UnreadState.countLimit
+  ) throws -> [String: UnreadState] {
     try requireUser()
     try checkParent(parentClass)
     let ids = objectIds.filter(Validation.isObjectId)
     guard !ids.isEmpty else { return [:] }
-    return try readingEngine.unread(parentClass, objectIds: ids, as: principals)
+    let limit = min(max(limit, 1), UnreadState.countLimit)
+    return try readingEngine.unread(parentClass, objectIds: ids, countUpTo: limit, as: principals)
   }
 
   /// The earlier revisions of an object you can read, oldest first.

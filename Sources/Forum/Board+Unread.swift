@@ -4,16 +4,21 @@ import Datastore
 /// them. A thread's unread count is the comments after that position that are not theirs, plus
 /// the thread itself while they have never opened someone else's thread.
 extension Board {
-  /// `threads` with their unread counts filled in, in one look at the read positions.
-  func withUnread(_ threads: [ForumThread]) throws -> [ForumThread] {
+  /// `threads` with their unread counts filled in, in one look at the read positions; each count
+  /// stops at `limit` (1 says only whether anything is unread, without walking the comments).
+  func withUnread(_ threads: [ForumThread], countUpTo limit: Int = UnreadState.countLimit) throws
+    -> [ForumThread]
+  {
     guard !threads.isEmpty, client.userId != nil else { return threads }
-    let states = try client.unread(Board.threadClass, objectIds: threads.map(\.objectId))
+    let states = try client.unread(
+      Board.threadClass, objectIds: threads.map(\.objectId), countUpTo: limit)
     return threads.map { thread in
       var thread = thread
       let state = states[thread.objectId]
       thread.unread =
         (state?.unreadChildren ?? 0)
         + (state?.position == nil && !thread.isMine && thread.moderatedDate == nil ? 1 : 0)
+      thread.readPosition = state?.position.map { Int($0) }
       return thread
     }
   }
@@ -56,20 +61,23 @@ extension Board {
   /// The page holding the first comment after your read position (1 when you never opened
   /// the thread or have read it all).
   public func firstUnreadPage(of thread: ForumThread) throws -> Int {
-    guard thread.unread > 0,
-      let position = try client.unread(Board.threadClass, objectIds: [thread.objectId])[
-        thread.objectId]?.position
-    else { return 1 }
-    guard position > 0 else { return 1 }
+    guard thread.unread > 0, let position = thread.readPosition, position > 0 else { return 1 }
+    let last = Board.lastPage(commentCount: thread.commentCount)
+    // While no comment was deleted, comment n is the n-th: the page needs no count.
+    if thread.lastCommentNumber == thread.commentCount {
+      return min(position / Board.pageSize + 1, last)
+    }
     var before = Query(
       className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)])
-    before.lessThan = ["number": position + 1]
+    before.lessThan = ["number": Int64(position) + 1]
     let read = try client.count(before)
-    return min(read / Board.pageSize + 1, Board.lastPage(commentCount: thread.commentCount))
+    return min(read / Board.pageSize + 1, last)
   }
 
-  /// Marks `thread` read up to comment `number` (never back).
+  /// Marks `thread` read up to comment `number` (never back). A thread read from its row with
+  /// its position already there needs no write: re-reading a page takes no write lock.
   public func markRead(_ thread: ForumThread, upTo number: Int) throws {
+    if let position = thread.readPosition, position >= number { return }
     try client.markRead(Board.threadClass, objectId: thread.objectId, upTo: Int64(number))
   }
 
@@ -82,7 +90,8 @@ extension Board {
   /// the thread does not come back as unread for your own words.
   func keepCaughtUp(thread objectId: String, after comment: DataObject) throws {
     guard let number = comment["number"]?.intValue else { return }
-    let position = try client.unread(Board.threadClass, objectIds: [objectId])[objectId]?.position
+    let position = try client.unread(Board.threadClass, objectIds: [objectId], countUpTo: 1)[
+      objectId]?.position
     if position == number - 1 {
       try client.markRead(Board.threadClass, objectId: objectId, upTo: number)
     }

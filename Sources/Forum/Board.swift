@@ -131,6 +131,13 @@ public final class Board {
     try withUnread([ForumThread(try threadObject(number), viewer: me.objectId)])[0]
   }
 
+  /// Thread `number` to be read now: its read position, and `unread` only 0 or 1 (whether
+  /// anything is unread). Counting a long thread's unread comments walks up to a thousand of
+  /// them, which opening it does not need.
+  public func threadToRead(_ number: Int) throws -> ForumThread {
+    try withUnread([ForumThread(try threadObject(number), viewer: me.objectId)], countUpTo: 1)[0]
+  }
+
   /// The comments of a thread, oldest first, `pageSize` a page.
   public func comments(of thread: ForumThread, page: Int) throws -> Page<ForumComment> {
     let skip = try Board.offset(page: page)

@@ -92,6 +92,9 @@ public struct ForumThread: Equatable, Sendable {
   /// Posts in it the signed-in person has not read: others' comments after their read
   /// position, plus the thread itself when they never opened it and it is not theirs.
   public internal(set) var unread = 0
+  /// The highest comment number the signed-in person has read here; nil when they never opened
+  /// it (or nobody is signed in).
+  public internal(set) var readPosition: Int?
   /// The backend's REST shape plus `number`, `commentCount`, `displayName`, `unread`. Built on
   /// demand: only `--json` output needs it, and building it costs more than reading the row.
   public var json: JSONValue {

@@ -15,7 +15,6 @@ public enum ForumMain {
 
   public static func run(arguments: [String], environment: [String: String]) -> Int32 {
     setvbuf(stdout, nil, _IOLBF, 0)
-    Locale.prepare()
     // A full disk or a file size limit is an error to report, not a signal that kills the
     // process after a commit (a retry would then post twice).
     signal(SIGXFSZ, SIG_IGN)
@@ -50,6 +49,8 @@ public enum ForumMain {
       print(CommandRegistry.overview(japanese: terminal.japanese, width: terminal.width))
       return 0
     }
+    // Only now: the C library's locale reads a dozen files that the version and the help need not.
+    Locale.prepare()
     // A mistyped command or a request for help needs no database.
     if let word = options.command.first {
       do {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import Datastore
+
 /// Unread tracking through the binary: counts in `list` (own posts never count), `list --unread`,
 /// `show` opening on the first unread page and marking it read, `unread`, `read --all`.
 @Suite("unread")
@@ -48,6 +50,27 @@ struct UnreadTests {
     #expect(try unread(forum, "alice") == [1: 0, 2: 0])
     #expect(try forum.ok(["list", "--unread"]).stdout == "No thread has unread posts.\n")
     #expect(try forum.ok(["unread"]).stdout == "Nothing unread.\n")
+  }
+
+  /// Re-reading a page already read writes nothing, so it waits for no writer: while another
+  /// process holds the board's write lock, `show` of that page answers at once (it used to take
+  /// the lock to record a position that did not move, and waited).
+  @Test func rereadingAReadPageWaitsForNoWriter() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "long"])
+    let seeded = try forum.script((1...25).map { "comment 1 c\($0)" }, profile: "bob")
+    #expect(seeded.status == 0, "\(seeded.summary)")
+    try forum.ok(["show", "1"])  // page 1: comments 1–20 read
+    let store = try forum.openStore()
+    let storage = try #require(store.engine as? SQLiteEngine)
+    try storage.connection.execute("BEGIN IMMEDIATE")  // another writer holds the lock
+    defer { try? storage.connection.execute("ROLLBACK") }
+    for arguments in [["show", "1", "--page", "1"], ["--json", "show", "1", "--page", "1"]] {
+      let again = try forum.run(arguments, timeout: 20)
+      #expect(again.status == 0, "\(again.summary)")
+      #expect(again.stdout.contains("c20"), "\(again.summary)")
+      #expect(!again.stderr.contains("waiting"), "\(again.summary)")
+    }
   }
 
   @Test func showOpensOnThePageOfTheFirstUnreadComment() throws {

@@ -10,9 +10,12 @@ public protocol ReadingEngine: AnyObject {
   /// Every readable parent of `parentClass` read up to its last child.
   func markAllRead(_ parentClass: String, as caller: Principals) throws
 
-  /// The caller's read position and unread children for each readable parent among `objectIds`.
-  func unread(_ parentClass: String, objectIds: [String], as caller: Principals) throws
-    -> [String: UnreadState]
+  /// The caller's read position and unread children for each readable parent among `objectIds`,
+  /// each count stopping at `limit` (1 asks only whether there is any).
+  func unread(
+    _ parentClass: String, objectIds: [String], countUpTo limit: Int, as caller: Principals
+  )
+    throws -> [String: UnreadState]
 
   /// The earlier revisions of an object the caller can read, oldest first (`E404001` when the
   /// object is missing or unreadable).

@@ -49,8 +49,10 @@ extension PostgresEngine {
     }
   }
 
-  func unread(_ parentClass: String, objectIds: [String], as caller: Principals) throws
-    -> [String: UnreadState]
+  func unread(
+    _ parentClass: String, objectIds: [String], countUpTo limit: Int, as caller: Principals
+  )
+    throws -> [String: UnreadState]
   {
     let rule = try parentRule(parentClass)
     var values: [PostgresValue] = [PostgresEngine.arrayLiteral(objectIds)]
@@ -74,7 +76,7 @@ extension PostgresEngine {
           (SELECT count(*) FROM (SELECT 1 FROM forum.objects c
              WHERE c.class = '\(rule.childClass)' AND \(sameParent)
              AND (c.data->>'\(rule.numberField)')::bigint > coalesce(rp.position, 0)\(mine)
-             LIMIT \(UnreadState.countLimit)) AS unread)
+             LIMIT \(limit)) AS unread)
         END
       FROM forum.objects p
       LEFT JOIN forum.read_positions rp

@@ -52,8 +52,10 @@ extension SQLiteEngine {
     }
   }
 
-  func unread(_ parentClass: String, objectIds: [String], as caller: Principals) throws
-    -> [String: UnreadState]
+  func unread(
+    _ parentClass: String, objectIds: [String], countUpTo limit: Int, as caller: Principals
+  )
+    throws -> [String: UnreadState]
   {
     let rule = try childRule(parentClass)
     let me = try userId(caller)
@@ -76,7 +78,7 @@ extension SQLiteEngine {
              AND json_extract(c.data, \(SQLiteRules.path(rule.parentField)))
                = \(SQLiteRules.pointer(parentClass, "p.objectId"))
              AND json_extract(c.data, \(SQLiteRules.path(rule.numberField))) > coalesce(rp.position, 0)\(mine)
-             LIMIT \(UnreadState.countLimit)))
+             LIMIT \(limit)))
         END
       FROM objects p LEFT JOIN read_positions rp ON rp.userId = ? AND rp.object = p.objectId
       WHERE +p.class = ? AND p.objectId IN (\(marks)) AND \(readable)

@@ -20,7 +20,9 @@ enum ShowCommand: ForumCommand {
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let number = try session.threadArgument(invocation, example: "show 12")
-    let thread = try session.board.thread(number)
+    // The text shows no unread count; `--json` gives the thread's, so it counts them.
+    let thread =
+      session.json ? try session.board.thread(number) : try session.board.threadToRead(number)
     let last = Board.lastPage(commentCount: thread.commentCount)
     // Without --page, the thread opens where your unread posts start.
     let page =
