@@ -44,17 +44,22 @@ let package = Package(
     // Their module maps name no library: the targets that import them link the archives.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
+    // The image libraries' headers only: CImageDecode opens the libraries at run time.
     .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
     .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
     .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
     // libpng and libjpeg calls that need setjmp, which Swift cannot do, and the giflib and
     // libwebp decoders under the same budgets.
+    // The four libraries are not linked: CImageDecode opens them with dlopen the first time a
+    // picture of their format is decoded (Sources/CImageDecode/libraries.c), so a command that
+    // shows no image does not map them, and Debian's security fixes to these parsers of hostile
+    // input apply without rebuilding forum. Needs the -dev packages to build, libpng16-16,
+    // libjpeg62-turbo, libgif7, libwebp7 and libwebpdemux2 to show images.
     .target(
       name: "CImageDecode", dependencies: ["CPNG", "CJPEG", "CGIF", "CWebP"],
       // Optimised in debug builds too: the decode time budget must mean the same in tests.
-      cSettings: [.unsafeFlags(["-O2"])],
-      linkerSettings: archives("png16", "jpeg", "gif", "webpdemux", "webp", "z")),
+      cSettings: [.unsafeFlags(["-O2"])]),
 
     // libpq's header and a loader: libpq itself is opened with dlopen by the PostgreSQL engine
     // when a postgresql:// board is opened, so its 37 shared libraries do not load at every start.

@@ -16,17 +16,21 @@ export SWIFT_BACKTRACE=enable=no
 
 targets=(png jpeg gif webp resample containers json tokenizer)
 out=.build/fuzz
+# The decoders with their loader (libraries.c): the image libraries are opened with dlopen on
+# first use, as in forum itself, so nothing is linked with -l.
 decoder_sources=(Sources/CImageDecode/*.c)
-image_libraries=(-lpng16 -ljpeg -lgif -lwebp -lwebpdemux)
 
 build() {
   local target=$1 binary="$out/bin/$1"
   mkdir -p "$out/bin"
   case $target in
     png | jpeg | gif | webp)
+      # The libraries the target must load before it runs (it stops if one cannot).
+      local libraries="CIMG_LIBRARY_${target^^}"
+      [ "$target" = webp ] && libraries+=",CIMG_LIBRARY_WEBPDEMUX"
       clang -g -O1 -fsanitize=fuzzer,address -DCIMG_FUZZ_DECODER="cimg_decode_$target" \
-        -I Sources/CImageDecode/include Fuzz/C/decode.c "${decoder_sources[@]}" \
-        "${image_libraries[@]}" -o "$binary" ;;
+        -DCIMG_FUZZ_LIBRARIES="$libraries" -I Sources/CImageDecode/include Fuzz/C/decode.c \
+        "${decoder_sources[@]}" -o "$binary" ;;
     resample)
       clang -g -O1 -fsanitize=fuzzer,address -I Sources/CImageDecode/include Fuzz/C/resample.c \
         Sources/CImageDecode/resample.c Sources/CImageDecode/budget.c -o "$binary" ;;

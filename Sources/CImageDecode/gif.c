@@ -1,6 +1,5 @@
-#include "CImageDecode.h"
+#include "libraries.h"
 
-#include <gif_lib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +26,8 @@ static int failure(cimg_image *out, const char *reason) {
   return -1;
 }
 
-static int gif_failure(cimg_image *out, int code) {
-  const char *text = GifErrorString(code);
+static int gif_failure(const cimg_gif_functions *lib, cimg_image *out, int code) {
+  const char *text = lib->GifErrorString(code);
   return failure(out, text ? text : "unreadable GIF");
 }
 
@@ -46,30 +45,34 @@ static int interlaced_row(int index, int height) {
 
 // Reads the first frame into the resampler; damaged data ends it early, leaving the rest
 // transparent, the way browsers show such files.
-static int first_frame(GifFileType *gif, int max_width, int max_height, const cimg_limits *limits,
-                       cimg_image *out) {
+static int first_frame(const cimg_gif_functions *lib, GifFileType *gif, int max_width,
+                       int max_height, const cimg_limits *limits, cimg_image *out) {
   cimg_budget budget;
   cimg_budget_start(&budget, limits);
   int transparent = -1;
   GifRecordType record;
   for (;;) {
-    if (DGifGetRecordType(gif, &record) != GIF_OK) return gif_failure(out, gif->Error);
+    if (lib->DGifGetRecordType(gif, &record) != GIF_OK) return gif_failure(lib, out, gif->Error);
     if (record == TERMINATE_RECORD_TYPE) return failure(out, "no image data");
     if (record == EXTENSION_RECORD_TYPE) {
       int code;
       GifByteType *block;
-      if (DGifGetExtension(gif, &code, &block) != GIF_OK) return gif_failure(out, gif->Error);
+      if (lib->DGifGetExtension(gif, &code, &block) != GIF_OK) {
+        return gif_failure(lib, out, gif->Error);
+      }
       if (code == GRAPHICS_EXT_FUNC_CODE && block != NULL && block[0] >= 4) {
         transparent = (block[1] & 1) ? block[4] : -1;
       }
       while (block != NULL) {
-        if (DGifGetExtensionNext(gif, &block) != GIF_OK) return gif_failure(out, gif->Error);
+        if (lib->DGifGetExtensionNext(gif, &block) != GIF_OK) {
+          return gif_failure(lib, out, gif->Error);
+        }
       }
       continue;
     }
     if (record == IMAGE_DESC_RECORD_TYPE) break;
   }
-  if (DGifGetImageDesc(gif) != GIF_OK) return gif_failure(out, gif->Error);
+  if (lib->DGifGetImageDesc(gif) != GIF_OK) return gif_failure(lib, out, gif->Error);
 
   GifImageDesc frame = gif->Image;
   int canvas_width = gif->SWidth, canvas_height = gif->SHeight;
@@ -107,7 +110,7 @@ static int first_frame(GifFileType *gif, int max_width, int max_height, const ci
       status = failure(out, over);
       goto done;
     }
-    if (DGifGetLine(gif, indices, frame.Width) != GIF_OK) break;
+    if (lib->DGifGetLine(gif, indices, frame.Width) != GIF_OK) break;
     int y = interlaced ? interlaced_row(row, frame.Height) : row;
     if (visible > 0 && frame.Top + y < canvas_height &&
         cimg_resampler_wants(resampler, frame.Top + y)) {
@@ -140,12 +143,14 @@ done:
 int cimg_decode_gif(const uint8_t *data, size_t size, int max_width, int max_height,
                     const cimg_limits *limits, cimg_image *out) {
   memset(out, 0, sizeof *out);
+  const cimg_gif_functions *lib = cimg_gif(out);
+  if (lib == NULL) return -1;
   struct gif_source source = {data, size, 0};
   int error = 0;
-  GifFileType *gif = DGifOpen(&source, read_bytes, &error);
-  if (gif == NULL) return gif_failure(out, error);
-  int status = first_frame(gif, max_width, max_height, limits, out);
-  DGifCloseFile(gif, &error);
+  GifFileType *gif = lib->DGifOpen(&source, read_bytes, &error);
+  if (gif == NULL) return gif_failure(lib, out, error);
+  int status = first_frame(lib, gif, max_width, max_height, limits, out);
+  lib->DGifCloseFile(gif, &error);
   if (status != 0) cimg_image_free(out);
   return status;
 }

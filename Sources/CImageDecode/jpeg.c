@@ -1,17 +1,16 @@
-#include "CImageDecode.h"
+#include "libraries.h"
 
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jpeglib.h>
-
 // libjpeg's own allocations besides the whole-image coefficient buffer: rows, tables.
 #define CIMG_WORKING_MEMORY (8L * 1024 * 1024)
 
 // Heap-allocated so its fields keep their values across the longjmp (see png.c).
 struct jpeg_job {
+  const cimg_jpeg_functions *lib;
   struct jpeg_decompress_struct cinfo;
   struct jpeg_error_mgr errors;
   struct jpeg_progress_mgr progress;
@@ -72,14 +71,17 @@ static void cmyk_to_rgba(const uint8_t *cmyk, uint8_t *rgba, int count, int inve
 
 static int run(struct jpeg_job *job, const uint8_t *data, size_t size, int max_width,
                int max_height, cimg_image *out) {
+  const cimg_jpeg_functions *lib = job->lib;
   struct jpeg_decompress_struct *cinfo = &job->cinfo;
   if (setjmp(job->jump)) return -1;
-  jpeg_create_decompress(cinfo);  // keeps err and client_data, clears the rest
+  // jpeg_create_decompress(cinfo), spelled out: the macro calls jpeg_CreateDecompress directly.
+  // It keeps err and client_data, and clears the rest.
+  lib->jpeg_CreateDecompress(cinfo, JPEG_LIB_VERSION, sizeof(struct jpeg_decompress_struct));
   // Past this libjpeg would need a backing store, which it does not have: an error.
   if (job->limits) cinfo->mem->max_memory_to_use = job->limits->max_buffered + CIMG_WORKING_MEMORY;
   cinfo->progress = &job->progress;
-  jpeg_mem_src(cinfo, data, (unsigned long)size);
-  jpeg_read_header(cinfo, TRUE);
+  lib->jpeg_mem_src(cinfo, data, (unsigned long)size);
+  lib->jpeg_read_header(cinfo, TRUE);
   if (cimg_budget_check_size(job->limits, cinfo->image_width, cinfo->image_height, "image",
                              job->error) != 0) {
     longjmp(job->jump, 1);
@@ -101,7 +103,7 @@ static int run(struct jpeg_job *job, const uint8_t *data, size_t size, int max_w
       break;
     }
   }
-  jpeg_start_decompress(cinfo);
+  lib->jpeg_start_decompress(cinfo);
 
   int width = (int)cinfo->output_width, height = (int)cinfo->output_height;
   if (target_width > width) target_width = width;
@@ -118,33 +120,36 @@ static int run(struct jpeg_job *job, const uint8_t *data, size_t size, int max_w
     int y = (int)cinfo->output_scanline;
     const char *over = cimg_budget_exceeded(&job->budget);
     if (over != NULL) fail(job, over);
-    if (jpeg_read_scanlines(cinfo, rows, 1) != 1) break;
+    if (lib->jpeg_read_scanlines(cinfo, rows, 1) != 1) break;
     if (!cimg_resampler_wants(job->resampler, y)) continue;
     if (cmyk) cmyk_to_rgba(job->row, job->rgba, width, cinfo->saw_Adobe_marker);
     cimg_resampler_add(job->resampler, y, 0, 1, job->rgba, width);
   }
-  jpeg_finish_decompress(cinfo);
+  lib->jpeg_finish_decompress(cinfo);
   return cimg_resampler_finish(job->resampler, out);
 }
 
 int cimg_decode_jpeg(const uint8_t *data, size_t size, int max_width, int max_height,
                      const cimg_limits *limits, cimg_image *out) {
   memset(out, 0, sizeof *out);
+  const cimg_jpeg_functions *lib = cimg_jpeg(out);
+  if (lib == NULL) return -1;
   struct jpeg_job *job = calloc(1, sizeof *job);
   if (job == NULL) {
     snprintf(out->error, CIMG_ERROR_LENGTH, "out of memory");
     return -1;
   }
+  job->lib = lib;
   job->error = out->error;
   job->limits = limits;
   cimg_budget_start(&job->budget, limits);
   job->cinfo.client_data = job;
-  job->cinfo.err = jpeg_std_error(&job->errors);
+  job->cinfo.err = lib->jpeg_std_error(&job->errors);
   job->errors.error_exit = on_error;
   job->errors.emit_message = on_emit;
   job->progress.progress_monitor = on_progress;
   int status = run(job, data, size, max_width, max_height, out);
-  jpeg_destroy_decompress(&job->cinfo);
+  lib->jpeg_destroy_decompress(&job->cinfo);
   cimg_resampler_free(job->resampler);
   if (job->rgba != job->row) free(job->rgba);
   free(job->row);

@@ -1,11 +1,8 @@
-#include "CImageDecode.h"
+#include "libraries.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <webp/decode.h>
-#include <webp/demux.h>
 
 // Data is fed to libwebp's incremental decoder this much at a time, the clock checked between.
 #define CIMG_WEBP_STEP (64 * 1024)
@@ -25,11 +22,17 @@ static const char *status_text(VP8StatusCode status) {
 }
 
 // Decodes one still picture (a whole file, or an animation frame's chunks) shrunk to fit.
-static int decode_still(const uint8_t *data, size_t size, int max_width, int max_height,
-                        const cimg_limits *limits, cimg_budget *budget, cimg_image *out) {
+static int decode_still(const cimg_webp_functions *lib, const uint8_t *data, size_t size,
+                        int max_width, int max_height, const cimg_limits *limits,
+                        cimg_budget *budget, cimg_image *out) {
   WebPDecoderConfig config;
-  if (!WebPInitDecoderConfig(&config)) return failure(out, "libwebp version mismatch");
-  VP8StatusCode status = WebPGetFeatures(data, size, &config.input);
+  // WebPInitDecoderConfig and WebPGetFeatures are inline wrappers of these, with the ABI
+  // version of the headers this was built with.
+  if (!lib->WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION)) {
+    return failure(out, "libwebp version mismatch");
+  }
+  VP8StatusCode status =
+      lib->WebPGetFeaturesInternal(data, size, &config.input, WEBP_DECODER_ABI_VERSION);
   if (status != VP8_STATUS_OK) return failure(out, status_text(status));
   int width = config.input.width, height = config.input.height;
   if (cimg_budget_check_size(limits, width, height, "frame", out->error) != 0) return -1;
@@ -62,7 +65,7 @@ static int decode_still(const uint8_t *data, size_t size, int max_width, int max
   config.output.u.RGBA.stride = target_width * 4;
   config.output.u.RGBA.size = bytes;
 
-  WebPIDecoder *decoder = WebPIDecode(NULL, 0, &config);
+  WebPIDecoder *decoder = lib->WebPIDecode(NULL, 0, &config);
   if (decoder == NULL) return failure(out, "out of memory");
   int result = 0;
   status = VP8_STATUS_SUSPENDED;
@@ -73,7 +76,7 @@ static int decode_still(const uint8_t *data, size_t size, int max_width, int max
       break;
     }
     size_t step = size - at < CIMG_WEBP_STEP ? size - at : CIMG_WEBP_STEP;
-    status = WebPIAppend(decoder, data + at, step);
+    status = lib->WebPIAppend(decoder, data + at, step);
   }
   if (result == 0 && status != VP8_STATUS_OK) {
     result = failure(out, status == VP8_STATUS_SUSPENDED ? "file ends too early" : status_text(status));
@@ -82,39 +85,45 @@ static int decode_still(const uint8_t *data, size_t size, int max_width, int max
     out->width = target_width;
     out->height = target_height;
   }
-  WebPIDelete(decoder);
-  WebPFreeDecBuffer(&config.output);
+  lib->WebPIDelete(decoder);
+  lib->WebPFreeDecBuffer(&config.output);
   return result;
 }
 
 int cimg_decode_webp(const uint8_t *data, size_t size, int max_width, int max_height,
                      const cimg_limits *limits, cimg_image *out) {
   memset(out, 0, sizeof *out);
+  const cimg_webp_functions *lib = cimg_webp(out);
+  if (lib == NULL) return -1;
   cimg_budget budget;
   cimg_budget_start(&budget, limits);
   WebPBitstreamFeatures features;
-  VP8StatusCode status = WebPGetFeatures(data, size, &features);
+  VP8StatusCode status =
+      lib->WebPGetFeaturesInternal(data, size, &features, WEBP_DECODER_ABI_VERSION);
   if (status != VP8_STATUS_OK) return failure(out, status_text(status));
   if (cimg_budget_check_size(limits, features.width, features.height, "image", out->error) != 0) {
     return -1;
   }
   int result;
   if (!features.has_animation) {
-    result = decode_still(data, size, max_width, max_height, limits, &budget, out);
+    result = decode_still(lib, data, size, max_width, max_height, limits, &budget, out);
   } else {
-    // Animations preview their first frame, on its own.
+    // Animations preview their first frame, on its own; only they need libwebpdemux.
+    const cimg_webpdemux_functions *demuxing = cimg_webpdemux(out);
+    if (demuxing == NULL) return -1;
     WebPData whole = {data, size};
-    WebPDemuxer *demux = WebPDemux(&whole);
+    // WebPDemux(&whole), an inline wrapper.
+    WebPDemuxer *demux = demuxing->WebPDemuxInternal(&whole, 0, NULL, WEBP_DEMUX_ABI_VERSION);
     WebPIterator frame;
     if (demux == NULL) return failure(out, "damaged animation");
-    if (!WebPDemuxGetFrame(demux, 1, &frame)) {
+    if (!demuxing->WebPDemuxGetFrame(demux, 1, &frame)) {
       result = failure(out, "animation without frames");
     } else {
-      result = decode_still(frame.fragment.bytes, frame.fragment.size, max_width, max_height,
-                            limits, &budget, out);
-      WebPDemuxReleaseIterator(&frame);
+      result = decode_still(lib, frame.fragment.bytes, frame.fragment.size, max_width,
+                            max_height, limits, &budget, out);
+      demuxing->WebPDemuxReleaseIterator(&frame);
     }
-    WebPDemuxDelete(demux);
+    demuxing->WebPDemuxDelete(demux);
   }
   if (result != 0) cimg_image_free(out);
   return result;

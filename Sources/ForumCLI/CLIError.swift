@@ -9,6 +9,8 @@ enum CLIError: Error {
   case datastore(DatastoreError)
   /// An image could not be attached or shown (exit 1, or E413001 when too large).
   case image(ImageRejection)
+  /// An image decoder's C library could not be loaded: what to install (exit 1).
+  case imageLibrary(ImageLibraryUnavailable)
   /// Anything else that failed, already said in words (exit 1).
   case failed(String)
   /// A delete of someone else's post: the seed app's "no permission" alert (exit 3).
@@ -32,7 +34,7 @@ enum CLIError: Error {
       case .notFound: return 4
       default: return 1
       }
-    case .image, .failed, .cancelled: return 1
+    case .image, .imageLibrary, .failed, .cancelled: return 1
     case .interrupted: return 130
     case .notFound: return 4
     }
@@ -46,6 +48,10 @@ enum CLIError: Error {
     case .image(let rejection):
       let error = rejection.asDatastoreError
       return (error.code.rawValue, error.message)
+    case .imageLibrary(let missing):
+      return (
+        ErrorCode.systemError.rawValue, Messages(japanese: false).imageLibraryUnavailable(missing)
+      )
     case .usage(let text), .failed(let text): return (ErrorCode.invalid.rawValue, text)
     case .cancelled: return (ErrorCode.invalid.rawValue, "cancelled")
     case .interrupted: return (ErrorCode.systemError.rawValue, "interrupted")
@@ -58,6 +64,7 @@ enum CLIError: Error {
     case let error as CLIError: self = error
     case let error as DatastoreError: self = .datastore(error)
     case let error as ImageRejection: self = .image(error)
+    case let error as ImageLibraryUnavailable: self = .imageLibrary(error)
     case is Interrupted: self = .interrupted
     default: self = .failed(String(describing: error))
     }

@@ -151,6 +151,7 @@ public enum ForumMain {
     case .refused(let text, _): return text
     case .image(let rejection):
       return messages.imageRefused(rejection.reason)
+    case .imageLibrary(let missing): return messages.imageLibraryUnavailable(missing)
     case .datastore(let error):
       switch error.code {
       case .noAccess: return messages.permissionRefused

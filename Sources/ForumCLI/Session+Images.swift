@@ -1,5 +1,9 @@
 import Forum
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 extension Session {
   /// The image part of a thread view: a preview on a colour terminal, the text line otherwise,
   /// and the placeholder bubble when the thread has none.
@@ -22,6 +26,13 @@ extension Session {
         stored, mode: mode, box: box,
         background: .terminalBackground(environment: options.environment))
       return drawn + [line]
+    } catch let missing as ImageLibraryUnavailable {
+      // Said once (on stderr, like an error) rather than under every such picture.
+      if missing.firstTime() {
+        fputs(
+          "forum: " + SafeText.sanitize(messages.imageLibraryUnavailable(missing)) + "\n", stderr)
+      }
+      return [line]
     } catch {
       return [line]  // a picture we cannot draw (WebP) keeps its text line
     }

@@ -49,6 +49,8 @@ struct FuzzRegressionTests {
       let height = Int32(1 + data.count / 97 % 61)
       var image = cimg_image()
       let status = decode(data, data.count, width, height, &limits, &image)
+      // A decoder whose library did not load would "fail cleanly" on every input.
+      #expect(image.missing_library == CIMG_LIBRARY_NONE, "\(ImageDecoder.message(of: &image))")
       if status == 0 {
         #expect(image.width >= 1 && image.width <= width, "\(url.lastPathComponent)")
         #expect(image.height >= 1 && image.height <= height, "\(url.lastPathComponent)")

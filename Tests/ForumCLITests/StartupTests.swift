@@ -20,9 +20,10 @@ struct StartupTests {
     }
   }
 
-  /// A start maps the C library and nothing else: SQLite, readline, the image decoders and the
-  /// runtime's libstdc++ are linked in, and libpq is opened only when a `postgresql://` board is
-  /// (linked, it would bring its 37 shared libraries, OpenSSL, Kerberos, LDAP…, into every start).
+  /// A start maps the C library and nothing else: SQLite, readline and the runtime's libstdc++
+  /// are linked in, the image decoders are opened when a picture is first decoded
+  /// (`LazyImageLibraryTests`), and libpq only when a `postgresql://` board is (linked, it would
+  /// bring its 37 shared libraries, OpenSSL, Kerberos, LDAP…, into every start).
   /// Each shared library costs a start its mapping, relocations and symbol look-ups: with
   /// libstdc++ alone, `forum --version` ran twice the instructions.
   @Test func binaryLoadsOnlyTheCLibraryAtStart() throws {

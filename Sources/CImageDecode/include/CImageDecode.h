@@ -1,6 +1,7 @@
 // Decoding shim for the image preview: libpng and libjpeg report errors by longjmp, which must
 // never cross Swift frames, so every call into them happens here, behind setjmp. giflib and
-// libwebp are driven from here too, so all four decoders share one set of budgets.
+// libwebp are driven from here too, so all four decoders share one set of budgets. None of these
+// libraries is linked: each is opened with dlopen the first time a picture needs it.
 #ifndef CIMAGEDECODE_H
 #define CIMAGEDECODE_H
 
@@ -29,6 +30,28 @@ typedef struct {
   int (*interrupted)(void);
 } cimg_limits;
 
+/// The shared libraries the decoders open on first use (Debian 12's sonames).
+typedef enum {
+  CIMG_LIBRARY_NONE = 0,
+  CIMG_LIBRARY_PNG,        // libpng16.so.16
+  CIMG_LIBRARY_JPEG,       // libjpeg.so.62
+  CIMG_LIBRARY_GIF,        // libgif.so.7
+  CIMG_LIBRARY_WEBP,       // libwebp.so.7
+  CIMG_LIBRARY_WEBPDEMUX,  // libwebpdemux.so.2 (animated WebP)
+} cimg_library;
+
+/// The library's soname ("libwebp.so.7") and the Debian package that installs it ("libwebp7").
+const char *cimg_library_soname(cimg_library library);
+const char *cimg_library_package(cimg_library library);
+/// Opens the library and resolves the functions the decoders call, once per process (the first
+/// caller does it, concurrent callers wait for it; later calls give the same answer without
+/// looking again). Return 0, or -1 with why (dlopen's reason, or the first function missing) in
+/// reason.
+int cimg_library_load(cimg_library library, char *reason, size_t size);
+/// For tests: opens soname as if it were the library and resolves the same functions, then
+/// closes it; what the decoders use is not touched. Return 0, or -1 with why in reason.
+int cimg_library_probe(cimg_library library, const char *soname, char *reason, size_t size);
+
 /// A decoded picture: 8-bit RGBA with straight alpha, rows top to bottom.
 typedef struct {
   int width;
@@ -37,6 +60,8 @@ typedef struct {
   uint8_t *pixels;
   /// Why a call failed, one line.
   char error[CIMG_ERROR_LENGTH];
+  /// When the call failed because a library could not be loaded: which (error says why).
+  cimg_library missing_library;
 } cimg_image;
 
 /// The size to draw a width x height picture within max_width x max_height keeping its shape,
@@ -58,7 +83,8 @@ int cimg_decode_webp(const uint8_t *data, size_t size, int max_width, int max_he
 void cimg_image_free(cimg_image *image);
 
 /// Encode RGBA pixels as a PNG in memory, for terminals that take image files. Return 0 with
-/// *out (free with cimg_free) and *out_size set, or -1.
+/// *out (free with cimg_free) and *out_size set, or -1 (libpng not loaded: see
+/// cimg_library_load).
 int cimg_encode_png(const uint8_t *rgba, int width, int height, uint8_t **out, size_t *out_size);
 void cimg_free(void *memory);
 

@@ -26,7 +26,8 @@ enum ImageDecoder {
 
   /// Pixels of `data`, turned upright for `orientation` and fitted within
   /// `maxWidth`×`maxHeight` (never enlarged). Throws `ImageRejection` with a one-line reason
-  /// ("cannot decode JPEG: Unsupported JPEG data precision 12").
+  /// ("cannot decode JPEG: Unsupported JPEG data precision 12"), or `ImageLibraryUnavailable`
+  /// when the format's C library cannot be loaded.
   static func decode(
     _ data: Data, format: ImageFormat, maxWidth: Int, maxHeight: Int, orientation: Int = 1
   ) throws -> RGBAImage {
@@ -76,6 +77,9 @@ enum ImageDecoder {
         &limits, &result)
     }
     guard status == 0, let pixels = result.pixels else {
+      if result.missing_library != CIMG_LIBRARY_NONE {
+        throw ImageLibraryUnavailable(result.missing_library, reason: message(of: &result))
+      }
       throw ImageRejection(
         .damaged, "cannot decode \(format.displayName): \(message(of: &result))")
     }

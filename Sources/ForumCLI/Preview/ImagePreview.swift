@@ -76,6 +76,7 @@ enum ImagePreview {
   }
 
   private static func encodePNG(_ image: RGBAImage) throws -> [UInt8] {
+    if let missing = ImageLibraryUnavailable.check(CIMG_LIBRARY_PNG) { throw missing }
     var output: UnsafeMutablePointer<UInt8>?
     var size = 0
     guard
