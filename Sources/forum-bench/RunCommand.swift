@@ -248,12 +248,23 @@ struct BoardBenchmark {
       + RunCommand.searchQueries.map {
         Command(path: forum, arguments: ["--db", path, "search"] + $0)
       }
+      + [
+        // The floors that do what `list` and `show` now do too (issue #12): unread counts, and
+        // the read position moved past the page shown; and a page already read, which writes
+        // nothing.
+        Command(path: settings.sqlite3, arguments: [path, shell.listWithUnread]),
+        Command(path: settings.sqlite3, arguments: [path, shell.showAndMark]),
+        Command(path: forum, arguments: ["--db", path, "show", "\(big.number)", "--page", "1"]),
+      ]
     let times = try measureProcesses(
       commands, environment: context.environment, repeats: settings.repeats)
     let (bare, staticSwift, dynamicSwift, sqliteVersion) = (times[0], times[1], times[2], times[3])
     let (version, emptyList, sqliteList, list) = (times[4], times[5], times[6], times[7])
     let (sqliteShow, showSmall, showBig, showBigLast) = (times[8], times[9], times[10], times[11])
     let (showBigMiddleProcess, deepList) = (times[12], times[13])
+    let afterSearch = 14 + RunCommand.searchQueries.count
+    let (sqliteListUnread, sqliteShowMark) = (times[afterSearch], times[afterSearch + 1])
+    let showBigAgain = times[afterSearch + 2]
     let peaks = try [4, 7, 10, 11, 13].map {
       try peakResidentBytes(
         commands[$0], environment: context.environment, scratch: context.scratch)
@@ -282,6 +293,10 @@ struct BoardBenchmark {
         figure: listFigure, value: .seconds(list), floorName: "`sqlite3` shell, same rows",
         floor: .seconds(sqliteList), target: .ratioAtMost(2)),
       Line(
+        figure: listFigure, value: .seconds(list),
+        floorName: "`sqlite3` shell, same rows and unread counts",
+        floor: .seconds(sqliteListUnread), target: .ratioAtMost(2)),
+      Line(
         figure: listFigure, value: .seconds(list), floorName: "`forum --version` (no DB)",
         floor: .seconds(version)),
       Line(
@@ -297,6 +312,14 @@ struct BoardBenchmark {
     table.lines += [
       Line(
         figure: bigFigure, value: .seconds(showBig), floorName: "`sqlite3` shell, same rows",
+        floor: .seconds(sqliteShow), target: .ratioAtMost(2)),
+      Line(
+        figure: bigFigure, value: .seconds(showBig),
+        floorName: "`sqlite3` shell, next page and read position written",
+        floor: .seconds(sqliteShowMark), target: .ratioAtMost(2)),
+      Line(
+        figure: "`forum show \(big.number) --page 1` (read already, one process)",
+        value: .seconds(showBigAgain), floorName: "`sqlite3` shell, same rows",
         floor: .seconds(sqliteShow), target: .ratioAtMost(2)),
       Line(
         figure: bigFigure, value: .seconds(showBig), floorName: smallName,
@@ -327,7 +350,7 @@ struct BoardBenchmark {
     table.lines.append(
       Line(
         figure: "`forum` binary size", value: .bytes(binaryBytes),
-        target: .atMost(.bytes(25 * 1_048_576)), showsGrowth: false))
+        target: .atMost(.bytes(25_000_000)), showsGrowth: false))
 
     // In-process reads beside the same SQL through the C API.
     func compare(_ figure: String, _ body: () throws -> Void) throws -> Double {

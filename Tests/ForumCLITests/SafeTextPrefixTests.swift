@@ -17,6 +17,8 @@ struct SafeTextPrefixTests {
     String(repeating: "ｱｲｳ한글e\u{301}🇯🇵", count: 60),
     "short",
     "",
+    "a \u{301}b  c\u{600} d\r\ne  \n\n end ",
+    String(repeating: "長い文章、", count: 40) + " " + String(repeating: "x", count: 90) + " y\n",
   ]
 
   @Test("truncating the prefix shows what truncating the whole text shows", arguments: texts)
@@ -86,6 +88,21 @@ struct SafeTextPrefixTests {
       #expect(SafeText.width(text) == 2 * text.count, "\(text)")
     }
     #expect(SafeText.width("か\u{3099}") == 2, "a voicing mark takes no cell")
+  }
+
+  /// `wrap` takes a character boundary between two scalars of the scripts that never join
+  /// without asking: each such pair really is two characters.
+  @Test func scalarsThatNeverJoinAreCharactersOfTheirOwn() {
+    let samples = (UInt32(0)...0x10FFFF).compactMap(Unicode.Scalar.init).filter(SafeText.neverJoins)
+    #expect(samples.count > 20_000)
+    let probes: [Unicode.Scalar] = ["a", " ", "~", "\u{3000}", "\u{3029}", "あ", "ン", "漢", "！"]
+    var joined: [String] = []
+    for first in samples {
+      for second in probes where String(String.UnicodeScalarView([first, second])).count != 2 {
+        joined.append(String(first.value, radix: 16))
+      }
+    }
+    #expect(joined.isEmpty, "joined: \(joined.prefix(10))")
   }
 
   @Test("wrapping appends whole words as character by character would", arguments: texts)

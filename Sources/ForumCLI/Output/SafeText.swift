@@ -106,6 +106,19 @@ enum SafeText {
     return isWide(value) ? 2 : 1
   }
 
+  /// Scalars with no grapheme-joining behaviour (Unicode's Grapheme_Cluster_Break "Other", and
+  /// not Extended_Pictographic): printable ASCII, ideographic punctuation, kana, CJK ideographs,
+  /// fullwidth forms. A character boundary lies between any two of them.
+  static func neverJoins(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x20...0x7E, 0x3000...0x3029, 0x3041...0x3096, 0x30A0...0x30FF, 0x4E00...0x9FFF,
+      0xFF01...0xFF60:
+      return true
+    default:
+      return false
+    }
+  }
+
   private static func isWide(_ value: UInt32) -> Bool {
     switch value {
     case 0x1100...0x115F, 0x231A...0x231B, 0x2329...0x232A, 0x23E9...0x23EC, 0x23F0, 0x23F3,
@@ -157,49 +170,89 @@ enum SafeText {
   }
 
   /// Splits text into lines of at most `limit` cells, breaking at spaces where it can.
+  ///
+  /// One pass over the characters: a word is placed when the space or newline after it is
+  /// reached, and the places a word longer than a line would be cut are noted on the way (Japanese
+  /// has no spaces: a sentence is one word). Splitting into paragraphs and words first walked
+  /// every character three times.
   static func wrap(_ text: String, to limit: Int) -> [String] {
     var lines: [String] = []
-    for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      var line = ""
-      var used = 0
-      for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
-        let wordWidth = width(word)
-        if used > 0 && used + 1 + wordWidth > limit {
+    var line = ""
+    var used = 0
+    var word = text.startIndex
+    var wordWidth = 0
+    // Where the word is cut if it is longer than a line, and the cells since the last cut.
+    var cuts: [String.Index] = []
+    var pieceWidth = 0
+
+    func place(_ end: String.Index) {
+      if used > 0 && used + 1 + wordWidth > limit {
+        lines.append(line)
+        line = ""
+        used = 0
+      }
+      if used > 0 {
+        line += " "
+        used += 1
+      }
+      // Pieces are taken by scalars: their ends are character boundaries already.
+      if used + wordWidth <= limit {
+        line += Substring(text.unicodeScalars[word..<end])
+        used += wordWidth
+        return
+      }
+      // Longer than a line (so the line is empty): whole pieces, the last one left open.
+      var start = word
+      for cut in cuts {
+        line += Substring(text.unicodeScalars[start..<cut])
+        lines.append(line)
+        line = ""
+        start = cut
+      }
+      line += Substring(text.unicodeScalars[start..<end])
+      used = pieceWidth
+    }
+
+    let bytes = text.utf8
+    let scalars = text.unicodeScalars
+    var index = text.startIndex
+    while index < text.endIndex {
+      let scalar = scalars[index]
+      let scalarEnd = scalars.index(after: index)
+      // Between two scalars of the scripts that never join (printable ASCII, kana, ideographs,
+      // fullwidth forms) a character always ends: no grapheme-break search there.
+      let next =
+        scalarEnd == text.endIndex
+          || (SafeText.neverJoins(scalar) && SafeText.neverJoins(scalars[scalarEnd]))
+        ? scalarEnd : text.index(after: index)
+      // A space or newline ends a word only as a character of its own, as `split` would have it
+      // (a space with a combining mark on it is part of the word).
+      let byte = bytes[index]
+      if (byte == 0x20 || byte == 0x0A) && next == scalarEnd {
+        place(index)
+        if byte == 0x0A {
           lines.append(line)
           line = ""
           used = 0
         }
-        if used > 0 {
-          line += " "
-          used += 1
+        word = next
+        wordWidth = 0
+        cuts.removeAll(keepingCapacity: true)
+        pieceWidth = 0
+      } else {
+        let w =
+          next == scalarEnd ? cells(scalar) : scalars[index..<next].reduce(0) { $0 + cells($1) }
+        if pieceWidth + w > limit && pieceWidth > 0 {
+          cuts.append(index)
+          pieceWidth = 0
         }
-        // Most words fit whole: appended at once, as the loop below would one by one.
-        if used + wordWidth <= limit {
-          line += word
-          used += wordWidth
-          continue
-        }
-        // A word longer than the line is cut between characters; each piece is appended whole
-        // (Japanese has no spaces: a sentence is one word).
-        var piece = word.startIndex
-        var index = piece
-        while index < word.endIndex {
-          let next = word.index(after: index)
-          let w = width(word[index..<next])
-          if used + w > limit && used > 0 {
-            line += word[piece..<index]
-            lines.append(line)
-            line = ""
-            used = 0
-            piece = index
-          }
-          used += w
-          index = next
-        }
-        line += word[piece...]
+        pieceWidth += w
+        wordWidth += w
       }
-      lines.append(line)
+      index = next
     }
+    place(text.endIndex)
+    lines.append(line)
     return lines
   }
 }
