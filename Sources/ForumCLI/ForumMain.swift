@@ -14,7 +14,10 @@ public enum ForumMain {
   public static let version = "0.1.0"
 
   public static func run(arguments: [String], environment: [String: String]) -> Int32 {
-    setvbuf(stdout, nil, _IOLBF, 0)
+    // A terminal sees each line as it is printed. Into a pipe or a file the output goes in blocks
+    // (a page of `show` was a hundred writes); it is flushed before any input is waited for and
+    // before anything goes to stderr, so a program driving the prompt and `2>&1` see it in order.
+    setvbuf(stdout, nil, isatty(STDOUT_FILENO) != 0 ? _IOLBF : _IOFBF, 0)
     // A full disk or a file size limit is an error to report, not a signal that kills the
     // process after a commit (a retry would then post twice).
     signal(SIGXFSZ, SIG_IGN)
@@ -22,7 +25,7 @@ public enum ForumMain {
     // Output that could not be written (`forum list > /dev/full`) is a failure.
     if fflush(stdout) != 0 || ferror(stdout) != 0 {
       let reason = String(cString: strerror(errno))
-      fputs("forum: cannot write output: \(reason)\n", stderr)
+      writeError("forum: cannot write output: \(reason)")
       return status == 0 ? 1 : status
     }
     return status
@@ -38,7 +41,7 @@ public enum ForumMain {
     let terminal = Terminal(environment: environment, noColorFlag: options.noColor)
     let messages = Messages(japanese: terminal.japanese)
     Interrupt.onLongWait = {
-      fputs(messages.waitingForWriter + "\n", stderr)
+      writeError(messages.waitingForWriter)
     }
     if options.showVersion {
       print("forum \(version)")
@@ -116,7 +119,7 @@ public enum ForumMain {
       error.code == .noAccess || error.code == .authentication,
       let detail = error.detail, !json
     {
-      fputs("forum: " + SafeText.sanitize(detail) + "\n", stderr)
+      writeError("forum: " + SafeText.sanitize(detail))
       return CLIError.datastore(error).exitStatus
     }
     return report(CLIError(error), json: json, line: nil, japanese: japanese)
@@ -131,13 +134,19 @@ public enum ForumMain {
         "code": .string(error.codeAndMessage.code), "error": .string(error.codeAndMessage.message),
       ]
       if let line { body["line"] = .int(Int64(line)) }
-      fputs(JSONValue.object(body).jsonText() + "\n", stderr)
+      writeError(JSONValue.object(body).jsonText())
       return error.exitStatus
     }
     var text = personMessage(error, messages: messages)
     if let line { text = messages.lineError(line, text) }
-    fputs("forum: " + SafeText.sanitize(text) + "\n", stderr)
+    writeError("forum: " + SafeText.sanitize(text))
     return error.exitStatus
+  }
+
+  /// One line on stderr, after whatever stdout holds, so the two stay in order.
+  static func writeError(_ line: String) {
+    fflush(stdout)
+    fputs(line + "\n", stderr)
   }
 
   /// What a person reads for each failure.

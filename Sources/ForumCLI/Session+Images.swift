@@ -29,8 +29,8 @@ extension Session {
     } catch let missing as ImageLibraryUnavailable {
       // Said once (on stderr, like an error) rather than under every such picture.
       if missing.firstTime() {
-        fputs(
-          "forum: " + SafeText.sanitize(messages.imageLibraryUnavailable(missing)) + "\n", stderr)
+        ForumMain.writeError(
+          "forum: " + SafeText.sanitize(messages.imageLibraryUnavailable(missing)))
       }
       return [line]
     } catch {

@@ -40,6 +40,7 @@ enum ExternalEditor {
     let envp: [UnsafeMutablePointer<CChar>?] =
       environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }
+    fflush(stdout)  // what was printed comes before the editor
     var pid = pid_t()
     let spawned = posix_spawn(&pid, "/bin/sh", nil, nil, argv, envp)
     guard spawned == 0 else {

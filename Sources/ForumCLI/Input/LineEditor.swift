@@ -57,6 +57,7 @@ final class LineEditor: LineInput {
   private var pastedLines: [[UInt8]] = []
 
   func readLine(prompt: String, history: Bool, completion: CompletionKind) -> InputEvent {
+    fflush(stdout)  // when stdout is not the terminal, it is block-buffered
     if !pastedLines.isEmpty {
       let line = pastedLines.removeFirst()
       fputs(prompt + String(decoding: line, as: UTF8.self) + "\n", stdout)

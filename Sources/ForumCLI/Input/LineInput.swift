@@ -82,6 +82,8 @@ final class PipedInput: LineInput {
   }
 
   private func fill() -> Bool {
+    // Whoever feeds the pipe may wait for the answer to what it sent before sending more.
+    fflush(stdout)
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
       let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
