@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import Datastore
+
 /// Issue #13: a one-shot command starts like a C tool. No timings here (they live in
 /// forum-bench); these are the properties that make the start cheap.
 @Suite("start-up")
@@ -73,5 +75,27 @@ struct StartupTests {
       try forum.ok(command)
     }
     #expect(try fingerprint() == before)
+  }
+}
+
+/// A board set up by a newer forum is refused by an older one, not rewritten: the two would
+/// otherwise take turns re-installing their rules at every open (each time rewriting every
+/// comment row, seconds on a large board).
+@Suite("a newer forum's board")
+struct NewerBoardTests {
+  @Test func rulesOfANewerForumAreNotReplaced() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "t"])
+    do {
+      let connection = try Connection(path: forum.db)
+      try connection.execute(
+        "UPDATE meta SET value = '99' || substr(value, instr(value, ' ')) WHERE key = 'rules'")
+    }
+    let before = try Data(contentsOf: URL(fileURLWithPath: forum.db))
+    let refused = try forum.run(["list"])
+    #expect(refused.status != 0)
+    #expect(refused.stderr.contains("newer forum (rules 99); upgrade forum"), "\(refused.summary)")
+    #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.summary)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: forum.db)) == before)
   }
 }

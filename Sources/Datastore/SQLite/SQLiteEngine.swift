@@ -128,6 +128,16 @@ final class SQLiteEngine: DatastoreEngine {
 
   private static let rulesKey = "rules"
 
+  /// Rules recorded by a newer forum are not replaced by this one's older rules (the two would
+  /// take turns at every open).
+  private func refuseNewerRules(_ recorded: String?) throws {
+    guard let recorded, let format = Int(recorded.prefix { $0 != " " }), format > SQLiteRules.format
+    else { return }
+    throw DatastoreError(
+      .systemError,
+      detail: "\(connection.path) was set up by a newer forum (rules \(format)); upgrade forum")
+  }
+
   private func installedRules() throws -> String? {
     try connection.prepare("SELECT value FROM meta WHERE key = ?").firstRow(
       [.text(SQLiteEngine.rulesKey)]
@@ -150,6 +160,7 @@ final class SQLiteEngine: DatastoreEngine {
       } else {
         let recorded = "\(SQLiteRules.format) \(rules.signature)"
         if recordedRules != recorded {
+          try refuseNewerRules(recordedRules)
           try connection.transaction {
             // Another process may have installed them while this one waited for the lock.
             guard try installedRules() != recorded else { return }

@@ -183,6 +183,10 @@ enum SQLiteSchema {
         DELETE FROM read_positions WHERE object = OLD.objectId;
       END;
       """),
+    // Version 10 changes no table: it keeps forums older than the rules' format 5 (owner indexes)
+    // off the file. They would re-install their rules at every open, and a newer forum its own
+    // right after, each time rewriting every child row; they refuse a newer schema instead.
+    .sql("SELECT 1"),
   ])
 
   /// Adds `change` to the public row count of `className` (an SQL expression).
