@@ -131,63 +131,73 @@ public struct EngineRules: Equatable, Sendable, Codable {
   /// machinery cost more than the rest of opening. A set's members are sorted (JSONEncoder
   /// wrote them in the process's hash order).
   public var signature: String {
-    // Fields without a value (a nil `fileField`) are left out, as JSONEncoder leaves them.
-    func object(_ fields: [String: String?]) -> JSONValue {
-      .object(fields.compactMapValues { $0.map(JSONValue.string) })
+    // Members are written in key order, as `.sortedKeys` does; a member without a value (a nil
+    // `fileField`) is left out, as JSONEncoder leaves it. No dictionaries or JSONValue trees:
+    // this runs at every open.
+    func object(_ members: [(String, String?)]) -> String {
+      let present: [(String, String)] = members.compactMap { key, value in value.map { (key, $0) } }
+      let sorted = present.sorted { $0.0 < $1.0 }.map { "\"\($0.0)\":\($0.1)" }
+      return "{" + sorted.joined(separator: ",") + "}"
     }
-    let sequences = sequences.map {
-      object(["className": $0.className, "field": $0.field, "sequence": $0.sequence])
-    }
-    let owners = owners.map { rule -> JSONValue in
-      var fields: [String: JSONValue] = [
-        "className": .string(rule.className), "field": .string(rule.field),
-      ]
-      fields["additionalWriters"] = .array(rule.additionalWriters.sorted().map(JSONValue.string))
-      return .object(fields)
-    }
-    let children = children.map {
+    func text(_ value: String) -> String { JSONValue.string(value).jsonText() }
+    func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
+
+    let sequenceTexts: [String] = sequences.map { rule in
       object([
-        "childClass": $0.childClass, "parentField": $0.parentField,
-        "parentClass": $0.parentClass, "numberField": $0.numberField,
-        "lastNumberField": $0.lastNumberField, "countField": $0.countField,
-        "activityField": $0.activityField, "fileField": $0.fileField,
+        ("className", text(rule.className)), ("field", text(rule.field)),
+        ("sequence", text(rule.sequence)),
       ])
     }
-    var fields: [String: JSONValue] = [
-      "sequences": .array(sequences), "owners": .array(owners), "children": .array(children),
+    let ownerTexts: [String] = owners.map { rule in
+      object([
+        ("additionalWriters", array(rule.additionalWriters.sorted().map(text))),
+        ("className", text(rule.className)), ("field", text(rule.field)),
+      ])
+    }
+    let childTexts: [String] = children.map { rule in
+      let members: [(String, String?)] = [
+        ("childClass", text(rule.childClass)), ("parentField", text(rule.parentField)),
+        ("parentClass", text(rule.parentClass)), ("numberField", text(rule.numberField)),
+        ("lastNumberField", text(rule.lastNumberField)), ("countField", text(rule.countField)),
+        ("activityField", text(rule.activityField)), ("fileField", rule.fileField.map(text)),
+      ]
+      return object(members)
+    }
+    var members: [(String, String?)] = [
+      ("sequences", array(sequenceTexts)), ("owners", array(ownerTexts)),
+      ("children", array(childTexts)),
     ]
-    // Absent when empty, as `encode(to:)` leaves it out (older boards' signatures stay theirs).
+    // Absent when empty, as `encode(to:)` leaves them out (older boards' signatures stay theirs).
     if !pairs.isEmpty {
-      fields["pairs"] = .array(
-        pairs.map {
-          object([
-            "className": $0.className, "ownerField": $0.ownerField,
-            "partnerField": $0.partnerField, "pairField": $0.pairField,
-          ])
-        })
+      let pairTexts: [String] = pairs.map { rule in
+        object([
+          ("className", text(rule.className)), ("ownerField", text(rule.ownerField)),
+          ("partnerField", text(rule.partnerField)), ("pairField", text(rule.pairField)),
+        ])
+      }
+      members.append(("pairs", array(pairTexts)))
     }
     if !revisions.isEmpty {
-      fields["revisions"] = .array(
-        revisions.map {
-          JSONValue.object([
-            "className": .string($0.className), "fields": .array($0.fields.map(JSONValue.string)),
-            "editDateField": .string($0.editDateField),
-          ])
-        })
+      let revisionTexts: [String] = revisions.map { rule in
+        object([
+          ("className", text(rule.className)), ("fields", array(rule.fields.map(text))),
+          ("editDateField", text(rule.editDateField)),
+        ])
+      }
+      members.append(("revisions", array(revisionTexts)))
     }
     if !moderation.isEmpty {
-      fields["moderation"] = .array(
-        moderation.map { rule -> JSONValue in
-          var fields: [String: JSONValue] = [
-            "className": .string(rule.className), "role": .string(rule.role),
-            "contentFields": .array(rule.contentFields.map(JSONValue.string)),
-            "markField": .string(rule.markField),
-          ]
-          if let file = rule.fileField { fields["fileField"] = .string(file) }
-          return .object(fields)
-        })
+      let moderationTexts: [String] = moderation.map { rule in
+        let members: [(String, String?)] = [
+          ("className", text(rule.className)), ("role", text(rule.role)),
+          ("contentFields", array(rule.contentFields.map(text))),
+          ("markField", text(rule.markField)), ("fileField", rule.fileField.map(text)),
+        ]
+        return object(members)
+      }
+      members.append(("moderation", array(moderationTexts)))
     }
-    return JSONValue.object(fields).jsonText()
+    return object(members)
   }
 
   /// True when no rule is declared.

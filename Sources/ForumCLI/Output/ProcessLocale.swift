@@ -8,10 +8,12 @@
 extension Locale {
   /// Takes the person's locale (`LANG`, `LC_ALL`) for readline and the C library, as every
   /// terminal program must; when it is C or missing, characters are still read as UTF-8 (so
-  /// Backspace after `é` removes the whole letter). Numbers keep the C format.
+  /// Backspace after `é` removes the whole letter). Only the categories forum uses are loaded:
+  /// characters (readline, the codeset) and the C library's messages; all thirteen read a dozen
+  /// locale files at every start. Numbers, times and sorting stay C's (forum formats them itself).
   static func prepare() {
-    setlocale(LC_ALL, "")
-    setlocale(LC_NUMERIC, "C")
+    setlocale(LC_CTYPE, "")
+    setlocale(LC_MESSAGES, "")
     let codeset = String(cString: nl_langinfo(nl_item(CODESET)))
     if codeset.uppercased().replacing("-", with: "") != "UTF8" {
       for name in ["C.UTF-8", "en_US.UTF-8"] where setlocale(LC_CTYPE, name) != nil {
