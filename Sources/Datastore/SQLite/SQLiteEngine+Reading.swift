@@ -95,28 +95,37 @@ extension SQLiteEngine {
           = \(SQLiteRules.pointer(parentClass, "?"))
         AND json_extract(c.data, \(SQLiteRules.path(rule.numberField))) > ? LIMIT ?)
       """
+    // One snapshot and one lock for the parents and each of their counts.
     return try guarded {
-      let parents = try connection.prepare(sql).rows(values) { row in
-        (
-          objectId: try row.text(0) ?? "", position: row.isNull(1) ? nil : row.int(1),
-          caughtUp: row.int(2) != 0, mine: row.int(3)
-        )
+      try connection.reading {
+        try unreadStates(sql: sql, values: values, counting: all, rule: rule, limit: limit)
       }
-      let counting = try connection.prepare(all)
-      var states: [String: UnreadState] = [:]
-      for parent in parents where states[parent.objectId] == nil {
-        var unread = 0
-        if !parent.caughtUp {
-          let after = try counting.firstRow([
-            .text(rule.childClass), .text(parent.objectId), .integer(parent.position ?? 0),
-            .integer(Int64(limit) + parent.mine),
-          ]) { $0.int(0) }
-          unread = Int(min(Int64(limit), max(0, (after ?? 0) - parent.mine)))
-        }
-        states[parent.objectId] = UnreadState(position: parent.position, unreadChildren: unread)
-      }
-      return states
     }
+  }
+
+  private func unreadStates(
+    sql: String, values: [SQLValue], counting all: String, rule: ChildRule, limit: Int
+  ) throws -> [String: UnreadState] {
+    let parents = try connection.prepare(sql).rows(values) { row in
+      (
+        objectId: try row.text(0) ?? "", position: row.isNull(1) ? nil : row.int(1),
+        caughtUp: row.int(2) != 0, mine: row.int(3)
+      )
+    }
+    let counting = try connection.prepare(all)
+    var states: [String: UnreadState] = [:]
+    for parent in parents where states[parent.objectId] == nil {
+      var unread = 0
+      if !parent.caughtUp {
+        let after = try counting.firstRow([
+          .text(rule.childClass), .text(parent.objectId), .integer(parent.position ?? 0),
+          .integer(Int64(limit) + parent.mine),
+        ]) { $0.int(0) }
+        unread = Int(min(Int64(limit), max(0, (after ?? 0) - parent.mine)))
+      }
+      states[parent.objectId] = UnreadState(position: parent.position, unreadChildren: unread)
+    }
+    return states
   }
 
   func revisions(_ className: String, objectId: String, as caller: Principals) throws
