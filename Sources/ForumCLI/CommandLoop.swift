@@ -35,6 +35,10 @@ struct CommandLoop {
       editor?.wakeDescriptor = { session.live.descriptor }
       editor?.idleInterval = session.live.interval
       editor?.livePrompt = { session.prompt }
+      // Each command's output is written when it ends, not when a block of it has gathered: a
+      // script stopped part-way (Ctrl-C, kill) leaves a log of all it did, so re-running the
+      // rest posts nothing twice.
+      fflush(stdout)
       let event = input.readLine(prompt: session.prompt, history: true, completion: .commands)
       editor?.idle = nil
       let commandLine = input.isInteractive ? nil : input.lineNumber

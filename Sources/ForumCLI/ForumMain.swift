@@ -15,8 +15,9 @@ public enum ForumMain {
 
   public static func run(arguments: [String], environment: [String: String]) -> Int32 {
     // A terminal sees each line as it is printed. Into a pipe or a file the output goes in blocks
-    // (a page of `show` was a hundred writes); it is flushed before any input is waited for and
-    // before anything goes to stderr, so a program driving the prompt and `2>&1` see it in order.
+    // (a page of `show` was a hundred writes); it is flushed at the end of each command, before
+    // any input is waited for and before anything goes to stderr, so a program driving the
+    // prompt and `2>&1` see it in order, and a script stopped part-way leaves all it did.
     setvbuf(stdout, nil, isatty(STDOUT_FILENO) != 0 ? _IOLBF : _IOFBF, 0)
     // A full disk or a file size limit is an error to report, not a signal that kills the
     // process after a commit (a retry would then post twice).
