@@ -177,9 +177,10 @@ public final class Board {
       number: page, hasMore: fromEnd ? after > 0 : objects.count > Board.pageSize)
   }
 
-  /// The page a thread's last comments are on.
+  /// The page a thread's last comments are on. Counted without adding first: a count written by
+  /// hand near `Int.max` (sqlite3 on a shared board) would overflow and stop the program.
   public static func lastPage(commentCount: Int) -> Int {
-    max(1, (commentCount + pageSize - 1) / pageSize)
+    commentCount <= 0 ? 1 : (commentCount - 1) / pageSize + 1
   }
 
   /// Comment `number` of thread `threadNumber`.
