@@ -37,8 +37,10 @@ struct CommandLoop {
       editor?.livePrompt = { session.prompt }
       // Each command's output is written when it ends, not when a block of it has gathered: a
       // script stopped part-way (Ctrl-C, kill) leaves a log of all it did, so re-running the
-      // rest posts nothing twice.
+      // rest posts nothing twice. Output that cannot be written (a full disk) ends the run: the
+      // commands after it would leave no record of what they did (`ForumMain.run` says why).
       fflush(stdout)
+      if ferror(stdout) != 0 { return status == 0 ? 1 : status }
       let event = input.readLine(prompt: session.prompt, history: true, completion: .commands)
       editor?.idle = nil
       let commandLine = input.isInteractive ? nil : input.lineNumber

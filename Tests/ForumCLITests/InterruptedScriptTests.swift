@@ -93,3 +93,23 @@ struct InterruptedScriptTests {
     return pid
   }
 }
+
+/// A script whose output cannot be written (a full disk) stops at the command whose answer was
+/// lost, instead of going on posting with no log of what it did.
+@Suite("a script with nowhere to write")
+struct UnwritableOutputTests {
+  @Test func aScriptStopsWhenItsOutputCannotBeWritten() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "t"])
+    let shell = "\"$0\" --db \"$1\" --profile alice > /dev/full"
+    let result = try ForumFixture.launch(
+      "/bin/sh", arguments: ["-c", shell, forum.binary, forum.db],
+      environment: forum.environment(),
+      input: Data("comment 1 one\ncomment 1 two\ncomment 1 three\n".utf8), timeout: 60)
+    #expect(result.status == 1, "\(result.summary)")
+    #expect(result.stderrLines.count == 1, "\(result.summary)")
+    #expect(result.stderr.hasPrefix("forum: cannot write output"), "\(result.summary)")
+    let board = try forum.openBoard()
+    #expect(try board.thread(1).commentCount == 1)
+  }
+}
