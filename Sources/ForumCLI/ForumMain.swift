@@ -135,6 +135,11 @@ public enum ForumMain {
         "code": .string(error.codeAndMessage.code), "error": .string(error.codeAndMessage.message),
       ]
       if let line { body["line"] = .int(Int64(line)) }
+      // "System error." alone is nothing a program can act on: the reason goes beside it (a board
+      // written by a newer forum, a file that is not a board…), as a person reads it.
+      if case .datastore(let cause) = error, cause.code == .systemError, cause.detail != nil {
+        body["detail"] = .string(SafeText.sanitize(personMessage(error, messages: messages)))
+      }
       writeError(JSONValue.object(body).jsonText())
       return error.exitStatus
     }

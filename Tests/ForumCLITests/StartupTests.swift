@@ -97,5 +97,10 @@ struct NewerBoardTests {
     #expect(refused.stderr.contains("newer forum (rules 99); upgrade forum"), "\(refused.summary)")
     #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.summary)")
     #expect(try Data(contentsOf: URL(fileURLWithPath: forum.db)) == before)
+    // A program reading `--json` errors learns why too, not only "System error.".
+    let json = try forum.run(["--json", "list"])
+    #expect(json.status != 0)
+    #expect(json.stderr.contains(#""detail":"#), "\(json.summary)")
+    #expect(json.stderr.contains("newer forum (rules 99); upgrade forum"), "\(json.summary)")
   }
 }
