@@ -142,10 +142,6 @@ enum SafeText {
     text.unicodeScalars.reduce(0) { $0 + cells($1) }
   }
 
-  static func width(_ text: Substring) -> Int {
-    text.unicodeScalars.reduce(0) { $0 + cells($1) }
-  }
-
   /// Cuts text to at most `limit` cells, ending with `…` when something was cut.
   /// Never splits a character (grapheme cluster).
   static func truncate(_ text: String, to limit: Int) -> String {
