@@ -68,8 +68,10 @@ let package = Package(
     .target(
       name: "Datastore", dependencies: ["CSQLite", "CLibPQ"], linkerSettings: archives("sqlite3")),
     .target(name: "Forum", dependencies: ["Datastore"]),
+    // The network door: NCMB's REST API over HTTP, above the Datastore (it knows no threads).
+    .target(name: "NCMBServer", dependencies: ["Datastore"]),
     .target(
-      name: "ForumCLI", dependencies: ["Forum", "CReadline", "CImageDecode"],
+      name: "ForumCLI", dependencies: ["Forum", "NCMBServer", "CReadline", "CImageDecode"],
       linkerSettings: archives("readline", "tinfo")),
     // The Swift runtime linked in, so the program starts like a C tool: no dynamic loading and
     // relocation of libswiftCore and FoundationEssentials at every one-shot command.

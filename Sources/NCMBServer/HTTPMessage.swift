@@ -1,0 +1,73 @@
+/// One HTTP request as the transport (`HTTPServer`, libmicrohttpd) hands it to a handler: what the
+/// client sent, before any NCMB meaning is given to it. The transport parses; handlers never see a
+/// socket.
+public struct HTTPRequest: Sendable {
+  /// `GET`, `POST`, `PUT`, `DELETE`, … as sent.
+  public var method: String
+  /// The path exactly as the client sent it, still percent-encoded, without the query
+  /// (`/2013-09-01/classes/Thread/`). The NCMB signature is checked against these bytes.
+  public var path: String
+  /// The query string exactly as sent, without the `?` (empty when there is none).
+  public var rawQuery: String
+  /// Header names lowercased, values as sent, in the order received.
+  public var headers: [(name: String, value: String)]
+  /// The body as received (at most the transport's body limit).
+  public var body: [UInt8]
+  /// For `multipart/form-data` bodies: the parts, decoded by the transport's post processor.
+  public var formParts: [HTTPFormPart]
+
+  public init(
+    method: String, path: String, rawQuery: String = "",
+    headers: [(name: String, value: String)] = [], body: [UInt8] = [],
+    formParts: [HTTPFormPart] = []
+  ) {
+    self.method = method
+    self.path = path
+    self.rawQuery = rawQuery
+    self.headers = headers
+    self.body = body
+    self.formParts = formParts
+  }
+
+  /// The first header called `name` (any case), or nil.
+  public func header(_ name: String) -> String? {
+    let lowered = name.lowercased()
+    return headers.first { $0.name == lowered }?.value
+  }
+}
+
+/// One part of a `multipart/form-data` body.
+public struct HTTPFormPart: Sendable {
+  /// The part's `name` (`acl`, `file`).
+  public var name: String
+  /// The part's `filename`, when it has one.
+  public var fileName: String?
+  /// The part's `Content-Type`, when it has one.
+  public var contentType: String?
+  public var bytes: [UInt8]
+
+  public init(name: String, fileName: String? = nil, contentType: String? = nil, bytes: [UInt8]) {
+    self.name = name
+    self.fileName = fileName
+    self.contentType = contentType
+    self.bytes = bytes
+  }
+}
+
+/// What a handler answers.
+public struct HTTPResponse: Sendable {
+  public var status: Int
+  public var headers: [(name: String, value: String)]
+  public var body: [UInt8]
+
+  public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+  }
+}
+
+/// Answers requests. Called from the transport's worker threads, several at once.
+public protocol HTTPHandler: AnyObject, Sendable {
+  func respond(to request: HTTPRequest) -> HTTPResponse
+}
