@@ -1,9 +1,10 @@
+import Datastore
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
   import Foundation
 #endif
-import Datastore
 
 /// NCMB's REST API (2013-09-01) over a `Datastore`: signature, sessions, classes, users, login,
 /// roles, files. Knows no threads: the board's rules are the engine's.
