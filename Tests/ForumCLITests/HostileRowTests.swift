@@ -68,3 +68,33 @@ struct HostileRowTests {
     #expect(try #require(runs[8]).stdout.contains("(Exif␛]52;c;cHc=␇ removed)"))
   }
 }
+
+/// What a search's order can tell a third person (SQLite; PostgreSQL lists newest first).
+@Suite("the order of a search")
+struct SearchOrderPrivacyTests {
+  /// The order of a search depends on what the searcher can read alone. bm25 weighed each word
+  /// by how many posts of the whole board hold it, messages between others included: one
+  /// message between Alice and Bob holding zqxbeta swapped Carol's two posts.
+  @Test func theOrderOfASearchIsTheSameWhateverOthersMessagesHold() throws {
+    let forum = try ForumFixture()
+    try forum.ok(
+      ["new", "--title", "first", "--description", "zqxalpha zqxalpha zqxbeta"], profile: "carol")
+    try forum.ok(
+      ["new", "--title", "second", "--description", "zqxalpha zqxbeta zqxbeta"], profile: "carol")
+    func order() throws -> [String] {
+      let result = try forum.ok(["--json", "search", "zqxalpha", "zqxbeta"], profile: "carol")
+      return try result.json().objects("results").compactMap { $0.string("ref") }
+    }
+    let before = try order()
+    #expect(before.count == 2)
+    let bob = try HostileRowTests.handle(forum, "bob")
+    for _ in 1...3 { try forum.ok(["dm", "@" + bob, "secret zqxbeta plans"]) }
+    #expect(try order() == before, "a message Carol cannot read moved her posts")
+    // And the other way: messages holding the other word.
+    for _ in 1...3 { try forum.ok(["dm", "@" + bob, "zqxalpha zqxalpha"]) }
+    #expect(try order() == before, "a message Carol cannot read moved her posts")
+    // Bob can read the messages: they are found, and Carol's posts keep their order among them.
+    let bobs = try forum.ok(["--json", "search", "zqxalpha", "zqxbeta"], profile: "bob")
+    #expect(try bobs.json().objects("results").compactMap { $0.string("ref") } == before)
+  }
+}
