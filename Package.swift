@@ -105,11 +105,15 @@ let package = Package(
       dependencies: [
         "Forum", "Datastore", "HostileImages", "EngineTestSupport", "PostgresTestCluster",
       ]),
-    .testTarget(name: "NCMBServerTests", dependencies: ["NCMBServer"]),
+    // Real HTTP clients (curl, the system python3) and throwaway certificates for the server's
+    // tests.
+    .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
+    .testTarget(name: "NCMBServerTests", dependencies: ["NCMBServer", "HTTPTestSupport"]),
     .testTarget(
       name: "ForumCLITests",
       dependencies: [
         "ForumCLI", "Forum", "Datastore", "HostileImages", "CImageDecode", "PostgresTestCluster",
+        "HTTPTestSupport",
       ]),
   ],
   swiftLanguageModes: [.v5]

@@ -1,32 +1,31 @@
 import Foundation
-import Testing
 
-struct ClientError: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
+public struct ClientError: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
 }
 
 /// What a client program did.
-struct ClientRun {
-  let status: Int32
-  let stdout: String
-  let stderr: String
-  var summary: String {
+public struct ClientRun {
+  public let status: Int32
+  public let stdout: String
+  public let stderr: String
+  public var summary: String {
     "exit \(status)\nstdout: \(stdout.prefix(800))\nstderr: \(stderr.prefix(800))"
   }
 }
 
 /// Real HTTP clients nobody here wrote: the curl command and the system Python's http.client.
 /// A missing one fails the test (`.ci/run` installs curl, python3 and openssl).
-enum Clients {
-  static func require(_ path: String) throws -> String {
+public enum Clients {
+  public static func require(_ path: String) throws -> String {
     guard FileManager.default.isExecutableFile(atPath: path) else {
       throw ClientError("\(path) is missing: install it (bash .ci/run does)")
     }
     return path
   }
 
-  static func run(
+  public static func run(
     _ executable: String, _ arguments: [String], input: Data = Data(), timeout: TimeInterval = 60
   ) throws -> ClientRun {
     let process = Process()
@@ -66,12 +65,14 @@ enum Clients {
   }
 
   /// `curl -sS ARGUMENTS…`.
-  static func curl(_ arguments: [String], input: Data = Data()) throws -> ClientRun {
+  public static func curl(_ arguments: [String], input: Data = Data()) throws -> ClientRun {
     try run("/usr/bin/curl", ["-sS"] + arguments, input: input)
   }
 
   /// The system python3 (not a virtual environment's) running `script` with `arguments`.
-  static func python(_ script: String, _ arguments: [String] = [], timeout: TimeInterval = 120)
+  public static func python(
+    _ script: String, _ arguments: [String] = [], timeout: TimeInterval = 120
+  )
     throws -> ClientRun
   {
     try run("/usr/bin/python3", ["-c", script] + arguments, timeout: timeout)
@@ -85,9 +86,9 @@ private final class Collected: @unchecked Sendable {
 }
 
 /// A temporary directory removed at deinit.
-final class TemporaryDirectory {
-  let path: String
-  init() throws {
+public final class TemporaryDirectory {
+  public let path: String
+  public init() throws {
     var template = Array((NSTemporaryDirectory() + "/NCMBServerTests.XXXXXX").utf8CString)
     guard let made = mkdtemp(&template) else { throw ClientError("mkdtemp failed") }
     path = String(cString: made)
@@ -97,11 +98,11 @@ final class TemporaryDirectory {
 
 /// A throwaway self-signed certificate for 127.0.0.1, ::1 and localhost, made by the openssl
 /// command.
-struct ThrowawayCertificate {
-  let certificateFile: String
-  let keyFile: String
+public struct ThrowawayCertificate {
+  public let certificateFile: String
+  public let keyFile: String
 
-  init(in directory: String) throws {
+  public init(in directory: String) throws {
     certificateFile = directory + "/cert.pem"
     keyFile = directory + "/key.pem"
     let made = try Clients.run(
