@@ -44,6 +44,7 @@ let package = Package(
     // Their module maps name no library: the targets that import them link the archives.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
+    .systemLibrary(name: "CNettle", providers: [.apt(["nettle-dev"])]),
     // The image libraries' headers only: CImageDecode opens the libraries at run time.
     .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
@@ -65,11 +66,14 @@ let package = Package(
     // when a postgresql:// board is opened, so its 37 shared libraries do not load at every start.
     // Needs libpq-dev to build, libpq5 to open a PostgreSQL board.
     .target(name: "CLibPQ"),
+    // SHA-256, HMAC-SHA256 and base64 from nettle, linked from its archive.
+    .target(name: "ForumCrypto", dependencies: ["CNettle"], linkerSettings: archives("nettle")),
     .target(
-      name: "Datastore", dependencies: ["CSQLite", "CLibPQ"], linkerSettings: archives("sqlite3")),
+      name: "Datastore", dependencies: ["CSQLite", "CLibPQ", "ForumCrypto"],
+      linkerSettings: archives("sqlite3")),
     .target(name: "Forum", dependencies: ["Datastore"]),
     // The network door: NCMB's REST API over HTTP, above the Datastore (it knows no threads).
-    .target(name: "NCMBServer", dependencies: ["Datastore"]),
+    .target(name: "NCMBServer", dependencies: ["Datastore", "ForumCrypto"]),
     .target(
       name: "ForumCLI", dependencies: ["Forum", "NCMBServer", "CReadline", "CImageDecode"],
       linkerSettings: archives("readline", "tinfo")),
@@ -100,6 +104,12 @@ let package = Package(
       name: "ForumTests",
       dependencies: [
         "Forum", "Datastore", "HostileImages", "EngineTestSupport", "PostgresTestCluster",
+      ]),
+    .testTarget(
+      name: "NCMBServerTests",
+      dependencies: [
+        "NCMBServer", "ForumCrypto", "Forum", "Datastore", "EngineTestSupport",
+        "PostgresTestCluster", "HostileImages",
       ]),
     .testTarget(
       name: "ForumCLITests",
