@@ -45,8 +45,13 @@ extension SQLiteEngine {
       from = "search_text s JOIN objects o ON o.id = s.rowid"
       let ranked = try matchCount(
         match, filter: filter, values: values, above: SQLiteEngine.rankedMatchLimit)
-      order = ranked ? "ORDER BY s.rank, o.id DESC" : "ORDER BY s.rowid DESC"
       values.insert(.text(match), at: 0)
+      if ranked {
+        let score = SQLiteEngine.relevance(search, textFields: textFields, values: &values)
+        order = "ORDER BY \(score) DESC, o.id DESC"
+      } else {
+        order = "ORDER BY s.rowid DESC"
+      }
     } else {
       // Newest first by walking the table backwards, stopping at the page: through the class
       // indexes (the planner's choice for the OR of classes) every row would be read and sorted.
@@ -59,6 +64,30 @@ extension SQLiteEngine {
       "SELECT \(SQLiteEngine.objectColumns) FROM \(from) \(condition) \(order) LIMIT ? OFFSET ?",
       values
     )
+  }
+
+  /// A post's relevance from the post alone: BM25's term-frequency part with every word weighed
+  /// alike and a fixed typical length in place of the average. FTS5's bm25 weighs words by how
+  /// many rows of the whole index hold them and by the index's average length, private rows
+  /// included, so the order of a search told a third person whether others' messages held a
+  /// word. Words are counted as search matches them: substrings, ASCII case ignored (SQLite's
+  /// `lower` folds ASCII only).
+  static func relevance(
+    _ search: TextSearch, textFields: [String: [String]], values: inout [SQLValue]
+  ) -> String {
+    let cases = search.targets.map(\.className).filter { textFields[$0] != nil }.map {
+      "WHEN '\($0)' THEN \(SQLiteSearch.body("o", fields: textFields[$0]!))"
+    }
+    let body = "lower(CASE o.class \(cases.joined(separator: " ")) ELSE '' END)"
+    let saturation = "(1.2 * (0.25 + 0.75 * length(\(body)) / 256.0))"
+    let parts = search.terms.map { term -> String in
+      let folded = TextSearch.foldedASCII(term)
+      // Four parameters: the frequency is written twice, each with the word twice.
+      values += Array(repeating: .text(folded), count: 4)
+      let frequency = "((length(\(body)) - length(replace(\(body), ?, ''))) * 1.0 / length(?))"
+      return "(\(frequency) / (\(frequency) + \(saturation)))"
+    }
+    return "(" + parts.joined(separator: " + ") + ")"
   }
 
   /// True when at most `limit` posts that `filter` lets through (the caller's readable matches)
