@@ -147,4 +147,30 @@ struct QueryConditionTests {
     }
     #expect(try database.fingerprint() == before)
   }
+
+  /// Every shape of condition is its own SQL: the statement caches stay bounded however many
+  /// shapes come, and answers stay right after the cache starts again.
+  @Test(arguments: EngineFixtures.all)
+  func manyShapesKeepTheStatementCacheBounded(_ engine: any EngineFixture) throws {
+    let database = try engine.makeDatabase()
+    let store = try Datastore.open(try database.location(as: "alice"))
+    let client = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    _ = try client.create("Item", fields: ["v": .int(3)])
+    func cached() -> Int {
+      if let sqlite = store.engine as? SQLiteEngine {
+        return sqlite.connection.cachedStatementCount
+      }
+      if let postgres = store.engine as? PostgresEngine {
+        return postgres.connection.preparedStatementCount
+      }
+      return -1
+    }
+    for size in 1...600 {
+      var query = Query(className: "Item")
+      query.conditions = [.isIn("v", (1...size).map { .int(Int64($0)) })]
+      #expect(try client.find(query).count == (size >= 3 ? 1 : 0))
+      #expect(cached() <= 512)
+      #expect(cached() > 0)
+    }
+  }
 }

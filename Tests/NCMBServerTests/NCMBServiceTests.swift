@@ -320,6 +320,13 @@ struct NCMBServiceTests {
         board.request("POST", "classes/Thread", body: #"{"title":"t"}"#), 401, "E401001"
       ),
       ("login", board.request("GET", "login", query: "userName=a&password=b"), 401, "E401002"),
+      (
+        "a body over the limit",
+        board.request(
+          "POST", "classes/Todo", session: token,
+          body: #"{"a":"\#(String(repeating: "x", count: NCMBService.maximumJSONBytes))"}"#),
+        413, "E413002"
+      ),
     ]
     for (name, request, status, code) in cases {
       let (answered, body) = try board.send(request)

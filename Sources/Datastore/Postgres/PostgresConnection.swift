@@ -100,8 +100,16 @@ final class PostgresConnection {
     return PostgresResult(result!, pq: pq)
   }
 
+  /// Statements kept prepared on the server; past this they are all deallocated and prepared
+  /// again as they come (a server renders each shape of an app's `where` as its own SQL).
+  static let maximumPreparedStatements = 512
+
   private func preparedName(for sql: String, parameterCount: Int) throws -> String {
     if let name = prepared[sql] { return name }
+    if prepared.count >= PostgresConnection.maximumPreparedStatements {
+      try execute("DEALLOCATE ALL")
+      prepared.removeAll(keepingCapacity: true)
+    }
     let name = "forum_\(prepared.count + 1)"
     let result = pq.PQprepare(handle, name, sql, Int32(parameterCount), nil)
     defer { pq.PQclear(result) }
@@ -109,6 +117,9 @@ final class PostgresConnection {
     prepared[sql] = name
     return name
   }
+
+  /// How many statements are prepared (tests check the bound).
+  var preparedStatementCount: Int { prepared.count }
 
   private func check(_ result: OpaquePointer?, sql: String) throws {
     let status = result.map(pq.PQresultStatus) ?? PGRES_FATAL_ERROR

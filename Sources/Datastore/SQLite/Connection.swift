@@ -36,6 +36,9 @@ public final class Connection {
     sqlite3_close_v2(handle)
   }
 
+  /// How many statements are cached (tests check the bound).
+  var cachedStatementCount: Int { cache.count }
+
   /// True when SQLite opened the file read-only (the file or its directory is write-protected).
   public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
@@ -45,9 +48,15 @@ public final class Connection {
     guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle, sql: sql) }
   }
 
+  /// Statements kept prepared. A server renders each shape of an app's `where` as its own SQL,
+  /// so the cache is bounded: past this it starts again (statements in use live on until their
+  /// callers let go of them).
+  static let maximumCachedStatements = 512
+
   /// A cached prepared statement for `sql`.
   public func prepare(_ sql: String) throws -> Statement {
     if let statement = cache[sql] { return statement }
+    if cache.count >= Connection.maximumCachedStatements { cache.removeAll(keepingCapacity: true) }
     let statement = try Statement(connection: self, sql: sql)
     cache[sql] = statement
     return statement
