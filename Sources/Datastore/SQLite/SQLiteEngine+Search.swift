@@ -2,12 +2,9 @@
 /// (`search_text MATCH`), which narrows the rows; every term is then checked with LIKE on the
 /// object's own fields, which makes the rule exact (a substring, ASCII case ignored, within one
 /// field) and serves the one- and two-character terms trigrams cannot (天気). Each target class
-/// is filtered by the same WHERE clause `find` uses, the caller's readability included.
+/// is filtered by the same WHERE clause `find` uses, the caller's readability included. Newest
+/// first, as on PostgreSQL.
 extension SQLiteEngine {
-  /// Above this many readable matches, results come newest first (the index streams them in that
-  /// order and stops at the page) instead of ranked by bm25 (which must score every match).
-  static let rankedMatchLimit = 2000
-
   func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject] {
     let statement = try searchStatement(search, as: caller)
     return try guarded { try connection.prepare(statement.sql).rows(statement.values, object) }
@@ -42,10 +39,10 @@ extension SQLiteEngine {
     let order: String
     let from: String
     if let match {
+      // Newest first, as on PostgreSQL: the index streams matches in that order and stops at
+      // the page, and one order on every engine pages the same.
       from = "search_text s JOIN objects o ON o.id = s.rowid"
-      let ranked = try matchCount(
-        match, filter: filter, values: values, above: SQLiteEngine.rankedMatchLimit)
-      order = ranked ? "ORDER BY s.rank, o.id DESC" : "ORDER BY s.rowid DESC"
+      order = "ORDER BY s.rowid DESC"
       values.insert(.text(match), at: 0)
     } else {
       // Newest first by walking the table backwards, stopping at the page: through the class
@@ -59,22 +56,5 @@ extension SQLiteEngine {
       "SELECT \(SQLiteEngine.objectColumns) FROM \(from) \(condition) \(order) LIMIT ? OFFSET ?",
       values
     )
-  }
-
-  /// True when at most `limit` posts that `filter` lets through (the caller's readable matches)
-  /// match, counted no further than that. Only readable posts count: counting every match would
-  /// let the order tell a third person whether someone's private messages hold the words.
-  private func matchCount(_ match: String, filter: String, values: [SQLValue], above limit: Int)
-    throws -> Bool
-  {
-    let count = try guarded {
-      try connection.prepare(
-        """
-        SELECT count(*) FROM (SELECT 1 FROM search_text s JOIN objects o ON o.id = s.rowid
-          WHERE search_text MATCH ? AND (\(filter)) LIMIT ?)
-        """
-      ).firstRow([.text(match)] + values + [.integer(Int64(limit + 1))]) { $0.int(0) } ?? 0
-    }
-    return count <= limit
   }
 }

@@ -56,7 +56,9 @@ func installedBoard(members: [String] = ["alice", "bob"]) throws -> PostgresTest
 func postgresFingerprint(_ board: PostgresTestBoard, updateDates: Bool = true) throws -> [String] {
   let owner = try PostgresConnection(uri: board.owner.uri)
   var rows: [String] = []
-  for table in PostgresSchema.tables {
+  // Without update dates, the feed's rows are left out too: an update that changes nothing else
+  // still moves its row's date, and the feed records that it happened.
+  for table in PostgresSchema.tables where updateDates || table != "changes" {
     let row =
       updateDates || table != "objects"
       ? "t::text"
