@@ -60,7 +60,7 @@ public struct FileInfo: Equatable, Sendable {
   }
 }
 
-/// A find: equality conditions, order, paging, and pointers to include.
+/// A find: equality and further conditions, order, paging, and pointers to include.
 public struct Query: Sendable {
   public var className: String
   /// Field (or dotted path into an object field) to the value it must equal.
@@ -80,6 +80,8 @@ public struct Query: Sendable {
   /// the caller's read position, or, never opened, someone else's. A prefilter an engine applies
   /// while it walks the listing's index; `DatastoreClient.unread` gives the exact counts.
   public var unreadOnly = false
+  /// Further conditions, all of which must hold (`QueryCondition`).
+  public var conditions: [QueryCondition] = []
 
   public static let defaultLimit = 100
   public static let maximumLimit = 1000

@@ -332,10 +332,11 @@ public final class DatastoreClient {
     for field in query.include where !Validation.isName(field) {
       throw DatastoreError.invalid("include")
     }
+    try validate(conditions: query.conditions)
   }
 
   /// A field name or a dotted path into object fields (`authData.anonymous.id`).
-  private static func isFieldPath(_ path: String) -> Bool {
+  static func isFieldPath(_ path: String) -> Bool {
     let parts = path.split(separator: ".", omittingEmptySubsequences: false)
     return !parts.isEmpty && parts.allSatisfy { Validation.isName($0) }
   }

@@ -324,6 +324,7 @@ final class PostgresEngine: DatastoreEngine {
           "\(PostgresSchema.expression(for: field)) \(comparison) $\(values.count)::jsonb")
       }
     }
+    for condition in query.conditions { terms.append(conditionSQL(condition, values: &values)) }
     if let unread = unreadFilter(query, rules: rules) { terms.append(unread) }
     return "WHERE " + terms.joined(separator: " AND ") + readFilter(caller, values: &values)
   }

@@ -10,6 +10,12 @@
 /// the caller may read (`forum.principals()` is the session user's, as in the policies); the
 /// member's query then joins them under its own row-level security and checks every term on the
 /// row. Class and field names are `Validation.isName` names, safe inside SQL text.
+///
+/// The function never matches a pattern against text the caller may not read (issue 22: the
+/// buffers a trigram lookup touched, as `EXPLAIN (ANALYZE, BUFFERS)` counts them, told a third
+/// person which words others' direct messages held). The trigram index holds public rows only
+/// (`public`, kept with the row's readers); the caller's private rows are found by the caller's
+/// own principals first, and only their text is matched.
 enum PostgresSearch {
   /// `text` with ASCII letters in lower case, as search compares it (whatever the collation).
   static func folded(_ text: String) -> String {
@@ -63,8 +69,13 @@ enum PostgresSearch {
         body text NOT NULL
       );
       REVOKE ALL ON forum.search_text FROM PUBLIC, forum_member;
-      CREATE INDEX IF NOT EXISTS search_text_body ON forum.search_text
-        USING gin (body \(schema).gin_trgm_ops);
+      ALTER TABLE forum.search_text ADD COLUMN IF NOT EXISTS public boolean NOT NULL DEFAULT false;
+      UPDATE forum.search_text s SET public = ('*' = ANY(o.readers))
+        FROM forum.objects o WHERE o.id = s.id AND s.public IS DISTINCT FROM ('*' = ANY(o.readers));
+      -- The index of older boards held every row, private ones too.
+      DROP INDEX IF EXISTS forum.search_text_body;
+      CREATE INDEX IF NOT EXISTS search_text_public_body ON forum.search_text
+        USING gin (body \(schema).gin_trgm_ops) WHERE public;
       CREATE OR REPLACE FUNCTION forum.search_text_keep() RETURNS trigger
       LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
       AS $$
@@ -72,24 +83,34 @@ enum PostgresSearch {
         text_body text := CASE NEW.class \(cases.joined(separator: " ")) END;
       BEGIN
         IF text_body IS NULL THEN RETURN NULL; END IF;
-        INSERT INTO forum.search_text(id, class, body) VALUES (NEW.id, NEW.class, text_body)
-        ON CONFLICT (id) DO UPDATE SET body = excluded.body
-          WHERE forum.search_text.body IS DISTINCT FROM excluded.body;
+        INSERT INTO forum.search_text(id, class, body, public)
+        VALUES (NEW.id, NEW.class, text_body, '*' = ANY(NEW.readers))
+        ON CONFLICT (id) DO UPDATE SET body = excluded.body, public = excluded.public
+          WHERE forum.search_text.body IS DISTINCT FROM excluded.body
+            OR forum.search_text.public IS DISTINCT FROM excluded.public;
         RETURN NULL;
       END
       $$;
       REVOKE ALL ON FUNCTION forum.search_text_keep() FROM PUBLIC;
       DROP TRIGGER IF EXISTS e_search ON forum.objects;
-      CREATE TRIGGER e_search AFTER INSERT OR UPDATE OF data ON forum.objects
+      CREATE TRIGGER e_search AFTER INSERT OR UPDATE OF data, readers ON forum.objects
         FOR EACH ROW WHEN (NEW.class IN (\(classes.map { "'\($0)'" }.joined(separator: ", "))))
         EXECUTE FUNCTION forum.search_text_keep();
       CREATE OR REPLACE FUNCTION \(candidatesFunction)(class_name text, pattern text)
       RETURNS SETOF bigint
       LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
       AS $$
-        SELECT s.id FROM forum.search_text s JOIN forum.objects o ON o.id = s.id
-        WHERE s.body LIKE pattern AND s.class = class_name
-          AND ('*' = ANY(o.readers) OR o.readers && forum.principals())
+        -- Public rows through the index of public rows.
+        SELECT s.id FROM forum.search_text s
+        WHERE s.public AND s.class = class_name AND s.body LIKE pattern
+        UNION ALL
+        -- The caller's private rows, found by the caller's principals before any text is read.
+        (WITH mine AS MATERIALIZED (
+           SELECT o.id FROM forum.objects o
+           WHERE o.class = class_name AND NOT ('*' = ANY(o.readers))
+             AND o.readers && forum.principals())
+         SELECT s.id FROM mine JOIN forum.search_text s ON s.id = mine.id
+         WHERE NOT s.public AND s.body LIKE pattern)
       $$;
       REVOKE ALL ON FUNCTION \(candidatesFunction)(text, text) FROM PUBLIC;
       GRANT EXECUTE ON FUNCTION \(candidatesFunction)(text, text) TO forum_member;
@@ -101,11 +122,12 @@ enum PostgresSearch {
     for className in classes {
       try connection.execute(
         """
-        INSERT INTO forum.search_text(id, class, body)
-        SELECT o.id, o.class, \(body(fields[className]!, row: "o")) FROM forum.objects o
-        WHERE o.class = '\(className)'
-        ON CONFLICT (id) DO UPDATE SET body = excluded.body
+        INSERT INTO forum.search_text(id, class, body, public)
+        SELECT o.id, o.class, \(body(fields[className]!, row: "o")), '*' = ANY(o.readers)
+        FROM forum.objects o WHERE o.class = '\(className)'
+        ON CONFLICT (id) DO UPDATE SET body = excluded.body, public = excluded.public
           WHERE forum.search_text.body IS DISTINCT FROM excluded.body
+            OR forum.search_text.public IS DISTINCT FROM excluded.public
         """)
     }
   }

@@ -138,7 +138,7 @@ extension SQLiteEngine {
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
     if query.equalTo.isEmpty && query.greaterThan.isEmpty && query.lessThan.isEmpty
-      && !caller.isMaster && !query.unreadOnly
+      && query.conditions.isEmpty && !caller.isMaster && !query.unreadOnly
     {
       return try classCount(query.className, caller)
     }
@@ -335,6 +335,7 @@ extension SQLiteEngine {
         values.append(.integer(bounds[field]!))
       }
     }
+    for condition in query.conditions { terms.append(conditionSQL(condition, values: &values)) }
     if !caller.isMaster { terms.append(listingFilter(query.className, caller, values: &values)) }
     return "WHERE " + terms.joined(separator: " AND ")
   }

@@ -2,9 +2,12 @@
 /// (`search_text MATCH`), which narrows the rows; every term is then checked with LIKE on the
 /// object's own fields, which makes the rule exact (a substring, ASCII case ignored, within one
 /// field) and serves the one- and two-character terms trigrams cannot (天気). Each target class
-/// is filtered by the same WHERE clause `find` uses, the caller's readability included. Newest
-/// first, as on PostgreSQL.
+/// is filtered by the same WHERE clause `find` uses, the caller's readability included.
 extension SQLiteEngine {
+  /// Above this many readable matches, results come newest first (the index streams them in that
+  /// order and stops at the page) instead of ranked by bm25 (which must score every match).
+  static let rankedMatchLimit = 2000
+
   func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject] {
     let statement = try searchStatement(search, as: caller)
     return try guarded { try connection.prepare(statement.sql).rows(statement.values, object) }
@@ -39,11 +42,16 @@ extension SQLiteEngine {
     let order: String
     let from: String
     if let match {
-      // Newest first, as on PostgreSQL: the index streams matches in that order and stops at
-      // the page, and one order on every engine pages the same.
       from = "search_text s JOIN objects o ON o.id = s.rowid"
-      order = "ORDER BY s.rowid DESC"
+      let ranked = try matchCount(
+        match, filter: filter, values: values, above: SQLiteEngine.rankedMatchLimit)
       values.insert(.text(match), at: 0)
+      if ranked {
+        let score = SQLiteEngine.relevance(search, textFields: textFields, values: &values)
+        order = "ORDER BY \(score) DESC, o.id DESC"
+      } else {
+        order = "ORDER BY s.rowid DESC"
+      }
     } else {
       // Newest first by walking the table backwards, stopping at the page: through the class
       // indexes (the planner's choice for the OR of classes) every row would be read and sorted.
@@ -56,5 +64,46 @@ extension SQLiteEngine {
       "SELECT \(SQLiteEngine.objectColumns) FROM \(from) \(condition) \(order) LIMIT ? OFFSET ?",
       values
     )
+  }
+
+  /// A post's relevance from the post alone: BM25's term-frequency part with every word weighed
+  /// alike and a fixed typical length in place of the average. FTS5's bm25 weighs words by how
+  /// many rows of the whole index hold them and by the index's average length, private rows
+  /// included, so the order of a search told a third person whether others' messages held a
+  /// word. Words are counted as search matches them: substrings, ASCII case ignored (SQLite's
+  /// `lower` folds ASCII only).
+  static func relevance(
+    _ search: TextSearch, textFields: [String: [String]], values: inout [SQLValue]
+  ) -> String {
+    let cases = search.targets.map(\.className).filter { textFields[$0] != nil }.map {
+      "WHEN '\($0)' THEN \(SQLiteSearch.body("o", fields: textFields[$0]!))"
+    }
+    let body = "lower(CASE o.class \(cases.joined(separator: " ")) ELSE '' END)"
+    let saturation = "(1.2 * (0.25 + 0.75 * length(\(body)) / 256.0))"
+    let parts = search.terms.map { term -> String in
+      let folded = TextSearch.foldedASCII(term)
+      // Four parameters: the frequency is written twice, each with the word twice.
+      values += Array(repeating: .text(folded), count: 4)
+      let frequency = "((length(\(body)) - length(replace(\(body), ?, ''))) * 1.0 / length(?))"
+      return "(\(frequency) / (\(frequency) + \(saturation)))"
+    }
+    return "(" + parts.joined(separator: " + ") + ")"
+  }
+
+  /// True when at most `limit` posts that `filter` lets through (the caller's readable matches)
+  /// match, counted no further than that. Only readable posts count: counting every match would
+  /// let the order tell a third person whether someone's private messages hold the words.
+  private func matchCount(_ match: String, filter: String, values: [SQLValue], above limit: Int)
+    throws -> Bool
+  {
+    let count = try guarded {
+      try connection.prepare(
+        """
+        SELECT count(*) FROM (SELECT 1 FROM search_text s JOIN objects o ON o.id = s.rowid
+          WHERE search_text MATCH ? AND (\(filter)) LIMIT ?)
+        """
+      ).firstRow([.text(match)] + values + [.integer(Int64(limit + 1))]) { $0.int(0) } ?? 0
+    }
+    return count <= limit
   }
 }

@@ -93,79 +93,190 @@ struct Invocation {
   /// The prose of a text command ("" when the line has none and a draft is to be read).
   var text: String?
 
+  private init() {}
+
   /// Sorts `words` (the command word first) by `info`. `insideThread`: at the prompt with a
   /// current thread, where a bare number starts the prose instead of naming a thread.
-  init(_ words: CommandWords, info: CommandInfo, insideThread: Bool, messages: Messages) throws {
-    let known = Set(info.options)
-    let knownFlags = Set(info.flags + CommandInfo.commonFlags)
+  /// `lenient`: for deciding which lines a refused command would have read; an option without
+  /// its value or an unknown one is left out instead of refused.
+  init(
+    _ words: CommandWords, info: CommandInfo, insideThread: Bool, messages: Messages,
+    lenient: Bool = false
+  ) throws {
+    if info.text != nil {
+      try self.init(
+        text: words, info: info, insideThread: insideThread, messages: messages, lenient: lenient)
+      return
+    }
+    self.init()
+    let all = words.words
     var index = 1
     var onlyPositionals = false
-    let all = words.words
     while index < all.count {
       let word = all[index]
       index += 1
       guard let value = word.value else {
-        if info.text != nil {
-          text = word.rest
-          break
-        }
+        if lenient { continue }
         throw CLIError.usage(messages.unclosedQuote)
       }
       if !onlyPositionals && value.hasPrefix("-") && value.count > 1
         && !Invocation.isNegativeNumber(value)
       {
-        if value == "--" && info.text == nil {
+        if value == "--" {
           onlyPositionals = true
           continue
         }
-        var name = String(value.drop(while: { $0 == "-" }))
-        var inlineValue: String?
-        if let equals = name.firstIndex(of: "=") {
-          inlineValue = String(name[name.index(after: equals)...])
-          name = String(name[..<equals])
-        }
-        if knownFlags.contains(name), inlineValue == nil {
-          flags.insert(name)
+        do {
+          try take(
+            option: value, at: &index, in: all, info: info, messages: messages, lenient: lenient)
+        } catch  where lenient {
           continue
         }
-        if known.contains(name) {
-          if let inlineValue {
-            options[name] = inlineValue
-          } else if index < all.count, all[index].value == nil {
-            throw CLIError.usage(messages.unclosedQuote)
-          } else if index < all.count, let next = all[index].value, !next.hasPrefix("--") {
-            options[name] = next
-            index += 1
-          } else {
-            throw CLIError.usage(messages.needsValue("--" + name))
-          }
-          continue
-        }
-        if info.text == nil {
-          throw CLIError.usage(messages.unknownOption(SafeText.sanitize(value)))
-        }
-      }
-      if let kind = info.text {
-        if kind == .afterHandle, positionals.isEmpty, value.hasPrefix("@") {
-          positionals.append(value)
-          continue
-        }
-        if kind == .afterReference, positionals.isEmpty {
-          positionals.append(value)
-          continue
-        }
-        if kind == .afterThread, positionals.isEmpty,
-          Invocation.isThreadWord(value, bareNumber: !insideThread)
-        {
-          positionals.append(value)
-          continue
-        }
-        text = word.rest
-        break
+        continue
       }
       positionals.append(value)
     }
-    if info.text != nil && text == nil { text = "" }
+  }
+
+  /// A text command (`comment`, `reply`, `dm`, `name`, `edit`): `COMMAND [OPTIONS] REFERENCE
+  /// TEXT`, or `COMMAND [REFERENCE] OPTIONS` with no text. Options never sit inside the text:
+  /// the words after the reference are either all options or all text, byte for byte, and
+  /// text may not start with what looks like an option (`--json rocks` is refused, not posted
+  /// as "rocks" nor as "--json rocks": the line could mean either).
+  private init(
+    text words: CommandWords, info: CommandInfo, insideThread: Bool, messages: Messages,
+    lenient: Bool
+  ) throws {
+    self.init()
+    let all = words.words
+    let kind = info.text!
+    // Options right after the command count only when a reference follows them.
+    var start = 1
+    var leading = Invocation()
+    var index = 1
+    while index < all.count, let value = all[index].value, Invocation.looksLikeOption(value),
+      Invocation.isKnown(value, info)
+    {
+      index += 1
+      do {
+        try leading.take(option: value, at: &index, in: all, info: info, messages: messages)
+      } catch  where lenient {
+        continue
+      }
+    }
+    if index > 1, index < all.count,
+      let value = all[index].value, Invocation.isReference(value, kind, insideThread)
+    {
+      self = leading
+      start = index
+    }
+    index = start
+    if index < all.count, let value = all[index].value,
+      Invocation.isReference(value, kind, insideThread)
+    {
+      positionals.append(value)
+      index += 1
+    }
+    let rest = Array(all[index...])
+    if !rest.isEmpty && Invocation.allOptions(rest, info) {
+      var at = index
+      while at < all.count {
+        let value = all[at].value ?? ""
+        at += 1
+        do {
+          try take(option: value, at: &at, in: all, info: info, messages: messages)
+        } catch  where lenient {
+          continue
+        }
+      }
+      text = ""
+      return
+    }
+    guard let first = rest.first else {
+      text = ""
+      return
+    }
+    if let value = first.value, Invocation.looksLikeOption(value) {
+      let name = "--" + value.dropFirst(2).prefix { $0 != "=" }
+      throw CLIError.usage(
+        Invocation.isKnown(value, info)
+          ? messages.optionInsideText(SafeText.sanitize(name), command: info.name)
+          : messages.unknownOptionBeforeText(SafeText.sanitize(name), command: info.name))
+    }
+    text = first.rest
+  }
+
+  /// Reads one option word (and its value from the next word when it takes one).
+  private mutating func take(
+    option value: String, at index: inout Int, in all: [CommandWords.Word], info: CommandInfo,
+    messages: Messages, lenient: Bool = false
+  ) throws {
+    var name = String(value.drop(while: { $0 == "-" }))
+    var inlineValue: String?
+    if let equals = name.firstIndex(of: "=") {
+      inlineValue = String(name[name.index(after: equals)...])
+      name = String(name[..<equals])
+    }
+    if Set(info.flags + CommandInfo.commonFlags).contains(name), inlineValue == nil {
+      flags.insert(name)
+      return
+    }
+    guard info.options.contains(name) else {
+      throw CLIError.usage(messages.unknownOption(SafeText.sanitize(value)))
+    }
+    if let inlineValue {
+      options[name] = inlineValue
+    } else if index < all.count, all[index].value == nil {
+      // A value whose quote is never closed is still a value given.
+      guard lenient else { throw CLIError.usage(messages.unclosedQuote) }
+      options[name] = all[index].rest
+      index += 1
+    } else if index < all.count, let next = all[index].value, !next.hasPrefix("--") {
+      options[name] = next
+      index += 1
+    } else {
+      throw CLIError.usage(messages.needsValue("--" + name))
+    }
+  }
+
+  /// `--name` or `--name=value` (a lone `--`, `---` or `-> x` is text).
+  static func looksLikeOption(_ word: String) -> Bool {
+    guard word.hasPrefix("--"), let letter = word.dropFirst(2).first else { return false }
+    return letter.isLetter
+  }
+
+  private static func isKnown(_ word: String, _ info: CommandInfo) -> Bool {
+    let name = String(word.dropFirst(2).prefix { $0 != "=" })
+    return info.options.contains(name) || info.flags.contains(name)
+      || CommandInfo.commonFlags.contains(name)
+  }
+
+  /// Every word is a known option or the value after one (`--title T --edit`).
+  private static func allOptions(_ words: [CommandWords.Word], _ info: CommandInfo) -> Bool {
+    var index = 0
+    while index < words.count {
+      guard let value = words[index].value, looksLikeOption(value), isKnown(value, info) else {
+        return false
+      }
+      index += 1
+      if !value.contains("="), info.options.contains(String(value.dropFirst(2))),
+        index < words.count, let next = words[index].value, !next.hasPrefix("--")
+      {
+        index += 1
+      }
+    }
+    return true
+  }
+
+  private static func isReference(_ word: String, _ kind: CommandInfo.Text, _ inside: Bool)
+    -> Bool
+  {
+    switch kind {
+    case .rest: return false
+    case .afterHandle: return word.hasPrefix("@")
+    case .afterThread: return isThreadWord(word, bareNumber: !inside)
+    case .afterReference: return !looksLikeOption(word)
+    }
   }
 
   /// `#12`, or `12` where a bare number names a thread.

@@ -8,11 +8,14 @@ enum CommentCommand: ForumCommand {
       "comment on a thread (the current one at the prompt)", "スレッドにコメント (プロンプトでは現在のスレッド)"),
     details: Localized(
       "The rest of the line is the text, exactly as typed. Inside a thread at the prompt "
-        + "`comment TEXT` posts to it, whatever TEXT starts with; `comment #12 TEXT` posts to "
-        + "#12. Without TEXT, reads lines until a line holding a single `.`; `\\e` on a line of "
+        + "`comment TEXT` posts to it; `comment #12 TEXT` posts to #12. Options go before the "
+        + "thread (`comment --json 12 TEXT`) or alone after it (`comment 12 --edit`); text may "
+        + "not start with one. Without TEXT, reads lines until a line holding a single `.`; `\\e` on a line of "
         + "its own opens $VISUAL or $EDITOR.",
       "行の残りがそのまま本文です。プロンプトで現在のスレッドにいるときは、`comment 本文` は"
-        + "何で始まってもそのスレッドへの投稿です。`comment #12 本文` は #12 への投稿です。"
+        + "そのスレッドへの投稿です。`comment #12 本文` は #12 への投稿です。オプションはスレッドの"
+        + "前 (`comment --json 12 本文`) か、その後ろに単独で (`comment 12 --edit`) 置きます。"
+        + "本文をオプションで始めることはできません。"
         + "本文がなければ「.」だけの行まで読みます。`\\e` だけの行で $VISUAL か $EDITOR を開きます。"),
     flags: ["edit"], arguments: 0...1, text: .afterThread, completion: .threads)
 
@@ -20,7 +23,7 @@ enum CommentCommand: ForumCommand {
   /// current thread, so the same parse as `run` decides).
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
     let parsed = try? Invocation(
-      words, info: info, insideThread: false, messages: Messages(japanese: false))
+      words, info: info, insideThread: false, messages: Messages(japanese: false), lenient: true)
     guard let parsed else { return [] }
     return parsed.flags.contains("help") || !(parsed.text ?? "").isEmpty ? [] : [.block]
   }

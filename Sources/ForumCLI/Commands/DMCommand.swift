@@ -24,7 +24,7 @@ enum DMCommand: ForumCommand {
   /// `--write` and `--edit` read a draft, whatever else is wrong with the line.
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
     let parsed = try? Invocation(
-      words, info: info, insideThread: false, messages: Messages(japanese: false))
+      words, info: info, insideThread: false, messages: Messages(japanese: false), lenient: true)
     guard let parsed, !parsed.flags.contains("help"), (parsed.text ?? "").isEmpty else {
       return []
     }

@@ -10,25 +10,29 @@ enum EditCommand: ForumCommand {
       "change your thread's title or description, or your comment", "自分のスレッドやコメントを編集"),
     details: Localized(
       "Scripts and one-shot commands give the new text: `edit 12/3 TEXT` (the rest of the "
-        + "line, exactly as typed), `edit 12 --title T --description D`. At the prompt without "
+        + "line, exactly as typed), `edit 12 --title T --description D`, or `edit 12` followed "
+        + "by a title line and a description up to `.` (empty keeps it). At the prompt without "
         + "it, the old text is filled in for you to change, or opened in $VISUAL/$EDITOR "
         + "(always with --edit, and for text of several lines). Earlier versions stay: "
         + "`history 12/3`.",
       "スクリプトと 1 回限りのコマンドでは新しい本文を指定します: `edit 12/3 本文` (行の残り"
-        + "そのまま)、`edit 12 --title T --description D`。プロンプトで省くと元の本文が入力済み"
+        + "そのまま)、`edit 12 --title T --description D`、または `edit 12` の後にタイトルの行と「.」"
+        + "までの本文 (空なら元のまま)。プロンプトで省くと元の本文が入力済み"
         + "で表示されるか、$VISUAL/$EDITOR で開きます (--edit のときと複数行のとき)。"
         + "以前の版は残ります: `history 12/3`。"),
     options: ["title", "description"], flags: ["edit"], arguments: 1...1,
     text: .afterReference, completion: .threads)
 
-  /// A comment edited without its text reads it as a draft in a script.
+  /// In a script a comment edited without its text reads it up to `.`; a thread edited without
+  /// --title or --description reads a title line and a description up to `.`, as `new` does.
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
     let parsed = try? Invocation(
-      words, info: info, insideThread: false, messages: Messages(japanese: false))
-    guard let parsed, let reference = parsed.positionals.first, reference.contains("/"),
-      !parsed.flags.contains("help")
+      words, info: info, insideThread: false, messages: Messages(japanese: false), lenient: true)
+    guard let parsed, let reference = parsed.positionals.first, !parsed.flags.contains("help"),
+      (parsed.text ?? "").isEmpty
     else { return [] }
-    return (parsed.text ?? "").isEmpty ? [.block] : []
+    if reference.contains("/") { return [.block] }
+    return parsed.options.isEmpty ? [.line, .block] : []
   }
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
@@ -59,11 +63,31 @@ enum EditCommand: ForumCommand {
         var title = invocation.options["title"]
         var description = invocation.options["description"]
         if title == nil && description == nil {
-          guard session.input.isInteractive else {
-            throw CLIError.usage(messages.editThreadNeedsFields)
-          }
           let thread = try session.board.thread(number)
           try checkAuthor(thread.isMine, thread.authorName, target.label, thread.moderatedDate)
+          guard session.input.isInteractive else {
+            // A script gives the title line and the description up to `.`; empty keeps each.
+            let newTitle: String
+            let newDescription: String
+            do {
+              newTitle = try session.ask(messages.titlePrompt)
+              newDescription = try session.draft(messages.descriptionPrompt)
+            } catch CLIError.cancelled {
+              throw CLIError.usage(messages.editThreadNeedsFields)  // nothing given at all
+            }
+            guard !newTitle.isEmpty || !newDescription.isEmpty else {
+              throw CLIError.usage(messages.editThreadNeedsFields)
+            }
+            let edited = try session.board.editThread(
+              number, title: newTitle.isEmpty ? nil : newTitle,
+              description: newDescription.isEmpty ? nil : newDescription)
+            if session.json {
+              session.emit(edited.json)
+            } else {
+              print(messages.editedPost(target.label))
+            }
+            return .next
+          }
           title = try session.askPrefilled(messages.titlePrompt, thread.title)
           description = try session.revise(
             thread.description, heading: messages.descriptionPrompt,

@@ -23,13 +23,13 @@ enum NewCommand: ForumCommand {
         + "スクリプトではタイトルの行と「.」までの本文を読みます。画像は --image でのみ付けられます。"),
     options: ["title", "description", "image"], flags: ["edit"])
 
+  /// An option without its value counts as missing: its answer would have been read.
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
-    let rough = words.roughWords
-    func has(_ option: String) -> Bool {
-      rough.contains { $0 == option || $0.hasPrefix(option + "=") }
-    }
-    if has("--title") { return [] }
-    return has("--description") ? [.line] : [.line, .block]
+    let parsed = try? Invocation(
+      words, info: info, insideThread: false, messages: Messages(japanese: false), lenient: true)
+    let given = parsed?.options ?? [:]
+    if parsed?.flags.contains("help") == true || given["title"] != nil { return [] }
+    return given["description"] != nil ? [.line] : [.line, .block]
   }
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {

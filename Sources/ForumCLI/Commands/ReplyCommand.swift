@@ -19,8 +19,8 @@ enum ReplyCommand: ForumCommand {
 
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
     let parsed = try? Invocation(
-      words, info: info, insideThread: false, messages: Messages(japanese: false))
-    guard let parsed, !parsed.positionals.isEmpty else { return [] }
+      words, info: info, insideThread: false, messages: Messages(japanese: false), lenient: true)
+    guard let parsed else { return [] }
     return parsed.flags.contains("help") || !(parsed.text ?? "").isEmpty ? [] : [.block]
   }
 

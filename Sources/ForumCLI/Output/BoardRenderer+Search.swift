@@ -5,13 +5,15 @@ extension BoardRenderer {
   /// the match highlighted, all database text sanitized.
   func searchResults(_ page: Page<SearchHit>) -> [String] {
     guard !page.items.isEmpty else { return [messages.noSearchResults] }
-    let refWidth = min(12, page.items.map { SafeText.width($0.ref) + 1 }.max() ?? 2)
+    // A message's ref holds the other member's handle, text from the database like any other.
+    let refs = page.items.map { SafeText.sanitize($0.ref) }
+    let refWidth = min(12, refs.map { SafeText.width($0) + 1 }.max() ?? 2)
     let indent = String(repeating: " ", count: refWidth + 1)
     let authorWidth = 12
     let ageWidth = messages.japanese ? 6 : 4
     var lines: [String] = []
-    for hit in page.items {
-      let ref = SafeText.pad(hit.kind == .thread ? "#" + hit.ref : hit.ref, to: refWidth)
+    for (hit, shownRef) in zip(page.items, refs) {
+      let ref = SafeText.pad(hit.kind == .thread ? "#" + shownRef : shownRef, to: refWidth)
       let place: String
       switch hit.kind {
       case .thread: place = ""

@@ -182,7 +182,9 @@ struct BoardRenderer {
       name: image.fileName, format: image.format, width: image.width, height: image.height,
       byteCount: image.byteCount)
     if !image.removedMetadata.isEmpty {
-      text += " (\(image.removedMetadata.joined(separator: ", ")) \(messages.metadataRemoved))"
+      // The names are the stored row's: text from the database like the file name.
+      let names = image.removedMetadata.map { SafeText.sanitize($0) }.joined(separator: ", ")
+      text += " (\(names) \(messages.metadataRemoved))"
     }
     return text
   }

@@ -40,11 +40,13 @@ let boardRulesForTests = EngineRules(
   ])
 
 /// A test board with the schema installed and `alice` and `bob` granted forum_member.
-func installedBoard(members: [String] = ["alice", "bob"]) throws -> PostgresTestBoard {
+func installedBoard(members: [String] = ["alice", "bob"], indexes: [IndexSpec] = []) throws
+  -> PostgresTestBoard
+{
   let cluster = try PostgresTestCluster.shared()
   let board = try cluster.board(members: members)
   let owner = try PostgresConnection(uri: board.owner.uri)
-  try PostgresSchema.install(on: owner, rules: boardRulesForTests, indexes: [])
+  try PostgresSchema.install(on: owner, rules: boardRulesForTests, indexes: indexes)
   for member in members {
     try cluster.admin("GRANT forum_member TO \(board[member].name)")
   }

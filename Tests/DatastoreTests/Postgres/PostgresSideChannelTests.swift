@@ -1,0 +1,149 @@
+import Foundation
+import PostgresTestCluster
+import Testing
+
+@testable import Datastore
+
+/// A third member with psql, asking the server's planner and buffer counters about rows he may
+/// not read (issue 22): every probe gives the same plan, the same row counts and the same
+/// buffers whether the hidden rows hold what he guesses or not.
+@Suite("PostgreSQL side channels")
+struct PostgresSideChannelTests {
+  static let textIndexes = [
+    IndexSpec(textOf: "Message", fields: ["text"]),
+    IndexSpec(textOf: "Thread", fields: ["title", "description"]),
+    IndexSpec(textOf: "Comment", fields: ["text"]),
+  ]
+
+  static func pointer(_ className: String, _ id: String) -> String {
+    #"{"__type":"Pointer","className":"\#(className)","objectId":"\#(id)"}"#
+  }
+
+  /// Alice, Bob and Carol signed in; Alice has sent Bob `messages` direct messages saying
+  /// "the launch code is zebra42 banana", and Carol has a public thread.
+  struct Scene {
+    let board: PostgresTestBoard
+    let alice: PostgresConnection
+    let bob: PostgresConnection
+    let carol: PostgresConnection
+    let ids: [String: String]
+    let conversation: String
+  }
+
+  static func scene(messages: Int = 40) throws -> Scene {
+    let board = try installedBoard(members: ["alice", "bob", "carol"], indexes: textIndexes)
+    let alice = try PostgresConnection(uri: board["alice"].uri)
+    let bob = try PostgresConnection(uri: board["bob"].uri)
+    let carol = try PostgresConnection(uri: board["carol"].uri)
+    var ids: [String: String] = [:]
+    for (name, connection) in [("alice", alice), ("bob", bob), ("carol", carol)] {
+      ids[name] = try #require(try connection.query("SELECT forum.sign_in()").text(0, 0))
+    }
+    let conversation = Validation.randomId()
+    try alice.query(
+      """
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      VALUES ('Conversation', $1, '{}', '{}', $2::jsonb)
+      """, [.text(conversation), .text(#"{"partner":\#(pointer("user", ids["bob"]!))}"#)])
+    try alice.transaction {
+      for index in 0..<messages {
+        try alice.query(
+          """
+          INSERT INTO forum.objects(class, object_id, readers, writers, data)
+          VALUES ('Message', $1, '{}', $2, $3::jsonb)
+          """,
+          [
+            .text(Validation.randomId()), .text("{\(ids["alice"]!)}"),
+            .text(
+              #"{"text":"the launch code is zebra42 banana \#(index)","conversation":\#(pointer("Conversation", conversation))}"#
+            ),
+          ])
+      }
+    }
+    try carol.query(
+      """
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      VALUES ('Thread', $1, $2, $3, '{"title":"hello world","description":"apples"}'::jsonb)
+      """,
+      [.text(Validation.randomId()), .text("{*,\(ids["carol"]!)}"), .text("{\(ids["carol"]!)}")])
+    try board.cluster.admin("ANALYZE", database: board.database)
+    return Scene(
+      board: board, alice: alice, bob: bob, carol: carol, ids: ids, conversation: conversation)
+  }
+
+  /// What `EXPLAIN (ANALYZE, BUFFERS)` tells about `sql`, timings left out: each node's type,
+  /// relation and index, rows, rows removed, heap fetches and buffers touched.
+  static func observation(
+    _ connection: PostgresConnection, _ sql: String, _ values: [PostgresValue] = []
+  ) throws -> String {
+    var last = ""
+    // The first runs warm the caches, so hits and reads settle.
+    for _ in 0..<3 {
+      let result = try connection.query(
+        "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) " + sql, values)
+      let text = try #require(result.text(0, 0))
+      let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]]
+      let plan = try #require(parsed?.first?["Plan"] as? [String: Any])
+      last = describe(plan)
+    }
+    return last
+  }
+
+  private static func describe(_ node: [String: Any]) -> String {
+    let keys = [
+      "Node Type", "Relation Name", "Index Name", "Actual Rows", "Actual Loops",
+      "Rows Removed by Filter", "Rows Removed by Index Recheck", "Heap Fetches",
+      "Exact Heap Blocks", "Lossy Heap Blocks",
+    ]
+    var parts = keys.compactMap { key in node[key].map { "\(key)=\($0)" } }
+    let hit = node["Shared Hit Blocks"] as? Int ?? 0
+    let read = node["Shared Read Blocks"] as? Int ?? 0
+    parts.append("buffers=\(hit + read)")
+    let children = (node["Plans"] as? [[String: Any]] ?? []).map(describe)
+    return "(" + parts.joined(separator: " ") + children.joined() + ")"
+  }
+
+  /// Expects the probe to look the same for every guess.
+  static func expectSame(
+    _ what: String, _ connection: PostgresConnection, _ guesses: [String],
+    sourceLocation: SourceLocation = #_sourceLocation, _ sql: (String) -> String
+  ) throws {
+    let seen = try guesses.map { try observation(connection, sql($0)) }
+    for (guess, observed) in zip(guesses, seen).dropFirst() {
+      #expect(
+        observed == seen[0],
+        "\(what): '\(guesses[0])' and '\(guess)' look different:\n\(seen[0])\n\(observed)",
+        sourceLocation: sourceLocation)
+    }
+  }
+
+  @Test(
+    "search candidates: the buffers and the plan do not tell whether others' messages hold a word")
+  func searchCandidatesByBuffers() throws {
+    let scene = try PostgresSideChannelTests.scene()
+    defer { scene.board.remove() }
+    // The real word, its neighbours one letter on, and a word nobody wrote.
+    let guesses = ["zebra42", "zebrb", "launch code", "qqqqqq"]
+    try PostgresSideChannelTests.expectSame("search_candidates('Message')", scene.carol, guesses) {
+      "SELECT * FROM forum.search_candidates('Message', '%\($0)%')"
+    }
+    try PostgresSideChannelTests.expectSame("search_candidates('Thread')", scene.carol, guesses) {
+      "SELECT * FROM forum.search_candidates('Thread', '%\($0)%')"
+    }
+    // Her own LIKE over the table: row-level security filters first.
+    try PostgresSideChannelTests.expectSame("LIKE on forum.objects", scene.carol, guesses) {
+      "SELECT 1 FROM forum.objects WHERE class = 'Message' AND data->>'text' LIKE '%\($0)%'"
+    }
+    // Bob, who may read them, finds them; Carol finds nothing.
+    let found = try scene.bob.query(
+      "SELECT count(*) FROM forum.search_candidates('Message', '%zebra42%')")
+    #expect(found.int(0, 0) == 40)
+    let carolFound = try scene.carol.query(
+      "SELECT count(*) FROM forum.search_candidates('Message', '%zebra42%')")
+    #expect(carolFound.int(0, 0) == 0)
+    // Public text is found by anyone through the index.
+    let publicFound = try scene.carol.query(
+      "SELECT count(*) FROM forum.search_candidates('Thread', '%hello world%')")
+    #expect(publicFound.int(0, 0) == 1)
+  }
+}
