@@ -97,6 +97,15 @@ public enum ForumMain {
         return reportOpening(error, json: json, japanese: terminal.japanese)
       }
     }
+    if options.command.first.map({ CommandRegistry.named($0) == ServeCommand.self }) == true {
+      do {
+        let request = try ServeCommand.request(
+          words: options.command, default: options.resolvedDatabasePath, messages: messages)
+        return try ServeCommand.serve(request, json: options.json, messages: messages)
+      } catch {
+        return reportOpening(error, json: options.json, japanese: terminal.japanese)
+      }
+    }
     let board: Board
     do {
       board = try Board(
