@@ -55,6 +55,9 @@ struct ServeTests {
     #expect(object?["url"]?.hasSuffix("/2013-09-01/") == true)
     #expect(object?["applicationKey"] != nil)
     #expect(json.stop() == 0)
+    let after = try ServeProcess(forum, ["--listen", "127.0.0.1:0", "--json"])
+    #expect(after.readyLine.hasPrefix(#"{""#), "\(after.readyLine)")
+    #expect(after.stop() == 0)
   }
 
   @Test func aBadListenIsOneLineAndExit1() throws {
