@@ -359,12 +359,33 @@ public final class Board {
   }
 
   /// REST shape: the object's fields with pointers as pointers, plus the author's display name.
-  static func restJSON(_ object: DataObject, displayName: String) -> JSONValue {
+  static func restJSON(_ object: DataObject, displayName: String, userName: String)
+    -> JSONValue
+  {
     var plain = object
     plain.included = [:]
     guard case .object(var fields) = plain.json else { return plain.json }
     fields["displayName"] = .string(displayName)
+    fields["userName"] = .string(userName)
     fields["lastCommentNumber"] = nil
+    ncmbDates(&fields)
     return .object(fields)
+  }
+
+  /// The board's own date fields, stored as milliseconds so the engine can compare them.
+  static let dateFields = ["lastActivity", "editDate", "moderatedDate"]
+
+  /// NCMB writes a date field as `{"__type":"Date","iso":"…Z"}` (only `createDate` and
+  /// `updateDate` are plain ISO strings): one format for every date a program reads.
+  static func ncmbDates(_ fields: inout [String: JSONValue]) {
+    for name in dateFields {
+      if case .int(let milliseconds)? = fields[name] { fields[name] = dateJSON(milliseconds) }
+    }
+  }
+
+  public static func dateJSON(_ milliseconds: Int64) -> JSONValue {
+    .object([
+      "__type": .string("Date"), "iso": .string(BackendDate.string(milliseconds: milliseconds)),
+    ])
   }
 }

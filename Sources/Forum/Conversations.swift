@@ -24,6 +24,7 @@ public struct ForumConversation: Equatable, Sendable {
     plain.included = [:]
     guard case .object(var fields) = plain.json else { return plain.json }
     fields["pair"] = nil
+    Board.ncmbDates(&fields)
     fields["partner"] = Self.userJSON(partner)
     fields["lastMessage"] = lastMessage?.json
     fields["unread"] = unread.map { .int(Int64($0)) } ?? .null
@@ -72,11 +73,7 @@ public struct ForumMessage: Equatable, Sendable {
   public let isMine: Bool
   /// The REST shape plus `number`, `displayName`, `userName`.
   public var json: JSONValue {
-    guard case .object(var fields) = Board.restJSON(object, displayName: authorName) else {
-      return .null
-    }
-    fields["userName"] = .string(authorUserName)
-    return .object(fields)
+    Board.restJSON(object, displayName: authorName, userName: authorUserName)
   }
   private let object: DataObject
 

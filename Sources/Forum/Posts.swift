@@ -19,7 +19,7 @@ public struct ImageSummary: Equatable, Sendable {
   /// Metadata removed before storing ("Exif", "XMP", …); empty when there was none.
   public let removedMetadata: [String]
 
-  var json: JSONValue {
+  public var json: JSONValue {
     .object([
       "mimeType": .string(format.mimeType), "width": .int(Int64(width)),
       "height": .int(Int64(height)), "fileSize": .int(Int64(byteCount)),
@@ -98,7 +98,7 @@ public struct ForumThread: Equatable, Sendable {
   /// The backend's REST shape plus `number`, `commentCount`, `displayName`, `unread`. Built on
   /// demand: only `--json` output needs it, and building it costs more than reading the row.
   public var json: JSONValue {
-    var json = Board.restJSON(object, displayName: authorName)
+    var json = Board.restJSON(object, displayName: authorName, userName: authorUserName)
     if case .object(var fields) = json {
       fields["unread"] = .int(Int64(unread))
       json = .object(fields)
@@ -152,8 +152,10 @@ public struct ForumComment: Equatable, Sendable {
   public let replyTo: Int?
   /// The start of that comment, for a one-line quote (nil when it is gone or not a reply).
   public internal(set) var quote: Quote?
-  /// The backend's REST shape plus `number`, `displayName`, built on demand.
-  public var json: JSONValue { Board.restJSON(object, displayName: authorName) }
+  /// The backend's REST shape plus `number`, `displayName`, `userName`, built on demand.
+  public var json: JSONValue {
+    Board.restJSON(object, displayName: authorName, userName: authorUserName)
+  }
   private let object: DataObject
 
   init(_ object: DataObject, threadNumber: Int, viewer: String?) {

@@ -48,6 +48,10 @@ public enum ForumMain {
       print("forum \(version)")
       return 0
     }
+    if options.showHelp && options.json {
+      print(try! CommandRegistry.helpJSON(topic: nil, japanese: terminal.japanese).jsonText())
+      return 0
+    }
     if options.showHelp {
       print(SafeText.wrap(messages.programUsage, to: terminal.width).joined(separator: "\n") + "\n")
       print(CommandRegistry.overview(japanese: terminal.japanese, width: terminal.width))
@@ -60,7 +64,14 @@ public enum ForumMain {
       do {
         let command = try CommandRegistry.lookup(word, messages: messages)
         if command == HelpCommand.self || options.command.contains("--help") {
-          let topic = command == HelpCommand.self ? options.command.dropFirst().first : word
+          let topic =
+            command == HelpCommand.self
+            ? options.command.dropFirst().first { !$0.hasPrefix("--") } : word
+          if options.json || options.command.contains("--json") {
+            print(
+              try CommandRegistry.helpJSON(topic: topic, japanese: terminal.japanese).jsonText())
+            return 0
+          }
           print(
             try CommandRegistry.help(
               topic: topic, japanese: terminal.japanese, width: terminal.width))
@@ -72,14 +83,25 @@ public enum ForumMain {
       }
     }
     if options.command.first.map({ CommandRegistry.named($0) == InitCommand.self }) == true {
+      let json = options.json || options.command.contains("--json")
       do {
-        print(
-          SafeText.sanitize(
-            try InitCommand.initialize(
-              location: InitCommand.location(
-                words: options.command.dropFirst(), default: options.resolvedDatabasePath),
-              japanese: terminal.japanese)))
+        let said = SafeText.sanitize(
+          try InitCommand.initialize(
+            location: InitCommand.location(
+              words: options.command.dropFirst().filter { $0 != "--json" },
+              default: options.resolvedDatabasePath),
+            japanese: terminal.japanese))
+        print(json ? JSONValue.object(["message": .string(said)]).jsonText() : said)
         return 0
+      } catch {
+        return reportOpening(error, json: json, japanese: terminal.japanese)
+      }
+    }
+    if options.command.first.map({ CommandRegistry.named($0) == ServeCommand.self }) == true {
+      do {
+        let request = try ServeCommand.request(
+          words: options.command, default: options.resolvedDatabasePath, messages: messages)
+        return try ServeCommand.serve(request, json: options.json, messages: messages)
       } catch {
         return reportOpening(error, json: options.json, japanese: terminal.japanese)
       }
@@ -137,8 +159,11 @@ public enum ForumMain {
       if let line { body["line"] = .int(Int64(line)) }
       // "System error." alone is nothing a program can act on: the reason goes beside it (a board
       // written by a newer forum, a file that is not a board…), as a person reads it.
-      if case .datastore(let cause) = error, cause.code == .systemError, cause.detail != nil {
-        body["detail"] = .string(SafeText.sanitize(personMessage(error, messages: messages)))
+      // The person's sentence says what to do next ("Try: list --page last", who may delete):
+      // a program needs it as much, so it goes beside the code whenever it says more.
+      let said = personMessage(error, messages: messages)
+      if said != error.codeAndMessage.message {
+        body["detail"] = .string(SafeText.sanitize(said))
       }
       writeError(JSONValue.object(body).jsonText())
       return error.exitStatus

@@ -29,6 +29,45 @@ struct GlobalOptions {
   /// The command and its words, when given on the command line.
   var command: [String] = []
 
+  /// One option of the whole run, as help lists it.
+  struct Declared {
+    let name: String
+    /// What its value is called, when it takes one.
+    let value: Localized?
+    let summary: Localized
+  }
+
+  /// The options of the whole run, in the order help lists them.
+  static let declared: [Declared] = [
+    Declared(
+      name: "db", value: Localized("PATH|URI", "パス|URI"),
+      summary: Localized(
+        "the board: an SQLite file, postgresql://…, or https://… (env FORUM_DB)",
+        "掲示板: SQLite ファイル、postgresql://…、https://… (環境変数 FORUM_DB)")),
+    Declared(
+      name: "profile", value: Localized("NAME", "名前"),
+      summary: Localized(
+        "who you are on the board (env FORUM_PROFILE)", "掲示板での自分 (環境変数 FORUM_PROFILE)")),
+    Declared(
+      name: "json", value: nil,
+      summary: Localized("print what the REST API would", "REST API と同じ JSON を出力")),
+    Declared(
+      name: "no-color", value: nil,
+      summary: Localized("no colour (also NO_COLOR)", "色を付けない (NO_COLOR でも)")),
+    Declared(
+      name: "bail", value: nil,
+      summary: Localized("a script stops at its first failure", "スクリプトは最初の失敗で止まる")),
+    Declared(
+      name: "images",
+      value: Localized("auto|kitty|iterm|blocks|none", "auto|kitty|iterm|blocks|none"),
+      summary: Localized("how images are drawn", "画像の表示方法")),
+    Declared(
+      name: "no-pager", value: nil,
+      summary: Localized("never page long output", "長い出力をページャに渡さない")),
+    Declared(name: "help", value: nil, summary: Localized("this help", "このヘルプ")),
+    Declared(name: "version", value: nil, summary: Localized("the version", "バージョン")),
+  ]
+
   /// Reads `--db`, `--profile`, `--json`, `--no-color`, `--images`, `--help`, `--version` from the
   /// front of `arguments`; the first other word starts the command.
   init(arguments: [String], environment: [String: String]) throws {

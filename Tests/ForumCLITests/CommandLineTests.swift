@@ -128,15 +128,24 @@ struct CommandLineTests {
     let missing = try forum.run(["--json", "show", "5"])
     #expect(missing.status == 4)
     #expect(missing.stdout.isEmpty)
-    #expect(missing.stderr == "{\"code\":\"E404001\",\"error\":\"No data available.\"}\n")
+    #expect(
+      missing.stderr
+        == "{\"code\":\"E404001\",\"detail\":\"there is no thread #5\",\"error\":\"No data available.\"}\n"
+    )
 
     let tooLong = try forum.run(["--json", "new", "--title", String(repeating: "t", count: 201)])
     #expect(tooLong.status == 1)
-    #expect(tooLong.stderr == "{\"code\":\"E400002\",\"error\":\"title is invalid.\"}\n")
+    #expect(
+      tooLong.stderr
+        == "{\"code\":\"E400002\",\"detail\":\"The title is 201 characters; the limit is 200\",\"error\":\"title is invalid.\"}\n"
+    )
 
     let empty = try forum.run(["--json", "comment", "1", "  "])
     #expect(empty.status == 1)
-    #expect(empty.stderr == "{\"code\":\"E400003\",\"error\":\"text is empty.\"}\n")
+    #expect(
+      empty.stderr
+        == "{\"code\":\"E400003\",\"detail\":\"The comment is empty.\",\"error\":\"text is empty.\"}\n"
+    )
   }
 
   /// `--json` given after the command word applies to that command's errors too.
@@ -144,7 +153,10 @@ struct CommandLineTests {
     let forum = try ForumFixture()
     let missing = try forum.run(["show", "5", "--json"])
     #expect(missing.status == 4)
-    #expect(missing.stderr == "{\"code\":\"E404001\",\"error\":\"No data available.\"}\n")
+    #expect(
+      missing.stderr
+        == "{\"code\":\"E404001\",\"detail\":\"there is no thread #5\",\"error\":\"No data available.\"}\n"
+    )
   }
 
   @Test func scriptsReportTheFailingLineAndKeepGoing() throws {
@@ -172,7 +184,10 @@ struct CommandLineTests {
 
     let json = try forum.script(["show 42", "list"], arguments: ["--json"])
     #expect(json.status == 4)
-    #expect(json.stderr == "{\"code\":\"E404001\",\"error\":\"No data available.\",\"line\":1}\n")
+    #expect(
+      json.stderr
+        == "{\"code\":\"E404001\",\"detail\":\"there is no thread #42\",\"error\":\"No data available.\",\"line\":1}\n"
+    )
 
     let quit = try forum.script(["new --title a", "quit", "new --title never"])
     #expect(quit.status == 0)

@@ -433,16 +433,17 @@ final class PostgresEngine: DatastoreEngine {
     return readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
   }
 
+  /// The caller's principals as the narrowing argument of the server's delete functions.
+  private static func narrowing(_ caller: Principals) -> PostgresValue {
+    caller.isMaster ? .null : arrayLiteral(caller.names)
+  }
+
   func delete(_ className: String, objectId: String, as caller: Principals) throws {
-    var values: [PostgresValue] = [.text(objectId)]
-    let filter = PostgresEngine.writeFilter(caller, values: &values)
     try write {
       let result = try run(
-        """
-        DELETE FROM forum.objects o WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)
-        RETURNING 1
-        """, values)
-      if result.rowCount == 0 { throw try refusal(className, objectId, caller) }
+        "SELECT forum.delete_object($1, $2, $3::text[])",
+        [.text(className), .text(objectId), PostgresEngine.narrowing(caller)])
+      if !result.bool(0, 0) { throw try refusal(className, objectId, caller) }
     }
   }
 
@@ -511,13 +512,11 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func deleteFile(name: String, as caller: Principals) throws {
-    var values: [PostgresValue] = [.text(name)]
-    let filter = caller.isMaster ? "" : " AND f.writers && $2::text[]"
-    if !caller.isMaster { values.append(PostgresEngine.arrayLiteral(caller.names)) }
     try write {
       let result = try run(
-        "DELETE FROM forum.files f WHERE f.name = $1\(filter) RETURNING 1", values)
-      guard result.rowCount == 0 else { return }
+        "SELECT forum.delete_file($1, $2::text[])",
+        [.text(name), PostgresEngine.narrowing(caller)])
+      guard !result.bool(0, 0) else { return }
       var readValues: [PostgresValue] = [.text(name)]
       let readFilter = PostgresEngine.readFilter(caller, values: &readValues, table: "f")
       let readable = try run(

@@ -55,6 +55,8 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
     case "FA401": return DatastoreError(.authentication, detail: message)
     case "23505": return DatastoreError(.invalid, field: uniqueField, detail: "already exists")
     case "54000", "22001": return DatastoreError(.invalid, field: "value", detail: message)
+    // A CHECK of the schema: a text, an object or a file over its size, or nested too deep.
+    case "23514": return DatastoreError(.invalid, field: "value", detail: message)
     case .some(let state) where state.hasPrefix("22"):
       return DatastoreError(.invalid, field: "value", detail: message)
     case "42P01", "3F000", "42883":

@@ -214,7 +214,7 @@ struct PostgresRules: Equatable {
     END
     $$;
 
-    -- The change feed: at commit (a deferred trigger), under one lock held to the end of the
+    -- The change feed: at commit (a deferred trigger), under one row lock held to the end of the
     -- commit, so sequence numbers follow commit order and a reader that saw N has seen every
     -- row below N. The notification carries nothing: any listener would see it, whatever the
     -- row-level security; readers read the feed again through it.
@@ -228,7 +228,8 @@ struct PostgresRules: Equatable {
       row_readers text[];
       change_kind smallint;
     BEGIN
-      PERFORM pg_advisory_xact_lock(7403312);
+      -- A row of an owner-only table: members can neither take nor hold this lock.
+      PERFORM 1 FROM forum.feed_lock WHERE id = 1 FOR UPDATE;
       IF TG_OP = 'DELETE' THEN
         row_class := OLD.class; row_id := OLD.object_id; row_data := OLD.data;
         row_readers := OLD.readers; change_kind := 3;

@@ -105,11 +105,32 @@ enum PostgresSchema {
     );
     CREATE INDEX revisions_object ON forum.revisions(object_id, id);
     """,
+    // Issue 22. The change feed's commit-order lock is a row of a table members cannot touch
+    // (an advisory lock is open to everyone: a member holding its key stopped every post). No
+    // object nests deeper than 100 levels (the datastore reads 512 at most: a deeper row broke
+    // every listing it was on), and none is over 2,000,000 bytes as JSON text (250 strings of a
+    // megabyte made one page take seconds and gigabytes). NOT VALID: rows written before are
+    // kept as they are; every write from now on is checked.
+    """
+    CREATE TABLE forum.feed_lock(id integer PRIMARY KEY);
+    INSERT INTO forum.feed_lock VALUES (1);
+    CREATE FUNCTION forum.shape_within(document jsonb, depth integer, bytes integer)
+      RETURNS boolean
+      LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog
+      AS $$
+        SELECT octet_length(document::text) <= bytes
+          AND NOT jsonb_path_exists(document, ('strict $.**{' || depth || ' to last}')::jsonpath)
+      $$;
+    GRANT EXECUTE ON FUNCTION forum.shape_within(jsonb, integer, integer) TO forum_member;
+    ALTER TABLE forum.objects ADD CONSTRAINT objects_shape_within
+      CHECK (forum.shape_within(data, 101, 2000000)) NOT VALID;
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [
     "meta", "objects", "files", "users", "counters", "changes", "read_positions", "revisions",
+    "feed_lock",
   ]
 
   /// Creates or brings up to date the whole schema, in one transaction, as the current role
@@ -481,6 +502,44 @@ enum PostgresSchema {
     END
     $$;
 
+    -- Deletes, as the owner (members hold no DELETE grant, see policiesSQL), of what the caller
+    -- may write: `narrowing` (the engine's principals for the call, NULL for all) narrows, never
+    -- widens. The schema's owner may delete anything. True when a row went.
+    CREATE OR REPLACE FUNCTION forum.delete_object(class_name text, target text, narrowing text[])
+    RETURNS boolean
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
+                                         WHERE nspname = 'forum');
+    BEGIN
+      DELETE FROM forum.objects
+      WHERE object_id = target AND class = class_name
+        AND (trusted OR (class <> 'user' AND writers && forum.principals()))
+        AND (narrowing IS NULL OR writers && narrowing);
+      RETURN FOUND;
+    END
+    $$;
+
+    CREATE OR REPLACE FUNCTION forum.delete_file(target text, narrowing text[]) RETURNS boolean
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
+                                         WHERE nspname = 'forum');
+    BEGIN
+      DELETE FROM forum.files
+      WHERE name = target AND (trusted OR writers && forum.principals())
+        AND (narrowing IS NULL OR writers && narrowing);
+      RETURN FOUND;
+    END
+    $$;
+
+    REVOKE ALL ON FUNCTION forum.delete_object(text, text, text[]),
+      forum.delete_file(text, text[]) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.delete_object(text, text, text[]),
+      forum.delete_file(text, text[]) TO forum_member;
+
     REVOKE ALL ON FUNCTION forum.is_board_owner(), forum.set_board_role(text, text, boolean),
       forum.board_role_members(text) FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.is_board_owner(), forum.set_board_role(text, text, boolean),
@@ -502,13 +561,18 @@ enum PostgresSchema {
       END $$;
       GRANT USAGE ON SCHEMA forum TO forum_member;
       REVOKE ALL ON ALL TABLES IN SCHEMA forum FROM PUBLIC, forum_member;
-      GRANT SELECT, DELETE ON forum.objects TO forum_member;
+      -- No table-wide INSERT, UPDATE, DELETE or TRUNCATE: any of them lets a member
+      -- `LOCK TABLE … IN ACCESS EXCLUSIVE MODE` and stop every reader. Column grants do not;
+      -- deletes go through forum.delete_object / forum.delete_file.
+      GRANT SELECT ON forum.objects TO forum_member;
       GRANT INSERT (class, object_id, readers, writers, data) ON forum.objects TO forum_member;
       GRANT UPDATE (readers, writers, data) ON forum.objects TO forum_member;
-      GRANT SELECT, DELETE ON forum.files TO forum_member;
+      GRANT SELECT ON forum.files TO forum_member;
       GRANT INSERT (name, mime_type, readers, writers, data) ON forum.files TO forum_member;
       GRANT SELECT ON forum.meta TO forum_member;
-      GRANT SELECT, INSERT, UPDATE, DELETE ON forum.read_positions TO forum_member;
+      GRANT SELECT ON forum.read_positions TO forum_member;
+      GRANT INSERT (user_id, object_id, position) ON forum.read_positions TO forum_member;
+      GRANT UPDATE (position) ON forum.read_positions TO forum_member;
       GRANT SELECT ON forum.revisions TO forum_member;
       GRANT SELECT ON forum.changes TO forum_member;
       REVOKE ALL ON SEQUENCE forum.change_seq FROM PUBLIC, forum_member;

@@ -1,3 +1,5 @@
+import Datastore
+
 /// Every command, in the order help lists them, and what is made from their declarations:
 /// lookup with suggestions, the overview, one command's help.
 enum CommandRegistry {
@@ -8,7 +10,7 @@ enum CommandRegistry {
     HistoryCommand.self, DeleteCommand.self, ImageCommand.self, DMCommand.self,
     InboxCommand.self, ModCommand.self,
     WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self, QuitCommand.self,
-    InitCommand.self,
+    InitCommand.self, ServeCommand.self,
   ]
 
   static var names: [String] { all.map { $0.info.name } }
@@ -63,14 +65,42 @@ enum CommandRegistry {
       }
     }
     lines.append("")
-    let options =
-      japanese
-      ? "オプション: --db パス, --profile 名前, --json, --no-color, --bail, "
-        + "--images auto|kitty|iterm|blocks|none, --no-pager"
-      : "Options: --db PATH, --profile NAME, --json, --no-color, --bail, "
-        + "--images auto|kitty|iterm|blocks|none, --no-pager"
-    lines += SafeText.wrap(options, to: max(20, width))
+    let options = GlobalOptions.declared.map { option in
+      option.value.map { "--\(option.name) \($0.text(japanese: japanese))" } ?? "--\(option.name)"
+    }
+    lines += SafeText.wrap(
+      (japanese ? "オプション: " : "Options: ") + options.joined(separator: ", "),
+      to: max(20, width))
     return lines.joined(separator: "\n")
+  }
+
+  /// What `--json help [TOPIC]` prints: the declarations themselves.
+  static func helpJSON(topic: String?, japanese: Bool) throws -> JSONValue {
+    func describe(_ info: CommandInfo, details: Bool) -> JSONValue {
+      var object: [String: JSONValue] = [
+        "name": .string(info.name), "aliases": .array(info.aliases.map { .string($0) }),
+        "usage": .string(info.usage), "summary": .string(info.summary.text(japanese: japanese)),
+        "options": .array(info.options.map { .string("--" + $0) }),
+        "flags": .array(info.flags.map { .string("--" + $0) }),
+      ]
+      if details { object["details"] = .string(info.details?.text(japanese: japanese) ?? "") }
+      return .object(object)
+    }
+    if let topic {
+      return describe(try lookup(topic, messages: Messages(japanese: japanese)).info, details: true)
+    }
+    return .object([
+      "results": .array(all.map { describe($0.info, details: false) }),
+      "options": .array(
+        GlobalOptions.declared.map { option in
+          var object: [String: JSONValue] = [
+            "name": .string("--" + option.name),
+            "summary": .string(option.summary.text(japanese: japanese)),
+          ]
+          if let value = option.value { object["value"] = .string(value.text(japanese: japanese)) }
+          return .object(object)
+        }),
+    ])
   }
 
   /// The command nearest to a mistyped word, if any is close.

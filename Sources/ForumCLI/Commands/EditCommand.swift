@@ -153,7 +153,7 @@ enum HistoryCommand: ForumCommand {
             revisions.map { revision in
               var fields = revision.fields
               fields["revision"] = .int(Int64(revision.number))
-              fields["date"] = .string(BackendDate.string(milliseconds: revision.date))
+              fields["date"] = Board.dateJSON(revision.date)
               return .object(fields)
             })
         ]))

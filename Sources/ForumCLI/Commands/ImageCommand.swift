@@ -17,10 +17,18 @@ enum ImageCommand: ForumCommand {
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let number = try session.threadArgument(invocation, example: "image 12")
     let thread = try session.board.thread(number)
-    guard thread.image != nil else {
+    guard let image = thread.image else {
       throw DatastoreError(.notFound, detail: session.messages.noImage(number))
     }
     guard let path = invocation.options["save"] else {
+      if session.json {
+        // What `show --json` says of the image, with the stored file's name and its thread.
+        guard case .object(var fields) = image.json else { return .next }
+        fields["name"] = .string(image.fileName)
+        fields["thread"] = .int(Int64(number))
+        session.emit(.object(fields))
+        return .next
+      }
       session.printLines(session.imageBlock(for: thread, large: true))
       return .next
     }

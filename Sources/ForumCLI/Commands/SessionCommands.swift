@@ -67,6 +67,12 @@ enum HelpCommand: ForumCommand {
     arguments: 0...1)
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    if session.json {
+      session.emit(
+        try CommandRegistry.helpJSON(
+          topic: invocation.positionals.first, japanese: session.terminal.japanese))
+      return .next
+    }
     let text = try CommandRegistry.help(
       topic: invocation.positionals.first, japanese: session.terminal.japanese,
       width: session.terminal.width)
