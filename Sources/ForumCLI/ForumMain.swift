@@ -97,6 +97,18 @@ public enum ForumMain {
         return reportOpening(error, json: json, japanese: terminal.japanese)
       }
     }
+    if options.command.first.map({ CommandRegistry.named($0) == KeysCommand.self }) == true {
+      do {
+        print(
+          try KeysCommand.show(
+            KeysCommand.request(
+              words: options.command.dropFirst(), json: options.json,
+              default: options.resolvedDatabasePath)))
+        return 0
+      } catch {
+        return reportOpening(error, json: options.json, japanese: terminal.japanese)
+      }
+    }
     if options.command.first.map({ CommandRegistry.named($0) == ServeCommand.self }) == true {
       do {
         let request = try ServeCommand.request(

@@ -80,7 +80,7 @@ enum ServeCommand: ForumCommand {
         certificatePEM: try readPEM(certificateFile, isKey: false, messages: messages),
         keyPEM: try readPEM(keyFile, isKey: true, messages: messages))
     }
-    let service = try NCMBService(location: request.location)
+    let service = try NCMBService(location: request.location, policy: .board)
     // Blocked before the workers start, so that they inherit the mask and only `sigwait` below
     // sees the signals: a stop is then an ordinary step of this thread, not a handler.
     var stopSignals = sigset_t()
@@ -118,8 +118,7 @@ enum ServeCommand: ForumCommand {
 
   /// The board's application key, as apps are configured with it.
   static func applicationKey(of service: NCMBService) -> String {
-    // Until the board keeps its keys (`forum keys`), there is none to name.
-    "(none yet)"
+    (try? service.keys().applicationKey) ?? "(unreadable)"
   }
 
   /// A certificate or key file's text, at most 1 MB.
