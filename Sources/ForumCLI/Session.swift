@@ -48,6 +48,14 @@ final class Session {
     case threads(page: Int)
     case unread(page: Int)
     case thread(number: Int, page: Int)
+    case search(SearchQuery, page: Int)
+  }
+
+  /// A search as typed, for `next` to turn its pages.
+  struct SearchQuery {
+    let terms: [String]
+    let author: String?
+    let thread: Int?
   }
 
   init(
@@ -206,7 +214,9 @@ final class Session {
       // Image protocols (kitty, iTerm2) draw on the terminal itself; a pager would show junk.
       let drawsImages = lines.contains { $0.contains("\u{1B}_G") || $0.contains("\u{1B}]1337") }
       if lines.count < terminal.height || drawsImages
-        || !Pager.show(lines, command: command, environment: options.environment)
+        || !Pager.show(
+          lines, command: command, environment: options.environment,
+          japanese: terminal.japanese)
       {
         printLines(lines)
       }

@@ -247,10 +247,15 @@ struct CommandLineTests {
     let me = try forum.ok(["--json", "whoami"]).json()
     #expect(me.string("displayName") == "Alice L.")
     #expect(me.string("userName") != "Alice L.")
-    // The author column is 12 cells: a longer name is cut there, and shown whole by `show`.
+    // The author column grows with the names where there is room (at 80 columns, 23 cells);
+    // past that a name is cut, and shown whole by `show`.
     try forum.ok(["name", "Alice", "Liddell", "of", "Oxford"])
-    #expect(try forum.ok(["list"]).stdoutLines.first?.contains(" Alice Lidde… ") == true)
-    #expect(try forum.ok(["show", "1"]).stdout.contains("by Alice Liddell of Oxford (you)"))
+    #expect(try forum.ok(["list"]).stdoutLines.first?.contains(" Alice Liddell of Oxford ") == true)
+    try forum.ok(["name", "Alice", "Liddell", "of", "Oxford", "and", "Wonderland"])
+    #expect(try forum.ok(["list"]).stdoutLines.first?.contains(" Alice Liddell of Oxfor… ") == true)
+    #expect(
+      try forum.ok(["show", "1"]).stdout.contains("by Alice Liddell of Oxford and Wonderland (you)")
+    )
 
     let forty = String(repeating: "n", count: 40)
     try forum.ok(["name", forty])

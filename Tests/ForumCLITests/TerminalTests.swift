@@ -14,7 +14,7 @@ final class TmuxSession {
 
   init(
     forum: ForumFixture, profile: String, environment extra: [String: String] = [:],
-    arguments: [String] = []
+    arguments: [String] = [], interactiveShell: Bool = false
   ) throws {
     guard let tmux = TmuxSession.path else { throw ForumTestError("tmux is not installed") }
     self.forum = forum
@@ -24,11 +24,16 @@ final class TmuxSession {
     // A shell around forum shows its exit status and keeps the pane open afterwards. It traps
     // SIGINT (a trap, unlike an ignored signal, is not inherited) so Ctrl-C reaches forum alone.
     let wrapper = "trap : INT; \"$@\"; echo \"[forum exited with $?]\"; exec sleep 600"
+    let forumCommand = [forum.binary, "--db", forum.db, "--profile", profile] + arguments
+    // With `interactiveShell`, forum runs under an interactive bash with job control, typed at
+    // its `$` prompt, so Ctrl-Z stops it and `fg` brings it back as at a real terminal.
+    if interactiveShell { environment["PS1"] = "$ " }
     let command =
       ["/usr/bin/env", "-i"]
       + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-      + ["/bin/sh", "-c", wrapper, "sh", forum.binary, "--db", forum.db, "--profile", profile]
-      + arguments
+      + (interactiveShell
+        ? ["/bin/bash", "--norc", "--noprofile", "-i"]
+        : ["/bin/sh", "-c", wrapper, "sh"] + forumCommand)
     let start = ["new-session", "-d", "-s", target, "-x", "100", "-y", "30"] + command
     // The client started here forks the tmux server, which keeps what the client inherited:
     // - every open descriptor, among them the sockets Foundation's Process watches to learn that
@@ -47,6 +52,11 @@ final class TmuxSession {
     if status != 0 {
       let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
       throw ForumTestError("tmux new-session failed (status \(status)): \(said)")
+    }
+    if interactiveShell {
+      try wait("the shell's prompt") { $0.last == "$" }
+      // Single quotes: the fixture's paths hold no quote.
+      try enter(forumCommand.map { "'" + $0 + "'" }.joined(separator: " "))
     }
   }
 

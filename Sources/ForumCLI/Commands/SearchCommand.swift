@@ -26,16 +26,24 @@ enum SearchCommand: ForumCommand {
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let thread = try invocation.options["thread"].map { try session.threadNumber($0) }
     let page = try session.pageNumber(invocation, last: 1)
+    let query = Session.SearchQuery(
+      terms: invocation.positionals, author: invocation.options["author"], thread: thread)
+    try show(query, page: page, in: session)
+    return .next
+  }
+
+  /// Page `page` of the search; `next` and `prev` continue it.
+  static func show(_ query: Session.SearchQuery, page: Int, in session: Session) throws {
     let results = try session.board.search(
-      invocation.positionals, author: invocation.options["author"], thread: thread, page: page)
+      query.terms, author: query.author, thread: query.thread, page: page)
     if results.items.isEmpty && page > 1 {
       throw CLIError.notFound(session.messages.searchPastTheEnd(page))
     }
+    session.lastListing = .search(query, page: page)
     if session.json {
       session.emitPage(results.items.map(\.json), page: page, hasMore: results.hasMore)
-      return .next
+      return
     }
     session.printLines(session.renderer.searchResults(results))
-    return .next
   }
 }

@@ -60,8 +60,11 @@ enum ShowCommand: ForumCommand {
       return
     }
     let image = page == 1 ? session.imageBlock(for: thread, large: false) : []
-    session.printLines(session.renderer.threadHeader(thread, image: image))
     var renderer = session.renderer
+    // Two people of one name on the page (the thread's author among them) are told apart.
+    renderer.sharedNames = BoardRenderer.sharedNames(
+      [(thread.authorName, thread.authorId)] + comments.items.map { ($0.authorName, $0.authorId) })
+    session.printLines(renderer.threadHeader(thread, image: image))
     renderer.commentsMayArrive = session.atPrompt
     session.printLines(renderer.comments(comments, of: thread))
   }
@@ -92,6 +95,9 @@ enum NextCommand: ForumCommand {
     case .thread(let number, let page):
       guard page + step >= 1 else { throw CLIError.notFound(session.messages.firstPage) }
       try ShowCommand.show(session.board.thread(number), page: page + step, in: session)
+    case .search(let query, let page):
+      guard page + step >= 1 else { throw CLIError.notFound(session.messages.firstPage) }
+      try SearchCommand.show(query, page: page + step, in: session)
     }
   }
 }

@@ -41,6 +41,9 @@ final class LineEditor: LineInput {
     rl_catch_signals = 0
     rl_catch_sigwinch = 0
     rl_attempted_completion_function = forumCompletion
+    // readline's default word breaks hold `@` (and `$`): `dm @bo<Tab>` would complete `bo` and
+    // `dm @<Tab>` give `@@…`. A handle is one word with its `@`.
+    rl_completer_word_break_characters = UnsafePointer(strdup(" \t\n\"\\'`><=;|&{("))
     // A paste arrives as one piece (newlines kept), not as keys that would run each line
     // half-typed; `readLine` then hands it out line by line.
     rl_variable_bind("enable-bracketed-paste", "on")
@@ -91,6 +94,8 @@ final class LineEditor: LineInput {
       }
       let wait = max(10, Int32((idleInterval * 1000).rounded()))
       let ready = poll(&descriptors, nfds_t(descriptors.count), wait)
+      // Taken now: what runs below (the terminal prepared again after `fg`) may change it.
+      let pollError = ready < 0 ? errno : 0
       let descriptor = descriptors[0]
       if interruptRequested != 0 {
         interruptRequested = 0
@@ -108,8 +113,12 @@ final class LineEditor: LineInput {
       }
       if continued != 0 {
         continued = 0
-        // Back from Ctrl-Z and `fg`: the shell's lines are under the old prompt, so draw the
-        // prompt and the half-typed line anew.
+        // Back from Ctrl-Z and `fg`: the shell set the terminal to its own (cooked) modes when
+        // it stopped us, so prepare it for readline again (the prepare does nothing while
+        // readline believes it prepared already); then, the shell's lines being under the old
+        // prompt, draw the prompt and the half-typed line anew.
+        rl_deprep_terminal()
+        rl_prep_terminal(1)
         rl_on_new_line()
         rl_forced_update_display()
       }
@@ -118,7 +127,7 @@ final class LineEditor: LineInput {
           rl_callback_read_char()
           if pendingLine == nil { acceptPastedLines() }
         }
-      } else if ready < 0 && errno != EINTR {
+      } else if ready < 0 && pollError != EINTR {
         return .endOfInput
       }
       // Someone wrote, or it is time to look: also while keys keep arriving.

@@ -10,6 +10,8 @@ struct BoardRenderer {
   let now: Int64
   /// At the live prompt an empty thread says that comments will appear below it.
   var commentsMayArrive = false
+  /// Display names that more than one person on the screen has: shown with their `@handle`.
+  var sharedNames: Set<String> = []
 
   func age(_ milliseconds: Int64) -> String {
     // A date written by hand may be anything: far enough off, the difference overflows.
@@ -22,14 +24,22 @@ struct BoardRenderer {
   func threadList(_ page: Page<ForumThread>, pages: Int) -> [String] {
     guard !page.items.isEmpty else { return [messages.emptyBoard] }
     let numberWidth = page.items.map { String($0.number).count + 1 }.max() ?? 2
-    let authorWidth = 12
+    let shared = BoardRenderer.sharedNames(page.items.map { ($0.authorName, $0.authorId) })
+    let labels = page.items.map {
+      authorLabel($0.authorName, $0.authorUserName, shared: shared)
+    }
     // "23h" in English, "23時間" in Japanese.
     let ageWidth = messages.japanese ? 6 : 4
-    let rightWidth = 1 + authorWidth + 1 + 4 + 1 + 4 + 1 + ageWidth
-    let middleWidth = max(10, width - numberWidth - 4 - rightWidth)
+    // A narrow terminal drops the comment count before anything else overflows it.
+    let showCount = width >= 60
+    let fixed = numberWidth + 4 + 1 + 1 + 4 + (showCount ? 5 : 0) + 1 + ageWidth
+    // The author column grows to hold a whole `Name @handle` where there is room.
+    let authorRoom = max(6, min(24, (width - fixed) * 2 / 5))
+    let authorWidth = min(authorRoom, max(12, labels.map(SafeText.width).max() ?? 0))
+    let rightWidth = 1 + authorWidth + 1 + 4 + (showCount ? 5 : 0) + 1 + ageWidth
+    let middleWidth = max(6, width - numberWidth - 4 - rightWidth)
     var lines: [String] = []
-    let shared = BoardRenderer.sharedNames(page.items.map { ($0.authorName, $0.authorId) })
-    for thread in page.items {
+    for (thread, label) in zip(page.items, labels) {
       let number = SafeText.pad("#\(thread.number)", to: numberWidth, alignRight: true)
       let marks = (thread.isMine ? "●" : " ") + (thread.image != nil ? "▣" : " ")
       let shownTitle =
@@ -46,19 +56,17 @@ struct BoardRenderer {
       } else {
         middle += String(repeating: " ", count: room)
       }
-      let authorText = SafeText.pad(
-        SafeText.truncate(
-          authorLabel(thread.authorName, thread.authorUserName, shared: shared), to: authorWidth),
-        to: authorWidth)
+      let authorText = SafeText.pad(SafeText.truncate(label, to: authorWidth), to: authorWidth)
       let author = thread.isMine ? style.mine(authorText) : style.author(authorText)
       // "+3": posts you have not read (your own never count).
       let unreadText = SafeText.pad(
         thread.unread > 0 ? "+\(min(thread.unread, 999))" : "", to: 4, alignRight: true)
       let unread = thread.unread > 0 ? style.bold(unreadText) : unreadText
-      let count = SafeText.pad(String(thread.commentCount), to: 4, alignRight: true)
+      let count =
+        showCount ? SafeText.pad(String(thread.commentCount), to: 4, alignRight: true) + " " : ""
       let age = SafeText.pad(age(thread.lastActivity), to: ageWidth, alignRight: true)
       lines.append(
-        "\(style.number(number)) \(marks) \(middle) \(author) \(unread) \(count) "
+        "\(style.number(number)) \(marks) \(middle) \(author) \(unread) \(count)"
           + style.dim(age))
     }
     if pages > 1 {
@@ -84,22 +92,45 @@ struct BoardRenderer {
     let by = "\(messages.by) "
     let you = thread.isMine ? " (\(messages.you))" : ""
     let author = SafeText.truncate(
-      SafeText.sanitize(thread.authorName),
-      to: max(1, min(40, width - SafeText.width(by) - SafeText.width(you))))
+      authorLabel(thread.authorName, thread.authorUserName, shared: sharedNames),
+      to: max(1, min(52, width - SafeText.width(by) - SafeText.width(you))))
     let who = thread.isMine ? style.mine(author + you) : style.author(author)
     let posted = LocalTime.string(milliseconds: thread.createDate)
     let edited = thread.editDate.map {
       " (\(messages.edited) \(LocalTime.string(milliseconds: $0)))"
     }
-    let dates =
-      "\(messages.posted) \(posted)\(edited ?? "") · \(messages.updated) "
-      + "\(age(thread.lastActivity)) · \(messages.commentCount(thread.commentCount))"
-    if SafeText.width(by + author + you + " · " + dates) <= width {
-      lines.append(by + who + " · " + dates)
-    } else {
-      lines.append(by + who)
-      lines.append(SafeText.truncate(dates, to: width))
+    // "by NAME · posted … · active … · N comments": as many parts a line as fit, never cut.
+    let parts = [
+      (by + author + you, by + who),
+      (
+        "\(messages.posted) \(posted)\(edited ?? "")", "\(messages.posted) \(posted)\(edited ?? "")"
+      ),
+      (
+        "\(messages.updated) \(age(thread.lastActivity))",
+        "\(messages.updated) \(age(thread.lastActivity))"
+      ),
+      (messages.commentCount(thread.commentCount), messages.commentCount(thread.commentCount)),
+    ]
+    var line = ""
+    var used = 0
+    for (plain, styled) in parts {
+      let cells = SafeText.width(plain)
+      if used > 0 && used + 3 + cells <= width {
+        line += " · " + styled
+        used += 3 + cells
+        continue
+      }
+      if used > 0 { lines.append(line) }
+      if cells <= width {
+        (line, used) = (styled, cells)
+      } else {
+        let pieces = SafeText.wrap(plain, to: width)
+        lines += pieces.dropLast()
+        line = pieces.last ?? ""
+        used = SafeText.width(line)
+      }
     }
+    if used > 0 { lines.append(line) }
     lines += image
     if !thread.description.isEmpty {
       lines.append("")
@@ -134,19 +165,32 @@ struct BoardRenderer {
     let numberWidth = comments.map { String($0.number).count }.max() ?? 1
     let indent = String(repeating: " ", count: numberWidth + 3)
     var lines: [String] = []
-    let shared = BoardRenderer.sharedNames(comments.map { ($0.authorName, $0.authorId) })
+    let shared = sharedNames.union(
+      BoardRenderer.sharedNames(comments.map { ($0.authorName, $0.authorId) }))
     for comment in comments {
       let number = SafeText.pad(String(comment.number), to: numberWidth, alignRight: true)
       let when =
         "\(LocalTime.string(milliseconds: comment.createDate)) · \(age(comment.createDate))"
       let you = comment.isMine ? " (\(messages.you))" : ""
-      let room = width - 2 - numberWidth - 1 - SafeText.width(you) - 3 - SafeText.width(when)
-      let name = SafeText.truncate(
-        authorLabel(comment.authorName, comment.authorUserName, shared: shared),
-        to: max(4, min(52, room)))
-      let who = comment.isMine ? style.mine(name + you) : style.author(name)
-      let edited = comment.editDate != nil ? " " + style.dim("(\(messages.edited))") : ""
-      lines.append("  \(style.number(number)) \(who) · \(style.dim(when))\(edited)")
+      let editedText = comment.editDate != nil ? " (\(messages.edited))" : ""
+      let room =
+        width - 2 - numberWidth - 1 - SafeText.width(you) - 3 - SafeText.width(when)
+        - SafeText.width(editedText)
+      let label = authorLabel(comment.authorName, comment.authorUserName, shared: shared)
+      let edited = editedText.isEmpty ? "" : " " + style.dim(String(editedText.dropFirst()))
+      if room < min(12, SafeText.width(label)) {
+        // Too narrow for the name and the time on one line: the time goes under the name.
+        let name = SafeText.truncate(
+          label, to: max(4, width - 2 - numberWidth - 1 - SafeText.width(you)))
+        let who = comment.isMine ? style.mine(name + you) : style.author(name)
+        lines.append("  \(style.number(number)) \(who)")
+        let under = SafeText.truncate(when + editedText, to: max(4, width - indent.count))
+        lines.append(indent + style.dim(under))
+      } else {
+        let name = SafeText.truncate(label, to: max(4, min(52, room)))
+        let who = comment.isMine ? style.mine(name + you) : style.author(name)
+        lines.append("  \(style.number(number)) \(who) · \(style.dim(when))\(edited)")
+      }
       if let replyTo = comment.replyTo {
         lines.append(
           indent + style.dim(quoteLine(replyTo, comment.quote, width: width - indent.count)))

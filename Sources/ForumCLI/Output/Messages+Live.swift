@@ -28,7 +28,12 @@ extension Messages {
 
   /// A burst too long to print: how many were left out after which comment, and how to read them.
   func commentGap(_ count: Int, since number: Int, command: String) -> String {
-    say(
+    // Before the first comment there is no "comment 0" to count from.
+    if number == 0 {
+      return say(
+        "… \(count) more before these: \(command)", "… この前にほかに \(count) 件: \(command)")
+    }
+    return say(
       "… \(count) more since comment \(number): \(command)",
       "… コメント \(number) のあとにほかに \(count) 件: \(command)")
   }

@@ -46,6 +46,11 @@ struct Messages {
     pick(
       "Post it to \(target)? [y/n] (n discards it) ", "これを \(target) に投稿しますか? [y/n] (n で破棄) ")
   }
+  func pagerFailed(_ command: String) -> String {
+    pick(
+      "the pager \"\(command)\" could not run (check PAGER); showing the output without it",
+      "ページャ「\(command)」を実行できません (PAGER を確認してください)。そのまま表示します")
+  }
   var answerYesOrNo: String {
     pick("Please answer y or n.", "y か n で答えてください。")
   }

@@ -18,7 +18,9 @@ enum Pager {
   }
 
   /// Shows `lines` in the pager; false when it could not be started (print them instead).
-  static func show(_ lines: [String], command: String, environment: [String: String]) -> Bool {
+  static func show(
+    _ lines: [String], command: String, environment: [String: String], japanese: Bool = false
+  ) -> Bool {
     var environment = environment
     // Like git: quit when it fits, keep colours, leave the screen as it was.
     if environment["LESS"] == nil { environment["LESS"] = "FRX" }
@@ -59,6 +61,22 @@ enum Pager {
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     signal(SIGPIPE, previous)
+    // The shell's 127 and 126: the pager is not there or cannot run. The output is printed
+    // plainly instead, and that is said once a run.
+    let exited = status & 0x7F == 0
+    let code = (status >> 8) & 0xFF
+    if exited && (code == 127 || code == 126) {
+      if !brokenSaid {
+        brokenSaid = true
+        ForumMain.writeError(
+          "forum: "
+            + Messages(japanese: japanese).pagerFailed(SafeText.sanitize(command)))
+      }
+      return false
+    }
     return true
   }
+
+  /// A pager that cannot run is said once, not before every long output.
+  nonisolated(unsafe) private static var brokenSaid = false
 }
