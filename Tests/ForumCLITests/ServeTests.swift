@@ -354,8 +354,13 @@ struct ServeTests {
       ])
     let rows = stored.stdout.split(separator: "\n").map(String.init)
     #expect(rows.first == "ok", "\(stored.summary)")
-    #expect(Array(rows.dropFirst().dropLast()) == acknowledged.sorted())
-    #expect(rows.last == String(acknowledged.count))
+    // Every acknowledged object is stored whole. A writer's last request may have been committed
+    // while the stop cut its answer, so at most one unacknowledged object per writer (4), each
+    // whole too (the filler's length is checked above); nothing else.
+    let storedIds = Array(rows.dropFirst().dropLast())
+    #expect(Set(acknowledged).isSubset(of: Set(storedIds)), "\(stored.summary)")
+    #expect(storedIds.count <= acknowledged.count + 4, "\(storedIds.count) \(acknowledged.count)")
+    #expect(rows.last == String(storedIds.count))
   }
 
   @Test func helpInEnglishAndJapanese() throws {
