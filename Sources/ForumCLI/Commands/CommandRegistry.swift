@@ -9,7 +9,8 @@ enum CommandRegistry {
     CommentCommand.self, ReplyCommand.self, ChatCommand.self, EditCommand.self,
     HistoryCommand.self, DeleteCommand.self, ImageCommand.self, DMCommand.self,
     InboxCommand.self, ModCommand.self,
-    WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self, QuitCommand.self,
+    WhoCommand.self, WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self,
+    QuitCommand.self,
     InitCommand.self,
   ]
 
