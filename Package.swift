@@ -72,8 +72,12 @@ let package = Package(
       name: "Datastore", dependencies: ["CSQLite", "CLibPQ", "ForumCrypto"],
       linkerSettings: archives("sqlite3")),
     .target(name: "Forum", dependencies: ["Datastore"]),
+    // libmicrohttpd (with GnuTLS) behind a small shim: opened with dlopen when `forum serve`
+    // starts, so no other command maps it. Needs libmicrohttpd-dev to build, libmicrohttpd12 to
+    // serve.
+    .target(name: "CMicroHTTPD"),
     // The network door: NCMB's REST API over HTTP, above the Datastore (it knows no threads).
-    .target(name: "NCMBServer", dependencies: ["Datastore", "ForumCrypto"]),
+    .target(name: "NCMBServer", dependencies: ["Datastore", "ForumCrypto", "CMicroHTTPD"]),
     .target(
       name: "ForumCLI", dependencies: ["Forum", "NCMBServer", "CReadline", "CImageDecode"],
       linkerSettings: archives("readline", "tinfo")),
@@ -105,16 +109,20 @@ let package = Package(
       dependencies: [
         "Forum", "Datastore", "HostileImages", "EngineTestSupport", "PostgresTestCluster",
       ]),
+    // Real HTTP clients (curl, the system python3) and throwaway certificates for the server's
+    // tests.
+    .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
     .testTarget(
       name: "NCMBServerTests",
       dependencies: [
         "NCMBServer", "ForumCrypto", "Forum", "Datastore", "EngineTestSupport",
-        "PostgresTestCluster", "HostileImages",
+        "PostgresTestCluster", "HostileImages", "HTTPTestSupport",
       ]),
     .testTarget(
       name: "ForumCLITests",
       dependencies: [
         "ForumCLI", "Forum", "Datastore", "HostileImages", "CImageDecode", "PostgresTestCluster",
+        "HTTPTestSupport",
       ]),
   ],
   swiftLanguageModes: [.v5]

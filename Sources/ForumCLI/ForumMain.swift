@@ -97,6 +97,27 @@ public enum ForumMain {
         return reportOpening(error, json: json, japanese: terminal.japanese)
       }
     }
+    if options.command.first.map({ CommandRegistry.named($0) == KeysCommand.self }) == true {
+      do {
+        print(
+          try KeysCommand.show(
+            KeysCommand.request(
+              words: options.command.dropFirst(), json: options.json,
+              default: options.resolvedDatabasePath)))
+        return 0
+      } catch {
+        return reportOpening(error, json: options.json, japanese: terminal.japanese)
+      }
+    }
+    if options.command.first.map({ CommandRegistry.named($0) == ServeCommand.self }) == true {
+      do {
+        let request = try ServeCommand.request(
+          words: options.command, default: options.resolvedDatabasePath, messages: messages)
+        return try ServeCommand.serve(request, json: options.json, messages: messages)
+      } catch {
+        return reportOpening(error, json: options.json, japanese: terminal.japanese)
+      }
+    }
     let board: Board
     do {
       board = try Board(

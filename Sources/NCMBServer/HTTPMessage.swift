@@ -15,6 +15,9 @@ public struct HTTPRequest: Sendable {
   public var body: [UInt8]
   /// For `multipart/form-data` bodies: the parts, decoded by the transport's post processor.
   public var formParts: [HTTPFormPart]
+  /// A `multipart/form-data` body the post processor could not decode (no boundary, cut short):
+  /// `formParts` is then empty, `body` still holds the bytes.
+  public var formMalformed = false
 
   public init(
     method: String, path: String, rawQuery: String = "",
@@ -70,4 +73,17 @@ public struct HTTPResponse: Sendable {
 /// Answers requests. Called from the transport's worker threads, several at once.
 public protocol HTTPHandler: AnyObject, Sendable {
   func respond(to request: HTTPRequest) -> HTTPResponse
+  /// Called instead of `respond` for a request whose body is over the transport's limit
+  /// (`HTTPServer.Limits.bodyBytes`, by its Content-Length or as it arrived): `body` and
+  /// `formParts` are empty, the rest of the body is never read and the connection closes after
+  /// the answer. By default NCMB's E413002 with HTTP 413.
+  func respondToOversizedBody(_ request: HTTPRequest) -> HTTPResponse
+}
+
+extension HTTPHandler {
+  public func respondToOversizedBody(_ request: HTTPRequest) -> HTTPResponse {
+    let body = #"{"code":"E413002","error":"Request entity is too large."}"#
+    return HTTPResponse(
+      status: 413, headers: [("content-type", "application/json")], body: Array(body.utf8))
+  }
 }

@@ -73,6 +73,10 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// Ends every session of `userId`; their next request is `E401001`.
   func endSessions(userId: String) throws
 
+  /// The board's NCMB keys (see `ApplicationKeys`): nil when none were made and `create` is
+  /// false; new ones replace the old with `rotate`. Only the board's owner may call it.
+  func applicationKeys(create: Bool, rotate: Bool) throws -> ApplicationKeys?
+
   /// Makes `userId` a member of `role`. Administration: on SQLite whoever holds the file may do it;
   /// on PostgreSQL only the owner (others get `E403001`).
   func addMember(_ userId: String, toRole role: String) throws

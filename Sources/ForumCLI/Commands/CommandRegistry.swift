@@ -10,8 +10,7 @@ enum CommandRegistry {
     HistoryCommand.self, DeleteCommand.self, ImageCommand.self, DMCommand.self,
     InboxCommand.self, ModCommand.self,
     WhoCommand.self, WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self,
-    QuitCommand.self,
-    InitCommand.self,
+    QuitCommand.self, InitCommand.self, KeysCommand.self, ServeCommand.self,
   ]
 
   static var names: [String] { all.map { $0.info.name } }

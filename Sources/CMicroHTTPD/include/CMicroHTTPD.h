@@ -1,0 +1,107 @@
+#ifndef FORUM_CMICROHTTPD_H
+#define FORUM_CMICROHTTPD_H
+
+// The HTTP server under `forum serve`: libmicrohttpd (GNU, with GnuTLS) parses requests, decodes
+// multipart bodies and speaks TLS; this shim only moves a finished request to Swift and its
+// answer back. forum does not link libmicrohttpd: it and GnuTLS's dozen libraries are opened with
+// dlopen when a server starts, so no other command maps them (see StartupTests).
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// One request header, as sent (the name in the client's case).
+typedef struct forum_http_header {
+  const char *_Nonnull name;
+  const char *_Nonnull value;
+  size_t value_length;
+} forum_http_header;
+
+/// One part of a multipart/form-data body, decoded by libmicrohttpd's post processor.
+typedef struct forum_http_part {
+  const char *_Nonnull name;
+  const char *_Nullable file_name;
+  const char *_Nullable content_type;
+  const uint8_t *_Nullable bytes;
+  size_t length;
+} forum_http_part;
+
+/// A request, complete (or refused before its body was read: `body_too_large`). Valid only
+/// during the call of `forum_http_respond`.
+typedef struct forum_http_request {
+  const char *_Nonnull method;
+  /// The request target up to `?`, still percent-encoded, and what follows the `?`.
+  const char *_Nonnull path;
+  size_t path_length;
+  const char *_Nonnull query;
+  size_t query_length;
+  const forum_http_header *_Nullable headers;
+  size_t header_count;
+  const uint8_t *_Nullable body;
+  size_t body_length;
+  const forum_http_part *_Nullable parts;
+  size_t part_count;
+  /// The body is over the limit (by Content-Length, or as it came): nothing of it is kept, and the
+  /// connection is closed after the answer.
+  int body_too_large;
+  /// A multipart/form-data body libmicrohttpd could not decode (no boundary, cut short).
+  int form_malformed;
+} forum_http_request;
+
+typedef struct forum_http_exchange forum_http_exchange;
+
+/// Called on a worker thread, several at once, for every request. It answers with
+/// `forum_http_answer` before returning (or the client gets a 500).
+typedef void (*forum_http_respond)(
+    void *_Nullable context, const forum_http_request *_Nonnull request,
+    forum_http_exchange *_Nonnull exchange);
+
+/// Answers the request: `headers` holds `name NUL value NUL` pairs. The bytes are copied.
+/// Returns 0, or -1 when the answer is refused (a header with CR or LF, answered twice).
+int forum_http_answer(
+    forum_http_exchange *_Nonnull exchange, unsigned status, const uint8_t *_Nullable headers,
+    size_t headers_length, const uint8_t *_Nullable body, size_t body_length);
+
+/// A listening TCP socket (non-blocking, close-on-exec, SO_REUSEADDR) on a numeric IPv4 or IPv6
+/// address. Returns the descriptor, or -1 with `*error` set to the errno of the step that failed
+/// (EINVAL for an address that is not numeric).
+int forum_http_listen(const char *_Nonnull numeric_host, unsigned port, int *_Nonnull error);
+
+/// The port a socket is bound to (the one the kernel chose for port 0), or 0.
+unsigned forum_http_bound_port(int socket);
+
+typedef struct forum_http_config {
+  /// From forum_http_listen; owned by the server from forum_http_start on, even on failure.
+  int listen_socket;
+  /// PEM text, NUL-terminated; both NULL for plain HTTP.
+  const char *_Nullable tls_certificate;
+  const char *_Nullable tls_key;
+  unsigned threads;
+  unsigned connection_limit;
+  /// A connection with no traffic for this long is closed.
+  unsigned idle_timeout_seconds;
+  /// Per connection: request line and headers must fit in it.
+  size_t connection_memory;
+  size_t body_limit;
+  forum_http_respond _Nonnull respond;
+  void *_Nullable context;
+} forum_http_config;
+
+typedef struct forum_http_server forum_http_server;
+
+/// Opens libmicrohttpd (once per process) and starts the server's worker threads. On failure
+/// returns NULL with the reason (the loader's, or libmicrohttpd's own words) in `reason`.
+forum_http_server *_Nullable forum_http_start(
+    const forum_http_config *_Nonnull config, char *_Nonnull reason, size_t reason_size);
+
+/// Stops accepting connections: requests already received are still answered (each with
+/// `Connection: close`).
+void forum_http_quiesce(forum_http_server *_Nonnull server);
+
+/// Requests begun and not yet completed (answered, or their client gone).
+size_t forum_http_in_flight(forum_http_server *_Nonnull server);
+
+/// Stops the worker threads (a handler running is let finish), closes every connection and the
+/// listening socket, and frees the server.
+void forum_http_stop(forum_http_server *_Nonnull server);
+
+#endif

@@ -1,0 +1,552 @@
+#include "CMicroHTTPD.h"
+
+#include <microhttpd.h>
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+// Every libmicrohttpd function the server calls, each field typed as the function it is named
+// after (from microhttpd.h), so a call through the table is checked as a direct call would be.
+// A direct MHD_ call fails to link, on purpose: the library is never linked.
+#define FORUM_MHD_FUNCTIONS(X)                                                                 \
+  X(MHD_start_daemon)                                                                          \
+  X(MHD_quiesce_daemon)                                                                        \
+  X(MHD_stop_daemon)                                                                           \
+  X(MHD_is_feature_supported)                                                                  \
+  X(MHD_get_connection_values_n)                                                               \
+  X(MHD_lookup_connection_value)                                                               \
+  X(MHD_create_post_processor)                                                                 \
+  X(MHD_post_process)                                                                          \
+  X(MHD_destroy_post_processor)                                                                \
+  X(MHD_create_response_from_buffer)                                                           \
+  X(MHD_add_response_header)                                                                   \
+  X(MHD_queue_response)                                                                        \
+  X(MHD_destroy_response)
+
+#define FORUM_MHD_FIELD(name) __typeof__(name) *name;
+typedef struct forum_mhd {
+  FORUM_MHD_FUNCTIONS(FORUM_MHD_FIELD)
+} forum_mhd;
+#undef FORUM_MHD_FIELD
+
+static forum_mhd mhd;
+static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
+static char mhd_failure[256];
+
+static void mhd_open(void) {
+  const char *name = "libmicrohttpd.so.12";
+  void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (library == NULL) {
+    const char *error = dlerror();
+    snprintf(mhd_failure, sizeof mhd_failure, "%s", error != NULL ? error : name);
+    return;
+  }
+#define FORUM_MHD_RESOLVE(function)                                                            \
+  mhd.function = (__typeof__(function) *)dlsym(library, #function);                            \
+  if (mhd.function == NULL) {                                                                  \
+    snprintf(mhd_failure, sizeof mhd_failure, "%s has no %s", name, #function);                \
+    return;                                                                                    \
+  }
+  FORUM_MHD_FUNCTIONS(FORUM_MHD_RESOLVE)
+#undef FORUM_MHD_RESOLVE
+}
+
+// How much of a body over the limit is read and dropped so that its answer reaches the client.
+#define DISCARD_ALLOWANCE ((unsigned long long)32 << 20)
+
+struct forum_http_server {
+  struct MHD_Daemon *daemon;
+  int listen_socket;
+  size_t body_limit;
+  forum_http_respond respond;
+  void *context;
+  atomic_size_t in_flight;
+  atomic_int stopping;
+  // The socket quiesce took back from libmicrohttpd, ours to close (-1 while it is the daemon's).
+  int quiesced_socket;
+  // libmicrohttpd's own words while it starts (why a certificate was refused); dropped after,
+  // since later ones may quote what a client sent.
+  atomic_int starting;
+  char start_reason[256];
+};
+
+// What one request gathers between libmicrohttpd's calls.
+typedef struct request_state {
+  char *target;  // the request target as sent (path?query)
+  int started;
+  int counted;
+  int answered;
+  int too_large;
+  int form_malformed;
+  uint8_t *body;
+  size_t body_length, body_capacity;
+  size_t discarded;
+  struct MHD_PostProcessor *post;
+  forum_http_part *parts;
+  size_t part_count, part_capacity;
+  size_t *part_capacities;
+  forum_http_header *headers;
+  size_t header_count, header_capacity;
+} request_state;
+
+struct forum_http_exchange {
+  struct MHD_Connection *connection;
+  forum_http_server *server;
+  request_state *state;
+  int queued;
+};
+
+static void free_parts(request_state *state) {
+  for (size_t i = 0; i < state->part_count; i++) {
+    free((void *)state->parts[i].name);
+    free((void *)state->parts[i].file_name);
+    free((void *)state->parts[i].content_type);
+    free((void *)state->parts[i].bytes);
+  }
+  free(state->parts);
+  free(state->part_capacities);
+  state->parts = NULL;
+  state->part_capacities = NULL;
+  state->part_count = state->part_capacity = 0;
+}
+
+static void free_state(request_state *state) {
+  if (state == NULL) return;
+  if (state->post != NULL) mhd.MHD_destroy_post_processor(state->post);
+  free_parts(state);
+  free(state->headers);
+  free(state->body);
+  free(state->target);
+  free(state);
+}
+
+static char *copy_or_null(const char *text) { return text == NULL ? NULL : strdup(text); }
+
+// The post processor hands each part's bytes in pieces; a piece at offset 0 starts a new part
+// (an empty first piece of the same part is merged).
+static enum MHD_Result on_form_data(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
+    const char *content_type, const char *transfer_encoding, const char *data, uint64_t off,
+    size_t size) {
+  (void)kind;
+  (void)transfer_encoding;
+  request_state *state = cls;
+  if (key == NULL) key = "";
+  forum_http_part *last = state->part_count > 0 ? &state->parts[state->part_count - 1] : NULL;
+  int fresh = off == 0 && !(last != NULL && last->length == 0 && strcmp(last->name, key) == 0);
+  if (last == NULL || fresh) {
+    if (state->part_count == state->part_capacity) {
+      size_t capacity = state->part_capacity == 0 ? 4 : state->part_capacity * 2;
+      forum_http_part *parts = realloc(state->parts, capacity * sizeof *parts);
+      if (parts == NULL) return MHD_NO;
+      state->parts = parts;
+      size_t *capacities = realloc(state->part_capacities, capacity * sizeof *capacities);
+      if (capacities == NULL) return MHD_NO;
+      state->part_capacities = capacities;
+      state->part_capacity = capacity;
+    }
+    forum_http_part *part = &state->parts[state->part_count];
+    memset(part, 0, sizeof *part);
+    part->name = strdup(key);
+    part->file_name = copy_or_null(filename);
+    part->content_type = copy_or_null(content_type);
+    state->part_capacities[state->part_count] = 0;
+    state->part_count++;
+    if (part->name == NULL) return MHD_NO;
+    last = part;
+  }
+  if (size == 0) return MHD_YES;
+  size_t *capacity = &state->part_capacities[state->part_count - 1];
+  if (last->length + size > *capacity) {
+    size_t wanted = *capacity == 0 ? 4096 : *capacity;
+    while (wanted < last->length + size) wanted *= 2;
+    uint8_t *bytes = realloc((void *)last->bytes, wanted);
+    if (bytes == NULL) return MHD_NO;
+    last->bytes = bytes;
+    *capacity = wanted;
+  }
+  memcpy((uint8_t *)last->bytes + last->length, data, size);
+  last->length += size;
+  return MHD_YES;
+}
+
+// What is kept of a body found over the limit: nothing.
+static void drop_body(request_state *state) {
+  if (state->post != NULL) {
+    mhd.MHD_destroy_post_processor(state->post);
+    state->post = NULL;
+  }
+  free(state->body);
+  state->body = NULL;
+  state->body_length = state->body_capacity = 0;
+  free_parts(state);
+}
+
+static enum MHD_Result on_header(
+    void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value,
+    size_t value_size) {
+  (void)kind;
+  (void)key_size;
+  request_state *state = cls;
+  if (state->header_count == state->header_capacity) {
+    size_t capacity = state->header_capacity == 0 ? 16 : state->header_capacity * 2;
+    forum_http_header *headers = realloc(state->headers, capacity * sizeof *headers);
+    if (headers == NULL) return MHD_NO;
+    state->headers = headers;
+    state->header_capacity = capacity;
+  }
+  state->headers[state->header_count++] = (forum_http_header){
+      .name = key, .value = value != NULL ? value : "", .value_length = value_size};
+  return MHD_YES;
+}
+
+static enum MHD_Result queue(
+    struct MHD_Connection *connection, forum_http_server *server, unsigned status,
+    const uint8_t *headers, size_t headers_length, const uint8_t *body, size_t body_length,
+    int close) {
+  struct MHD_Response *response = mhd.MHD_create_response_from_buffer(
+      body_length, (void *)(body != NULL ? body : (const uint8_t *)""), MHD_RESPMEM_MUST_COPY);
+  if (response == NULL) return MHD_NO;
+  size_t at = 0;
+  while (headers != NULL && at < headers_length) {
+    const char *name = (const char *)headers + at;
+    size_t name_length = strnlen(name, headers_length - at);
+    if (at + name_length + 1 >= headers_length) break;
+    const char *value = name + name_length + 1;
+    size_t value_length = strnlen(value, headers_length - at - name_length - 1);
+    if (at + name_length + 1 + value_length >= headers_length) break;
+    if (mhd.MHD_add_response_header(response, name, value) != MHD_YES) {
+      mhd.MHD_destroy_response(response);
+      return MHD_NO;
+    }
+    at += name_length + 1 + value_length + 1;
+  }
+  if ((close || atomic_load(&server->stopping)) &&
+      mhd.MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close") != MHD_YES) {
+    mhd.MHD_destroy_response(response);
+    return MHD_NO;
+  }
+  enum MHD_Result result = mhd.MHD_queue_response(connection, status, response);
+  mhd.MHD_destroy_response(response);
+  return result;
+}
+
+int forum_http_answer(
+    forum_http_exchange *exchange, unsigned status, const uint8_t *headers,
+    size_t headers_length, const uint8_t *body, size_t body_length) {
+  if (exchange->queued) return -1;
+  if (queue(
+          exchange->connection, exchange->server, status, headers, headers_length, body,
+          body_length, exchange->state->too_large) != MHD_YES) {
+    return -1;
+  }
+  exchange->queued = 1;
+  return 0;
+}
+
+static enum MHD_Result dispatch(
+    forum_http_server *server, struct MHD_Connection *connection, const char *method,
+    request_state *state) {
+  state->answered = 1;
+  if (state->post != NULL) {
+    // A multipart body that ends before its closing boundary is refused here.
+    if (mhd.MHD_destroy_post_processor(state->post) != MHD_YES) state->form_malformed = 1;
+    state->post = NULL;
+  }
+  if (state->too_large) drop_body(state);
+  state->header_count = 0;
+  mhd.MHD_get_connection_values_n(connection, MHD_HEADER_KIND, on_header, state);
+  const char *target = state->target != NULL ? state->target : "";
+  const char *mark = strchr(target, '?');
+  size_t path_length = mark != NULL ? (size_t)(mark - target) : strlen(target);
+  const char *query = mark != NULL ? mark + 1 : "";
+  forum_http_request request = {
+      .method = method,
+      .path = target,
+      .path_length = path_length,
+      .query = query,
+      .query_length = strlen(query),
+      .headers = state->headers,
+      .header_count = state->header_count,
+      .body = state->body,
+      .body_length = state->body_length,
+      .parts = state->form_malformed ? NULL : state->parts,
+      .part_count = state->form_malformed ? 0 : state->part_count,
+      .body_too_large = state->too_large,
+      .form_malformed = state->form_malformed,
+  };
+  forum_http_exchange exchange = {
+      .connection = connection, .server = server, .state = state, .queued = 0};
+  server->respond(server->context, &request, &exchange);
+  if (exchange.queued) return MHD_YES;
+  static const char failure[] = "the server could not answer";
+  return queue(
+      connection, server, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, 0, (const uint8_t *)failure,
+      sizeof failure - 1, 1);
+}
+
+static int is_multipart(const char *content_type) {
+  if (content_type == NULL) return 0;
+  while (*content_type == ' ' || *content_type == '\t') content_type++;
+  return strncasecmp(content_type, "multipart/form-data", 19) == 0;
+}
+
+static enum MHD_Result on_request(
+    void *cls, struct MHD_Connection *connection, const char *url, const char *method,
+    const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls) {
+  (void)url;
+  (void)version;
+  forum_http_server *server = cls;
+  request_state *state = *con_cls;
+  if (state == NULL) {
+    // No target was recorded (cannot happen with the URI callback set); answer for "/".
+    state = calloc(1, sizeof *state);
+    if (state == NULL) return MHD_NO;
+    *con_cls = state;
+  }
+  if (!state->started) {
+    state->started = 1;
+    state->counted = 1;
+    atomic_fetch_add(&server->in_flight, 1);
+    const char *length =
+        mhd.MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (length != NULL) {
+      errno = 0;
+      char *end = NULL;
+      unsigned long long declared = strtoull(length, &end, 10);
+      if (errno == 0 && end != length && declared > server->body_limit) {
+        state->too_large = 1;
+        const char *expect =
+            mhd.MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+        // A client waiting for "100 Continue" is answered now and sends nothing more. One that
+        // sends its body anyway would lose the answer to a reset if the connection closed on
+        // unread bytes: up to a bound, the body is read and dropped, and answered after.
+        if (expect != NULL || declared - server->body_limit > DISCARD_ALLOWANCE) {
+          return dispatch(server, connection, method, state);
+        }
+        return MHD_YES;
+      }
+    }
+    const char *type =
+        mhd.MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (is_multipart(type)) {
+      state->post = mhd.MHD_create_post_processor(connection, 64 * 1024, on_form_data, state);
+      if (state->post == NULL) state->form_malformed = 1;
+    }
+    return MHD_YES;
+  }
+  if (*upload_data_size > 0) {
+    size_t size = *upload_data_size;
+    *upload_data_size = 0;
+    if (state->answered) return MHD_YES;
+    if (state->too_large || state->body_length + size > server->body_limit) {
+      // Over the limit (a chunked body, or one announced so): dropped, answered at its end.
+      if (!state->too_large) {
+        state->too_large = 1;
+        drop_body(state);
+      }
+      state->discarded += size;
+      return state->discarded > server->body_limit + DISCARD_ALLOWANCE ? MHD_NO : MHD_YES;
+    }
+    if (state->body_length + size > state->body_capacity) {
+      size_t wanted = state->body_capacity == 0 ? 16384 : state->body_capacity;
+      while (wanted < state->body_length + size) wanted *= 2;
+      if (wanted > server->body_limit) wanted = server->body_limit;
+      uint8_t *body = realloc(state->body, wanted);
+      if (body == NULL) return MHD_NO;
+      state->body = body;
+      state->body_capacity = wanted;
+    }
+    memcpy(state->body + state->body_length, upload_data, size);
+    state->body_length += size;
+    if (state->post != NULL && !state->form_malformed &&
+        mhd.MHD_post_process(state->post, upload_data, size) != MHD_YES) {
+      state->form_malformed = 1;
+    }
+    return MHD_YES;
+  }
+  if (state->answered) return MHD_YES;
+  return dispatch(server, connection, method, state);
+}
+
+static void *on_target(void *cls, const char *uri, struct MHD_Connection *connection) {
+  (void)cls;
+  (void)connection;
+  request_state *state = calloc(1, sizeof *state);
+  if (state == NULL) return NULL;
+  state->target = strdup(uri != NULL ? uri : "");
+  return state;
+}
+
+static void on_completed(
+    void *cls, struct MHD_Connection *connection, void **con_cls,
+    enum MHD_RequestTerminationCode toe) {
+  (void)connection;
+  (void)toe;
+  forum_http_server *server = cls;
+  request_state *state = *con_cls;
+  if (state == NULL) return;
+  if (state->counted) atomic_fetch_sub(&server->in_flight, 1);
+  free_state(state);
+  *con_cls = NULL;
+}
+
+static void on_log(void *cls, const char *format, va_list arguments) {
+  forum_http_server *server = cls;
+  if (!atomic_load(&server->starting) || server->start_reason[0] != 0) return;
+  vsnprintf(server->start_reason, sizeof server->start_reason, format, arguments);
+  size_t length = strlen(server->start_reason);
+  while (length > 0 && (server->start_reason[length - 1] == '\n' ||
+                        server->start_reason[length - 1] == '.')) {
+    server->start_reason[--length] = 0;
+  }
+}
+
+int forum_http_listen(const char *numeric_host, unsigned port, int *error) {
+  struct sockaddr_storage address;
+  memset(&address, 0, sizeof address);
+  socklen_t length;
+  int family;
+  struct sockaddr_in *v4 = (struct sockaddr_in *)&address;
+  struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&address;
+  if (port > 65535) {
+    *error = EINVAL;
+    return -1;
+  }
+  if (inet_pton(AF_INET, numeric_host, &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons((uint16_t)port);
+    length = sizeof *v4;
+    family = AF_INET;
+  } else if (inet_pton(AF_INET6, numeric_host, &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons((uint16_t)port);
+    length = sizeof *v6;
+    family = AF_INET6;
+  } else {
+    *error = EINVAL;
+    return -1;
+  }
+  int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *error = errno;
+    return -1;
+  }
+  int on = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  if (family == AF_INET6) {
+    // `[::]` takes IPv4 clients too; `[::1]` is only IPv6 either way.
+    int off = 0;
+    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+  }
+  if (bind(fd, (struct sockaddr *)&address, length) != 0 || listen(fd, 1024) != 0) {
+    *error = errno;
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+unsigned forum_http_bound_port(int socket) {
+  struct sockaddr_storage address;
+  socklen_t length = sizeof address;
+  if (getsockname(socket, (struct sockaddr *)&address, &length) != 0) return 0;
+  if (address.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&address)->sin_port);
+  if (address.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&address)->sin6_port);
+  return 0;
+}
+
+forum_http_server *forum_http_start(
+    const forum_http_config *config, char *reason, size_t reason_size) {
+  pthread_once(&mhd_once, mhd_open);
+  if (mhd_failure[0] != 0) {
+    snprintf(reason, reason_size, "%s", mhd_failure);
+    close(config->listen_socket);
+    return NULL;
+  }
+  int tls = config->tls_certificate != NULL && config->tls_key != NULL;
+  if (tls && mhd.MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+    snprintf(reason, reason_size, "libmicrohttpd was built without TLS");
+    close(config->listen_socket);
+    return NULL;
+  }
+  forum_http_server *server = calloc(1, sizeof *server);
+  if (server == NULL) {
+    snprintf(reason, reason_size, "out of memory");
+    close(config->listen_socket);
+    return NULL;
+  }
+  server->listen_socket = config->listen_socket;
+  server->quiesced_socket = -1;
+  server->body_limit = config->body_limit;
+  server->respond = config->respond;
+  server->context = config->context;
+  atomic_init(&server->in_flight, 0);
+  atomic_init(&server->stopping, 0);
+  atomic_init(&server->starting, 1);
+  // epoll in each of a pool of threads, each accepting from the one socket; ITC so that quiesce
+  // can take the socket away from running threads.
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+                   MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
+  struct MHD_OptionItem options[16] = {
+      {MHD_OPTION_LISTEN_SOCKET, config->listen_socket, NULL},
+      {MHD_OPTION_THREAD_POOL_SIZE, config->threads, NULL},
+      {MHD_OPTION_CONNECTION_LIMIT, config->connection_limit, NULL},
+      {MHD_OPTION_CONNECTION_TIMEOUT, config->idle_timeout_seconds, NULL},
+      {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)config->connection_memory, NULL},
+      {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_target, server},
+      {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, server},
+      {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_log, server},
+      {MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL},
+  };
+  size_t count = 9;
+  if (tls) {
+    options[count++] = (struct MHD_OptionItem){
+        MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)config->tls_certificate};
+    options[count++] =
+        (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)config->tls_key};
+  }
+  options[count] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+  server->daemon = mhd.MHD_start_daemon(
+      flags, 0, NULL, NULL, on_request, server, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+  atomic_store(&server->starting, 0);
+  if (server->daemon == NULL) {
+    snprintf(
+        reason, reason_size, "%s",
+        server->start_reason[0] != 0 ? server->start_reason : "libmicrohttpd did not start");
+    // libmicrohttpd may have closed the socket already on its way out.
+    if (fcntl(config->listen_socket, F_GETFD) != -1) close(config->listen_socket);
+    free(server);
+    return NULL;
+  }
+  return server;
+}
+
+void forum_http_quiesce(forum_http_server *server) {
+  atomic_store(&server->stopping, 1);
+  if (server->quiesced_socket < 0) server->quiesced_socket = mhd.MHD_quiesce_daemon(server->daemon);
+}
+
+size_t forum_http_in_flight(forum_http_server *server) {
+  return atomic_load(&server->in_flight);
+}
+
+void forum_http_stop(forum_http_server *server) {
+  atomic_store(&server->stopping, 1);
+  mhd.MHD_stop_daemon(server->daemon);
+  // Until quiesced, the daemon closes the socket it was given itself.
+  if (server->quiesced_socket >= 0) close(server->quiesced_socket);
+  free(server);
+}

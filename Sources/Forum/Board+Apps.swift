@@ -1,0 +1,62 @@
+import Datastore
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// The board's checks on what apps send through `forum serve`, beyond the engine's rules: the
+/// same field rules and image checks a post from the prompt passes.
+extension Board {
+  /// A file an app uploads is a thread's picture: it must pass the board's image checks, and is
+  /// stored with its metadata stripped. Throws `ImageRejection` with a one-line reason.
+  public static func checkAppFile(bytes: [UInt8], mimeType: String) throws -> (
+    bytes: [UInt8], mimeType: String
+  ) {
+    let image = try ImagePreparer.prepare(Data(bytes))
+    return ([UInt8](image.data), image.format.mimeType)
+  }
+
+  /// The fields of a Thread, Comment or user an app writes, checked and cleaned as the prompt's
+  /// are; a Thread's `image` facts are the board's, read from the file its `fileName` names.
+  public static func checkAppObject(
+    className: String, fields: [String: JSONValue], creating: Bool, client: DatastoreClient
+  ) throws -> [String: JSONValue] {
+    var fields = fields
+    func text(_ field: String) throws -> String? {
+      guard let value = fields[field] else { return nil }
+      guard let text = value.stringValue else { throw DatastoreError(.invalid, field: field) }
+      return text
+    }
+    switch className {
+    case threadClass:
+      guard fields["image"] == nil else {
+        throw DatastoreError(.invalid, field: "image", detail: "set by the board, not by apps")
+      }
+      if creating || fields["title"] != nil {
+        fields["title"] = .string(try PostRules.title(try text("title") ?? ""))
+      }
+      if creating || fields["description"] != nil {
+        fields["description"] = .string(try PostRules.description(try text("description") ?? ""))
+      }
+      if let name = try text("fileName") {
+        guard creating else {
+          throw DatastoreError(.invalid, field: "fileName", detail: "a thread keeps its picture")
+        }
+        let image = try ImagePreparer.prepare(Data(try client.getFile(name: name)))
+        fields["image"] = ImageSummary(fileName: name, image: image).json
+      }
+    case commentClass:
+      if creating || fields["text"] != nil {
+        fields["text"] = .string(try PostRules.comment(try text("text") ?? ""))
+      }
+    case User.className:
+      if let name = try text("displayName") {
+        fields["displayName"] = .string(try PostRules.displayName(name))
+      }
+    default: break
+    }
+    return fields
+  }
+}

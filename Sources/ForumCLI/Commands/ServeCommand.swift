@@ -1,0 +1,155 @@
+import Datastore
+import Forum
+import NCMBServer
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// `serve`: the board as an NCMB backend (REST API 2013-09-01) over HTTP or HTTPS, until SIGTERM
+/// or Ctrl-C. It runs before any sign-in (the server acts for the apps' users, not for a profile),
+/// so `ForumMain` calls `serve` instead of a session's `run`.
+enum ServeCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "serve",
+    usage: "serve --listen HOST:PORT [--db PATH|URI] [--tls-cert FILE --tls-key FILE]",
+    summary: Localized(
+      "serve the board to NCMB apps (REST API 2013-09-01) until SIGTERM or Ctrl-C",
+      "ボードを NCMB のアプリに提供 (REST API 2013-09-01)。SIGTERM か Ctrl-C で停止"),
+    details: Localized(
+      "HOST is an IPv4 address, an IPv6 address in brackets ([::1]:8443) or localhost; port 0 "
+        + "takes a free one. With --tls-cert and --tls-key (PEM files) it speaks HTTPS, else "
+        + "plain HTTP (put a TLS reverse proxy in front). When ready it prints one line: the URL "
+        + "and the application key. On stopping, requests already received are answered first.",
+      "HOST は IPv4 アドレス、角括弧で囲んだ IPv6 アドレス ([::1]:8443)、または localhost。ポート 0 は"
+        + "空いているポートを使います。--tls-cert と --tls-key (PEM ファイル) があれば HTTPS、"
+        + "なければ平文の HTTP です (前に TLS のリバースプロキシを置いてください)。準備ができると URL と"
+        + "アプリケーションキーを 1 行表示します。停止時は受け付け済みのリクエストに答えてから終わります。"),
+    options: ["db", "listen", "tls-cert", "tls-key"])
+
+  /// How long requests already received may take to finish once a stop is asked.
+  static let graceSeconds = 30.0
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    throw CLIError.usage(session.messages.serveFromCommandLine)
+  }
+
+  /// What `forum … serve …` asked for.
+  struct Request {
+    var location: String
+    var listen: ListenAddress
+    var certificateFile: String?
+    var keyFile: String?
+  }
+
+  /// Reads the command's words; `global` is the board named before the command (or FORUM_DB).
+  static func request(
+    words: [String], default global: () -> String, messages: Messages
+  ) throws -> Request {
+    let invocation = try Invocation(
+      CommandWords(arguments: words), info: info, insideThread: false, messages: messages)
+    if let extra = invocation.positionals.first {
+      throw CLIError.usage(messages.serveTakesNoArgument(SafeText.sanitize(extra)))
+    }
+    guard let listenText = invocation.options["listen"] else {
+      throw CLIError.usage(messages.serveNeedsListen)
+    }
+    guard let listen = ListenAddress(parsing: listenText) else {
+      throw CLIError.failed(messages.badListen(SafeText.sanitize(listenText)))
+    }
+    let certificate = invocation.options["tls-cert"].map(ImageFile.expandTilde)
+    let key = invocation.options["tls-key"].map(ImageFile.expandTilde)
+    guard (certificate == nil) == (key == nil) else {
+      throw CLIError.usage(messages.tlsNeedsBoth)
+    }
+    let location = invocation.options["db"].flatMap { $0.isEmpty ? nil : $0 }
+    return Request(
+      location: location.map(ImageFile.expandTilde) ?? global(), listen: listen,
+      certificateFile: certificate, keyFile: key)
+  }
+
+  /// Serves until SIGTERM or SIGINT; returns the exit status. Errors before the ready line are
+  /// thrown (one line on stderr, exit 1).
+  static func serve(_ request: Request, json: Bool, messages: Messages) throws -> Int32 {
+    var tls: HTTPServer.TLSIdentity?
+    if let certificateFile = request.certificateFile, let keyFile = request.keyFile {
+      tls = HTTPServer.TLSIdentity(
+        certificatePEM: try readPEM(certificateFile, isKey: false, messages: messages),
+        keyPEM: try readPEM(keyFile, isKey: true, messages: messages))
+    }
+    let service = try NCMBService(location: request.location, policy: .board)
+    // Blocked before the workers start, so that they inherit the mask and only `sigwait` below
+    // sees the signals: a stop is then an ordinary step of this thread, not a handler.
+    var stopSignals = sigset_t()
+    sigemptyset(&stopSignals)
+    sigaddset(&stopSignals, SIGINT)
+    sigaddset(&stopSignals, SIGTERM)
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+    // A client gone mid-answer is an error of that write, not a signal that ends the server.
+    signal(SIGPIPE, SIG_IGN)
+    let server: HTTPServer
+    do {
+      server = try HTTPServer(address: request.listen, tls: tls, handler: service)
+    } catch let error as HTTPServerError {
+      throw CLIError.failed(messages.serverDidNotStart(error))
+    }
+    let url = server.baseURL + "/" + NCMBService.apiVersion + "/"
+    let key = applicationKey(of: service)
+    if json {
+      let line: JSONValue = .object(["url": .string(url), "applicationKey": .string(key)])
+      print(line.jsonText())
+    } else {
+      print(messages.serving(url: url, applicationKey: key))
+    }
+    fflush(stdout)
+    var received: Int32 = 0
+    sigwait(&stopSignals, &received)
+    server.stop(graceSeconds: graceSeconds) {
+      // A second Ctrl-C or SIGTERM: stop waiting for the requests still running.
+      var pending = sigset_t()
+      sigpending(&pending)
+      return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1
+    }
+    return 0
+  }
+
+  /// The board's application key, as apps are configured with it.
+  static func applicationKey(of service: NCMBService) -> String {
+    (try? service.keys().applicationKey) ?? "(unreadable)"
+  }
+
+  /// A certificate or key file's text, at most 1 MB.
+  private static func readPEM(_ path: String, isKey: Bool, messages: Messages) throws -> [UInt8] {
+    let shown = SafeText.sanitize(path)
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw CLIError.failed(
+        messages.cannotReadTLSFile(shown, isKey: isKey, reason: String(cString: strerror(errno))))
+    }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw CLIError.failed(
+          messages.cannotReadTLSFile(shown, isKey: isKey, reason: String(cString: strerror(errno))))
+      }
+      if count == 0 { break }
+      bytes += chunk[0..<count]
+      if bytes.count > 1 << 20 {
+        throw CLIError.failed(
+          messages.cannotReadTLSFile(shown, isKey: isKey, reason: messages.tlsFileTooLarge))
+      }
+    }
+    guard bytes.count > 0, !bytes.contains(0) else {
+      throw CLIError.failed(
+        messages.cannotReadTLSFile(shown, isKey: isKey, reason: messages.tlsFileNotPEM))
+    }
+    return bytes
+  }
+}

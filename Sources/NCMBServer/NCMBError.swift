@@ -1,0 +1,58 @@
+import Datastore
+
+/// An NCMB error answer: the HTTP status, the code and the message NCMB gave for it.
+public struct NCMBError: Error, Equatable, Sendable {
+  public let status: Int
+  public let code: String
+  public let message: String
+
+  public init(status: Int, code: String, message: String) {
+    self.status = status
+    self.code = code
+    self.message = message
+  }
+
+  static let invalidJSON = NCMBError(status: 400, code: "E400001", message: "JSON is invalid.")
+  static func invalid(_ field: String, _ why: String? = nil) -> NCMBError {
+    NCMBError(
+      status: 400, code: "E400002",
+      message: "\(field) is invalid." + (why.map { " (\($0))" } ?? ""))
+  }
+  static func empty(_ field: String) -> NCMBError {
+    NCMBError(status: 400, code: "E400003", message: "\(field) is empty.")
+  }
+  static let header = NCMBError(
+    status: 401, code: "E401001", message: "Authentication error by header incorrect.")
+  static let idPass = NCMBError(
+    status: 401, code: "E401002", message: "Authentication error with ID/PASS incorrect.")
+  static let noAccess = NCMBError(status: 403, code: "E403001", message: "No access with ACL.")
+  static let notFound = NCMBError(status: 404, code: "E404001", message: "No data available.")
+  static let method = NCMBError(status: 405, code: "E405001", message: "Method not allowed.")
+  static let fileTooLarge = NCMBError(
+    status: 413, code: "E413001", message: "File size Limit error.")
+  static let tooLarge = NCMBError(
+    status: 413, code: "E413002", message: "Request entity too large.")
+  static func mediaType(_ why: String) -> NCMBError {
+    NCMBError(status: 415, code: "E415001", message: "Unsupported media type. (\(why))")
+  }
+  static let system = NCMBError(status: 500, code: "E500001", message: "Internal server error.")
+
+  /// The datastore's refusal as NCMB said it. A system error says nothing of its cause (paths,
+  /// server text): the client cannot act on it and should not learn it.
+  init(_ error: DatastoreError) {
+    switch error.code {
+    case .invalid:
+      self = .invalid(error.field ?? "value", error.detail)
+    case .empty: self = .empty(error.field ?? "value")
+    case .authentication: self = .header
+    case .noAccess: self = .noAccess
+    case .notFound: self = .notFound
+    case .fileTooLarge: self = .fileTooLarge
+    case .systemError: self = .system
+    }
+  }
+
+  var body: [UInt8] {
+    Array(JSONValue.object(["code": .string(code), "error": .string(message)]).jsonText().utf8)
+  }
+}

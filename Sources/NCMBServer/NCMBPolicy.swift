@@ -1,0 +1,37 @@
+import Datastore
+
+/// What the application above the datastore adds to the API's checks, injected by whoever
+/// starts the server (the serve command gives the board's: its field rules and image checks).
+/// The server itself knows no threads.
+public struct NCMBPolicy: Sendable {
+  /// Checks a file an app uploads and returns what to store (it may strip metadata). A thrown
+  /// `DatastoreError` is answered with its code, anything else with `E415001` and the error's
+  /// description as the reason.
+  public var file:
+    @Sendable (_ name: String, _ bytes: [UInt8], _ mimeType: String) throws -> (
+      bytes: [UInt8], mimeType: String
+    )
+  /// Checks the fields an app creates (`creating`) or updates an object of `className` with and
+  /// returns the fields to write, as the caller `client`.
+  public var object:
+    @Sendable (
+      _ className: String, _ fields: [String: JSONValue], _ creating: Bool,
+      _ client: DatastoreClient
+    ) throws -> [String: JSONValue]
+
+  public init(
+    file:
+      @escaping @Sendable (String, [UInt8], String) throws -> (
+        bytes: [UInt8], mimeType: String
+      ) = { _, bytes, mimeType in (bytes, mimeType) },
+    object:
+      @escaping @Sendable (String, [String: JSONValue], Bool, DatastoreClient) throws ->
+      [String: JSONValue] = { _, fields, _, _ in fields }
+  ) {
+    self.file = file
+    self.object = object
+  }
+
+  /// Accepts what the datastore accepts.
+  public static let none = NCMBPolicy()
+}

@@ -1,0 +1,128 @@
+import Datastore
+import ForumCrypto
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// NCMB's request signature: HMAC-SHA256 with the client key over
+/// `METHOD \n HOST \n PATH \n sorted parameters`, base64. The parameters are the request's query
+/// parameters as sent (still URL-encoded) with `SignatureMethod=HmacSHA256`,
+/// `SignatureVersion=2`, `X-NCMB-Application-Key` and `X-NCMB-Timestamp`, sorted by name and
+/// joined with `&`.
+public enum NCMBSignature {
+  /// How far a request's timestamp may be from the server's clock, either way: 15 minutes.
+  public static let allowedSkewMilliseconds: Int64 = 15 * 60 * 1000
+
+  /// The string a client signs.
+  public static func stringToSign(
+    method: String, host: String, path: String, rawQuery: String, applicationKey: String,
+    timestamp: String
+  ) -> String {
+    var parameters = rawQuery.split(separator: "&").map(String.init)
+    parameters += [
+      "SignatureMethod=HmacSHA256", "SignatureVersion=2",
+      "X-NCMB-Application-Key=\(applicationKey)", "X-NCMB-Timestamp=\(timestamp)",
+    ]
+    func name(_ parameter: String) -> Substring { parameter.prefix { $0 != "=" } }
+    // Sorted by name, byte order; equal names keep the order they came in.
+    let sorted = parameters.enumerated().sorted {
+      let (a, b) = (name($0.element), name($1.element))
+      return a == b ? $0.offset < $1.offset : Array(a.utf8).lexicographicallyPrecedes(b.utf8)
+    }.map(\.element)
+    return [method, host, path, sorted.joined(separator: "&")].joined(separator: "\n")
+  }
+
+  /// The base64 signature of `string` under `clientKey`.
+  public static func sign(_ string: String, clientKey: String) -> String {
+    Crypto.base64(Crypto.hmacSHA256(key: Array(clientKey.utf8), message: Array(string.utf8)))
+  }
+
+  /// Milliseconds since 1970 of an NCMB timestamp: `yyyy-MM-ddTHH:mm:ss[.fraction]` followed by
+  /// `Z` (UTC, what the Swift and JS SDKs send) or nothing (local time, what the Python SDK's
+  /// `datetime.now().isoformat()` sends; read in the server's time zone). Nil when malformed.
+  public static func milliseconds(ofTimestamp text: String) -> Int64? {
+    var bytes = Array(text.utf8)
+    var utc = false
+    if bytes.last == UInt8(ascii: "Z") {
+      utc = true
+      bytes.removeLast()
+    }
+    guard bytes.count >= 19, bytes.count <= 32 else { return nil }
+    func number(_ range: Range<Int>) -> Int32? {
+      var value: Int32 = 0
+      for byte in bytes[range] {
+        guard (0x30...0x39).contains(byte) else { return nil }
+        value = value * 10 + Int32(byte - 0x30)
+      }
+      return value
+    }
+    let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
+    for (index, character) in separators where bytes[index] != character.asciiValue! {
+      return nil
+    }
+    guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+      let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+      (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+    else { return nil }
+    var millis: Int64 = 0
+    if bytes.count > 19 {
+      // A fraction of any precision; milliseconds are its first three digits.
+      let fraction = bytes[20...]
+      guard bytes[19] == UInt8(ascii: "."), !fraction.isEmpty,
+        fraction.allSatisfy({ (0x30...0x39).contains($0) })
+      else { return nil }
+      for (place, byte) in zip([100, 10, 1] as [Int64], fraction) {
+        millis += place * Int64(byte - 0x30)
+      }
+    }
+    var parts = tm()
+    parts.tm_year = year - 1900
+    parts.tm_mon = month - 1
+    parts.tm_mday = day
+    parts.tm_hour = hour
+    parts.tm_min = minute
+    parts.tm_sec = second
+    parts.tm_isdst = -1
+    let seconds = utc ? timegm(&parts) : mktime(&parts)
+    guard seconds != -1 else { return nil }
+    return Int64(seconds) * 1000 + millis
+  }
+
+  /// Checks a request's signature headers against the board's keys at time `now`: a missing or
+  /// unknown application key, a malformed or stale timestamp, or a signature that matches
+  /// neither the host as sent nor the host without its port is `E401001`.
+  static func verify(_ request: HTTPRequest, keys: ApplicationKeys, now: Int64) throws {
+    guard let applicationKey = request.header("X-NCMB-Application-Key"),
+      let timestamp = request.header("X-NCMB-Timestamp"),
+      let signature = request.header("X-NCMB-Signature"),
+      Crypto.constantTimeEqual(Array(applicationKey.utf8), Array(keys.applicationKey.utf8))
+    else { throw NCMBError.header }
+    guard let time = milliseconds(ofTimestamp: timestamp),
+      abs(time - now) <= allowedSkewMilliseconds
+    else { throw NCMBError.header }
+    var hosts: [String] = []
+    for name in ["Host", "X-Forwarded-Host"] {
+      guard let host = request.header(name)?.split(separator: ",").first.map(String.init) else {
+        continue
+      }
+      hosts.append(host)
+      // The Swift and JS SDKs sign the host without the port the URL names.
+      if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") {
+        hosts.append(String(host[..<colon]))
+      }
+    }
+    let given = Array(signature.utf8)
+    for host in hosts {
+      let expected = sign(
+        stringToSign(
+          method: request.method, host: host, path: request.path, rawQuery: request.rawQuery,
+          applicationKey: applicationKey, timestamp: timestamp), clientKey: keys.clientKey)
+      if Crypto.constantTimeEqual(Array(expected.utf8), given) { return }
+    }
+    throw NCMBError.header
+  }
+}

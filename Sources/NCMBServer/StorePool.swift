@@ -1,0 +1,50 @@
+import Datastore
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// Open datastores for the transport's worker threads: a `Datastore` (one database connection)
+/// serves one request at a time, so each request borrows one and gives it back.
+final class StorePool: @unchecked Sendable {
+  private let open: @Sendable () throws -> Datastore
+  private var idle: [Datastore] = []
+  private var mutex = pthread_mutex_t()
+  /// Idle connections kept for the next requests; more are closed when given back.
+  private let keep = 16
+
+  init(open: @escaping @Sendable () throws -> Datastore) {
+    self.open = open
+    pthread_mutex_init(&mutex, nil)
+  }
+
+  deinit { pthread_mutex_destroy(&mutex) }
+
+  /// Runs `body` with a store. One whose request failed with a system error is not reused
+  /// (its file may be gone, its server connection lost).
+  func with<T>(_ body: (Datastore) throws -> T) throws -> T {
+    pthread_mutex_lock(&mutex)
+    let reused = idle.popLast()
+    pthread_mutex_unlock(&mutex)
+    let store = try reused ?? open()
+    do {
+      let result = try body(store)
+      giveBack(store)
+      return result
+    } catch let error as DatastoreError where error.code == .systemError {
+      throw error
+    } catch {
+      giveBack(store)
+      throw error
+    }
+  }
+
+  private func giveBack(_ store: Datastore) {
+    pthread_mutex_lock(&mutex)
+    if idle.count < keep { idle.append(store) }
+    pthread_mutex_unlock(&mutex)
+  }
+}

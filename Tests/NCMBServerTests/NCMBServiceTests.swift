@@ -1,0 +1,351 @@
+import Datastore
+import EngineTestSupport
+import Forum
+import ForumCrypto
+import HostileImages
+import Testing
+
+@testable import NCMBServer
+
+/// A board behind an `NCMBService`, and an app that signs its requests as an SDK does.
+final class ServedBoard: @unchecked Sendable {
+  let database: TestDatabase
+  let service: NCMBService
+  let keys: ApplicationKeys
+  var now: Int64 = 1_800_000_000_000
+
+  static let policy = NCMBPolicy(
+    file: { _, bytes, mimeType in try Board.checkAppFile(bytes: bytes, mimeType: mimeType) },
+    object: { className, fields, creating, client in
+      try Board.checkAppObject(
+        className: className, fields: fields, creating: creating, client: client)
+    })
+
+  init() throws {
+    database = try SQLiteFixture().makeDatabase(rules: Board.rules, indexes: Board.indexes)
+    try Board.initialize(location: database.ownerLocation)
+    let clock = Clock()
+    service = try NCMBService(
+      location: database.ownerLocation, policy: ServedBoard.policy, clock: { clock.now })
+    keys = try service.keys()
+  }
+
+  final class Clock: @unchecked Sendable { var now = BackendDate.now() }
+
+  /// A request signed with the board's keys (or `clientKey`), as the Python SDK sends it: host
+  /// with its port, a trailing slash, a local-time-free UTC timestamp.
+  func request(
+    _ method: String, _ path: String, query: String = "", session: String? = nil,
+    body: String = "", clientKey: String? = nil, timestamp: String? = nil,
+    formParts: [HTTPFormPart] = [], bodyBytes: [UInt8]? = nil
+  ) -> HTTPRequest {
+    let host = "127.0.0.1:8443"
+    let fullPath = "/2013-09-01/" + path
+    let time = timestamp ?? BackendDate.string(milliseconds: BackendDate.now())
+    let string = NCMBSignature.stringToSign(
+      method: method, host: host, path: fullPath, rawQuery: query,
+      applicationKey: keys.applicationKey, timestamp: time)
+    var headers: [(name: String, value: String)] = [
+      ("host", host), ("x-ncmb-application-key", keys.applicationKey),
+      ("x-ncmb-timestamp", time),
+      ("x-ncmb-signature", NCMBSignature.sign(string, clientKey: clientKey ?? keys.clientKey)),
+      ("content-type", "application/json"),
+    ]
+    if let session { headers.append(("x-ncmb-apps-session-token", session)) }
+    return HTTPRequest(
+      method: method, path: fullPath, rawQuery: query, headers: headers,
+      body: bodyBytes ?? Array(body.utf8), formParts: formParts)
+  }
+
+  func send(_ request: HTTPRequest) throws -> (Int, JSONValue) {
+    let response = service.respond(to: request)
+    let text = String(decoding: response.body, as: UTF8.self)
+    return (response.status, text.isEmpty ? .object([:]) : try JSONValue.parse(text))
+  }
+
+  /// Anonymous sign-up: the user's objectId and session token.
+  func signUp() throws -> (String, String) {
+    let uuid = "3F2504E0-4F89-11D3-9A0C-\(Int.random(in: 100_000_000_000...999_999_999_999))"
+    let (status, body) = try send(
+      request("POST", "users", body: #"{"authData":{"anonymous":{"id":"\#(uuid)"}}}"#))
+    #expect(status == 201)
+    return (
+      body.objectValue?["objectId"]?.stringValue ?? "",
+      body.objectValue?["sessionToken"]?.stringValue ?? ""
+    )
+  }
+}
+
+@Suite("NCMB API")
+struct NCMBServiceTests {
+  /// The REST documentation's example must verify with its keys and clock.
+  @Test func theDocumentationsSignatureVerifies() throws {
+    let keys = ApplicationKeys(
+      applicationKey: "6145f91061916580c742f806bab67649d10f45920246ff459404c46f00ff3e56",
+      clientKey: "1343d198b510a0315db1c03f3aa0e32418b7a743f8e4b47cbff670601345cf75")
+    let request = HTTPRequest(
+      method: "GET", path: "/2013-09-01/classes/TestClass",
+      rawQuery: "where=%7B%22testKey%22%3A%22testValue%22%7D",
+      headers: [
+        ("host", "mbaas.api.nifcloud.com"), ("x-ncmb-application-key", keys.applicationKey),
+        ("x-ncmb-timestamp", "2013-12-02T02:44:35.452Z"),
+        ("x-ncmb-signature", "AltGkQgXurEV7u0qMd+87ud7BKuueldoCjaMgVc9Bes="),
+      ])
+    let time = try #require(NCMBSignature.milliseconds(ofTimestamp: "2013-12-02T02:44:35.452Z"))
+    #expect(time == 1_385_952_275_452)
+    try NCMBSignature.verify(request, keys: keys, now: time + 60_000)
+    // Also with the port the Host header carries, which the Swift SDK leaves out of what it signs.
+    var withPort = request
+    withPort.headers[0] = ("host", "mbaas.api.nifcloud.com:443")
+    try NCMBSignature.verify(withPort, keys: keys, now: time)
+    // A stale timestamp, another query, another key: refused.
+    #expect(throws: NCMBError.header) {
+      try NCMBSignature.verify(
+        request, keys: keys, now: time + NCMBSignature.allowedSkewMilliseconds + 1)
+    }
+    var other = request
+    other.rawQuery = "where=%7B%22testKey%22%3A%22other%22%7D"
+    #expect(throws: NCMBError.header) { try NCMBSignature.verify(other, keys: keys, now: time) }
+    let otherKeys = ApplicationKeys(applicationKey: keys.applicationKey, clientKey: "x")
+    #expect(throws: NCMBError.header) {
+      try NCMBSignature.verify(request, keys: otherKeys, now: time)
+    }
+  }
+
+  @Test func timestampsOfEverySDK() {
+    #expect(NCMBSignature.milliseconds(ofTimestamp: "2013-12-02T02:44:35.452Z") != nil)
+    #expect(NCMBSignature.milliseconds(ofTimestamp: "2026-12-01T08:14:22.203566") != nil)
+    #expect(NCMBSignature.milliseconds(ofTimestamp: "2026-12-01T08:14:22") != nil)
+    for bad in [
+      "", "yesterday", "2026-13-01T08:14:22Z", "2026-12-01 08:14:22Z", "2026-12-01T08:14:22.Z",
+      "2026-12-01T08:14:22.1234567890123456789012Z",
+    ] {
+      #expect(NCMBSignature.milliseconds(ofTimestamp: bad) == nil, "\(bad)")
+    }
+  }
+
+  /// What the seed app does, call by call.
+  @Test func theSeedAppsFlow() throws {
+    let board = try ServedBoard()
+    let (alice, aliceToken) = try board.signUp()
+    let (_, bobToken) = try board.signUp()
+
+    var (status, body) = try board.send(
+      board.request("GET", "classes/Todo/", query: "limit=1", session: aliceToken))
+    #expect(status == 200)
+    #expect(body == .object(["results": .array([])]))
+
+    // The seed app's ACL, on the picture as on the thread: the thread's author must be able
+    // to delete the picture with the thread.
+    let acl = #"{"*":{"read":true},"\#(alice)":{"read":true,"write":true}}"#
+    let png = PNGImages.honest(width: 8, height: 8)
+    (status, body) = try board.send(
+      board.request(
+        "POST", "files/picture.png", session: aliceToken,
+        formParts: [
+          HTTPFormPart(name: "acl", bytes: Array(acl.utf8)),
+          HTTPFormPart(name: "file", fileName: "picture.png", contentType: "image/png", bytes: png),
+        ]))
+    #expect(status == 201, "\(body)")
+    let response = board.service.respond(
+      to: board.request("GET", "files/picture.png", session: bobToken))
+    #expect(response.status == 200)
+    #expect(response.body == png)
+
+    (status, body) = try board.send(
+      board.request(
+        "POST", "classes/Thread/", session: aliceToken,
+        body:
+          #"{"title":"From the app","description":"hello","fileName":"picture.png","acl":\#(acl)}"#)
+    )
+    #expect(status == 201, "\(body)")
+    let threadId = try #require(body.objectValue?["objectId"]?.stringValue)
+
+    (status, body) = try board.send(board.request("GET", "classes/Thread", session: bobToken))
+    let thread = try #require(body.objectValue?["results"]?.arrayValue?.first?.objectValue)
+    #expect(thread["title"] == .string("From the app"))
+    #expect(thread["number"] == .int(1))
+    #expect(thread["user"]?.pointerId == alice)
+    #expect(thread["image"]?.objectValue?["width"] == .int(8))
+    #expect(thread["acl"] == (try JSONValue.parse(acl)))
+
+    let pointer = #"{"__type":"Pointer","className":"Thread","objectId":"\#(threadId)"}"#
+    (status, body) = try board.send(
+      board.request(
+        "POST", "classes/Comment", session: bobToken, body: #"{"text":"nice","thread":\#(pointer)}"#
+      ))
+    #expect(status == 201, "\(body)")
+    let commentId = try #require(body.objectValue?["objectId"]?.stringValue)
+
+    let whereThread = "where=" + percentEncoded(#"{"thread":\#(pointer)}"#)
+    (status, body) = try board.send(
+      board.request("GET", "classes/Comment", query: "count=1&" + whereThread, session: aliceToken))
+    #expect(status == 200)
+    #expect(body.objectValue?["count"] == .int(1))
+    #expect(body.objectValue?["results"]?.arrayValue?.first?.objectValue?["number"] == .int(1))
+
+    // Someone else's comment cannot be deleted; your own can.
+    (status, body) = try board.send(
+      board.request("DELETE", "classes/Comment/\(commentId)", session: aliceToken))
+    #expect(status == 403)
+    #expect(body.objectValue?["code"] == .string("E403001"))
+    (status, _) = try board.send(
+      board.request("DELETE", "classes/Comment/\(commentId)/", session: bobToken, body: "{}"))
+    #expect(status == 200)
+
+    // The board sees the app's thread with its number, author and picture.
+    let store = try Datastore.open(board.database.ownerLocation)
+    let reader = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let threads = try reader.find(Query(className: "Thread"))
+    #expect(threads.count == 1)
+    #expect(threads.first?["commentCount"] == .int(0))
+  }
+
+  /// Every bad input is the right NCMB error and stores nothing.
+  @Test func badInputIsRefusedAndStoresNothing() throws {
+    let board = try ServedBoard()
+    let (_, token) = try board.signUp()
+    let before = try board.database.fingerprint()
+    let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+    var unsigned = board.request("GET", "classes/Thread")
+    unsigned.headers.removeAll { $0.name == "x-ncmb-signature" }
+    var unknownApp = board.request("GET", "classes/Thread")
+    unknownApp.headers = unknownApp.headers.map {
+      $0.name == "x-ncmb-application-key" ? ($0.name, String(repeating: "0", count: 64)) : $0
+    }
+    let stale = BackendDate.string(milliseconds: BackendDate.now() - 16 * 60 * 1000)
+    let big = [UInt8](repeating: 0x41, count: 5 * 1024 * 1024 + 1)
+    let cases: [(String, HTTPRequest, Int, String)] = [
+      ("missing signature", unsigned, 401, "E401001"),
+      ("bad signature", board.request("GET", "classes/Thread", clientKey: "wrong"), 401, "E401001"),
+      ("unknown application key", unknownApp, 401, "E401001"),
+      ("stale timestamp", board.request("GET", "classes/Thread", timestamp: stale), 401, "E401001"),
+      (
+        "forged session",
+        board.request("POST", "classes/Todo", session: "forged" + token, body: "{}"), 401, "E401001"
+      ),
+      (
+        "malformed JSON", board.request("POST", "classes/Todo", session: token, body: "{\"a\":"),
+        400, "E400001"
+      ),
+      (
+        "nesting", board.request("POST", "classes/Todo", session: token, body: #"{"a":\#(deep)}"#),
+        400, "E400001"
+      ),
+      (
+        "invalid UTF-8",
+        board.request(
+          "POST", "classes/Todo", session: token,
+          bodyBytes: Array(#"{"a":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)),
+        400, "E400001"
+      ),
+      (
+        "file over 5 MB",
+        board.request(
+          "POST", "files/big.png", session: token,
+          formParts: [HTTPFormPart(name: "file", contentType: "image/png", bytes: big)]),
+        413, "E413001"
+      ),
+      (
+        "not an image",
+        board.request(
+          "POST", "files/x.png", session: token,
+          formParts: [
+            HTTPFormPart(name: "file", contentType: "image/png", bytes: Array("hello".utf8))
+          ]),
+        415, "E415001"
+      ),
+      (
+        "an image too large to decode",
+        board.request(
+          "POST", "files/x.png", session: token,
+          formParts: [
+            HTTPFormPart(
+              name: "file", contentType: "image/png",
+              bytes: PNGImages.honest(width: ImagePreparer.maximumSide + 1, height: 1))
+          ]),
+        415, "E415001"
+      ),
+      (
+        "file name with ..",
+        board.request(
+          "POST", "files/..", session: token,
+          formParts: [HTTPFormPart(name: "file", bytes: PNGImages.honest(width: 2, height: 2))]),
+        400, "E400002"
+      ),
+      (
+        "file name with %2F",
+        board.request(
+          "POST", "files/a%2Fb.png", session: token,
+          formParts: [HTTPFormPart(name: "file", bytes: PNGImages.honest(width: 2, height: 2))]),
+        400, "E400002"
+      ),
+      (
+        "file name with NUL",
+        board.request(
+          "POST", "files/a%00b.png", session: token,
+          formParts: [HTTPFormPart(name: "file", bytes: PNGImages.honest(width: 2, height: 2))]),
+        400, "E400002"
+      ),
+      (
+        "unknown operator",
+        board.request(
+          "GET", "classes/Thread", query: "where=" + percentEncoded(#"{"title":{"$where":"1"}}"#)),
+        400, "E400002"
+      ),
+      (
+        "regex",
+        board.request(
+          "GET", "classes/Thread",
+          query: "where=" + percentEncoded(#"{"title":{"$regex":"(a+)+$"}}"#)), 400, "E400002"
+      ),
+      (
+        "huge limit", board.request("GET", "classes/Thread", query: "limit=1000000000"), 400,
+        "E400002"
+      ),
+      ("negative skip", board.request("GET", "classes/Thread", query: "skip=-1"), 400, "E400002"),
+      (
+        "a managed field",
+        board.request("POST", "classes/Thread", session: token, body: #"{"title":"t","number":5}"#),
+        400, "E400002"
+      ),
+      (
+        "a title too long",
+        board.request(
+          "POST", "classes/Thread", session: token,
+          body: #"{"title":"\#(String(repeating: "x", count: 201))"}"#), 400, "E400002"
+      ),
+      (
+        "a thread without a session",
+        board.request("POST", "classes/Thread", body: #"{"title":"t"}"#), 401, "E401001"
+      ),
+      ("login", board.request("GET", "login", query: "userName=a&password=b"), 401, "E401002"),
+    ]
+    for (name, request, status, code) in cases {
+      let (answered, body) = try board.send(request)
+      #expect(answered == status, "\(name): \(body)")
+      #expect(body.objectValue?["code"] == .string(code), "\(name): \(body)")
+    }
+    #expect(try board.database.fingerprint() == before)
+  }
+}
+
+/// What `urllib.parse.quote(text, safe="")` gives.
+func percentEncoded(_ text: String) -> String {
+  var out = ""
+  for byte in text.utf8 {
+    let unreserved =
+      (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+      || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+      || byte == UInt8(ascii: "~")
+    out += unreserved ? String(UnicodeScalar(byte)) : "%" + Crypto.hex([byte]).uppercased()
+  }
+  return out
+}
+
+extension JSONValue {
+  var arrayValue: [JSONValue]? {
+    if case .array(let values) = self { return values }
+    return nil
+  }
+}
