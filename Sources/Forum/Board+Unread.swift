@@ -105,3 +105,17 @@ extension Board {
       Board.conversationClass, objectId: conversation.objectId, upTo: Int64(number))
   }
 }
+
+extension Board {
+  /// Your read position in the conversation `objectId` (nil when you never read it): a live
+  /// room marks what it shows only when nothing before it is unread.
+  public func readPosition(inConversation objectId: String) throws -> Int? {
+    try client.unread(Board.conversationClass, objectIds: [objectId], countUpTo: 1)[objectId]?
+      .position.map { Int($0) }
+  }
+
+  /// Marks the conversation `objectId` read up to message `number` (never back).
+  public func markRead(conversation objectId: String, upTo number: Int) throws {
+    try client.markRead(Board.conversationClass, objectId: objectId, upTo: Int64(number))
+  }
+}

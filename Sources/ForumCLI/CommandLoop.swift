@@ -70,10 +70,14 @@ struct CommandLoop {
           Interrupt.clear()
           error = .interrupted  // a lock wait or a decode gave up because of Ctrl-C
         }
-        if input.isInteractive, session.activeDraft != nil {
-          ForumMain.report(
-            error, json: session.jsonErrors, line: nil, japanese: session.terminal.japanese)
-          print(session.style.dim(session.messages.draftKept))
+        if input.isInteractive, let draft = session.activeDraft {
+          // Ctrl-D in a draft is no failure: only where the text is needs saying.
+          if case .cancelled = error {
+          } else {
+            ForumMain.report(
+              error, json: session.jsonErrors, line: nil, japanese: session.terminal.japanese)
+          }
+          session.sayWhereTheDraftIs(draft)
           continue
         }
         if input.isInteractive, case .cancelled = error {

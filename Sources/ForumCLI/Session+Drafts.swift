@@ -27,17 +27,17 @@ extension Session {
   /// A bad line (invalid UTF-8, far too long) fails the draft only at its end: the lines after
   /// it are still draft text, and must never run as commands in a script.
   ///
-  /// At a terminal the draft is kept on disk as it is typed (`saving` as `kind`, with `prefix`
+  /// At a terminal the draft is kept on disk as it is typed (for `target`, with `prefix`
   /// lines before it), a line holding `\e` (or `edit`) hands it to `$VISUAL`/`$EDITOR`, and
   /// Ctrl-C discards it.
   func draft(
-    _ heading: String, saving kind: DraftStore.Kind? = nil, prefix: [String] = [],
+    _ heading: String, for target: DraftTarget? = nil, prefix: [String] = [],
     edit: Bool = false
   ) throws -> String {
     consume(.block)
-    let keep = input.isInteractive ? kind : nil
+    let keep = input.isInteractive ? target : nil
     if let keep { activeDraft = keep }
-    if input.isInteractive && edit { return try compose("", kind: keep, prefix: prefix) }
+    if input.isInteractive && edit { return try compose("", for: keep, prefix: prefix) }
     if input.isInteractive { print(style.dim(heading)) }
     var lines: [String] = []
     var total = 0
@@ -59,7 +59,7 @@ extension Session {
           return lines.joined(separator: "\n")
         }
         if input.isInteractive && (bytes == Array("\\e".utf8)) {
-          return try compose(lines.joined(separator: "\n"), kind: keep, prefix: prefix)
+          return try compose(lines.joined(separator: "\n"), for: keep, prefix: prefix)
         }
         guard failure == nil else { continue }
         do {
@@ -68,7 +68,7 @@ extension Session {
           // Stop collecting early; PostRules gives the precise message.
           if total > PostRules.bodyLimit * 4 { throw tooLong }
           lines.append(line)
-          if let keep { drafts.save((prefix + lines).joined(separator: "\n"), as: keep) }
+          if let keep { keepDraft((prefix + lines).joined(separator: "\n"), for: keep) }
         } catch {
           fail(error)
         }
@@ -87,41 +87,107 @@ extension Session {
   }
 
   /// Hands the text to the editor and returns what it leaves.
-  private func compose(_ text: String, kind: DraftStore.Kind?, prefix: [String]) throws -> String {
+  private func compose(_ text: String, for target: DraftTarget?, prefix: [String]) throws
+    -> String
+  {
     guard let command = ExternalEditor.command(environment: options.environment) else {
       throw CLIError.usage(messages.noEditor)
     }
     let edited = try ExternalEditor.edit(text, command: command, environment: options.environment)
-    if let kind { drafts.save((prefix + [edited]).joined(separator: "\n"), as: kind) }
+    if let target { keepDraft((prefix + [edited]).joined(separator: "\n"), for: target) }
     return edited
   }
 
   /// Where unsent drafts are kept.
   var drafts: DraftStore { DraftStore(directory: options.draftsDirectory) }
 
-  /// At a terminal, a draft of `kind` left from a refused post or a crash: shown, and used if
-  /// the person says so (or discarded). Returns its text when it is to be posted.
-  func offerSavedDraft(_ kind: DraftStore.Kind) throws -> String? {
-    guard input.isInteractive, let saved = drafts.load(kind) else { return nil }
-    print(style.dim(messages.savedDraftHeading))
+  /// Keeps the text typed so far for `target` on disk. When it cannot be written (a full
+  /// disk), that is said once, and the text is held so it can be printed if it is not posted.
+  func keepDraft(_ text: String, for target: DraftTarget) {
+    activeDraft = target
+    do {
+      try drafts.save(text, for: target)
+      unsavedDraft = nil
+    } catch let failure as DraftStore.SaveFailure {
+      if unsavedDraft == nil {
+        ForumMain.writeError("forum: " + messages.draftNotSaved(SafeText.sanitize(failure.reason)))
+      }
+      unsavedDraft = text
+    } catch {
+      unsavedDraft = text
+    }
+  }
+
+  /// After a command with a draft at the terminal ended without posting: where the text is.
+  /// Kept on disk (and offered again), printed when it could not be kept, or, when nothing was
+  /// typed, simply nothing saved.
+  func sayWhereTheDraftIs(_ target: DraftTarget) {
+    if let unsaved = unsavedDraft {
+      print(messages.draftPrinted)
+      for line in SafeText.sanitize(unsaved, keepNewlines: true).split(
+        separator: "\n", omittingEmptySubsequences: false)
+      {
+        print("  " + line)
+      }
+      unsavedDraft = nil
+    } else if drafts.load(target) != nil {
+      print(style.dim(messages.draftKept(target.label(messages))))
+    } else {
+      print(messages.cancelled)
+    }
+  }
+
+  /// At a terminal, a draft for `target` left from a refused post or a crash: shown, and used if
+  /// the person says so (or discarded). Returns its text when it is to be posted. A draft an
+  /// older forum kept without saying where it was for is offered too, but only posted on an
+  /// explicit yes.
+  func offerSavedDraft(_ target: DraftTarget) throws -> String? {
+    guard input.isInteractive else { return nil }
+    let legacy: Bool
+    let saved: String
+    if let text = drafts.load(target) {
+      (saved, legacy) = (text, false)
+    } else if let text = drafts.loadLegacy(target) {
+      (saved, legacy) = (text, true)
+    } else {
+      return nil
+    }
+    let label = target.label(messages)
+    print(
+      style.dim(legacy ? messages.savedDraftOfUnknownTarget : messages.savedDraftHeading(label)))
     for line in SafeText.sanitize(saved, keepNewlines: true).split(
       separator: "\n", omittingEmptySubsequences: false)
     {
       print("  " + line)
     }
-    let answer = try ask(messages.useSavedDraft).trimmingSpaces().lowercased()
-    if ["", "y", "yes", "はい"].contains(answer) {
-      activeDraft = kind
-      return saved
+    while true {
+      let answer = try ask(
+        legacy ? messages.useUnknownDraft(label) : messages.useSavedDraft(label)
+      ).trimmingSpaces().lowercased()
+      if ["y", "yes", "はい"].contains(answer) || (answer.isEmpty && !legacy) {
+        if legacy {
+          // From now on it is this target's draft.
+          keepDraft(saved, for: target)
+          drafts.discardLegacy(target)
+        }
+        activeDraft = target
+        return saved
+      }
+      if ["n", "no", "いいえ"].contains(answer) {
+        if legacy { drafts.discardLegacy(target) } else { discardDraft(target) }
+        return nil
+      }
+      print(style.dim(messages.answerYesOrNo))
     }
-    discardDraft(kind)
-    return nil
   }
 
   /// The post went through, or the person let the draft go.
-  func discardDraft(_ kind: DraftStore.Kind) {
-    drafts.discard(kind)
-    if activeDraft == kind { activeDraft = nil }
+  func discardDraft(_ target: DraftTarget) {
+    drafts.discard(target)
+    if activeDraft == target {
+      activeDraft = nil
+      unsavedDraft = nil
+    }
   }
 
   /// Reads and drops what is left of a refused command's draft, so that none of its lines runs

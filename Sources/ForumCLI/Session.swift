@@ -39,8 +39,10 @@ final class Session {
   var pendingDraft: [DraftPart] = []
   /// The script line that made a draft fail, when it is not the last line read.
   var failureLine: Int?
-  /// The kind of draft the running command keeps on disk until it is posted.
-  var activeDraft: DraftStore.Kind?
+  /// Where the running command's draft goes; it is kept on disk until it is posted.
+  var activeDraft: DraftTarget?
+  /// The running command's draft when it could not be kept on disk, to print if not posted.
+  var unsavedDraft: String?
 
   enum Listing {
     case threads(page: Int)
@@ -85,6 +87,7 @@ final class Session {
     pendingDraft = []
     failureLine = nil
     activeDraft = nil
+    unsavedDraft = nil
     guard let first = words.words.first else { return .next }
     guard let name = first.value else { throw CLIError.usage(messages.unclosedQuote) }
     let command = try CommandRegistry.lookup(name, messages: messages)
@@ -182,6 +185,14 @@ final class Session {
 
   /// Lines of the running command held back for the pager; nil when output is not paged.
   private var pageable: [String]?
+
+  /// Prints what was held back and stops holding: a command that turns interactive (a room)
+  /// must show its output as it goes, and the commands run inside it page on their own.
+  func endPaging() {
+    guard let lines = pageable else { return }
+    pageable = nil
+    printLines(lines)
+  }
 
   /// Runs `body` with its `printLines` output paged when it is taller than the terminal.
   func paged<T>(_ body: () throws -> T) rethrows -> T {

@@ -25,7 +25,8 @@ struct DraftTests {
     let forum = try ForumFixture()
     try forum.ok(["new", "--title", "going away"])
     try forum.ok(["new", "--title", "staying"])
-    let drafts = forum.stateHome + "/forum/drafts/comment.txt"
+    let refused = forum.stateHome + "/forum/drafts/comment-1.txt"
+    let drafts = forum.stateHome + "/forum/drafts/comment-2.txt"
     do {
       let tmux = try TmuxSession(forum: forum, profile: "alice")
       defer { _ = try? tmux.run(["kill-server"]) }
@@ -37,14 +38,13 @@ struct DraftTests {
       try tmux.enter(".")
       try tmux.wait("the refusal") { $0.contains("forum: there is no thread #1") }
       try tmux.wait("the draft kept") {
-        $0.contains("Your text is kept; it is offered again at your next try.")
+        $0.contains("Your text for #1 is kept; it is offered again when you next write there.")
       }
-      #expect(try String(contentsOfFile: drafts, encoding: .utf8) == "precious words")
+      #expect(try String(contentsOfFile: refused, encoding: .utf8) == "precious words")
 
-      // A second draft, half typed when the process dies.
+      // A second draft, for another thread (#1's is not offered there), half typed when the
+      // process dies.
       try tmux.enter("comment 2")
-      try tmux.waitForPrompt("Post it? [Y/n] (n discards it)")
-      try tmux.enter("n")
       try tmux.waitForPrompt(">")
       try tmux.enter("typed before the crash")
       try tmux.wait("saved") {
@@ -56,7 +56,7 @@ struct DraftTests {
     defer { _ = try? tmux.run(["kill-server"]) }
     try tmux.waitForPrompt("forum>")
     try tmux.enter("comment 2")
-    try tmux.waitForPrompt("Post it? [Y/n] (n discards it)")
+    try tmux.waitForPrompt("Post it to #2? [Y/n] (n discards it)")
     #expect(try tmux.screen().contains("  typed before the crash"))
     try tmux.press("Enter")
     try tmux.wait("posted") { $0.contains("Posted 2/1.") }

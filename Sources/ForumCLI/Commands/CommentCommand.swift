@@ -34,13 +34,13 @@ enum CommentCommand: ForumCommand {
     var text = invocation.text ?? ""
     if text.isEmpty {
       text =
-        try session.offerSavedDraft(.comment)
+        try session.offerSavedDraft(.comment(thread: number))
         ?? session.draft(
-          session.messages.commentPrompt, saving: .comment,
+          session.messages.commentPrompt, for: .comment(thread: number),
           edit: invocation.flags.contains("edit"))
     }
     let comment = try session.board.addComment(to: number, text: text)
-    if session.activeDraft == .comment { session.discardDraft(.comment) }
+    if let draft = session.activeDraft { session.discardDraft(draft) }
     if number == session.currentThread, let seen = session.newestSeenComment,
       seen == comment.number - 1
     {

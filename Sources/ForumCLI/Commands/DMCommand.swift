@@ -58,13 +58,13 @@ enum DMCommand: ForumCommand {
     }
     if text.isEmpty {
       text =
-        try session.offerSavedDraft(.message)
+        try session.offerSavedDraft(.message(handle: partner.userName))
         ?? session.draft(
-          session.messages.messagePrompt, saving: .message,
+          session.messages.messagePrompt, for: .message(handle: partner.userName),
           edit: invocation.flags.contains("edit"))
     }
     let message = try board.sendMessage(to: address, text: text)
-    if session.activeDraft == .message { session.discardDraft(.message) }
+    if let draft = session.activeDraft { session.discardDraft(draft) }
     if session.json {
       session.emit(message.json)
     } else {

@@ -47,8 +47,7 @@ enum NewCommand: ForumCommand {
       title = try givenTitle ?? session.ask(messages.titlePrompt)
       _ = try PostRules.title(title)  // refuse a bad title before asking for more
       if givenTitle == nil && session.input.isInteractive {
-        session.drafts.save(title, as: .thread)
-        session.activeDraft = .thread
+        session.keepDraft(title, for: .thread)
       }
       if let given = invocation.options["description"] {
         description = given
@@ -56,7 +55,7 @@ enum NewCommand: ForumCommand {
         description = ""  // a script line that gives the title is complete
       } else {
         description = try session.draft(
-          messages.descriptionPrompt, saving: givenTitle == nil ? .thread : nil, prefix: [title],
+          messages.descriptionPrompt, for: givenTitle == nil ? .thread : nil, prefix: [title],
           edit: invocation.flags.contains("edit"))
       }
     }
@@ -65,12 +64,13 @@ enum NewCommand: ForumCommand {
     var image: PreparedImage?
     if let path = invocation.options["image"] {
       image = try ImageAttachment.load(path: path, limit: session.board.fileSizeLimit)
-    } else if givenTitle == nil && session.input.isInteractive {
+    } else if session.atPrompt || (givenTitle == nil && session.input.isInteractive) {
+      // At the prompt a picture is asked for whatever the line gave; Enter posts without.
       image = try askForImage(in: session)
     }
     let thread = try session.board.createThread(
       title: title, description: description, image: image)
-    if session.activeDraft == .thread { session.discardDraft(.thread) }
+    if let draft = session.activeDraft { session.discardDraft(draft) }
     if session.json {
       session.emit(thread.json)
     } else {

@@ -34,13 +34,13 @@ enum ReplyCommand: ForumCommand {
     var text = invocation.text ?? ""
     if text.isEmpty {
       text =
-        try session.offerSavedDraft(.comment)
+        try session.offerSavedDraft(.reply(thread: threadNumber, comment: number))
         ?? session.draft(
-          session.messages.commentPrompt, saving: .comment,
+          session.messages.commentPrompt, for: .reply(thread: threadNumber, comment: number),
           edit: invocation.flags.contains("edit"))
     }
     let comment = try session.board.addComment(to: threadNumber, text: text, replyTo: number)
-    if session.activeDraft == .comment { session.discardDraft(.comment) }
+    if let draft = session.activeDraft { session.discardDraft(draft) }
     if threadNumber == session.currentThread, let seen = session.newestSeenComment,
       seen == comment.number - 1
     {

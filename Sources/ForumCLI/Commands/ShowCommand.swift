@@ -50,6 +50,7 @@ enum ShowCommand: ForumCommand {
       // The newest comment on screen may be newer than the thread row read before the page.
       session.newestSeenComment = max(thread.lastCommentNumber, comments.items.last?.number ?? 0)
       session.live.watched = thread
+      session.live.readUpTo[thread.objectId] = shownUpTo
     }
     session.lastListing = .thread(number: thread.number, page: page)
     if session.json {

@@ -5,40 +5,118 @@
   import Foundation
 #endif
 
-/// Unsent drafts on disk, one per kind (a comment, a new thread), under
-/// `$XDG_STATE_HOME/forum/drafts/`: written as each line is typed, so a crash or a refused post
-/// loses nothing; removed when the post goes through or the person discards it.
-struct DraftStore {
-  enum Kind: String {
-    case comment
-    case thread
-    case message
+/// Where an unsent draft was meant to go. A draft is only ever offered for its own target, so
+/// words typed for one person or thread never go to another by a press of Enter.
+enum DraftTarget: Equatable {
+  /// A comment on thread N.
+  case comment(thread: Int)
+  /// A reply to comment C of thread N.
+  case reply(thread: Int, comment: Int)
+  /// A private message to the person with this handle.
+  case message(handle: String)
+  /// A new thread (its title, then its description).
+  case thread
+
+  /// The file it is kept in; handles are letters and digits, so they are safe in a name.
+  var fileName: String {
+    switch self {
+    case .comment(let thread): return "comment-\(thread).txt"
+    case .reply(let thread, let comment): return "reply-\(thread)-\(comment).txt"
+    case .message(let handle): return "message-\(handle).txt"
+    case .thread: return "thread.txt"
+    }
   }
 
+  /// The file an older forum kept every draft of this kind in, whatever its target.
+  var legacyFileName: String? {
+    switch self {
+    case .comment, .reply: return "comment.txt"
+    case .message: return "message.txt"
+    case .thread: return nil
+    }
+  }
+
+  /// How the person names it: `#5`, `5/3`, `@ken`.
+  func label(_ messages: Messages) -> String {
+    switch self {
+    case .comment(let thread): return "#\(thread)"
+    case .reply(let thread, let comment): return "\(thread)/\(comment)"
+    case .message(let handle): return "@" + handle
+    case .thread: return messages.aNewThread
+    }
+  }
+}
+
+/// Unsent drafts on disk, one per target, under `$XDG_STATE_HOME/forum/drafts/`: written as each
+/// line is typed, so a crash or a refused post loses nothing; removed when the post goes
+/// through or the person discards it.
+struct DraftStore {
   let directory: String
 
-  func path(_ kind: Kind) -> String { directory + "/" + kind.rawValue + ".txt" }
+  func path(_ target: DraftTarget) -> String { directory + "/" + target.fileName }
 
   /// The saved text, if any.
-  func load(_ kind: Kind) -> String? {
-    guard let data = FileManager.default.contents(atPath: path(kind)), !data.isEmpty else {
-      return nil
-    }
+  func load(_ target: DraftTarget) -> String? { load(file: target.fileName) }
+
+  /// A draft an older forum kept without its target, if any.
+  func loadLegacy(_ target: DraftTarget) -> String? { target.legacyFileName.flatMap(load(file:)) }
+
+  func discardLegacy(_ target: DraftTarget) {
+    if let name = target.legacyFileName { unlink(directory + "/" + name) }
+  }
+
+  private func load(file name: String) -> String? {
+    guard let data = FileManager.default.contents(atPath: directory + "/" + name), !data.isEmpty
+    else { return nil }
     return String(decoding: data, as: UTF8.self)
   }
 
-  /// Replaces the saved text (private to the user: 0600 in a 0700 directory).
-  func save(_ text: String, as kind: Kind) {
-    try? FileManager.default.createDirectory(
-      atPath: directory, withIntermediateDirectories: true,
-      attributes: [.posixPermissions: 0o700])
-    let temporary = path(kind) + ".new"
-    guard
-      FileManager.default.createFile(
-        atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-    else { return }
-    rename(temporary, path(kind))
+  /// Why a draft could not be written (a full disk, a directory that is not one).
+  struct SaveFailure: Error {
+    let reason: String
   }
 
-  func discard(_ kind: Kind) { unlink(path(kind)) }
+  /// Replaces the saved text (private to the user: 0600 in a 0700 directory), or says why it
+  /// could not: every byte is written and flushed before the old draft is replaced.
+  func save(_ text: String, for target: DraftTarget) throws {
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw SaveFailure(reason: Self.reason(errno == 0 ? ENOTDIR : errno))
+    }
+    let temporary = path(target) + ".new"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { throw SaveFailure(reason: Self.reason(errno)) }
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+      let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else {
+        let failure = errno
+        close(descriptor)
+        unlink(temporary)
+        throw SaveFailure(reason: Self.reason(failure))
+      }
+      bytes = bytes.dropFirst(written)
+    }
+    // A full disk may only say so when the data is flushed.
+    let flushed = fsync(descriptor) == 0 ? 0 : errno
+    let closed = close(descriptor) == 0 ? 0 : errno
+    if flushed != 0 || closed != 0 {
+      let failure = flushed != 0 ? flushed : closed
+      unlink(temporary)
+      throw SaveFailure(reason: Self.reason(failure))
+    }
+    guard rename(temporary, path(target)) == 0 else {
+      let failure = errno
+      unlink(temporary)
+      throw SaveFailure(reason: Self.reason(failure))
+    }
+  }
+
+  func discard(_ target: DraftTarget) { unlink(path(target)) }
+
+  private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

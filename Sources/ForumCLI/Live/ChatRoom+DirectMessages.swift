@@ -9,9 +9,15 @@ extension ChatRoom {
     // The conversation may not exist until the first line is sent from the room.
     var conversationId = try? board.conversation(with: partner.userName).objectId
     var shown = 0
+    var read: ReadMark?
     func resolve() -> String? {
       if conversationId == nil {
         conversationId = try? board.conversation(with: partner.userName).objectId
+      }
+      if read == nil, let id = conversationId {
+        read = ReadMark(position: (try? board.readPosition(inConversation: id)) ?? 0) {
+          try board.markRead(conversation: id, upTo: $0)
+        }
       }
       return conversationId
     }
@@ -23,6 +29,7 @@ extension ChatRoom {
         let (last, total) = try board.messages(
           inConversation: id, after: 0, limit: historyCount)
         shown = last.last?.number ?? 0
+        read?.shown(last.map(\.number), after: 0, complete: total == last.count)
         var lines: [String] = []
         if total > last.count {
           lines.append(
@@ -33,11 +40,12 @@ extension ChatRoom {
       post: { text in try board.sendMessage(to: partner.userName, text: text) },
       className: Board.messageClassName,
       arrivals: { changes in
-        guard let id = resolve(),
-          changes.contains(where: { $0.parentId == id && $0.kind == .created })
-        else { return [] }
+        guard let id = resolve(), changes.contains(where: { $0.kind == .created }) else {
+          return []
+        }
         let (newest, total) = try board.messages(
           inConversation: id, after: shown, limit: burstLimit)
+        read?.shown(newest.map(\.number), after: shown, complete: total == newest.count)
         var lines: [String] = []
         if total > newest.count {
           lines.append(
@@ -47,6 +55,7 @@ extension ChatRoom {
         shown = newest.last?.number ?? shown
         return lines + newest.flatMap { chatLines($0, session) }
       },
+      belongs: { change in change.parentId != nil && change.parentId == resolve() },
       isOpen: { true })
   }
 

@@ -29,6 +29,9 @@ struct ChatRoom {
     let className: String
     /// Lines for the room's part of `changes` (others' and your own lines, marked).
     let arrivals: (_ changes: [Change]) throws -> [String]
+    /// Whether a change of `className` is the room's; the others go to the prompt's own
+    /// handler (a reply elsewhere, a message from someone else), so nothing is skipped.
+    let belongs: (Change) -> Bool
     /// False once the room is gone (its thread deleted): the room then closes.
     let isOpen: () -> Bool
     /// Run after the room closes (give the prompt its state back).
@@ -44,11 +47,16 @@ struct ChatRoom {
     // A room opened by a one-shot `forum chat N` has no prompt that started the live view.
     if !session.live.hasHandler(for: Board.threadClassName) { session.startLiveView() }
     if session.live.cursor == nil { _ = session.liveLines(force: true) }
+    // The room is live: what its commands print must show now, not when it is left.
+    session.endPaging()
     print(session.style.bold(source.title))
     for line in try source.history() { print(line) }
     print(session.style.dim(messages.chatHint))
-    let replaced = session.live.setHandler(for: source.className) { changes, _ in
-      try source.arrivals(changes)
+    var replaced: LiveFeed.Handler?
+    replaced = session.live.setHandler(for: source.className) { changes, session in
+      let others = changes.filter { !source.belongs($0) }
+      let elsewhere = try others.isEmpty ? [] : (replaced?(others, session) ?? [])
+      return try source.arrivals(changes.filter(source.belongs)) + elsewhere
     }
     defer {
       session.live.setHandler(for: source.className, replaced)
@@ -142,6 +150,9 @@ extension ChatRoom {
     var shown = 0
     let title = SafeText.truncate(SafeText.sanitize(thread.title), to: 60)
     session.currentThread = thread.number
+    let read = ReadMark(position: thread.readPosition ?? 0) {
+      try board.markRead(thread, upTo: $0)
+    }
     return Source(
       title: "#\(thread.number) \(title) — \(session.messages.chatTitle)",
       prompt: "#\(thread.number) chat> ",
@@ -153,7 +164,12 @@ extension ChatRoom {
           lines.append(
             session.style.dim(session.messages.earlierInRoom(total - last.count, thread.number)))
         }
-        if last.isEmpty { lines.append(session.style.dim(session.messages.roomIsQuiet)) }
+        if last.isEmpty {
+          lines.append(session.style.dim(session.messages.roomIsQuiet))
+          // Opened: the thread itself is no longer new to you.
+          if thread.readPosition == nil { try? board.markRead(thread, upTo: 0) }
+        }
+        read.shown(last.map(\.number), after: 0, complete: total == last.count)
         return lines + last.flatMap { chatLines($0, session) }
       },
       post: { text in
@@ -161,8 +177,7 @@ extension ChatRoom {
         _ = comment
       },
       className: Board.commentClassName,
-      arrivals: { changes in
-        let here = changes.filter { $0.parentId == thread.objectId }
+      arrivals: { here in
         var lines: [String] = []
         for change in here where change.kind == .deleted {
           if let number = change.number, number <= shown {
@@ -172,6 +187,7 @@ extension ChatRoom {
         }
         guard here.contains(where: { $0.kind == .created }) else { return lines }
         let (newest, total) = try board.comments(of: thread, after: shown, limit: burstLimit)
+        read.shown(newest.map(\.number), after: shown, complete: total == newest.count)
         if total > newest.count {
           lines.append(
             session.style.dim(
@@ -181,6 +197,7 @@ extension ChatRoom {
         shown = newest.last?.number ?? shown
         return lines + newest.flatMap { chatLines($0, session) }
       },
+      belongs: { $0.parentId == thread.objectId },
       isOpen: { session.currentThread == thread.number },
       onLeave: {
         if session.currentThread == thread.number { session.newestSeenComment = shown }
@@ -214,5 +231,27 @@ extension ChatRoom {
     guard localtime_r(&seconds, &parts) != nil else { return "--:--" }
     func twoDigits(_ value: Int32) -> String { (value < 10 ? "0" : "") + String(value) }
     return twoDigits(parts.tm_hour) + ":" + twoDigits(parts.tm_min)
+  }
+}
+
+/// What a live view has shown, as read: it moves your read position only over comments or
+/// messages you have all seen (a burst said as a gap, or earlier ones not shown, leave it).
+final class ReadMark {
+  private(set) var position: Int
+  private let mark: (Int) throws -> Void
+
+  init(position: Int, mark: @escaping (Int) throws -> Void) {
+    self.position = position
+    self.mark = mark
+  }
+
+  /// `numbers` (oldest first) were shown, the ones after `previous`; `complete` when none
+  /// after `previous` was left out.
+  func shown(_ numbers: [Int], after previous: Int, complete: Bool) {
+    guard let first = numbers.first, let last = numbers.last, last > position else { return }
+    guard (complete && position >= previous) || position >= first - 1 else { return }
+    // A failed write only leaves the position where it was; the room goes on.
+    guard (try? mark(last)) != nil else { return }
+    position = last
   }
 }

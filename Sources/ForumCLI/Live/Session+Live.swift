@@ -101,6 +101,13 @@ extension Session {
       of: thread, after: seen, limit: Session.liveCommentLimit)
     guard let last = newest.last else { return lines }
     newestSeenComment = last.number
+    // What the live view printed is read, when nothing before it was left out.
+    let position = max(thread.readPosition ?? 0, live.readUpTo[thread.objectId] ?? 0)
+    if total == newest.count, position >= seen,
+      (try? board.markRead(thread, upTo: last.number)) != nil
+    {
+      live.readUpTo[thread.objectId] = last.number
+    }
     if total > newest.count {
       lines.append(style.dim(try gapLine(total - newest.count, after: seen, in: thread)))
     }

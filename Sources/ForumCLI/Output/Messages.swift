@@ -30,16 +30,40 @@ struct Messages {
     pick(
       "set VISUAL or EDITOR to compose in an editor", "エディタで書くには VISUAL か EDITOR を設定してください")
   }
-  var savedDraftHeading: String {
-    pick("Your unsent draft from before:", "送信されなかった下書きがあります:")
+  func savedDraftHeading(_ target: String) -> String {
+    pick("Your unsent draft for \(target) from before:", "\(target) への送信されなかった下書きがあります:")
   }
-  var useSavedDraft: String {
-    pick("Post it? [Y/n] (n discards it) ", "これを投稿しますか? [Y/n] (n で破棄) ")
-  }
-  var draftKept: String {
+  func useSavedDraft(_ target: String) -> String {
     pick(
-      "Your text is kept; it is offered again at your next try.",
-      "入力した文章は保存しました。次に試すときにもう一度表示します。")
+      "Post it to \(target)? [Y/n] (n discards it) ", "これを \(target) に投稿しますか? [Y/n] (n で破棄) ")
+  }
+  var savedDraftOfUnknownTarget: String {
+    pick(
+      "An unsent draft from before (an older forum did not record where it was for):",
+      "送信されなかった下書きがあります (古い forum は宛先を記録していません):")
+  }
+  func useUnknownDraft(_ target: String) -> String {
+    pick(
+      "Post it to \(target)? [y/n] (n discards it) ", "これを \(target) に投稿しますか? [y/n] (n で破棄) ")
+  }
+  var answerYesOrNo: String {
+    pick("Please answer y or n.", "y か n で答えてください。")
+  }
+  var aNewThread: String { pick("a new thread", "新しいスレッド") }
+  func draftKept(_ target: String) -> String {
+    pick(
+      "Your text for \(target) is kept; it is offered again when you next write there.",
+      "\(target) への文章は保存しました。次にそこへ書くときにもう一度表示します。")
+  }
+  func draftNotSaved(_ reason: String) -> String {
+    pick(
+      "your draft cannot be saved (\(reason)); if it is not posted, it is printed here",
+      "下書きを保存できません (\(reason))。投稿されなければここに表示します")
+  }
+  var draftPrinted: String {
+    pick(
+      "Your text could not be saved; here it is, so that it is not lost:",
+      "文章を保存できなかったので、失われないようにここに表示します:")
   }
   var waitingForWriter: String {
     pick(

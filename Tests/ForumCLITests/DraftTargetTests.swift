@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+
+/// Issue #21 item 1, #22 item 9: a draft belongs to where it was written (a thread, a reply, a
+/// person, a new thread). It is offered only there, the offer names it, an answer that is
+/// neither yes nor no asks again, and a draft that cannot be saved says so and is printed.
+@Suite(
+  "drafts know their place (tmux)",
+  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
+  .enabled(
+    if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
+    "starting tmux cleanly needs /proc/self/fd (Linux)"))
+struct DraftTargetTests {
+  private func handle(_ forum: ForumFixture, _ profile: String) throws -> String {
+    let me = try forum.ok(["--json", "whoami"], profile: profile)
+    return "@" + (try me.json().string("userName") ?? "?")
+  }
+
+  /// Texts of the conversation between `profile` and `other`, oldest first.
+  private func messages(_ forum: ForumFixture, _ profile: String, with other: String) throws
+    -> [String]
+  {
+    let result = try forum.run(["--json", "dm", other], profile: profile)
+    return try result.json().objects("results").compactMap { $0.string("text") }
+  }
+
+  @Test func aMessageDraftIsNeverSentToSomeoneElse() throws {
+    let forum = try ForumFixture()
+    for (profile, name) in [("me", "Me"), ("ken", "Ken"), ("alice", "Alice")] {
+      try forum.ok(["name", name], profile: profile)
+    }
+    let (ken, alice) = (try handle(forum, "ken"), try handle(forum, "alice"))
+    do {
+      let tmux = try TmuxSession(forum: forum, profile: "me", arguments: ["--no-pager"])
+      defer { _ = try? tmux.run(["kill-server"]) }
+      try tmux.waitForPrompt("forum>")
+      try tmux.enter("dm \(ken) --write")
+      try tmux.waitForPrompt(">")
+      try tmux.enterDraftLine("PRIVATE: my phone number is 555-0199")
+      try tmux.press("C-d")
+      let screen = try tmux.wait("the draft kept") {
+        $0.contains("Your text for \(ken) is kept; it is offered again when you next write there.")
+      }
+      // Ctrl-D in a draft saves it: nothing says the opposite (issue #21 item 15).
+      #expect(!screen.contains("Cancelled; nothing was saved."), "\(screen.suffix(6))")
+      try tmux.waitForPrompt("forum>")
+
+      // Another person: no offer of Ken's words, a fresh draft.
+      try tmux.enter("dm \(alice) --write")
+      try tmux.waitForPrompt(">")
+      #expect(!(try tmux.screen()).contains { $0.contains("555-0199") && !$0.hasPrefix("> ") })
+      try tmux.enter("hello alice")
+      try tmux.enter(".")
+      try tmux.wait("sent to alice") { $0.contains { $0.hasPrefix("Sent to \(alice)") } }
+
+      // A half-typed message when the process dies is Ken's too.
+      try tmux.enter("dm \(ken) --write")
+      try tmux.waitForPrompt("Post it to \(ken)? [Y/n] (n discards it)")
+      #expect(try tmux.screen().contains("Your unsent draft for \(ken) from before:"))
+      try tmux.enter("n")
+      try tmux.waitForPrompt(">")
+      try tmux.enter("typed for ken before the crash")
+      let draft = forum.stateHome + "/forum/drafts/message-\(ken.dropFirst()).txt"
+      try tmux.wait("saved") { _ in
+        (try? String(contentsOfFile: draft, encoding: .utf8)) == "typed for ken before the crash"
+      }
+    }  // kill-server: forum dies with the draft unsent
+    let tmux = try TmuxSession(forum: forum, profile: "me", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("dm \(alice) --write")
+    try tmux.waitForPrompt(">")
+    try tmux.enter("second to alice")
+    try tmux.enter(".")
+    try tmux.wait("sent to alice") { $0.filter { $0.hasPrefix("Sent to \(alice)") }.count == 1 }
+    try tmux.enter("dm \(ken) --write")
+    try tmux.waitForPrompt("Post it to \(ken)? [Y/n] (n discards it)")
+    try tmux.press("Enter")
+    try tmux.wait("sent to ken") { $0.contains { $0.hasPrefix("Sent to \(ken)") } }
+
+    #expect(
+      try messages(forum, "alice", with: try handle(forum, "me")) == [
+        "hello alice", "second to alice",
+      ])
+    #expect(
+      try messages(forum, "ken", with: try handle(forum, "me")) == [
+        "typed for ken before the crash"
+      ])
+  }
+
+  @Test func aCommentDraftStaysWithItsThreadAndUnclearAnswersAskAgain() throws {
+    let forum = try ForumFixture()
+    for title in ["three", "five"] { try forum.ok(["new", "--title", title]) }
+    let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("comment 2")
+    try tmux.waitForPrompt(">")
+    try tmux.enterDraftLine("meant for five")
+    try tmux.press("C-d")
+    try tmux.wait("kept") { $0.contains { $0.hasPrefix("Your text for #2 is kept") } }
+    try tmux.waitForPrompt("forum>")
+
+    try tmux.enter("comment 1")
+    try tmux.waitForPrompt(">")  // straight to a new draft: #2's is not offered here
+    try tmux.enter("for three")
+    try tmux.enter(".")
+    try tmux.wait("posted") { $0.contains("Posted 1/1.") }
+
+    try tmux.enter("comment 2")
+    try tmux.waitForPrompt("Post it to #2? [Y/n] (n discards it)")
+    try tmux.enter("later")
+    try tmux.wait("asked again") { $0.contains("Please answer y or n.") }
+    try tmux.waitForPrompt("Post it to #2? [Y/n] (n discards it)")
+    #expect(FileManager.default.fileExists(atPath: forum.stateHome + "/forum/drafts/comment-2.txt"))
+    try tmux.enter("y")
+    try tmux.wait("posted") { $0.contains("Posted 2/1.") }
+    #expect(try forum.storedComments(ofThread: 1).map { $0["text"] } == [.string("for three")])
+    #expect(try forum.storedComments(ofThread: 2).map { $0["text"] } == [.string("meant for five")])
+  }
+
+  @Test func anUnclearAnswerToANewThreadDraftKeepsIt() throws {
+    let forum = try ForumFixture()
+    let drafts = forum.stateHome + "/forum/drafts"
+    try FileManager.default.createDirectory(atPath: drafts, withIntermediateDirectories: true)
+    try "Saved title\nsaved body".write(
+      toFile: drafts + "/thread.txt", atomically: true, encoding: .utf8)
+    let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("new")
+    try tmux.waitForPrompt("Post it to a new thread? [Y/n] (n discards it)")
+    try tmux.enter("later")
+    try tmux.wait("asked again") { $0.contains("Please answer y or n.") }
+    try tmux.press("C-d")
+    try tmux.waitForPrompt("forum>")
+    #expect(
+      try String(contentsOfFile: drafts + "/thread.txt", encoding: .utf8)
+        == "Saved title\nsaved body")
+  }
+
+  @Test func aDraftFromAnOlderForumIsPostedOnlyOnAnExplicitYes() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "t"])
+    let drafts = forum.stateHome + "/forum/drafts"
+    try FileManager.default.createDirectory(atPath: drafts, withIntermediateDirectories: true)
+    try "whose is this".write(toFile: drafts + "/comment.txt", atomically: true, encoding: .utf8)
+    let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("comment 1")
+    try tmux.waitForPrompt("Post it to #1? [y/n] (n discards it)")
+    try tmux.press("Enter")
+    try tmux.wait("asked again") { $0.contains("Please answer y or n.") }
+    try tmux.enter("n")
+    try tmux.waitForPrompt(">")
+    try tmux.wait("the draft's heading") { $0.suffix(2).first?.hasPrefix("Comment (end") == true }
+    try tmux.press("C-d")
+    try tmux.wait("nothing saved") { $0.contains("Cancelled; nothing was saved.") }
+    #expect(!FileManager.default.fileExists(atPath: drafts + "/comment.txt"))
+    #expect(try forum.storedComments().isEmpty)
+  }
+
+  @Test func aDraftThatCannotBeSavedSaysSoAndIsPrinted() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "t"])
+    // Where the drafts directory should be, a file: every save fails, as on a full disk.
+    try FileManager.default.createDirectory(
+      atPath: forum.stateHome + "/forum", withIntermediateDirectories: true)
+    try "".write(toFile: forum.stateHome + "/forum/drafts", atomically: true, encoding: .utf8)
+    let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("comment 1")
+    try tmux.waitForPrompt(">")
+    try tmux.enter("first precious line")
+    try tmux.wait("the failure said") {
+      $0.contains { $0.hasPrefix("forum: your draft cannot be saved (") }
+    }
+    try tmux.enterDraftLine("second precious line")
+    try tmux.press("C-d")
+    let screen = try tmux.wait("the text printed") {
+      $0.contains("Your text could not be saved; here it is, so that it is not lost:")
+    }
+    try tmux.waitForPrompt("forum>")
+    let said = try tmux.screen()
+    #expect(said.filter { $0.hasPrefix("forum: your draft cannot be saved") }.count == 1)
+    #expect(!screen.contains { $0.contains("is kept") }, "nothing claims the text was kept")
+    let start = said.lastIndex(
+      of: "Your text could not be saved; here it is, so that it is not lost:")!
+    #expect(
+      Array(said[(start + 1)...].prefix(2)) == ["  first precious line", "  second precious line"])
+  }
+
+  @Test func newWithATitleAtThePromptAsksForAnImage() throws {
+    let forum = try ForumFixture()
+    let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("new --title Titled")
+    try tmux.waitForPrompt(">")
+    try tmux.enter("body")
+    try tmux.enter(".")
+    try tmux.waitForPrompt("Image path (Enter for none):")
+    try tmux.press("Enter")
+    try tmux.wait("posted") { $0.contains("Posted #1.") }
+    try tmux.enter("new --title Other --description Given")
+    try tmux.waitForPrompt("Image path (Enter for none):")
+    try tmux.press("Enter")
+    try tmux.wait("posted") { $0.contains("Posted #2.") }
+    #expect(
+      try forum.storedThreads().map { $0["description"] } == [.string("body"), .string("Given")])
+  }
+}
+
+extension TmuxSession {
+  /// Types a draft line and waits until it is taken and the next `>` is up: readline puts the
+  /// terminal back in cooked mode between two lines, where a Ctrl-D sent too early is lost.
+  func enterDraftLine(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    try enter(line)
+    try wait("the draft line taken", sourceLocation: sourceLocation) {
+      $0.suffix(2) == ["> " + line, ">"]
+    }
+  }
+}
