@@ -9,7 +9,8 @@
 /// the engines (`Datastore.open(_:)`). Open one per database; hand out a `DatastoreClient` per
 /// signed-in caller. Nothing here passes the ACL: there is no public master key.
 public final class Datastore {
-  /// Largest file `putFile` accepts, in bytes (`E413001` above it).
+  /// Largest file `putFile` accepts, in bytes (`E413001` above it): the limit asked for when
+  /// opening, never above the board's own 5 MB, which a server holds whatever a client asks.
   public let fileSizeLimit: Int
   /// How long a session stays valid after login.
   public let sessionLifetime: TimeInterval
@@ -32,7 +33,7 @@ public final class Datastore {
   ) throws {
     try engine.prepare(rules: rules, indexes: indexes)
     self.engine = engine
-    self.fileSizeLimit = fileSizeLimit
+    self.fileSizeLimit = min(fileSizeLimit, Datastore.defaultFileSizeLimit)
     self.sessionLifetime = sessionLifetime
   }
 

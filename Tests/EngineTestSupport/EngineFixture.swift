@@ -33,17 +33,26 @@ public final class TestDatabase: @unchecked Sendable {
   private let locationFor: @Sendable (String) throws -> String
   private let fingerprintRows: @Sendable () throws -> [String]
   private let remove: @Sendable () -> Void
+  private let runAsOwner: @Sendable (_ sqlite: String, _ postgres: String) throws -> Void
 
   public init(
     engine: String, ownerLocation: String,
     location: @escaping @Sendable (String) throws -> String,
-    fingerprint: @escaping @Sendable () throws -> [String], remove: @escaping @Sendable () -> Void
+    fingerprint: @escaping @Sendable () throws -> [String], remove: @escaping @Sendable () -> Void,
+    execute: @escaping @Sendable (_ sqlite: String, _ postgres: String) throws -> Void = { _, _ in }
   ) {
     self.engine = engine
     self.ownerLocation = ownerLocation
     self.locationFor = location
     self.fingerprintRows = fingerprint
     self.remove = remove
+    self.runAsOwner = execute
+  }
+
+  /// Runs SQL as the database's owner, past the API (a hand edit): `sqlite` on an SQLite file,
+  /// `postgres` on a server (as the schema's owner, so the rules' bookkeeping is trusted).
+  public func executeAsOwner(sqlite: String, postgres: String) throws {
+    try runAsOwner(sqlite, postgres)
   }
 
   deinit { remove() }
@@ -77,7 +86,8 @@ public struct SQLiteFixture: EngineFixture {
     return TestDatabase(
       engine: description, ownerLocation: path, location: { _ in path },
       fingerprint: { try SQLiteFixture.fingerprint(path) },
-      remove: { try? FileManager.default.removeItem(atPath: directory) })
+      remove: { try? FileManager.default.removeItem(atPath: directory) },
+      execute: { sql, _ in try Connection(path: path).execute(sql) })
   }
 
   /// Every row of every table, read straight from the file.
@@ -116,7 +126,11 @@ public struct PostgresFixture: EngineFixture {
       engine: description, ownerLocation: board.owner.uri,
       location: { person in try people.uri(for: person, board: board) },
       fingerprint: { try PostgresFixture.fingerprint(board) },
-      remove: { board.remove() })
+      remove: { board.remove() },
+      execute: { _, sql in
+        _ = try board.cluster.admin(
+          "SET ROLE \(board.owner.name); \(sql)", database: board.database)
+      })
   }
 
   /// Every row of every table of the forum schema, read by the superuser (past every policy).

@@ -69,8 +69,8 @@ enum PostgresSchema {
       $$;
     GRANT EXECUTE ON FUNCTION forum.texts_within(jsonb, integer) TO forum_member;
     ALTER TABLE forum.objects ADD CONSTRAINT objects_texts_within
-      CHECK (forum.texts_within(data, 1000000));
-    ALTER TABLE forum.files ADD CONSTRAINT files_within CHECK (octet_length(data) <= 5242880);
+      CHECK (forum.texts_within(data, \(DatastoreClient.maximumTextBytes)));
+    ALTER TABLE forum.files ADD CONSTRAINT files_within CHECK (octet_length(data) <= \(Datastore.defaultFileSizeLimit));
     """,
     // The change feed (`Change`): a row per object written, by `forum.objects_feed()` at commit
     // (`PostgresRules`), numbered from `change_seq` in commit order. Members read it under

@@ -167,7 +167,7 @@ extension SQLiteEngine {
           """
           UPDATE objects AS o SET
             data = json_set(\(data), \(SQLiteRules.path(rule.markField)), \(SQLiteRules.now)),
-            updateDate = max(o.updateDate, \(SQLiteRules.now))
+            updateDate = max(o.updateDate + 1, \(SQLiteRules.now))
           WHERE \(target)
           """, [.text(objectId), .text(className)])
         try connection.run("DELETE FROM revisions WHERE object = ?", [.text(objectId)])

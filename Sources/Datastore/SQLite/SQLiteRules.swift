@@ -9,8 +9,8 @@
 /// model), and a guard would parse every parent's JSON again on every comment.
 enum SQLiteRules {
   /// Bumped when the trigger text below changes, so open files get the new triggers (5: the
-  /// owners' children indexes).
-  static let format = 5
+  /// owners' children indexes; 6: a count never goes below zero, an edit is dated as its row).
+  static let format = 6
 
   /// A millisecond clock in SQL (SQLite 3.40 has no `unixepoch('subsec')`). `now` is fixed for
   /// the length of one statement, triggers included.
@@ -114,7 +114,7 @@ enum SQLiteRules {
       INSERT INTO revisions(object, date, data) VALUES (OLD.objectId,
         coalesce(json_extract(OLD.data, \(path(rule.editDateField))), OLD.createDate),
         json_object(\(old)));
-      UPDATE objects SET data = json_set(data, \(path(rule.editDateField)), \(now))
+      UPDATE objects SET data = json_set(data, \(path(rule.editDateField)), NEW.updateDate)
         WHERE id = NEW.id;
       END
       """
@@ -189,7 +189,8 @@ enum SQLiteRules {
       steps.append(
         """
         UPDATE objects SET data = json_set(data,
-            \(path(child.countField)), json_extract(data, \(path(child.countField))) - 1)
+            \(path(child.countField)),
+            max(0, coalesce(json_extract(data, \(path(child.countField))), 0) - 1))
           WHERE class = '\(child.parentClass)'
             AND objectId = json_extract(OLD.data, '$.\(child.parentField).objectId');
         """)

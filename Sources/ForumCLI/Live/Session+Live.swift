@@ -59,7 +59,8 @@ extension Session {
     if fresh.count > Session.liveThreadLimit {
       lines.append(style.dim(messages.moreNewThreads(fresh.count - Session.liveThreadLimit)))
     }
-    // An edit of the current thread's title or text (its counters change with every comment).
+    // An edit of the current thread's title or text by someone else (a comment moves no date
+    // of its thread and adds no change of it, on every engine; a take-down is said as one).
     if let watched = live.watched, watched.number == currentThread,
       changes.contains(where: { $0.kind == .updated && $0.objectId == watched.objectId }),
       let now = try board.threads(objectIds: [watched.objectId]).first

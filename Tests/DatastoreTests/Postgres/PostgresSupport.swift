@@ -58,7 +58,9 @@ func installedBoard(members: [String] = ["alice", "bob"], indexes: [IndexSpec] =
 func postgresFingerprint(_ board: PostgresTestBoard, updateDates: Bool = true) throws -> [String] {
   let owner = try PostgresConnection(uri: board.owner.uri)
   var rows: [String] = []
-  for table in PostgresSchema.tables {
+  // Without update dates, the feed's rows are left out too: an update that changes nothing else
+  // still moves its row's date, and the feed records that it happened.
+  for table in PostgresSchema.tables where updateDates || table != "changes" {
     // A board of an older schema lacks the newer tables.
     guard
       try owner.query("SELECT to_regclass($1) IS NOT NULL", [.text("forum.\(table)")]).bool(0, 0)
