@@ -102,8 +102,10 @@ struct SetupScriptTests {
     let commands = firstBlock.split(separator: "\n").map { $0.split(separator: " ").first ?? "" }
     #expect(commands == ["Scripts/forum", "Scripts/test"], "\(firstBlock)")
     let ci = try String(contentsOfFile: Self.root + "/.ci/run", encoding: .utf8)
-    #expect(ci.contains("bash Scripts/setup test"))
+    #expect(ci.contains("bash Scripts/test"))
     #expect(!ci.contains("apt-get") && !ci.contains("dpkg-query"), "a second list in .ci/run")
+    let test = try String(contentsOfFile: Self.root + "/Scripts/test", encoding: .utf8)
+    #expect(test.contains("FORUM_NCMB_PYTHON"), "the SDK the server's tests drive")
     for script in ["forum", "test"] {
       let text = try String(contentsOfFile: Self.root + "/Scripts/" + script, encoding: .utf8)
       #expect(text.contains("Scripts/setup"), "Scripts/\(script)")
