@@ -34,7 +34,14 @@
   X(PQgetvalue)                                                                                \
   X(PQsocket)                                                                                  \
   X(PQconsumeInput)                                                                            \
-  X(PQnotifies)
+  X(PQnotifies)                                                                                \
+  X(PQsendQuery)                                                                               \
+  X(PQsendQueryPrepared)                                                                       \
+  X(PQisBusy)                                                                                  \
+  X(PQgetResult)                                                                               \
+  X(PQgetCancel)                                                                               \
+  X(PQcancel)                                                                                  \
+  X(PQfreeCancel)
 
 #define FORUM_LIBPQ_FIELD(name) __typeof__(name) *_Nonnull name;
 

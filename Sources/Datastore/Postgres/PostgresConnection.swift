@@ -77,9 +77,14 @@ final class PostgresConnection {
 
   deinit { pq.PQfinish(handle) }
 
-  /// Runs SQL without parameters; several statements may be separated by `;`.
-  func execute(_ sql: String) throws {
-    let result = pq.PQexec(handle, sql)
+  /// Runs SQL without parameters; several statements may be separated by `;`. A statement
+  /// waiting on a lock can be interrupted (`awaitResult`) unless `interruptible` is false (the
+  /// ROLLBACK that undoes an interrupted write).
+  func execute(_ sql: String, interruptible: Bool = true) throws {
+    guard pq.PQsendQuery(handle, sql) == 1 else {
+      throw PostgresError(result: nil, connection: handle, sql: sql, pq: pq)
+    }
+    let result = try awaitResult(sql: sql, interruptible: interruptible)
     defer { pq.PQclear(result) }
     try check(result, sql: sql)
   }
@@ -88,9 +93,11 @@ final class PostgresConnection {
   @discardableResult
   func query(_ sql: String, _ values: [PostgresValue] = []) throws -> PostgresResult {
     let name = try preparedName(for: sql, parameterCount: values.count)
-    let result = withParameters(values) { pointers, lengths, formats in
-      pq.PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
+    let sent = withParameters(values) { pointers, lengths, formats in
+      pq.PQsendQueryPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
     }
+    guard sent == 1 else { throw PostgresError(result: nil, connection: handle, sql: sql, pq: pq) }
+    let result = try awaitResult(sql: sql, interruptible: true)
     do {
       try check(result, sql: sql)
     } catch {
@@ -98,6 +105,70 @@ final class PostgresConnection {
       throw error
     }
     return PostgresResult(result!, pq: pq)
+  }
+
+  /// Waits for what a sent statement returns, as SQLite's busy handler does for a lock: a write
+  /// that has waited a second says so (`Interrupt.onLongWait`: another member's transaction
+  /// holds a row it needs), and Ctrl-C asks the server to cancel the statement, which then fails
+  /// and its transaction rolls back: nothing is saved. A statement that finished before the
+  /// cancel reached the server stands, and so does the Ctrl-C no longer (it came too late to
+  /// stop anything, and "nothing was saved" would be untrue). Returns the last result, the
+  /// first error if any statement failed.
+  private func awaitResult(sql: String, interruptible: Bool) throws -> OpaquePointer? {
+    let started = PostgresConnection.monotonicSeconds()
+    var told = false
+    var cancelled = false
+    while pq.PQisBusy(handle) == 1 {
+      var descriptor = pollfd(fd: pq.PQsocket(handle), events: Int16(POLLIN), revents: 0)
+      let ready = poll(&descriptor, 1, 50)
+      if ready < 0 && errno != EINTR { break }
+      if pq.PQconsumeInput(handle) == 0 { break }
+      if interruptible && !cancelled && Interrupt.requested {
+        cancelled = true
+        cancel()
+      }
+      if !told && inTransaction && PostgresConnection.monotonicSeconds() - started > 1 {
+        told = true
+        Interrupt.onLongWait?()
+      }
+    }
+    var last: OpaquePointer?
+    var failure: OpaquePointer?
+    while let result = pq.PQgetResult(handle) {
+      let status = pq.PQresultStatus(result)
+      if failure == nil && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK {
+        failure = result
+        if let last { pq.PQclear(last) }
+        last = nil
+      } else if failure != nil {
+        pq.PQclear(result)
+      } else {
+        if let last { pq.PQclear(last) }
+        last = result
+      }
+    }
+    if let failure {
+      let error = PostgresError(result: failure, connection: handle, sql: sql, pq: pq)
+      pq.PQclear(failure)
+      if cancelled && error.sqlState == "57014" { throw Interrupted() }
+      throw error
+    }
+    if cancelled { Interrupt.clear() }
+    return last
+  }
+
+  private static func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+  }
+
+  /// Asks the server to stop the statement running on this connection.
+  private func cancel() {
+    guard let token = pq.PQgetCancel(handle) else { return }
+    defer { pq.PQfreeCancel(token) }
+    var reason = [CChar](repeating: 0, count: 256)
+    _ = pq.PQcancel(token, &reason, Int32(reason.count))
   }
 
   private func preparedName(for sql: String, parameterCount: Int) throws -> String {
@@ -157,7 +228,8 @@ final class PostgresConnection {
         try execute("RELEASE SAVEPOINT nested")
         return result
       } catch {
-        try? execute("ROLLBACK TO SAVEPOINT nested; RELEASE SAVEPOINT nested")
+        try? execute(
+          "ROLLBACK TO SAVEPOINT nested; RELEASE SAVEPOINT nested", interruptible: false)
         throw error
       }
     }
@@ -172,12 +244,12 @@ final class PostgresConnection {
         transactionDepth = 0
         return result
       } catch let error as PostgresError where error.isRetryable && attempt <= retries {
-        try? execute("ROLLBACK")
+        try? execute("ROLLBACK", interruptible: false)
         transactionDepth = 0
         // A short random pause so the transactions that collided do not collide again.
         usleep(UInt32.random(in: 1_000...(5_000 * UInt32(attempt))))
       } catch {
-        try? execute("ROLLBACK")
+        try? execute("ROLLBACK", interruptible: false)
         transactionDepth = 0
         throw error
       }

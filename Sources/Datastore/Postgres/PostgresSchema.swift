@@ -380,7 +380,8 @@ enum PostgresSchema {
     $$;
 
     -- Finds or creates the user of the connecting role: the engine's sign-in. Only roles granted
-    -- forum_member get one.
+    -- forum_member get one, and the board's owner (who needs no membership to appoint
+    -- moderators: `forum init`'s role, set up as the README says).
     CREATE OR REPLACE FUNCTION forum.sign_in() RETURNS text
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
@@ -389,7 +390,7 @@ enum PostgresSchema {
       now_ms bigint := forum.now_ms();
       my_oid oid := (SELECT oid FROM pg_roles WHERE rolname = session_user);
     BEGIN
-      IF NOT pg_has_role(session_user, 'forum_member', 'MEMBER') THEN
+      IF NOT pg_has_role(session_user, 'forum_member', 'MEMBER') AND NOT forum.is_board_owner() THEN
         RAISE EXCEPTION USING ERRCODE = 'FA403',
           MESSAGE = format('role %s is not a member of forum_member', session_user);
       END IF;
