@@ -87,7 +87,7 @@ let package = Package(
       name: "forum", dependencies: ["ForumCLI"], linkerSettings: staticSwift + strippedRelease),
     .executableTarget(
       name: "forum-bench",
-      dependencies: ["Forum", "Datastore", "CSQLite", "CLibPQ", "HostileImages"],
+      dependencies: ["Forum", "Datastore", "CSQLite", "CLibPQ", "HostileImages", "NCMBServer"],
       // The bench's own PostgreSQL client calls libpq directly.
       linkerSettings: [.linkedLibrary("pq")]),
     // forum-bench's floor for process start: a Swift program that does nothing, linked like forum.

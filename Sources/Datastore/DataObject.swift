@@ -9,6 +9,9 @@ public struct DataObject: Equatable, Sendable {
   public let fields: [String: JSONValue]
   /// Objects that pointer fields point at, when the query asked to `include` them.
   public var included: [String: DataObject] = [:]
+  /// True when the stored row's fields could not be read (written by another program: not a
+  /// JSON object); `fields` is then empty.
+  public var isDamaged = false
 
   public init(
     className: String, objectId: String, createDate: Int64, updateDate: Int64, acl: ACL,

@@ -158,6 +158,21 @@ extension Board {
       number: page, hasMore: objects.count > Board.pageSize)
   }
 
+  /// The last page of a conversation's messages, as `lastPage(of:)` gives a thread's.
+  public func lastPage(of conversation: ForumConversation) throws -> Int {
+    let kept = Board.lastPage(commentCount: conversation.messageCount)
+    guard conversation.messageCount > conversation.lastMessageNumber || kept > Board.maximumPage
+    else { return kept }
+    let counted = try client.count(
+      Query(
+        className: Board.messageClass,
+        equalTo: [
+          "conversation": .pointer(
+            className: Board.conversationClass, objectId: conversation.objectId)
+        ]))
+    return Board.lastPage(commentCount: counted)
+  }
+
   /// The newest message of a conversation, if it has any.
   public func lastMessage(of conversation: ForumConversation) throws -> ForumMessage? {
     guard conversation.messageCount > 0 else { return nil }

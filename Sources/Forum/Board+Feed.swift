@@ -30,10 +30,12 @@ extension Board {
 
   /// The comments of `thread` with these ids that still exist, by number.
   public func comments(objectIds: [String], of thread: ForumThread) throws -> [ForumComment] {
-    try client.get(Board.commentClass, objectIds: objectIds, include: ["user"])
-      .filter { $0["thread"]?.pointerId == thread.objectId }
-      .map { ForumComment($0, threadNumber: thread.number, viewer: me.objectId) }
-      .sorted { $0.number < $1.number }
+    // With their quotes, as a page shows them: a live reply said its quote was gone.
+    try withQuotes(
+      client.get(Board.commentClass, objectIds: objectIds, include: ["user"])
+        .filter { $0["thread"]?.pointerId == thread.objectId }
+        .map { ForumComment($0, threadNumber: thread.number, viewer: me.objectId) }
+        .sorted { $0.number < $1.number }, of: thread)
   }
 
   /// The newest comments of `thread` after comment `after`, at most `limit` of them (oldest
@@ -48,9 +50,10 @@ extension Board {
     query.greaterThan = ["number": Int64(after)]
     var counting = Query(className: Board.commentClass, equalTo: ["thread": pointer])
     counting.greaterThan = ["number": Int64(after)]
-    let newest = try client.find(query).reversed().map {
-      ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
-    }
+    let newest = try withQuotes(
+      client.find(query).reversed().map {
+        ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
+      }, of: thread)
     let total =
       newest.count < limit
       ? newest.count

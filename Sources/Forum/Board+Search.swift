@@ -146,7 +146,10 @@ extension Board {
       let members = [conversation["user"]?.pointerId, conversation["partner"]?.pointerId]
       let other = members.compactMap { $0 }.first { $0 != me.objectId } ?? me.objectId
       if handles[other] == nil {
-        handles[other] = User(object: try client.get(User.className, objectId: other)).userName
+        // A member's row written by hand may point at no one: the message is still found.
+        handles[other] =
+          (try? client.get(User.className, objectId: other)).map { User(object: $0).userName }
+          ?? ""
       }
       let message = ForumMessage(object, viewer: me.objectId)
       let handle = "@" + (handles[other] ?? "")

@@ -62,7 +62,7 @@ extension Board {
   /// the thread or have read it all).
   public func firstUnreadPage(of thread: ForumThread) throws -> Int {
     guard thread.unread > 0, let position = thread.readPosition, position > 0 else { return 1 }
-    let last = Board.lastPage(commentCount: thread.commentCount)
+    let last = try lastPage(of: thread)
     // While no comment was deleted, comment n is the n-th: the page needs no count.
     if thread.lastCommentNumber == thread.commentCount {
       return min(position / Board.pageSize + 1, last)
@@ -78,7 +78,7 @@ extension Board {
   /// its position already there needs no write: re-reading a page takes no write lock.
   public func markRead(_ thread: ForumThread, upTo number: Int) throws {
     if let position = thread.readPosition, position >= number { return }
-    try client.markRead(Board.threadClass, objectId: thread.objectId, upTo: Int64(number))
+    try client.markRead(Board.threadClass, objectId: thread.objectId, upTo: Int64(max(0, number)))
   }
 
   /// Marks every thread you can read as read.
@@ -102,7 +102,7 @@ extension Board {
   /// Marks a conversation read up to message `number` (never back).
   public func markRead(_ conversation: ForumConversation, upTo number: Int) throws {
     try client.markRead(
-      Board.conversationClass, objectId: conversation.objectId, upTo: Int64(number))
+      Board.conversationClass, objectId: conversation.objectId, upTo: Int64(max(0, number)))
   }
 }
 

@@ -183,6 +183,23 @@ public final class Board {
     commentCount <= 0 ? 1 : (commentCount - 1) / pageSize + 1
   }
 
+  /// The last page of `thread`'s comments (`show --page last`). The count the thread keeps, while
+  /// it is one the engine can have kept (at most the last number, at most `maximumPage` pages);
+  /// otherwise it was written by hand, and the comments are counted.
+  public func lastPage(of thread: ForumThread) throws -> Int {
+    let kept = Board.lastPage(commentCount: thread.commentCount)
+    guard thread.commentCount > thread.lastCommentNumber || kept > Board.maximumPage else {
+      return kept
+    }
+    let counted = try client.count(
+      Query(
+        className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)]))
+    return Board.lastPage(commentCount: counted)
+  }
+
+  /// The highest page number a listing takes.
+  public static let maximumPage = 10_000_000
+
   /// Comment `number` of thread `threadNumber`.
   public func comment(_ number: Int, inThread threadNumber: Int) throws -> ForumComment {
     let thread = try threadObject(threadNumber)
@@ -335,7 +352,7 @@ public final class Board {
   }
 
   static func offset(page: Int) throws -> Int {
-    guard page >= 1, page <= 10_000_000 else {
+    guard page >= 1, page <= maximumPage else {
       throw DatastoreError(.invalid, field: "page", detail: "pages start at 1")
     }
     return (page - 1) * pageSize

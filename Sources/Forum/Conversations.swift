@@ -44,8 +44,8 @@ public struct ForumConversation: Equatable, Sendable {
         object: DataObject(
           className: User.className, objectId: partnerId, createDate: 0, updateDate: 0,
           acl: ACL(), fields: [:]))
-    messageCount = Int(object["messageCount"]?.intValue ?? 0)
-    lastMessageNumber = Int(object["lastMessageNumber"]?.intValue ?? 0)
+    messageCount = Int(max(0, object["messageCount"]?.intValue ?? 0))
+    lastMessageNumber = Int(max(0, object["lastMessageNumber"]?.intValue ?? 0))
     createDate = object.createDate
     lastActivity = object["lastActivity"]?.intValue ?? object.createDate
     self.object = object

@@ -116,8 +116,9 @@ public struct ForumThread: Equatable, Sendable {
     let author = object.included["user"].map(User.init(object:))
     authorName = author?.displayName ?? "(deleted user)"
     authorUserName = author?.userName ?? ""
-    commentCount = Int(object["commentCount"]?.intValue ?? 0)
-    lastCommentNumber = Int(object["lastCommentNumber"]?.intValue ?? 0)
+    // Never below zero: a count written by hand (sqlite3) must not make a position invalid.
+    commentCount = Int(max(0, object["commentCount"]?.intValue ?? 0))
+    lastCommentNumber = Int(max(0, object["lastCommentNumber"]?.intValue ?? 0))
     createDate = object.createDate
     lastActivity = object["lastActivity"]?.intValue ?? object.createDate
     image = ImageSummary(fileName: object["fileName"]?.stringValue, json: object["image"])

@@ -12,6 +12,7 @@ let usage = """
          forum-bench images --out DIR [--seeds]
          forum-bench live [--forum PATH] [--db PATH|URI] [--writer-db URI] [--posts N]
                           [--mode show|chat]
+         forum-bench serve-floor --listen HOST:PORT --body FILE
          forum-bench noop
 
   """
@@ -32,6 +33,8 @@ case "live":
   exit(LiveLatency.main(Array(arguments.dropFirst())))
 case "images":
   exit(ImagesCommand.main(Array(arguments.dropFirst())))
+case "serve-floor":
+  exit(ServeFloor.main(Array(arguments.dropFirst())))
 case "noop":
   // The start-up floor of a Swift program linked like forum (runtime + Foundation).
   exit(0)

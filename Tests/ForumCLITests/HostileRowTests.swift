@@ -98,3 +98,117 @@ struct SearchOrderPrivacyTests {
     #expect(try bobs.json().objects("results").compactMap { $0.string("ref") } == before)
   }
 }
+
+/// One row written by hand breaks nothing but itself: every command that does not need that
+/// row's own contents still works for everyone, and the row itself is shown or said plainly.
+@Suite("one bad row")
+struct OneBadRowTests {
+  /// Each: what is written with sqlite3, and whether comment 1/1 keeps a readable text (a reply
+  /// to it and its history still work then).
+  static let rows: [(name: String, sql: String, commentReadable: Bool)] = [
+    ("not UTF-8 in a display name", badBytes("user", "displayName", of: "bob"), true),
+    ("not UTF-8 in a title", badBytes("Thread", "title", number: 1), true),
+    ("not UTF-8 in a description", badBytes("Thread", "description", number: 2), true),
+    ("not UTF-8 in a comment", badBytes("Comment", "text", number: 1), true),
+    ("not UTF-8 in a message", badBytes("Message", "text", number: 1), true),
+    (
+      "not UTF-8 in an object id",
+      "UPDATE objects SET objectId = CAST(X'41FF42' AS TEXT) WHERE class = 'Comment' AND "
+        + "json_extract(data, '$.text') = 'another hi'", true
+    ),
+    (
+      "not UTF-8 in the readers",
+      "UPDATE objects SET readers = readers || CAST(X'FF' AS TEXT) WHERE class = 'Thread'", true
+    ),
+    ("commentCount -5", set("Thread", "commentCount", "-5"), true),
+    ("lastCommentNumber -5", set("Thread", "lastCommentNumber", "-5"), true),
+    ("commentCount huge", set("Thread", "commentCount", "9223372036854775807"), true),
+    ("lastActivity near the smallest", set("Thread", "lastActivity", "-9223372036854775807"), true),
+    ("lastActivity near the largest", set("Thread", "lastActivity", "9223372036854775807"), true),
+    ("messageCount -5", set("Conversation", "messageCount", "-5"), true),
+    ("messageCount huge", set("Conversation", "messageCount", "9223372036854775807"), true),
+    (
+      "a conversation pointing at no one",
+      set("Conversation", "partner.objectId", "'nosuchuser00000'"), true
+    ),
+    ("a title that is a number", set("Thread", "title", "5"), true),
+    ("a comment's data that is not an object", data("Comment", "'5'", number: 1), false),
+    ("a thread's data that is not an object", data("Thread", "'[]'", number: 2), true),
+    (
+      "JSON nested 600 deep in a thread",
+      set("Thread", "deep", "json(printf('%.*c', 600, '[') || printf('%.*c', 600, ']'))"), true
+    ),
+    (
+      "JSON nested 600 deep in a comment",
+      set("Comment", "deep", "json(printf('%.*c', 600, '[') || printf('%.*c', 600, ']'))"), true
+    ),
+    ("a revision that is not JSON", "UPDATE revisions SET data = '{\"text\":'", true),
+    (
+      "a revision not UTF-8",
+      "UPDATE revisions SET data = CAST(X'7B2274657874223A2268FF227D' AS TEXT)", true
+    ),
+    (
+      "a change at the largest number",
+      "INSERT INTO changes(seq, class, objectId, kind, readers) "
+        + "VALUES (9223372036854775807, 'Thread', 'x', 0, ' * ')", true
+    ),
+  ]
+
+  static func badBytes(_ className: String, _ field: String, number: Int) -> String {
+    "UPDATE objects SET data = json_set(data, '$.\(field)', CAST(X'426FFF62' AS TEXT)) "
+      + "WHERE class = '\(className)' AND json_extract(data, '$.number') = \(number)"
+  }
+
+  static func badBytes(_ className: String, _ field: String, of profile: String) -> String {
+    "UPDATE objects SET data = json_set(data, '$.\(field)', CAST(X'426FFF62' AS TEXT)) "
+      + "WHERE class = 'user' AND json_extract(data, '$.displayName') = '\(profile)'"
+  }
+
+  /// Sets `field` on every row of the class (`value` is SQL).
+  static func set(_ className: String, _ field: String, _ value: String) -> String {
+    "UPDATE objects SET data = json_set(data, '$.\(field)', \(value)) WHERE class = '\(className)'"
+  }
+
+  static func data(_ className: String, _ value: String, number: Int) -> String {
+    "UPDATE objects SET data = \(value) WHERE class = '\(className)' AND "
+      + "json_extract(data, '$.number') = \(number)"
+  }
+
+  @Test(arguments: rows.indices)
+  func everythingElseWorks(_ index: Int) throws {
+    let row = Self.rows[index]
+    let forum = try ForumFixture()
+    for profile in ["alice", "bob", "carol"] { try forum.ok(["name", profile], profile: profile) }
+    try forum.ok(["new", "--title", "alice thread", "--description", "hello world"])
+    try forum.ok(["comment", "1", "bob says hi"], profile: "bob")
+    try forum.ok(["reply", "1/1", "carol answers"], profile: "carol")
+    try forum.ok(["new", "--title", "bob thread", "--description", "second hi"], profile: "bob")
+    try forum.ok(["comment", "2", "another hi"], profile: "bob")
+    try forum.ok(["edit", "1/1", "bob says hi again"], profile: "bob")
+    let bob = "@" + (try HostileRowTests.handle(forum, "bob"))
+    try forum.ok(["dm", bob, "secret hi"])
+    try HostileRowTests.sqlite(forum, row.sql)
+
+    var runs: [(String, [String])] = [
+      ("carol", ["list"]), ("carol", ["list", "--unread"]), ("carol", ["--json", "list"]),
+      ("alice", ["list"]), ("carol", ["show", "1"]), ("carol", ["show", "1", "--page", "last"]),
+      ("carol", ["--json", "show", "1"]), ("alice", ["search", "hi"]),
+      ("carol", ["--json", "search", "hi"]), ("alice", ["inbox"]), ("bob", ["--json", "inbox"]),
+      ("alice", ["dm", bob]), ("alice", ["dm", bob, "again"]), ("carol", ["comment", "1", "x"]),
+      ("carol", ["new", "--title", "fresh"]), ("carol", ["whoami"]), ("carol", ["read", "--all"]),
+    ]
+    if !row.sql.contains("'Thread' AND json_extract(data, '$.number') = 2") {
+      runs += [("carol", ["show", "2"]), ("carol", ["comment", "2", "y"])]
+    }
+    if row.commentReadable {
+      runs += [("carol", ["reply", "1/1", "z"]), ("carol", ["history", "1/1"])]
+    }
+    for (profile, arguments) in runs {
+      let result = try forum.run(arguments, profile: profile)
+      #expect(result.status == 0, "\(row.name): \(result.summary)")
+      expectHarmless(result)
+    }
+    let unread = try forum.script(["unread", "unread", "unread", "unread"], profile: "bob")
+    #expect(unread.status == 0, "\(row.name): \(unread.summary)")
+  }
+}

@@ -55,6 +55,9 @@ struct ServeTests {
     #expect(object?["url"]?.hasSuffix("/2013-09-01/") == true)
     #expect(object?["applicationKey"] != nil)
     #expect(json.stop() == 0)
+    let after = try ServeProcess(forum, ["--listen", "127.0.0.1:0", "--json"])
+    #expect(after.readyLine.hasPrefix(#"{""#), "\(after.readyLine)")
+    #expect(after.stop() == 0)
   }
 
   @Test func aBadListenIsOneLineAndExit1() throws {
@@ -254,6 +257,105 @@ struct ServeTests {
     client.waitUntilExit()
     #expect(answer.hasPrefix("HTTP/1.1 ") && answer.hasSuffix(" close\n"), "\(answer)")
     #expect(server.waitForExit(timeout: 30) == 0)
+  }
+
+  /// Four clients post as fast as they can while SIGTERM arrives: every object the server
+  /// acknowledged is stored whole, nothing it did not acknowledge is, and the file is intact.
+  @Test func sigtermDuringWritesHalfWritesNothing() throws {
+    let (forum, _) = try board()
+    let keys = try forum.run(["--json", "keys"], profile: nil)
+    #expect(keys.status == 0, "\(keys.summary)")
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
+    let client = Process()
+    client.executableURL = URL(fileURLWithPath: try Clients.require("/usr/bin/python3"))
+    client.arguments = [
+      "-c",
+      """
+      import base64, datetime, hashlib, hmac, http.client, json, sys, threading, uuid
+      port, keys = int(sys.argv[1]), json.loads(sys.argv[2])
+      def headers(method, path):
+          stamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
+          text = '\\n'.join([method, '127.0.0.1:%d' % port, path,
+              'SignatureMethod=HmacSHA256&SignatureVersion=2&X-NCMB-Application-Key=%s'
+              '&X-NCMB-Timestamp=%s' % (keys['applicationKey'], stamp)])
+          signature = base64.b64encode(hmac.new(keys['clientKey'].encode(), text.encode(),
+                                                hashlib.sha256).digest()).decode()
+          return {'X-NCMB-Application-Key': keys['applicationKey'], 'X-NCMB-Timestamp': stamp,
+                  'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
+      def post(connection, path, body, token=None):
+          h = headers('POST', path)
+          if token:
+              h['X-NCMB-Apps-Session-Token'] = token
+          connection.request('POST', path, json.dumps(body), h)
+          r = connection.getresponse()
+          return r.status, json.loads(r.read() or b'{}')
+      c = http.client.HTTPConnection('127.0.0.1', port, timeout=30)
+      status, user = post(c, '/2013-09-01/users',
+                          {'authData': {'anonymous': {'id': str(uuid.uuid4())}}})
+      assert status == 201, (status, user)
+      acknowledged, lock = [], threading.Lock()
+      def writer(k):
+          c = http.client.HTTPConnection('127.0.0.1', port, timeout=30)
+          n = 0
+          while True:
+              try:
+                  status, body = post(c, '/2013-09-01/classes/Todo',
+                                      {'title': 'todo %d-%d' % (k, n), 'filler': 'x' * 2000},
+                                      user['sessionToken'])
+              except (OSError, http.client.HTTPException):
+                  return
+              if status != 201:
+                  print('refused', status, body, file=sys.stderr)
+                  return
+              with lock:
+                  acknowledged.append(body['objectId'])
+              if n == 20 and k == 0:
+                  print('writing', flush=True)
+              n += 1
+      threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
+      for t in threads:
+          t.start()
+      for t in threads:
+          t.join()
+      print(json.dumps(acknowledged))
+      """,
+      String(server.port), keys.stdout,
+    ]
+    let output = Pipe()
+    let errors = Pipe()
+    client.standardOutput = output
+    client.standardError = errors
+    try client.run()
+    var first = Data()
+    while !first.contains(10) {
+      let more = output.fileHandleForReading.availableData
+      if more.isEmpty { break }
+      first += more
+    }
+    #expect(String(decoding: first, as: UTF8.self).hasPrefix("writing\n"), "\(first)")
+    kill(server.process.processIdentifier, SIGTERM)
+    let rest = output.fileHandleForReading.readDataToEndOfFile()
+    client.waitUntilExit()
+    let problems = String(
+      decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(problems == "", "\(problems)")
+    #expect(server.waitForExit(timeout: 60) == 0)
+    let lines = String(decoding: first + rest, as: UTF8.self).split(separator: "\n")
+    let acknowledged =
+      (try? JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8))) as? [String] ?? []
+    #expect(acknowledged.count > 20, "\(lines.suffix(2))")
+    let stored = try Clients.run(
+      "/usr/bin/sqlite3",
+      [
+        forum.db, "PRAGMA integrity_check;",
+        "SELECT objectId FROM objects WHERE class = 'Todo' AND json_extract(data, '$.title') "
+          + "LIKE 'todo %' AND length(json_extract(data, '$.filler')) = 2000 ORDER BY objectId;",
+        "SELECT count(*) FROM objects WHERE class = 'Todo';",
+      ])
+    let rows = stored.stdout.split(separator: "\n").map(String.init)
+    #expect(rows.first == "ok", "\(stored.summary)")
+    #expect(Array(rows.dropFirst().dropLast()) == acknowledged.sorted())
+    #expect(rows.last == String(acknowledged.count))
   }
 
   @Test func helpInEnglishAndJapanese() throws {

@@ -13,6 +13,8 @@ public final class Connection {
   public let path: String
   private var cache: [String: Statement] = [:]
   private var transactionDepth = 0
+  /// True inside `reading` or `transaction`.
+  public var isInTransaction: Bool { transactionDepth > 0 }
 
   /// Opens (creating if needed) a database file in WAL mode, with a busy timeout and foreign keys.
   /// A write that meets another process's lock waits up to `busyTimeout` instead of failing.

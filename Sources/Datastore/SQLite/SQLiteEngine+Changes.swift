@@ -32,13 +32,16 @@ extension SQLiteEngine {
         """
       ).rows(values) { row in
         Change(
-          sequence: row.int(0), className: try row.text(1) ?? "",
-          objectId: try row.text(2) ?? "", kind: Change.Kind(rawValue: Int(row.int(3))) ?? .updated,
-          parentId: try row.text(4), number: row.isNull(5) ? nil : row.int(5))
+          sequence: row.int(0), className: row.lossyText(1) ?? "",
+          objectId: row.lossyText(2) ?? "",
+          kind: Change.Kind(rawValue: Int(row.int(3))) ?? .updated,
+          parentId: row.lossyText(4), number: row.isNull(5) ? nil : row.int(5))
       }
       let full = rows.count == limit
+      // A cursor above the top saw a row written by hand that `reclaimFeedNumbers` removed:
+      // it comes back to the top, or it would wait for ever above every new change.
       return ChangeBatch(
-        changes: rows, next: full ? rows.last!.sequence : max(top, since), hasMore: full)
+        changes: rows, next: full ? rows.last!.sequence : top, hasMore: full)
     }
   }
 

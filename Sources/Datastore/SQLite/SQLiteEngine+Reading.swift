@@ -108,7 +108,7 @@ extension SQLiteEngine {
   ) throws -> [String: UnreadState] {
     let parents = try connection.prepare(sql).rows(values) { row in
       (
-        objectId: try row.text(0) ?? "", position: row.isNull(1) ? nil : row.int(1),
+        objectId: row.lossyText(0) ?? "", position: row.isNull(1) ? nil : row.int(1),
         caughtUp: row.int(2) != 0, mine: row.int(3)
       )
     }
@@ -135,7 +135,8 @@ extension SQLiteEngine {
     let rows = try guarded {
       try connection.prepare("SELECT date, data FROM revisions WHERE object = ? ORDER BY id")
         .rows([.text(objectId)]) { row in
-          (row.int(0), try JSONValue.parse(try row.text(1) ?? "{}").objectValue ?? [:])
+          // A revision written by hand that cannot be read shows as one with no fields.
+          (row.int(0), (try? JSONValue.parse(row.lossyText(1) ?? "{}"))?.objectValue ?? [:])
         }
     }
     return rows.enumerated().map {
@@ -146,8 +147,8 @@ extension SQLiteEngine {
   func moderate(_ className: String, objectId: String, as caller: Principals) throws {
     guard let rule = rules.moderationRule(of: className) else { throw DatastoreError.noAccess }
     let me = try userId(caller)
-    try guarded {
-      try connection.transaction {
+    try transaction {
+      try guarded {
         let isModerator = try connection.prepare(
           "SELECT 1 FROM role_members WHERE role = ? AND userId = ?"
         ).firstRow([.text(rule.role), .text(me)]) { $0.int(0) }

@@ -110,9 +110,13 @@ final class SQLiteEngine: DatastoreEngine {
     do {
       return try body()
     } catch let error as SQLiteError {
+      if error.primaryCode == 13 { sawFullError = true }
       throw SQLiteEngine.describe(error, path: location)
     }
   }
+
+  /// Set by `guarded` on SQLITE_FULL, for the write that `transaction` may try again.
+  private var sawFullError = false
 
   func now() throws -> Int64 {
     try guarded {
@@ -121,8 +125,42 @@ final class SQLiteEngine: DatastoreEngine {
   }
 
   func transaction<T>(_ body: () throws -> T) throws -> T {
-    try guarded { try connection.transaction(body) }
+    guard !connection.isInTransaction else {
+      return try guarded { try connection.transaction(body) }
+    }
+    sawFullError = false
+    do {
+      return try guarded { try connection.transaction(body) }
+    } catch  where sawFullError {
+      // SQLITE_FULL: a full disk, or a change feed with no number left.
+      guard try guarded({ try reclaimFeedNumbers() }) else { throw error }
+      return try guarded { try connection.transaction(body) }
+    }
   }
+
+  /// The change feed numbers its rows upwards (AUTOINCREMENT) and fails every write once a row
+  /// holds the largest number, which only a row written by hand can: honest numbers grow by one
+  /// a write and would need millennia to pass `feedCeiling`. Rows above it are removed and the
+  /// numbering starts again after the highest that remains (`changes` tells a reader whose
+  /// cursor is past it to come back). True when there was such a row.
+  func reclaimFeedNumbers() throws -> Bool {
+    try connection.transaction {
+      let ceiling = SQLValue.integer(SQLiteEngine.feedCeiling)
+      let forged =
+        try connection.prepare("SELECT count(*) FROM changes WHERE seq > ?").firstRow([ceiling]) {
+          $0.int(0)
+        } ?? 0
+      guard forged > 0 else { return false }
+      try connection.run("DELETE FROM changes WHERE seq > ?", [ceiling])
+      try connection.run(
+        "UPDATE sqlite_sequence SET seq = (SELECT coalesce(max(seq), 0) FROM changes)"
+          + " WHERE name = 'changes'")
+      return true
+    }
+  }
+
+  /// 2^62: far above any number a real feed reaches, far below the end of the numbers.
+  static let feedCeiling: Int64 = 1 << 62
 
   // MARK: Rules and indexes
 
@@ -220,8 +258,8 @@ final class SQLiteEngine: DatastoreEngine {
   // MARK: Identity
 
   func signIn(secret: String, previousSecret: String?, sessionLifetime: Double) throws -> Login {
-    try guarded {
-      try connection.transaction {
+    try transaction {
+      try guarded {
         let hash = SHA256.hash(secret)
         let find = "SELECT userId FROM identities WHERE secretHash = ?"
         var userId = try connection.prepare(find).firstRow([.blob(hash)]) { try $0.text(0) } ?? nil
@@ -301,12 +339,18 @@ final class SQLiteEngine: DatastoreEngine {
   static let objectColumns =
     "o.class, o.objectId, o.createDate, o.updateDate, o.readers, o.writers, o.data"
 
+  /// A row as an object. A row written by another program (sqlite3) may hold bytes that are not
+  /// UTF-8 (shown as U+FFFD) or data that is not a JSON object: that object comes back damaged,
+  /// with no fields, so that one bad row never makes a listing of other rows fail.
   func object(from row: Row) throws -> DataObject {
-    let fields = try JSONValue.parse(try row.text(6) ?? "{}").objectValue ?? [:]
-    return DataObject(
-      className: try row.text(0) ?? "", objectId: try row.text(1) ?? "",
+    let fields = (try? JSONValue.parse(row.lossyText(6) ?? "{}"))?.objectValue
+    var object = DataObject(
+      className: row.lossyText(0) ?? "", objectId: row.lossyText(1) ?? "",
       createDate: row.int(2), updateDate: row.int(3),
-      acl: acl(readers: try row.text(4) ?? "", writers: try row.text(5) ?? ""), fields: fields)
+      acl: acl(readers: row.lossyText(4) ?? "", writers: row.lossyText(5) ?? ""),
+      fields: fields ?? [:])
+    object.isDamaged = fields == nil
+    return object
   }
 
   func acl(readers: String, writers: String) -> ACL {

@@ -124,6 +124,14 @@ public struct Row {
     return string
   }
 
+  /// Text of a column, bytes that are not UTF-8 shown as U+FFFD: for rows a person reads, where
+  /// one byte written by another program must not make the whole listing unreadable.
+  public func lossyText(_ column: Int32) -> String? {
+    guard let pointer = sqlite3_column_text(statement.handle, column) else { return nil }
+    let count = Int(sqlite3_column_bytes(statement.handle, column))
+    return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+  }
+
   public func blob(_ column: Int32) -> [UInt8] {
     let count = Int(sqlite3_column_bytes(statement.handle, column))
     guard count > 0, let pointer = sqlite3_column_blob(statement.handle, column) else { return [] }

@@ -90,7 +90,7 @@ enum DMCommand: ForumCommand {
       }
       return
     }
-    let last = Board.lastPage(commentCount: conversation.messageCount)
+    let last = try session.board.lastPage(of: conversation)
     let page =
       invocation.options["page"] == nil ? last : try session.pageNumber(invocation, last: last)
     if page > last {

@@ -43,6 +43,8 @@ enum ServeCommand: ForumCommand {
     var listen: ListenAddress
     var certificateFile: String?
     var keyFile: String?
+    /// `--json` after the command.
+    var json = false
   }
 
   /// Reads the command's words; `global` is the board named before the command (or FORUM_DB).
@@ -68,7 +70,7 @@ enum ServeCommand: ForumCommand {
     let location = invocation.options["db"].flatMap { $0.isEmpty ? nil : $0 }
     return Request(
       location: location.map(ImageFile.expandTilde) ?? global(), listen: listen,
-      certificateFile: certificate, keyFile: key)
+      certificateFile: certificate, keyFile: key, json: invocation.flags.contains("json"))
   }
 
   /// Serves until SIGTERM or SIGINT; returns the exit status. Errors before the ready line are
@@ -98,7 +100,7 @@ enum ServeCommand: ForumCommand {
     }
     let url = server.baseURL + "/" + NCMBService.apiVersion + "/"
     let key = applicationKey(of: service)
-    if json {
+    if json || request.json {
       let line: JSONValue = .object(["url": .string(url), "applicationKey": .string(key)])
       print(line.jsonText())
     } else {

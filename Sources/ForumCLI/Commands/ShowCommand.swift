@@ -23,7 +23,7 @@ enum ShowCommand: ForumCommand {
     // The text shows no unread count; `--json` gives the thread's, so it counts them.
     let thread =
       session.json ? try session.board.thread(number) : try session.board.threadToRead(number)
-    let last = Board.lastPage(commentCount: thread.commentCount)
+    let last = try session.board.lastPage(of: thread)
     // Without --page, the thread opens where your unread posts start.
     let page =
       invocation.options["page"] == nil
@@ -35,7 +35,7 @@ enum ShowCommand: ForumCommand {
 
   /// Prints page `page` of `thread`'s comments (its head on the first page).
   static func show(_ thread: ForumThread, page: Int, in session: Session) throws {
-    let last = Board.lastPage(commentCount: thread.commentCount)
+    let last = try session.board.lastPage(of: thread)
     if page > last {
       throw CLIError.notFound(
         session.messages.pastTheEnd(page, "show \(thread.number) --page \(last)"))

@@ -12,7 +12,10 @@ struct BoardRenderer {
   var commentsMayArrive = false
 
   func age(_ milliseconds: Int64) -> String {
-    messages.age(seconds: max(0, (now - milliseconds) / 1000))
+    // A date written by hand may be anything: far enough off, the difference overflows.
+    let (difference, overflow) = now.subtractingReportingOverflow(milliseconds)
+    return messages.age(
+      seconds: overflow ? (milliseconds > now ? 0 : .max / 1000) : max(0, difference / 1000))
   }
 
   /// The thread list: one line a thread, fitted to the width.

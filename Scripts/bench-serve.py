@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""forum serve under load: wrk over keep-alive connections beside two floors.
+
+usage: python3 Scripts/bench-serve.py BUILD_DIR BOARD.db [--seconds S] [--connections 1,8,64]
+
+BUILD_DIR holds release `forum` and `forum-bench`; BOARD.db is a seeded board (forum-bench seed),
+copied to a temporary directory first so that it never changes. For each connection count it runs
+`GET /classes/Thread?limit=20&order=-createDate` and `POST /classes/Comment` against `forum serve`,
+the same GET against `forum-bench serve-floor` (the same HTTP server answering the same bytes from
+memory), and times the sqlite3 shell running the same query. Needs wrk, sqlite3 and curl.
+Requests are signed once per run (the server allows 15 minutes of clock difference).
+"""
+import base64, datetime, hashlib, hmac, json, os, re, shutil, subprocess, sys, tempfile, time
+import urllib.parse, uuid
+
+args = sys.argv[1:]
+if len(args) < 2:
+    sys.exit(__doc__)
+build, board = args[0], args[1]
+seconds = 10
+connection_counts = [1, 8, 64]
+for i, a in enumerate(args):
+    if a == '--seconds':
+        seconds = int(args[i + 1])
+    if a == '--connections':
+        connection_counts = [int(c) for c in args[i + 1].split(',')]
+for tool in ['wrk', 'sqlite3', 'curl']:
+    if shutil.which(tool) is None:
+        sys.exit(f'bench-serve: {tool} is missing (Debian: apt-get install {tool})')
+
+work = tempfile.mkdtemp(prefix='bench-serve.')
+db = os.path.join(work, 'board.db')
+shutil.copy(board, db)
+forum = os.path.join(build, 'forum')
+bench = os.path.join(build, 'forum-bench')
+env = dict(os.environ, HOME=work, XDG_CONFIG_HOME=work, XDG_STATE_HOME=work, XDG_DATA_HOME=work,
+           LANG='C')
+
+keys = json.loads(subprocess.run([forum, '--db', db, '--json', 'keys'], env=env, check=True,
+                                 capture_output=True, text=True).stdout)
+app_key, client_key = keys['applicationKey'], keys['clientKey']
+
+
+def start(command):
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline()
+    return process, line
+
+
+server, ready = start([forum, '--db', db, '--json', 'serve', '--listen', '127.0.0.1:0'])
+base = json.loads(ready)['url'].rstrip('/')  # http://127.0.0.1:PORT/2013-09-01
+host = base.split('//')[1].split('/')[0]
+timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
+
+
+def signed(method, path, query=None):
+    """The NCMB signature headers for METHOD /2013-09-01/PATH?QUERY (query a dict)."""
+    query = query or {}
+    parameters = {'SignatureMethod': 'HmacSHA256', 'SignatureVersion': '2',
+                  'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': timestamp}
+    parameters.update({k: urllib.parse.quote(v, safe='') for k, v in query.items()})
+    text = '&'.join(f'{k}={urllib.parse.quote(v, safe=":") if k == "X-NCMB-Timestamp" else v}'
+                    for k, v in sorted(parameters.items()))
+    full = '/2013-09-01/' + path
+    message = f'{method}\n{host}\n{full}\n{text}'
+    signature = base64.b64encode(hmac.new(client_key.encode(), message.encode(),
+                                          hashlib.sha256).digest()).decode()
+    return {'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': timestamp,
+            'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
+
+
+def curl(method, path, query=None, body=None, extra=None):
+    headers = signed(method, path, query)
+    headers.update(extra or {})
+    url = base + '/' + path
+    if query:
+        url += '?' + '&'.join(f'{k}={urllib.parse.quote(v, safe="")}' for k, v in query.items())
+    command = ['curl', '-sS', '-X', method, url]
+    for k, v in headers.items():
+        command += ['-H', f'{k}: {v}']
+    if body is not None:
+        command += ['--data-binary', body]
+    return subprocess.run(command, capture_output=True, check=True).stdout
+
+
+user = json.loads(curl('POST', 'users', body=json.dumps(
+    {'authData': {'anonymous': {'id': str(uuid.uuid4()).upper()}}})))
+session = user['sessionToken']
+read_query = {'limit': '20', 'order': '-createDate'}
+page = curl('GET', 'classes/Thread', read_query)
+threads = json.loads(page)['results']
+assert len(threads) == 20, page[:300]
+thread = threads[-1]['objectId']
+body_file = os.path.join(work, 'page.json')
+with open(body_file, 'wb') as f:
+    f.write(page)
+floor, floor_ready = start([bench, 'serve-floor', '--listen', '127.0.0.1:0', '--body', body_file])
+floor_base = floor_ready.strip().rstrip('/')
+
+
+def lua(method, headers, body=None):
+    lines = [f'wrk.method = "{method}"']
+    for k, v in headers.items():
+        lines.append(f'wrk.headers["{k}"] = "{v}"')
+    if body is not None:
+        lines.append('wrk.body = ' + json.dumps(body))
+    # Count answers that are not 2xx, so that a refused request is never counted as speed.
+    lines.append('''
+local bad = 0
+response = function(status, headers, body) if status >= 300 then bad = bad + 1 end end
+done = function(summary, latency, requests) io.write(string.format("refused %d\\n", bad)) end''')
+    path = os.path.join(work, f'{method}-{len(os.listdir(work))}.lua')
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines))
+    return path
+
+
+def wrk(url, script, connections):
+    output = subprocess.run(
+        ['wrk', '-t', str(min(connections, 2)), '-c', str(connections), '-d', f'{seconds}s',
+         '--latency', '-s', script, url], capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r'Requests/sec:\s+([\d.]+)', output).group(1))
+
+    def percentile(p):
+        value, unit = re.search(rf'\n\s+{p}%\s+([\d.]+)(us|ms|s)', output).groups()
+        return float(value) * {'us': 0.001, 'ms': 1, 's': 1000}[unit]
+
+    refused = int(re.search(r'refused (\d+)', output).group(1))
+    errors = re.search(r'Socket errors:.*', output)
+    return rps, percentile(50), percentile(99), refused, errors.group(0) if errors else ''
+
+
+get_headers = signed('GET', 'classes/Thread', read_query)
+get_headers['X-NCMB-Apps-Session-Token'] = session
+get_script = lua('GET', get_headers)
+post_headers = signed('POST', 'classes/Comment')
+post_headers['X-NCMB-Apps-Session-Token'] = session
+post_body = json.dumps({'text': 'a comment from wrk',
+                        'thread': {'__type': 'Pointer', 'className': 'Thread', 'objectId': thread}})
+post_script = lua('POST', post_headers, post_body)
+get_url = base + '/classes/Thread?limit=20&order=-createDate'
+
+# The sqlite3 shell: the same page (public threads, newest first), 200 times in one process.
+query = ("SELECT objectId, createDate, updateDate, data FROM objects WHERE class = 'Thread' "
+         "AND instr(readers, ' * ') > 0 ORDER BY createDate DESC LIMIT 20;")
+shell_runs = 200
+started = time.perf_counter()
+subprocess.run(['sqlite3', db], input='.output /dev/null\n' + query * shell_runs, text=True,
+               check=True)
+shell_ms = (time.perf_counter() - started) * 1000 / shell_runs
+
+rows = []
+peak = 0
+for connections in connection_counts:
+    for name, url, script in [('GET floor (same bytes from memory)', floor_base + '/classes/Thread?limit=20&order=-createDate', get_script),
+                              ('GET /classes/Thread?limit=20&order=-createDate', get_url, get_script),
+                              ('POST /classes/Comment', base + '/classes/Comment', post_script)]:
+        rps, p50, p99, refused, errors = wrk(url, script, connections)
+        rows.append((name, connections, rps, p50, p99, refused, errors))
+    with open(f'/proc/{server.pid}/status') as f:
+        status = f.read()
+    rss = int(re.search(r'VmRSS:\s+(\d+)', status).group(1)) // 1024
+    peak = int(re.search(r'VmHWM:\s+(\d+)', status).group(1)) // 1024
+    rows.append(('server RSS now / peak (MB)', connections, rss, peak, None, 0, ''))
+
+print(f'board: {board}; {seconds} s a run; sqlite3 shell: {shell_ms:.2f} ms a query '
+      f'({1000 / shell_ms:.0f} a second on one connection)')
+print('| request | connections | requests/s | p50 ms | p99 ms | not 2xx | socket errors |')
+print('|---|---:|---:|---:|---:|---:|---|')
+for name, connections, rps, p50, p99, refused, errors in rows:
+    if p99 is None:
+        print(f'| {name} | {connections} | {rps} MB | peak {p50} MB | | | |')
+    else:
+        print(f'| {name} | {connections} | {rps:,.0f} | {p50:.2f} | {p99:.2f} | {refused} | {errors} |')
+for process in (server, floor):
+    process.terminate()
+    process.wait(timeout=60)
+shutil.rmtree(work)
