@@ -32,11 +32,17 @@ extension Board {
   /// The user whose handle is `handle` (`@bob` or `bob`); `E404001` when there is none.
   public func user(handle: String) throws -> User {
     let name = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
-    guard Board.isHandle(name),
-      let object = try client.find(
+    let exact =
+      Board.isHandle(name)
+      ? try client.find(
         Query(className: User.className, equalTo: ["userName": .string(name)], limit: 1)
-      ).first
-    else {
+      ).first : nil
+    if exact == nil, !name.isEmpty, name.count <= User.maximumDisplayNameLength,
+      let loose = try user(looselyNamed: name)
+    {
+      return loose  // `@ken` for @Ken1234567's handle in another case, or `@Ken`, the only Ken
+    }
+    guard let object = exact else {
       // Only a well-formed handle is repeated back: anything else may carry escapes.
       throw DatastoreError(
         .notFound, detail: Board.isHandle(name) ? "there is no user @\(name)" : "no such user")

@@ -9,8 +9,8 @@ enum CommandRegistry {
     CommentCommand.self, ReplyCommand.self, ChatCommand.self, EditCommand.self,
     HistoryCommand.self, DeleteCommand.self, ImageCommand.self, DMCommand.self,
     InboxCommand.self, ModCommand.self,
-    WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self, QuitCommand.self,
-    InitCommand.self, KeysCommand.self, ServeCommand.self,
+    WhoCommand.self, WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self,
+    QuitCommand.self, InitCommand.self, KeysCommand.self, ServeCommand.self,
   ]
 
   static var names: [String] { all.map { $0.info.name } }

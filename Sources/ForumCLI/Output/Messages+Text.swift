@@ -21,3 +21,12 @@ extension Messages {
         + "入力してください")
   }
 }
+
+/// Sentences of `who`.
+extension Messages {
+  var youMark: String { japanese ? "(あなた)" : "(you)" }
+  var whoNameHeader: String { japanese ? "名前" : "name" }
+  var whoHandleHeader: String { japanese ? "ハンドル" : "handle" }
+  var whoActiveHeader: String { japanese ? "最後の活動" : "last active" }
+  var moderatorMark: String { japanese ? "モデレーター" : "moderator" }
+}
