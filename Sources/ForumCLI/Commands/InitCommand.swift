@@ -26,14 +26,8 @@ enum InitCommand: ForumCommand {
     while index < words.endIndex {
       let word = words[index]
       index += 1
-      if word.hasPrefix("--db=") {
-        location = String(word.dropFirst("--db=".count))
-      } else if word == "--db" {
-        guard index < words.endIndex, !words[index].hasPrefix("--") else {
-          throw CLIError.usage("--db needs a value")
-        }
-        location = words[index]
-        index += 1
+      if let given = try databaseOption(word, in: words, at: &index) {
+        location = given
       } else if word != "--json" && word != "--no-color" {
         throw CLIError.usage(
           "init takes only --db PATH|URI, not \(SafeText.sanitize(word)); see forum help init")
@@ -41,6 +35,21 @@ enum InitCommand: ForumCommand {
     }
     guard let location, !location.isEmpty else { return global() }
     return ImageFile.expandTilde(location)
+  }
+
+  /// `--db=VALUE`, or `--db` and the next word (advancing `index` past it): the location given,
+  /// or nil when `word` is not `--db`. Shared by the commands that run before sign-in (`init`,
+  /// `keys`), which read their own `--db` after the command word.
+  static func databaseOption(_ word: String, in words: ArraySlice<String>, at index: inout Int)
+    throws -> String?
+  {
+    if word.hasPrefix("--db=") { return String(word.dropFirst("--db=".count)) }
+    guard word == "--db" else { return nil }
+    guard index < words.endIndex, !words[index].hasPrefix("--") else {
+      throw CLIError.usage("--db needs a value")
+    }
+    defer { index += 1 }
+    return words[index]
   }
 
   /// Installs the schema; returns the line to print.

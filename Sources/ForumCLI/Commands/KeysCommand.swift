@@ -36,14 +36,8 @@ enum KeysCommand: ForumCommand {
     while index < words.endIndex {
       let word = words[index]
       index += 1
-      if word.hasPrefix("--db=") {
-        location = String(word.dropFirst("--db=".count))
-      } else if word == "--db" {
-        guard index < words.endIndex, !words[index].hasPrefix("--") else {
-          throw CLIError.usage("--db needs a value")
-        }
-        location = words[index]
-        index += 1
+      if let given = try InitCommand.databaseOption(word, in: words, at: &index) {
+        location = given
       } else if word == "--rotate" {
         request.rotate = true
       } else if word == "--json" {
@@ -53,7 +47,8 @@ enum KeysCommand: ForumCommand {
           "keys takes only --db PATH|URI, --json and --rotate, not \(SafeText.sanitize(word))")
       }
     }
-    request.location = (location?.isEmpty == false ? location! : global())
+    request.location =
+      location.flatMap { $0.isEmpty ? nil : ImageFile.expandTilde($0) } ?? global()
     return request
   }
 
