@@ -17,6 +17,24 @@ enum BusyWait {
     let naps = max(1, Int(timeout * 1000) / Int(nap))
     sqlite3_busy_handler(handle, busyHandler, UnsafeMutableRawPointer(bitPattern: naps))
   }
+
+  /// Runs `body` again while it fails with SQLITE_BUSY, in the same naps and up to the same limit.
+  /// For statements SQLite fails at once instead of calling the busy handler: switching a new file
+  /// to WAL while another process opening it holds its shared lock.
+  static func retrying<T>(timeout: TimeInterval = 60, _ body: () throws -> T) throws -> T {
+    let naps = max(1, Int(timeout * 1000) / Int(nap))
+    var count = 0
+    while true {
+      do {
+        return try body()
+      } catch let error as SQLiteError where error.primaryCode == SQLITE_BUSY {
+        if Interrupt.requested || count >= naps { throw error }
+        if count == 1000 / Int(nap) { Interrupt.onLongWait?() }
+        count += 1
+        sqlite3_sleep(nap)
+      }
+    }
+  }
 }
 
 private func busyHandler(_ context: UnsafeMutableRawPointer?, _ count: Int32) -> Int32 {

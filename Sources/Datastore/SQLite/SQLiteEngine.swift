@@ -62,7 +62,9 @@ final class SQLiteEngine: DatastoreEngine {
         throw DatastoreError(
           .systemError, detail: "\(path) is an SQLite database of another program")
       }
-      let mode = try connection.prepare("PRAGMA journal_mode = WAL").firstRow { try $0.text(0) }
+      let mode = try BusyWait.retrying {
+        try connection.prepare("PRAGMA journal_mode = WAL").firstRow { try $0.text(0) }
+      }
       if mode != "wal" {
         throw DatastoreError(.systemError, detail: "database \(path) cannot use WAL mode")
       }
