@@ -42,11 +42,17 @@ extension DatastoreClient {
     return try readingEngine.unread(parentClass, objectIds: ids, countUpTo: limit, as: principals)
   }
 
-  /// The earlier revisions of an object you can read, oldest first.
-  public func revisions(_ className: String, objectId: String) throws -> [Revision] {
+  /// The earlier revisions of an object you can read that are kept, oldest first: up to
+  /// `limit` after `skip`, with how many there are.
+  public func revisions(
+    _ className: String, objectId: String, skip: Int = 0, limit: Int = Revision.kept
+  ) throws -> RevisionPage {
     try DatastoreClient.validate(className: className)
     guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
-    return try readingEngine.revisions(className, objectId: objectId, as: principals)
+    guard skip >= 0 else { throw DatastoreError.invalid("skip") }
+    guard (1...Revision.kept).contains(limit) else { throw DatastoreError.invalid("limit") }
+    return try readingEngine.revisions(
+      className, objectId: objectId, skip: skip, limit: limit, as: principals)
   }
 
   /// Takes down someone's public object, leaving a tombstone (`ModerationRule`).

@@ -277,6 +277,10 @@ public final class DatastoreClient {
 
   static let reservedFields: Set<String> = ["objectId", "createDate", "updateDate", "acl"]
   static let maximumTextBytes = 1_000_000
+  /// A whole object as JSON text, and how deep it may nest: held by each engine's server side
+  /// (SQLite triggers, PostgreSQL's check), so an app or a member with psql is bound too.
+  static let maximumObjectBytes = 2_000_000
+  static let maximumObjectDepth = 100
 
   static func validate(className: String) throws {
     guard !className.isEmpty else { throw DatastoreError.empty("className") }
@@ -292,7 +296,12 @@ public final class DatastoreClient {
     }
   }
 
-  private static func validate(value: JSONValue, field: String) throws {
+  /// `level` is the value's depth in the object (a field is at level 1), bounded as the engines
+  /// bound it; the engines' own checks hold for writers that come past this client.
+  private static func validate(value: JSONValue, field: String, level: Int = 1) throws {
+    guard level <= maximumObjectDepth else {
+      throw DatastoreError.invalid(field, "nested deeper than \(maximumObjectDepth) levels")
+    }
     switch value {
     case .string(let text):
       // SQLite cuts bound text at a NUL, so a stored NUL could never be matched or shown whole.
@@ -305,11 +314,11 @@ public final class DatastoreClient {
     case .double(let number):
       guard number.isFinite else { throw DatastoreError.invalid(field, "not a finite number") }
     case .array(let values):
-      for value in values { try validate(value: value, field: field) }
+      for value in values { try validate(value: value, field: field, level: level + 1) }
     case .object(let nested):
       for (key, value) in nested {
         guard !key.isEmpty, key.utf8.count <= 64 else { throw DatastoreError.invalid(field) }
-        try validate(value: value, field: field)
+        try validate(value: value, field: field, level: level + 1)
       }
     case .null, .bool, .int: break
     }

@@ -44,9 +44,14 @@ extension Board {
     return ForumComment(updated, threadNumber: threadNumber, viewer: me.objectId)
   }
 
-  /// The earlier texts of a thread (title and description) or comment, oldest first, then the
-  /// current one; each with the time it was written.
-  public func history(of thread: Int, comment: Int?) throws -> [Revision] {
+  /// The earlier texts of a thread (title and description) or comment that are kept, oldest
+  /// first, then the current one; each with the time it was written; `pageSize` a page. Only
+  /// the first and the latest revisions are kept (`Revision.kept`): the numbers skip the rest.
+  /// `pages` is how many pages there are; a page past them is empty.
+  public func history(of thread: Int, comment: Int?, page: Int = 1) throws -> (
+    page: Page<Revision>, pages: Int
+  ) {
+    let skip = try Board.offset(page: page)
     let threadObject = try threadObject(thread)
     let object = try comment.map { try commentObject($0, of: threadObject) } ?? threadObject
     guard object["moderatedDate"] == nil else {
@@ -54,15 +59,21 @@ extension Board {
         .notFound, detail: "\(label(thread, comment)) was deleted by a moderator")
     }
     let className = comment == nil ? Board.threadClass : Board.commentClass
-    let earlier = try client.revisions(className, objectId: object.objectId)
+    let earlier = try client.revisions(
+      className, objectId: object.objectId, skip: skip, limit: Board.pageSize)
     let fields = comment == nil ? ["title", "description"] : ["text"]
     var current: [String: JSONValue] = [:]
-    for field in fields { current[field] = object[field] }
-    return earlier + [
-      Revision(
-        number: earlier.count + 1, date: object["editDate"]?.intValue ?? object.createDate,
-        fields: current)
-    ]
+    for field in fields { current[field] = object.isDamaged ? nil : object[field] }
+    let total = earlier.count + 1
+    var items = earlier.revisions
+    if skip + Board.pageSize > earlier.count && skip <= earlier.count {
+      items.append(
+        Revision(
+          number: earlier.lastNumber + 1,
+          date: object["editDate"]?.intValue ?? object.createDate, fields: current))
+    }
+    let pages = (total - 1) / Board.pageSize + 1
+    return (Page(items: items, number: page, hasMore: skip + Board.pageSize < total), pages)
   }
 
   /// A taken-down post is gone for editing too; someone else's post is refused saying whose.

@@ -120,3 +120,38 @@ struct EditAndReplyTests {
     #expect(try forum.storedThreads().count == 1)
   }
 }
+
+/// `history` of a post edited many times is paged like `show` (issue 22): 20 a page, `--page N`,
+/// `--page last`, a page past the end exits 4; the revisions the engine no longer keeps are one
+/// line, and `--json` carries the paging fields.
+@Suite("a long history")
+struct LongHistoryTests {
+  @Test func isPagedAndSaysWhatIsNotKept() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "t"])
+    try forum.ok(["comment", "1", "edit 0"])
+    let edits = try forum.script((1...130).map { "edit 1/1 edit \($0)" })
+    #expect(edits.status == 0, "\(edits.summary)")
+    let first = try forum.ok(["history", "1/1"], profile: "bob").stdoutLines
+    #expect(first.count < 50, "one page: \(first.count) lines")
+    #expect(first.first?.hasPrefix("revision 1 ·") == true, "\(first)")
+    #expect(first.contains("(revisions 2–31 not kept)"), "\(first)")
+    #expect(first.contains { $0.hasPrefix("revision 32 ·") }, "\(first)")
+    #expect(first.last == "page 1/6 — more: history 1/1 --page 2", "\(first)")
+    let last = try forum.ok(["history", "1/1", "--page", "last"], profile: "bob").stdoutLines
+    #expect(last.first?.hasPrefix("revision 131 (current) ·") == true, "\(last)")
+    #expect(last.last == "page 6/6", "\(last)")
+    let past = try forum.run(["history", "1/1", "--page", "7"], profile: "bob")
+    #expect(past.status == 4 && past.stderr.contains("history 1/1 --page 6"), "\(past.summary)")
+    let json = try forum.ok(["--json", "history", "1/1", "--page", "2"], profile: "bob").json()
+    #expect(json["page"] as? Int == 2 && json["hasMore"] as? Bool == true, "\(json)")
+    #expect(json.objects("results").compactMap { $0["revision"] as? Int } == Array(51...70))
+    let japanese = try forum.run(["history", "1/1"], profile: "bob", lang: JapaneseTests.ja)
+    #expect(japanese.stdout.contains("(版 2–31 は残っていません)"), "\(japanese.summary)")
+    // The engine keeps the first and the latest 99 of them, whoever edits.
+    let kept = try ForumFixture.launch(
+      "/usr/bin/sqlite3", arguments: [forum.db, "SELECT count(*) FROM revisions"],
+      environment: forum.environment(), input: Data(), timeout: 60)
+    #expect(kept.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "100")
+  }
+}

@@ -24,6 +24,11 @@ struct HostileRowTests {
     try forum.ok(["--json", "whoami"], profile: profile).json().string("userName") ?? ""
   }
 
+  /// What someone with the file runs before writing a row over the object limits: the limits
+  /// are triggers, which sqlite3 may drop like any other.
+  static let dropLimits =
+    "DROP TRIGGER IF EXISTS objects_shape_insert; DROP TRIGGER IF EXISTS objects_shape_update; "
+
   /// An OSC 52 sequence: a terminal that obeys it sets its clipboard.
   static let clipboard = "char(27) || ']52;c;cHc=' || char(7)"
 
@@ -136,11 +141,13 @@ struct OneBadRowTests {
     ("a thread's data that is not an object", data("Thread", "'[]'", number: 2), true),
     (
       "JSON nested 600 deep in a thread",
-      set("Thread", "deep", "json(printf('%.*c', 600, '[') || printf('%.*c', 600, ']'))"), true
+      HostileRowTests.dropLimits
+        + set("Thread", "deep", "json(printf('%.*c', 600, '[') || printf('%.*c', 600, ']'))"), true
     ),
     (
       "JSON nested 600 deep in a comment",
-      set("Comment", "deep", "json(printf('%.*c', 600, '[') || printf('%.*c', 600, ']'))"), true
+      HostileRowTests.dropLimits
+        + set("Comment", "deep", "json(printf('%.*c', 600, '[') || printf('%.*c', 600, ']'))"), true
     ),
     ("a revision that is not JSON", "UPDATE revisions SET data = '{\"text\":'", true),
     (
@@ -236,14 +243,15 @@ struct DamagedRowTests {
     try forum.ok(["dm", bob, "secret hi"])
     try HostileRowTests.sqlite(
       forum,
-      """
-      UPDATE objects SET data = json_set(data, '$.deep', \(deep))
-        WHERE (class = 'Thread' AND json_extract(data, '$.number') = 2)
-          OR (class = 'Comment' AND json_extract(data, '$.text') = 'bob says hi')
-          OR class = 'Message';
-      UPDATE objects SET data = '[]'
-        WHERE class = 'Thread' AND json_extract(data, '$.number') = 3;
-      """)
+      HostileRowTests.dropLimits
+        + """
+        UPDATE objects SET data = json_set(data, '$.deep', \(deep))
+          WHERE (class = 'Thread' AND json_extract(data, '$.number') = 2)
+            OR (class = 'Comment' AND json_extract(data, '$.text') = 'bob says hi')
+            OR class = 'Message';
+        UPDATE objects SET data = '[]'
+          WHERE class = 'Thread' AND json_extract(data, '$.number') = 3;
+        """)
     return (forum, bob)
   }
 
@@ -313,5 +321,45 @@ struct DamagedRowTests {
     let inbox = try forum.ok(["--json", "inbox"]).json().objects("results")
     let last = try #require(inbox.first?["lastMessage"] as? [String: Any], "\(inbox)")
     #expect(last["damaged"] as? Bool == true && last["text"] == nil, "\(last)")
+  }
+}
+
+/// The object limits are the file's own (triggers, as PostgreSQL's check): an app through
+/// `forum serve` and a program writing rows with SQL are refused like the board's own writes.
+@Suite("the object limits on SQLite")
+struct SQLiteObjectLimitTests {
+  @Test func theTriggersRefuseAnObjectTooLargeOrTooDeep() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "first"])
+    let writes = [
+      "UPDATE objects SET data = json_set(data, '$.big', printf('%.*c', 2000000, 'x')) "
+        + "WHERE class = 'Thread'",
+      "UPDATE objects SET data = json_set(data, '$.deep', "
+        + "json(printf('%.*c', 101, '[') || printf('%.*c', 101, ']'))) WHERE class = 'Thread'",
+      "INSERT INTO objects(class, objectId, createDate, updateDate, readers, writers, data) "
+        + "SELECT 'Note', 'AAAAAAAAAAAAAAAB', 0, 0, ' * ', ' ', "
+        + "'{\"deep\":' || printf('%.*c', 3000, '[') || printf('%.*c', 3000, ']') || '}'",
+    ]
+    func rows() throws -> String {
+      try ForumFixture.launch(
+        "/usr/bin/sqlite3", arguments: [forum.db, "SELECT * FROM objects ORDER BY id"],
+        environment: forum.environment(), input: Data(), timeout: 60
+      ).stdout
+    }
+    let before = try rows()
+    for sql in writes {
+      let result = try ForumFixture.launch(
+        "/usr/bin/sqlite3", arguments: [forum.db, sql], environment: forum.environment(),
+        input: Data(), timeout: 60)
+      #expect(result.status != 0 && result.stderr.contains("E400002"), "\(sql): \(result.summary)")
+    }
+    #expect(try rows() == before, "a refused write changed a row")
+    // Within the limits, sqlite3 still writes; the board reads on.
+    try HostileRowTests.sqlite(
+      forum,
+      "UPDATE objects SET data = json_set(data, '$.deep', "
+        + "json(printf('%.*c', 100, '[') || printf('%.*c', 100, ']'))) WHERE class = 'Thread'")
+    #expect(try rows() != before)
+    try forum.ok(["show", "1"])
   }
 }

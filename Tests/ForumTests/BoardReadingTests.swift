@@ -100,6 +100,30 @@ struct BoardReadingTests {
     #expect(try alice.thread(1).unread == 5)
   }
 
+  /// A post edited again and again keeps its first revision and the latest 99, on each engine
+  /// (its triggers drop the rest), and its history is paged with the true numbers.
+  @Test(arguments: EngineFixtures.all)
+  func onlyTheFirstAndTheLatestRevisionsAreKept(_ engine: any EngineFixture) throws {
+    let world = try BoardWorld(engine)
+    let alice = try world.board("alice")
+    let bob = try world.board("bob")
+    try alice.createThread(title: "t", description: "", image: nil)
+    try alice.addComment(to: 1, text: "edit 0")
+    for edit in 1...130 { try alice.editComment(1, inThread: 1, text: "edit \(edit)") }
+    let first = try bob.history(of: 1, comment: 1)
+    #expect(first.pages == 6)
+    #expect(first.page.items.map(\.number) == [1] + Array(32...50))
+    #expect(first.page.items.first?.fields["text"] == .string("edit 0"))
+    #expect(first.page.items.last?.fields["text"] == .string("edit 49"))
+    #expect(first.page.hasMore)
+    let last = try bob.history(of: 1, comment: 1, page: 6)
+    #expect(last.page.items.map(\.number) == [131] && !last.page.hasMore)
+    #expect(last.page.items.first?.fields["text"] == .string("edit 130"))
+    #expect(
+      try bob.history(of: 1, comment: 1, page: 5).page.items.map(\.number) == Array(111...130))
+    #expect(try bob.history(of: 1, comment: 1, page: 7).page.items.isEmpty)
+  }
+
   @Test(arguments: EngineFixtures.all)
   func editsKeepTheirRevisionsAndOnlyTheAuthorEdits(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
@@ -112,7 +136,7 @@ struct BoardReadingTests {
     #expect(edited.text == "second text")
     #expect(edited.editDate != nil)
     try alice.editComment(1, inThread: 1, text: "third text")
-    let history = try bob.history(of: 1, comment: 1)
+    let history = try bob.history(of: 1, comment: 1).page.items
     #expect(
       history.map { $0.fields["text"]?.stringValue } == ["first text", "second text", "third text"])
     #expect(history.map(\.number) == [1, 2, 3])
@@ -127,7 +151,7 @@ struct BoardReadingTests {
     let thread = try bob.thread(1)
     #expect(thread.title == "after" && thread.description == "d1" && thread.editDate != nil)
     #expect(
-      try bob.history(of: 1, comment: nil).map { $0.fields["title"]?.stringValue } == [
+      try bob.history(of: 1, comment: nil).page.items.map { $0.fields["title"]?.stringValue } == [
         "before", "after",
       ])
 
@@ -231,7 +255,7 @@ struct BoardReadingTests {
     _ = try? alicePsql.query(
       "UPDATE forum.objects SET data = data || '{\"editDate\": 1}'::jsonb WHERE class = 'Comment'")
     #expect(try alice.comment(1, inThread: 1).editDate != 1)
-    #expect(try alice.history(of: 1, comment: 1).count == 2)
+    #expect(try alice.history(of: 1, comment: 1).page.items.count == 2)
     #expect(try alice.thread(1).unread == 0)
   }
 

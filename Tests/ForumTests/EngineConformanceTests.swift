@@ -74,7 +74,7 @@ struct EngineConformanceTests {
         }
         read(person, "history \(number)") {
           text(
-            try board.history(of: number, comment: nil).map {
+            try board.history(of: number, comment: nil).page.items.map {
               .array([.int(Int64($0.number)), .int($0.date), .object($0.fields)])
             })
         }
@@ -255,6 +255,62 @@ struct EngineConformanceTests {
       }
       #expect(differences.isEmpty, "\(differences.count) lines differ")
     }
+  }
+
+  /// An object's size and depth are bounded by the engine itself, the same on each (PostgreSQL
+  /// a check, SQLite triggers): whatever writes it, an app through `forum serve` included.
+  @Test("an object over 2,000,000 bytes or nested over 100 levels is refused on every engine")
+  func objectShapeIsTheEngines() throws {
+    // `levels` arrays and objects, one in another: the innermost is at that level of the object.
+    func nested(_ levels: Int, innermost: JSONValue?) -> JSONValue {
+      var value: JSONValue = innermost.map { .array([$0]) } ?? .array([])
+      for level in 1..<levels {
+        value = level.isMultiple(of: 2) ? .array([value]) : .object(["a": value])
+      }
+      return value
+    }
+    let text = JSONValue.string(String(repeating: "x", count: 900_000))
+    let cases: [(String, [String: JSONValue])] = [
+      ("two texts of 900 kB", ["a": text, "b": text]),
+      ("three texts of 900 kB", ["a": text, "b": text, "c": text]),
+      ("100 levels", ["deep": nested(100, innermost: nil)]),
+      ("101 levels", ["deep": nested(101, innermost: nil)]),
+      ("a number at level 101", ["deep": nested(100, innermost: .int(1))]),
+      ("5000 levels", ["deep": nested(5000, innermost: nil)]),
+    ]
+    var outcomes: [String] = []
+    for engine in EngineFixtures.all {
+      let database = try engine.makeDatabase(rules: Board.rules, indexes: Board.indexes)
+      let root = try makeTemporaryDirectory("EngineConformanceTests")
+      defer { try? FileManager.default.removeItem(atPath: root) }
+      let store = try Datastore.open(
+        try database.location(as: "alice"), rules: Board.rules, indexes: Board.indexes)
+      let (client, _) = try store.signIn(
+        profile: "alice", in: ProfileStore(directory: root + "/profiles"))
+      let note = try client.create("Note", fields: ["n": .int(0)])
+      for (name, fields) in cases {
+        for write in ["create", "update"] {
+          do {
+            if write == "create" {
+              _ = try client.create("Note", fields: fields)
+            } else {
+              _ = try client.update("Note", objectId: note.objectId, set: fields)
+            }
+            outcomes.append("\(engine) \(write) \(name): stored")
+          } catch let error as DatastoreError {
+            outcomes.append("\(engine) \(write) \(name): \(error.code.rawValue)")
+          }
+        }
+      }
+    }
+    let expected = ["stored", "E400002", "stored", "E400002", "E400002", "E400002"]
+    #expect(
+      outcomes
+        == EngineFixtures.all.flatMap { engine in
+          zip(cases, expected).flatMap { item in
+            ["create", "update"].map { "\(engine) \($0) \(item.0.0): \(item.1)" }
+          }
+        })
   }
 
   /// The size limits belong to the board: a process that opens it with a higher limit gets the

@@ -17,10 +17,11 @@ public protocol ReadingEngine: AnyObject {
   )
     throws -> [String: UnreadState]
 
-  /// The earlier revisions of an object the caller can read, oldest first (`E404001` when the
-  /// object is missing or unreadable).
-  func revisions(_ className: String, objectId: String, as caller: Principals) throws
-    -> [Revision]
+  /// Up to `limit` of the kept revisions of an object the caller can read, oldest first, after
+  /// `skip` (`E404001` when the object is missing or unreadable).
+  func revisions(
+    _ className: String, objectId: String, skip: Int, limit: Int, as caller: Principals
+  ) throws -> RevisionPage
 
   /// Takes down a public object under the class's `ModerationRule`: `E403001` unless the caller
   /// is in its role; `E404001` when missing, not public or already taken down.
@@ -58,7 +59,12 @@ public struct UnreadState: Equatable, Sendable {
 
 /// An earlier state of an edited object: the revisioned fields as they were, and since when.
 public struct Revision: Equatable, Sendable {
-  /// 1 for the original text, 2 for the first edit, …
+  /// How many revisions of one object are kept: the first and the latest `kept - 1`. The
+  /// engine drops the others as it writes a new one (a member with psql editing a post 10,000
+  /// times must not fill the disk or a history page).
+  public static let kept = 100
+
+  /// 1 for the original text, 2 for the first edit, … (numbers of dropped revisions are gaps).
   public let number: Int
   /// When this text was written (the object's createDate or an edit's date), milliseconds.
   public let date: Int64
@@ -68,5 +74,20 @@ public struct Revision: Equatable, Sendable {
     self.number = number
     self.date = date
     self.fields = fields
+  }
+}
+
+/// One page of an object's kept revisions.
+public struct RevisionPage: Equatable, Sendable {
+  public let revisions: [Revision]
+  /// How many are kept in all (at most `Revision.kept`).
+  public let count: Int
+  /// The number of the latest kept revision; 0 when there is none.
+  public let lastNumber: Int
+
+  public init(revisions: [Revision], count: Int, lastNumber: Int) {
+    self.revisions = revisions
+    self.count = count
+    self.lastNumber = lastNumber
   }
 }

@@ -92,18 +92,25 @@ extension PostgresEngine {
     return states
   }
 
-  func revisions(_ className: String, objectId: String, as caller: Principals) throws
-    -> [Revision]
-  {
+  func revisions(
+    _ className: String, objectId: String, skip: Int, limit: Int, as caller: Principals
+  ) throws -> RevisionPage {
     _ = try get(className, objectId: objectId, as: caller)  // readable, or E404001
-    let result = try run(
-      "SELECT date, data::text FROM forum.revisions WHERE object_id = $1 ORDER BY id",
+    let totals = try run(
+      "SELECT count(*), coalesce(max(number), 0) FROM forum.revisions WHERE object_id = $1",
       [.text(objectId)])
-    return try (0..<result.rowCount).map { row in
+    let result = try run(
+      """
+      SELECT date, data::text, number FROM forum.revisions WHERE object_id = $1
+      ORDER BY id LIMIT $2 OFFSET $3
+      """, [.text(objectId), .text(String(limit)), .text(String(skip))])
+    let revisions = (0..<result.rowCount).map { row in
       Revision(
-        number: row + 1, date: result.int(row, 0),
-        fields: try JSONValue.parse(result.text(row, 1) ?? "{}").objectValue ?? [:])
+        number: Int(result.int(row, 2)), date: result.int(row, 0),
+        fields: JSONValue.storedFields(result.text(row, 1) ?? "{}").fields)
     }
+    return RevisionPage(
+      revisions: revisions, count: Int(totals.int(0, 0)), lastNumber: Int(totals.int(0, 1)))
   }
 
   func moderate(_ className: String, objectId: String, as caller: Principals) throws {

@@ -528,9 +528,14 @@ struct PostgresRules: Equatable {
       let editDate = PostgresRules.literal(rule.editDateField)
       sql += """
           IF OLD.class = \(PostgresRules.literal(rule.className))\(tombstone) AND (\(changed)) THEN
-            INSERT INTO forum.revisions(object_id, date, data)
+            INSERT INTO forum.revisions(object_id, date, data, number)
             VALUES (OLD.object_id, coalesce((OLD.data->>\(editDate))::bigint, OLD.create_date),
-                    jsonb_build_object(\(old)));
+                    jsonb_build_object(\(old)), coalesce((SELECT max(number) FROM forum.revisions
+                      WHERE object_id = OLD.object_id), 0) + 1);
+            -- Only the first and the latest are kept.
+            DELETE FROM forum.revisions WHERE object_id = OLD.object_id AND number > 1
+              AND number <= (SELECT max(number) FROM forum.revisions
+                WHERE object_id = OLD.object_id) - \(Revision.kept - 1);
             NEW.data := NEW.data || jsonb_build_object(\(editDate), NEW.update_date);
           END IF;
 

@@ -123,7 +123,19 @@ enum PostgresSchema {
       $$;
     GRANT EXECUTE ON FUNCTION forum.shape_within(jsonb, integer, integer) TO forum_member;
     ALTER TABLE forum.objects ADD CONSTRAINT objects_shape_within
-      CHECK (forum.shape_within(data, 101, 2000000)) NOT VALID;
+      CHECK (forum.shape_within(data, \(DatastoreClient.maximumObjectDepth + 1), \(DatastoreClient.maximumObjectBytes))) NOT VALID;
+    """,
+    // Issue 22: each revision keeps its number, so that only the first and the latest
+    // `Revision.kept - 1` need be kept (the revision trigger drops the rest as it writes one: a
+    // member editing a post 10,000 times filled the table); older objects are cut down here.
+    """
+    ALTER TABLE forum.revisions ADD COLUMN IF NOT EXISTS number bigint;
+    UPDATE forum.revisions r SET number = ranked.n
+      FROM (SELECT id, row_number() OVER (PARTITION BY object_id ORDER BY id) AS n
+            FROM forum.revisions) ranked
+      WHERE ranked.id = r.id;
+    DELETE FROM forum.revisions r WHERE number > 1 AND number <= (SELECT max(x.number)
+      FROM forum.revisions x WHERE x.object_id = r.object_id) - \(Revision.kept - 1);
     """,
   ]
 

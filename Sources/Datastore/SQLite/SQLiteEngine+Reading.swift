@@ -128,19 +128,27 @@ extension SQLiteEngine {
     return states
   }
 
-  func revisions(_ className: String, objectId: String, as caller: Principals) throws
-    -> [Revision]
-  {
+  func revisions(
+    _ className: String, objectId: String, skip: Int, limit: Int, as caller: Principals
+  ) throws -> RevisionPage {
     _ = try get(className, objectId: objectId, as: caller)  // readable, or E404001
-    let rows = try guarded {
-      try connection.prepare("SELECT date, data FROM revisions WHERE object = ? ORDER BY id")
-        .rows([.text(objectId)]) { row in
-          // A revision written by hand that cannot be read shows as one with no fields.
-          (row.int(0), (try? JSONValue.parse(row.lossyText(1) ?? "{}"))?.objectValue ?? [:])
-        }
-    }
-    return rows.enumerated().map {
-      Revision(number: $0.offset + 1, date: $0.element.0, fields: $0.element.1)
+    return try guarded {
+      let (count, last) =
+        try connection.prepare(
+          """
+          SELECT count(*), (SELECT number FROM revisions WHERE object = ?1 ORDER BY id DESC LIMIT 1)
+          FROM revisions WHERE object = ?1
+          """
+        ).firstRow([.text(objectId)]) { (Int($0.int(0)), Int($0.int(1))) } ?? (0, 0)
+      let rows = try connection.prepare(
+        "SELECT date, data, number FROM revisions WHERE object = ? ORDER BY id LIMIT ? OFFSET ?"
+      ).rows([.text(objectId), .integer(Int64(limit)), .integer(Int64(skip))]) { row in
+        // A revision written by hand that cannot be read shows as one with no fields.
+        Revision(
+          number: Int(row.int(2)), date: row.int(0),
+          fields: JSONValue.storedFields(row.lossyText(1) ?? "{}").fields)
+      }
+      return RevisionPage(revisions: rows, count: count, lastNumber: last)
     }
   }
 

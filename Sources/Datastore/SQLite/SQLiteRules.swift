@@ -9,8 +9,9 @@
 /// model), and a guard would parse every parent's JSON again on every comment.
 enum SQLiteRules {
   /// Bumped when the trigger text below changes, so open files get the new triggers (5: the
-  /// owners' children indexes; 6: a count never goes below zero, an edit is dated as its row).
-  static let format = 6
+  /// owners' children indexes; 6: a count never goes below zero, an edit is dated as its row;
+  /// 7: revisions are numbered, and only the first and the latest are kept).
+  static let format = 7
 
   /// A millisecond clock in SQL (SQLite 3.40 has no `unixepoch('subsec')`). `now` is fixed for
   /// the length of one statement, triggers included.
@@ -97,7 +98,8 @@ enum SQLiteRules {
   }
 
   /// After an update that changes a revisioned field: the old values become a revision (dated
-  /// when they were written) and the object gets its edit date. A tombstone is no edit.
+  /// when they were written, numbered after the last) and the object gets its edit date; of its
+  /// revisions only the first and the latest `Revision.kept - 1` stay. A tombstone is no edit.
   private static func revisionTrigger(_ rule: RevisionRule, _ rules: EngineRules) -> String {
     let changed = rule.fields.map {
       "json_extract(OLD.data, \(path($0))) IS NOT json_extract(NEW.data, \(path($0)))"
@@ -111,9 +113,14 @@ enum SQLiteRules {
     return """
       CREATE TRIGGER rule_revision_\(rule.className) AFTER UPDATE OF data ON objects
       WHEN NEW.class = '\(rule.className)'\(tombstone) AND (\(changed)) BEGIN
-      INSERT INTO revisions(object, date, data) VALUES (OLD.objectId,
+      INSERT INTO revisions(object, date, data, number) VALUES (OLD.objectId,
         coalesce(json_extract(OLD.data, \(path(rule.editDateField))), OLD.createDate),
-        json_object(\(old)));
+        json_object(\(old)), coalesce((SELECT number FROM revisions WHERE object = OLD.objectId
+          ORDER BY id DESC LIMIT 1), 0) + 1);
+      DELETE FROM revisions WHERE object = OLD.objectId
+        AND id > (SELECT min(id) FROM revisions WHERE object = OLD.objectId)
+        AND id < (SELECT id FROM revisions WHERE object = OLD.objectId
+          ORDER BY id DESC LIMIT 1 OFFSET \(Revision.kept - 2));
       UPDATE objects SET data = json_set(data, \(path(rule.editDateField)), NEW.updateDate)
         WHERE id = NEW.id;
       END

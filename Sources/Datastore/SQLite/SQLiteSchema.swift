@@ -187,7 +187,50 @@ enum SQLiteSchema {
     // off the file. They would re-install their rules at every open, and a newer forum its own
     // right after, each time rewriting every child row; they refuse a newer schema instead.
     .sql("SELECT 1"),
+    // Version 11 (issue 22): no object over 2,000,000 bytes of JSON text or nested deeper than
+    // 100 levels, as PostgreSQL's `objects_shape_within`, whatever writes it (the board, an app
+    // through `forum serve`); rows written before are kept as they are. Levels are counted in
+    // each node's path (`$.a[0].b` is 3; a key holding `.` or `[` counts more), and only when the
+    // text holds over 100 brackets at all, so an ordinary write never walks its tree. Text that
+    // SQLite cannot read as JSON (nested past its own 2,000 levels) is refused the same way.
+    .sql(
+      """
+      CREATE TRIGGER objects_shape_insert BEFORE INSERT ON objects
+      WHEN \(outOfShape("NEW.data")) BEGIN
+        SELECT RAISE(ABORT, 'E400002 value');
+      END;
+      CREATE TRIGGER objects_shape_update BEFORE UPDATE OF data ON objects
+      WHEN \(outOfShape("NEW.data")) BEGIN
+        SELECT RAISE(ABORT, 'E400002 value');
+      END;
+      """),
+    // Version 12 (issue 22): each revision keeps its number, so that only the first and the
+    // latest `Revision.kept - 1` need be kept (the rules' revision trigger drops the rest as it
+    // writes one); an object edited more often before is cut down to them here.
+    .sql(
+      """
+      ALTER TABLE revisions ADD COLUMN number INTEGER;
+      UPDATE revisions SET number = ranked.n
+        FROM (SELECT id, row_number() OVER (PARTITION BY object ORDER BY id) AS n FROM revisions)
+          AS ranked
+        WHERE ranked.id = revisions.id;
+      DELETE FROM revisions WHERE number > 1 AND number <= (SELECT r.number FROM revisions r
+        WHERE r.object = revisions.object ORDER BY r.id DESC LIMIT 1) - \(Revision.kept - 1);
+      """),
   ])
+
+  /// True (in SQL) when the JSON text `data` is over `DatastoreClient.maximumObjectBytes` or
+  /// nests deeper than `DatastoreClient.maximumObjectDepth`.
+  private static func outOfShape(_ data: String) -> String {
+    let depth = DatastoreClient.maximumObjectDepth
+    return """
+      length(CAST(\(data) AS BLOB)) > \(DatastoreClient.maximumObjectBytes)
+        OR (length(\(data)) - length(replace(replace(\(data), '[', ''), '{', '')) > \(depth)
+          AND CASE WHEN NOT json_valid(\(data)) THEN 1
+            ELSE (SELECT max(length(fullkey) - length(replace(replace(fullkey, '.', ''), '[', '')))
+              FROM json_tree(\(data))) > \(depth) END)
+      """
+  }
 
   /// Adds `change` to the public row count of `className` (an SQL expression).
   private static func publicCount(_ className: String, by change: String) -> String {

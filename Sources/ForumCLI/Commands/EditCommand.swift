@@ -130,39 +130,56 @@ enum EditCommand: ForumCommand {
   }
 }
 
-/// `history 12/3`: every revision of a post with its time, oldest first.
+/// `history 12/3`: every kept revision of a post with its time, oldest first, 20 a page.
 enum HistoryCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "history", usage: "history THREAD[/COMMENT]",
+    name: "history", usage: "history THREAD[/COMMENT] [--page N|last]",
     summary: Localized(
       "the earlier versions of an edited thread or comment", "編集されたスレッドやコメントの以前の版"),
-    arguments: 1...1, completion: .threads)
+    details: Localized(
+      "Oldest first, 20 a page. The first version and the latest 99 are kept; the numbers of "
+        + "those dropped between them are skipped.",
+      "古い順に 1 ページ 20 件。最初の版と最新の 99 版が残り、その間の版の番号は飛びます。"),
+    options: ["page"], arguments: 1...1, completion: .threads)
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let target = try session.postReference(invocation.positionals[0])
-    let revisions: [Revision]
+    let (thread, comment): (Int, Int?)
     switch target {
-    case .thread(let number): revisions = try session.board.history(of: number, comment: nil)
-    case .comment(let thread, let number):
-      revisions = try session.board.history(of: thread, comment: number)
+    case .thread(let number): (thread, comment) = (number, nil)
+    case .comment(let number, let inThread): (thread, comment) = (number, inThread)
+    }
+    var number = try session.pageNumber(invocation, last: 1)
+    var (page, pages) = try session.board.history(of: thread, comment: comment, page: number)
+    if invocation.options["page"] == "last" && pages != number {
+      number = pages
+      (page, pages) = try session.board.history(of: thread, comment: comment, page: number)
+    }
+    let command = "history \(target.label.hasPrefix("#") ? String(thread) : target.label)"
+    guard !page.items.isEmpty else {
+      throw CLIError.notFound(session.messages.pastTheEnd(number, "\(command) --page \(pages)"))
     }
     if session.json {
-      session.emit(
-        .object([
-          "results": .array(
-            revisions.map { revision in
-              var fields = revision.fields
-              fields["revision"] = .int(Int64(revision.number))
-              fields["date"] = Board.dateJSON(revision.date)
-              return .object(fields)
-            })
-        ]))
+      session.emitPage(
+        page.items.map { revision in
+          var fields = revision.fields
+          fields["revision"] = .int(Int64(revision.number))
+          fields["date"] = Board.dateJSON(revision.date)
+          return .object(fields)
+        }, page: number, hasMore: page.hasMore)
       return .next
     }
     var lines: [String] = []
     let width = session.terminal.width
-    for revision in revisions {
-      let current = revision.number == revisions.count
+    var previous: Int?
+    for (index, revision) in page.items.enumerated() {
+      // Between the first and the latest kept, the dropped ones are said as a gap.
+      if let previous, revision.number > previous + 1 {
+        lines.append(
+          session.style.dim(session.messages.revisionsNotKept(previous + 1, revision.number - 1)))
+      }
+      previous = revision.number
+      let current = !page.hasMore && index == page.items.count - 1
       lines.append(
         session.style.bold(session.messages.revision(revision.number, current: current))
           + " · " + session.style.dim(LocalTime.string(milliseconds: revision.date)))
@@ -172,6 +189,11 @@ enum HistoryCommand: ForumCommand {
         let prefix = field == "text" ? "" : "\(field): "
         lines += SafeText.wrap(prefix + text, to: max(10, width - 4)).map { "    " + $0 }
       }
+    }
+    if pages > 1 {
+      var footer = "\(session.messages.page) \(number)/\(pages)"
+      if page.hasMore { footer += " — \(session.messages.more): \(command) --page \(number + 1)" }
+      lines.append(session.style.dim(footer))
     }
     session.printLines(lines)
     return .next

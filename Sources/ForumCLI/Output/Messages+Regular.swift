@@ -37,6 +37,12 @@ extension Messages {
     say(
       "Deleted \(what) as a moderator; a tombstone stays.", "モデレーターとして \(what) を削除しました (墓標が残ります)。")
   }
+  /// The revisions dropped between the first and the latest kept (`Revision.kept`).
+  func revisionsNotKept(_ first: Int, _ last: Int) -> String {
+    let range = first == last ? "\(first)" : "\(first)–\(last)"
+    return say("(revisions \(range) not kept)", "(版 \(range) は残っていません)")
+  }
+
   func revision(_ number: Int, current: Bool) -> String {
     current
       ? say("revision \(number) (current)", "版 \(number) (現在)")
