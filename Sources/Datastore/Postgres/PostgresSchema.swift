@@ -410,10 +410,11 @@ enum PostgresSchema {
       SELECT ARRAY['*']
         || coalesce((SELECT ARRAY[id] FROM forum.caller_id() AS id WHERE id IS NOT NULL),
                     '{}'::text[])
-        || coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
-                     FROM pg_roles r
-                     WHERE r.rolname LIKE 'forum\\_role\\_%' AND NOT forum.is_server()
-                       AND pg_has_role(session_user, r.oid, 'MEMBER')), '{}'::text[])
+        || CASE WHEN forum.is_server() THEN '{}'::text[] ELSE
+             coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
+                       FROM pg_roles r
+                       WHERE r.rolname LIKE 'forum\\_role\\_%'
+                         AND pg_has_role(session_user, r.oid, 'MEMBER')), '{}'::text[]) END
     $$;
 
     -- Hands out the next value of a named counter; only the definer triggers call it.
