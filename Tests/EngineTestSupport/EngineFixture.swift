@@ -138,6 +138,7 @@ public struct PostgresFixture: EngineFixture {
     var rows: [String] = []
     for table in [
       "meta", "objects", "files", "users", "counters", "read_positions", "revisions",
+      "private_objects",
     ] {
       rows.append("table \(table)")
       let text = try board.cluster.admin(
