@@ -444,7 +444,8 @@ final class PostgresEngine: DatastoreEngine {
     for className in privateClasses.sorted() {
       let from = source(className, ids: objectIds, values: &values)
       parts.append(
-        "SELECT \(PostgresEngine.columns) FROM \(from) WHERE o.object_id = ANY($1::text[])\(filter)")
+        "SELECT \(PostgresEngine.columns) FROM \(from) WHERE o.object_id = ANY($1::text[])\(filter)"
+      )
     }
     return try objects(run(parts.joined(separator: " UNION ALL "), values))
   }

@@ -191,188 +191,189 @@ struct PostgresRules: Equatable {
 
   var triggerSQL: String {
     guardSQL(name: "objects_guard", bookkeeping: "forum.is_bookkeeping()")
-      + guardSQL(name: "private_guard", bookkeeping: "(pg_trigger_depth() > 1 OR forum.is_trusted())")
+      + guardSQL(
+        name: "private_guard", bookkeeping: "(pg_trigger_depth() > 1 OR forum.is_trusted())")
       + privateSQL + """
 
-    CREATE OR REPLACE FUNCTION forum.objects_before_insert() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$
-    DECLARE
-      me text := forum.caller_id();
-      now_ms bigint := forum.now_ms();
-      parent record;
-      number bigint;
-      -- What the client sent, before the managed fields are taken out of it.
-      claimed jsonb := NEW.data;
-      -- The schema's owner (tests planting rows, administration) is trusted with authorship and
-      -- with parents it names; the bookkeeping (numbers, counters) still runs.
-      trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
-                                         WHERE nspname = 'forum');
-    BEGIN
-      NEW.create_date := now_ms;
-      NEW.update_date := now_ms;
-    \(insertBody)
-      RETURN NEW;
-    END
-    $$;
+        CREATE OR REPLACE FUNCTION forum.objects_before_insert() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        DECLARE
+          me text := forum.caller_id();
+          now_ms bigint := forum.now_ms();
+          parent record;
+          number bigint;
+          -- What the client sent, before the managed fields are taken out of it.
+          claimed jsonb := NEW.data;
+          -- The schema's owner (tests planting rows, administration) is trusted with authorship and
+          -- with parents it names; the bookkeeping (numbers, counters) still runs.
+          trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
+                                             WHERE nspname = 'forum');
+        BEGIN
+          NEW.create_date := now_ms;
+          NEW.update_date := now_ms;
+        \(insertBody)
+          RETURN NEW;
+        END
+        $$;
 
-    CREATE OR REPLACE FUNCTION forum.objects_after_delete() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$
-    BEGIN
-    \(deleteBody)
-      RETURN NULL;
-    END
-    $$;
+        CREATE OR REPLACE FUNCTION forum.objects_after_delete() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        BEGIN
+        \(deleteBody)
+          RETURN NULL;
+        END
+        $$;
 
-    CREATE OR REPLACE FUNCTION forum.objects_after_update() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$
-    BEGIN
-    \(updateBody)
-      RETURN NULL;
-    END
-    $$;
+        CREATE OR REPLACE FUNCTION forum.objects_after_update() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        BEGIN
+        \(updateBody)
+          RETURN NULL;
+        END
+        $$;
 
-    CREATE OR REPLACE FUNCTION forum.objects_revise() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$
-    BEGIN
-    \(reviseBody)
-      RETURN NEW;
-    END
-    $$;
+        CREATE OR REPLACE FUNCTION forum.objects_revise() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        BEGIN
+        \(reviseBody)
+          RETURN NEW;
+        END
+        $$;
 
-    CREATE OR REPLACE FUNCTION forum.moderate(target_class text, target_id text) RETURNS void
-    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$
-    DECLARE
-      old_file text;
-      stamp bigint := forum.now_ms();
-    BEGIN
-    \(moderateBody)
-      RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'nothing of this class is moderated';
-    END
-    $$;
+        CREATE OR REPLACE FUNCTION forum.moderate(target_class text, target_id text) RETURNS void
+        LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        DECLARE
+          old_file text;
+          stamp bigint := forum.now_ms();
+        BEGIN
+        \(moderateBody)
+          RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'nothing of this class is moderated';
+        END
+        $$;
 
-    -- The change feed: at commit (a deferred trigger), under one row lock held to the end of the
-    -- commit, so sequence numbers follow commit order and a reader that saw N has seen every
-    -- row below N. The notification carries nothing: any listener would see it, whatever the
-    -- row-level security; readers read the feed again through it.
-    CREATE OR REPLACE FUNCTION forum.objects_feed() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$
-    DECLARE
-      row_class text;
-      row_id text;
-      row_data jsonb;
-      row_readers text[];
-      change_kind smallint;
-      row_seq bigint;
-    BEGIN
-      -- A row of an owner-only table: members can neither take nor hold this lock.
-      PERFORM 1 FROM forum.feed_lock WHERE id = 1 FOR UPDATE;
-      IF TG_OP = 'DELETE' THEN
-        row_class := OLD.class; row_id := OLD.object_id; row_data := OLD.data;
-        row_readers := OLD.readers; change_kind := 3;
-      ELSE
-        row_class := NEW.class; row_id := NEW.object_id; row_data := NEW.data;
-        change_kind := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE 2 END;
-        IF TG_TABLE_NAME = 'private_objects' THEN
-          SELECT readers INTO row_readers FROM forum.private_objects WHERE id = NEW.id;
-        ELSE
-          SELECT readers INTO row_readers FROM forum.objects WHERE id = NEW.id;
-        END IF;
-        IF NOT FOUND THEN row_readers := NEW.readers; END IF;
-      END IF;
-      IF TG_TABLE_NAME = 'private_objects' THEN
-        -- One row per reader, each found from that reader's own rows (`forum.private_changes`).
-        row_seq := nextval('forum.change_seq');
-        INSERT INTO forum.private_changes(reader, seq, class, object_id, kind, parent_id, number,
-                                          readers)
-        SELECT DISTINCT r, row_seq, row_class, row_id, change_kind, (\(feedParent))::text,
-          CASE WHEN change_kind = 3 THEN (\(feedNumber))::bigint END, row_readers
-        FROM unnest(row_readers) r;
-      ELSE
-        INSERT INTO forum.changes(seq, class, object_id, kind, parent_id, number, readers)
-        VALUES (nextval('forum.change_seq'), row_class, row_id, change_kind,
-                (\(feedParent))::text, CASE WHEN change_kind = 3 THEN (\(feedNumber))::bigint END,
-                row_readers);
-      END IF;
-      PERFORM pg_notify('forum_changes', '');
-      RETURN NULL;
-    END
-    $$;
+        -- The change feed: at commit (a deferred trigger), under one row lock held to the end of the
+        -- commit, so sequence numbers follow commit order and a reader that saw N has seen every
+        -- row below N. The notification carries nothing: any listener would see it, whatever the
+        -- row-level security; readers read the feed again through it.
+        CREATE OR REPLACE FUNCTION forum.objects_feed() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        DECLARE
+          row_class text;
+          row_id text;
+          row_data jsonb;
+          row_readers text[];
+          change_kind smallint;
+          row_seq bigint;
+        BEGIN
+          -- A row of an owner-only table: members can neither take nor hold this lock.
+          PERFORM 1 FROM forum.feed_lock WHERE id = 1 FOR UPDATE;
+          IF TG_OP = 'DELETE' THEN
+            row_class := OLD.class; row_id := OLD.object_id; row_data := OLD.data;
+            row_readers := OLD.readers; change_kind := 3;
+          ELSE
+            row_class := NEW.class; row_id := NEW.object_id; row_data := NEW.data;
+            change_kind := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE 2 END;
+            IF TG_TABLE_NAME = 'private_objects' THEN
+              SELECT readers INTO row_readers FROM forum.private_objects WHERE id = NEW.id;
+            ELSE
+              SELECT readers INTO row_readers FROM forum.objects WHERE id = NEW.id;
+            END IF;
+            IF NOT FOUND THEN row_readers := NEW.readers; END IF;
+          END IF;
+          IF TG_TABLE_NAME = 'private_objects' THEN
+            -- One row per reader, each found from that reader's own rows (`forum.private_changes`).
+            row_seq := nextval('forum.change_seq');
+            INSERT INTO forum.private_changes(reader, seq, class, object_id, kind, parent_id, number,
+                                              readers)
+            SELECT DISTINCT r, row_seq, row_class, row_id, change_kind, (\(feedParent))::text,
+              CASE WHEN change_kind = 3 THEN (\(feedNumber))::bigint END, row_readers
+            FROM unnest(row_readers) r;
+          ELSE
+            INSERT INTO forum.changes(seq, class, object_id, kind, parent_id, number, readers)
+            VALUES (nextval('forum.change_seq'), row_class, row_id, change_kind,
+                    (\(feedParent))::text, CASE WHEN change_kind = 3 THEN (\(feedNumber))::bigint END,
+                    row_readers);
+          END IF;
+          PERFORM pg_notify('forum_changes', '');
+          RETURN NULL;
+        END
+        $$;
 
-    REVOKE ALL ON FUNCTION forum.objects_guard(), forum.private_guard(),
-      forum.objects_before_insert(),
-      forum.objects_after_delete(), forum.objects_after_update(), forum.objects_revise(),
-      forum.moderate(text, text), forum.objects_feed() FROM PUBLIC;
-    GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;
+        REVOKE ALL ON FUNCTION forum.objects_guard(), forum.private_guard(),
+          forum.objects_before_insert(),
+          forum.objects_after_delete(), forum.objects_after_update(), forum.objects_revise(),
+          forum.moderate(text, text), forum.objects_feed() FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;
 
-    DROP TRIGGER IF EXISTS e_feed_insert ON forum.objects;
-    CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.objects
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS e_feed_update ON forum.objects;
-    CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.objects
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-      WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
-      EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS e_feed_delete ON forum.objects;
-    CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.objects
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+        DROP TRIGGER IF EXISTS e_feed_insert ON forum.objects;
+        CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+        DROP TRIGGER IF EXISTS e_feed_update ON forum.objects;
+        CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+          WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
+          EXECUTE FUNCTION forum.objects_feed();
+        DROP TRIGGER IF EXISTS e_feed_delete ON forum.objects;
+        CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
 
-    DROP TRIGGER IF EXISTS a_guard ON forum.objects;
-    CREATE TRIGGER a_guard BEFORE UPDATE ON forum.objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_guard();
-    DROP TRIGGER IF EXISTS a_revise ON forum.objects;
-    CREATE TRIGGER a_revise BEFORE UPDATE ON forum.objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
-    DROP TRIGGER IF EXISTS b_rules ON forum.objects;
-    CREATE TRIGGER b_rules BEFORE INSERT ON forum.objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
-    DROP TRIGGER IF EXISTS c_cascade ON forum.objects;
-    CREATE TRIGGER c_cascade AFTER DELETE ON forum.objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
-    DROP TRIGGER IF EXISTS d_follow ON forum.objects;
-    CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.objects
-      FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
-      EXECUTE FUNCTION forum.objects_after_update();
+        DROP TRIGGER IF EXISTS a_guard ON forum.objects;
+        CREATE TRIGGER a_guard BEFORE UPDATE ON forum.objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_guard();
+        DROP TRIGGER IF EXISTS a_revise ON forum.objects;
+        CREATE TRIGGER a_revise BEFORE UPDATE ON forum.objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
+        DROP TRIGGER IF EXISTS b_rules ON forum.objects;
+        CREATE TRIGGER b_rules BEFORE INSERT ON forum.objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
+        DROP TRIGGER IF EXISTS c_cascade ON forum.objects;
+        CREATE TRIGGER c_cascade AFTER DELETE ON forum.objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
+        DROP TRIGGER IF EXISTS d_follow ON forum.objects;
+        CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.objects
+          FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
+          EXECUTE FUNCTION forum.objects_after_update();
 
-    DROP TRIGGER IF EXISTS e_feed_insert ON forum.private_objects;
-    CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.private_objects
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS e_feed_update ON forum.private_objects;
-    CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.private_objects
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-      WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
-      EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS e_feed_delete ON forum.private_objects;
-    CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.private_objects
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS a_guard ON forum.private_objects;
-    CREATE TRIGGER a_guard BEFORE UPDATE ON forum.private_objects
-      FOR EACH ROW EXECUTE FUNCTION forum.private_guard();
-    DROP TRIGGER IF EXISTS a_revise ON forum.private_objects;
-    CREATE TRIGGER a_revise BEFORE UPDATE ON forum.private_objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
-    DROP TRIGGER IF EXISTS b_rules ON forum.private_objects;
-    CREATE TRIGGER b_rules BEFORE INSERT ON forum.private_objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
-    DROP TRIGGER IF EXISTS c_cascade ON forum.private_objects;
-    CREATE TRIGGER c_cascade AFTER DELETE ON forum.private_objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
-    DROP TRIGGER IF EXISTS d_follow ON forum.private_objects;
-    CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.private_objects
-      FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
-      EXECUTE FUNCTION forum.objects_after_update();
-    DROP TRIGGER IF EXISTS z_keys ON forum.private_objects;
-    CREATE TRIGGER z_keys BEFORE INSERT OR UPDATE ON forum.private_objects
-      FOR EACH ROW EXECUTE FUNCTION forum.private_keep_keys();
-    DROP TRIGGER IF EXISTS a_route ON forum.objects;
-    CREATE TRIGGER a_route BEFORE INSERT ON forum.objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_route();
-    """
+        DROP TRIGGER IF EXISTS e_feed_insert ON forum.private_objects;
+        CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.private_objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+        DROP TRIGGER IF EXISTS e_feed_update ON forum.private_objects;
+        CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.private_objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+          WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
+          EXECUTE FUNCTION forum.objects_feed();
+        DROP TRIGGER IF EXISTS e_feed_delete ON forum.private_objects;
+        CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.private_objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+        DROP TRIGGER IF EXISTS a_guard ON forum.private_objects;
+        CREATE TRIGGER a_guard BEFORE UPDATE ON forum.private_objects
+          FOR EACH ROW EXECUTE FUNCTION forum.private_guard();
+        DROP TRIGGER IF EXISTS a_revise ON forum.private_objects;
+        CREATE TRIGGER a_revise BEFORE UPDATE ON forum.private_objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
+        DROP TRIGGER IF EXISTS b_rules ON forum.private_objects;
+        CREATE TRIGGER b_rules BEFORE INSERT ON forum.private_objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
+        DROP TRIGGER IF EXISTS c_cascade ON forum.private_objects;
+        CREATE TRIGGER c_cascade AFTER DELETE ON forum.private_objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
+        DROP TRIGGER IF EXISTS d_follow ON forum.private_objects;
+        CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.private_objects
+          FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
+          EXECUTE FUNCTION forum.objects_after_update();
+        DROP TRIGGER IF EXISTS z_keys ON forum.private_objects;
+        CREATE TRIGGER z_keys BEFORE INSERT OR UPDATE ON forum.private_objects
+          FOR EACH ROW EXECUTE FUNCTION forum.private_keep_keys();
+        DROP TRIGGER IF EXISTS a_route ON forum.objects;
+        CREATE TRIGGER a_route BEFORE INSERT ON forum.objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_route();
+        """
   }
 
   private var privateList: String {

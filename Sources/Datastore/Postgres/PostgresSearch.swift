@@ -64,7 +64,8 @@ enum PostgresSearch {
       ).text(0, 0) ?? "forum"
     let classes = fields.keys.sorted()
     let privateList =
-      privateClasses.isEmpty ? "''" : privateClasses.sorted().map { "'\($0)'" }.joined(separator: ", ")
+      privateClasses.isEmpty
+      ? "''" : privateClasses.sorted().map { "'\($0)'" }.joined(separator: ", ")
     let cases = classes.map { "WHEN '\($0)' THEN \(body(fields[$0]!, row: "NEW"))" }
     try connection.execute(
       """

@@ -258,4 +258,154 @@ struct PostgresSideChannelTests {
       "SELECT (data->>'messageCount')::int FROM forum.private_rows('Conversation', NULL, NULL)")
     #expect(counted.int(0, 0) == 6)
   }
+
+  /// A board made before the split (schema 6: conversations and messages in `forum.objects`,
+  /// their feed rows in `forum.changes`, their text in `forum.search_text`) upgrades with
+  /// `forum init`: the rows move as they were, and everything about them still works.
+  @Test("a board made before the split moves its conversations and messages with forum init")
+  func migrationMovesPrivateRows() throws {
+    let scene = try PostgresSideChannelTests.scene(messages: 2)
+    defer { scene.board.remove() }
+    let owner = try PostgresConnection(uri: scene.board.owner.uri)
+    let (alice, bob) = (scene.ids["alice"]!, scene.ids["bob"]!)
+    // Back to schema 6, as the previous forum left it, the rows where it kept them.
+    try owner.transaction {
+      try owner.execute(
+        """
+        CREATE TEMP TABLE kept_objects AS
+          SELECT class, object_id, create_date, update_date, readers, writers, data
+          FROM forum.private_objects;
+        CREATE TEMP TABLE kept_changes AS
+          SELECT DISTINCT seq, class, object_id, kind, parent_id, number, readers
+          FROM forum.private_changes;
+        UPDATE forum.meta SET value = '6' WHERE key = 'schema_version';
+        DROP TABLE forum.private_search_text, forum.private_changes, forum.private_objects
+          CASCADE;
+        DROP TRIGGER a_route ON forum.objects;
+        ALTER TABLE forum.objects DISABLE TRIGGER USER;
+        INSERT INTO forum.objects(class, object_id, create_date, update_date, readers, writers,
+                                  data)
+        SELECT * FROM kept_objects ORDER BY create_date;
+        ALTER TABLE forum.objects ENABLE TRIGGER USER;
+        INSERT INTO forum.search_text(id, class, body, public)
+        SELECT id, class, lower(data->>'text'), false FROM forum.objects WHERE class = 'Message';
+        INSERT INTO forum.changes SELECT * FROM kept_changes;
+        CREATE UNIQUE INDEX objects_unique_conversation_pair ON forum.objects(key_pair)
+          WHERE class = 'Conversation';
+        """)
+    }
+    let before = try owner.query(
+      """
+      SELECT string_agg((class, object_id, create_date, update_date, readers, writers, data)::text,
+                        ';' ORDER BY object_id) FROM forum.objects WHERE class <> 'user'
+        AND class <> 'Thread'
+      """
+    ).text(0, 0)
+    let feedBefore = try owner.query(
+      "SELECT string_agg(seq::text, ',' ORDER BY seq) FROM forum.changes WHERE class = 'Message'"
+    ).text(0, 0)
+    #expect(before?.contains("Conversation") == true)
+    try PostgresSchema.install(
+      on: owner, rules: boardRulesForTests, indexes: PostgresSideChannelTests.textIndexes)
+    let after = try owner.query(
+      """
+      SELECT string_agg((class, object_id, create_date, update_date, readers, writers, data)::text,
+                        ';' ORDER BY object_id) FROM forum.private_objects
+      """
+    ).text(0, 0)
+    #expect(after == before, "moved as they were")
+    let left = try owner.query(
+      "SELECT count(*) FROM forum.objects WHERE class IN ('Conversation', 'Message')")
+    #expect(left.int(0, 0) == 0)
+    let feedAfter = try owner.query(
+      "SELECT string_agg(DISTINCT seq::text, ',') FROM forum.private_changes WHERE class = 'Message'"
+    ).text(0, 0)
+    #expect(
+      feedAfter.map { Set($0.split(separator: ",")) }
+        == feedBefore.map {
+          Set($0.split(separator: ","))
+        })
+    let feedLeft = try owner.query(
+      "SELECT count(*) FROM forum.changes WHERE class IN ('Conversation', 'Message')")
+    #expect(feedLeft.int(0, 0) == 0)
+    // Bob reads and finds them, Carol does not; the probes find nothing.
+    let bobReads = try scene.bob.query(
+      "SELECT count(*) FROM forum.private_rows('Message', $1, NULL)", [.text(scene.conversation)])
+    #expect(bobReads.int(0, 0) == 2)
+    let bobFinds = try scene.bob.query(
+      "SELECT count(*) FROM forum.search_candidates('Message', '%zebra42%')")
+    #expect(bobFinds.int(0, 0) == 2)
+    try PostgresSideChannelTests.expectSame(
+      "pair after the move", scene.carol,
+      [PairRule.pairKey(alice, bob), PairRule.pairKey(alice, Validation.randomId())]
+    ) { "SELECT 1 FROM forum.objects WHERE class = 'Conversation' AND key_pair = '\($0)'" }
+    // The rules go on from where they were: the next message is number 3 of 3.
+    let engine = try PostgresEngine(uri: scene.board["alice"].uri)
+    try engine.prepare(rules: boardRulesForTests, indexes: PostgresSideChannelTests.textIndexes)
+    let login = try engine.signIn(secret: "", previousSecret: nil, sessionLifetime: 1)
+    let sent = try engine.insert(
+      "Message",
+      fields: [
+        "text": .string("after"),
+        "conversation": .pointer(className: "Conversation", objectId: scene.conversation),
+      ],
+      acl: ACL(readers: [], writers: [alice]), as: login.principals)
+    #expect(sent.fields["number"] == .int(3))
+    let conversation = try engine.get(
+      "Conversation", objectId: scene.conversation, as: login.principals)
+    #expect(conversation.fields["messageCount"] == .int(3))
+    #expect(conversation.fields["lastMessageNumber"] == .int(3))
+    // One conversation per pair still: the index moved with its rows.
+    expectRefused("a second conversation of the pair", states: ["23505"]) {
+      try scene.alice.query(
+        """
+        SELECT 1 FROM forum.insert_object('Conversation', $1, '{}', '{}', $2::jsonb)
+        """,
+        [
+          .text(Validation.randomId()),
+          .text(#"{"partner":\#(PostgresSideChannelTests.pointer("user", bob))}"#),
+        ])
+    }
+  }
+
+  /// Private threads (a public class with private readers), their revisions and files are still
+  /// rows of member-readable tables under row-level security: the leakproof probes still tell
+  /// (README, "What a member with psql can still learn"). Known issues: when one is closed its
+  /// known issue stops being recorded and this test fails; move it out of `withKnownIssue` then.
+  @Test("probes of private threads, their revisions and files (known issues, said in the README)")
+  func privateThreads() throws {
+    let scene = try PostgresSideChannelTests.scene(messages: 0)
+    defer { scene.board.remove() }
+    let alice = scene.ids["alice"]!
+    let thread = Validation.randomId()
+    try scene.alice.query(
+      """
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      VALUES ('Thread', $1, $2, $2, '{"title":"just us","description":"d"}'::jsonb)
+      """, [.text(thread), .text("{\(alice)}")])
+    try scene.alice.query(
+      "UPDATE forum.objects SET data = data || '{\"title\":\"edited\"}' WHERE object_id = $1",
+      [.text(thread)])
+    try scene.alice.query(
+      """
+      INSERT INTO forum.files(name, mime_type, readers, writers, data)
+      VALUES ('secret.png', 'image/png', $1, $1, '\\x00'::bytea)
+      """, [.text("{\(alice)}")])
+    try scene.board.cluster.admin("ANALYZE", database: scene.board.database)
+    withKnownIssue("a private thread's id: the object_id index") {
+      try PostgresSideChannelTests.expectSame(
+        "thread id", scene.carol, [thread, Validation.randomId()]
+      ) { "SELECT 1 FROM forum.objects WHERE object_id = '\($0)'" }
+    }
+    withKnownIssue("a private thread's revisions: the revisions index") {
+      try PostgresSideChannelTests.expectSame(
+        "revisions", scene.carol, [thread, Validation.randomId()]
+      ) { "SELECT 1 FROM forum.revisions WHERE object_id = '\($0)'" }
+    }
+    withKnownIssue("a private file's name: the files key") {
+      try PostgresSideChannelTests.expectSame(
+        "file", scene.carol, ["secret.png", "other.png"]
+      ) { "SELECT 1 FROM forum.files WHERE name = '\($0)'" }
+    }
+  }
 }
