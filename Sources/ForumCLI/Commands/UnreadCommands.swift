@@ -5,7 +5,7 @@ import Forum
 /// the first of them (`next` keeps its meaning: the next page).
 enum UnreadCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "unread", aliases: ["u"], usage: "unread",
+    name: "unread", aliases: ["u"],
     summary: Localized(
       "open the next thread with posts you have not read", "未読のある次のスレッドを開く"),
     details: Localized(
@@ -33,13 +33,17 @@ enum UnreadCommand: ForumCommand {
 /// `read --all` / `read THREAD`: marks posts read without showing them.
 enum ReadCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "read", usage: "read --all | read THREAD",
+    name: "read",
     summary: Localized("mark every thread, or one, as read", "すべて、または 1 つのスレッドを既読にする"),
-    flags: ["all"], arguments: 0...1, completion: .threads)
+    parameters: [thread, every])
+
+  static let thread = Argument<ThreadNumber>(
+    help: Localized("the thread to mark read", "既読にするスレッド"), optional: true)
+  static let every = Flag("all", help: Localized("every thread", "すべてのスレッド"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    let all = invocation.flags.contains("all")
-    guard all != (invocation.positionals.count == 1) else {
+    let all = invocation[every]
+    guard all != (invocation[thread] != nil) else {
       throw CLIError.usage(session.messages.readNeedsWhat)
     }
     let label: String
@@ -47,7 +51,7 @@ enum ReadCommand: ForumCommand {
       try session.board.markAllRead()
       label = ""
     } else {
-      let thread = try session.board.thread(try session.threadNumber(invocation.positionals[0]))
+      let thread = try session.board.thread(invocation[Self.thread]!.number)
       try session.board.markRead(thread, upTo: thread.lastCommentNumber)
       label = "#\(thread.number)"
     }
