@@ -15,6 +15,7 @@ extension PostgresEngine {
   func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
     throws
   {
+    try act(as: caller)
     _ = try parentRule(parentClass)
     var values: [PostgresValue] = [.text(objectId), .text(String(number))]
     let from = source(parentClass, ids: [objectId], values: &values)
@@ -34,6 +35,7 @@ extension PostgresEngine {
   }
 
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
+    try act(as: caller)
     let rule = try parentRule(parentClass)
     var values: [PostgresValue] = []
     let from = source(parentClass, values: &values)
@@ -56,6 +58,7 @@ extension PostgresEngine {
   )
     throws -> [String: UnreadState]
   {
+    try act(as: caller)
     let rule = try parentRule(parentClass)
     var values: [PostgresValue] = [PostgresEngine.arrayLiteral(objectIds)]
     let parents = source(parentClass, ids: objectIds, values: &values, alias: "p")
@@ -114,11 +117,14 @@ extension PostgresEngine {
   }
 
   func moderate(_ className: String, objectId: String, as caller: Principals) throws {
+    try act(as: caller)
     try write { _ = try run("SELECT forum.moderate($1, $2)", [.text(className), .text(objectId)]) }
   }
 
   func currentPrincipals(of caller: Principals) throws -> Principals {
-    try serverPrincipals(userId: caller.userId ?? "")
+    try act(as: caller)
+    guard !isServer else { return caller }  // an app user has no board roles
+    return try serverPrincipals(userId: caller.userId ?? "")
   }
 
   func isBoardOwner(_ caller: Principals) throws -> Bool {
@@ -126,6 +132,7 @@ extension PostgresEngine {
   }
 
   func setRole(_ role: String, userId: String, member: Bool, as caller: Principals) throws {
+    try act(as: caller)
     try write {
       _ = try run(
         "SELECT forum.set_board_role($1, $2, $3::boolean)",
@@ -134,6 +141,7 @@ extension PostgresEngine {
   }
 
   func members(ofRole role: String, as caller: Principals) throws -> [String] {
+    try act(as: caller)
     let result = try run("SELECT forum.board_role_members($1)", [.text(role)])
     return result.rows { result.text($0, 0) ?? "" }
   }

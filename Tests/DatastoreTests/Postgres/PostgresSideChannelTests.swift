@@ -259,7 +259,7 @@ struct PostgresSideChannelTests {
     #expect(counted.int(0, 0) == 6)
   }
 
-  /// A board made before the split (schema 6: conversations and messages in `forum.objects`,
+  /// A board made before the split (schema 7: conversations and messages in `forum.objects`,
   /// their feed rows in `forum.changes`, their text in `forum.search_text`) upgrades with
   /// `forum init`: the rows move as they were, and everything about them still works.
   @Test("a board made before the split moves its conversations and messages with forum init")
@@ -268,7 +268,7 @@ struct PostgresSideChannelTests {
     defer { scene.board.remove() }
     let owner = try PostgresConnection(uri: scene.board.owner.uri)
     let (alice, bob) = (scene.ids["alice"]!, scene.ids["bob"]!)
-    // Back to schema 6, as the previous forum left it, the rows where it kept them.
+    // Back to schema 7, as the previous forum left it, the rows where it kept them.
     try owner.transaction {
       try owner.execute(
         """
@@ -278,7 +278,7 @@ struct PostgresSideChannelTests {
         CREATE TEMP TABLE kept_changes AS
           SELECT DISTINCT seq, class, object_id, kind, parent_id, number, readers
           FROM forum.private_changes;
-        UPDATE forum.meta SET value = '6' WHERE key = 'schema_version';
+        UPDATE forum.meta SET value = '7' WHERE key = 'schema_version';
         DROP TABLE forum.private_search_text, forum.private_changes, forum.private_objects
           CASCADE;
         DROP TRIGGER a_route ON forum.objects;
