@@ -3,7 +3,7 @@ import Forum
 /// `show`: a thread with its image and comments; at the prompt it becomes the current thread.
 enum ShowCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "show", aliases: ["open"], usage: "show THREAD [--page N|last]",
+    name: "show", aliases: ["open"], usage: "show THREAD[/COMMENT] [--page N|last]",
     summary: Localized(
       "a thread with its image and comments, 20 a page",
       "スレッドを画像とコメント付きで表示 (1 ページ 20 件)"),
@@ -11,14 +11,25 @@ enum ShowCommand: ForumCommand {
       "THREAD is a number like 12 or #12. At the prompt it becomes the current thread: "
         + "`comment TEXT` posts to it, `/3` is its comment 3, new comments in it appear as "
         + "they arrive, and `leave` ends it. Scripts have no current thread. Without --page it "
-        + "opens on the page of your first unread comment, and what it shows counts as read.",
+        + "opens on the page of your first unread comment, and what it shows counts as read. "
+        + "`show 12/14` opens the page holding comment 14 of thread 12 and marks it with ▶ "
+        + "(inside a thread, `show /14`).",
       "THREAD は 12 や #12 のような番号です。プロンプトでは現在のスレッドになり、"
         + "`comment 本文` はそこへ投稿し、`/3` はそのコメント 3 を指し、新しいコメントが届くと"
         + "表示されます。`leave` で離れます。スクリプトに現在のスレッドはありません。"
-        + "--page がなければ最初の未読コメントのページを開き、表示したものを既読にします。"),
+        + "--page がなければ最初の未読コメントのページを開き、表示したものを既読にします。"
+        + "`show 12/14` はスレッド 12 のコメント 14 を含むページを開き、▶ で示します"
+        + " (スレッド内では `show /14`)。"),
     options: ["page"], arguments: 0...1, completion: .threads)
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    if let word = invocation.positionals.first, namesComment(word) {
+      guard invocation.options["page"] == nil else {
+        throw CLIError.usage(session.messages.usage(info.usage))
+      }
+      try showComment(word, in: session)
+      return .next
+    }
     let number = try session.threadArgument(invocation, example: "show 12")
     // The text shows no unread count; `--json` gives the thread's, so it counts them.
     let thread =
@@ -34,7 +45,9 @@ enum ShowCommand: ForumCommand {
   }
 
   /// Prints page `page` of `thread`'s comments (its head on the first page).
-  static func show(_ thread: ForumThread, page: Int, in session: Session) throws {
+  static func show(
+    _ thread: ForumThread, page: Int, marking marked: ForumComment? = nil, in session: Session
+  ) throws {
     let last = try session.board.lastPage(of: thread)
     if page > last {
       throw CLIError.notFound(
@@ -54,9 +67,11 @@ enum ShowCommand: ForumCommand {
     }
     session.lastListing = .thread(number: thread.number, page: page)
     if session.json {
+      var fields = ["thread": thread.json]
+      if let marked { fields["comment"] = marked.json }
       session.emitPage(
         comments.items.map(\.json), page: page, hasMore: comments.hasMore,
-        count: thread.commentCount, with: ["thread": thread.json])
+        count: thread.commentCount, with: fields)
       return
     }
     let image = page == 1 ? session.imageBlock(for: thread, large: false) : []
@@ -66,6 +81,7 @@ enum ShowCommand: ForumCommand {
       [(thread.authorName, thread.authorId)] + comments.items.map { ($0.authorName, $0.authorId) })
     session.printLines(renderer.threadHeader(thread, image: image))
     renderer.commentsMayArrive = session.atPrompt
+    renderer.markedComment = marked?.number
     session.printLines(renderer.comments(comments, of: thread))
   }
 }
