@@ -167,6 +167,22 @@ extension JSONValue {
   }
 }
 
+extension JSONValue {
+  /// A stored row's fields, and whether any of it could not be read. A row written by another
+  /// program may be no JSON object at all (nothing is kept), or nest deeper than the reader goes
+  /// in one field (that field is left out, the others kept): the board shows such a row as
+  /// damaged, and needs its number, parent and author for that.
+  public static func storedFields(_ text: String) -> (fields: [String: JSONValue], damaged: Bool) {
+    if let fields = (try? parse(text))?.objectValue { return (fields, false) }
+    var text = text
+    let fields = text.withUTF8 { bytes -> [String: JSONValue] in
+      var reader = JSONReader(bytes: bytes)
+      return reader.salvagedObject()
+    }
+    return (fields, true)
+  }
+}
+
 /// A strict RFC 8259 reader: nil for anything that is not exactly one JSON value.
 private struct JSONReader {
   let bytes: UnsafeBufferPointer<UInt8>
@@ -182,6 +198,54 @@ private struct JSONReader {
   }
 
   private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+  /// The top-level fields of an object that `document()` refused: a field whose value cannot be
+  /// read (nested too deep) is stepped over; reading stops at the first error of syntax.
+  mutating func salvagedObject() -> [String: JSONValue] {
+    var fields: [String: JSONValue] = [:]
+    guard consume(UInt8(ascii: "{")), !consume(UInt8(ascii: "}")) else { return fields }
+    depth = 1
+    repeat {
+      skipSpace()
+      guard current == UInt8(ascii: "\""), let key = string(), consume(UInt8(ascii: ":"))
+      else { return fields }
+      skipSpace()
+      let start = index
+      if let value = value() {
+        fields[key] = value
+      } else {
+        index = start
+        guard skipValue() else { return fields }
+      }
+    } while consume(UInt8(ascii: ","))
+    return fields
+  }
+
+  /// Steps over one value of any depth without building it (a counter, not recursion).
+  private mutating func skipValue() -> Bool {
+    var open = 0
+    repeat {
+      skipSpace()
+      guard let byte = current else { return false }
+      switch byte {
+      case UInt8(ascii: "{"), UInt8(ascii: "["):
+        open += 1
+        index += 1
+      case UInt8(ascii: "}"), UInt8(ascii: "]"):
+        guard open > 0 else { return false }
+        open -= 1
+        index += 1
+      case UInt8(ascii: "\""):
+        guard string() != nil else { return false }
+      case UInt8(ascii: ","), UInt8(ascii: ":"):
+        guard open > 0 else { return false }
+        index += 1
+      default:
+        guard value() != nil else { return false }
+      }
+    } while open > 0
+    return true
+  }
 
   private mutating func skipSpace() {
     while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {

@@ -24,7 +24,7 @@ extension Board {
       comment.quote = byNumber[number].map {
         Quote(
           number: $0.number, authorName: $0.authorName, text: $0.text,
-          moderated: $0.moderatedDate != nil)
+          moderated: $0.moderatedDate != nil, damaged: $0.isDamaged)
       }
       return comment
     }

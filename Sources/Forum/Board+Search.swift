@@ -36,6 +36,8 @@ public struct SearchHit: Sendable {
   public let authorName: String
   public let isMine: Bool
   public let createDate: Int64
+  /// True when the post's stored row could not be read: only its ref is shown.
+  public let isDamaged: Bool
   /// The searched fields holding a word, in the order the board declares them.
   public let matchedFields: [String]
   public let snippet: SearchSnippet
@@ -122,7 +124,8 @@ extension Board {
   private func hit(_ object: DataObject, terms: [String], handles: inout [String: String]) throws
     -> SearchHit?
   {
-    let fields = Board.searchFields[object.className] ?? []
+    // Nothing of a damaged row is shown, so nothing of it is quoted either.
+    let fields = object.isDamaged ? [] : Board.searchFields[object.className] ?? []
     let matched = fields.filter { field in
       let text = object[field]?.stringValue ?? ""
       return terms.contains { TextSearch.contains(text, $0) }
@@ -138,7 +141,8 @@ extension Board {
       return SearchHit(
         kind: .thread, ref: String(thread.number), threadNumber: thread.number,
         threadTitle: thread.title, authorName: thread.authorName, isMine: thread.isMine,
-        createDate: thread.createDate, matchedFields: matched, snippet: snippet,
+        createDate: thread.createDate, isDamaged: thread.isDamaged, matchedFields: matched,
+        snippet: snippet,
         json: Board.merge(thread.json, extra))
     }
     if object.className == Board.messageClass {
@@ -160,7 +164,8 @@ extension Board {
       return SearchHit(
         kind: .message, ref: ref, threadNumber: 0, threadTitle: handle,
         authorName: message.authorName, isMine: message.isMine, createDate: message.createDate,
-        matchedFields: matched, snippet: snippet, json: Board.merge(message.json, extra))
+        isDamaged: message.isDamaged, matchedFields: matched, snippet: snippet,
+        json: Board.merge(message.json, extra))
     }
     guard let parent = object.included["thread"] else { return nil }
     let threadNumber = Int(parent["number"]?.intValue ?? 0)
@@ -171,8 +176,10 @@ extension Board {
     extra["threadNumber"] = .int(Int64(threadNumber))
     return SearchHit(
       kind: .comment, ref: ref, threadNumber: threadNumber,
-      threadTitle: parent["title"]?.stringValue ?? "", authorName: comment.authorName,
-      isMine: comment.isMine, createDate: comment.createDate, matchedFields: matched,
+      threadTitle: parent.isDamaged ? "" : parent["title"]?.stringValue ?? "",
+      authorName: comment.authorName,
+      isMine: comment.isMine, createDate: comment.createDate, isDamaged: comment.isDamaged,
+      matchedFields: matched,
       snippet: snippet, json: Board.merge(comment.json, extra))
   }
 

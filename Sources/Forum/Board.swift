@@ -363,6 +363,7 @@ public final class Board {
   static func restJSON(_ object: DataObject, displayName: String, userName: String)
     -> JSONValue
   {
+    if object.isDamaged { return damagedJSON(object) }
     var plain = object
     plain.included = [:]
     guard case .object(var fields) = plain.json else { return plain.json }
@@ -370,6 +371,19 @@ public final class Board {
     fields["userName"] = .string(userName)
     fields["lastCommentNumber"] = nil
     ncmbDates(&fields)
+    return .object(fields)
+  }
+
+  /// A row that could not be read: its id, dates, ACL and number (when that much was read),
+  /// and `"damaged": true`; nothing else of it, which may be anything.
+  static func damagedJSON(_ object: DataObject) -> JSONValue {
+    var plain = DataObject(
+      className: object.className, objectId: object.objectId, createDate: object.createDate,
+      updateDate: object.updateDate, acl: object.acl, fields: [:])
+    plain.isDamaged = true
+    guard case .object(var fields) = plain.json else { return plain.json }
+    if case .int(let number)? = object["number"] { fields["number"] = .int(number) }
+    fields["damaged"] = .bool(true)
     return .object(fields)
   }
 

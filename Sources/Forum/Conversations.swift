@@ -17,12 +17,15 @@ public struct ForumConversation: Equatable, Sendable {
   public internal(set) var lastMessage: ForumMessage?
   /// Messages after the signed-in person's read position; nil until read positions exist.
   public internal(set) var unread: Int?
+  /// True when its stored row could not be read (written by hand).
+  public let isDamaged: Bool
 
   /// The REST shape plus the board's fields: `partner` as the user's public fields, `unread`.
   public var json: JSONValue {
     var plain = object
     plain.included = [:]
     guard case .object(var fields) = plain.json else { return plain.json }
+    if isDamaged { return Board.damagedJSON(object) }
     fields["pair"] = nil
     Board.ncmbDates(&fields)
     fields["partner"] = Self.userJSON(partner)
@@ -34,6 +37,7 @@ public struct ForumConversation: Equatable, Sendable {
 
   init(_ object: DataObject, viewer: String) {
     objectId = object.objectId
+    isDamaged = object.isDamaged
     let starter = object["user"]?.pointerId ?? ""
     // The starter is `user`; the other member is whichever of the two the viewer is not.
     let partnerKey = starter == viewer ? "partner" : "user"
@@ -71,6 +75,8 @@ public struct ForumMessage: Equatable, Sendable {
   public let authorUserName: String
   public let createDate: Int64
   public let isMine: Bool
+  /// True when its stored row could not be read (written by hand): only its number is shown.
+  public let isDamaged: Bool
   /// The REST shape plus `number`, `displayName`, `userName`.
   public var json: JSONValue {
     Board.restJSON(object, displayName: authorName, userName: authorUserName)
@@ -81,7 +87,8 @@ public struct ForumMessage: Equatable, Sendable {
     number = Int(object["number"]?.intValue ?? 0)
     conversationId = object["conversation"]?.pointerId ?? ""
     objectId = object.objectId
-    text = object["text"]?.stringValue ?? ""
+    isDamaged = object.isDamaged
+    text = isDamaged ? "" : object["text"]?.stringValue ?? ""
     authorId = object["user"]?.pointerId ?? ""
     let author = object.included["user"].map(User.init(object:))
     authorName = author?.displayName ?? "(deleted user)"

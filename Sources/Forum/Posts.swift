@@ -89,6 +89,8 @@ public struct ForumThread: Equatable, Sendable {
   public let editDate: Int64?
   /// When a moderator took it down (nil: it stands); the title and description are gone.
   public let moderatedDate: Int64?
+  /// True when its stored row could not be read (written by hand): only its number is shown.
+  public let isDamaged: Bool
   /// Posts in it the signed-in person has not read: others' comments after their read
   /// position, plus the thread itself when they never opened it and it is not theirs.
   public internal(set) var unread = 0
@@ -110,8 +112,10 @@ public struct ForumThread: Equatable, Sendable {
   init(_ object: DataObject, viewer: String?) {
     number = Int(object["number"]?.intValue ?? 0)
     objectId = object.objectId
-    title = object["title"]?.stringValue ?? ""
-    description = object["description"]?.stringValue ?? ""
+    isDamaged = object.isDamaged
+    // What could be read of a damaged row is not shown: it may be anything.
+    title = isDamaged ? "" : object["title"]?.stringValue ?? ""
+    description = isDamaged ? "" : object["description"]?.stringValue ?? ""
     authorId = object["user"]?.pointerId ?? ""
     let author = object.included["user"].map(User.init(object:))
     authorName = author?.displayName ?? "(deleted user)"
@@ -148,6 +152,8 @@ public struct ForumComment: Equatable, Sendable {
   public let editDate: Int64?
   /// When a moderator took it down (nil: it stands); the text is gone.
   public let moderatedDate: Int64?
+  /// True when its stored row could not be read (written by hand): only its number is shown.
+  public let isDamaged: Bool
   /// The number of the comment in the same thread it answers (`reply 12/3`).
   public let replyTo: Int?
   /// The start of that comment, for a one-line quote (nil when it is gone or not a reply).
@@ -162,7 +168,8 @@ public struct ForumComment: Equatable, Sendable {
     number = Int(object["number"]?.intValue ?? 0)
     self.threadNumber = threadNumber
     objectId = object.objectId
-    text = object["text"]?.stringValue ?? ""
+    isDamaged = object.isDamaged
+    text = isDamaged ? "" : object["text"]?.stringValue ?? ""
     authorId = object["user"]?.pointerId ?? ""
     let author = object.included["user"].map(User.init(object:))
     authorName = author?.displayName ?? "(deleted user)"
@@ -184,6 +191,8 @@ public struct Quote: Equatable, Sendable {
   /// The comment's text (the renderer cuts it to one line); empty when a moderator took it down.
   public let text: String
   public let moderated: Bool
+  /// The comment's row could not be read: the quote says so instead.
+  public let damaged: Bool
 }
 
 /// One page of a listing. `hasMore` says whether a next page exists.

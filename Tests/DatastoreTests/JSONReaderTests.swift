@@ -18,6 +18,27 @@ struct JSONReaderTests {
     #expect(try JSONValue.parse(value.jsonText()) == value)
   }
 
+  /// A stored row the reader refuses keeps what can be read of it, and says it is damaged.
+  @Test func aDamagedRowKeepsItsReadableFields() {
+    let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+    let salvaged = JSONValue.storedFields(
+      #"{"number":7,"deep":\#(deep),"user":{"objectId":"x"},"s":"a]}\"[","n":null}"#)
+    #expect(salvaged.damaged)
+    #expect(
+      salvaged.fields
+        == [
+          "number": .int(7), "user": .object(["objectId": .string("x")]), "s": .string("a]}\"["),
+          "n": .null,
+        ])
+    let fine = JSONValue.storedFields(#"{"number":7}"#)
+    #expect(!fine.damaged && fine.fields == ["number": .int(7)])
+    for text in ["[]", "5", #""x""#, "", "{", #"{"a":1,"b":"#, #"{"a":\#(deep)"#] {
+      #expect(JSONValue.storedFields(text).damaged, "\(text.prefix(20))")
+    }
+    #expect(JSONValue.storedFields(#"{"a":1,"b":"#).fields == ["a": .int(1)])
+    #expect(JSONValue.storedFields("[]").fields == [:])
+  }
+
   @Test func readsEscapesSurrogatePairsAndNumbers() throws {
     #expect(try JSONValue.parse(#""\ud83d\ude00 \u00e9 \/""#) == .string("😀 é /"))
     #expect(

@@ -212,3 +212,106 @@ struct OneBadRowTests {
     #expect(unread.status == 0, "\(row.name): \(unread.summary)")
   }
 }
+
+/// A row the board cannot read (issue 22 item 6) is one line with its number wherever it would
+/// be shown, in both languages and in `--json`, and everything around it works.
+@Suite("a row the board cannot read")
+struct DamagedRowTests {
+  static let damaged = "(damaged: cannot be read)"
+  static let deep = "json(printf('%.*c', 600, '[') || printf('%.*c', 600, ']'))"
+
+  /// Alice's thread #1 with Bob's comment 1/1 and Carol's reply to it, Bob's thread #2 with a
+  /// comment, a thread #3, and Alice's message to Bob; then #2, 1/1 and the message nested too
+  /// deep to read, and #3 no JSON object at all (its number is lost with it).
+  static func board() throws -> (ForumFixture, bob: String) {
+    let forum = try ForumFixture()
+    for profile in ["alice", "bob", "carol"] { try forum.ok(["name", profile], profile: profile) }
+    try forum.ok(["new", "--title", "alice thread", "--description", "hello world"])
+    try forum.ok(["comment", "1", "bob says hi"], profile: "bob")
+    try forum.ok(["reply", "1/1", "carol answers"], profile: "carol")
+    try forum.ok(["new", "--title", "bob thread", "--description", "second hi"], profile: "bob")
+    try forum.ok(["comment", "2", "another hi"], profile: "bob")
+    try forum.ok(["new", "--title", "third hi"], profile: "bob")
+    let bob = "@" + (try HostileRowTests.handle(forum, "bob"))
+    try forum.ok(["dm", bob, "secret hi"])
+    try HostileRowTests.sqlite(
+      forum,
+      """
+      UPDATE objects SET data = json_set(data, '$.deep', \(deep))
+        WHERE (class = 'Thread' AND json_extract(data, '$.number') = 2)
+          OR (class = 'Comment' AND json_extract(data, '$.text') = 'bob says hi')
+          OR class = 'Message';
+      UPDATE objects SET data = '[]'
+        WHERE class = 'Thread' AND json_extract(data, '$.number') = 3;
+      """)
+    return (forum, bob)
+  }
+
+  @Test func isOneLineWithItsNumberInEveryListing() throws {
+    let (forum, bob) = try Self.board()
+    func lines(_ result: RunResult) -> [String] {
+      #expect(result.status == 0, "\(result.summary)")
+      expectHarmless(result)
+      return result.stdoutLines
+    }
+    func line(_ lines: [String], startingWith prefix: String) -> String? {
+      lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(prefix) }
+    }
+    let list = lines(try forum.run(["list"], profile: "carol"))
+    #expect(line(list, startingWith: "#2")?.hasSuffix(Self.damaged) == true, "\(list)")
+    #expect(line(list, startingWith: "#?")?.hasSuffix(Self.damaged) == true, "\(list)")
+    #expect(line(list, startingWith: "#1")?.contains("alice thread") == true, "\(list)")
+    #expect(!list.contains { $0.contains("#0") || $0.contains("deleted user") }, "\(list)")
+
+    let second = lines(try forum.run(["show", "2"], profile: "carol"))
+    #expect(second.first == "#2 " + Self.damaged, "\(second)")
+    #expect(second.contains { $0.contains("another hi") }, "its comments are still shown")
+
+    let first = lines(try forum.run(["show", "1"], profile: "carol"))
+    #expect(first.contains("  1 " + Self.damaged), "\(first)")
+    #expect(first.contains { $0.contains("> 1 " + Self.damaged) }, "the reply's quote: \(first)")
+    #expect(first.contains { $0.contains("carol answers") }, "\(first)")
+    #expect(!first.contains { $0.contains("bob says hi") }, "\(first)")
+
+    let search = lines(try forum.run(["search", "hi"]))
+    #expect(line(search, startingWith: "#2")?.hasSuffix(Self.damaged) == true, "\(search)")
+    #expect(line(search, startingWith: "1/1")?.hasSuffix(Self.damaged) == true, "\(search)")
+    #expect(line(search, startingWith: "@")?.hasSuffix(Self.damaged) == true, "\(search)")
+    #expect(search.contains { $0.contains("another hi") }, "\(search)")
+
+    let inbox = lines(try forum.run(["inbox"]))
+    #expect(inbox.count == 1 && inbox[0].contains(Self.damaged), "\(inbox)")
+    let conversation = lines(try forum.run(["dm", bob]))
+    #expect(conversation.contains("  1 " + Self.damaged), "\(conversation)")
+    // The board still takes new posts beside them.
+    try forum.ok(["comment", "2", "still works"], profile: "carol")
+    try forum.ok(["dm", bob, "still here"])
+  }
+
+  @Test func isSaidInJapaneseAndMarkedInJSON() throws {
+    let (forum, _) = try Self.board()
+    let japanese = try forum.run(["list"], profile: "carol", lang: JapaneseTests.ja)
+    #expect(japanese.status == 0, "\(japanese.summary)")
+    #expect(
+      japanese.stdoutLines.contains { $0.hasPrefix("#2") && $0.hasSuffix("(破損: 読み取れません)") },
+      "\(japanese.summary)")
+
+    let list = try forum.ok(["--json", "list"], profile: "carol").json().objects("results")
+    let second = try #require(list.first { ($0["number"] as? Int) == 2 }, "\(list)")
+    #expect(second["damaged"] as? Bool == true)
+    #expect(second["title"] == nil && second["deep"] == nil, "nothing else of it: \(second)")
+    #expect(list.first { ($0["number"] as? Int) == 1 }?["damaged"] == nil)
+    #expect(list.filter { $0["damaged"] as? Bool == true }.count == 2, "#2 and the lost #3")
+
+    let show = try forum.ok(["--json", "show", "1"], profile: "carol").json()
+    let comments = show.objects("results")
+    #expect(comments.first { ($0["number"] as? Int) == 1 }?["damaged"] as? Bool == true)
+    #expect(comments.first { ($0["number"] as? Int) == 2 }?["text"] as? String == "carol answers")
+
+    let search = try forum.ok(["--json", "search", "hi"]).json().objects("results")
+    #expect(search.first { $0.string("ref") == "1/1" }?["damaged"] as? Bool == true, "\(search)")
+    let inbox = try forum.ok(["--json", "inbox"]).json().objects("results")
+    let last = try #require(inbox.first?["lastMessage"] as? [String: Any], "\(inbox)")
+    #expect(last["damaged"] as? Bool == true && last["text"] == nil, "\(last)")
+  }
+}

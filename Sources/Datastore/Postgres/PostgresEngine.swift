@@ -187,11 +187,15 @@ final class PostgresEngine: DatastoreEngine {
 
   func objects(_ result: PostgresResult) throws -> [DataObject] {
     try result.rows { row in
-      let fields = try JSONValue.parse(result.text(row, 6) ?? "{}").objectValue ?? [:]
-      return DataObject(
+      // A row from before the server's shape limit (or the owner's) may nest deeper than the
+      // reader goes: it comes back damaged rather than failing the whole listing.
+      let (fields, damaged) = JSONValue.storedFields(result.text(row, 6) ?? "{}")
+      var object = DataObject(
         className: result.text(row, 0) ?? "", objectId: result.text(row, 1) ?? "",
         createDate: result.int(row, 2), updateDate: result.int(row, 3),
         acl: acl(readers: result.text(row, 4), writers: result.text(row, 5)), fields: fields)
+      object.isDamaged = damaged
+      return object
     }
   }
 

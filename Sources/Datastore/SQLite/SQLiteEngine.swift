@@ -342,16 +342,17 @@ final class SQLiteEngine: DatastoreEngine {
     "o.class, o.objectId, o.createDate, o.updateDate, o.readers, o.writers, o.data"
 
   /// A row as an object. A row written by another program (sqlite3) may hold bytes that are not
-  /// UTF-8 (shown as U+FFFD) or data that is not a JSON object: that object comes back damaged,
-  /// with no fields, so that one bad row never makes a listing of other rows fail.
+  /// UTF-8 (shown as U+FFFD) or data that is not a JSON object, or nested too deep: that object
+  /// comes back damaged, with the fields that could be read, so that one bad row never makes a
+  /// listing of other rows fail.
   func object(from row: Row) throws -> DataObject {
-    let fields = (try? JSONValue.parse(row.lossyText(6) ?? "{}"))?.objectValue
+    let (fields, damaged) = JSONValue.storedFields(row.lossyText(6) ?? "{}")
     var object = DataObject(
       className: row.lossyText(0) ?? "", objectId: row.lossyText(1) ?? "",
       createDate: row.int(2), updateDate: row.int(3),
       acl: acl(readers: row.lossyText(4) ?? "", writers: row.lossyText(5) ?? ""),
-      fields: fields ?? [:])
-    object.isDamaged = fields == nil
+      fields: fields)
+    object.isDamaged = damaged
     return object
   }
 

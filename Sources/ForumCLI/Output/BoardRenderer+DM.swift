@@ -24,10 +24,16 @@ extension BoardRenderer {
           whoWidth: whoWidth, textWidth: textWidth, ageWidth: ageWidth, unreadWidth: unreadWidth))
     }
     for conversation in page.items {
+      if conversation.isDamaged {
+        lines.append(style.dim(messages.damagedRow))
+        continue
+      }
       let who = SafeText.pad(
         SafeText.truncate(person(conversation.partner), to: whoWidth), to: whoWidth)
       var start = ""
-      if let last = conversation.lastMessage {
+      if let last = conversation.lastMessage, last.isDamaged {
+        start = messages.damagedRow
+      } else if let last = conversation.lastMessage {
         let flat = SafeText.sanitize(last.text).split(whereSeparator: \.isNewline).joined(
           separator: " ")
         start = (last.isMine ? "\(messages.you): " : "") + flat
@@ -73,6 +79,10 @@ extension BoardRenderer {
     var lines: [String] = []
     for message in items {
       let number = SafeText.pad(String(message.number), to: numberWidth, alignRight: true)
+      if message.isDamaged {
+        lines.append("  \(style.number(number)) \(style.dim(messages.damagedRow))")
+        continue
+      }
       let when =
         "\(LocalTime.string(milliseconds: message.createDate)) · \(age(message.createDate))"
       let you = message.isMine ? " (\(messages.you))" : ""

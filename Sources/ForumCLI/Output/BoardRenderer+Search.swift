@@ -27,6 +27,10 @@ extension BoardRenderer {
       case .comment: place = messages.searchIn(hit.threadNumber) + " "
       case .message: place = messages.searchWith + " "
       }
+      if hit.isDamaged {
+        lines.append("\(style.number(ref)) \(style.dim(messages.damagedRow))")
+        continue
+      }
       let titleWidth = max(10, width - refWidth - 1 - authorWidth - 1 - ageWidth - 1)
       let title = SafeText.pad(place + SafeText.sanitize(hit.threadTitle), to: titleWidth)
       let authorText = SafeText.pad(SafeText.sanitize(hit.authorName), to: authorWidth)

@@ -27,7 +27,7 @@ struct BoardRenderer {
   /// The thread list: one line a thread, fitted to the width.
   func threadList(_ page: Page<ForumThread>, pages: Int) -> [String] {
     guard !page.items.isEmpty else { return [messages.emptyBoard] }
-    let numberWidth = page.items.map { String($0.number).count + 1 }.max() ?? 2
+    let numberWidth = page.items.map { Self.numberText($0.number).count + 1 }.max() ?? 2
     let shared = BoardRenderer.sharedNames(page.items.map { ($0.authorName, $0.authorId) })
     let labels = page.items.map {
       authorLabel($0.authorName, $0.authorUserName, shared: shared)
@@ -49,7 +49,12 @@ struct BoardRenderer {
         showCount: showCount, ageWidth: ageWidth)
     }
     for (thread, label) in zip(page.items, labels) {
-      let number = SafeText.pad("#\(thread.number)", to: numberWidth, alignRight: true)
+      let number = SafeText.pad(
+        "#" + Self.numberText(thread.number), to: numberWidth, alignRight: true)
+      if thread.isDamaged {
+        lines.append("\(style.number(number))    \(style.dim(messages.damagedRow))")
+        continue
+      }
       let marks = (thread.isMine ? "●" : " ") + (thread.image != nil ? "▣" : " ")
       let shownTitle =
         thread.moderatedDate != nil
@@ -89,6 +94,9 @@ struct BoardRenderer {
   /// The thread's head: title, author, dates, then the description.
   func threadHeader(_ thread: ForumThread, image: [String]) -> [String] {
     var lines: [String] = []
+    if thread.isDamaged {
+      return ["#\(Self.numberText(thread.number)) \(messages.damagedRow)"]
+    }
     if let taken = thread.moderatedDate {
       lines.append(style.bold("#\(thread.number) (\(tombstone(taken)))"))
       return lines
@@ -179,6 +187,10 @@ struct BoardRenderer {
     for comment in comments {
       let number = SafeText.pad(String(comment.number), to: numberWidth, alignRight: true)
       let lead = comment.number == markedComment ? style.bold("▶") + " " : "  "
+      if comment.isDamaged {
+        lines.append("\(lead)\(style.number(number)) \(style.dim(messages.damagedRow))")
+        continue
+      }
       let when =
         "\(LocalTime.string(milliseconds: comment.createDate)) · \(age(comment.createDate))"
       let you = comment.isMine ? " (\(messages.you))" : ""
@@ -217,6 +229,9 @@ struct BoardRenderer {
     return lines
   }
 
+  /// A post's number, or `?` for a damaged row whose number could not be read.
+  static func numberText(_ number: Int) -> String { number > 0 ? String(number) : "?" }
+
   /// "deleted by a moderator 2026-11-30 05:40".
   func tombstone(_ date: Int64) -> String {
     "\(messages.deletedByModerator) \(LocalTime.string(milliseconds: date))"
@@ -225,6 +240,7 @@ struct BoardRenderer {
   /// A reply's one-line quote: `> 3 Alice: the start of what Alice wrote…`.
   func quoteLine(_ number: Int, _ quote: Quote?, width: Int) -> String {
     guard let quote else { return "> \(number) \(messages.quoteGone)" }
+    if quote.damaged { return "> \(number) \(messages.damagedRow)" }
     let head = "> \(number) \(SafeText.truncate(SafeText.sanitize(quote.authorName), to: 20)): "
     let body =
       quote.moderated

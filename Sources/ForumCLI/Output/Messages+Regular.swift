@@ -46,6 +46,8 @@ extension Messages {
     say("reply to a comment: reply 12/3 TEXT", "コメントに返信するには: reply 12/3 本文")
   }
   var quoteGone: String { say("(comment gone)", "(コメントは削除されました)") }
+  /// A row the board cannot read (written by hand): shown in one line with its number.
+  var damagedRow: String { say("(damaged: cannot be read)", "(破損: 読み取れません)") }
   func moderatorAdded(_ handle: String) -> String {
     say("@\(handle) is now a moderator.", "@\(handle) をモデレーターにしました。")
   }
