@@ -34,10 +34,13 @@ public enum ForumMain {
 
   private static func runCommands(arguments: [String], environment: [String: String]) -> Int32 {
     let options: GlobalOptions
+    let japanese = Terminal(environment: environment, noColorFlag: true).japanese
     do {
-      options = try GlobalOptions(arguments: arguments, environment: environment)
+      options = try GlobalOptions(
+        arguments: arguments, environment: environment, messages: Messages(japanese: japanese))
     } catch {
-      return report(CLIError(error), json: false, line: nil, japanese: false)
+      return report(
+        CLIError(error), json: arguments.contains("--json"), line: nil, japanese: japanese)
     }
     let terminal = Terminal(environment: environment, noColorFlag: options.noColor)
     let messages = Messages(japanese: terminal.japanese)
@@ -53,20 +56,24 @@ public enum ForumMain {
       return 0
     }
     if options.showHelp {
-      print(SafeText.wrap(messages.programUsage, to: terminal.width).joined(separator: "\n") + "\n")
-      print(CommandRegistry.overview(japanese: terminal.japanese, width: terminal.width))
+      print(
+        CommandRegistry.overview(japanese: terminal.japanese, width: terminal.width, usage: true))
       return 0
     }
     // Only now: the C library's locale reads a dozen files that the version and the help need not.
     Locale.prepare()
-    // A mistyped command or a request for help needs no database.
+    // A mistyped command or a request for help needs no database; nor do the commands that
+    // run before any sign-in.
     if let word = options.command.first {
       do {
         let command = try CommandRegistry.lookup(word, messages: messages)
-        if command == HelpCommand.self || options.command.contains("--help") {
+        let words = CommandWords(arguments: options.command)
+        let asked = try? Invocation(
+          words, info: command.info, insideThread: false, messages: messages, lenient: true)
+        if command == HelpCommand.self || asked?[GlobalOptions.helpFlag] == true {
           let topic =
             command == HelpCommand.self
-            ? options.command.dropFirst().first { !$0.hasPrefix("--") } : word
+            ? options.command.dropFirst().first { !$0.hasPrefix("-") } : command.info.name
           if options.json || options.command.contains("--json") {
             print(
               try CommandRegistry.helpJSON(topic: topic, japanese: terminal.japanese).jsonText())
@@ -77,45 +84,26 @@ public enum ForumMain {
               topic: topic, japanese: terminal.japanese, width: terminal.width))
           return 0
         }
+        if let boardless = command as? any BoardlessCommand.Type {
+          let json = options.json || options.command.contains("--json")
+          do {
+            var invocation = try Invocation(
+              words, info: command.info, insideThread: false, messages: messages)
+            if let extra = invocation.positionals.first,
+              !command.info.argumentCount.contains(invocation.positionals.count)
+            {
+              throw CLIError.usage(
+                messages.takesNoArgument(command.info.name, SafeText.sanitize(extra)))
+            }
+            try invocation.resolve(command.info, messages: messages)
+            return try boardless.run(invocation, options: options, messages: messages)
+          } catch {
+            return reportOpening(error, json: json, japanese: terminal.japanese)
+          }
+        }
       } catch {
         return report(
           CLIError(error), json: options.json, line: nil, japanese: terminal.japanese)
-      }
-    }
-    if options.command.first.map({ CommandRegistry.named($0) == InitCommand.self }) == true {
-      let json = options.json || options.command.contains("--json")
-      do {
-        let said = SafeText.sanitize(
-          try InitCommand.initialize(
-            location: InitCommand.location(
-              words: options.command.dropFirst().filter { $0 != "--json" },
-              default: options.resolvedDatabasePath),
-            japanese: terminal.japanese))
-        print(json ? JSONValue.object(["message": .string(said)]).jsonText() : said)
-        return 0
-      } catch {
-        return reportOpening(error, json: json, japanese: terminal.japanese)
-      }
-    }
-    if options.command.first.map({ CommandRegistry.named($0) == KeysCommand.self }) == true {
-      do {
-        print(
-          try KeysCommand.show(
-            KeysCommand.request(
-              words: options.command.dropFirst(), json: options.json,
-              default: options.resolvedDatabasePath)))
-        return 0
-      } catch {
-        return reportOpening(error, json: options.json, japanese: terminal.japanese)
-      }
-    }
-    if options.command.first.map({ CommandRegistry.named($0) == ServeCommand.self }) == true {
-      do {
-        let request = try ServeCommand.request(
-          words: options.command, default: options.resolvedDatabasePath, messages: messages)
-        return try ServeCommand.serve(request, json: options.json, messages: messages)
-      } catch {
-        return reportOpening(error, json: options.json, japanese: terminal.japanese)
       }
     }
     let board: Board

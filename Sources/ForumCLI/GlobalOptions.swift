@@ -8,8 +8,17 @@ import Forum
 #endif
 
 /// How to draw images: detect, force a protocol, half-blocks only, or never.
-enum ImageMode: String {
+enum ImageMode: String, CaseIterable, ArgumentValue {
   case auto, kitty, iterm, blocks, none
+
+  static var valueName: String { allCases.map(\.rawValue).joined(separator: "|") }
+  static var completion: Completion { .words(allCases.map(\.rawValue)) }
+  init(parsing word: String, messages: Messages) throws {
+    guard let mode = ImageMode(rawValue: word) else {
+      throw CLIError.usage(messages.imagesTakes)
+    }
+    self = mode
+  }
 }
 
 /// Options that apply to the whole run, given before the command (or in the environment).
@@ -29,91 +38,114 @@ struct GlobalOptions {
   /// The command and its words, when given on the command line.
   var command: [String] = []
 
-  /// One option of the whole run, as help lists it.
-  struct Declared {
-    let name: String
-    /// What its value is called, when it takes one.
-    let value: Localized?
-    let summary: Localized
-  }
+  static let db = Option<String>(
+    "db", value: "PATH|URI",
+    help: Localized(
+      "the board: an SQLite file, postgresql://…, or https://… (env FORUM_DB)",
+      "掲示板: SQLite ファイル、postgresql://…、https://… (環境変数 FORUM_DB)"),
+    completion: .files)
+  static let profileOption = Option<String>(
+    "profile", value: "NAME",
+    help: Localized(
+      "who you are on the board (env FORUM_PROFILE)", "掲示板での自分 (環境変数 FORUM_PROFILE)"))
+  static let jsonFlag = Flag(
+    "json", help: Localized("print what the REST API would", "REST API と同じ JSON を出力"))
+  static let noColorFlag = Flag(
+    "no-color", aliases: ["no-colour"],
+    help: Localized("no colour (also NO_COLOR)", "色を付けない (NO_COLOR でも)"))
+  static let bailFlag = Flag(
+    "bail",
+    help: Localized("a script stops at its first failure", "スクリプトは最初の失敗で止まる"))
+  static let imagesOption = Option<ImageMode>(
+    "images", help: Localized("how images are drawn", "画像の表示方法"))
+  static let noPagerFlag = Flag(
+    "no-pager", help: Localized("never page long output", "長い出力をページャに渡さない"))
+  static let helpFlag = Flag(
+    "help", aliases: ["h"], help: Localized("this help", "このヘルプ"))
+  static let versionFlag = Flag(
+    "version", help: Localized("the version", "バージョン"))
 
-  /// The options of the whole run, in the order help lists them.
-  static let declared: [Declared] = [
-    Declared(
-      name: "db", value: Localized("PATH|URI", "パス|URI"),
-      summary: Localized(
-        "the board: an SQLite file, postgresql://…, or https://… (env FORUM_DB)",
-        "掲示板: SQLite ファイル、postgresql://…、https://… (環境変数 FORUM_DB)")),
-    Declared(
-      name: "profile", value: Localized("NAME", "名前"),
-      summary: Localized(
-        "who you are on the board (env FORUM_PROFILE)", "掲示板での自分 (環境変数 FORUM_PROFILE)")),
-    Declared(
-      name: "json", value: nil,
-      summary: Localized("print what the REST API would", "REST API と同じ JSON を出力")),
-    Declared(
-      name: "no-color", value: nil,
-      summary: Localized("no colour (also NO_COLOR)", "色を付けない (NO_COLOR でも)")),
-    Declared(
-      name: "bail", value: nil,
-      summary: Localized("a script stops at its first failure", "スクリプトは最初の失敗で止まる")),
-    Declared(
-      name: "images",
-      value: Localized("auto|kitty|iterm|blocks|none", "auto|kitty|iterm|blocks|none"),
-      summary: Localized("how images are drawn", "画像の表示方法")),
-    Declared(
-      name: "no-pager", value: nil,
-      summary: Localized("never page long output", "長い出力をページャに渡さない")),
-    Declared(name: "help", value: nil, summary: Localized("this help", "このヘルプ")),
-    Declared(name: "version", value: nil, summary: Localized("the version", "バージョン")),
+  /// The options of the whole run, in the order help lists them: the one list usage, help,
+  /// completion and the parse below are made from.
+  static let declared: [OptionDeclaration] = [
+    db.declaration, profileOption.declaration, jsonFlag.declaration, noColorFlag.declaration,
+    bailFlag.declaration, imagesOption.declaration, noPagerFlag.declaration,
+    helpFlag.declaration, versionFlag.declaration,
   ]
 
-  /// Reads `--db`, `--profile`, `--json`, `--no-color`, `--images`, `--help`, `--version` from the
-  /// front of `arguments`; the first other word starts the command.
-  init(arguments: [String], environment: [String: String]) throws {
+  /// The global options every command also takes after its name (`list --json`).
+  static let perCommand: [OptionDeclaration] = [
+    jsonFlag.declaration, noColorFlag.declaration, helpFlag.declaration,
+  ]
+
+  /// `usage: forum [OPTIONS] [COMMAND …]`, then one line per option.
+  static func usage(japanese: Bool, width: Int) -> [String] {
+    var lines = [japanese ? "使い方: forum [オプション] [コマンド …]" : "usage: forum [OPTIONS] [COMMAND …]"]
+    lines.append(japanese ? "オプション:" : "Options:")
+    lines += HelpTable.render(
+      declared.map { option in
+        (
+          ([option.usage] + option.aliases.map { ($0.count == 1 ? "-" : "--") + $0 })
+            .joined(separator: ", "), option.help.text(japanese: japanese)
+        )
+      }, width: width)
+    return lines
+  }
+
+  /// Reads the global options from the front of `arguments`; the first other word starts the
+  /// command.
+  init(
+    arguments: [String], environment: [String: String],
+    messages: Messages = Messages(japanese: false)
+  ) throws {
     self.environment = environment
     databasePath = environment["FORUM_DB"].flatMap { $0.isEmpty ? nil : $0 }
     profile = environment["FORUM_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     var index = 0
-    func value(_ name: String) throws -> String {
-      // `--db --json` is a forgotten value, not a database named "--json".
-      guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-        throw CLIError.usage("--\(name) needs a value")
-      }
-      index += 1
-      return arguments[index - 1]
-    }
     while index < arguments.count {
-      var word = arguments[index]
+      let word = arguments[index]
+      guard word.hasPrefix("-"), word.count > 1 else { break }
+      var name = String(word.drop { $0 == "-" })
       var inline: String?
-      if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
-        inline = String(word[word.index(after: equals)...])
-        word = String(word[..<equals])
+      if let equals = name.firstIndex(of: "=") {
+        inline = String(name[name.index(after: equals)...])
+        name = String(name[..<equals])
+      }
+      guard let option = Self.declared.first(where: { $0.spellings.contains(name) }),
+        option.takesValue || inline == nil
+      else {
+        throw CLIError.usage(
+          messages.unknownGlobalOption(
+            SafeText.sanitize(word),
+            suggestion: CommandRegistry.suggestion(for: name, among: Self.declared.map(\.name))
+              .map { "--" + $0 }))
       }
       index += 1
-      switch word {
-      case "--db": databasePath = try inline ?? value("db")
-      case "--profile": profile = try inline ?? value("profile")
-      case "--images":
-        let text = try inline ?? value("images")
-        guard let mode = ImageMode(rawValue: text) else {
-          throw CLIError.usage("--images takes auto, kitty, iterm, blocks or none")
+      var value: Any = true
+      if let parse = option.parse {
+        // `--db --json` is a forgotten value, not a database named "--json".
+        var text = inline
+        if text == nil, index < arguments.count, !arguments[index].hasPrefix("--") {
+          text = arguments[index]
+          index += 1
         }
-        images = mode
-      case "--json": json = true
-      case "--bail": bail = true
-      case "--no-pager": noPager = true
-      case "--no-color", "--no-colour": noColor = true
-      case "--help", "-h": showHelp = true
-      case "--version": showVersion = true
-      default:
-        if word.hasPrefix("-") && command.isEmpty {
-          throw CLIError.usage("unknown option \(SafeText.sanitize(word)); see forum --help")
-        }
-        command = Array(arguments[(index - 1)...])
-        return
+        guard let text else { throw CLIError.usage(messages.needsValue("--" + option.name)) }
+        value = try parse(text, messages)
+      }
+      switch option.name {
+      case Self.db.name: databasePath = value as? String
+      case Self.profileOption.name: profile = value as? String ?? profile
+      case Self.imagesOption.name: images = value as? ImageMode ?? images
+      case Self.jsonFlag.name: json = true
+      case Self.bailFlag.name: bail = true
+      case Self.noPagerFlag.name: noPager = true
+      case Self.noColorFlag.name: noColor = true
+      case Self.helpFlag.name: showHelp = true
+      case Self.versionFlag.name: showVersion = true
+      default: break
       }
     }
+    command = Array(arguments[index...])
   }
 
   /// `--db`, `$FORUM_DB`, or `$XDG_DATA_HOME/forum/forum.sqlite` (created on first use).

@@ -106,26 +106,27 @@ final class Session {
     commandsRun += 1
     if !input.isInteractive && !oneShot { pendingDraft = command.draftParts(words) }
     let info = command.info
-    let invocation = try Invocation(
+    var invocation = try Invocation(
       words, info: info, insideThread: currentThread != nil, messages: messages)
-    if invocation.flags.contains("help") {
+    if invocation[GlobalOptions.helpFlag] {
       print(info.help(japanese: terminal.japanese, width: terminal.width))
       return .next
     }
-    guard info.arguments.contains(invocation.positionals.count) else {
+    guard info.argumentCount.contains(invocation.positionals.count) else {
       throw CLIError.usage(messages.usage(info.usage))
     }
+    try invocation.resolve(info, messages: messages)
     let savedJSON = json
     let savedColor = useColor
     defer {
       json = savedJSON
       useColor = savedColor
     }
-    if invocation.flags.contains("json") {
+    if invocation[GlobalOptions.jsonFlag] {
       json = true
       commandAskedForJSON = true
     }
-    if invocation.flags.contains("no-color") { useColor = false }
+    if invocation[GlobalOptions.noColorFlag] { useColor = false }
     return try paged { try command.run(invocation, in: self) }
   }
 
@@ -139,43 +140,22 @@ final class Session {
 
   // MARK: References
 
-  /// `12`, `#12`, `12/3`; at the prompt inside a thread, `/3` is its comment 3.
-  func postReference(_ text: String) throws -> PostReference {
-    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-    if parts.count == 2 {
-      let number = try positive(String(parts[1]), "comment")
-      if parts[0].isEmpty {
-        guard let currentThread else { throw CLIError.usage(messages.noCurrentThread) }
-        return .comment(currentThread, number)
-      }
-      return .comment(try threadNumber(String(parts[0])), number)
+  /// A post as typed, `/3` being comment 3 of the current thread.
+  func resolve(_ reference: PostRef) throws -> PostReference {
+    switch reference {
+    case .thread(let number): return .thread(number)
+    case .comment(let thread, let number): return .comment(thread, number)
+    case .currentThreadComment(let number):
+      guard let currentThread else { throw CLIError.usage(messages.noCurrentThread) }
+      return .comment(currentThread, number)
     }
-    return .thread(try threadNumber(text))
   }
 
-  func threadNumber(_ text: String) throws -> Int {
-    try positive(text.hasPrefix("#") ? String(text.dropFirst()) : text, "thread")
-  }
-
-  func positive(_ text: String, _ what: String) throws -> Int {
-    guard let number = Int(text), number > 0 else {
-      throw CLIError.usage(messages.notANumber(what, SafeText.sanitize(text)))
-    }
-    return number
-  }
-
-  /// The thread named by the first argument, or the current one at the prompt.
-  func threadArgument(_ invocation: Invocation, example: String) throws -> Int {
-    if let word = invocation.positionals.first { return try threadNumber(word) }
+  /// The thread given, or the current one at the prompt.
+  func thread(_ given: ThreadNumber?, example: String) throws -> Int {
+    if let given { return given.number }
     guard let currentThread else { throw CLIError.usage(messages.whichThread(example)) }
     return currentThread
-  }
-
-  /// `--page N`, `--page last` (when the last page is known), 1 when not given.
-  func pageNumber(_ invocation: Invocation, last: Int) throws -> Int {
-    guard let text = invocation.options["page"] else { return 1 }
-    if text == "last" { return last }
-    return try positive(text, "page")
   }
 
   // MARK: Output

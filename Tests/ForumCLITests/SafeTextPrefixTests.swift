@@ -55,7 +55,7 @@ struct SafeTextPrefixTests {
           used += 1
         }
         for character in word {
-          let w = character.unicodeScalars.reduce(0) { $0 + SafeText.cells($1) }
+          let w = SafeText.cells(character)
           if used + w > limit && used > 0 {
             lines.append(line)
             line = ""

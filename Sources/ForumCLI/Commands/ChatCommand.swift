@@ -4,7 +4,7 @@ import Forum
 /// is posted to it.
 enum ChatCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "chat", aliases: ["room"], usage: "chat [THREAD]",
+    name: "chat", aliases: ["room"],
     summary: Localized(
       "talk in a thread as in a chat room: every line you type is posted",
       "スレッドをチャットルームとして使う: 入力した行がそのまま投稿される"),
@@ -17,21 +17,23 @@ enum ChatCommand: ForumCommand {
         + "不要)。ほかの人の発言は送られた時点で表示され、自分の発言には (あなた) が付きます。"
         + "`/leave` か Ctrl-D で退出、`/コマンド` でコマンドを実行 (`/show 3`、`/quit`)、"
         + "`//本文` で `/` から始まる行を投稿します。端末が必要です (スクリプトでは `comment`)。"),
-    arguments: 0...1, completion: .threads)
+    parameters: [thread])
+
+  static let thread = Argument<ThreadNumber>(optional: true)
 
   /// A script cannot enter a room: the lines meant for it are said there, never run as
   /// commands, up to its `/leave`.
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
     let parsed = try? Invocation(
       words, info: info, insideThread: false, messages: Messages(japanese: false))
-    return parsed?.flags.contains("help") == true ? [] : [.room]
+    return parsed?[GlobalOptions.helpFlag] == true ? [] : [.room]
   }
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     guard session.input.isInteractive, session.terminal.stdoutIsTerminal, !session.json else {
       throw CLIError.usage(session.messages.chatNeedsTerminal)
     }
-    let number = try session.threadArgument(invocation, example: "chat 12")
+    let number = try session.thread(invocation[Self.thread], example: "chat 12")
     let thread = try session.board.thread(number)
     let room = ChatRoom(source: ChatRoom.thread(thread, in: session), session: session)
     return try room.run()

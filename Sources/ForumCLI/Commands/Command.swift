@@ -1,3 +1,5 @@
+import Forum
+
 /// A command people type, at the prompt, in a script or after `forum`: one type each, owning its
 /// name, options, arguments, help, completion and what it does. Help, usage errors and completion
 /// are all made from these declarations.
@@ -11,6 +13,34 @@ protocol ForumCommand {
 
 extension ForumCommand {
   static func draftParts(_ words: CommandWords) -> [DraftPart] { [] }
+}
+
+/// A command that runs before any sign-in (`init`, `keys`, `serve`): only from the command line,
+/// its words parsed by the same declarations. Returns the exit status.
+protocol BoardlessCommand: ForumCommand {
+  static func run(_ invocation: Invocation, options: GlobalOptions, messages: Messages) throws
+    -> Int32
+}
+
+extension BoardlessCommand {
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    throw CLIError.usage(session.messages.onlyFromCommandLine(info.name))
+  }
+
+  /// `--db` after the command (the form every "no forum schema" error names) wins over the
+  /// global one.
+  static func location(_ given: String?, options: GlobalOptions) -> String {
+    guard let given, !given.isEmpty else { return options.resolvedDatabasePath() }
+    return ImageFile.expandTilde(given)
+  }
+
+  static var databaseOption: Option<String> {
+    Option<String>(
+      "db", value: "PATH|URI",
+      help: Localized(
+        "the board (wins over the global --db)", "掲示板 (グローバルな --db より優先)"),
+      completion: .files)
+  }
 }
 
 /// Input a command reads after its own line: one answer, lines up to a single `.`, or a room's
@@ -34,7 +64,8 @@ struct Localized {
   func text(japanese: Bool) -> String { japanese ? self.japanese : english }
 }
 
-/// The declaration of a command: what it is called, what it takes, what help says about it.
+/// The declaration of a command: what it is called, what it takes (in the order its usage shows),
+/// what help says about it. Usage, help, completion and the parse are all made from it.
 struct CommandInfo {
   /// What the last argument is when it is prose.
   enum Text {
@@ -49,27 +80,70 @@ struct CommandInfo {
     case afterReference
   }
 
-  /// What Tab offers for the command's arguments.
-  enum Completion {
-    case none
-    case threads
-    case handles
-  }
-
   let name: String
   var aliases: [String] = []
-  let usage: String
   let summary: Localized
   var details: Localized?
-  /// Options taking a value (`--page N`).
-  var options: [String] = []
-  var flags: [String] = []
-  var arguments: ClosedRange<Int> = 0...0
-  var text: Text?
-  var completion: Completion = .none
+  let parameters: [Parameter]
+  /// The usage line shows `[options]` for the optional options (help lists them below), so it
+  /// fits one line of the overview.
+  var collapsesOptions = false
 
-  /// Flags every command takes.
-  static let commonFlags = ["json", "no-color", "help"]
+  init(
+    name: String, aliases: [String] = [], summary: Localized, details: Localized? = nil,
+    parameters: [any ParameterConvertible] = [], collapsesOptions: Bool = false
+  ) {
+    self.name = name
+    self.aliases = aliases
+    self.summary = summary
+    self.details = details
+    self.parameters = parameters.map(\.parameter)
+    self.collapsesOptions = collapsesOptions
+  }
+
+  /// `list [--unread] [--page N|last]`, from the parameters.
+  var usage: String {
+    var parts = [name]
+    for parameter in parameters {
+      if collapsesOptions, case .option(_, required: false) = parameter {
+        if parts.last != "[options]" { parts.append("[options]") }
+        continue
+      }
+      parts.append(parameter.usage)
+    }
+    return parts.joined(separator: " ")
+  }
+
+  /// The command's own options and flags (the global ones it also takes are `GlobalOptions`').
+  var options: [OptionDeclaration] {
+    parameters.compactMap {
+      if case .option(let option, _) = $0 { return option }
+      return nil
+    }
+  }
+
+  var arguments: [ArgumentDeclaration] {
+    parameters.compactMap {
+      if case .argument(let argument) = $0 { return argument }
+      return nil
+    }
+  }
+
+  var text: Text? {
+    for case .text(let text) in parameters { return text.kind }
+    return nil
+  }
+
+  /// How many positional words the command takes.
+  var argumentCount: ClosedRange<Int> {
+    let required = arguments.filter { !$0.optional }.count
+    return required...max(required, arguments.reduce(0) { $0 + $1.maximum })
+  }
+
+  /// The option (or a global one a command takes, such as `--json`) spelled `name`.
+  func option(named name: String) -> OptionDeclaration? {
+    (options + GlobalOptions.perCommand).first { $0.spellings.contains(name) }
+  }
 
   func help(japanese: Bool, width: Int) -> String {
     var lines = SafeText.wrap((japanese ? "使い方: " : "usage: ") + usage, to: max(20, width))
@@ -81,19 +155,106 @@ struct CommandInfo {
         "  " + $0
       }
     }
+    var table: [(String, String)] = []
+    for parameter in parameters {
+      switch parameter {
+      case .option(let option, _):
+        let spelled = ([option.usage] + option.aliases.map { ($0.count == 1 ? "-" : "--") + $0 })
+        table.append((spelled.joined(separator: ", "), option.help.text(japanese: japanese)))
+      case .argument(let argument):
+        if let help = argument.help {
+          table.append((argument.label, help.text(japanese: japanese)))
+        }
+      case .text: break
+      }
+    }
+    if !table.isEmpty {
+      lines.append(japanese ? "オプションと引数:" : "Options and arguments:")
+      lines += HelpTable.render(table, width: width)
+    }
     return lines.joined(separator: "\n")
+  }
+}
+
+/// Two columns: a name and its help, wrapped under itself when the name is long.
+enum HelpTable {
+  static func render(_ rows: [(String, String)], width: Int) -> [String] {
+    var column = min(rows.map { SafeText.width($0.0) }.max() ?? 0, 24)
+    var helpWidth = width - column - 6
+    if helpWidth < 24 {
+      // Narrow: each help goes under its name.
+      column = 0
+      helpWidth = max(20, width - 6)
+    }
+    var lines: [String] = []
+    for (name, help) in rows {
+      let wrapped = SafeText.wrap(help, to: helpWidth)
+      if SafeText.width(name) > column {
+        lines.append("  " + name)
+        lines += wrapped.map { String(repeating: " ", count: column + 6) + $0 }
+      } else {
+        lines.append("  " + SafeText.pad(name, to: column) + "    " + (wrapped.first ?? ""))
+        lines += wrapped.dropFirst().map { String(repeating: " ", count: column + 6) + $0 }
+      }
+    }
+    return lines
   }
 }
 
 /// A command's words sorted into positionals, options, flags and prose.
 struct Invocation {
-  var positionals: [String] = []
-  var options: [String: String] = [:]
-  var flags: Set<String> = []
+  /// The positional words as typed; `self[argument]` is their parsed value.
+  private(set) var positionals: [String] = []
+  /// Option values as typed, by the option's name; `self[option]` is the parsed value.
+  private(set) var options: [String: String] = [:]
+  /// The flags given, by name (an alias counts as its flag).
+  private(set) var flags: Set<String> = []
   /// The prose of a text command ("" when the line has none and a draft is to be read).
   var text: String?
+  /// Parsed values by option name and by argument label, made by `resolve`.
+  private var values: [String: Any] = [:]
+  private var argumentValues: [String: [Any]] = [:]
 
   private init() {}
+
+  subscript(flag: Flag) -> Bool { flags.contains(flag.name) }
+
+  subscript<Value>(option: Option<Value>) -> Value? { values[option.name] as? Value }
+
+  /// A single argument's value (nil when an optional one is not given).
+  subscript<Value>(argument: Argument<Value>) -> Value? {
+    argumentValues[argument.declaration.label]?.first as? Value
+  }
+
+  /// Every word an argument took.
+  func all<Value>(_ argument: Argument<Value>) -> [Value] {
+    (argumentValues[argument.declaration.label] ?? []).compactMap { $0 as? Value }
+  }
+
+  /// Whether any of the command's own options (not flags) was given.
+  var anyOptionGiven: Bool { !options.isEmpty }
+
+  /// Whether the option was on the line, even where its value is not parsed (a refused line's
+  /// draft is decided from the words alone).
+  func given<Value>(_ option: Option<Value>) -> Bool { options[option.name] != nil }
+
+  /// Parses every option value and positional word by its declaration: a bad one is a usage
+  /// error before the command does anything.
+  mutating func resolve(_ info: CommandInfo, messages: Messages) throws {
+    for (name, text) in options {
+      guard let parse = info.option(named: name)?.parse else { continue }
+      values[name] = try parse(text, messages)
+    }
+    var words = positionals[...]
+    for argument in info.arguments {
+      var taken: [Any] = []
+      while taken.count < argument.maximum, let word = words.first {
+        taken.append(try argument.parse(word, messages))
+        words = words.dropFirst()
+      }
+      argumentValues[argument.label] = taken
+    }
+  }
 
   /// Sorts `words` (the command word first) by `info`. `insideThread`: at the prompt with a
   /// current thread, where a bare number starts the prose instead of naming a thread.
@@ -217,12 +378,20 @@ struct Invocation {
       inlineValue = String(name[name.index(after: equals)...])
       name = String(name[..<equals])
     }
-    if Set(info.flags + CommandInfo.commonFlags).contains(name), inlineValue == nil {
+    guard let declared = info.option(named: name) else {
+      let names = (info.options + GlobalOptions.perCommand).map(\.name)
+      throw CLIError.usage(
+        messages.unknownOption(
+          SafeText.sanitize(value),
+          suggestion: CommandRegistry.suggestion(for: name, among: names).map { "--" + $0 }))
+    }
+    name = declared.name
+    if !declared.takesValue {
+      guard inlineValue == nil else {
+        throw CLIError.usage(messages.unknownOption(SafeText.sanitize(value)))
+      }
       flags.insert(name)
       return
-    }
-    guard info.options.contains(name) else {
-      throw CLIError.usage(messages.unknownOption(SafeText.sanitize(value)))
     }
     if let inlineValue {
       options[name] = inlineValue
@@ -246,9 +415,7 @@ struct Invocation {
   }
 
   private static func isKnown(_ word: String, _ info: CommandInfo) -> Bool {
-    let name = String(word.dropFirst(2).prefix { $0 != "=" })
-    return info.options.contains(name) || info.flags.contains(name)
-      || CommandInfo.commonFlags.contains(name)
+    info.option(named: String(word.dropFirst(2).prefix { $0 != "=" })) != nil
   }
 
   /// Every word is a known option or the value after one (`--title T --edit`).
@@ -259,7 +426,7 @@ struct Invocation {
         return false
       }
       index += 1
-      if !value.contains("="), info.options.contains(String(value.dropFirst(2))),
+      if !value.contains("="), info.option(named: String(value.dropFirst(2)))?.takesValue == true,
         index < words.count, let next = words[index].value, !next.hasPrefix("--")
       {
         index += 1

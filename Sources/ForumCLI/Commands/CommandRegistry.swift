@@ -39,12 +39,14 @@ enum CommandRegistry {
   }
 
   /// One line a command (wrapped under its usage when the terminal is narrow), then the
-  /// global options.
-  static func overview(japanese: Bool, width: Int) -> String {
+  /// global options; `usage`: the program's usage line first (`forum --help`).
+  static func overview(japanese: Bool, width: Int, usage: Bool = false) -> String {
     let infos = all.map { $0.info }
+    let global = GlobalOptions.usage(japanese: japanese, width: width)
+    var lines: [String] = usage ? [global[0], ""] : []
     // Long usages go on a line of their own rather than push every summary to the right.
-    let column = min(infos.map { SafeText.width($0.usage) }.max() ?? 0, 28)
-    var lines = [japanese ? "コマンド:" : "Commands:"]
+    let column = min(infos.map { SafeText.width($0.usage) }.max() ?? 0, 32)
+    lines.append(japanese ? "コマンド:" : "Commands:")
     let summaryWidth = width - column - 4
     for info in infos {
       let summary = info.summary.text(japanese: japanese)
@@ -66,25 +68,35 @@ enum CommandRegistry {
       }
     }
     lines.append("")
-    let options = GlobalOptions.declared.map { option in
-      option.value.map { "--\(option.name) \($0.text(japanese: japanese))" } ?? "--\(option.name)"
-    }
-    lines += SafeText.wrap(
-      (japanese ? "オプション: " : "Options: ") + options.joined(separator: ", "),
-      to: max(20, width))
+    lines += global.dropFirst()
     return lines.joined(separator: "\n")
   }
 
   /// What `--json help [TOPIC]` prints: the declarations themselves.
   static func helpJSON(topic: String?, japanese: Bool) throws -> JSONValue {
+    func describe(_ option: OptionDeclaration) -> JSONValue {
+      var object: [String: JSONValue] = [
+        "name": .string("--" + option.name),
+        "summary": .string(option.help.text(japanese: japanese)),
+      ]
+      if let value = option.valueName { object["value"] = .string(value) }
+      if !option.aliases.isEmpty {
+        object["aliases"] = .array(
+          option.aliases.map { .string(($0.count == 1 ? "-" : "--") + $0) })
+      }
+      return .object(object)
+    }
     func describe(_ info: CommandInfo, details: Bool) -> JSONValue {
       var object: [String: JSONValue] = [
         "name": .string(info.name), "aliases": .array(info.aliases.map { .string($0) }),
         "usage": .string(info.usage), "summary": .string(info.summary.text(japanese: japanese)),
-        "options": .array(info.options.map { .string("--" + $0) }),
-        "flags": .array(info.flags.map { .string("--" + $0) }),
+        "options": .array(info.options.filter(\.takesValue).map { .string("--" + $0.name) }),
+        "flags": .array(info.options.filter { !$0.takesValue }.map { .string("--" + $0.name) }),
       ]
-      if details { object["details"] = .string(info.details?.text(japanese: japanese) ?? "") }
+      if details {
+        object["details"] = .string(info.details?.text(japanese: japanese) ?? "")
+        object["parameters"] = .array(info.options.map(describe))
+      }
       return .object(object)
     }
     if let topic {
@@ -92,21 +104,18 @@ enum CommandRegistry {
     }
     return .object([
       "results": .array(all.map { describe($0.info, details: false) }),
-      "options": .array(
-        GlobalOptions.declared.map { option in
-          var object: [String: JSONValue] = [
-            "name": .string("--" + option.name),
-            "summary": .string(option.summary.text(japanese: japanese)),
-          ]
-          if let value = option.value { object["value"] = .string(value.text(japanese: japanese)) }
-          return .object(object)
-        }),
+      "options": .array(GlobalOptions.declared.map(describe)),
     ])
   }
 
   /// The command nearest to a mistyped word, if any is close.
   static func suggestion(for word: String) -> String? {
-    // Ties go to the command that starts with the same letter ("hepl" is help, not reply).
+    suggestion(for: word, among: names)
+  }
+
+  /// The name nearest to a mistyped word, if any is close (commands, or a command's options).
+  static func suggestion(for word: String, among names: [String]) -> String? {
+    // Ties go to the name that starts with the same letter ("hepl" is help, not reply).
     let scored = names.map {
       ($0, 2 * editDistance($0, word.lowercased()) + ($0.first == word.lowercased().first ? 0 : 1))
     }

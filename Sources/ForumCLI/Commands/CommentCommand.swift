@@ -3,7 +3,7 @@ import Forum
 /// `comment`: prose for a thread, from the rest of the line or from lines up to a `.`.
 enum CommentCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "comment", aliases: ["c"], usage: "comment [THREAD] [--edit] [TEXT]",
+    name: "comment", aliases: ["c"],
     summary: Localized(
       "comment on a thread (the current one at the prompt)", "スレッドにコメント (プロンプトでは現在のスレッド)"),
     details: Localized(
@@ -17,7 +17,14 @@ enum CommentCommand: ForumCommand {
         + "前 (`comment --json 12 本文`) か、その後ろに単独で (`comment 12 --edit`) 置きます。"
         + "本文をオプションで始めることはできません。"
         + "本文がなければ「.」だけの行まで読みます。`\\e` だけの行で $VISUAL か $EDITOR を開きます。"),
-    flags: ["edit"], arguments: 0...1, text: .afterThread, completion: .threads)
+    parameters: [thread, edit, TextParameter(kind: .afterThread)])
+
+  static let thread = Argument<ThreadNumber>(
+    help: Localized(
+      "#12 (or 12 outside a thread); at the prompt the current thread when left out",
+      "#12 (スレッドの外では 12 も)。プロンプトでは省くと現在のスレッド"), optional: true)
+  static let edit = Flag(
+    "edit", help: Localized("write the text in $VISUAL or $EDITOR", "本文を $VISUAL か $EDITOR で書く"))
 
   /// A line without text reads a draft, whatever else is wrong with it (scripts have no
   /// current thread, so the same parse as `run` decides).
@@ -25,11 +32,11 @@ enum CommentCommand: ForumCommand {
     let parsed = try? Invocation(
       words, info: info, insideThread: false, messages: Messages(japanese: false), lenient: true)
     guard let parsed else { return [] }
-    return parsed.flags.contains("help") || !(parsed.text ?? "").isEmpty ? [] : [.block]
+    return parsed[GlobalOptions.helpFlag] || !(parsed.text ?? "").isEmpty ? [] : [.block]
   }
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    let number = try session.threadArgument(invocation, example: "comment 12 TEXT")
+    let number = try session.thread(invocation[thread], example: "comment 12 TEXT")
     _ = try session.board.thread(number)  // the thread exists and may be read: ask for text
     var text = invocation.text ?? ""
     if text.isEmpty {
@@ -37,7 +44,7 @@ enum CommentCommand: ForumCommand {
         try session.offerSavedDraft(.comment(thread: number))
         ?? session.draft(
           session.messages.commentPrompt, for: .comment(thread: number),
-          edit: invocation.flags.contains("edit"))
+          edit: invocation[edit])
     }
     let comment = try session.board.addComment(to: number, text: text)
     if let draft = session.activeDraft { session.discardDraft(draft) }

@@ -4,7 +4,7 @@ import Forum
 /// `dm`: a private message to one person, or the conversation with them.
 enum DMCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "dm", aliases: ["msg"], usage: "dm @HANDLE [TEXT] [--write|--edit] [--page N|last]",
+    name: "dm", aliases: ["msg"],
     summary: Localized(
       "send a private message, or show your conversation with someone",
       "個人宛てのメッセージを送る、またはその人との会話を表示"),
@@ -18,21 +18,30 @@ enum DMCommand: ForumCommand {
         + "`dm @bob 本文` は本文を入力どおりに送ります。会話がなければ始まり、読めるのはあなたと bob "
         + "だけです。`dm @bob` はプロンプトでは `chat` のようにルームとして開き、それ以外では最後のページを表示します。`dm @bob --write` は「.」だけの行"
         + "までをメッセージとして読み、`--edit` は $VISUAL か $EDITOR を開きます。自分自身には送れません。"),
-    options: ["page"], flags: ["write", "edit"], arguments: 0...1, text: .afterHandle,
-    completion: .handles)
+    parameters: [handle, TextParameter(kind: .afterHandle), write, edit, page],
+    collapsesOptions: true)
+
+  static let handle = Argument<Handle>(optional: true)
+  static let write = Flag(
+    "write", help: Localized("write the message on lines up to a `.`", "「.」の行までメッセージを書く"))
+  static let edit = Flag(
+    "edit", help: Localized("write the text in $VISUAL or $EDITOR", "本文を $VISUAL か $EDITOR で書く"))
+  static let page = Option<PageRequest>(
+    "page",
+    help: Localized("which page of the conversation (without it: the last)", "会話のページ (なければ最後)"))
 
   /// `--write` and `--edit` read a draft, whatever else is wrong with the line.
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
     let parsed = try? Invocation(
       words, info: info, insideThread: false, messages: Messages(japanese: false), lenient: true)
-    guard let parsed, !parsed.flags.contains("help"), (parsed.text ?? "").isEmpty else {
+    guard let parsed, !parsed[GlobalOptions.helpFlag], (parsed.text ?? "").isEmpty else {
       return []
     }
-    return parsed.flags.contains("write") || parsed.flags.contains("edit") ? [.block] : []
+    return parsed[write] || parsed[edit] ? [.block] : []
   }
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    guard let handle = invocation.positionals.first else {
+    guard let handle = invocation[handle]?.text else {
       throw CLIError.usage(session.messages.whichHandle)
     }
     let board = session.board
@@ -43,11 +52,11 @@ enum DMCommand: ForumCommand {
     }
     let address = "@" + partner.userName
     var text = invocation.text ?? ""
-    let drafting = invocation.flags.contains("write") || invocation.flags.contains("edit")
+    let drafting = invocation[write] || invocation[edit]
     if text.isEmpty && !drafting {
       // At a terminal the conversation opens as a room, like `chat`; elsewhere it is shown.
       if session.atPrompt, session.input.isInteractive, session.terminal.stdoutIsTerminal,
-        !session.json, invocation.options["page"] == nil
+        !session.json, invocation[Self.page] == nil
       {
         let room = ChatRoom(
           source: ChatRoom.conversation(with: partner, in: session), session: session)
@@ -61,7 +70,7 @@ enum DMCommand: ForumCommand {
         try session.offerSavedDraft(.message(handle: partner.userName))
         ?? session.draft(
           session.messages.messagePrompt, for: .message(handle: partner.userName),
-          edit: invocation.flags.contains("edit"))
+          edit: invocation[edit])
     }
     let message = try board.sendMessage(to: address, text: text)
     if let draft = session.activeDraft { session.discardDraft(draft) }
@@ -80,7 +89,7 @@ enum DMCommand: ForumCommand {
     do {
       conversation = try session.board.conversation(with: address)
     } catch let error as DatastoreError where error.code == .notFound {
-      if invocation.options["page"] != nil {
+      if invocation[Self.page] != nil {
         throw CLIError.notFound(session.messages.noMessagesYet(address))
       }
       if session.json {
@@ -91,8 +100,7 @@ enum DMCommand: ForumCommand {
       return
     }
     let last = try session.board.lastPage(of: conversation)
-    let page =
-      invocation.options["page"] == nil ? last : try session.pageNumber(invocation, last: last)
+    let page = invocation[Self.page]?.number(last: last) ?? last
     if page > last {
       throw CLIError.notFound(session.messages.pastTheEnd(page, "dm \(address) --page \(last)"))
     }
@@ -114,7 +122,7 @@ enum DMCommand: ForumCommand {
 /// `inbox`: your conversations, most recent message first.
 enum InboxCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "inbox", aliases: ["dms"], usage: "inbox [--page N]",
+    name: "inbox", aliases: ["dms"],
     summary: Localized(
       "your conversations, most recent message first, 20 a page",
       "あなたの会話 (新しいメッセージ順、1 ページ 20 件)"),
@@ -123,10 +131,12 @@ enum InboxCommand: ForumCommand {
         + "with \"you:\"), its age and how many messages you have not read. `dm @HANDLE` opens one.",
       "各行は相手とそのハンドル、最後のメッセージの冒頭 (自分のものは「あなた:」)、経過時間、"
         + "未読数です。`dm @ハンドル` で開きます。"),
-    options: ["page"])
+    parameters: [page])
+
+  static let page = Option<PageRequest>("page", value: "N", help: Localized("which page", "ページ"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    let page = try session.pageNumber(invocation, last: 1)
+    let page = invocation[Self.page]?.number(last: 1) ?? 1
     let conversations = try session.board.conversations(page: page)
     if conversations.items.isEmpty && page > 1 {
       throw CLIError.notFound(session.messages.pastTheEnd(page, "inbox"))

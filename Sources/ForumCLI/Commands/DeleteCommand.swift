@@ -4,7 +4,7 @@ import Forum
 /// `delete`: your own thread (with its comments and image) or comment, after asking.
 enum DeleteCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "delete", aliases: ["rm"], usage: "delete THREAD | THREAD/COMMENT [--yes]",
+    name: "delete", aliases: ["rm"],
     summary: Localized(
       "delete your own thread (with its comments and image) or comment",
       "自分のスレッド (コメントと画像ごと) かコメントを削除"),
@@ -17,12 +17,16 @@ enum DeleteCommand: ForumCommand {
         + "`delete 3` は常にスレッド #3 です。プロンプトで現在のスレッドにいるときは "
         + "`delete /3` がそのコメント 3 です。モデレーターが他人の公開投稿を削除すると、"
         + "内容は消え「モデレーターが削除」と日時の墓標が残ります。"),
-    flags: ["yes", "y"], arguments: 1...1, completion: .threads)
+    parameters: [post, yes])
+
+  static let post = Argument<PostRef>("THREAD | THREAD/COMMENT")
+  static let yes = Flag(
+    "yes", aliases: ["y"], help: Localized("do not ask first", "確認しない"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let messages = session.messages
-    let target = try session.postReference(invocation.positionals[0])
-    let confirmed = invocation.flags.contains("yes") || invocation.flags.contains("y")
+    let target = try session.resolve(invocation[post]!)
+    let confirmed = invocation[yes]
     if !confirmed && !session.input.isInteractive {
       throw CLIError.usage(messages.deleteNeedsYes)
     }

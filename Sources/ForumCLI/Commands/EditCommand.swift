@@ -5,7 +5,7 @@ import Forum
 /// text is kept as a revision (`history`).
 enum EditCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "edit", usage: "edit THREAD[/COMMENT] [TEXT]",
+    name: "edit",
     summary: Localized(
       "change your thread's title or description, or your comment", "自分のスレッドやコメントを編集"),
     details: Localized(
@@ -20,29 +20,39 @@ enum EditCommand: ForumCommand {
         + "までの本文 (空なら元のまま)。プロンプトで省くと元の本文が入力済み"
         + "で表示されるか、$VISUAL/$EDITOR で開きます (--edit のときと複数行のとき)。"
         + "以前の版は残ります: `history 12/3`。"),
-    options: ["title", "description"], flags: ["edit"], arguments: 1...1,
-    text: .afterReference, completion: .threads)
+    parameters: [post, TextParameter(kind: .afterReference), title, description, edit],
+    collapsesOptions: true)
+
+  static let post = Argument<PostRef>(
+    help: Localized(
+      "12 (a thread), 12/3 (a comment), /3 in a thread", "12 (スレッド)、12/3 (コメント)、スレッド内では /3"))
+  static let title = Option<String>(
+    "title", value: "T", help: Localized("a thread's new title", "スレッドの新しいタイトル"))
+  static let description = Option<String>(
+    "description", value: "D", help: Localized("a thread's new text", "スレッドの新しい本文"))
+  static let edit = Flag(
+    "edit", help: Localized("write the text in $VISUAL or $EDITOR", "本文を $VISUAL か $EDITOR で書く"))
 
   /// In a script a comment edited without its text reads it up to `.`; a thread edited without
   /// --title or --description reads a title line and a description up to `.`, as `new` does.
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
     let parsed = try? Invocation(
       words, info: info, insideThread: false, messages: Messages(japanese: false), lenient: true)
-    guard let parsed, let reference = parsed.positionals.first, !parsed.flags.contains("help"),
+    guard let parsed, let reference = parsed.positionals.first, !parsed[GlobalOptions.helpFlag],
       (parsed.text ?? "").isEmpty
     else { return [] }
     if reference.contains("/") { return [.block] }
-    return parsed.options.isEmpty ? [.line, .block] : []
+    return parsed.anyOptionGiven ? [] : [.line, .block]
   }
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let messages = session.messages
-    let target = try session.postReference(invocation.positionals[0])
+    let target = try session.resolve(invocation[post]!)
     let text = invocation.text ?? ""
     do {
       switch target {
       case .comment(let threadNumber, let number):
-        guard invocation.options.isEmpty else {
+        guard !invocation.anyOptionGiven else {
           throw CLIError.usage(messages.usage("edit THREAD/COMMENT [TEXT]"))
         }
         var newText = text
@@ -50,7 +60,7 @@ enum EditCommand: ForumCommand {
           let comment = try session.board.comment(number, inThread: threadNumber)
           try checkAuthor(comment.isMine, comment.authorName, target.label, comment.moderatedDate)
           newText = try session.revise(
-            comment.text, heading: messages.editPrompt, edit: invocation.flags.contains("edit"))
+            comment.text, heading: messages.editPrompt, edit: invocation[edit])
         }
         let edited = try session.board.editComment(number, inThread: threadNumber, text: newText)
         if session.json {
@@ -60,8 +70,8 @@ enum EditCommand: ForumCommand {
         }
       case .thread(let number):
         guard text.isEmpty else { throw CLIError.usage(messages.editThreadNeedsFields) }
-        var title = invocation.options["title"]
-        var description = invocation.options["description"]
+        var title = invocation[Self.title]
+        var description = invocation[Self.description]
         if title == nil && description == nil {
           let thread = try session.board.thread(number)
           try checkAuthor(thread.isMine, thread.authorName, target.label, thread.moderatedDate)
@@ -91,7 +101,7 @@ enum EditCommand: ForumCommand {
           title = try session.askPrefilled(messages.titlePrompt, thread.title)
           description = try session.revise(
             thread.description, heading: messages.descriptionPrompt,
-            edit: invocation.flags.contains("edit"))
+            edit: invocation[edit])
         }
         let edited = try session.board.editThread(
           number, title: title, description: description)
@@ -133,13 +143,15 @@ enum EditCommand: ForumCommand {
 /// `history 12/3`: every revision of a post with its time, oldest first.
 enum HistoryCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "history", usage: "history THREAD[/COMMENT]",
+    name: "history",
     summary: Localized(
       "the earlier versions of an edited thread or comment", "編集されたスレッドやコメントの以前の版"),
-    arguments: 1...1, completion: .threads)
+    parameters: [post])
+
+  static let post = Argument<PostRef>()
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    let target = try session.postReference(invocation.positionals[0])
+    let target = try session.resolve(invocation[post]!)
     let revisions: [Revision]
     switch target {
     case .thread(let number): revisions = try session.board.history(of: number, comment: nil)

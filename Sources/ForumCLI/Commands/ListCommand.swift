@@ -4,7 +4,7 @@ import Forum
 /// `list`: threads by latest activity, a page at a time.
 enum ListCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "list", aliases: ["ls"], usage: "list [--unread] [--page N]",
+    name: "list", aliases: ["ls"],
     summary: Localized(
       "threads, most recent activity first, 20 a page",
       "スレッドの一覧 (新しい順、1 ページ 20 件)"),
@@ -16,23 +16,28 @@ enum ListCommand: ForumCommand {
       "番号、タイトル、本文の冒頭、投稿者、コメント数、経過時間を表示します。画像付きは ▣、"
         + "自分のスレッドは ● です。`next` と `prev` でページを移ります。+N は未読の数です "
         + "(自分の投稿は数えません)。--unread で未読のあるスレッドだけを表示します。"),
-    options: ["page"], flags: ["unread"])
+    parameters: [unread, page])
+
+  static let unread = Flag(
+    "unread", help: Localized("only threads with posts you have not read", "未読のあるスレッドだけ"))
+  static let page = Option<PageRequest>(
+    "page", help: Localized("which page (`last` is the oldest)", "ページ (`last` は最後)"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    if invocation.flags.contains("unread") {
-      if invocation.options["page"] == "last" {
+    if invocation[unread] {
+      if invocation[Self.page] == .last {
         throw CLIError.usage(session.messages.usage("list --unread [--page N]"))
       }
-      try showUnread(page: try session.pageNumber(invocation, last: 1), in: session)
+      try showUnread(page: invocation[Self.page]?.number(last: 1) ?? 1, in: session)
       return .next
     }
     let page: Int
     var total: Int?
-    if invocation.options["page"] == "last" {
+    if invocation[Self.page] == .last {
       total = try session.board.threadCount()
       page = Board.lastPage(commentCount: total!)
     } else {
-      page = try session.pageNumber(invocation, last: 1)
+      page = invocation[Self.page]?.number(last: 1) ?? 1
     }
     try show(page: page, total: total, in: session)
     return .next

@@ -4,7 +4,7 @@ import Forum
 /// `mod add @handle`, `mod remove @handle`, `mod list`: the board's owner chooses moderators.
 enum ModCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "mod", usage: "mod add|remove|list [@USER]",
+    name: "mod",
     summary: Localized(
       "the board's owner grants or revokes the moderator role",
       "掲示板の所有者がモデレーターを任命・解任する"),
@@ -15,24 +15,46 @@ enum ModCommand: ForumCommand {
       "モデレーターは他人の公開スレッドとコメントを削除でき、墓標が残ります。所有者は最初の"
         + "利用者 (SQLite)、またはスキーマの所有者か forum_owner のメンバー (PostgreSQL) です。"
         + "変更は相手の次のコマンドから有効です。"),
-    arguments: 1...2)
+    parameters: [action, user])
+
+  enum Action: String, CaseIterable, ArgumentValue {
+    case add, remove, list
+    static var valueName: String { allCases.map(\.rawValue).joined(separator: "|") }
+    static var completion: Completion { .words(allCases.map(\.rawValue)) }
+    init(parsing word: String, messages: Messages) throws {
+      guard let action = Action(rawValue: word) else { throw CLIError.usage(messages.modUsage) }
+      self = action
+    }
+  }
+
+  static let action = Argument<Action>()
+  static let user = Argument<Handle>("@USER", optional: true)
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let messages = session.messages
-    let words = invocation.positionals
     do {
-      switch (words[0], words.count) {
-      case ("add", 2), ("remove", 2):
-        let adding = words[0] == "add"
-        let user = try session.board.setModerator(handle: words[1], adding)
+      switch (invocation[action]!, invocation[user]) {
+      case (.add, let handle?), (.remove, let handle?):
+        let adding = invocation[action] == .add
+        let user = try session.board.setModerator(handle: handle.text, adding)
         if session.json {
           session.emit(user.json)
         } else {
           let handle = SafeText.sanitize(user.userName)
           print(adding ? messages.moderatorAdded(handle) : messages.moderatorRemoved(handle))
         }
-      case ("list", 1):
-        let users = try session.board.moderators()
+      case (.list, nil):
+        let users: [User]
+        var onlyYou = false
+        do {
+          users = try session.board.moderators()
+        } catch let error as DatastoreError
+          where error.code == .noAccess && session.board.isModerator
+        {
+          // Only the owner reads the role's members; a moderator knows one of them: themself.
+          users = [session.board.me]
+          onlyYou = true
+        }
         if session.json {
           session.emit(.object(["results": .array(users.map(\.json))]))
         } else if users.isEmpty {
@@ -41,6 +63,7 @@ enum ModCommand: ForumCommand {
           for user in users {
             print("@\(SafeText.sanitize(user.userName))  \(SafeText.sanitize(user.displayName))")
           }
+          if onlyYou { print(session.style.dim(messages.moderatorListOwnerOnly)) }
         }
       default:
         throw CLIError.usage(messages.modUsage)

@@ -5,7 +5,7 @@ import Forum
 /// (private to them, `Board+Preferences`), so every prompt and device of theirs sees them.
 enum MuteCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "mute", usage: "mute THREAD",
+    name: "mute",
     summary: Localized(
       "hide a thread from list, unread and notices", "スレッドを list、unread、通知から隠す"),
     details: Localized(
@@ -13,7 +13,7 @@ enum MuteCommand: ForumCommand {
         + "hid. `unmute THREAD` brings it back. Muting a followed thread stops following it.",
       "スレッドは残り、`show` で開けます。`list` は隠した数を示します。`unmute THREAD` で"
         + "戻ります。フォロー中のスレッドをミュートするとフォローは解除されます。"),
-    arguments: 0...1, completion: .threads)
+    parameters: [ThreadMarking.thread])
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     try ThreadMarking.set(.mute, on: true, invocation, in: session)
@@ -22,9 +22,8 @@ enum MuteCommand: ForumCommand {
 
 enum UnmuteCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "unmute", usage: "unmute THREAD",
-    summary: Localized("show a muted thread again", "ミュートしたスレッドを戻す"),
-    arguments: 0...1, completion: .threads)
+    name: "unmute", summary: Localized("show a muted thread again", "ミュートしたスレッドを戻す"),
+    parameters: [ThreadMarking.thread])
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     try ThreadMarking.set(.mute, on: false, invocation, in: session)
@@ -33,7 +32,7 @@ enum UnmuteCommand: ForumCommand {
 
 enum FollowCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "follow", usage: "follow THREAD",
+    name: "follow",
     summary: Localized(
       "tell a thread's new comments wherever you are", "スレッドの新しいコメントをどこにいても通知する"),
     details: Localized(
@@ -42,7 +41,7 @@ enum FollowCommand: ForumCommand {
         + "`unfollow THREAD` stops it.",
       "プロンプトでは、そのスレッドに他の人が書いた新しいコメントを、どのスレッドにいても"
         + "参照付きで (`#12/14 … — show 12/14`) 通知します。`unfollow THREAD` でやめます。"),
-    arguments: 0...1, completion: .threads)
+    parameters: [ThreadMarking.thread])
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     try ThreadMarking.set(.follow, on: true, invocation, in: session)
@@ -51,9 +50,8 @@ enum FollowCommand: ForumCommand {
 
 enum UnfollowCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "unfollow", usage: "unfollow THREAD",
-    summary: Localized("stop following a thread", "スレッドのフォローをやめる"),
-    arguments: 0...1, completion: .threads)
+    name: "unfollow", summary: Localized("stop following a thread", "スレッドのフォローをやめる"),
+    parameters: [ThreadMarking.thread])
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     try ThreadMarking.set(.follow, on: false, invocation, in: session)
@@ -62,11 +60,16 @@ enum UnfollowCommand: ForumCommand {
 
 /// What the four commands share.
 enum ThreadMarking {
+  static let thread = Argument<ThreadNumber>(
+    help: Localized(
+      "12 or #12; at the prompt the current thread when left out",
+      "12 か #12。プロンプトでは省くと現在のスレッド"), optional: true)
+
   static func set(
     _ mark: Board.ThreadMark, on: Bool, _ invocation: Invocation, in session: Session
   ) throws -> Session.Outcome {
     let example = (on ? "" : "un") + mark.rawValue + " 12"
-    let number = try session.threadArgument(invocation, example: example)
+    let number = try session.thread(invocation[thread], example: example)
     let changed =
       on ? try session.board.mark(number, mark) : try session.board.unmark(number, mark)
     session.live.marks = try? session.board.marks()

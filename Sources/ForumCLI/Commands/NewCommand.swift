@@ -11,7 +11,7 @@ import Forum
 /// `new`: posts a thread, asking for what the line did not give.
 enum NewCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "new", usage: "new [--title T] [--description D] [--image PATH] [--edit]",
+    name: "new",
     summary: Localized("post a thread; asks for what is missing", "スレッドを投稿 (足りないものは尋ねます)"),
     details: Localized(
       "The description ends with a line holding a single `.`; `\\e` on a line of its own opens "
@@ -21,23 +21,33 @@ enum NewCommand: ForumCommand {
       "本文は「.」だけの行で終わります。`\\e` だけの行で $VISUAL か $EDITOR を開きます。"
         + "画像は 5 MB までの PNG、JPEG、GIF、WebP で、位置情報やカメラ情報は保存前に削除します。"
         + "スクリプトではタイトルの行と「.」までの本文を読みます。画像は --image でのみ付けられます。"),
-    options: ["title", "description", "image"], flags: ["edit"])
+    parameters: [title, description, image, edit])
+
+  static let title = Option<String>(
+    "title", value: "T", help: Localized("the title (1 to 100 characters)", "タイトル (1〜100 文字)"))
+  static let description = Option<String>(
+    "description", value: "D", help: Localized("the text; without it, asked for", "本文 (なければ尋ねます)"))
+  static let image = Option<FilePath>(
+    "image",
+    help: Localized("a PNG, JPEG, GIF or WebP file up to 5 MB", "5 MB までの PNG、JPEG、GIF、WebP"))
+  static let edit = Flag(
+    "edit", help: Localized("write the text in $VISUAL or $EDITOR", "本文を $VISUAL か $EDITOR で書く"))
 
   /// An option without its value counts as missing: its answer would have been read.
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
     let parsed = try? Invocation(
       words, info: info, insideThread: false, messages: Messages(japanese: false), lenient: true)
-    let given = parsed?.options ?? [:]
-    if parsed?.flags.contains("help") == true || given["title"] != nil { return [] }
-    return given["description"] != nil ? [.line] : [.line, .block]
+    guard let parsed else { return [.line, .block] }
+    if parsed[GlobalOptions.helpFlag] || parsed.given(title) { return [] }
+    return parsed.given(description) ? [.line] : [.line, .block]
   }
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let messages = session.messages
-    let givenTitle = invocation.options["title"]
+    let givenTitle = invocation[Self.title]
     var title: String
     var description: String
-    if givenTitle == nil, invocation.options["description"] == nil,
+    if givenTitle == nil, invocation[Self.description] == nil,
       let saved = try session.offerSavedDraft(.thread)
     {
       let lines = saved.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
@@ -49,21 +59,21 @@ enum NewCommand: ForumCommand {
       if givenTitle == nil && session.input.isInteractive {
         session.keepDraft(title, for: .thread)
       }
-      if let given = invocation.options["description"] {
+      if let given = invocation[Self.description] {
         description = given
       } else if givenTitle != nil && !session.input.isInteractive && !session.oneShot {
         description = ""  // a script line that gives the title is complete
       } else {
         description = try session.draft(
           messages.descriptionPrompt, for: givenTitle == nil ? .thread : nil, prefix: [title],
-          edit: invocation.flags.contains("edit"))
+          edit: invocation[edit])
       }
     }
     _ = try PostRules.title(title)
     _ = try PostRules.description(description)
     var image: PreparedImage?
-    if let path = invocation.options["image"] {
-      image = try ImageAttachment.load(path: path, limit: session.board.fileSizeLimit)
+    if let path = invocation[Self.image] {
+      image = try ImageAttachment.load(path: path.path, limit: session.board.fileSizeLimit)
     } else if session.atPrompt || (givenTitle == nil && session.input.isInteractive) {
       // At the prompt a picture is asked for whatever the line gave; Enter posts without.
       image = try askForImage(in: session)

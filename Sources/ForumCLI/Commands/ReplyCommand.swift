@@ -4,7 +4,7 @@ import Forum
 /// `reply 12/3 TEXT`: a comment in #12 answering comment 3, shown under a one-line quote of it.
 enum ReplyCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "reply", aliases: ["r"], usage: "reply THREAD/COMMENT [TEXT]",
+    name: "reply", aliases: ["r"],
     summary: Localized(
       "comment on a thread answering one of its comments", "スレッドのコメントに返信"),
     details: Localized(
@@ -15,19 +15,24 @@ enum ReplyCommand: ForumCommand {
       "`reply 12/3 本文` は #12 にコメント 3 への返信として本文 (行の残りそのまま) を投稿し、"
         + "そのコメントの 1 行の引用の下に表示されます。プロンプトでスレッドにいるときは "
         + "`reply /3 本文` です。本文がなければ「.」だけの行まで読みます。"),
-    flags: ["edit"], arguments: 1...1, text: .afterReference, completion: .threads)
+    parameters: [comment, edit, TextParameter(kind: .afterReference)])
+
+  static let comment = Argument<PostRef>(
+    "THREAD/COMMENT",
+    help: Localized("the comment answered: 12/3, or /3 in a thread", "返信先のコメント: 12/3、スレッド内では /3"))
+  static let edit = Flag(
+    "edit", help: Localized("write the text in $VISUAL or $EDITOR", "本文を $VISUAL か $EDITOR で書く"))
 
   static func draftParts(_ words: CommandWords) -> [DraftPart] {
     let parsed = try? Invocation(
       words, info: info, insideThread: false, messages: Messages(japanese: false), lenient: true)
     guard let parsed else { return [] }
-    return parsed.flags.contains("help") || !(parsed.text ?? "").isEmpty ? [] : [.block]
+    return parsed[GlobalOptions.helpFlag] || !(parsed.text ?? "").isEmpty ? [] : [.block]
   }
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     guard
-      case .comment(let threadNumber, let number) = try session.postReference(
-        invocation.positionals[0])
+      case .comment(let threadNumber, let number) = try session.resolve(invocation[comment]!)
     else { throw CLIError.usage(session.messages.replyNeedsComment) }
     // The comment exists and may be read: ask for text only then.
     _ = try session.board.comment(number, inThread: threadNumber)
@@ -37,7 +42,7 @@ enum ReplyCommand: ForumCommand {
         try session.offerSavedDraft(.reply(thread: threadNumber, comment: number))
         ?? session.draft(
           session.messages.commentPrompt, for: .reply(thread: threadNumber, comment: number),
-          edit: invocation.flags.contains("edit"))
+          edit: invocation[edit])
     }
     let comment = try session.board.addComment(to: threadNumber, text: text, replyTo: number)
     if let draft = session.activeDraft { session.discardDraft(draft) }

@@ -5,29 +5,34 @@ import Forum
 enum SearchCommand: ForumCommand {
   static let info = CommandInfo(
     name: "search", aliases: ["find"],
-    // Short enough for one line of `help`: the options are in the details.
-    usage: "search WORDS [options]",
     summary: Localized(
       "posts holding every word, best first",
       "すべての語を含む投稿を関連度順に表示"),
     details: Localized(
-      "Options: --author @handle (only their posts), --thread N (only that thread), --page N. "
-        + "Looks in titles, descriptions, comments and your direct messages (shown as @bob/3). A word matches anywhere in a "
+      "Looks in titles, descriptions, comments and your direct messages (shown as @bob/3). A word matches anywhere in a "
         + "post, upper and lower case alike; \"two words\" in quotes is one phrase. Japanese "
         + "words of one or two characters (天気) work too. Quotes, *, -, : and NEAR are "
         + "ordinary characters; put -- before a word that starts with -.",
-      "オプション: --author @handle (その人の投稿だけ)、--thread N (そのスレッドだけ)、--page N。"
-        + "読めるタイトル、本文、コメント、自分のダイレクトメッセージ (@bob/3) を探します。語は投稿のどこにあっても一致し、英字の大文字と"
+      "読めるタイトル、本文、コメント、自分のダイレクトメッセージ (@bob/3) を探します。語は投稿のどこにあっても一致し、英字の大文字と"
         + "小文字は区別しません。\"二つの 語\" のように引用符で囲むと一つの語句になります。"
         + "天気 のような 1〜2 文字の語も探せます。引用符、*、-、:、NEAR は普通の文字です。"
         + "- で始まる語の前には -- を置いてください。"),
-    options: ["author", "thread", "page"], arguments: 1...TextSearch.maximumTerms)
+    parameters: [words, author, thread, page], collapsesOptions: true)
+
+  static let words = Argument<String>(
+    "WORDS", help: Localized("what every post found holds", "探す語"),
+    maximum: TextSearch.maximumTerms)
+  static let author = Option<Handle>(
+    "author", value: "@handle", help: Localized("only their posts", "その人の投稿だけ"))
+  static let thread = Option<ThreadNumber>(
+    "thread", value: "N", help: Localized("only that thread", "そのスレッドだけ"))
+  static let page = Option<PageRequest>("page", value: "N", help: Localized("which page", "ページ"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    let thread = try invocation.options["thread"].map { try session.threadNumber($0) }
-    let page = try session.pageNumber(invocation, last: 1)
+    let page = invocation[Self.page]?.number(last: 1) ?? 1
     let query = Session.SearchQuery(
-      terms: invocation.positionals, author: invocation.options["author"], thread: thread)
+      terms: invocation.all(words), author: invocation[author]?.text,
+      thread: invocation[thread]?.number)
     try show(query, page: page, in: session)
     return .next
   }

@@ -12,10 +12,9 @@ import NCMBServer
 /// `serve`: the board as an NCMB backend (REST API 2013-09-01) over HTTP or HTTPS, until SIGTERM
 /// or Ctrl-C. It runs before any sign-in (the server acts for the apps' users, not for a profile),
 /// so `ForumMain` calls `serve` instead of a session's `run`.
-enum ServeCommand: ForumCommand {
+enum ServeCommand: BoardlessCommand {
   static let info = CommandInfo(
     name: "serve",
-    usage: "serve --listen HOST:PORT [--db PATH|URI] [--tls-cert FILE --tls-key FILE]",
     summary: Localized(
       "serve the board to NCMB apps (REST API 2013-09-01) until SIGTERM or Ctrl-C",
       "ボードを NCMB のアプリに提供 (REST API 2013-09-01)。SIGTERM か Ctrl-C で停止"),
@@ -28,13 +27,27 @@ enum ServeCommand: ForumCommand {
         + "空いているポートを使います。--tls-cert と --tls-key (PEM ファイル) があれば HTTPS、"
         + "なければ平文の HTTP です (前に TLS のリバースプロキシを置いてください)。準備ができると URL と"
         + "アプリケーションキーを 1 行表示します。停止時は受け付け済みのリクエストに答えてから終わります。"),
-    options: ["db", "listen", "tls-cert", "tls-key"])
+    parameters: [listen, db, certificate, key])
+
+  static let listen = Option<String>(
+    "listen", value: "HOST:PORT",
+    help: Localized("where to listen (port 0: a free one)", "待ち受ける場所 (ポート 0 は空きポート)"),
+    required: true)
+  static let db = databaseOption
+  static let certificate = Option<FilePath>(
+    "tls-cert", value: "FILE", help: Localized("the certificate (PEM)", "証明書 (PEM)"))
+  static let key = Option<FilePath>(
+    "tls-key", value: "FILE", help: Localized("its private key (PEM)", "その秘密鍵 (PEM)"))
 
   /// How long requests already received may take to finish once a stop is asked.
   static let graceSeconds = 30.0
 
-  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    throw CLIError.usage(session.messages.serveFromCommandLine)
+  static func run(_ invocation: Invocation, options: GlobalOptions, messages: Messages) throws
+    -> Int32
+  {
+    try serve(
+      request(invocation, options: options, messages: messages), json: options.json,
+      messages: messages)
   }
 
   /// What `forum … serve …` asked for.
@@ -47,30 +60,24 @@ enum ServeCommand: ForumCommand {
     var json = false
   }
 
-  /// Reads the command's words; `global` is the board named before the command (or FORUM_DB).
-  static func request(
-    words: [String], default global: () -> String, messages: Messages
-  ) throws -> Request {
-    let invocation = try Invocation(
-      CommandWords(arguments: words), info: info, insideThread: false, messages: messages)
-    if let extra = invocation.positionals.first {
-      throw CLIError.usage(messages.serveTakesNoArgument(SafeText.sanitize(extra)))
-    }
-    guard let listenText = invocation.options["listen"] else {
+  /// What the command's words ask for.
+  static func request(_ invocation: Invocation, options: GlobalOptions, messages: Messages) throws
+    -> Request
+  {
+    guard let listenText = invocation[Self.listen] else {
       throw CLIError.usage(messages.serveNeedsListen)
     }
     guard let listen = ListenAddress(parsing: listenText) else {
       throw CLIError.failed(messages.badListen(SafeText.sanitize(listenText)))
     }
-    let certificate = invocation.options["tls-cert"].map(ImageFile.expandTilde)
-    let key = invocation.options["tls-key"].map(ImageFile.expandTilde)
+    let certificate = invocation[Self.certificate].map { ImageFile.expandTilde($0.path) }
+    let key = invocation[Self.key].map { ImageFile.expandTilde($0.path) }
     guard (certificate == nil) == (key == nil) else {
       throw CLIError.usage(messages.tlsNeedsBoth)
     }
-    let location = invocation.options["db"].flatMap { $0.isEmpty ? nil : $0 }
     return Request(
-      location: location.map(ImageFile.expandTilde) ?? global(), listen: listen,
-      certificateFile: certificate, keyFile: key, json: invocation.flags.contains("json"))
+      location: location(invocation[db], options: options), listen: listen,
+      certificateFile: certificate, keyFile: key, json: invocation[GlobalOptions.jsonFlag])
   }
 
   /// Serves until SIGTERM or SIGINT; returns the exit status. Errors before the ready line are

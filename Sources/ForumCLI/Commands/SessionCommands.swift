@@ -3,7 +3,7 @@ import Forum
 /// `whoami`: who you are on this board, and where it lives.
 enum WhoamiCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "whoami", usage: "whoami",
+    name: "whoami",
     summary: Localized(
       "your display name, @handle, user id, profile and database",
       "表示名、@ハンドル、ユーザー ID、プロファイル、データベース"))
@@ -27,11 +27,11 @@ enum WhoamiCommand: ForumCommand {
 /// `name`: the rest of the line becomes your display name.
 enum NameCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "name", usage: "name NEW_NAME",
+    name: "name",
     summary: Localized(
       "set your display name (1 to 40 characters), exactly as typed",
       "表示名を設定 (1〜40 文字、入力どおり)"),
-    text: .rest)
+    parameters: [TextParameter(kind: .rest, label: "NEW_NAME", optional: false)])
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     guard let text = invocation.text, !text.isEmpty else {
@@ -50,7 +50,7 @@ enum NameCommand: ForumCommand {
 /// `leave`: ends the current thread at the prompt.
 enum LeaveCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "leave", aliases: ["back"], usage: "leave",
+    name: "leave", aliases: ["back"],
     summary: Localized("leave the current thread", "現在のスレッドを離れる"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
@@ -62,19 +62,22 @@ enum LeaveCommand: ForumCommand {
 /// `help`: the list of commands, or one in detail.
 enum HelpCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "help", aliases: ["?"], usage: "help [COMMAND]",
+    name: "help", aliases: ["?"],
     summary: Localized("this list, or one command in detail", "この一覧、またはコマンドの詳細"),
-    arguments: 0...1)
+    parameters: [topic])
+
+  static let topic = Argument<String>(
+    "COMMAND", optional: true, completion: .commands)
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     if session.json {
       session.emit(
         try CommandRegistry.helpJSON(
-          topic: invocation.positionals.first, japanese: session.terminal.japanese))
+          topic: invocation[topic], japanese: session.terminal.japanese))
       return .next
     }
     let text = try CommandRegistry.help(
-      topic: invocation.positionals.first, japanese: session.terminal.japanese,
+      topic: invocation[topic], japanese: session.terminal.japanese,
       width: session.terminal.width)
     session.printLines(
       text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
@@ -85,7 +88,7 @@ enum HelpCommand: ForumCommand {
 /// `quit`: leaves the prompt or ends a script.
 enum QuitCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "quit", aliases: ["exit", "q"], usage: "quit",
+    name: "quit", aliases: ["exit", "q"],
     summary: Localized("leave (Ctrl-D does too)", "終了 (Ctrl-D でも)"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {

@@ -3,7 +3,7 @@ import Forum
 /// `show`: a thread with its image and comments; at the prompt it becomes the current thread.
 enum ShowCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "show", aliases: ["open"], usage: "show THREAD[/COMMENT] [--page N|last]",
+    name: "show", aliases: ["open"],
     summary: Localized(
       "a thread with its image and comments, 20 a page",
       "スレッドを画像とコメント付きで表示 (1 ページ 20 件)"),
@@ -20,26 +20,39 @@ enum ShowCommand: ForumCommand {
         + "--page がなければ最初の未読コメントのページを開き、表示したものを既読にします。"
         + "`show 12/14` はスレッド 12 のコメント 14 を含むページを開き、▶ で示します"
         + " (スレッド内では `show /14`)。"),
-    options: ["page"], arguments: 0...1, completion: .threads)
+    parameters: [thread, page])
+
+  static let thread = Argument<PostRef>(
+    help: Localized(
+      "12 or #12; 12/14 for the page holding comment 14, marked; at the prompt the current "
+        + "thread when left out",
+      "12 か #12。12/14 はコメント 14 を含むページ (印付き)。プロンプトでは省くと現在のスレッド"),
+    optional: true)
+  static let page = Option<PageRequest>(
+    "page",
+    help: Localized(
+      "which page (without it: your first unread)", "ページ (なければ最初の未読のページ)"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    if let word = invocation.positionals.first, namesComment(word) {
-      guard invocation.options["page"] == nil else {
+    let number: Int
+    switch invocation[thread] {
+    case .thread(let given)?: number = given
+    case let reference?:
+      guard invocation[page] == nil else {
         throw CLIError.usage(session.messages.usage(info.usage))
       }
-      try showComment(word, in: session)
+      try showComment(try session.resolve(reference), in: session)
       return .next
+    case nil: number = try session.thread(nil, example: "show 12")
     }
-    let number = try session.threadArgument(invocation, example: "show 12")
     // The text shows no unread count; `--json` gives the thread's, so it counts them.
     let thread =
       session.json ? try session.board.thread(number) : try session.board.threadToRead(number)
     let last = try session.board.lastPage(of: thread)
     // Without --page, the thread opens where your unread posts start.
     let page =
-      invocation.options["page"] == nil
-      ? try session.board.firstUnreadPage(of: thread)
-      : try session.pageNumber(invocation, last: last)
+      try invocation[Self.page].map { $0.number(last: last) }
+      ?? session.board.firstUnreadPage(of: thread)
     try show(thread, page: page, in: session)
     return .next
   }
@@ -89,7 +102,7 @@ enum ShowCommand: ForumCommand {
 /// `next` and `prev`: the following or preceding page of the last listing or thread shown.
 enum NextCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "next", aliases: ["n"], usage: "next",
+    name: "next", aliases: ["n"],
     summary: Localized(
       "the next page of the last list or thread shown", "直前の一覧かスレッドの次のページ"))
 
@@ -120,7 +133,7 @@ enum NextCommand: ForumCommand {
 
 enum PreviousCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "prev", aliases: ["previous", "p"], usage: "prev",
+    name: "prev", aliases: ["previous", "p"],
     summary: Localized(
       "the previous page of the last list or thread shown", "直前の一覧かスレッドの前のページ"))
 

@@ -3,11 +3,8 @@ import Forum
 /// `show 12/14` (and `show /14` inside a thread): the page of thread 12 that holds comment 14,
 /// with that comment marked, so a notice's reference leads straight to what it names.
 extension ShowCommand {
-  /// True when `word` names a comment rather than a thread (`12/14`, `#12/14`, `/14`).
-  static func namesComment(_ word: String) -> Bool { word.contains("/") }
-
-  static func showComment(_ word: String, in session: Session) throws {
-    guard case .comment(let threadNumber, let number) = try session.postReference(word) else {
+  static func showComment(_ reference: PostReference, in session: Session) throws {
+    guard case .comment(let threadNumber, let number) = reference else {
       throw CLIError.usage(session.messages.usage(info.usage))
     }
     // The comment must be there to be shown (deleted or unreadable: not found, as everywhere).

@@ -5,24 +5,29 @@ import Forum
 /// the first of them (`next` keeps its meaning: the next page).
 enum UnreadCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "unread", aliases: ["u"], usage: "unread [--count]",
+    name: "unread", aliases: ["u"],
     summary: Localized(
       "open the next thread with posts you have not read", "未読のある次のスレッドを開く"),
     details: Localized(
       "Opens the most recently active thread with unread posts on the page of the first one, "
         + "and marks what it shows as read. Your own posts never count. `list --unread` lists "
-        + "them all. `unread --count` prints how many posts are new since you last left the "
-        + "prompt and still unread (with `--json`: threads, comments, messages), for a shell "
-        + "prompt or a status bar; the prompt starts with the same count in words.",
+        + "them all. `unread --count` prints how many posts and messages are new since you last "
+        + "left the prompt and still unread (with `--json`: threads, comments, messages), for a "
+        + "shell prompt or a status bar; the prompt starts with the same count in words.",
       "未読のある最新のスレッドを最初の未読のページで開き、表示したものを既読にします。"
         + "自分の投稿は数えません。一覧は `list --unread` です。`unread --count` は前回プロンプトを"
-        + "出てから新しく、まだ読んでいない投稿の数を表示します (`--json` ではスレッド、コメント、"
-        + "メッセージ別)。シェルのプロンプトやステータスバー向けです。プロンプトも起動時に同じ数を"
-        + "表示します。"),
-    flags: ["count"])
+        + "出てから新しく、まだ読んでいない投稿とメッセージの数を表示します (`--json` ではスレッド、"
+        + "コメント、メッセージ別)。シェルのプロンプトやステータスバー向けです。プロンプトも起動時に"
+        + "同じ数を表示します。"),
+    parameters: [count])
+
+  static let count = Flag(
+    "count",
+    help: Localized(
+      "only how many are new and unread, for a shell prompt", "新しい未読の数だけ (シェルのプロンプト向け)"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    if invocation.flags.contains("count") {
+    if invocation[count] {
       try UnreadSummary.printCount(in: session)
       return .next
     }
@@ -43,13 +48,17 @@ enum UnreadCommand: ForumCommand {
 /// `read --all` / `read THREAD`: marks posts read without showing them.
 enum ReadCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "read", usage: "read --all | read THREAD",
+    name: "read",
     summary: Localized("mark every thread, or one, as read", "すべて、または 1 つのスレッドを既読にする"),
-    flags: ["all"], arguments: 0...1, completion: .threads)
+    parameters: [thread, every])
+
+  static let thread = Argument<ThreadNumber>(
+    help: Localized("the thread to mark read", "既読にするスレッド"), optional: true)
+  static let every = Flag("all", help: Localized("every thread", "すべてのスレッド"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    let all = invocation.flags.contains("all")
-    guard all != (invocation.positionals.count == 1) else {
+    let all = invocation[every]
+    guard all != (invocation[thread] != nil) else {
       throw CLIError.usage(session.messages.readNeedsWhat)
     }
     let label: String
@@ -57,7 +66,7 @@ enum ReadCommand: ForumCommand {
       try session.board.markAllRead()
       label = ""
     } else {
-      let thread = try session.board.thread(try session.threadNumber(invocation.positionals[0]))
+      let thread = try session.board.thread(invocation[Self.thread]!.number)
       try session.board.markRead(thread, upTo: thread.lastCommentNumber)
       label = "#\(thread.number)"
     }

@@ -4,7 +4,7 @@ import Forum
 /// `who`: the board's people, so a newcomer can learn their handles.
 enum WhoCommand: ForumCommand {
   static let info = CommandInfo(
-    name: "who", aliases: ["members"], usage: "who",
+    name: "who", aliases: ["members"],
     summary: Localized(
       "the board's people: name, @handle, when last active, moderators",
       "掲示板の人: 名前、@ハンドル、最後の活動、モデレーター"),

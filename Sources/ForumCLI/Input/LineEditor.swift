@@ -16,7 +16,7 @@ private var resizeRequested: sig_atomic_t = 0
 private var continued: sig_atomic_t = 0
 private var completionKind = CompletionKind.commands
 private var completionCandidates: [String] = []
-private var completionProvider: ((String) -> [String])?
+private var completionProvider: ((String) -> CompletionAnswer)?
 
 /// GNU readline driven through its callback interface and `poll`, so the loop can wake up for
 /// other work (a followed thread's new comments) while a person types, without a rewrite.
@@ -29,7 +29,7 @@ final class LineEditor: LineInput {
   static let historyLimit = 1000
 
   /// Candidates for the word being completed, given the line up to the cursor.
-  var completions: ((String) -> [String])? {
+  var completions: ((String) -> CompletionAnswer)? {
     get { completionProvider }
     set { completionProvider = newValue }
   }
@@ -278,22 +278,26 @@ private func lineHandler(_ line: UnsafeMutablePointer<CChar>?) {
   free(line)
 }
 
-/// readline's attempted-completion hook: command words and thread numbers from our provider,
-/// file names after `--image`/`--save` or at the image prompt.
+/// readline's attempted-completion hook: what the provider (the commands' declarations) offers,
+/// or readline's own file names where it says a path goes, and at the image prompt.
 private func forumCompletion(
   _ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32
 ) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
   rl_attempted_completion_over = 1
   let typed = rl_line_buffer.map { String(cString: $0) } ?? ""
   let before = String(typed.utf8.prefix(Int(start))) ?? ""
-  let previous = before.split(separator: " ").last.map(String.init)
-  if completionKind == .paths || previous == "--image" || previous == "--save" {
+  let upToCursor = String(typed.utf8.prefix(Int(end))) ?? before
+  let answer: CompletionAnswer
+  switch completionKind {
+  case .paths: answer = .files
+  case .none: return nil
+  case .commands: answer = completionProvider?(upToCursor) ?? .words([])
+  }
+  guard case .words(let words) = answer else {
     rl_attempted_completion_over = 0
     return nil  // readline falls back to file-name completion
   }
-  guard completionKind == .commands else { return nil }
-  let upToCursor = String(typed.utf8.prefix(Int(end))) ?? before
-  completionCandidates = completionProvider?(upToCursor) ?? []
+  completionCandidates = words
   return rl_completion_matches(text, completionGenerator)
 }
 

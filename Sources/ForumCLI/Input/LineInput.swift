@@ -33,6 +33,12 @@ enum CompletionKind {
   case none
 }
 
+/// What Tab offers at the command prompt: these words, or the file names readline knows.
+enum CompletionAnswer: Equatable {
+  case words([String])
+  case files
+}
+
 /// Lines from a pipe or file: raw bytes, so invalid UTF-8 is seen and refused rather than
 /// silently replaced. A line longer than `maximumLine` is reported and skipped.
 final class PipedInput: LineInput {

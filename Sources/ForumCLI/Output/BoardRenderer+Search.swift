@@ -7,7 +7,8 @@ extension BoardRenderer {
     guard !page.items.isEmpty else { return [messages.noSearchResults] }
     // A message's ref holds the other member's handle, text from the database like any other.
     let refs = page.items.map { SafeText.sanitize($0.ref) }
-    let refWidth = min(12, refs.map { SafeText.width($0) + 1 }.max() ?? 2)
+    // Shown whole: a message's ref cut to `@fv3dwHCsR0…` hid its number.
+    let refWidth = min(max(12, width / 3), refs.map { SafeText.width($0) + 1 }.max() ?? 2)
     let indent = String(repeating: " ", count: refWidth + 1)
     let authorWidth = 12
     let ageWidth = messages.japanese ? 6 : 4
@@ -20,7 +21,8 @@ extension BoardRenderer {
           authorWidth: authorWidth, ageWidth: ageWidth))
     }
     for (hit, shownRef) in zip(page.items, refs) {
-      let ref = SafeText.pad(hit.kind == .thread ? "#" + shownRef : shownRef, to: refWidth)
+      let whole = hit.kind == .thread ? "#" + shownRef : shownRef
+      let ref = SafeText.width(whole) >= refWidth ? whole : SafeText.pad(whole, to: refWidth)
       let place: String
       switch hit.kind {
       case .thread: place = ""

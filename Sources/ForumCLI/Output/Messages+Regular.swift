@@ -55,6 +55,11 @@ extension Messages {
     say("@\(handle) is no longer a moderator.", "@\(handle) はモデレーターではなくなりました。")
   }
   var noModerators: String { say("No moderators.", "モデレーターはいません。") }
+  var moderatorListOwnerOnly: String {
+    say(
+      "You are a moderator; only the board's owner sees every moderator.",
+      "あなたはモデレーターです。すべてのモデレーターを見られるのは掲示板の所有者だけです。")
+  }
   var modUsage: String {
     say(
       "usage: mod add @handle | mod remove @handle | mod list",

@@ -1,10 +1,17 @@
 import NCMBServer
 
 extension Messages {
-  var serveFromCommandLine: String {
+  func onlyFromCommandLine(_ command: String) -> String {
     japanese
-      ? "serve はコマンドラインから実行します: forum serve --listen HOST:PORT"
-      : "serve runs from the command line: forum serve --listen HOST:PORT"
+      ? "\(command) はコマンドラインから実行します: forum help \(command)"
+      : "\(command) runs from the command line: see forum help \(command)"
+  }
+
+  func schemaReady(_ shown: String) -> String {
+    japanese
+      ? "\(shown) のスキーマは最新です。メンバーの追加: CREATE ROLE 名前 LOGIN IN ROLE forum_member;"
+      : "The board's schema at \(shown) is up to date. Add a member with: "
+        + "CREATE ROLE name LOGIN IN ROLE forum_member;"
   }
 
   var serveNeedsListen: String {
@@ -13,10 +20,10 @@ extension Messages {
       : "serve needs --listen HOST:PORT (for example --listen 127.0.0.1:8443)"
   }
 
-  func serveTakesNoArgument(_ word: String) -> String {
+  func takesNoArgument(_ command: String, _ word: String) -> String {
     japanese
-      ? "serve は引数を取りません: \(word) (forum help serve を参照)"
-      : "serve takes no argument, not \(word); see forum help serve"
+      ? "\(command) は引数を取りません: \(word) (forum help \(command) を参照)"
+      : "\(command) takes no argument, not \(word); see forum help \(command)"
   }
 
   func badListen(_ text: String) -> String {

@@ -80,11 +80,6 @@ struct Messages {
       "forum \(version) — \(name). Type 'help' for commands, Ctrl-D to leave.",
       "forum \(version) — \(name)。コマンドの一覧は 'help'、終了は Ctrl-D です。")
   }
-  var programUsage: String {
-    pick(
-      "usage: forum [--db PATH] [--profile NAME] [--json] [--no-color] [--bail] [COMMAND …]",
-      "使い方: forum [--db パス] [--profile 名前] [--json] [--no-color] [--bail] [コマンド …]")
-  }
   var cancelled: String { pick("Cancelled; nothing was saved.", "取り消しました。何も保存していません。") }
   var deleteNeedsYes: String {
     pick(
@@ -207,8 +202,21 @@ struct Messages {
   func needsValue(_ option: String) -> String {
     pick("\(option) needs a value", "\(option) には値が必要です")
   }
-  func unknownOption(_ option: String) -> String {
+  func unknownOption(_ option: String, suggestion: String? = nil) -> String {
     pick("unknown option \(option)", "不明なオプション \(option)")
+      + (suggestion.map { pick(". Did you mean \($0)?", "。もしかして \($0)?") } ?? "")
+  }
+  func unknownGlobalOption(_ option: String, suggestion: String? = nil) -> String {
+    guard let suggestion else {
+      return unknownOption(option) + pick("; see forum --help", "。forum --help を参照")
+    }
+    return unknownOption(option, suggestion: suggestion)
+      + pick(" See forum --help", " forum --help を参照")
+  }
+  var imagesTakes: String {
+    pick(
+      "--images takes auto, kitty, iterm, blocks or none",
+      "--images には auto、kitty、iterm、blocks、none のどれかを指定します")
   }
   var nothingToContinue: String {
     pick(

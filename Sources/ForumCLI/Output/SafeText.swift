@@ -24,13 +24,17 @@ enum SafeText {
     var out: [UInt8] = []
     out.reserveCapacity(min(text.utf8.count, limit == .max ? .max : limit * 4 + 16))
     var shown = 0
+    var joinedBefore = false
     func emit(_ scalar: Unicode.Scalar) {
       if scalar.value < 0x80 {
         out.append(UInt8(scalar.value))
       } else {
         UTF8.encode(scalar) { out.append($0) }
       }
-      if limit != .max { shown += cells(scalar) }
+      // Never more than `width` counts (an emoji sequence is one wide cell): the scalars a
+      // joiner, a skin tone or a variation selector adds count nothing.
+      if limit != .max && !joinedBefore && !extendsEmoji(scalar) { shown += cells(scalar) }
+      joinedBefore = scalar.value == 0x200D
     }
     var previous: Unicode.Scalar?
     var inFlagTags = false
@@ -139,7 +143,37 @@ enum SafeText {
 
   /// Display width of (already sanitized) text in terminal cells.
   static func width(_ text: String) -> Int {
-    text.unicodeScalars.reduce(0) { $0 + cells($1) }
+    var total = 0
+    var sequence = false
+    for scalar in text.unicodeScalars {
+      total += cells(scalar)
+      sequence = sequence || extendsEmoji(scalar)
+    }
+    // Only text holding an emoji sequence needs its characters found.
+    guard sequence else { return total }
+    return text.reduce(0) { $0 + cells($1) }
+  }
+
+  /// Cells a character (grapheme cluster) takes: an emoji sequence (joined by U+200D, with a
+  /// skin tone or an emoji variation selector) is drawn as one wide cell, as terminals do.
+  static func cells(_ character: Character) -> Int {
+    cells(scalars: character.unicodeScalars)
+  }
+
+  static func cells<S: Collection>(scalars: S) -> Int where S.Element == Unicode.Scalar {
+    var sum = 0
+    var sequence = false
+    for scalar in scalars {
+      sum += cells(scalar)
+      sequence = sequence || extendsEmoji(scalar)
+    }
+    return sequence && scalars.count > 1 ? 2 : sum
+  }
+
+  /// U+200D, U+FE0F and the skin tones U+1F3FB–1F3FF: what makes an emoji sequence.
+  static func extendsEmoji(_ scalar: Unicode.Scalar) -> Bool {
+    let value = scalar.value
+    return value == 0x200D || value == 0xFE0F || (0x1F3FB...0x1F3FF).contains(value)
   }
 
   /// Cuts text to at most `limit` cells, ending with `…` when something was cut.
@@ -150,7 +184,7 @@ enum SafeText {
     var out = ""
     var used = 0
     for character in text {
-      let w = character.unicodeScalars.reduce(0) { $0 + cells($1) }
+      let w = cells(character)
       if used + w > limit - 1 { break }
       out.append(character)
       used += w
@@ -237,7 +271,7 @@ enum SafeText {
         pieceWidth = 0
       } else {
         let w =
-          next == scalarEnd ? cells(scalar) : scalars[index..<next].reduce(0) { $0 + cells($1) }
+          next == scalarEnd ? cells(scalar) : cells(scalars: scalars[index..<next])
         if pieceWidth + w > limit && pieceWidth > 0 {
           cuts.append(index)
           pieceWidth = 0
@@ -259,7 +293,7 @@ extension SafeText {
     var kept: [Character] = []
     var used = 0
     for character in text.reversed() {
-      let w = character.unicodeScalars.reduce(0) { $0 + SafeText.cells($1) }
+      let w = SafeText.cells(character)
       if used + w > cells { break }
       kept.append(character)
       used += w
