@@ -110,7 +110,7 @@ struct RegularTests {
     #expect(search.stdoutLines.first?.hasPrefix("#2") == true, "\(search.summary)")
 
     let english = try forum.ok(["help"]).stdout
-    for command in ["mute THREAD", "unmute", "follow THREAD", "unfollow", "unread [--count]"] {
+    for command in ["mute [THREAD]", "unmute", "follow [THREAD]", "unfollow", "unread [--count]"] {
       #expect(english.contains(command), "help lists \(command)")
     }
     #expect(try forum.ok(["help", "show"]).stdout.contains("show 12/14"))
