@@ -21,12 +21,14 @@ final class ServedBoard: @unchecked Sendable {
         className: className, fields: fields, creating: creating, client: client)
     })
 
-  init() throws {
-    database = try SQLiteFixture().makeDatabase(rules: Board.rules, indexes: Board.indexes)
-    try Board.initialize(location: database.ownerLocation)
+  /// The server connects where `forum serve` would: the SQLite file, or a PostgreSQL role
+  /// granted `forum_server` (never the owner, whom row-level security would not hold).
+  init(_ engine: any EngineFixture = SQLiteFixture()) throws {
+    database = try engine.makeDatabase(rules: Board.rules, indexes: Board.indexes)
+    _ = try Board.initialize(location: database.ownerLocation)
     let clock = Clock()
     service = try NCMBService(
-      location: database.ownerLocation, policy: ServedBoard.policy, clock: { clock.now })
+      location: try database.serverLocation(), policy: ServedBoard.policy, clock: { clock.now })
     keys = try service.keys()
   }
 
@@ -125,8 +127,9 @@ struct NCMBServiceTests {
   }
 
   /// What the seed app does, call by call.
-  @Test func theSeedAppsFlow() throws {
-    let board = try ServedBoard()
+  @Test(arguments: EngineFixtures.all)
+  func theSeedAppsFlow(engine: any EngineFixture) throws {
+    let board = try ServedBoard(engine)
     let (alice, aliceToken) = try board.signUp()
     let (_, bobToken) = try board.signUp()
 
@@ -194,7 +197,7 @@ struct NCMBServiceTests {
     #expect(status == 200)
 
     // The board sees the app's thread with its number, author and picture.
-    let store = try Datastore.open(board.database.ownerLocation)
+    let store = try Datastore.open(board.database.location(as: "carol"))
     let reader = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
     let threads = try reader.find(Query(className: "Thread"))
     #expect(threads.count == 1)
@@ -202,8 +205,9 @@ struct NCMBServiceTests {
   }
 
   /// Every bad input is the right NCMB error and stores nothing.
-  @Test func badInputIsRefusedAndStoresNothing() throws {
-    let board = try ServedBoard()
+  @Test(arguments: EngineFixtures.all)
+  func badInputIsRefusedAndStoresNothing(engine: any EngineFixture) throws {
+    let board = try ServedBoard(engine)
     let (_, token) = try board.signUp()
     let before = try board.database.fingerprint()
     let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)

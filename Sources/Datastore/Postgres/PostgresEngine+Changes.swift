@@ -7,7 +7,8 @@ extension PostgresEngine {
   }
 
   func changes(since: Int64, limit: Int, as caller: Principals) throws -> ChangeBatch {
-    try feedQuery {
+    try act(as: caller)
+    return try feedQuery {
       // The top first: sequence numbers follow commit order (`objects_feed`), so every row up
       // to it is committed and the next read can start above it.
       let top = try connection.query("SELECT forum.latest_change()").int(0, 0)

@@ -15,6 +15,7 @@ extension PostgresEngine {
   func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
     throws
   {
+    try act(as: caller)
     _ = try parentRule(parentClass)
     var values: [PostgresValue] = [.text(objectId), .text(String(number))]
     let filter = PostgresEngine.readFilter(caller, values: &values)
@@ -33,6 +34,7 @@ extension PostgresEngine {
   }
 
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
+    try act(as: caller)
     let rule = try parentRule(parentClass)
     var values: [PostgresValue] = []
     let filter = PostgresEngine.readFilter(caller, values: &values)
@@ -54,6 +56,7 @@ extension PostgresEngine {
   )
     throws -> [String: UnreadState]
   {
+    try act(as: caller)
     let rule = try parentRule(parentClass)
     var values: [PostgresValue] = [PostgresEngine.arrayLiteral(objectIds)]
     let filter = PostgresEngine.readFilter(caller, values: &values, table: "p")
@@ -107,11 +110,14 @@ extension PostgresEngine {
   }
 
   func moderate(_ className: String, objectId: String, as caller: Principals) throws {
+    try act(as: caller)
     try write { _ = try run("SELECT forum.moderate($1, $2)", [.text(className), .text(objectId)]) }
   }
 
   func currentPrincipals(of caller: Principals) throws -> Principals {
-    try serverPrincipals(userId: caller.userId ?? "")
+    try act(as: caller)
+    guard !isServer else { return caller }  // an app user has no board roles
+    return try serverPrincipals(userId: caller.userId ?? "")
   }
 
   func isBoardOwner(_ caller: Principals) throws -> Bool {
@@ -119,6 +125,7 @@ extension PostgresEngine {
   }
 
   func setRole(_ role: String, userId: String, member: Bool, as caller: Principals) throws {
+    try act(as: caller)
     try write {
       _ = try run(
         "SELECT forum.set_board_role($1, $2, $3::boolean)",
@@ -127,6 +134,7 @@ extension PostgresEngine {
   }
 
   func members(ofRole role: String, as caller: Principals) throws -> [String] {
+    try act(as: caller)
     let result = try run("SELECT forum.board_role_members($1)", [.text(role)])
     return result.rows { result.text($0, 0) ?? "" }
   }

@@ -5,6 +5,7 @@
 /// conditions leave. Newest first.
 extension PostgresEngine {
   func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject] {
+    try act(as: caller)
     let (sql, values) = try searchStatement(search, as: caller)
     return try objects(run(sql, values))
   }

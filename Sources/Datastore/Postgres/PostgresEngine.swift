@@ -56,12 +56,22 @@ final class PostgresEngine: DatastoreEngine {
     }
   }
 
-  /// One write with its rules' bookkeeping, retried as a whole on a deadlock.
+  /// One write with its rules' bookkeeping, retried as a whole on a deadlock. A rollback also
+  /// undoes an `act_as` made inside (settings are transactional), so each attempt, and a
+  /// failure, starts again from whom the connection acted for when it began.
   func write<T>(_ body: () throws -> T) throws -> T {
+    let start = acting
     do {
-      return try connection.transaction(body)
+      return try connection.transaction {
+        acting = start
+        return try body()
+      }
     } catch let error as PostgresError {
+      acting = start
       throw error.datastoreError
+    } catch {
+      acting = start
+      throw error
     }
   }
 
@@ -75,6 +85,7 @@ final class PostgresEngine: DatastoreEngine {
     self.rules = try PostgresSchema.check(on: connection, rules: rules)
     textFields = TextSearch.fields(of: indexes)
     try loadKeyColumns()
+    isServer = try run("SELECT forum.is_server()").bool(0, 0)
     boardId = try run("SELECT value FROM forum.meta WHERE key = 'board_id'").text(0, 0) ?? ""
   }
 
@@ -95,6 +106,7 @@ final class PostgresEngine: DatastoreEngine {
     }
     boardId = try run("SELECT value FROM forum.meta WHERE key = 'board_id'").text(0, 0) ?? ""
     try loadKeyColumns()
+    isServer = try run("SELECT forum.is_server()").bool(0, 0)
   }
 
   /// The `key_*` columns `forum init` made for the indexes' fields.
@@ -128,7 +140,31 @@ final class PostgresEngine: DatastoreEngine {
 
   // MARK: Identity
 
+  /// True when the connecting role is a server (`forum_server`, `PostgresSchema+Apps`): it has
+  /// no user of its own and acts for app users, one session at a time.
+  private(set) var isServer = false
+
+  /// Whom a server's connection acts for (`forum.act_as`); `unknown` makes the next call say.
+  enum Acting: Equatable {
+    case unknown, nobody
+    case session([UInt8])
+  }
+  var acting = Acting.nobody
+
+  /// Makes a server's connection act for `caller` (its session, or nobody) before a statement
+  /// runs as them; a no-op for a member, whose connection is the identity.
+  func act(as caller: Principals) throws {
+    guard isServer else { return }
+    let wanted = caller.sessionHash.map(Acting.session) ?? .nobody
+    guard wanted != acting else { return }
+    acting = .unknown
+    _ = try run(
+      "SELECT forum.act_as($1::bytea)", [caller.sessionHash.map(PostgresValue.bytes) ?? .null])
+    acting = wanted
+  }
+
   func signIn(secret: String, previousSecret: String?, sessionLifetime: Double) throws -> Login {
+    if isServer { return try signInAppUser(secret: secret, sessionLifetime: sessionLifetime) }
     let userId = try write { try run("SELECT forum.sign_in()").text(0, 0) ?? "" }
     let principals = try serverPrincipals(userId: userId)
     self.principals = principals
@@ -143,12 +179,44 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func caller(sessionToken token: String) throws -> Principals? {
+    if isServer {
+      // Only the hash travels: the token never reaches the server's logs.
+      let hash = SHA256.hash(token)
+      acting = .unknown
+      let userId = try run("SELECT forum.act_as($1::bytea)", [.bytes(hash)]).text(0, 0)
+      guard let userId else {
+        acting = .nobody
+        return nil
+      }
+      acting = .session(hash)
+      return Principals(userId: userId, sessionHash: hash)
+    }
     guard token == sessionToken, let principals else { return nil }
     return try serverPrincipals(userId: principals.userId ?? "")
   }
 
-  /// Nothing to end: the connection's role is the identity, and the server ends what it owns.
-  func endSessions(userId: String) throws {}
+  /// The user of an app's anonymous id (made on first use) and a new session: only hashes of
+  /// both are stored (`forum.app_sign_in`).
+  private func signInAppUser(secret: String, sessionLifetime: Double) throws -> Login {
+    let token = Validation.randomId(length: 43)
+    let hash = SHA256.hash(token)
+    let userId = try write {
+      try run(
+        "SELECT forum.app_sign_in($1::bytea, $2::bytea, $3::bigint)",
+        [.bytes(SHA256.hash(secret)), .bytes(hash), .text(String(Int64(sessionLifetime * 1000)))]
+      ).text(0, 0) ?? ""
+    }
+    let principals = Principals(userId: userId, sessionHash: hash)
+    let user = User(object: try get(User.className, objectId: userId, as: principals))
+    return Login(user: user, sessionToken: token, principals: principals)
+  }
+
+  /// A member's connection ends nothing (its role is the identity); a server ends the app
+  /// user's sessions.
+  func endSessions(userId: String) throws {
+    guard isServer else { return }
+    try write { _ = try run("SELECT forum.end_app_sessions($1)", [.text(userId)]) }
+  }
 
   func addMember(_ userId: String, toRole role: String) throws {
     let boardRole = PostgresSchema.boardRolePrefix + role
@@ -235,6 +303,7 @@ final class PostgresEngine: DatastoreEngine {
   func insert(_ className: String, fields: [String: JSONValue], acl: ACL, as caller: Principals)
     throws -> DataObject
   {
+    try act(as: caller)
     let objectId = Validation.randomId()
     let values: [PostgresValue] = [
       .text(className), .text(objectId), PostgresEngine.arrayLiteral(acl.readers),
@@ -269,6 +338,7 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
+    try act(as: caller)
     var values: [PostgresValue] = [.text(objectId)]
     let filter = PostgresEngine.readFilter(caller, values: &values)
     let result = try run(
@@ -360,12 +430,14 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
+    try act(as: caller)
     let (sql, values) = PostgresEngine.findStatement(
       query, as: caller, keyColumns: keyColumns, rules: rules)
     return try objects(run(sql, values))
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
+    try act(as: caller)
     var values: [PostgresValue] = []
     let whereClause = PostgresEngine.whereClause(
       query, caller, keyColumns: keyColumns, values: &values, rules: rules)
@@ -373,6 +445,7 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
+    try act(as: caller)
     guard !objectIds.isEmpty else { return [] }
     var values = [PostgresEngine.arrayLiteral(objectIds)]
     let filter = PostgresEngine.readFilter(caller, values: &values)
@@ -386,6 +459,7 @@ final class PostgresEngine: DatastoreEngine {
     _ className: String, objectId: String, set fields: [String: JSONValue],
     increment increments: [String: Int64], acl: ACL?, as caller: Principals
   ) throws -> DataObject {
+    try act(as: caller)
     var values: [PostgresValue] = [.text(objectId)]
     let removed = fields.filter { $0.value == .null }.map(\.key)
     let kept = fields.filter { $0.value != .null }
@@ -443,6 +517,7 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func delete(_ className: String, objectId: String, as caller: Principals) throws {
+    try act(as: caller)
     try write {
       let result = try run(
         "SELECT forum.delete_object($1, $2, $3::text[])",
@@ -469,6 +544,7 @@ final class PostgresEngine: DatastoreEngine {
   func insertFile(
     name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
   ) throws -> FileInfo {
+    try act(as: caller)
     let values: [PostgresValue] = [
       .text(name), .text(mimeType), PostgresEngine.arrayLiteral(acl.readers),
       PostgresEngine.arrayLiteral(acl.writers), .bytes(bytes),
@@ -497,6 +573,7 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
+    try act(as: caller)
     var values: [PostgresValue] = [.text(name)]
     let filter = PostgresEngine.readFilter(caller, values: &values, table: "f")
     let result = try run(
@@ -506,6 +583,7 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
+    try act(as: caller)
     var values: [PostgresValue] = [.text(name)]
     let filter = PostgresEngine.readFilter(caller, values: &values, table: "f")
     let result = try run("SELECT f.data FROM forum.files f WHERE f.name = $1\(filter)", values)
@@ -516,6 +594,7 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func deleteFile(name: String, as caller: Principals) throws {
+    try act(as: caller)
     try write {
       let result = try run(
         "SELECT forum.delete_file($1, $2::text[])",

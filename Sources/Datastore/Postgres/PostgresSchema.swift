@@ -125,12 +125,29 @@ enum PostgresSchema {
     ALTER TABLE forum.objects ADD CONSTRAINT objects_shape_within
       CHECK (forum.shape_within(data, 101, 2000000)) NOT VALID;
     """,
+    // Issue 18, `forum serve`: owner-only tables no member can read. The board's NCMB keys
+    // (`secrets`), the apps' anonymous users by the SHA-256 of their `authData` id, and their
+    // sessions by the SHA-256 of the token; a server role reaches them through
+    // `forum.app_sign_in` / `forum.act_as` (`PostgresSchema.appFunctionsSQL`).
+    """
+    CREATE TABLE forum.secrets(name text PRIMARY KEY, value text NOT NULL);
+    CREATE TABLE forum.app_identities(
+      secret_hash bytea PRIMARY KEY,
+      user_id text NOT NULL UNIQUE
+    );
+    CREATE TABLE forum.app_sessions(
+      token_hash bytea PRIMARY KEY,
+      user_id text NOT NULL,
+      expires_at bigint NOT NULL
+    );
+    CREATE INDEX app_sessions_user ON forum.app_sessions(user_id);
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [
     "meta", "objects", "files", "users", "counters", "changes", "read_positions", "revisions",
-    "feed_lock",
+    "feed_lock", "secrets", "app_identities", "app_sessions",
   ]
 
   /// Creates or brings up to date the whole schema, in one transaction, as the current role
@@ -143,6 +160,7 @@ enum PostgresSchema {
       // Two owners running `forum init` at once take turns.
       try connection.execute("SELECT pg_advisory_xact_lock(7403311)")
       try createMemberRole(on: connection)
+      try createServerRole(on: connection)
       try connection.execute(
         """
         CREATE SCHEMA IF NOT EXISTS forum;
@@ -166,6 +184,7 @@ enum PostgresSchema {
         try connection.execute(steps[index])
       }
       try connection.execute(functionsSQL)
+      try connection.execute(appFunctionsSQL)
       try connection.execute(rules.triggerSQL)
       try connection.execute(policiesSQL)
       for spec in indexes where spec.kind == .ordered {
@@ -350,24 +369,52 @@ enum PostgresSchema {
            generate_series(0, length - 1) AS i
     $$;
 
+    -- True when the connecting role is a server (`forum serve`): a member of forum_server. A
+    -- server has no user of its own; it is whoever `forum.act_as` made it (issue 18).
+    CREATE OR REPLACE FUNCTION forum.is_server() RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = 'forum_server'
+                     AND pg_has_role(session_user, r.oid, 'MEMBER'))
+    $$;
+
+    -- The app user a server acts for: the live session whose token hash `forum.act_as` put in
+    -- the setting forum.acting. Anyone may set the setting, so it counts only for a server,
+    -- and only while the session it names lives (a logout or expiry ends it at once).
+    CREATE OR REPLACE FUNCTION forum.acting_user() RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT s.user_id FROM forum.app_sessions s
+      WHERE forum.is_server()
+        AND s.token_hash = (SELECT decode(a.hex, 'hex')
+                            FROM (SELECT current_setting('forum.acting', true) AS hex) a
+                            WHERE a.hex ~ '^[0-9a-f]{64}$')
+        AND s.expires_at > forum.now_ms()
+    $$;
+
     -- The caller's user id: the row mapped to the connecting role (never the current_user of a
-    -- definer function). Members cannot read forum.users; this tells each only its own id.
+    -- definer function), or for a server the app user it acts for. Members cannot read
+    -- forum.users; this tells each only its own id.
     CREATE OR REPLACE FUNCTION forum.caller_id() RETURNS text
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$ SELECT user_id FROM forum.users WHERE role_name = session_user
-          AND role_oid = (SELECT oid FROM pg_roles WHERE rolname = session_user) $$;
+    AS $$
+      SELECT CASE WHEN forum.is_server() THEN forum.acting_user()
+        ELSE (SELECT user_id FROM forum.users WHERE role_name = session_user
+              AND role_oid = (SELECT oid FROM pg_roles WHERE rolname = session_user)) END
+    $$;
 
+    -- An app user has no database role, so no board role either.
     CREATE OR REPLACE FUNCTION forum.principals() RETURNS text[]
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
       SELECT ARRAY['*']
-        || coalesce((SELECT ARRAY[user_id] FROM forum.users WHERE role_name = session_user
-                       AND role_oid = (SELECT oid FROM pg_roles WHERE rolname = session_user)),
+        || coalesce((SELECT ARRAY[id] FROM forum.caller_id() AS id WHERE id IS NOT NULL),
                     '{}'::text[])
-        || coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
-                     FROM pg_roles r
-                     WHERE r.rolname LIKE 'forum\\_role\\_%'
-                       AND pg_has_role(session_user, r.oid, 'MEMBER')), '{}'::text[])
+        || CASE WHEN forum.is_server() THEN '{}'::text[] ELSE
+             coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
+                       FROM pg_roles r
+                       WHERE r.rolname LIKE 'forum\\_role\\_%'
+                         AND pg_has_role(session_user, r.oid, 'MEMBER')), '{}'::text[]) END
     $$;
 
     -- Hands out the next value of a named counter; only the definer triggers call it.
@@ -545,6 +592,9 @@ enum PostgresSchema {
       forum.board_role_members(text) FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.is_board_owner(), forum.set_board_role(text, text, boolean),
       forum.board_role_members(text) TO forum_member;
+
+    REVOKE ALL ON FUNCTION forum.is_server(), forum.acting_user() FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.is_server(), forum.acting_user() TO forum_member;
 
     REVOKE ALL ON FUNCTION forum.now_ms(), forum.random_id(integer), forum.caller_id(),
       forum.principals(), forum.next_value(text), forum.sign_in(), forum.is_bookkeeping(),

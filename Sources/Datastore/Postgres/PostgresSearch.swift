@@ -108,7 +108,7 @@ enum PostgresSearch {
         (WITH mine AS MATERIALIZED (
            SELECT o.id FROM forum.objects o
            WHERE o.class = class_name AND NOT ('*' = ANY(o.readers))
-             AND o.readers && forum.principals())
+             AND o.readers && (SELECT forum.principals()))
          SELECT s.id FROM mine JOIN forum.search_text s ON s.id = mine.id
          WHERE NOT s.public AND s.body LIKE pattern)
       $$;

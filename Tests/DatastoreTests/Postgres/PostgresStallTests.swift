@@ -230,6 +230,7 @@ struct PostgresStallTests {
         DROP INDEX forum.search_text_public_body;
         ALTER TABLE forum.search_text DROP COLUMN public;
         CREATE INDEX search_text_body ON forum.search_text USING gin (body forum.gin_trgm_ops);
+        DROP TABLE forum.secrets, forum.app_identities, forum.app_sessions;
         """)
     }
     try bob.execute("BEGIN")
