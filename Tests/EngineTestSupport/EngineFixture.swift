@@ -147,7 +147,7 @@ public struct PostgresFixture: EngineFixture {
     var rows: [String] = []
     for table in [
       "meta", "objects", "files", "users", "counters", "read_positions", "revisions",
-      "secrets", "app_identities", "app_sessions",
+      "secrets", "app_identities", "app_sessions", "private_objects",
     ] {
       rows.append("table \(table)")
       let text = try board.cluster.admin(

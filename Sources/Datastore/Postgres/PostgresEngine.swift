@@ -83,6 +83,7 @@ final class PostgresEngine: DatastoreEngine {
 
   func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
     self.rules = try PostgresSchema.check(on: connection, rules: rules)
+    privateClasses = PostgresRules(self.rules).privateClasses
     textFields = TextSearch.fields(of: indexes)
     try loadKeyColumns()
     isServer = try run("SELECT forum.is_server()").bool(0, 0)
@@ -91,6 +92,7 @@ final class PostgresEngine: DatastoreEngine {
 
   func install(rules: EngineRules, indexes: [IndexSpec]) throws {
     self.rules = rules
+    privateClasses = PostgresRules(rules).privateClasses
     textFields = TextSearch.fields(of: indexes)
     do {
       try PostgresSchema.install(on: connection, rules: rules, indexes: indexes)
@@ -314,6 +316,18 @@ final class PostgresEngine: DatastoreEngine {
       VALUES ($1, $2, $3::text[], $4::text[], $5::jsonb)
       """
     return try write {
+      if privateClasses.contains(className) {
+        // Not through forum.objects: its identity would count the private rows.
+        let made = try objects(
+          run(
+            "SELECT \(PostgresEngine.columns) FROM forum.insert_object($1, $2, $3::text[], "
+              + "$4::text[], $5::jsonb) o", values))
+        if let object = made.first { return object }
+        let now = try self.now()
+        return DataObject(
+          className: className, objectId: objectId, createDate: now, updateDate: now, acl: acl,
+          fields: fields)
+      }
       // RETURNING needs the new row to be readable; a child always is (its parent was).
       if acl.allowsRead(caller) || PostgresEngine.isChild(className, rules: rules) {
         if let object = try objects(run(insert + " RETURNING \(PostgresEngine.columns)", values))
@@ -332,6 +346,50 @@ final class PostgresEngine: DatastoreEngine {
 
   /// The rules `forum init` recorded in the database.
   private(set) var rules = EngineRules()
+  /// Classes stored in `forum.private_objects`, read through `forum.private_rows` (issue 22).
+  private(set) var privateClasses: Set<String> = []
+
+  /// The rows of `className` a statement reads, as `alias`: `forum.objects`, or for a private
+  /// class the caller's own rows (all, under one parent, or among some ids), which is all the
+  /// server lets a member reach.
+  static func source(
+    _ className: String, privateClasses: Set<String>, parent: String? = nil,
+    ids: [String]? = nil, values: inout [PostgresValue], alias: String = "o"
+  ) -> String {
+    guard privateClasses.contains(className) else { return "forum.objects \(alias)" }
+    values.append(.text(className))
+    let classMark = "$\(values.count)::text"
+    var parentMark = "NULL::text"
+    if let parent {
+      values.append(.text(parent))
+      parentMark = "$\(values.count)::text"
+    }
+    var idsMark = "NULL::text[]"
+    if let ids {
+      values.append(arrayLiteral(ids))
+      idsMark = "$\(values.count)::text[]"
+    }
+    return "forum.private_rows(\(classMark), \(parentMark), \(idsMark)) \(alias)"
+  }
+
+  /// The parent a query of a child class names by equality, which narrows a private class's
+  /// rows to that parent's.
+  static func parentNamed(_ query: Query, rules: EngineRules) -> String? {
+    guard let rule = rules.childRule(of: query.className),
+      let pointer = query.equalTo[rule.parentField]?.objectValue,
+      pointer["className"]?.stringValue == rule.parentClass
+    else { return nil }
+    return pointer["objectId"]?.stringValue
+  }
+
+  func source(
+    _ className: String, parent: String? = nil, ids: [String]? = nil,
+    values: inout [PostgresValue], alias: String = "o"
+  ) -> String {
+    PostgresEngine.source(
+      className, privateClasses: privateClasses, parent: parent, ids: ids, values: &values,
+      alias: alias)
+  }
 
   private static func isChild(_ className: String, rules: EngineRules) -> Bool {
     rules.childRule(of: className) != nil
@@ -340,10 +398,11 @@ final class PostgresEngine: DatastoreEngine {
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
     try act(as: caller)
     var values: [PostgresValue] = [.text(objectId)]
+    let from = source(className, ids: [objectId], values: &values)
     let filter = PostgresEngine.readFilter(caller, values: &values)
     let result = try run(
       """
-      SELECT \(PostgresEngine.columns) FROM forum.objects o
+      SELECT \(PostgresEngine.columns) FROM \(from)
       WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)
       """, values)
     guard let object = try objects(result).first else { throw DatastoreError.notFound }
@@ -416,14 +475,17 @@ final class PostgresEngine: DatastoreEngine {
   /// The SELECT that `find` runs and its parameters (benchmarks time the same SQL raw).
   static func findStatement(
     _ query: Query, as caller: Principals, keyColumns: Set<String> = [],
-    rules: EngineRules = EngineRules()
+    rules: EngineRules = EngineRules(), privateClasses: Set<String> = []
   ) -> (sql: String, values: [PostgresValue]) {
     var values: [PostgresValue] = []
+    let from = source(
+      query.className, privateClasses: privateClasses, parent: parentNamed(query, rules: rules),
+      values: &values)
     let whereClause = whereClause(
       query, caller, keyColumns: keyColumns, values: &values, rules: rules)
     values += [.text(String(query.limit)), .text(String(query.skip))]
     let sql = """
-      SELECT \(columns) FROM forum.objects o \(whereClause) \(orderClause(query.order))
+      SELECT \(columns) FROM \(from) \(whereClause) \(orderClause(query.order))
       LIMIT $\(values.count - 1) OFFSET $\(values.count)
       """
     return (sql, values)
@@ -432,16 +494,18 @@ final class PostgresEngine: DatastoreEngine {
   func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
     try act(as: caller)
     let (sql, values) = PostgresEngine.findStatement(
-      query, as: caller, keyColumns: keyColumns, rules: rules)
+      query, as: caller, keyColumns: keyColumns, rules: rules, privateClasses: privateClasses)
     return try objects(run(sql, values))
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
     try act(as: caller)
     var values: [PostgresValue] = []
+    let from = source(
+      query.className, parent: PostgresEngine.parentNamed(query, rules: rules), values: &values)
     let whereClause = PostgresEngine.whereClause(
       query, caller, keyColumns: keyColumns, values: &values, rules: rules)
-    return Int(try run("SELECT count(*) FROM forum.objects o \(whereClause)", values).int(0, 0))
+    return Int(try run("SELECT count(*) FROM \(from) \(whereClause)", values).int(0, 0))
   }
 
   func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
@@ -449,10 +513,18 @@ final class PostgresEngine: DatastoreEngine {
     guard !objectIds.isEmpty else { return [] }
     var values = [PostgresEngine.arrayLiteral(objectIds)]
     let filter = PostgresEngine.readFilter(caller, values: &values)
-    return try objects(
-      run(
-        "SELECT \(PostgresEngine.columns) FROM forum.objects o "
-          + "WHERE o.object_id = ANY($1::text[])\(filter)", values))
+    var parts = [
+      "SELECT \(PostgresEngine.columns) FROM forum.objects o "
+        + "WHERE o.object_id = ANY($1::text[])\(filter)"
+    ]
+    // Each private class's rows among the ids, found from the caller's own.
+    for className in privateClasses.sorted() {
+      let from = source(className, ids: objectIds, values: &values)
+      parts.append(
+        "SELECT \(PostgresEngine.columns) FROM \(from) WHERE o.object_id = ANY($1::text[])\(filter)"
+      )
+    }
+    return try objects(run(parts.joined(separator: " UNION ALL "), values))
   }
 
   func update(
@@ -478,6 +550,10 @@ final class PostgresEngine: DatastoreEngine {
       values.append(PostgresEngine.arrayLiteral(acl.writers))
       assignments.append("writers = $\(values.count)::text[]")
     }
+    if privateClasses.contains(className) {
+      return try updatePrivate(
+        className, objectId: objectId, set: fields, increment: increments, acl: acl, as: caller)
+    }
     let filter = PostgresEngine.writeFilter(caller, values: &values)
     let sql = """
       UPDATE forum.objects o SET \(assignments.joined(separator: ", "))
@@ -499,14 +575,49 @@ final class PostgresEngine: DatastoreEngine {
     }
   }
 
+  /// `update` of a private class: `forum.update_object` checks what the UPDATE's filters would.
+  private func updatePrivate(
+    _ className: String, objectId: String, set fields: [String: JSONValue],
+    increment increments: [String: Int64], acl: ACL?, as caller: Principals
+  ) throws -> DataObject {
+    let removed = fields.filter { $0.value == .null }.map(\.key)
+    let kept = fields.filter { $0.value != .null }
+    let values: [PostgresValue] = [
+      .text(className), .text(objectId), PostgresEngine.arrayLiteral(removed),
+      .text(JSONValue.object(kept).jsonText()),
+      .text(JSONValue.object(increments.mapValues { .int($0) }).jsonText()),
+      acl.map { PostgresEngine.arrayLiteral($0.readers) } ?? .null,
+      acl.map { PostgresEngine.arrayLiteral($0.writers) } ?? .null,
+      PostgresEngine.narrowing(caller),
+    ]
+    return try write {
+      let result: PostgresResult
+      do {
+        result = try run(
+          """
+          SELECT \(PostgresEngine.columns) FROM forum.update_object($1, $2, $3::text[], $4::jsonb,
+            $5::jsonb, $6::text[], $7::text[], $8::text[]) o
+          """, values)
+      } catch let error as DatastoreError
+        where error.code == .invalid && error.field == "value" && !increments.isEmpty
+      {
+        throw DatastoreError.invalid(
+          increments.keys.sorted().first!, "cannot add to a value that is not a number")
+      }
+      if let object = try objects(result).first { return object }
+      throw try refusal(className, objectId, caller)
+    }
+  }
+
   /// Why a conditional write changed nothing: `E403001` if the caller can read the row.
   private func refusal(_ className: String, _ objectId: String, _ caller: Principals) throws
     -> DatastoreError
   {
     var values: [PostgresValue] = [.text(objectId)]
+    let from = source(className, ids: [objectId], values: &values)
     let filter = PostgresEngine.readFilter(caller, values: &values)
     let readable = try run(
-      "SELECT 1 FROM forum.objects o WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)",
+      "SELECT 1 FROM \(from) WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)",
       values)
     return readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
   }

@@ -221,6 +221,9 @@ struct PostgresStallTests {
       try owner.execute(
         """
         UPDATE forum.meta SET value = '5' WHERE key = 'schema_version';
+        DROP TABLE forum.private_search_text, forum.private_changes, forum.private_objects
+          CASCADE;
+        DROP TRIGGER a_route ON forum.objects;
         ALTER TABLE forum.objects DROP CONSTRAINT objects_shape_within;
         DROP FUNCTION forum.shape_within(jsonb, integer, integer);
         DROP TABLE forum.feed_lock;
