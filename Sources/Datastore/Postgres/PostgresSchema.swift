@@ -871,6 +871,7 @@ enum PostgresSchema {
       GRANT UPDATE (readers, writers, data) ON forum.objects TO forum_member;
       GRANT SELECT ON forum.files TO forum_member;
       GRANT INSERT (name, mime_type, readers, writers, data) ON forum.files TO forum_member;
+      GRANT UPDATE (readers, writers) ON forum.files TO forum_member;
       GRANT SELECT ON forum.meta TO forum_member;
       GRANT SELECT ON forum.read_positions TO forum_member;
       GRANT INSERT (user_id, object_id, position) ON forum.read_positions TO forum_member;
@@ -919,6 +920,9 @@ enum PostgresSchema {
       CREATE POLICY member_insert ON forum.files FOR INSERT TO forum_member WITH CHECK (true);
       DROP POLICY IF EXISTS member_delete ON forum.files;
       CREATE POLICY member_delete ON forum.files FOR DELETE TO forum_member USING (\(writable));
+      DROP POLICY IF EXISTS member_update ON forum.files;
+      CREATE POLICY member_update ON forum.files FOR UPDATE TO forum_member
+        USING (\(writable)) WITH CHECK (true);
 
       DROP POLICY IF EXISTS member_own ON forum.read_positions;
       CREATE POLICY member_own ON forum.read_positions FOR ALL TO forum_member
