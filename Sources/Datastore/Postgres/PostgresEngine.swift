@@ -704,6 +704,38 @@ final class PostgresEngine: DatastoreEngine {
     return bytes
   }
 
+  func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo {
+    try act(as: caller)
+    return try write {
+      // Locked first: an UPDATE … RETURNING must leave the row readable, and the new ACL may
+      // leave the caller out.
+      var values: [PostgresValue] = [.text(name), PostgresEngine.arrayLiteral(caller.names)]
+      let found = try run(
+        """
+        SELECT \(PostgresEngine.fileColumns) FROM forum.files f
+        WHERE f.name = $1 AND f.writers && $2::text[] FOR UPDATE
+        """, values)
+      guard let old = fileInfos(found).first else {
+        values = [.text(name)]
+        let readFilter = PostgresEngine.readFilter(caller, values: &values, table: "f")
+        let readable = try run(
+          "SELECT 1 FROM forum.files f WHERE f.name = $1\(readFilter)", values)
+        throw readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
+      }
+      // The date is the trigger's (`forum.files_before_update`).
+      _ = try run(
+        "UPDATE forum.files SET readers = $2::text[], writers = $3::text[] WHERE name = $1",
+        [
+          .text(name), PostgresEngine.arrayLiteral(acl.readers),
+          PostgresEngine.arrayLiteral(acl.writers),
+        ])
+      if acl.allowsRead(caller) { return try fileInfo(name: name, as: caller) }
+      return FileInfo(
+        fileName: old.fileName, mimeType: old.mimeType, fileSize: old.fileSize,
+        createDate: old.createDate, updateDate: max(try self.now(), old.updateDate + 1), acl: acl)
+    }
+  }
+
   func deleteFile(name: String, as caller: Principals) throws {
     try act(as: caller)
     try write {

@@ -138,6 +138,20 @@ extension PostgresSchema {
     END
     $$;
 
+    -- A file's ACL may change (NCMB's PUT /files/NAME): its date moves by the engine's clock.
+    CREATE OR REPLACE FUNCTION forum.files_before_update() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      NEW.update_date := greatest(forum.now_ms(), OLD.update_date + 1);
+      RETURN NEW;
+    END
+    $$;
+    REVOKE ALL ON FUNCTION forum.files_before_update() FROM PUBLIC;
+    DROP TRIGGER IF EXISTS b_date ON forum.files;
+    CREATE TRIGGER b_date BEFORE UPDATE ON forum.files
+      FOR EACH ROW EXECUTE FUNCTION forum.files_before_update();
+
     REVOKE ALL ON FUNCTION forum.refuse_non_server(), forum.app_sign_in(bytea, bytea, bigint),
       forum.act_as(bytea), forum.end_app_sessions(text), forum.application_keys(boolean, boolean)
       FROM PUBLIC;

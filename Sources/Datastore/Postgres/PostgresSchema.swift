@@ -912,6 +912,7 @@ enum PostgresSchema {
       GRANT UPDATE (readers, writers, data) ON forum.objects TO forum_member;
       GRANT SELECT ON forum.files TO forum_member;
       GRANT INSERT (name, mime_type, readers, writers, data) ON forum.files TO forum_member;
+      GRANT UPDATE (readers, writers) ON forum.files TO forum_member;
       GRANT SELECT ON forum.meta TO forum_member;
       -- Read positions are private to each user: no grant at all (a leakproof probe on
       -- user_id and object_id told whose existed); forum.read_positions_of / forum.mark_read.
@@ -959,6 +960,9 @@ enum PostgresSchema {
       CREATE POLICY member_insert ON forum.files FOR INSERT TO forum_member WITH CHECK (true);
       DROP POLICY IF EXISTS member_delete ON forum.files;
       CREATE POLICY member_delete ON forum.files FOR DELETE TO forum_member USING (\(writable));
+      DROP POLICY IF EXISTS member_update ON forum.files;
+      CREATE POLICY member_update ON forum.files FOR UPDATE TO forum_member
+        USING (\(writable)) WITH CHECK (true);
 
       DROP POLICY IF EXISTS member_own ON forum.read_positions;
       DROP POLICY IF EXISTS member_read ON forum.revisions;
