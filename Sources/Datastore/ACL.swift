@@ -83,14 +83,22 @@ public struct Principals: Equatable, Sendable {
   public let userId: String?
   public let names: Set<String>
   public let isMaster: Bool
+  /// The SHA-256 of the session token, for an engine whose server acts for many users over one
+  /// connection (PostgreSQL under `forum serve`: `forum.act_as`); nil otherwise.
+  let sessionHash: [UInt8]?
 
   public init(userId: String?, roles: [String] = [], isMaster: Bool = false) {
+    self.init(userId: userId, roles: roles, isMaster: isMaster, sessionHash: nil)
+  }
+
+  init(userId: String?, roles: [String] = [], isMaster: Bool = false, sessionHash: [UInt8]?) {
     self.userId = userId
     var names: Set<String> = ["*"]
     if let userId { names.insert(userId) }
     for role in roles { names.insert("role:" + role) }
     self.names = names
     self.isMaster = isMaster
+    self.sessionHash = sessionHash
   }
 
   public static let anonymous = Principals(userId: nil)

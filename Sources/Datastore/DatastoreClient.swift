@@ -244,6 +244,13 @@ public final class DatastoreClient {
     try engine.deleteFile(name: name, as: principals)
   }
 
+  /// Replaces a file's ACL. Needs write access; the bytes, name and type never change.
+  @discardableResult
+  public func setFileACL(name: String, acl: ACL) throws -> FileInfo {
+    guard Validation.isFileName(name) else { throw DatastoreError.invalid("fileName") }
+    return try engine.updateFile(name: name, acl: acl, as: principals)
+  }
+
   // MARK: Change feed
 
   /// The newest change's sequence: read `changes(since:)` from here to see what happens next.

@@ -325,12 +325,17 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       let bytes = try client.getFile(name: name)
       return HTTPResponse(
         status: 200, headers: [(name: "content-type", value: info.mimeType)], body: bytes)
-    case "DELETE":
+    case "PUT":
+      // NCMB's file update: the ACL only (the bytes of a stored file never change).
       try checkFileName(name)
-      try client.deleteFile(name: name)
-      return HTTPResponse(status: 200, headers: NCMBService.jsonHeaders)
+      var fields = try NCMBJSON.object(request.body)
+      guard let given = fields.removeValue(forKey: "acl") else { throw NCMBError.empty("acl") }
+      if let other = fields.keys.sorted().first {
+        throw NCMBError.invalid(other, "only a file's acl can be changed")
+      }
+      let info = try client.setFileACL(name: name, acl: try ACL(json: given))
+      return NCMBService.json(.object(["updateDate": NCMBJSON.date(info.updateDate)]))
     default:
-      // Changing a file's ACL is not supported yet.
       throw NCMBError.method
     }
   }

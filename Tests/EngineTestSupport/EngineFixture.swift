@@ -34,13 +34,17 @@ public final class TestDatabase: @unchecked Sendable {
   private let fingerprintRows: @Sendable () throws -> [String]
   private let remove: @Sendable () -> Void
   private let runAsOwner: @Sendable (_ sqlite: String, _ postgres: String) throws -> Void
+  private let serverLocationFor: @Sendable () throws -> String
 
   public init(
     engine: String, ownerLocation: String,
     location: @escaping @Sendable (String) throws -> String,
     fingerprint: @escaping @Sendable () throws -> [String], remove: @escaping @Sendable () -> Void,
-    execute: @escaping @Sendable (_ sqlite: String, _ postgres: String) throws -> Void = { _, _ in }
+    execute: @escaping @Sendable (_ sqlite: String, _ postgres: String) throws -> Void = { _, _ in
+    },
+    serverLocation: (@Sendable () throws -> String)? = nil
   ) {
+    self.serverLocationFor = serverLocation ?? { ownerLocation }
     self.engine = engine
     self.ownerLocation = ownerLocation
     self.locationFor = location
@@ -60,6 +64,10 @@ public final class TestDatabase: @unchecked Sendable {
   /// Where `person` connects: on SQLite everyone opens the same file (and is told apart by their
   /// profile); on a server each person is their own database role.
   public func location(as person: String) throws -> String { try locationFor(person) }
+
+  /// Where `forum serve` connects: on SQLite the file; on a server a role granted
+  /// `forum_member` and `forum_server`, which acts for the apps' users (`forum.act_as`).
+  public func serverLocation() throws -> String { try serverLocationFor() }
 
   /// Every row the engine keeps, as text: equal fingerprints mean nothing was written.
   public func fingerprint() throws -> [String] { try fingerprintRows() }
@@ -130,7 +138,8 @@ public struct PostgresFixture: EngineFixture {
       execute: { _, sql in
         _ = try board.cluster.admin(
           "SET ROLE \(board.owner.name); \(sql)", database: board.database)
-      })
+      },
+      serverLocation: { try people.serverURI(board: board) })
   }
 
   /// Every row of every table of the forum schema, read by the superuser (past every policy).
@@ -138,6 +147,7 @@ public struct PostgresFixture: EngineFixture {
     var rows: [String] = []
     for table in [
       "meta", "objects", "files", "users", "counters", "read_positions", "revisions",
+      "secrets", "app_identities", "app_sessions", "private_objects",
     ] {
       rows.append("table \(table)")
       let text = try board.cluster.admin(
@@ -161,6 +171,18 @@ private final class PeopleRoles: @unchecked Sendable {
     let role = try board.cluster.role(label.isEmpty ? "person" : label, database: board.database)
     try board.cluster.admin("GRANT forum_member TO \(role.name)")
     uris[person] = role.uri
+    return role.uri
+  }
+
+  private var server: String?
+
+  func serverURI(board: PostgresTestBoard) throws -> String {
+    lock.lock()
+    defer { lock.unlock() }
+    if let server { return server }
+    let role = try board.cluster.role("server", database: board.database)
+    try board.cluster.admin("GRANT forum_member, forum_server TO \(role.name)")
+    server = role.uri
     return role.uri
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import HostileImages
+import PostgresTestCluster
 import Testing
 
 /// The seed app's flows through a real NCMB client nobody here wrote: the `ncmb` package from
@@ -23,19 +24,51 @@ struct NCMBSDKTests {
   }
 
   @Test func theSeedAppsFlowsOnSQLite() throws {
-    let python = try NCMBSDKTests.python()
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)
     try forum.ok(
       ["new", "--title", "Posted at the prompt", "--description", "from the terminal"])
     let keys = try forum.ok(["keys", "--json"], profile: nil).json()
+    try runSeedApp(forum, keys: keys, server: forum.db, member: forum.db)
+  }
+
+  /// The same on PostgreSQL: the owner runs `init` and `keys`, a member posts at the prompt,
+  /// and the server connects as a role granted `forum_server`, acting for each app user so
+  /// that row-level security decides what they see.
+  @Test func theSeedAppsFlowsOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let board = try PostgresTestCluster.shared().board(members: ["alice"])
+    defer { board.remove() }
+    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
+    #expect(initialized.status == 0, "\(initialized.summary)")
+    try board.cluster.admin("GRANT forum_member TO \(board["alice"].name)")
+    let server = try board.cluster.role("server", database: board.database)
+    try board.cluster.admin("GRANT forum_member, forum_server TO \(server.name)")
+    let posted = try forum.run(
+      ["new", "--title", "Posted at the prompt", "--description", "from the terminal"],
+      database: board["alice"].uri)
+    #expect(posted.status == 0, "\(posted.summary)")
+    let keys = try forum.run(["keys", "--json"], profile: nil, database: board.owner.uri)
+    #expect(keys.status == 0, "\(keys.summary)")
+    let member = try forum.run(["keys", "--json"], profile: nil, database: board["alice"].uri)
+    #expect(member.status == 3, "a member never reads the keys: \(member.summary)")
+    #expect(!member.stdout.contains(try keys.json().string("clientKey") ?? "?"))
+    try runSeedApp(forum, keys: try keys.json(), server: server.uri, member: board["alice"].uri)
+  }
+
+  /// Serves `server`, runs `Scripts/ncmb-seed-app.py` against it, then checks what the app saw
+  /// and what a member at `member` sees.
+  private func runSeedApp(
+    _ forum: ForumFixture, keys: [String: Any], server location: String, member: String
+  ) throws {
+    let python = try NCMBSDKTests.python()
     let certificate = try ThrowawayCertificate(in: forum.root)
     let server = try ServeProcess(
       forum,
       [
         "--listen", "127.0.0.1:0", "--tls-cert", certificate.certificateFile, "--tls-key",
         certificate.keyFile,
-      ])
+      ], database: location)
     defer { _ = server.stop(SIGTERM) }
     let picture = forum.root + "/picture.png"
     try Data(PNGImages.honest(width: 8, height: 8)).write(to: URL(fileURLWithPath: picture))
@@ -68,10 +101,12 @@ struct NCMBSDKTests {
     #expect(seen["fileBack"] as? Bool == true)
 
     // The terminal sees the app's thread with its number, author and picture, and its comment.
-    let list = try forum.ok(["list"])
+    let list = try forum.run(["list"], database: member)
+    #expect(list.status == 0, "\(list.summary)")
     #expect(list.stdout.contains("#2"), "\(list.summary)")
     #expect(list.stdout.contains("Posted from the app"), "\(list.summary)")
-    let show = try forum.ok(["show", "2"])
+    let show = try forum.run(["show", "2"], database: member)
+    #expect(show.status == 0, "\(show.summary)")
     #expect(show.stdout.contains("[image: "), "\(show.summary)")
     #expect(show.stdout.contains("8×8 PNG"), "\(show.summary)")
     #expect(show.stdout.contains("This one stays"), "\(show.summary)")

@@ -21,12 +21,14 @@ final class ServedBoard: @unchecked Sendable {
         className: className, fields: fields, creating: creating, client: client)
     })
 
-  init() throws {
-    database = try SQLiteFixture().makeDatabase(rules: Board.rules, indexes: Board.indexes)
-    try Board.initialize(location: database.ownerLocation)
+  /// The server connects where `forum serve` would: the SQLite file, or a PostgreSQL role
+  /// granted `forum_server` (never the owner, whom row-level security would not hold).
+  init(_ engine: any EngineFixture = SQLiteFixture()) throws {
+    database = try engine.makeDatabase(rules: Board.rules, indexes: Board.indexes)
+    _ = try Board.initialize(location: database.ownerLocation)
     let clock = Clock()
     service = try NCMBService(
-      location: database.ownerLocation, policy: ServedBoard.policy, clock: { clock.now })
+      location: try database.serverLocation(), policy: ServedBoard.policy, clock: { clock.now })
     keys = try service.keys()
   }
 
@@ -125,8 +127,9 @@ struct NCMBServiceTests {
   }
 
   /// What the seed app does, call by call.
-  @Test func theSeedAppsFlow() throws {
-    let board = try ServedBoard()
+  @Test(arguments: EngineFixtures.all)
+  func theSeedAppsFlow(engine: any EngineFixture) throws {
+    let board = try ServedBoard(engine)
     let (alice, aliceToken) = try board.signUp()
     let (_, bobToken) = try board.signUp()
 
@@ -194,16 +197,122 @@ struct NCMBServiceTests {
     #expect(status == 200)
 
     // The board sees the app's thread with its number, author and picture.
-    let store = try Datastore.open(board.database.ownerLocation)
+    let store = try Datastore.open(board.database.location(as: "carol"))
     let reader = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
     let threads = try reader.find(Query(className: "Thread"))
     #expect(threads.count == 1)
     #expect(threads.first?["commentCount"] == .int(0))
   }
 
+  /// NCMB's file update (`PUT /files/NAME` with `{"acl":…}`): the writer alone changes the ACL,
+  /// the new ACL decides who reads the file from then on, and nothing else of a file changes.
+  @Test(arguments: EngineFixtures.all)
+  func aFilesACLIsChangedByItsWriterOnly(engine: any EngineFixture) throws {
+    let board = try ServedBoard(engine)
+    let (alice, aliceToken) = try board.signUp()
+    let (_, bobToken) = try board.signUp()
+    let png = PNGImages.honest(width: 4, height: 4)
+    let publicACL = #"{"*":{"read":true},"\#(alice)":{"read":true,"write":true}}"#
+    var (status, body) = try board.send(
+      board.request(
+        "POST", "files/shared.png", session: aliceToken,
+        formParts: [
+          HTTPFormPart(name: "acl", bytes: Array(publicACL.utf8)),
+          HTTPFormPart(name: "file", fileName: "shared.png", contentType: "image/png", bytes: png),
+        ]))
+    #expect(status == 201, "\(body)")
+    func fetch(_ token: String) -> HTTPResponse {
+      board.service.respond(to: board.request("GET", "files/shared.png", session: token))
+    }
+    #expect(fetch(bobToken).status == 200)
+
+    let privateACL = #"{"acl":{"\#(alice)":{"read":true,"write":true}}}"#
+    (status, body) = try board.send(
+      board.request("PUT", "files/shared.png", session: bobToken, body: privateACL))
+    #expect(status == 403, "\(body)")
+    #expect(body.objectValue?["code"] == .string("E403001"))
+    #expect(fetch(bobToken).status == 200, "a refused change changes nothing")
+
+    let before = try board.database.fingerprint()
+    let refusals: [(String, HTTPRequest, Int, String)] = [
+      (
+        "no acl", board.request("PUT", "files/shared.png", session: aliceToken, body: "{}"), 400,
+        "E400003"
+      ),
+      (
+        "a bad acl",
+        board.request(
+          "PUT", "files/shared.png", session: aliceToken, body: #"{"acl":{"*":{"read":"yes"}}}"#),
+        400, "E400002"
+      ),
+      (
+        "another field",
+        board.request(
+          "PUT", "files/shared.png", session: aliceToken,
+          body: #"{"acl":{"*":{"read":true}},"mimeType":"text/html"}"#), 400, "E400002"
+      ),
+      (
+        "malformed JSON",
+        board.request("PUT", "files/shared.png", session: aliceToken, body: #"{"acl":"#), 400,
+        "E400001"
+      ),
+      (
+        "a missing file",
+        board.request("PUT", "files/nothing.png", session: aliceToken, body: privateACL), 404,
+        "E404001"
+      ),
+      (
+        "no session", board.request("PUT", "files/shared.png", body: privateACL), 403, "E403001"
+      ),
+    ]
+    for (name, request, expectedStatus, code) in refusals {
+      let (answered, answer) = try board.send(request)
+      #expect(answered == expectedStatus, "\(name): \(answer)")
+      #expect(answer.objectValue?["code"] == .string(code), "\(name): \(answer)")
+    }
+    #expect(try board.database.fingerprint() == before, "refusals store nothing")
+
+    (status, body) = try board.send(
+      board.request("PUT", "files/shared.png/", session: aliceToken, body: privateACL))
+    #expect(status == 200, "\(body)")
+    #expect(body.objectValue?["updateDate"]?.stringValue?.hasSuffix("Z") == true, "\(body)")
+    #expect(fetch(bobToken).status == 404, "bob no longer reads it")
+    let mine = fetch(aliceToken)
+    #expect(mine.status == 200)
+    #expect(mine.body == png, "the bytes are unchanged")
+    // Back to public: bob reads it again.
+    (status, body) = try board.send(
+      board.request(
+        "PUT", "files/shared.png", session: aliceToken, body: #"{"acl":\#(publicACL)}"#))
+    #expect(status == 200, "\(body)")
+    #expect(fetch(bobToken).status == 200)
+  }
+
+  /// A method a path does not take is `E405001` (HTTP 405), as NCMB answered, and stores nothing.
+  @Test(arguments: EngineFixtures.all)
+  func aMethodAPathDoesNotTakeIsE405001(engine: any EngineFixture) throws {
+    let board = try ServedBoard(engine)
+    let (_, token) = try board.signUp()
+    let id = "abcdefghijklmnop"
+    let before = try board.database.fingerprint()
+    for (method, path) in [
+      ("PUT", "classes/Todo"), ("DELETE", "classes/Todo"), ("POST", "classes/Todo/\(id)"),
+      ("PATCH", "classes/Todo/\(id)"), ("PUT", "users"), ("DELETE", "users"),
+      ("POST", "users/\(id)"), ("DELETE", "login"), ("PUT", "logout"), ("POST", "roles"),
+      ("PATCH", "files/a.png"), ("OPTIONS", "files/a.png"),
+    ] {
+      let (status, body) = try board.send(
+        board.request(method, path, session: token, body: "{}"))
+      #expect(status == 405, "\(method) \(path): \(body)")
+      #expect(body.objectValue?["code"] == .string("E405001"), "\(method) \(path): \(body)")
+    }
+    #expect(try board.database.fingerprint() == before)
+  }
+
   /// Every bad input is the right NCMB error and stores nothing.
-  @Test func badInputIsRefusedAndStoresNothing() throws {
-    let board = try ServedBoard()
+  @Test(arguments: EngineFixtures.all)
+  func badInputIsRefusedAndStoresNothing(engine: any EngineFixture) throws {
+    let board = try ServedBoard(engine)
     let (_, token) = try board.signUp()
     let before = try board.database.fingerprint()
     let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)

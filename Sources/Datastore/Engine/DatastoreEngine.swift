@@ -145,6 +145,10 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// Conditional delete of a file: `E403001` if readable but not writable, else `E404001`.
   func deleteFile(name: String, as caller: Principals) throws
 
+  /// Replaces a file's ACL (NCMB's `PUT /files/NAME`), moving its `updateDate` by the engine's
+  /// clock: one conditional write, `E403001` if readable but not writable, else `E404001`.
+  func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo
+
   // MARK: Change feed
 
   /// The sequence of the newest change in the database (0 when there is none): a reader that

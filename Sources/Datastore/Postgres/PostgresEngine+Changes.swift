@@ -7,17 +7,24 @@ extension PostgresEngine {
   }
 
   func changes(since: Int64, limit: Int, as caller: Principals) throws -> ChangeBatch {
-    try feedQuery {
+    try act(as: caller)
+    return try feedQuery {
       // The top first: sequence numbers follow commit order (`objects_feed`), so every row up
       // to it is committed and the next read can start above it.
       let top = try connection.query("SELECT forum.latest_change()").int(0, 0)
       var values: [PostgresValue] = [.text(String(since)), .text(String(top))]
       let filter = PostgresEngine.readFilter(caller, values: &values, table: "c")
       values.append(.text(String(limit)))
+      // The public feed, and the private one from the caller's own readers up.
       let result = try connection.query(
         """
         SELECT c.seq, c.class, c.object_id, c.kind, c.parent_id, c.number
-        FROM forum.changes c WHERE c.seq > $1::bigint AND c.seq <= $2::bigint\(filter)
+        FROM (SELECT seq, class, object_id, kind, parent_id, number, readers FROM forum.changes
+              WHERE seq > $1::bigint AND seq <= $2::bigint
+              UNION ALL
+              SELECT * FROM forum.private_changes($1::bigint, $2::bigint,
+                                                  $\(values.count)::bigint)) c
+        WHERE true\(filter)
         ORDER BY c.seq LIMIT $\(values.count)::bigint
         """, values)
       let rows = result.rows { row in

@@ -15,14 +15,16 @@ extension PostgresEngine {
   func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
     throws
   {
+    try act(as: caller)
     _ = try parentRule(parentClass)
     var values: [PostgresValue] = [.text(objectId), .text(String(number))]
+    let from = source(parentClass, ids: [objectId], values: &values)
     let filter = PostgresEngine.readFilter(caller, values: &values)
     try write {
       let marked = try run(
         """
         INSERT INTO forum.read_positions AS rp (user_id, object_id, position)
-        SELECT \(PostgresEngine.me), o.object_id, $2::bigint FROM forum.objects o
+        SELECT \(PostgresEngine.me), o.object_id, $2::bigint FROM \(from)
         WHERE o.object_id = $1 AND o.class = '\(parentClass)'\(filter)
         ON CONFLICT (user_id, object_id) DO UPDATE
           SET position = greatest(rp.position, excluded.position)
@@ -33,8 +35,10 @@ extension PostgresEngine {
   }
 
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
+    try act(as: caller)
     let rule = try parentRule(parentClass)
     var values: [PostgresValue] = []
+    let from = source(parentClass, values: &values)
     let filter = PostgresEngine.readFilter(caller, values: &values)
     try write {
       _ = try run(
@@ -42,7 +46,7 @@ extension PostgresEngine {
         INSERT INTO forum.read_positions AS rp (user_id, object_id, position)
         SELECT \(PostgresEngine.me), o.object_id,
           coalesce((o.data->>'\(rule.lastNumberField)')::bigint, 0)
-        FROM forum.objects o WHERE o.class = '\(parentClass)'\(filter)
+        FROM \(from) WHERE o.class = '\(parentClass)'\(filter)
         ON CONFLICT (user_id, object_id) DO UPDATE
           SET position = greatest(rp.position, excluded.position)
         """, values)
@@ -54,9 +58,15 @@ extension PostgresEngine {
   )
     throws -> [String: UnreadState]
   {
+    try act(as: caller)
     let rule = try parentRule(parentClass)
     var values: [PostgresValue] = [PostgresEngine.arrayLiteral(objectIds)]
+    let parents = source(parentClass, ids: objectIds, values: &values, alias: "p")
     let filter = PostgresEngine.readFilter(caller, values: &values, table: "p")
+    // A private parent's children: its own, which the caller may read as it may the parent.
+    let children =
+      privateClasses.contains(rule.childClass)
+      ? "forum.private_rows('\(rule.childClass)', p.object_id, NULL) c" : "forum.objects c"
     let pointer =
       "jsonb_build_object('__type', 'Pointer', 'className', '\(parentClass)', 'objectId', p.object_id)"
     // The key column (text equality, leakproof) lets row-level security keep the index.
@@ -73,12 +83,12 @@ extension PostgresEngine {
       """
       SELECT p.object_id, rp.position,
         CASE WHEN coalesce(rp.position, 0) >= \(last) THEN 0 ELSE
-          (SELECT count(*) FROM (SELECT 1 FROM forum.objects c
+          (SELECT count(*) FROM (SELECT 1 FROM \(children)
              WHERE c.class = '\(rule.childClass)' AND \(sameParent)
              AND (c.data->>'\(rule.numberField)')::bigint > coalesce(rp.position, 0)\(mine)
              LIMIT \(limit)) AS unread)
         END
-      FROM forum.objects p
+      FROM \(parents)
       LEFT JOIN forum.read_positions rp
         ON rp.object_id = p.object_id AND rp.user_id = \(PostgresEngine.me)
       WHERE p.class = '\(parentClass)' AND p.object_id = ANY($1::text[])\(filter)
@@ -107,11 +117,14 @@ extension PostgresEngine {
   }
 
   func moderate(_ className: String, objectId: String, as caller: Principals) throws {
+    try act(as: caller)
     try write { _ = try run("SELECT forum.moderate($1, $2)", [.text(className), .text(objectId)]) }
   }
 
   func currentPrincipals(of caller: Principals) throws -> Principals {
-    try serverPrincipals(userId: caller.userId ?? "")
+    try act(as: caller)
+    guard !isServer else { return caller }  // an app user has no board roles
+    return try serverPrincipals(userId: caller.userId ?? "")
   }
 
   func isBoardOwner(_ caller: Principals) throws -> Bool {
@@ -119,6 +132,7 @@ extension PostgresEngine {
   }
 
   func setRole(_ role: String, userId: String, member: Bool, as caller: Principals) throws {
+    try act(as: caller)
     try write {
       _ = try run(
         "SELECT forum.set_board_role($1, $2, $3::boolean)",
@@ -127,6 +141,7 @@ extension PostgresEngine {
   }
 
   func members(ofRole role: String, as caller: Principals) throws -> [String] {
+    try act(as: caller)
     let result = try run("SELECT forum.board_role_members($1)", [.text(role)])
     return result.rows { result.text($0, 0) ?? "" }
   }

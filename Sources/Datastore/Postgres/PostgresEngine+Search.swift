@@ -5,6 +5,7 @@
 /// conditions leave. Newest first.
 extension PostgresEngine {
   func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject] {
+    try act(as: caller)
     let (sql, values) = try searchStatement(search, as: caller)
     return try objects(run(sql, values))
   }
@@ -15,11 +16,19 @@ extension PostgresEngine {
   ) {
     var values: [PostgresValue] = []
     var branches: [String] = []
+    // Private classes are read from the caller's own rows, each in a SELECT of its own.
+    var privateParts: [String] = []
     for target in search.targets {
       guard let fields = textFields[target.className] else {
         throw DatastoreError.invalid("className", "\(target.className) has no text index")
       }
       let query = Query(className: target.className, equalTo: target.equalTo)
+      let isPrivate = privateClasses.contains(target.className)
+      let from =
+        isPrivate
+        ? source(
+          target.className, parent: PostgresEngine.parentNamed(query, rules: rules),
+          values: &values) : ""
       var clause = String(
         PostgresEngine.whereClause(query, caller, keyColumns: keyColumns, values: &values)
           .dropFirst("WHERE ".count))
@@ -35,10 +44,33 @@ extension PostgresEngine {
             " AND o.id IN (SELECT \(PostgresSearch.candidatesFunction)('\(target.className)', \(mark)))"
         }
       }
-      branches.append("(\(clause))")
+      if isPrivate {
+        privateParts.append(
+          "SELECT \(PostgresEngine.columns), o.create_date, 1, o.id FROM \(from) WHERE \(clause)")
+      } else {
+        branches.append("(\(clause))")
+      }
     }
-    guard !branches.isEmpty else { return ("SELECT NULL WHERE false", []) }
+    guard !branches.isEmpty || !privateParts.isEmpty else {
+      return ("SELECT NULL WHERE false", [])
+    }
     values += [.text(String(search.limit)), .text(String(search.skip))]
+    if !privateParts.isEmpty {
+      // Two tables, two id sequences: newest first by date, the table then the id breaking ties.
+      var parts = privateParts
+      if !branches.isEmpty {
+        parts.insert(
+          "SELECT \(PostgresEngine.columns), o.create_date, 0, o.id FROM forum.objects o WHERE "
+            + branches.joined(separator: " OR "), at: 0)
+      }
+      let sql = """
+        SELECT * FROM (\(parts.joined(separator: " UNION ALL "))) AS found(c1, c2, c3, c4, c5, c6,
+          c7, sort_date, sort_table, sort_id)
+        ORDER BY sort_date DESC, sort_table DESC, sort_id DESC
+        LIMIT $\(values.count - 1) OFFSET $\(values.count)
+        """
+      return (sql, values)
+    }
     let sql = """
       SELECT \(PostgresEngine.columns) FROM forum.objects o WHERE \(branches.joined(separator: " OR "))
       ORDER BY o.id DESC LIMIT $\(values.count - 1) OFFSET $\(values.count)

@@ -56,12 +56,22 @@ final class PostgresEngine: DatastoreEngine {
     }
   }
 
-  /// One write with its rules' bookkeeping, retried as a whole on a deadlock.
+  /// One write with its rules' bookkeeping, retried as a whole on a deadlock. A rollback also
+  /// undoes an `act_as` made inside (settings are transactional), so each attempt, and a
+  /// failure, starts again from whom the connection acted for when it began.
   func write<T>(_ body: () throws -> T) throws -> T {
+    let start = acting
     do {
-      return try connection.transaction(body)
+      return try connection.transaction {
+        acting = start
+        return try body()
+      }
     } catch let error as PostgresError {
+      acting = start
       throw error.datastoreError
+    } catch {
+      acting = start
+      throw error
     }
   }
 
@@ -73,13 +83,16 @@ final class PostgresEngine: DatastoreEngine {
 
   func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
     self.rules = try PostgresSchema.check(on: connection, rules: rules)
+    privateClasses = PostgresRules(self.rules).privateClasses
     textFields = TextSearch.fields(of: indexes)
     try loadKeyColumns()
+    isServer = try run("SELECT forum.is_server()").bool(0, 0)
     boardId = try run("SELECT value FROM forum.meta WHERE key = 'board_id'").text(0, 0) ?? ""
   }
 
   func install(rules: EngineRules, indexes: [IndexSpec]) throws {
     self.rules = rules
+    privateClasses = PostgresRules(rules).privateClasses
     textFields = TextSearch.fields(of: indexes)
     do {
       try PostgresSchema.install(on: connection, rules: rules, indexes: indexes)
@@ -95,6 +108,7 @@ final class PostgresEngine: DatastoreEngine {
     }
     boardId = try run("SELECT value FROM forum.meta WHERE key = 'board_id'").text(0, 0) ?? ""
     try loadKeyColumns()
+    isServer = try run("SELECT forum.is_server()").bool(0, 0)
   }
 
   /// The `key_*` columns `forum init` made for the indexes' fields.
@@ -128,7 +142,31 @@ final class PostgresEngine: DatastoreEngine {
 
   // MARK: Identity
 
+  /// True when the connecting role is a server (`forum_server`, `PostgresSchema+Apps`): it has
+  /// no user of its own and acts for app users, one session at a time.
+  private(set) var isServer = false
+
+  /// Whom a server's connection acts for (`forum.act_as`); `unknown` makes the next call say.
+  enum Acting: Equatable {
+    case unknown, nobody
+    case session([UInt8])
+  }
+  var acting = Acting.nobody
+
+  /// Makes a server's connection act for `caller` (its session, or nobody) before a statement
+  /// runs as them; a no-op for a member, whose connection is the identity.
+  func act(as caller: Principals) throws {
+    guard isServer else { return }
+    let wanted = caller.sessionHash.map(Acting.session) ?? .nobody
+    guard wanted != acting else { return }
+    acting = .unknown
+    _ = try run(
+      "SELECT forum.act_as($1::bytea)", [caller.sessionHash.map(PostgresValue.bytes) ?? .null])
+    acting = wanted
+  }
+
   func signIn(secret: String, previousSecret: String?, sessionLifetime: Double) throws -> Login {
+    if isServer { return try signInAppUser(secret: secret, sessionLifetime: sessionLifetime) }
     let userId = try write { try run("SELECT forum.sign_in()").text(0, 0) ?? "" }
     let principals = try serverPrincipals(userId: userId)
     self.principals = principals
@@ -143,12 +181,44 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func caller(sessionToken token: String) throws -> Principals? {
+    if isServer {
+      // Only the hash travels: the token never reaches the server's logs.
+      let hash = SHA256.hash(token)
+      acting = .unknown
+      let userId = try run("SELECT forum.act_as($1::bytea)", [.bytes(hash)]).text(0, 0)
+      guard let userId else {
+        acting = .nobody
+        return nil
+      }
+      acting = .session(hash)
+      return Principals(userId: userId, sessionHash: hash)
+    }
     guard token == sessionToken, let principals else { return nil }
     return try serverPrincipals(userId: principals.userId ?? "")
   }
 
-  /// Nothing to end: the connection's role is the identity, and the server ends what it owns.
-  func endSessions(userId: String) throws {}
+  /// The user of an app's anonymous id (made on first use) and a new session: only hashes of
+  /// both are stored (`forum.app_sign_in`).
+  private func signInAppUser(secret: String, sessionLifetime: Double) throws -> Login {
+    let token = Validation.randomId(length: 43)
+    let hash = SHA256.hash(token)
+    let userId = try write {
+      try run(
+        "SELECT forum.app_sign_in($1::bytea, $2::bytea, $3::bigint)",
+        [.bytes(SHA256.hash(secret)), .bytes(hash), .text(String(Int64(sessionLifetime * 1000)))]
+      ).text(0, 0) ?? ""
+    }
+    let principals = Principals(userId: userId, sessionHash: hash)
+    let user = User(object: try get(User.className, objectId: userId, as: principals))
+    return Login(user: user, sessionToken: token, principals: principals)
+  }
+
+  /// A member's connection ends nothing (its role is the identity); a server ends the app
+  /// user's sessions.
+  func endSessions(userId: String) throws {
+    guard isServer else { return }
+    try write { _ = try run("SELECT forum.end_app_sessions($1)", [.text(userId)]) }
+  }
 
   func addMember(_ userId: String, toRole role: String) throws {
     let boardRole = PostgresSchema.boardRolePrefix + role
@@ -235,6 +305,7 @@ final class PostgresEngine: DatastoreEngine {
   func insert(_ className: String, fields: [String: JSONValue], acl: ACL, as caller: Principals)
     throws -> DataObject
   {
+    try act(as: caller)
     let objectId = Validation.randomId()
     let values: [PostgresValue] = [
       .text(className), .text(objectId), PostgresEngine.arrayLiteral(acl.readers),
@@ -245,6 +316,18 @@ final class PostgresEngine: DatastoreEngine {
       VALUES ($1, $2, $3::text[], $4::text[], $5::jsonb)
       """
     return try write {
+      if privateClasses.contains(className) {
+        // Not through forum.objects: its identity would count the private rows.
+        let made = try objects(
+          run(
+            "SELECT \(PostgresEngine.columns) FROM forum.insert_object($1, $2, $3::text[], "
+              + "$4::text[], $5::jsonb) o", values))
+        if let object = made.first { return object }
+        let now = try self.now()
+        return DataObject(
+          className: className, objectId: objectId, createDate: now, updateDate: now, acl: acl,
+          fields: fields)
+      }
       // RETURNING needs the new row to be readable; a child always is (its parent was).
       if acl.allowsRead(caller) || PostgresEngine.isChild(className, rules: rules) {
         if let object = try objects(run(insert + " RETURNING \(PostgresEngine.columns)", values))
@@ -263,17 +346,63 @@ final class PostgresEngine: DatastoreEngine {
 
   /// The rules `forum init` recorded in the database.
   private(set) var rules = EngineRules()
+  /// Classes stored in `forum.private_objects`, read through `forum.private_rows` (issue 22).
+  private(set) var privateClasses: Set<String> = []
+
+  /// The rows of `className` a statement reads, as `alias`: `forum.objects`, or for a private
+  /// class the caller's own rows (all, under one parent, or among some ids), which is all the
+  /// server lets a member reach.
+  static func source(
+    _ className: String, privateClasses: Set<String>, parent: String? = nil,
+    ids: [String]? = nil, values: inout [PostgresValue], alias: String = "o"
+  ) -> String {
+    guard privateClasses.contains(className) else { return "forum.objects \(alias)" }
+    values.append(.text(className))
+    let classMark = "$\(values.count)::text"
+    var parentMark = "NULL::text"
+    if let parent {
+      values.append(.text(parent))
+      parentMark = "$\(values.count)::text"
+    }
+    var idsMark = "NULL::text[]"
+    if let ids {
+      values.append(arrayLiteral(ids))
+      idsMark = "$\(values.count)::text[]"
+    }
+    return "forum.private_rows(\(classMark), \(parentMark), \(idsMark)) \(alias)"
+  }
+
+  /// The parent a query of a child class names by equality, which narrows a private class's
+  /// rows to that parent's.
+  static func parentNamed(_ query: Query, rules: EngineRules) -> String? {
+    guard let rule = rules.childRule(of: query.className),
+      let pointer = query.equalTo[rule.parentField]?.objectValue,
+      pointer["className"]?.stringValue == rule.parentClass
+    else { return nil }
+    return pointer["objectId"]?.stringValue
+  }
+
+  func source(
+    _ className: String, parent: String? = nil, ids: [String]? = nil,
+    values: inout [PostgresValue], alias: String = "o"
+  ) -> String {
+    PostgresEngine.source(
+      className, privateClasses: privateClasses, parent: parent, ids: ids, values: &values,
+      alias: alias)
+  }
 
   private static func isChild(_ className: String, rules: EngineRules) -> Bool {
     rules.childRule(of: className) != nil
   }
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
+    try act(as: caller)
     var values: [PostgresValue] = [.text(objectId)]
+    let from = source(className, ids: [objectId], values: &values)
     let filter = PostgresEngine.readFilter(caller, values: &values)
     let result = try run(
       """
-      SELECT \(PostgresEngine.columns) FROM forum.objects o
+      SELECT \(PostgresEngine.columns) FROM \(from)
       WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)
       """, values)
     guard let object = try objects(result).first else { throw DatastoreError.notFound }
@@ -346,46 +475,63 @@ final class PostgresEngine: DatastoreEngine {
   /// The SELECT that `find` runs and its parameters (benchmarks time the same SQL raw).
   static func findStatement(
     _ query: Query, as caller: Principals, keyColumns: Set<String> = [],
-    rules: EngineRules = EngineRules()
+    rules: EngineRules = EngineRules(), privateClasses: Set<String> = []
   ) -> (sql: String, values: [PostgresValue]) {
     var values: [PostgresValue] = []
+    let from = source(
+      query.className, privateClasses: privateClasses, parent: parentNamed(query, rules: rules),
+      values: &values)
     let whereClause = whereClause(
       query, caller, keyColumns: keyColumns, values: &values, rules: rules)
     values += [.text(String(query.limit)), .text(String(query.skip))]
     let sql = """
-      SELECT \(columns) FROM forum.objects o \(whereClause) \(orderClause(query.order))
+      SELECT \(columns) FROM \(from) \(whereClause) \(orderClause(query.order))
       LIMIT $\(values.count - 1) OFFSET $\(values.count)
       """
     return (sql, values)
   }
 
   func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
+    try act(as: caller)
     let (sql, values) = PostgresEngine.findStatement(
-      query, as: caller, keyColumns: keyColumns, rules: rules)
+      query, as: caller, keyColumns: keyColumns, rules: rules, privateClasses: privateClasses)
     return try objects(run(sql, values))
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
+    try act(as: caller)
     var values: [PostgresValue] = []
+    let from = source(
+      query.className, parent: PostgresEngine.parentNamed(query, rules: rules), values: &values)
     let whereClause = PostgresEngine.whereClause(
       query, caller, keyColumns: keyColumns, values: &values, rules: rules)
-    return Int(try run("SELECT count(*) FROM forum.objects o \(whereClause)", values).int(0, 0))
+    return Int(try run("SELECT count(*) FROM \(from) \(whereClause)", values).int(0, 0))
   }
 
   func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
+    try act(as: caller)
     guard !objectIds.isEmpty else { return [] }
     var values = [PostgresEngine.arrayLiteral(objectIds)]
     let filter = PostgresEngine.readFilter(caller, values: &values)
-    return try objects(
-      run(
-        "SELECT \(PostgresEngine.columns) FROM forum.objects o "
-          + "WHERE o.object_id = ANY($1::text[])\(filter)", values))
+    var parts = [
+      "SELECT \(PostgresEngine.columns) FROM forum.objects o "
+        + "WHERE o.object_id = ANY($1::text[])\(filter)"
+    ]
+    // Each private class's rows among the ids, found from the caller's own.
+    for className in privateClasses.sorted() {
+      let from = source(className, ids: objectIds, values: &values)
+      parts.append(
+        "SELECT \(PostgresEngine.columns) FROM \(from) WHERE o.object_id = ANY($1::text[])\(filter)"
+      )
+    }
+    return try objects(run(parts.joined(separator: " UNION ALL "), values))
   }
 
   func update(
     _ className: String, objectId: String, set fields: [String: JSONValue],
     increment increments: [String: Int64], acl: ACL?, as caller: Principals
   ) throws -> DataObject {
+    try act(as: caller)
     var values: [PostgresValue] = [.text(objectId)]
     let removed = fields.filter { $0.value == .null }.map(\.key)
     let kept = fields.filter { $0.value != .null }
@@ -403,6 +549,10 @@ final class PostgresEngine: DatastoreEngine {
       assignments.append("readers = $\(values.count)::text[]")
       values.append(PostgresEngine.arrayLiteral(acl.writers))
       assignments.append("writers = $\(values.count)::text[]")
+    }
+    if privateClasses.contains(className) {
+      return try updatePrivate(
+        className, objectId: objectId, set: fields, increment: increments, acl: acl, as: caller)
     }
     let filter = PostgresEngine.writeFilter(caller, values: &values)
     let sql = """
@@ -425,14 +575,49 @@ final class PostgresEngine: DatastoreEngine {
     }
   }
 
+  /// `update` of a private class: `forum.update_object` checks what the UPDATE's filters would.
+  private func updatePrivate(
+    _ className: String, objectId: String, set fields: [String: JSONValue],
+    increment increments: [String: Int64], acl: ACL?, as caller: Principals
+  ) throws -> DataObject {
+    let removed = fields.filter { $0.value == .null }.map(\.key)
+    let kept = fields.filter { $0.value != .null }
+    let values: [PostgresValue] = [
+      .text(className), .text(objectId), PostgresEngine.arrayLiteral(removed),
+      .text(JSONValue.object(kept).jsonText()),
+      .text(JSONValue.object(increments.mapValues { .int($0) }).jsonText()),
+      acl.map { PostgresEngine.arrayLiteral($0.readers) } ?? .null,
+      acl.map { PostgresEngine.arrayLiteral($0.writers) } ?? .null,
+      PostgresEngine.narrowing(caller),
+    ]
+    return try write {
+      let result: PostgresResult
+      do {
+        result = try run(
+          """
+          SELECT \(PostgresEngine.columns) FROM forum.update_object($1, $2, $3::text[], $4::jsonb,
+            $5::jsonb, $6::text[], $7::text[], $8::text[]) o
+          """, values)
+      } catch let error as DatastoreError
+        where error.code == .invalid && error.field == "value" && !increments.isEmpty
+      {
+        throw DatastoreError.invalid(
+          increments.keys.sorted().first!, "cannot add to a value that is not a number")
+      }
+      if let object = try objects(result).first { return object }
+      throw try refusal(className, objectId, caller)
+    }
+  }
+
   /// Why a conditional write changed nothing: `E403001` if the caller can read the row.
   private func refusal(_ className: String, _ objectId: String, _ caller: Principals) throws
     -> DatastoreError
   {
     var values: [PostgresValue] = [.text(objectId)]
+    let from = source(className, ids: [objectId], values: &values)
     let filter = PostgresEngine.readFilter(caller, values: &values)
     let readable = try run(
-      "SELECT 1 FROM forum.objects o WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)",
+      "SELECT 1 FROM \(from) WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)",
       values)
     return readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
   }
@@ -443,6 +628,7 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func delete(_ className: String, objectId: String, as caller: Principals) throws {
+    try act(as: caller)
     try write {
       let result = try run(
         "SELECT forum.delete_object($1, $2, $3::text[])",
@@ -469,6 +655,7 @@ final class PostgresEngine: DatastoreEngine {
   func insertFile(
     name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
   ) throws -> FileInfo {
+    try act(as: caller)
     let values: [PostgresValue] = [
       .text(name), .text(mimeType), PostgresEngine.arrayLiteral(acl.readers),
       PostgresEngine.arrayLiteral(acl.writers), .bytes(bytes),
@@ -497,6 +684,7 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
+    try act(as: caller)
     var values: [PostgresValue] = [.text(name)]
     let filter = PostgresEngine.readFilter(caller, values: &values, table: "f")
     let result = try run(
@@ -506,6 +694,7 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
+    try act(as: caller)
     var values: [PostgresValue] = [.text(name)]
     let filter = PostgresEngine.readFilter(caller, values: &values, table: "f")
     let result = try run("SELECT f.data FROM forum.files f WHERE f.name = $1\(filter)", values)
@@ -515,7 +704,40 @@ final class PostgresEngine: DatastoreEngine {
     return bytes
   }
 
+  func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo {
+    try act(as: caller)
+    return try write {
+      // Locked first: an UPDATE … RETURNING must leave the row readable, and the new ACL may
+      // leave the caller out.
+      var values: [PostgresValue] = [.text(name), PostgresEngine.arrayLiteral(caller.names)]
+      let found = try run(
+        """
+        SELECT \(PostgresEngine.fileColumns) FROM forum.files f
+        WHERE f.name = $1 AND f.writers && $2::text[] FOR UPDATE
+        """, values)
+      guard let old = fileInfos(found).first else {
+        values = [.text(name)]
+        let readFilter = PostgresEngine.readFilter(caller, values: &values, table: "f")
+        let readable = try run(
+          "SELECT 1 FROM forum.files f WHERE f.name = $1\(readFilter)", values)
+        throw readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
+      }
+      // The date is the trigger's (`forum.files_before_update`).
+      _ = try run(
+        "UPDATE forum.files SET readers = $2::text[], writers = $3::text[] WHERE name = $1",
+        [
+          .text(name), PostgresEngine.arrayLiteral(acl.readers),
+          PostgresEngine.arrayLiteral(acl.writers),
+        ])
+      if acl.allowsRead(caller) { return try fileInfo(name: name, as: caller) }
+      return FileInfo(
+        fileName: old.fileName, mimeType: old.mimeType, fileSize: old.fileSize,
+        createDate: old.createDate, updateDate: max(try self.now(), old.updateDate + 1), acl: acl)
+    }
+  }
+
   func deleteFile(name: String, as caller: Principals) throws {
+    try act(as: caller)
     try write {
       let result = try run(
         "SELECT forum.delete_file($1, $2::text[])",

@@ -108,6 +108,28 @@ struct PostgresRules: Equatable {
     return fields.filter { seen.insert($0).inserted }
   }
 
+  /// Classes whose rows live in the owner-only `forum.private_objects` (issue 22): pair classes
+  /// (readable by their two users only) and, under them, their children, whose readers are their
+  /// parent's.
+  var privateClasses: Set<String> {
+    var found = Set(pairs.map(\.className))
+    var grew = true
+    while grew {
+      grew = false
+      for child in children
+      where found.contains(child.parentClass) && !found.contains(child.childClass) {
+        found.insert(child.childClass)
+        grew = true
+      }
+    }
+    return found
+  }
+
+  /// The table holding the rows of `className`.
+  func table(_ className: String) -> String {
+    privateClasses.contains(className) ? "forum.private_objects" : "forum.objects"
+  }
+
   var classes: [String] {
     var names = Set(managedFields.keys)
     names.formUnion(sequences.map(\.className))
@@ -141,9 +163,13 @@ struct PostgresRules: Equatable {
     "jsonb_build_object('__type', 'Pointer', 'className', \(literal(className)), 'objectId', \(idExpression))"
   }
 
-  var triggerSQL: String {
+  /// The guard of `forum.objects`; for `forum.private_objects` (written by the owner's
+  /// functions only) a client's write is one made at trigger depth 1 by another session than the
+  /// schema owner's: `forum.update_object` runs as the owner, so `forum.is_bookkeeping()` would
+  /// let everything through.
+  private func guardSQL(name: String, bookkeeping: String) -> String {
     """
-    CREATE OR REPLACE FUNCTION forum.objects_guard() RETURNS trigger
+    CREATE OR REPLACE FUNCTION forum.\(name)() RETURNS trigger
     LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
@@ -152,143 +178,281 @@ struct PostgresRules: Equatable {
       -- readers), made from inside another trigger, does not, as on SQLite.
       -- `forum.moderate` dates its tombstone and the row with one clock reading.
       IF pg_trigger_depth() = 1
-         AND NOT (forum.is_bookkeeping() AND NEW.update_date > OLD.update_date) THEN
+         AND NOT (\(bookkeeping) AND NEW.update_date > OLD.update_date) THEN
         NEW.update_date := greatest(forum.now_ms(), OLD.update_date + 1);
       END IF;
-      IF forum.is_bookkeeping() THEN RETURN NEW; END IF;
+      IF \(bookkeeping) THEN RETURN NEW; END IF;
     \(guardBody)
       RETURN NEW;
     END
     $$;
+    """
+  }
 
-    CREATE OR REPLACE FUNCTION forum.objects_before_insert() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  var triggerSQL: String {
+    guardSQL(name: "objects_guard", bookkeeping: "forum.is_bookkeeping()")
+      + guardSQL(
+        name: "private_guard", bookkeeping: "(pg_trigger_depth() > 1 OR forum.is_trusted())")
+      + privateSQL + """
+
+        CREATE OR REPLACE FUNCTION forum.objects_before_insert() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        DECLARE
+          me text := forum.caller_id();
+          now_ms bigint := forum.now_ms();
+          parent record;
+          number bigint;
+          -- What the client sent, before the managed fields are taken out of it.
+          claimed jsonb := NEW.data;
+          -- The schema's owner (tests planting rows, administration) is trusted with authorship and
+          -- with parents it names; the bookkeeping (numbers, counters) still runs.
+          trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
+                                             WHERE nspname = 'forum');
+        BEGIN
+          NEW.create_date := now_ms;
+          NEW.update_date := now_ms;
+        \(insertBody)
+          RETURN NEW;
+        END
+        $$;
+
+        CREATE OR REPLACE FUNCTION forum.objects_after_delete() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        BEGIN
+        \(deleteBody)
+          RETURN NULL;
+        END
+        $$;
+
+        CREATE OR REPLACE FUNCTION forum.objects_after_update() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        BEGIN
+        \(updateBody)
+          RETURN NULL;
+        END
+        $$;
+
+        CREATE OR REPLACE FUNCTION forum.objects_revise() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        BEGIN
+        \(reviseBody)
+          RETURN NEW;
+        END
+        $$;
+
+        CREATE OR REPLACE FUNCTION forum.moderate(target_class text, target_id text) RETURNS void
+        LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        DECLARE
+          old_file text;
+          stamp bigint := forum.now_ms();
+        BEGIN
+        \(moderateBody)
+          RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'nothing of this class is moderated';
+        END
+        $$;
+
+        -- The change feed: at commit (a deferred trigger), under one row lock held to the end of the
+        -- commit, so sequence numbers follow commit order and a reader that saw N has seen every
+        -- row below N. The notification carries nothing: any listener would see it, whatever the
+        -- row-level security; readers read the feed again through it.
+        CREATE OR REPLACE FUNCTION forum.objects_feed() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+        AS $$
+        DECLARE
+          row_class text;
+          row_id text;
+          row_data jsonb;
+          row_readers text[];
+          change_kind smallint;
+          row_seq bigint;
+        BEGIN
+          -- A row of an owner-only table: members can neither take nor hold this lock.
+          PERFORM 1 FROM forum.feed_lock WHERE id = 1 FOR UPDATE;
+          IF TG_OP = 'DELETE' THEN
+            row_class := OLD.class; row_id := OLD.object_id; row_data := OLD.data;
+            row_readers := OLD.readers; change_kind := 3;
+          ELSE
+            row_class := NEW.class; row_id := NEW.object_id; row_data := NEW.data;
+            change_kind := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE 2 END;
+            IF TG_TABLE_NAME = 'private_objects' THEN
+              SELECT readers INTO row_readers FROM forum.private_objects WHERE id = NEW.id;
+            ELSE
+              SELECT readers INTO row_readers FROM forum.objects WHERE id = NEW.id;
+            END IF;
+            IF NOT FOUND THEN row_readers := NEW.readers; END IF;
+          END IF;
+          IF TG_TABLE_NAME = 'private_objects' THEN
+            -- One row per reader, each found from that reader's own rows (`forum.private_changes`).
+            row_seq := nextval('forum.change_seq');
+            INSERT INTO forum.private_changes(reader, seq, class, object_id, kind, parent_id, number,
+                                              readers)
+            SELECT DISTINCT r, row_seq, row_class, row_id, change_kind, (\(feedParent))::text,
+              CASE WHEN change_kind = 3 THEN (\(feedNumber))::bigint END, row_readers
+            FROM unnest(row_readers) r;
+          ELSE
+            INSERT INTO forum.changes(seq, class, object_id, kind, parent_id, number, readers)
+            VALUES (nextval('forum.change_seq'), row_class, row_id, change_kind,
+                    (\(feedParent))::text, CASE WHEN change_kind = 3 THEN (\(feedNumber))::bigint END,
+                    row_readers);
+          END IF;
+          PERFORM pg_notify('forum_changes', '');
+          RETURN NULL;
+        END
+        $$;
+
+        REVOKE ALL ON FUNCTION forum.objects_guard(), forum.private_guard(),
+          forum.objects_before_insert(),
+          forum.objects_after_delete(), forum.objects_after_update(), forum.objects_revise(),
+          forum.moderate(text, text), forum.objects_feed() FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;
+
+        DROP TRIGGER IF EXISTS e_feed_insert ON forum.objects;
+        CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+        DROP TRIGGER IF EXISTS e_feed_update ON forum.objects;
+        CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+          WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
+          EXECUTE FUNCTION forum.objects_feed();
+        DROP TRIGGER IF EXISTS e_feed_delete ON forum.objects;
+        CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+
+        DROP TRIGGER IF EXISTS a_guard ON forum.objects;
+        CREATE TRIGGER a_guard BEFORE UPDATE ON forum.objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_guard();
+        DROP TRIGGER IF EXISTS a_revise ON forum.objects;
+        CREATE TRIGGER a_revise BEFORE UPDATE ON forum.objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
+        DROP TRIGGER IF EXISTS b_rules ON forum.objects;
+        CREATE TRIGGER b_rules BEFORE INSERT ON forum.objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
+        DROP TRIGGER IF EXISTS c_cascade ON forum.objects;
+        CREATE TRIGGER c_cascade AFTER DELETE ON forum.objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
+        DROP TRIGGER IF EXISTS d_follow ON forum.objects;
+        CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.objects
+          FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
+          EXECUTE FUNCTION forum.objects_after_update();
+
+        DROP TRIGGER IF EXISTS e_feed_insert ON forum.private_objects;
+        CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.private_objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+        DROP TRIGGER IF EXISTS e_feed_update ON forum.private_objects;
+        CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.private_objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+          WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
+          EXECUTE FUNCTION forum.objects_feed();
+        DROP TRIGGER IF EXISTS e_feed_delete ON forum.private_objects;
+        CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.private_objects
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+        DROP TRIGGER IF EXISTS a_guard ON forum.private_objects;
+        CREATE TRIGGER a_guard BEFORE UPDATE ON forum.private_objects
+          FOR EACH ROW EXECUTE FUNCTION forum.private_guard();
+        DROP TRIGGER IF EXISTS a_revise ON forum.private_objects;
+        CREATE TRIGGER a_revise BEFORE UPDATE ON forum.private_objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
+        DROP TRIGGER IF EXISTS b_rules ON forum.private_objects;
+        CREATE TRIGGER b_rules BEFORE INSERT ON forum.private_objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
+        DROP TRIGGER IF EXISTS c_cascade ON forum.private_objects;
+        CREATE TRIGGER c_cascade AFTER DELETE ON forum.private_objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
+        DROP TRIGGER IF EXISTS d_follow ON forum.private_objects;
+        CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.private_objects
+          FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
+          EXECUTE FUNCTION forum.objects_after_update();
+        DROP TRIGGER IF EXISTS z_keys ON forum.private_objects;
+        CREATE TRIGGER z_keys BEFORE INSERT OR UPDATE ON forum.private_objects
+          FOR EACH ROW EXECUTE FUNCTION forum.private_keep_keys();
+        DROP TRIGGER IF EXISTS a_route ON forum.objects;
+        CREATE TRIGGER a_route BEFORE INSERT ON forum.objects
+          FOR EACH ROW EXECUTE FUNCTION forum.objects_route();
+        """
+  }
+
+  private var privateList: String {
+    let names = privateClasses.sorted().map(PostgresRules.literal)
+    return names.isEmpty ? "NULL" : names.joined(separator: ", ")
+  }
+
+  /// The parent id of a private row (`NEW` in a trigger), as its reader keys name it.
+  private var privateParent: String {
+    let cases = children.filter { privateClasses.contains($0.childClass) }.map {
+      "WHEN \(PostgresRules.literal($0.childClass)) THEN row_data->\(PostgresRules.literal($0.pointerField))->>'objectId'"
+    }
+    return cases.isEmpty ? "NULL::text" : "CASE row_class \(cases.joined(separator: " ")) END"
+  }
+
+  /// Writing private rows: `forum.insert_object` (the engine's way; `INSERT INTO forum.objects`
+  /// of a private class is routed to it), the reader keys kept by a trigger, and one object id
+  /// per board across both tables.
+  private var privateSQL: String {
+    """
+    CREATE OR REPLACE FUNCTION forum.private_parent(row_class text, row_data jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+    AS $$ SELECT \(privateParent) $$;
+
+    CREATE OR REPLACE FUNCTION forum.private_keep_keys() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
     AS $$
-    DECLARE
-      me text := forum.caller_id();
-      now_ms bigint := forum.now_ms();
-      parent forum.objects%ROWTYPE;
-      number bigint;
-      -- What the client sent, before the managed fields are taken out of it.
-      claimed jsonb := NEW.data;
-      -- The schema's owner (tests planting rows, administration) is trusted with authorship and
-      -- with parents it names; the bookkeeping (numbers, counters) still runs.
-      trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
-                                         WHERE nspname = 'forum');
     BEGIN
-      NEW.create_date := now_ms;
-      NEW.update_date := now_ms;
-    \(insertBody)
+      NEW.parent_id := forum.private_parent(NEW.class, NEW.data);
+      NEW.reader_keys := forum.reader_keys(NEW.class, NEW.parent_id, NEW.object_id, NEW.readers);
       RETURN NEW;
     END
     $$;
 
-    CREATE OR REPLACE FUNCTION forum.objects_after_delete() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$
-    BEGIN
-    \(deleteBody)
-      RETURN NULL;
-    END
-    $$;
-
-    CREATE OR REPLACE FUNCTION forum.objects_after_update() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$
-    BEGIN
-    \(updateBody)
-      RETURN NULL;
-    END
-    $$;
-
-    CREATE OR REPLACE FUNCTION forum.objects_revise() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$
-    BEGIN
-    \(reviseBody)
-      RETURN NEW;
-    END
-    $$;
-
-    CREATE OR REPLACE FUNCTION forum.moderate(target_class text, target_id text) RETURNS void
+    CREATE OR REPLACE FUNCTION forum.insert_object(class_name text, target text,
+      new_readers text[], new_writers text[], new_data jsonb)
+    RETURNS SETOF forum.private_objects
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
     DECLARE
-      old_file text;
-      stamp bigint := forum.now_ms();
+      new_id bigint;
     BEGIN
-    \(moderateBody)
-      RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'nothing of this class is moderated';
+      IF class_name IS NULL OR class_name NOT IN (\(privateList)) THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA400', MESSAGE = 'className';
+      END IF;
+      IF EXISTS (SELECT 1 FROM forum.objects WHERE object_id = target) THEN
+        RAISE EXCEPTION USING ERRCODE = '23505', MESSAGE = 'objectId already exists';
+      END IF;
+      INSERT INTO forum.private_objects(class, object_id, create_date, update_date, readers,
+                                        writers, data)
+      VALUES (class_name, target, 0, 0, new_readers, new_writers, new_data)
+      RETURNING id INTO new_id;
+      RETURN QUERY SELECT o.* FROM forum.private_objects o
+        WHERE o.id = new_id AND (forum.is_trusted() OR o.readers && forum.principals());
     END
     $$;
 
-    -- The change feed: at commit (a deferred trigger), under one row lock held to the end of the
-    -- commit, so sequence numbers follow commit order and a reader that saw N has seen every
-    -- row below N. The notification carries nothing: any listener would see it, whatever the
-    -- row-level security; readers read the feed again through it.
-    CREATE OR REPLACE FUNCTION forum.objects_feed() RETURNS trigger
+    CREATE OR REPLACE FUNCTION forum.objects_route() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
-    DECLARE
-      row_class text;
-      row_id text;
-      row_data jsonb;
-      row_readers text[];
-      change_kind smallint;
     BEGIN
-      -- A row of an owner-only table: members can neither take nor hold this lock.
-      PERFORM 1 FROM forum.feed_lock WHERE id = 1 FOR UPDATE;
-      IF TG_OP = 'DELETE' THEN
-        row_class := OLD.class; row_id := OLD.object_id; row_data := OLD.data;
-        row_readers := OLD.readers; change_kind := 3;
-      ELSE
-        row_class := NEW.class; row_id := NEW.object_id; row_data := NEW.data;
-        change_kind := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE 2 END;
-        SELECT readers INTO row_readers FROM forum.objects WHERE id = NEW.id;
-        IF NOT FOUND THEN row_readers := NEW.readers; END IF;
+      IF NEW.class IN (\(privateList)) THEN
+        PERFORM 1 FROM forum.insert_object(NEW.class, NEW.object_id, NEW.readers, NEW.writers,
+                                           NEW.data);
+        RETURN NULL;
       END IF;
-      INSERT INTO forum.changes(seq, class, object_id, kind, parent_id, number, readers)
-      VALUES (nextval('forum.change_seq'), row_class, row_id, change_kind,
-              (\(feedParent))::text, CASE WHEN change_kind = 3 THEN (\(feedNumber))::bigint END,
-              row_readers);
-      PERFORM pg_notify('forum_changes', '');
-      RETURN NULL;
+      IF EXISTS (SELECT 1 FROM forum.private_objects WHERE object_id = NEW.object_id) THEN
+        RAISE EXCEPTION USING ERRCODE = '23505', MESSAGE = 'objectId already exists';
+      END IF;
+      RETURN NEW;
     END
     $$;
 
-    REVOKE ALL ON FUNCTION forum.objects_guard(), forum.objects_before_insert(),
-      forum.objects_after_delete(), forum.objects_after_update(), forum.objects_revise(),
-      forum.moderate(text, text), forum.objects_feed() FROM PUBLIC;
-    GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;
+    REVOKE ALL ON FUNCTION forum.private_keep_keys(), forum.objects_route(),
+      forum.private_parent(text, jsonb),
+      forum.insert_object(text, text, text[], text[], jsonb) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.insert_object(text, text, text[], text[], jsonb)
+      TO forum_member;
 
-    DROP TRIGGER IF EXISTS e_feed_insert ON forum.objects;
-    CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.objects
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS e_feed_update ON forum.objects;
-    CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.objects
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-      WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
-      EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS e_feed_delete ON forum.objects;
-    CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.objects
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
-
-    DROP TRIGGER IF EXISTS a_guard ON forum.objects;
-    CREATE TRIGGER a_guard BEFORE UPDATE ON forum.objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_guard();
-    DROP TRIGGER IF EXISTS a_revise ON forum.objects;
-    CREATE TRIGGER a_revise BEFORE UPDATE ON forum.objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
-    DROP TRIGGER IF EXISTS b_rules ON forum.objects;
-    CREATE TRIGGER b_rules BEFORE INSERT ON forum.objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
-    DROP TRIGGER IF EXISTS c_cascade ON forum.objects;
-    CREATE TRIGGER c_cascade AFTER DELETE ON forum.objects
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
-    DROP TRIGGER IF EXISTS d_follow ON forum.objects;
-    CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.objects
-      FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
-      EXECUTE FUNCTION forum.objects_after_update();
     """
   }
 
@@ -435,7 +599,7 @@ struct PostgresRules: Equatable {
         // after another, and a rolled-back child gives its number back.
         lines.append(
           """
-              SELECT * INTO parent FROM forum.objects
+              SELECT * INTO parent FROM \(table(rule.parentClass))
               WHERE class = \(PostgresRules.literal(rule.parentClass))
                 AND object_id = (claimed->\(pointer)->>'objectId')
               FOR UPDATE;
@@ -446,7 +610,7 @@ struct PostgresRules: Equatable {
               NEW.readers := parent.readers;
               number := coalesce((parent.data->>\(last))::bigint, 0) + 1;
               NEW.data := NEW.data || jsonb_build_object(\(pointer), claimed->\(pointer), \(number), number);
-              UPDATE forum.objects SET
+              UPDATE \(table(rule.parentClass)) SET
                 data = data || jsonb_build_object(\(last), number,
                   \(count), coalesce((data->>\(count))::bigint, 0) + 1, \(activity), now_ms)
               WHERE id = parent.id;
@@ -498,14 +662,26 @@ struct PostgresRules: Equatable {
   var pairIndexSQL: [String] {
     pairs.flatMap { rule -> [String] in
       let column = "key_" + rule.pairField.lowercased()
-      return [
+      let name = "objects_unique_\(rule.className)_\(rule.pairField)".lowercased().prefix(63)
+      let home = table(rule.className).dropFirst("forum.".count)
+      return ["forum.objects", "forum.private_objects"].map {
         """
-        ALTER TABLE forum.objects ADD COLUMN IF NOT EXISTS "\(column)" text
+        ALTER TABLE \($0) ADD COLUMN IF NOT EXISTS "\(column)" text
         GENERATED ALWAYS AS (data #>> '{\(rule.pairField)}') STORED
+        """
+      } + [
+        // Boards made before the split kept it on forum.objects.
+        """
+        DO $$ BEGIN
+          IF EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'forum'
+                     AND indexname = '\(name)' AND tablename <> '\(home)') THEN
+            DROP INDEX forum."\(name)";
+          END IF;
+        END $$
         """,
         """
-        CREATE UNIQUE INDEX IF NOT EXISTS "\("objects_unique_\(rule.className)_\(rule.pairField)".lowercased().prefix(63))"
-        ON forum.objects("\(column)") WHERE class = \(PostgresRules.literal(rule.className))
+        CREATE UNIQUE INDEX IF NOT EXISTS "\(name)"
+        ON \(table(rule.className))("\(column)") WHERE class = \(PostgresRules.literal(rule.className))
         """,
       ]
     }
@@ -586,14 +762,14 @@ struct PostgresRules: Equatable {
       let count = PostgresRules.literal(rule.countField)
       sql += """
           IF OLD.class = \(PostgresRules.literal(rule.childClass)) THEN
-            UPDATE forum.objects SET
+            UPDATE \(table(rule.parentClass)) SET
               data = data || jsonb_build_object(\(count),
                 greatest(0, coalesce((data->>\(count))::bigint, 0) - 1))
             WHERE class = \(PostgresRules.literal(rule.parentClass))
               AND object_id = OLD.data->\(PostgresRules.literal(rule.pointerField))->>'objectId';
           END IF;
           IF OLD.class = \(PostgresRules.literal(rule.parentClass)) THEN
-            DELETE FROM forum.objects
+            DELETE FROM \(table(rule.childClass))
             WHERE class = \(PostgresRules.literal(rule.childClass))
               AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(rule.parentClass, "OLD.object_id"));
 
@@ -618,7 +794,7 @@ struct PostgresRules: Equatable {
     for rule in children {
       sql += """
           IF NEW.class = \(PostgresRules.literal(rule.parentClass)) THEN
-            UPDATE forum.objects SET readers = NEW.readers
+            UPDATE \(table(rule.childClass)) SET readers = NEW.readers
             WHERE class = \(PostgresRules.literal(rule.childClass))
               AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(rule.parentClass, "NEW.object_id"));
           END IF;

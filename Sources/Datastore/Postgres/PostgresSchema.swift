@@ -125,12 +125,76 @@ enum PostgresSchema {
     ALTER TABLE forum.objects ADD CONSTRAINT objects_shape_within
       CHECK (forum.shape_within(data, 101, 2000000)) NOT VALID;
     """,
+    // Issue 18, `forum serve`: owner-only tables no member can read. The board's NCMB keys
+    // (`secrets`), the apps' anonymous users by the SHA-256 of their `authData` id, and their
+    // sessions by the SHA-256 of the token; a server role reaches them through
+    // `forum.app_sign_in` / `forum.act_as` (`PostgresSchema.appFunctionsSQL`).
+    """
+    CREATE TABLE forum.secrets(name text PRIMARY KEY, value text NOT NULL);
+    CREATE TABLE forum.app_identities(
+      secret_hash bytea PRIMARY KEY,
+      user_id text NOT NULL UNIQUE
+    );
+    CREATE TABLE forum.app_sessions(
+      token_hash bytea PRIMARY KEY,
+      user_id text NOT NULL,
+      expires_at bigint NOT NULL
+    );
+    CREATE INDEX app_sessions_user ON forum.app_sessions(user_id);
+    """,
+    // Issue 22 item 2. The rows of private classes (pairs and their children: conversations and
+    // their messages) live in a table members hold no grant on: a member's own query never
+    // reaches them, so no index condition, filter count, estimate or buffer of it depends on
+    // them. Members read them through `forum.private_rows`, which starts from the caller's own
+    // reader keys (`reader_keys`: class, class and parent, and object id, each with a reader), and
+    // write them through `forum.insert_object` / `forum.update_object` / `forum.delete_object`.
+    // Their own identity, so `forum.objects.id` has no gaps for them; their feed rows go to
+    // `private_changes`, one row per reader, read from the caller's own readers up. Rows of these
+    // classes written by older boards are moved by `forum init` (`PostgresSchema.movePrivateRows`).
+    """
+    CREATE TABLE forum.private_objects(
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      class text NOT NULL,
+      object_id text NOT NULL UNIQUE CHECK (object_id ~ '^[A-Za-z0-9]{16}$'),
+      create_date bigint NOT NULL,
+      update_date bigint NOT NULL,
+      readers text[] NOT NULL,
+      writers text[] NOT NULL,
+      data jsonb NOT NULL CHECK (jsonb_typeof(data) = 'object'),
+      parent_id text,
+      reader_keys text[] NOT NULL DEFAULT '{}',
+      CONSTRAINT private_objects_texts_within
+        CHECK (forum.texts_within(data, \(DatastoreClient.maximumTextBytes))),
+      CONSTRAINT private_objects_shape_within CHECK (forum.shape_within(data, 101, 2000000))
+    );
+    CREATE INDEX private_objects_reader_keys ON forum.private_objects
+      USING gin(reader_keys) WITH (fastupdate = off);
+    CREATE INDEX private_objects_parent ON forum.private_objects(class, parent_id, id);
+    CREATE TABLE forum.private_changes(
+      reader text NOT NULL,
+      seq bigint NOT NULL,
+      class text NOT NULL,
+      object_id text NOT NULL,
+      kind smallint NOT NULL,
+      parent_id text,
+      number bigint,
+      readers text[] NOT NULL,
+      PRIMARY KEY (reader, seq)
+    );
+    CREATE INDEX private_changes_seq ON forum.private_changes(seq);
+    CREATE TABLE forum.private_search_text(
+      id bigint PRIMARY KEY REFERENCES forum.private_objects(id) ON DELETE CASCADE,
+      class text NOT NULL,
+      body text NOT NULL
+    );
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [
     "meta", "objects", "files", "users", "counters", "changes", "read_positions", "revisions",
-    "feed_lock",
+    "feed_lock", "secrets", "app_identities", "app_sessions", "private_objects", "private_changes",
+    "private_search_text",
   ]
 
   /// Creates or brings up to date the whole schema, in one transaction, as the current role
@@ -143,6 +207,7 @@ enum PostgresSchema {
       // Two owners running `forum init` at once take turns.
       try connection.execute("SELECT pg_advisory_xact_lock(7403311)")
       try createMemberRole(on: connection)
+      try createServerRole(on: connection)
       try connection.execute(
         """
         CREATE SCHEMA IF NOT EXISTS forum;
@@ -166,16 +231,21 @@ enum PostgresSchema {
         try connection.execute(steps[index])
       }
       try connection.execute(functionsSQL)
+      try connection.execute(appFunctionsSQL)
       try connection.execute(rules.triggerSQL)
       try connection.execute(policiesSQL)
       for spec in indexes where spec.kind == .ordered {
-        for statement in indexSQL(spec) { try connection.execute(statement) }
+        for statement in indexSQL(spec, table: rules.table(spec.className)) {
+          try connection.execute(statement)
+        }
       }
       for statement in rules.pairIndexSQL { try connection.execute(statement) }
-      try PostgresSearch.install(TextSearch.fields(of: indexes), on: connection)
+      try movePrivateRows(rules, on: connection)
+      try PostgresSearch.install(
+        TextSearch.fields(of: indexes), privateClasses: rules.privateClasses, on: connection)
       // New key columns have no statistics yet; without them the planner guesses a handful of
       // rows per value and sorts a long thread instead of walking its ordered index.
-      try connection.execute("ANALYZE forum.objects")
+      try connection.execute("ANALYZE forum.objects; ANALYZE forum.private_objects")
       try connection.query(
         """
         INSERT INTO forum.meta(key, value)
@@ -192,6 +262,54 @@ enum PostgresSchema {
         ON CONFLICT (key) DO NOTHING
         """)
     }
+  }
+
+  /// Moves the rows of private classes that `forum.objects` still holds (a board made before
+  /// step 8, or rules that made a class private) into `forum.private_objects`, with their feed
+  /// rows, as they are: no trigger runs (numbers, counters, dates and revisions stay), and read
+  /// positions and revisions, kept by object id, follow. Back the other way for a class no longer
+  /// private. Runs inside `forum init`'s transaction.
+  static func movePrivateRows(_ rules: PostgresRules, on connection: PostgresConnection) throws {
+    let names = rules.privateClasses.sorted().map { "'\($0)'" }.joined(separator: ", ")
+    let list = names.isEmpty ? "NULL" : names
+    let pending = try connection.query(
+      """
+      SELECT EXISTS (SELECT 1 FROM forum.objects WHERE class IN (\(list)))
+        OR EXISTS (SELECT 1 FROM forum.private_objects WHERE class NOT IN (\(names.isEmpty ? "''" : names)))
+        OR EXISTS (SELECT 1 FROM forum.changes WHERE class IN (\(list)))
+      """)
+    guard pending.bool(0, 0) else { return }
+    try connection.execute(
+      """
+      ALTER TABLE forum.objects DISABLE TRIGGER USER;
+      ALTER TABLE forum.private_objects DISABLE TRIGGER USER;
+      WITH moved AS (
+        DELETE FROM forum.objects WHERE class IN (\(list))
+        RETURNING class, object_id, create_date, update_date, readers, writers, data
+      )
+      INSERT INTO forum.private_objects(class, object_id, create_date, update_date, readers,
+                                        writers, data, parent_id, reader_keys)
+      SELECT m.*, p.parent_id,
+        forum.reader_keys(m.class, p.parent_id, m.object_id, m.readers)
+      FROM moved m, LATERAL (SELECT forum.private_parent(m.class, m.data) AS parent_id) p
+      ORDER BY m.create_date, m.object_id;
+      WITH moved AS (
+        DELETE FROM forum.private_objects WHERE class NOT IN (\(names.isEmpty ? "''" : names))
+        RETURNING class, object_id, create_date, update_date, readers, writers, data
+      )
+      INSERT INTO forum.objects(class, object_id, create_date, update_date, readers, writers, data)
+      SELECT * FROM moved ORDER BY create_date, object_id;
+      ALTER TABLE forum.objects ENABLE TRIGGER USER;
+      ALTER TABLE forum.private_objects ENABLE TRIGGER USER;
+      WITH moved AS (
+        DELETE FROM forum.changes WHERE class IN (\(list))
+        RETURNING seq, class, object_id, kind, parent_id, number, readers
+      )
+      INSERT INTO forum.private_changes(reader, seq, class, object_id, kind, parent_id, number,
+                                        readers)
+      SELECT DISTINCT r, m.seq, m.class, m.object_id, m.kind, m.parent_id, m.number, m.readers
+      FROM moved m, unnest(m.readers) r;
+      """)
   }
 
   /// `forum_member` is shared by the cluster: made once, by a role that may create roles.
@@ -299,16 +417,19 @@ enum PostgresSchema {
   /// spec: the leading fields' keys with the last field's value (equality, then order: a page is
   /// one ordered index walk), and every field's key (equality on all of them). The row id breaks
   /// ties. Names are validated (`Validation.isName`).
-  static func indexSQL(_ spec: IndexSpec) -> [String] {
+  static func indexSQL(_ spec: IndexSpec, table: String = "forum.objects") -> [String] {
     var statements: [String] = []
+    // The key columns are on both tables: the engine's WHERE clauses are the same for both.
     for field in spec.fields {
       guard let column = keyColumn(for: field) else { continue }
       let path = field.split(separator: ".").joined(separator: ",")
-      statements.append(
-        """
-        ALTER TABLE forum.objects ADD COLUMN IF NOT EXISTS "\(column)" text
-        GENERATED ALWAYS AS (data #>> '{\(path)}') STORED
-        """)
+      for target in ["forum.objects", "forum.private_objects"] {
+        statements.append(
+          """
+          ALTER TABLE \(target) ADD COLUMN IF NOT EXISTS "\(column)" text
+          GENERATED ALWAYS AS (data #>> '{\(path)}') STORED
+          """)
+      }
     }
     let base = "objects_\(spec.className)_\(spec.fields.joined(separator: "_"))"
       .replacing(".", with: "_").lowercased()
@@ -319,16 +440,27 @@ enum PostgresSchema {
     let ordered =
       spec.fields.dropLast().map(key)
       + [expression(for: spec.fields.last!).replacing("o.", with: "")]
-    statements.append(
-      """
-      CREATE INDEX IF NOT EXISTS "\((base + "_by").prefix(63))" ON forum.objects
-      (\(ordered.joined(separator: ", ")), id) WHERE class = '\(spec.className)'
-      """)
-    statements.append(
-      """
-      CREATE INDEX IF NOT EXISTS "\((base + "_eq").prefix(63))" ON forum.objects
-      (\(spec.fields.map(key).joined(separator: ", ")), id) WHERE class = '\(spec.className)'
-      """)
+    let home = table.dropFirst("forum.".count)
+    for (suffix, columns) in [
+      ("_by", ordered), ("_eq", spec.fields.map(key)),
+    ] {
+      let name = (base + suffix).prefix(63)
+      // A board made before the split had the index on forum.objects.
+      statements.append(
+        """
+        DO $$ BEGIN
+          IF EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'forum'
+                     AND indexname = '\(name)' AND tablename <> '\(home)') THEN
+            DROP INDEX forum."\(name)";
+          END IF;
+        END $$
+        """)
+      statements.append(
+        """
+        CREATE INDEX IF NOT EXISTS "\(name)" ON \(table)
+        (\(columns.joined(separator: ", ")), id) WHERE class = '\(spec.className)'
+        """)
+    }
     return statements
   }
 
@@ -350,24 +482,52 @@ enum PostgresSchema {
            generate_series(0, length - 1) AS i
     $$;
 
+    -- True when the connecting role is a server (`forum serve`): a member of forum_server. A
+    -- server has no user of its own; it is whoever `forum.act_as` made it (issue 18).
+    CREATE OR REPLACE FUNCTION forum.is_server() RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = 'forum_server'
+                     AND pg_has_role(session_user, r.oid, 'MEMBER'))
+    $$;
+
+    -- The app user a server acts for: the live session whose token hash `forum.act_as` put in
+    -- the setting forum.acting. Anyone may set the setting, so it counts only for a server,
+    -- and only while the session it names lives (a logout or expiry ends it at once).
+    CREATE OR REPLACE FUNCTION forum.acting_user() RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT s.user_id FROM forum.app_sessions s
+      WHERE forum.is_server()
+        AND s.token_hash = (SELECT decode(a.hex, 'hex')
+                            FROM (SELECT current_setting('forum.acting', true) AS hex) a
+                            WHERE a.hex ~ '^[0-9a-f]{64}$')
+        AND s.expires_at > forum.now_ms()
+    $$;
+
     -- The caller's user id: the row mapped to the connecting role (never the current_user of a
-    -- definer function). Members cannot read forum.users; this tells each only its own id.
+    -- definer function), or for a server the app user it acts for. Members cannot read
+    -- forum.users; this tells each only its own id.
     CREATE OR REPLACE FUNCTION forum.caller_id() RETURNS text
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$ SELECT user_id FROM forum.users WHERE role_name = session_user
-          AND role_oid = (SELECT oid FROM pg_roles WHERE rolname = session_user) $$;
+    AS $$
+      SELECT CASE WHEN forum.is_server() THEN forum.acting_user()
+        ELSE (SELECT user_id FROM forum.users WHERE role_name = session_user
+              AND role_oid = (SELECT oid FROM pg_roles WHERE rolname = session_user)) END
+    $$;
 
+    -- An app user has no database role, so no board role either.
     CREATE OR REPLACE FUNCTION forum.principals() RETURNS text[]
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
       SELECT ARRAY['*']
-        || coalesce((SELECT ARRAY[user_id] FROM forum.users WHERE role_name = session_user
-                       AND role_oid = (SELECT oid FROM pg_roles WHERE rolname = session_user)),
+        || coalesce((SELECT ARRAY[id] FROM forum.caller_id() AS id WHERE id IS NOT NULL),
                     '{}'::text[])
-        || coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
-                     FROM pg_roles r
-                     WHERE r.rolname LIKE 'forum\\_role\\_%'
-                       AND pg_has_role(session_user, r.oid, 'MEMBER')), '{}'::text[])
+        || CASE WHEN forum.is_server() THEN '{}'::text[] ELSE
+             coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
+                       FROM pg_roles r
+                       WHERE r.rolname LIKE 'forum\\_role\\_%'
+                         AND pg_has_role(session_user, r.oid, 'MEMBER')), '{}'::text[]) END
     $$;
 
     -- Hands out the next value of a named counter; only the definer triggers call it.
@@ -441,7 +601,130 @@ enum PostgresSchema {
     -- what or whose.) STABLE: it sees the calling statement's snapshot.
     CREATE OR REPLACE FUNCTION forum.latest_change() RETURNS bigint
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$ SELECT coalesce(max(seq), 0) FROM forum.changes $$;
+    AS $$
+      SELECT greatest((SELECT coalesce(max(seq), 0) FROM forum.changes),
+                      (SELECT coalesce(max(seq), 0) FROM forum.private_changes))
+    $$;
+
+    -- True for the schema's owner's own session (administration, tests planting rows).
+    CREATE OR REPLACE FUNCTION forum.is_trusted() RETURNS boolean
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
+                             WHERE nspname = 'forum')
+    $$;
+
+    -- The caller's rows of a private class (see step 8 of `PostgresSchema.steps`): all of them,
+    -- those under one parent, or those among some ids. The lookup is by reader keys made from the
+    -- caller's own principals, so it touches only rows the caller may read: what it costs does
+    -- not depend on whether anyone else's row matches. The schema's owner gets every row.
+    CREATE OR REPLACE FUNCTION forum.private_rows(want_class text, want_parent text,
+                                                  want_ids text[])
+    RETURNS SETOF forum.private_objects
+    LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
+    SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+    SET plan_cache_mode = force_custom_plan
+    AS $$
+    DECLARE
+      who text[] := forum.principals();
+      keys text[];
+    BEGIN
+      IF forum.is_trusted() THEN
+        RETURN QUERY SELECT o.* FROM forum.private_objects o
+          WHERE o.class = want_class AND (want_parent IS NULL OR o.parent_id = want_parent)
+            AND (want_ids IS NULL OR o.object_id = ANY(want_ids));
+        RETURN;
+      END IF;
+      IF want_ids IS NOT NULL THEN
+        keys := ARRAY(SELECT 'i/' || p || '/' || i FROM unnest(who) p, unnest(want_ids) i);
+      ELSIF want_parent IS NOT NULL THEN
+        keys := ARRAY(SELECT 'p/' || want_class || '/' || p || '/' || want_parent
+                      FROM unnest(who) p);
+      ELSE
+        keys := ARRAY(SELECT 'c/' || want_class || '/' || p FROM unnest(who) p);
+      END IF;
+      RETURN QUERY SELECT o.* FROM forum.private_objects o
+        WHERE o.reader_keys && keys AND o.class = want_class;
+    END
+    $$;
+
+    -- The reader keys of a private row: for each reader, its class, its class and parent, and
+    -- its id (`forum.private_rows` looks them up).
+    CREATE OR REPLACE FUNCTION forum.reader_keys(row_class text, row_parent text,
+                                                 row_id text, row_readers text[])
+    RETURNS text[]
+    LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT coalesce(array_agg(k), '{}'::text[]) FROM unnest(row_readers) r,
+        LATERAL (VALUES ('c/' || row_class || '/' || r), ('i/' || r || '/' || row_id),
+                        ('p/' || row_class || '/' || r || '/' || row_parent)) AS keys(k)
+      WHERE k IS NOT NULL
+    $$;
+
+    -- Changes an object of a private class, as `UPDATE forum.objects` does for the others: the
+    -- caller must be able to read it (else it is not found) and write it; the triggers keep the
+    -- managed fields. `increments` adds to numbers; NULL readers or writers keep them.
+    CREATE OR REPLACE FUNCTION forum.update_object(class_name text, target text,
+      removed text[], kept jsonb, increments jsonb, new_readers text[], new_writers text[],
+      narrowing text[])
+    RETURNS SETOF forum.private_objects
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      found_row forum.private_objects%ROWTYPE;
+      changed jsonb;
+      field text;
+      delta jsonb;
+    BEGIN
+      SELECT p.* INTO found_row FROM forum.private_rows(class_name, NULL, ARRAY[target]) p
+      WHERE p.object_id = target;
+      IF NOT FOUND OR NOT (narrowing IS NULL OR found_row.readers && narrowing) THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+      END IF;
+      IF NOT (forum.is_trusted() OR found_row.writers && forum.principals())
+         OR NOT (narrowing IS NULL OR found_row.writers && narrowing) THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'No access with ACL.';
+      END IF;
+      SELECT o.data INTO changed FROM forum.private_objects o WHERE o.id = found_row.id FOR UPDATE;
+      changed := (changed - coalesce(removed, '{}'::text[])) || coalesce(kept, '{}'::jsonb);
+      FOR field, delta IN SELECT * FROM jsonb_each(coalesce(increments, '{}'::jsonb)) LOOP
+        changed := changed || jsonb_build_object(field,
+          coalesce((changed->>field)::bigint, 0) + (delta #>> '{}')::bigint);
+      END LOOP;
+      RETURN QUERY UPDATE forum.private_objects o
+        SET data = changed, readers = coalesce(new_readers, o.readers),
+            writers = coalesce(new_writers, o.writers)
+        WHERE o.id = found_row.id
+        RETURNING o.*;
+    END
+    $$;
+
+    -- The feed's rows of private objects the caller may read, in (after, upto], at most `lim`:
+    -- each reader's own rows, by the index on (reader, seq).
+    CREATE OR REPLACE FUNCTION forum.private_changes(after bigint, upto bigint, lim bigint)
+    RETURNS TABLE(seq bigint, class text, object_id text, kind smallint, parent_id text,
+                  number bigint, readers text[])
+    LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
+    SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+    SET plan_cache_mode = force_custom_plan
+    AS $$
+    BEGIN
+      IF forum.is_trusted() THEN
+        RETURN QUERY SELECT DISTINCT ON (c.seq) c.seq, c.class, c.object_id, c.kind, c.parent_id,
+            c.number, c.readers
+          FROM forum.private_changes c WHERE c.seq > after AND c.seq <= upto
+          ORDER BY c.seq LIMIT lim;
+        RETURN;
+      END IF;
+      RETURN QUERY SELECT DISTINCT ON (c.seq) c.seq, c.class, c.object_id, c.kind, c.parent_id,
+          c.number, c.readers
+        FROM unnest(forum.principals()) AS p(reader),
+          LATERAL (SELECT * FROM forum.private_changes x
+                   WHERE x.reader = p.reader AND x.seq > after AND x.seq <= upto
+                   ORDER BY x.seq LIMIT lim) c
+        ORDER BY c.seq LIMIT lim;
+    END
+    $$;
 
     -- The board's owner: the schema's owner, or a member of the role forum_owner.
     CREATE OR REPLACE FUNCTION forum.is_board_owner() RETURNS boolean
@@ -511,12 +794,21 @@ enum PostgresSchema {
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
     DECLARE
+      private_id bigint;
       trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
                                          WHERE nspname = 'forum');
     BEGIN
       DELETE FROM forum.objects
       WHERE object_id = target AND class = class_name
         AND (trusted OR (class <> 'user' AND writers && forum.principals()))
+        AND (narrowing IS NULL OR writers && narrowing);
+      IF FOUND THEN RETURN true; END IF;
+      -- A private class: found from the caller's own rows first.
+      SELECT p.id INTO private_id FROM forum.private_rows(class_name, NULL, ARRAY[target]) p
+      WHERE p.object_id = target;
+      IF private_id IS NULL THEN RETURN false; END IF;
+      DELETE FROM forum.private_objects
+      WHERE id = private_id AND (trusted OR writers && forum.principals())
         AND (narrowing IS NULL OR writers && narrowing);
       RETURN FOUND;
     END
@@ -546,11 +838,20 @@ enum PostgresSchema {
     GRANT EXECUTE ON FUNCTION forum.is_board_owner(), forum.set_board_role(text, text, boolean),
       forum.board_role_members(text) TO forum_member;
 
+    REVOKE ALL ON FUNCTION forum.is_server(), forum.acting_user() FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.is_server(), forum.acting_user() TO forum_member;
+
     REVOKE ALL ON FUNCTION forum.now_ms(), forum.random_id(integer), forum.caller_id(),
       forum.principals(), forum.next_value(text), forum.sign_in(), forum.is_bookkeeping(),
-      forum.files_before_insert(), forum.latest_change() FROM PUBLIC;
+      forum.files_before_insert(), forum.latest_change(), forum.is_trusted(),
+      forum.private_rows(text, text, text[]), forum.reader_keys(text, text, text, text[]),
+      forum.update_object(text, text, text[], jsonb, jsonb, text[], text[], text[]),
+      forum.private_changes(bigint, bigint, bigint) FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.now_ms(), forum.caller_id(), forum.principals(),
-      forum.sign_in(), forum.is_bookkeeping(), forum.latest_change() TO forum_member;
+      forum.sign_in(), forum.is_bookkeeping(), forum.latest_change(), forum.is_trusted(),
+      forum.private_rows(text, text, text[]),
+      forum.update_object(text, text, text[], jsonb, jsonb, text[], text[], text[]),
+      forum.private_changes(bigint, bigint, bigint) TO forum_member;
     """
 
   /// Row-level security, grants and the owner's reach, rebuilt on every `forum init`.
@@ -570,6 +871,7 @@ enum PostgresSchema {
       GRANT UPDATE (readers, writers, data) ON forum.objects TO forum_member;
       GRANT SELECT ON forum.files TO forum_member;
       GRANT INSERT (name, mime_type, readers, writers, data) ON forum.files TO forum_member;
+      GRANT UPDATE (readers, writers) ON forum.files TO forum_member;
       GRANT SELECT ON forum.meta TO forum_member;
       GRANT SELECT ON forum.read_positions TO forum_member;
       GRANT INSERT (user_id, object_id, position) ON forum.read_positions TO forum_member;
@@ -618,6 +920,9 @@ enum PostgresSchema {
       CREATE POLICY member_insert ON forum.files FOR INSERT TO forum_member WITH CHECK (true);
       DROP POLICY IF EXISTS member_delete ON forum.files;
       CREATE POLICY member_delete ON forum.files FOR DELETE TO forum_member USING (\(writable));
+      DROP POLICY IF EXISTS member_update ON forum.files;
+      CREATE POLICY member_update ON forum.files FOR UPDATE TO forum_member
+        USING (\(writable)) WITH CHECK (true);
 
       DROP POLICY IF EXISTS member_own ON forum.read_positions;
       CREATE POLICY member_own ON forum.read_positions FOR ALL TO forum_member

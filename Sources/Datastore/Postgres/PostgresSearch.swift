@@ -52,7 +52,10 @@ enum PostgresSearch {
   /// Installs the extension (trusted: a database owner may), the table, its trigger for `fields`
   /// and the function, and indexes what is missing or stale, idempotently, inside `forum init`'s
   /// transaction.
-  static func install(_ fields: [String: [String]], on connection: PostgresConnection) throws {
+  static func install(
+    _ fields: [String: [String]], privateClasses: Set<String> = [],
+    on connection: PostgresConnection
+  ) throws {
     guard !fields.isEmpty else { return }
     try connection.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA forum")
     let schema =
@@ -60,6 +63,9 @@ enum PostgresSearch {
         "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'"
       ).text(0, 0) ?? "forum"
     let classes = fields.keys.sorted()
+    let privateList =
+      privateClasses.isEmpty
+      ? "''" : privateClasses.sorted().map { "'\($0)'" }.joined(separator: ", ")
     let cases = classes.map { "WHEN '\($0)' THEN \(body(fields[$0]!, row: "NEW"))" }
     try connection.execute(
       """
@@ -83,6 +89,13 @@ enum PostgresSearch {
         text_body text := CASE NEW.class \(cases.joined(separator: " ")) END;
       BEGIN
         IF text_body IS NULL THEN RETURN NULL; END IF;
+        IF TG_TABLE_NAME = 'private_objects' THEN
+          INSERT INTO forum.private_search_text(id, class, body)
+          VALUES (NEW.id, NEW.class, text_body)
+          ON CONFLICT (id) DO UPDATE SET body = excluded.body
+            WHERE forum.private_search_text.body IS DISTINCT FROM excluded.body;
+          RETURN NULL;
+        END IF;
         INSERT INTO forum.search_text(id, class, body, public)
         VALUES (NEW.id, NEW.class, text_body, '*' = ANY(NEW.readers))
         ON CONFLICT (id) DO UPDATE SET body = excluded.body, public = excluded.public
@@ -96,27 +109,49 @@ enum PostgresSearch {
       CREATE TRIGGER e_search AFTER INSERT OR UPDATE OF data, readers ON forum.objects
         FOR EACH ROW WHEN (NEW.class IN (\(classes.map { "'\($0)'" }.joined(separator: ", "))))
         EXECUTE FUNCTION forum.search_text_keep();
+      DROP TRIGGER IF EXISTS e_search ON forum.private_objects;
+      CREATE TRIGGER e_search AFTER INSERT OR UPDATE OF data, readers ON forum.private_objects
+        FOR EACH ROW WHEN (NEW.class IN (\(classes.map { "'\($0)'" }.joined(separator: ", "))))
+        EXECUTE FUNCTION forum.search_text_keep();
       CREATE OR REPLACE FUNCTION \(candidatesFunction)(class_name text, pattern text)
       RETURNS SETOF bigint
-      LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      -- Planned at every call with its pattern, as a SQL function is: a cached generic plan
+      -- would make the first calls cost more than the later ones.
+      SET plan_cache_mode = force_custom_plan
       AS $$
-        -- Public rows through the index of public rows.
-        SELECT s.id FROM forum.search_text s
-        WHERE s.public AND s.class = class_name AND s.body LIKE pattern
-        UNION ALL
-        -- The caller's private rows, found by the caller's principals before any text is read.
-        (WITH mine AS MATERIALIZED (
-           SELECT o.id FROM forum.objects o
-           WHERE o.class = class_name AND NOT ('*' = ANY(o.readers))
-             AND o.readers && forum.principals())
-         SELECT s.id FROM mine JOIN forum.search_text s ON s.id = mine.id
-         WHERE NOT s.public AND s.body LIKE pattern)
+      BEGIN
+        IF class_name IN (\(privateList)) THEN
+          -- A private class (its rows in forum.private_objects, ids of that table): the
+          -- caller's own rows first, and only their text is matched.
+          RETURN QUERY WITH mine AS MATERIALIZED (
+              SELECT p.id FROM forum.private_rows(class_name, NULL, NULL) p)
+            SELECT s.id FROM mine JOIN forum.private_search_text s ON s.id = mine.id
+            WHERE s.body LIKE pattern;
+          RETURN;
+        END IF;
+        RETURN QUERY
+          -- Public rows through the index of public rows.
+          SELECT s.id FROM forum.search_text s
+          WHERE s.public AND s.class = class_name AND s.body LIKE pattern
+          UNION ALL
+          -- The caller's private rows of public classes (a private thread), found by the
+          -- caller's principals before any text is read.
+          (WITH mine AS MATERIALIZED (
+             SELECT o.id FROM forum.objects o
+             WHERE o.class = class_name AND NOT ('*' = ANY(o.readers))
+               AND o.readers && (SELECT forum.principals()))
+           SELECT s.id FROM mine JOIN forum.search_text s ON s.id = mine.id
+           WHERE NOT s.public AND s.body LIKE pattern);
+      END
       $$;
       REVOKE ALL ON FUNCTION \(candidatesFunction)(text, text) FROM PUBLIC;
       GRANT EXECUTE ON FUNCTION \(candidatesFunction)(text, text) TO forum_member;
       INSERT INTO forum.meta(key, value) VALUES ('search', '\(record(fields))')
       ON CONFLICT (key) DO UPDATE SET value = excluded.value;
       DELETE FROM forum.search_text
+        WHERE class NOT IN (\(classes.map { "'\($0)'" }.joined(separator: ", ")));
+      DELETE FROM forum.private_search_text
         WHERE class NOT IN (\(classes.map { "'\($0)'" }.joined(separator: ", ")));
       """)
     for className in classes {
@@ -127,7 +162,12 @@ enum PostgresSearch {
         FROM forum.objects o WHERE o.class = '\(className)'
         ON CONFLICT (id) DO UPDATE SET body = excluded.body, public = excluded.public
           WHERE forum.search_text.body IS DISTINCT FROM excluded.body
-            OR forum.search_text.public IS DISTINCT FROM excluded.public
+            OR forum.search_text.public IS DISTINCT FROM excluded.public;
+        INSERT INTO forum.private_search_text(id, class, body)
+        SELECT o.id, o.class, \(body(fields[className]!, row: "o"))
+        FROM forum.private_objects o WHERE o.class = '\(className)'
+        ON CONFLICT (id) DO UPDATE SET body = excluded.body
+          WHERE forum.private_search_text.body IS DISTINCT FROM excluded.body
         """)
     }
   }

@@ -425,6 +425,29 @@ extension SQLiteEngine {
     return bytes
   }
 
+  func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo {
+    var values: [SQLValue] = [.text(ACL.column(acl.readers)), .text(ACL.column(acl.writers))]
+    values.append(.text(name))
+    let writable = SQLiteEngine.aclTest("f.writers", caller, values: &values)
+    return try transaction {
+      let updated = try connection.prepare(
+        """
+        UPDATE files AS f SET readers = ?, writers = ?,
+          updateDate = max(\(SQLiteRules.now), f.updateDate + 1)
+        WHERE f.name = ? AND \(writable)
+        RETURNING \(SQLiteEngine.fileColumns.replacing("f.", with: ""))
+        """
+      ).firstRow(values, fileInfo)
+      if let updated { return updated }
+      var check: [SQLValue] = []
+      let readable = SQLiteEngine.aclTest("f.readers", caller, values: &check)
+      check.append(.text(name))
+      let canRead = try connection.prepare("SELECT \(readable) FROM files f WHERE f.name = ?")
+        .firstRow(check) { $0.int(0) != 0 }
+      throw canRead == true ? DatastoreError.noAccess : DatastoreError.notFound
+    }
+  }
+
   func deleteFile(name: String, as caller: Principals) throws {
     var values: [SQLValue] = [.text(name)]
     let writable = SQLiteEngine.aclTest("f.writers", caller, values: &values)

@@ -221,6 +221,9 @@ struct PostgresStallTests {
       try owner.execute(
         """
         UPDATE forum.meta SET value = '5' WHERE key = 'schema_version';
+        DROP TABLE forum.private_search_text, forum.private_changes, forum.private_objects
+          CASCADE;
+        DROP TRIGGER a_route ON forum.objects;
         ALTER TABLE forum.objects DROP CONSTRAINT objects_shape_within;
         DROP FUNCTION forum.shape_within(jsonb, integer, integer);
         DROP TABLE forum.feed_lock;
@@ -230,6 +233,7 @@ struct PostgresStallTests {
         DROP INDEX forum.search_text_public_body;
         ALTER TABLE forum.search_text DROP COLUMN public;
         CREATE INDEX search_text_body ON forum.search_text USING gin (body forum.gin_trgm_ops);
+        DROP TABLE forum.secrets, forum.app_identities, forum.app_sessions;
         """)
     }
     try bob.execute("BEGIN")

@@ -12,13 +12,13 @@ final class ServeProcess {
   /// The first line on stdout.
   private(set) var readyLine = ""
 
-  /// Starts `forum --db DB serve ARGUMENTS…` and waits for its first line (or its exit).
+  /// Starts `forum --db DB serve ARGUMENTS…` (DB: `database`, else the fixture's) and waits for its first line (or its exit).
   init(
     _ forum: ForumFixture, _ arguments: [String], lang: String = "C", global: [String] = [],
-    timeout: TimeInterval = 60
+    timeout: TimeInterval = 60, database: String? = nil
   ) throws {
     process.executableURL = URL(fileURLWithPath: forum.binary)
-    process.arguments = ["--db", forum.db] + global + ["serve"] + arguments
+    process.arguments = ["--db", database ?? forum.db] + global + ["serve"] + arguments
     process.environment = forum.environment(lang: lang)
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = stdoutPipe
