@@ -30,6 +30,7 @@ extension Board {
     var hasMore = false
     var seen = 0
     var offset = 0
+    let muted = try marks().muted
     // The engine's prefilter can let through a thread whose only new comments are your own:
     // read in batches and keep the ones with a count.
     while true {
@@ -39,7 +40,7 @@ extension Board {
       query.unreadOnly = true
       let batch = try client.find(query)
       let threads = try withUnread(batch.map { ForumThread($0, viewer: me.objectId) })
-      for thread in threads where thread.unread > 0 {
+      for thread in threads where thread.unread > 0 && !muted.contains(thread.number) {
         seen += 1
         if seen > skip + Board.pageSize {
           hasMore = true

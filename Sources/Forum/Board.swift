@@ -34,6 +34,7 @@ public final class Board {
       OwnerRule(className: threadClass, field: "user"),
       OwnerRule(className: commentClass, field: "user"),
       OwnerRule(className: messageClass, field: "user"),
+      OwnerRule(className: preferenceClass, field: "user"),
     ],
     children: [
       ChildRule(

@@ -18,10 +18,13 @@ struct CommandLoop {
   /// exit status: a script's first failure's, 0 otherwise.
   func run() -> Int32 {
     let editor = input as? LineEditor
+    // The next start counts what is new from when this prompt ends.
+    defer { if editor != nil { UnreadSummary.recordLeaving(in: session) } }
     if let editor {
       editor.completions = { session.completions(for: $0) }
       print(
         session.messages.banner(ForumMain.version, SafeText.sanitize(session.board.me.displayName)))
+      if let summary = UnreadSummary.startLine(in: session) { print(summary) }
       session.startLiveView()
     }
     var status: Int32 = 0

@@ -59,8 +59,10 @@ final class Session {
   var messages: Messages { Messages(japanese: terminal.japanese) }
   var style: Style { Style(enabled: useColor) }
   var renderer: BoardRenderer {
-    BoardRenderer(
+    var renderer = BoardRenderer(
       style: style, messages: messages, width: terminal.width, now: BackendDate.now())
+    renderer.columnHeaders = terminal.stdoutIsTerminal
+    return renderer
   }
 
   var prompt: String {

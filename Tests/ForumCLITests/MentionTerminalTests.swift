@@ -24,17 +24,17 @@ struct MentionTerminalTests {
 
     try forum.ok(["reply", "1/1", "here is the answer"], profile: "bob")
     var screen = try tmux.wait("the reply notice") {
-      $0.contains { $0.contains("replied to your 1/1 in 1/2") } && $0.last == "forum> half typed"
+      $0.contains { $0.contains("replied to your 1/1 in #1/2") } && $0.last == "forum> half typed"
     }
-    #expect(screen.contains { $0.contains("here is the answer") && $0.contains("show 1") })
+    #expect(screen.contains { $0.contains("here is the answer") && $0.contains("show 1/2") })
 
     // Not a mention: the handle inside a longer word, or an address.
     try forum.ok(["comment", "2", "mail x@\(alice) or @\(alice)x"], profile: "bob")
     try forum.ok(["comment", "2", "ping @\(alice), look"], profile: "bob")
     screen = try tmux.wait("the mention notice") {
-      $0.contains { $0.contains("mentioned you in 2/2") } && $0.last == "forum> half typed"
+      $0.contains { $0.contains("mentioned you in #2/2") } && $0.last == "forum> half typed"
     }
-    #expect(!screen.contains { $0.contains("in 2/1") }, "\(screen)")
+    #expect(!screen.contains { $0.contains("in #2/1") }, "\(screen)")
     #expect(screen.filter { $0.contains("mentioned you") }.count == 1, "\(screen)")
     try tmux.press("C-u")
     try tmux.enter("quit")

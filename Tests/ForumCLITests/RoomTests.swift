@@ -32,11 +32,11 @@ struct RoomTests {
 
     try forum.ok(["reply", "2/1", "here is the answer"], profile: "bob")
     try tmux.wait("the reply notice in the room") {
-      $0.contains { $0.contains("replied to your 2/1 in 2/2") } && $0.last == "#1 chat>"
+      $0.contains { $0.contains("replied to your 2/1 in #2/2") } && $0.last == "#1 chat>"
     }
     try forum.ok(["comment", "2", "ping \(alice), look"], profile: "bob")
     try tmux.wait("the mention notice in the room") {
-      $0.contains { $0.contains("mentioned you in 2/3") }
+      $0.contains { $0.contains("mentioned you in #2/3") }
     }
     // The room's own comments still arrive as its lines.
     try forum.ok(["comment", "1", "in the room"], profile: "bob")

@@ -8,7 +8,8 @@ enum CommandRegistry {
     PreviousCommand.self, UnreadCommand.self, ReadCommand.self, NewCommand.self,
     CommentCommand.self, ReplyCommand.self, ChatCommand.self, EditCommand.self,
     HistoryCommand.self, DeleteCommand.self, ImageCommand.self, DMCommand.self,
-    InboxCommand.self, ModCommand.self,
+    InboxCommand.self, MuteCommand.self, UnmuteCommand.self, FollowCommand.self,
+    UnfollowCommand.self, ModCommand.self,
     WhoCommand.self, WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self,
     QuitCommand.self, InitCommand.self, KeysCommand.self, ServeCommand.self,
   ]

@@ -1,3 +1,4 @@
+import Datastore
 import Forum
 
 /// `list`: threads by latest activity, a page at a time.
@@ -72,19 +73,24 @@ enum ListCommand: ForumCommand {
     // Counting costs a walk of the index: only when there is more than one page. Past page 1 it
     // is needed anyway, and lets a page in the back half be read from the oldest end.
     let total = try known ?? (page > 1 ? session.board.threadCount() : nil)
-    let threads = try session.board.threads(page: page, total: total)
-    if threads.items.isEmpty && page > 1 {
+    let listed = try session.board.threads(page: page, total: total)
+    // Muted threads are left out of the page, and said to be.
+    let (threads, hidden) = Board.hiding(try session.board.marks().muted, from: listed)
+    if listed.items.isEmpty && page > 1 {
       throw CLIError.notFound(session.messages.pastTheEnd(page, "list --page last"))
     }
     session.navigation.listed(.threads(page: page))
     if session.json {
       session.emitPage(
-        threads.items.map(\.json), page: page, hasMore: threads.hasMore, count: total)
+        threads.items.map(\.json), page: page, hasMore: threads.hasMore, count: total,
+        with: hidden > 0 ? ["muted": .int(Int64(hidden))] : [:])
       return
     }
     let pages =
       page == 1 && !threads.hasMore
       ? 1 : Board.lastPage(commentCount: try total ?? session.board.threadCount())
-    session.printLines(session.renderer.threadList(threads, pages: pages))
+    var lines = session.renderer.threadList(threads, pages: pages)
+    if hidden > 0 { lines.append(session.style.dim(session.messages.mutedHidden(hidden))) }
+    session.printLines(lines)
   }
 }

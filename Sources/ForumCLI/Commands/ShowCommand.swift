@@ -11,24 +11,40 @@ enum ShowCommand: ForumCommand {
       "THREAD is a number like 12 or #12. At the prompt it becomes the current thread: "
         + "`comment TEXT` posts to it, `/3` is its comment 3, new comments in it appear as "
         + "they arrive, and `leave` ends it. Scripts have no current thread. Without --page it "
-        + "opens on the page of your first unread comment, and what it shows counts as read.",
+        + "opens on the page of your first unread comment, and what it shows counts as read. "
+        + "`show 12/14` opens the page holding comment 14 of thread 12 and marks it with ▶ "
+        + "(inside a thread, `show /14`).",
       "THREAD は 12 や #12 のような番号です。プロンプトでは現在のスレッドになり、"
         + "`comment 本文` はそこへ投稿し、`/3` はそのコメント 3 を指し、新しいコメントが届くと"
         + "表示されます。`leave` で離れます。スクリプトに現在のスレッドはありません。"
-        + "--page がなければ最初の未読コメントのページを開き、表示したものを既読にします。"),
+        + "--page がなければ最初の未読コメントのページを開き、表示したものを既読にします。"
+        + "`show 12/14` はスレッド 12 のコメント 14 を含むページを開き、▶ で示します"
+        + " (スレッド内では `show /14`)。"),
     parameters: [thread, page])
 
-  static let thread = Argument<ThreadNumber>(
+  static let thread = Argument<PostRef>(
     help: Localized(
-      "12 or #12; at the prompt the current thread when left out",
-      "12 か #12。プロンプトでは省くと現在のスレッド"), optional: true)
+      "12 or #12; 12/14 for the page holding comment 14, marked; at the prompt the current "
+        + "thread when left out",
+      "12 か #12。12/14 はコメント 14 を含むページ (印付き)。プロンプトでは省くと現在のスレッド"),
+    optional: true)
   static let page = Option<PageRequest>(
     "page",
     help: Localized(
       "which page (without it: your first unread)", "ページ (なければ最初の未読のページ)"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    let number = try session.thread(invocation[thread], example: "show 12")
+    let number: Int
+    switch invocation[thread] {
+    case .thread(let given)?: number = given
+    case let reference?:
+      guard invocation[page] == nil else {
+        throw CLIError.usage(session.messages.usage(info.usage))
+      }
+      try showComment(try session.resolve(reference), in: session)
+      return .next
+    case nil: number = try session.thread(nil, example: "show 12")
+    }
     // The text shows no unread count; `--json` gives the thread's, so it counts them.
     let thread =
       session.json ? try session.board.thread(number) : try session.board.threadToRead(number)
@@ -42,7 +58,9 @@ enum ShowCommand: ForumCommand {
   }
 
   /// Prints page `page` of `thread`'s comments (its head on the first page).
-  static func show(_ thread: ForumThread, page: Int, in session: Session) throws {
+  static func show(
+    _ thread: ForumThread, page: Int, marking marked: ForumComment? = nil, in session: Session
+  ) throws {
     let last = try session.board.lastPage(of: thread)
     if page > last {
       throw CLIError.notFound(
@@ -59,9 +77,11 @@ enum ShowCommand: ForumCommand {
       newest: max(thread.lastCommentNumber, comments.items.last?.number ?? 0),
       shownUpTo: shownUpTo)
     if session.json {
+      var fields = ["thread": thread.json]
+      if let marked { fields["comment"] = marked.json }
       session.emitPage(
         comments.items.map(\.json), page: page, hasMore: comments.hasMore,
-        count: thread.commentCount, with: ["thread": thread.json])
+        count: thread.commentCount, with: fields)
       return
     }
     let image = page == 1 ? session.imageBlock(for: thread, large: false) : []
@@ -71,6 +91,7 @@ enum ShowCommand: ForumCommand {
       [(thread.authorName, thread.authorId)] + comments.items.map { ($0.authorName, $0.authorId) })
     session.printLines(renderer.threadHeader(thread, image: image))
     renderer.commentsMayArrive = session.atPrompt
+    renderer.markedComment = marked?.number
     session.printLines(renderer.comments(comments, of: thread))
   }
 }

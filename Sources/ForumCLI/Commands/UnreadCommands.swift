@@ -11,11 +11,26 @@ enum UnreadCommand: ForumCommand {
     details: Localized(
       "Opens the most recently active thread with unread posts on the page of the first one, "
         + "and marks what it shows as read. Your own posts never count. `list --unread` lists "
-        + "them all.",
+        + "them all. `unread --count` prints how many posts and messages are new since you last "
+        + "left the prompt and still unread (with `--json`: threads, comments, messages), for a "
+        + "shell prompt or a status bar; the prompt starts with the same count in words.",
       "未読のある最新のスレッドを最初の未読のページで開き、表示したものを既読にします。"
-        + "自分の投稿は数えません。一覧は `list --unread` です。"))
+        + "自分の投稿は数えません。一覧は `list --unread` です。`unread --count` は前回プロンプトを"
+        + "出てから新しく、まだ読んでいない投稿とメッセージの数を表示します (`--json` ではスレッド、"
+        + "コメント、メッセージ別)。シェルのプロンプトやステータスバー向けです。プロンプトも起動時に"
+        + "同じ数を表示します。"),
+    parameters: [count])
+
+  static let count = Flag(
+    "count",
+    help: Localized(
+      "only how many are new and unread, for a shell prompt", "新しい未読の数だけ (シェルのプロンプト向け)"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    if invocation[count] {
+      try UnreadSummary.printCount(in: session)
+      return .next
+    }
     guard let thread = try session.board.nextUnreadThread() else {
       if session.json {
         session.emit(.object(["results": .array([])]))

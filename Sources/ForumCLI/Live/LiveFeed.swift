@@ -36,6 +36,10 @@ final class LiveFeed {
 
   /// Comments this session deleted itself ("Deleted 1/3." was said), as `thread/number`.
   var deletedHere: Set<String> = []
+  /// The person's muted and followed threads (`Session+Follow`), read again when they change.
+  var marks: Board.Marks?
+  /// Comments of the last batch told as replies or mentions, so a follow notice skips them.
+  var addressedNow: Set<String> = []
 
   init(board: Board) {
     self.board = board

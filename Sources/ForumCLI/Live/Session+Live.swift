@@ -12,11 +12,14 @@ extension Session {
 
   /// Installs the board's handlers (once, when the prompt starts).
   func startLiveView() {
+    // First: a mark made at another prompt counts for the changes read with it.
+    startFollowing()
     live.setHandler(for: Board.threadClassName) { changes, session in
       try session.threadNotices(changes)
     }
     live.setHandler(for: Board.commentClassName) { changes, session in
       try session.commentNotices(changes) + session.addressedNotices(changes)
+        + session.followNotices(changes)
     }
     live.setHandler(for: Board.messageClassName) { changes, session in
       try session.messageNotices(changes)

@@ -14,7 +14,11 @@ extension Session {
     where change.kind == .created && change.parentId != here && !ids.contains(change.objectId) {
       ids.append(change.objectId)
     }
-    let addressed = try board.commentsAddressedToMe(objectIds: ids)
+    let muted = mutedThreads
+    let addressed = try board.commentsAddressedToMe(objectIds: ids).filter {
+      !muted.contains($0.comment.threadNumber)
+    }
+    live.addressedNow = Set(addressed.map(\.comment.objectId))
     var lines: [String] = []
     for item in addressed.prefix(Session.liveAddressedLimit) {
       let comment = item.comment

@@ -18,6 +18,11 @@ extension BoardRenderer {
     let unreadWidth = 4
     let textWidth = max(10, width - whoWidth - ageWidth - unreadWidth - 3)
     var lines: [String] = []
+    if columnHeaders {
+      lines.append(
+        inboxHeader(
+          whoWidth: whoWidth, textWidth: textWidth, ageWidth: ageWidth, unreadWidth: unreadWidth))
+    }
     for conversation in page.items {
       if conversation.isDamaged {
         lines.append(style.dim(messages.damagedRow))

@@ -13,6 +13,13 @@ extension BoardRenderer {
     let authorWidth = 12
     let ageWidth = messages.japanese ? 6 : 4
     var lines: [String] = []
+    if columnHeaders {
+      lines.append(
+        searchHeader(
+          refWidth: refWidth,
+          titleWidth: max(10, width - refWidth - 1 - authorWidth - 1 - ageWidth - 1),
+          authorWidth: authorWidth, ageWidth: ageWidth))
+    }
     for (hit, shownRef) in zip(page.items, refs) {
       let whole = hit.kind == .thread ? "#" + shownRef : shownRef
       let ref = SafeText.width(whole) >= refWidth ? whole : SafeText.pad(whole, to: refWidth)

@@ -12,6 +12,10 @@ struct BoardRenderer {
   var commentsMayArrive = false
   /// Display names that more than one person on the screen has: shown with their `@handle`.
   var sharedNames: Set<String> = []
+  /// The comment `show 12/14` went to: its line starts with ▶.
+  var markedComment: Int?
+  /// At a terminal, listings start with their column headers (`BoardRenderer+Headers`).
+  var columnHeaders = false
 
   func age(_ milliseconds: Int64) -> String {
     // A date written by hand may be anything: far enough off, the difference overflows.
@@ -39,6 +43,11 @@ struct BoardRenderer {
     let rightWidth = 1 + authorWidth + 1 + 4 + (showCount ? 5 : 0) + 1 + ageWidth
     let middleWidth = max(6, width - numberWidth - 4 - rightWidth)
     var lines: [String] = []
+    if columnHeaders {
+      lines += listHeader(
+        numberWidth: numberWidth, middleWidth: middleWidth, authorWidth: authorWidth,
+        showCount: showCount, ageWidth: ageWidth)
+    }
     for (thread, label) in zip(page.items, labels) {
       let number = SafeText.pad(
         "#" + Self.numberText(thread.number), to: numberWidth, alignRight: true)
@@ -177,8 +186,9 @@ struct BoardRenderer {
       BoardRenderer.sharedNames(comments.map { ($0.authorName, $0.authorId) }))
     for comment in comments {
       let number = SafeText.pad(String(comment.number), to: numberWidth, alignRight: true)
+      let lead = comment.number == markedComment ? style.bold("▶") + " " : "  "
       if comment.isDamaged {
-        lines.append("  \(style.number(number)) \(style.dim(messages.damagedRow))")
+        lines.append("\(lead)\(style.number(number)) \(style.dim(messages.damagedRow))")
         continue
       }
       let when =
@@ -195,13 +205,13 @@ struct BoardRenderer {
         let name = SafeText.truncate(
           label, to: max(4, width - 2 - numberWidth - 1 - SafeText.width(you)))
         let who = comment.isMine ? style.mine(name + you) : style.author(name)
-        lines.append("  \(style.number(number)) \(who)")
+        lines.append("\(lead)\(style.number(number)) \(who)")
         let under = SafeText.truncate(when + editedText, to: max(4, width - indent.count))
         lines.append(indent + style.dim(under))
       } else {
         let name = SafeText.truncate(label, to: max(4, min(52, room)))
         let who = comment.isMine ? style.mine(name + you) : style.author(name)
-        lines.append("  \(style.number(number)) \(who) · \(style.dim(when))\(edited)")
+        lines.append("\(lead)\(style.number(number)) \(who) · \(style.dim(when))\(edited)")
       }
       if let replyTo = comment.replyTo {
         lines.append(

@@ -4,18 +4,17 @@ extension Messages {
     self.japanese ? japanese : english
   }
 
+  /// `reference` is the new comment's `12/14`: named as `#12/14`, and `show 12/14` opens it.
   func replyNotice(_ who: String, reference: String, yours: String, text: String) -> String {
-    let thread = reference.split(separator: "/").first.map(String.init) ?? reference
-    return say(
-      "↩ \(who) replied to your \(yours) in \(reference): \(text) — show \(thread)",
-      "↩ \(who) があなたの \(yours) に返信しました (\(reference)): \(text) — show \(thread)")
+    say(
+      "↩ \(who) replied to your \(yours) in #\(reference): \(text) — show \(reference)",
+      "↩ \(who) があなたの \(yours) に返信しました (#\(reference)): \(text) — show \(reference)")
   }
 
   func mentionNotice(_ who: String, reference: String, text: String) -> String {
-    let thread = reference.split(separator: "/").first.map(String.init) ?? reference
-    return say(
-      "@ \(who) mentioned you in \(reference): \(text) — show \(thread)",
-      "@ \(who) があなたに言及しました (\(reference)): \(text) — show \(thread)")
+    say(
+      "@ \(who) mentioned you in #\(reference): \(text) — show \(reference)",
+      "@ \(who) があなたに言及しました (#\(reference)): \(text) — show \(reference)")
   }
 
   func moreAddressed(_ count: Int) -> String {
