@@ -14,7 +14,7 @@ final class TmuxSession {
 
   init(
     forum: ForumFixture, profile: String, environment extra: [String: String] = [:],
-    arguments: [String] = [], interactiveShell: Bool = false
+    arguments: [String] = [], interactiveShell: Bool = false, database: String? = nil
   ) throws {
     guard let tmux = TmuxSession.path else { throw ForumTestError("tmux is not installed") }
     self.forum = forum
@@ -24,7 +24,8 @@ final class TmuxSession {
     // A shell around forum shows its exit status and keeps the pane open afterwards. It traps
     // SIGINT (a trap, unlike an ignored signal, is not inherited) so Ctrl-C reaches forum alone.
     let wrapper = "trap : INT; \"$@\"; echo \"[forum exited with $?]\"; exec sleep 600"
-    let forumCommand = [forum.binary, "--db", forum.db, "--profile", profile] + arguments
+    let forumCommand =
+      [forum.binary, "--db", database ?? forum.db, "--profile", profile] + arguments
     // With `interactiveShell`, forum runs under an interactive bash with job control, typed at
     // its `$` prompt, so Ctrl-Z stops it and `fg` brings it back as at a real terminal.
     if interactiveShell { environment["PS1"] = "$ " }

@@ -202,8 +202,13 @@ struct BoardReadingTests {
     try bob.markRead(thread, upTo: 0)
     let psql = try PostgresConnection(uri: try world.database.location(as: "bob"))
     #expect(
-      try psql.query("SELECT count(*) FROM forum.read_positions").int(0, 0) == 1,
+      try psql.query(
+        "SELECT count(*) FROM forum.read_positions_of($1)", [.text("{\(thread.objectId)}")]
+      ).int(0, 0) == 1,
       "bob sees his own read position only")
+    #expect(throws: PostgresError.self) {
+      try psql.query("SELECT count(*) FROM forum.read_positions")
+    }
     let aliceId = alice.me.objectId
     #expect(throws: PostgresError.self) {
       try psql.query(

@@ -1,5 +1,6 @@
 /// Read positions, revisions, moderation and roles on PostgreSQL. The server decides: read
-/// positions are the caller's own rows (row-level security on `forum.caller_id()`), revisions are
+/// positions are the caller's own rows (no member grant on the table: `forum.read_positions_of`,
+/// `forum.read_position` and `forum.mark_read` reach the caller's own only), revisions are
 /// readable where their object is, and moderation and roles go through the owner's functions,
 /// which check the caller's roles themselves.
 extension PostgresEngine {
@@ -21,16 +22,16 @@ extension PostgresEngine {
     let from = source(parentClass, ids: [objectId], values: &values)
     let filter = PostgresEngine.readFilter(caller, values: &values)
     try write {
+      // Positions are written by the server's function only (members cannot read the table).
       let marked = try run(
         """
-        INSERT INTO forum.read_positions AS rp (user_id, object_id, position)
-        SELECT \(PostgresEngine.me), o.object_id, $2::bigint FROM \(from)
-        WHERE o.object_id = $1 AND o.class = '\(parentClass)'\(filter)
-        ON CONFLICT (user_id, object_id) DO UPDATE
-          SET position = greatest(rp.position, excluded.position)
-        RETURNING 1
+        WITH readable AS (
+          SELECT o.object_id FROM \(from)
+          WHERE o.object_id = $1 AND o.class = '\(parentClass)'\(filter))
+        SELECT count(*), forum.mark_read(array_agg(object_id), array_agg($2::bigint))
+        FROM readable
         """, values)
-      if marked.rowCount == 0 { throw DatastoreError.notFound }
+      if marked.int(0, 0) == 0 { throw DatastoreError.notFound }
     }
   }
 
@@ -43,12 +44,10 @@ extension PostgresEngine {
     try write {
       _ = try run(
         """
-        INSERT INTO forum.read_positions AS rp (user_id, object_id, position)
-        SELECT \(PostgresEngine.me), o.object_id,
-          coalesce((o.data->>'\(rule.lastNumberField)')::bigint, 0)
-        FROM \(from) WHERE o.class = '\(parentClass)'\(filter)
-        ON CONFLICT (user_id, object_id) DO UPDATE
-          SET position = greatest(rp.position, excluded.position)
+        WITH readable AS (
+          SELECT o.object_id, coalesce((o.data->>'\(rule.lastNumberField)')::bigint, 0) AS last
+          FROM \(from) WHERE o.class = '\(parentClass)'\(filter))
+        SELECT forum.mark_read(array_agg(object_id), array_agg(last)) FROM readable
         """, values)
     }
   }
@@ -89,8 +88,7 @@ extension PostgresEngine {
              LIMIT \(limit)) AS unread)
         END
       FROM \(parents)
-      LEFT JOIN forum.read_positions rp
-        ON rp.object_id = p.object_id AND rp.user_id = \(PostgresEngine.me)
+      LEFT JOIN forum.read_positions_of($1::text[]) rp ON rp.object_id = p.object_id
       WHERE p.class = '\(parentClass)' AND p.object_id = ANY($1::text[])\(filter)
       """, values)
     var states: [String: UnreadState] = [:]
@@ -156,8 +154,6 @@ extension PostgresEngine {
       neverOpened =
         "((o.data->'\(owner.field)'->>'objectId') IS DISTINCT FROM \(me) OR \(last) > 0)"
     }
-    return
-      "coalesce(\(last) > (SELECT rp.position FROM forum.read_positions rp "
-      + "WHERE rp.user_id = \(me) AND rp.object_id = o.object_id), \(neverOpened))"
+    return "coalesce(\(last) > forum.read_position(o.object_id), \(neverOpened))"
   }
 }

@@ -606,6 +606,45 @@ enum PostgresSchema {
                       (SELECT coalesce(max(seq), 0) FROM forum.private_changes))
     $$;
 
+    -- The caller's read positions among some objects, and one of them: the caller's own rows
+    -- only, by the key (user, object), so nothing is looked up among anyone else's.
+    CREATE OR REPLACE FUNCTION forum.read_positions_of(targets text[])
+    RETURNS TABLE(object_id text, "position" bigint)
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT rp.object_id, rp.position FROM forum.read_positions rp
+      WHERE rp.user_id = (SELECT forum.caller_id()) AND rp.object_id = ANY(targets)
+    $$;
+
+    CREATE OR REPLACE FUNCTION forum.read_position(target text) RETURNS bigint
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT rp.position FROM forum.read_positions rp
+      WHERE rp.user_id = (SELECT forum.caller_id()) AND rp.object_id = target
+    $$;
+
+    -- Moves the caller's positions forward (never back). A position for an object the caller
+    -- cannot read is the caller's own row and tells nothing; the engine marks readable ones.
+    CREATE OR REPLACE FUNCTION forum.mark_read(targets text[], positions bigint[])
+    RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      me text := forum.caller_id();
+    BEGIN
+      IF me IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA401', MESSAGE = 'sign in first';
+      END IF;
+      INSERT INTO forum.read_positions AS rp (user_id, object_id, position)
+      SELECT me, t.target, max(t.upto)
+      FROM unnest(targets, positions) AS t(target, upto)
+      WHERE t.target IS NOT NULL
+      GROUP BY t.target
+      ON CONFLICT (user_id, object_id) DO UPDATE
+        SET position = greatest(rp.position, excluded.position);
+    END
+    $$;
+
     -- True for the schema's owner's own session (administration, tests planting rows).
     CREATE OR REPLACE FUNCTION forum.is_trusted() RETURNS boolean
     LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
@@ -846,12 +885,14 @@ enum PostgresSchema {
       forum.files_before_insert(), forum.latest_change(), forum.is_trusted(),
       forum.private_rows(text, text, text[]), forum.reader_keys(text, text, text, text[]),
       forum.update_object(text, text, text[], jsonb, jsonb, text[], text[], text[]),
-      forum.private_changes(bigint, bigint, bigint) FROM PUBLIC;
+      forum.private_changes(bigint, bigint, bigint), forum.read_positions_of(text[]),
+      forum.read_position(text), forum.mark_read(text[], bigint[]) FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.now_ms(), forum.caller_id(), forum.principals(),
       forum.sign_in(), forum.is_bookkeeping(), forum.latest_change(), forum.is_trusted(),
       forum.private_rows(text, text, text[]),
       forum.update_object(text, text, text[], jsonb, jsonb, text[], text[], text[]),
-      forum.private_changes(bigint, bigint, bigint) TO forum_member;
+      forum.private_changes(bigint, bigint, bigint), forum.read_positions_of(text[]),
+      forum.read_position(text), forum.mark_read(text[], bigint[]) TO forum_member;
     """
 
   /// Row-level security, grants and the owner's reach, rebuilt on every `forum init`.
@@ -873,9 +914,8 @@ enum PostgresSchema {
       GRANT INSERT (name, mime_type, readers, writers, data) ON forum.files TO forum_member;
       GRANT UPDATE (readers, writers) ON forum.files TO forum_member;
       GRANT SELECT ON forum.meta TO forum_member;
-      GRANT SELECT ON forum.read_positions TO forum_member;
-      GRANT INSERT (user_id, object_id, position) ON forum.read_positions TO forum_member;
-      GRANT UPDATE (position) ON forum.read_positions TO forum_member;
+      -- Read positions are private to each user: no grant at all (a leakproof probe on
+      -- user_id and object_id told whose existed); forum.read_positions_of / forum.mark_read.
       GRANT SELECT ON forum.revisions TO forum_member;
       GRANT SELECT ON forum.changes TO forum_member;
       REVOKE ALL ON SEQUENCE forum.change_seq FROM PUBLIC, forum_member;
@@ -925,9 +965,6 @@ enum PostgresSchema {
         USING (\(writable)) WITH CHECK (true);
 
       DROP POLICY IF EXISTS member_own ON forum.read_positions;
-      CREATE POLICY member_own ON forum.read_positions FOR ALL TO forum_member
-        USING (user_id = (SELECT forum.caller_id()))
-        WITH CHECK (user_id = (SELECT forum.caller_id()));
       DROP POLICY IF EXISTS member_read ON forum.revisions;
       CREATE POLICY member_read ON forum.revisions FOR SELECT TO forum_member
         USING (EXISTS (SELECT 1 FROM forum.objects o WHERE o.object_id = revisions.object_id));

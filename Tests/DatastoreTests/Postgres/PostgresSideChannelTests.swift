@@ -408,4 +408,41 @@ struct PostgresSideChannelTests {
       ) { "SELECT 1 FROM forum.files WHERE name = '\($0)'" }
     }
   }
+
+  /// Read positions are each user's own: a member could not read others', but a leakproof probe
+  /// on the key (`user_id`, `object_id`) told whether Bob had opened a conversation or thread.
+  @Test("whose read positions exist is not in any plan a member sees")
+  func readPositions() throws {
+    let scene = try PostgresSideChannelTests.scene(messages: 1)
+    defer { scene.board.remove() }
+    let bob = scene.ids["bob"]!
+    let engine = try PostgresEngine(uri: scene.board["bob"].uri)
+    try engine.prepare(rules: boardRulesForTests, indexes: PostgresSideChannelTests.textIndexes)
+    let login = try engine.signIn(secret: "", previousSecret: nil, sessionLifetime: 1)
+    try engine.markRead(
+      "Conversation", objectId: scene.conversation, upTo: 1, as: login.principals)
+    let state = try engine.unread(
+      "Conversation", objectIds: [scene.conversation], countUpTo: 10, as: login.principals)
+    #expect(state[scene.conversation]?.position == 1)
+    expectRefused("Carol selects read positions", states: ["42501"]) {
+      try scene.carol.query(
+        "SELECT 1 FROM forum.read_positions WHERE user_id = $1 AND object_id = $2",
+        [.text(bob), .text(scene.conversation)])
+    }
+    expectRefused("Carol writes one for Bob", states: ["42501"]) {
+      try scene.carol.query(
+        "INSERT INTO forum.read_positions VALUES ($1, $2, 5) RETURNING 1",
+        [.text(bob), .text(scene.conversation)])
+    }
+    // Through the functions she reaches her own positions only, at the same cost.
+    try PostgresSideChannelTests.expectSame(
+      "read_positions_of", scene.carol, [scene.conversation, Validation.randomId()]
+    ) { "SELECT * FROM forum.read_positions_of(ARRAY['\($0)'])" }
+    try PostgresSideChannelTests.expectSame(
+      "read_position", scene.carol, [scene.conversation, Validation.randomId()]
+    ) { "SELECT forum.read_position('\($0)')" }
+    let hers = try scene.carol.query(
+      "SELECT count(*) FROM forum.read_positions_of($1)", [.text("{\(scene.conversation)}")])
+    #expect(hers.int(0, 0) == 0)
+  }
 }
