@@ -87,6 +87,11 @@ struct ChatRoom {
           report(error)
           continue
         }
+        let pasted = (session.input as? LineEditor)?.lastLineWasPasted == true
+        if pasted {
+          try postPaste(first: text)
+          continue
+        }
         if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
         if text.hasPrefix("/") && !text.hasPrefix("//") {
           let command = CommandWords(line: String(text.dropFirst()))
@@ -119,7 +124,7 @@ struct ChatRoom {
     }
   }
 
-  private func report(_ error: Error) {
+  func report(_ error: Error) {
     ForumMain.report(
       CLIError(error), json: session.jsonErrors, line: nil, japanese: session.terminal.japanese)
   }
