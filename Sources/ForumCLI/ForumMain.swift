@@ -190,7 +190,7 @@ public enum ForumMain {
     case .deleteRefused: return messages.deleteRefused
     case .refused(let text, _): return text
     case .image(let rejection):
-      return messages.imageRefused(rejection.reason)
+      return messages.imageRefused(rejection)
     case .imageLibrary(let missing): return messages.imageLibraryUnavailable(missing)
     case .datastore(let error):
       switch error.code {

@@ -20,7 +20,7 @@ enum ImageAttachment {
       try ImageDecoder.verify(image)
       return image
     } catch let rejection as ImageRejection {
-      throw ImageRejection(rejection.kind, "\(SafeText.sanitize(path)): \(rejection.reason)")
+      throw rejection.about(SafeText.sanitize(path))
     }
   }
 

@@ -21,17 +21,13 @@ final class Session {
   /// True for `forum COMMAND …`: its drafts come from stdin.
   let oneShot: Bool
 
+  /// Where the prompt is (current thread, last listing, what the live view showed): commands
+  /// tell it what they showed; only it keeps that state.
+  let navigation: Navigation
   /// The thread `show` opened last at the prompt; `comment TEXT` and `/N` act on it.
-  var currentThread: Int? {
-    didSet { if currentThread != oldValue { newestSeenComment = nil } }
-  }
-  /// In the current thread, the newest comment number already on screen; newer ones are
-  /// printed as they arrive (the chat-room seeds' live view).
-  var newestSeenComment: Int?
+  var currentThread: Int? { navigation.currentThread }
   /// The board's change feed at the prompt and in rooms (`LiveFeed`, `Session+Live`).
   private(set) lazy var live = LiveFeed(board: board)
-  /// What `next`/`prev` continue: the last listing or thread shown, and its page.
-  var lastListing: Listing?
   private(set) var json: Bool
   private(set) var useColor: Bool
 
@@ -44,19 +40,7 @@ final class Session {
   /// The running command's draft when it could not be kept on disk, to print if not posted.
   var unsavedDraft: String?
 
-  enum Listing {
-    case threads(page: Int)
-    case unread(page: Int)
-    case thread(number: Int, page: Int)
-    case search(SearchQuery, page: Int)
-  }
-
-  /// A search as typed, for `next` to turn its pages.
-  struct SearchQuery {
-    let terms: [String]
-    let author: String?
-    let thread: Int?
-  }
+  typealias SearchQuery = Navigation.SearchQuery
 
   init(
     board: Board, terminal: Terminal, input: LineInput, options: GlobalOptions, oneShot: Bool
@@ -67,6 +51,7 @@ final class Session {
     self.options = options
     self.oneShot = oneShot
     atPrompt = !oneShot && input.isInteractive
+    navigation = Navigation(atPrompt: atPrompt)
     json = options.json
     useColor = terminal.useColor && !options.noColor
   }

@@ -145,3 +145,33 @@ extension Completion {
     return false
   }
 }
+
+/// The prompt's navigation state has one owner, and its rules hold there.
+@Suite("navigation state")
+struct NavigationStateTests {
+  @Test func anotherThreadStartsUnseenAndScriptsHaveNone() {
+    let prompt = Navigation(atPrompt: true)
+    prompt.enter(3)
+    prompt.saw(upTo: 7, in: 3)
+    #expect(prompt.currentThread == 3 && prompt.newestSeenComment == 7)
+    prompt.posted(8, in: 3)
+    #expect(prompt.newestSeenComment == 8, "one's own comment right after needs no echo")
+    prompt.posted(10, in: 3)
+    #expect(prompt.newestSeenComment == 8, "comment 9 arrived meanwhile: it is still to show")
+    prompt.saw(upTo: 20, in: 4)
+    #expect(prompt.newestSeenComment == 8, "another thread's comments are not this one's")
+    prompt.enter(4)
+    #expect(prompt.currentThread == 4 && prompt.newestSeenComment == nil)
+    prompt.leave()
+    #expect(prompt.currentThread == nil && prompt.watched == nil)
+
+    let script = Navigation(atPrompt: false)
+    script.enter(3)
+    #expect(script.currentThread == nil)
+    script.listed(.threads(page: 2))
+    guard case .threads(page: 2) = script.lastListing else {
+      Issue.record("a script's listing is still continued by next")
+      return
+    }
+  }
+}

@@ -59,6 +59,50 @@ struct SmallDefectsTests {
     #expect(Set(widths).count == 1, "\(zip(rows, widths).map { "\($1) «\($0)»" })")
     #expect(widths.allSatisfy { $0 <= 40 })
   }
+
+  /// Under `LANG=ja` no English was to be left in a line: `(#4 was deleted by a moderator)`,
+  /// `no such file`, `(there is no user @Alice)` and their kind.
+  @Test func japaneseErrorsHoldNoEnglish() throws {
+    let forum = try ForumFixture()
+    let ja = "ja_JP.UTF-8"
+    try forum.ok(["list"], profile: "owner")
+    try forum.ok(["new", "--title", "t", "--description", "d"])
+    try forum.ok(["comment", "1", "spam"])
+    try forum.ok(["new", "--title", "gone", "--description", "d"])
+    try forum.ok(["mod", "add", "@" + (try handle(forum, "mod"))], profile: "owner")
+    try forum.ok(["delete", "1/1", "--yes"], profile: "mod")
+    try forum.ok(["delete", "2", "--yes"], profile: "mod")
+    let directory = forum.root + "/a-directory"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let lines: [[String]] = [
+      ["edit", "1/1", "new text"],
+      ["edit", "2", "--title", "back"],
+      ["history", "1/1"],
+      ["new", "--title", "t", "--description", "d", "--image", forum.root + "/missing.png"],
+      ["new", "--title", "t", "--description", "d", "--image", directory],
+      ["dm", "@Alice", "hello"],
+      ["dm", "@nobody1234", "hello"],
+      ["show", "99"],
+      ["reply", "1/99", "x"],
+      ["image", "1"],
+      ["delete", "1/1", "--yes"],
+      ["--images", "sixel", "list"],
+      ["list", "--nope"],
+    ]
+    // Two English words in a row, not an option's value (`--page last`) nor a handle.
+    let english = try NSRegularExpression(pattern: "(?<![-@\\w])[A-Za-z]{2,} [A-Za-z]+")
+    for line in lines {
+      let result = try forum.run(line, lang: ja)
+      #expect(result.status != 0, "\(line)")
+      let text = result.stderr
+      let found = english.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
+      #expect(found == nil, "\(line): \(text)")
+      #expect(
+        !text.isEmpty && text.unicodeScalars.contains { $0.value >= 0x3040 }, "\(line): \(text)")
+    }
+    let whoami = try forum.run(["whoami"], lang: ja).stdoutLines
+    #expect(whoami.dropFirst().map { $0.prefix { $0 != ":" } } == ["ユーザー ID", "プロファイル", "データベース"])
+  }
 }
 
 /// Cells as a terminal draws them: an emoji sequence is one wide character.

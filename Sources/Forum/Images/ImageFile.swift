@@ -12,7 +12,9 @@ public enum ImageFile {
   /// Throws `ImageRejection` (kind `.overLimit` above `limit`, `.unreadable` otherwise).
   public static func read(path: String, limit: Int) throws -> Data {
     let expanded = expandTilde(path)
-    guard !expanded.isEmpty else { throw ImageRejection(.unreadable, "no file name given") }
+    guard !expanded.isEmpty else {
+      throw ImageRejection(.unreadable, "no file name given", cause: .noFileName)
+    }
     // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
     let fd = open(expanded, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { throw rejection(errno: errno) }
@@ -23,7 +25,7 @@ public enum ImageFile {
     // The size is only a hint (files can grow, /proc files claim 0), so reading stops past limit.
     if Int(info.st_size) > limit { throw overLimit(limit, size: Int(info.st_size)) }
     let bytes = try readAll(fd, upTo: limit + 1, expected: Int(info.st_size))
-    if bytes.isEmpty { throw ImageRejection(.unreadable, "is empty") }
+    if bytes.isEmpty { throw ImageRejection(.unreadable, "is empty", cause: .empty) }
     if bytes.count > limit { throw overLimit(limit, size: nil) }
     return Data(bytes)
   }
@@ -56,25 +58,36 @@ public enum ImageFile {
   private static func refusal(mode: mode_t) -> ImageRejection? {
     switch mode & S_IFMT {
     case S_IFREG: return nil
-    case S_IFDIR: return ImageRejection(.unreadable, "is a directory")
-    case S_IFIFO: return ImageRejection(.unreadable, "is not a regular file (a FIFO)")
-    case S_IFCHR, S_IFBLK: return ImageRejection(.unreadable, "is not a regular file (a device)")
-    case S_IFSOCK: return ImageRejection(.unreadable, "is not a regular file (a socket)")
-    default: return ImageRejection(.unreadable, "is not a regular file")
+    case S_IFDIR: return ImageRejection(.unreadable, "is a directory", cause: .directory)
+    case S_IFIFO: return notRegular("FIFO")
+    case S_IFCHR, S_IFBLK: return notRegular("device")
+    case S_IFSOCK: return notRegular("socket")
+    default: return notRegular(nil)
     }
+  }
+
+  private static func notRegular(_ what: String?) -> ImageRejection {
+    ImageRejection(
+      .unreadable, "is not a regular file" + (what.map { " (a \($0))" } ?? ""),
+      cause: .notRegularFile(what: what))
   }
 
   private static func overLimit(_ limit: Int, size: Int?) -> ImageRejection {
     let actual = size.map { "is \(formatSize($0)), " } ?? ""
-    return ImageRejection(.overLimit, "\(actual)larger than the \(formatSize(limit)) limit")
+    return ImageRejection(
+      .overLimit, "\(actual)larger than the \(formatSize(limit)) limit",
+      cause: .overLimit(size: size, limit: limit))
   }
 
   private static func rejection(errno code: Int32) -> ImageRejection {
     switch code {
-    case ENOENT: return ImageRejection(.unreadable, "no such file")
-    case EACCES, EPERM: return ImageRejection(.unreadable, "permission denied")
-    case ENOTDIR: return ImageRejection(.unreadable, "a part of the path is not a directory")
-    case ENXIO: return ImageRejection(.unreadable, "is not a regular file")
+    case ENOENT: return ImageRejection(.unreadable, "no such file", cause: .noSuchFile)
+    case EACCES, EPERM:
+      return ImageRejection(.unreadable, "permission denied", cause: .permissionDenied)
+    case ENOTDIR:
+      return ImageRejection(
+        .unreadable, "a part of the path is not a directory", cause: .pathNotDirectory)
+    case ENXIO: return notRegular(nil)
     default:
       let message = String(cString: strerror(code))
       return ImageRejection(.unreadable, message.prefix(1).lowercased() + message.dropFirst())

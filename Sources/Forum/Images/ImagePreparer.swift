@@ -29,9 +29,10 @@ public enum ImagePreparer {
   /// Checks `data` is a whole PNG, JPEG, GIF or WebP of a sane size and strips its metadata.
   /// Throws `ImageRejection` with a one-line reason otherwise.
   public static func prepare(_ data: Data) throws -> PreparedImage {
-    if data.isEmpty { throw ImageRejection(.unreadable, "is empty") }
+    if data.isEmpty { throw ImageRejection(.unreadable, "is empty", cause: .empty) }
     guard let format = ImageFormat.sniff(data) else {
-      throw ImageRejection(.notAnImage, "not an image (PNG, JPEG, GIF or WebP expected)")
+      throw ImageRejection(
+        .notAnImage, "not an image (PNG, JPEG, GIF or WebP expected)", cause: .notAnImage)
     }
     let bytes = [UInt8](data)
     let scanned: ScannedImage

@@ -14,15 +14,40 @@ public struct ImageRejection: Error, Equatable, Sendable, CustomStringConvertibl
     case unsupported
   }
 
+  /// What a refusal of a file (not of its bytes) is, as a value each language words itself.
+  public enum Cause: Equatable, Sendable {
+    case noFileName, empty, noSuchFile, permissionDenied, pathNotDirectory, directory
+    case notRegularFile(what: String?)
+    case overLimit(size: Int?, limit: Int)
+    case notAnImage
+    /// Said only in `reason` (a decoder's detail, a system error).
+    case other
+  }
+
   public let kind: Kind
   public let reason: String
+  public let cause: Cause
+  /// The file's path, when the caller put it in front of the reason.
+  public let path: String?
 
-  public init(_ kind: Kind, _ reason: String) {
+  public init(_ kind: Kind, _ reason: String, cause: Cause = .other, path: String? = nil) {
     self.kind = kind
     self.reason = reason
+    self.cause = cause
+    self.path = path
+  }
+
+  /// The same refusal naming the file it is about.
+  public func about(_ path: String) -> ImageRejection {
+    ImageRejection(kind, "\(path): \(reason)", cause: cause, path: path)
   }
 
   public var description: String { reason }
+
+  /// The same refusal: the cause and path only word it.
+  public static func == (a: ImageRejection, b: ImageRejection) -> Bool {
+    a.kind == b.kind && a.reason == b.reason
+  }
 
   static func truncated(_ format: ImageFormat, _ detail: String? = nil) -> ImageRejection {
     ImageRejection(.damaged, "truncated \(format.displayName)" + (detail.map { " (\($0))" } ?? ""))

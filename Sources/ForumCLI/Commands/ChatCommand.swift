@@ -12,11 +12,15 @@ enum ChatCommand: ForumCommand {
       "Shows the last 20 comments, then posts each line you type as a comment (no `comment` "
         + "needed); others' lines appear as they are sent, yours are marked (you). `/leave` or "
         + "Ctrl-D leaves the room; `/COMMAND` runs a command (`/show 3`, `/quit`); `//text` posts "
-        + "a line that starts with `/`. Needs a terminal: scripts post with `comment`.",
+        + "a line that starts with `/`. A pasted line is always text, never a command; a paste of "
+        + "several lines asks once: one message, one each, or none. Needs a terminal: scripts "
+        + "post with `comment`.",
       "最新 20 件のコメントを表示し、その後は入力した各行をコメントとして投稿します (`comment` は"
         + "不要)。ほかの人の発言は送られた時点で表示され、自分の発言には (あなた) が付きます。"
         + "`/leave` か Ctrl-D で退出、`/コマンド` でコマンドを実行 (`/show 3`、`/quit`)、"
-        + "`//本文` で `/` から始まる行を投稿します。端末が必要です (スクリプトでは `comment`)。"),
+        + "`//本文` で `/` から始まる行を投稿します。貼り付けた行はコマンドにならず常に本文です。"
+        + "複数行を貼り付けると、1 件で送るか、1 行ずつ送るか、送らないかを一度だけ尋ねます。"
+        + "端末が必要です (スクリプトでは `comment`)。"),
     parameters: [thread])
 
   static let thread = Argument<ThreadNumber>(optional: true)

@@ -48,11 +48,8 @@ enum CommentCommand: ForumCommand {
     }
     let comment = try session.board.addComment(to: number, text: text)
     if let draft = session.activeDraft { session.discardDraft(draft) }
-    if number == session.currentThread, let seen = session.newestSeenComment,
-      seen == comment.number - 1
-    {
-      session.newestSeenComment = comment.number  // nothing else arrived: no need to echo it
-    }
+    // Nothing else arrived meanwhile: no need to echo it.
+    session.navigation.posted(comment.number, in: number)
     if session.json {
       session.emit(comment.json)
     } else {

@@ -43,7 +43,7 @@ enum DeleteCommand: ForumCommand {
         }
         deletion = try session.board.deleteThread(number)
         if session.currentThread == number && deletion == .deleted {
-          session.currentThread = nil
+          session.navigation.leave()
         }
       case .comment(let threadNumber, let number):
         let comment = try session.board.comment(number, inThread: threadNumber)

@@ -49,7 +49,7 @@ enum ListCommand: ForumCommand {
     if threads.items.isEmpty && page > 1 {
       throw CLIError.notFound(session.messages.pastTheEnd(page, "list --unread"))
     }
-    session.lastListing = .unread(page: page)
+    session.navigation.listed(.unread(page: page))
     if session.json {
       session.emitPage(threads.items.map(\.json), page: page, hasMore: threads.hasMore)
       return
@@ -79,7 +79,7 @@ enum ListCommand: ForumCommand {
     if listed.items.isEmpty && page > 1 {
       throw CLIError.notFound(session.messages.pastTheEnd(page, "list --page last"))
     }
-    session.lastListing = .threads(page: page)
+    session.navigation.listed(.threads(page: page))
     if session.json {
       session.emitPage(
         threads.items.map(\.json), page: page, hasMore: threads.hasMore, count: total,

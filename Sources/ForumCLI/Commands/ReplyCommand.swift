@@ -46,11 +46,8 @@ enum ReplyCommand: ForumCommand {
     }
     let comment = try session.board.addComment(to: threadNumber, text: text, replyTo: number)
     if let draft = session.activeDraft { session.discardDraft(draft) }
-    if threadNumber == session.currentThread, let seen = session.newestSeenComment,
-      seen == comment.number - 1
-    {
-      session.newestSeenComment = comment.number
-    }
+    // Nothing else arrived meanwhile: no need to echo it.
+    session.navigation.posted(comment.number, in: threadNumber)
     if session.json {
       session.emit(comment.json)
     } else {

@@ -44,7 +44,7 @@ enum SearchCommand: ForumCommand {
     if results.items.isEmpty && page > 1 {
       throw CLIError.notFound(session.messages.searchPastTheEnd(page))
     }
-    session.lastListing = .search(query, page: page)
+    session.navigation.listed(.search(query, page: page))
     if session.json {
       session.emitPage(results.items.map(\.json), page: page, hasMore: results.hasMore)
       return

@@ -17,9 +17,12 @@ enum WhoamiCommand: ForumCommand {
     print(
       "\(session.style.mine(SafeText.sanitize(board.me.displayName))) "
         + "@\(SafeText.sanitize(board.me.userName))")
-    print("user id:  \(board.me.objectId)")
-    print("profile:  \(board.profileName) (\(SafeText.sanitize(board.profilePath)))")
-    print("database: \(SafeText.sanitize(board.location))")
+    let labels = session.messages.whoamiLabels
+    let width = labels.map(SafeText.width).max() ?? 0
+    func label(_ index: Int) -> String { SafeText.pad(labels[index] + ":", to: width + 2) }
+    print(label(0) + board.me.objectId)
+    print(label(1) + "\(board.profileName) (\(SafeText.sanitize(board.profilePath)))")
+    print(label(2) + SafeText.sanitize(board.location))
     return .next
   }
 }
@@ -54,7 +57,7 @@ enum LeaveCommand: ForumCommand {
     summary: Localized("leave the current thread", "現在のスレッドを離れる"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
-    session.currentThread = nil
+    session.navigation.leave()
     return .next
   }
 }

@@ -71,14 +71,11 @@ enum ShowCommand: ForumCommand {
     let shownUpTo =
       comments.hasMore ? (comments.items.last?.number ?? 0) : thread.lastCommentNumber
     try session.board.markRead(thread, upTo: shownUpTo)
-    if session.atPrompt {
-      session.currentThread = thread.number
-      // The newest comment on screen may be newer than the thread row read before the page.
-      session.newestSeenComment = max(thread.lastCommentNumber, comments.items.last?.number ?? 0)
-      session.live.watched = thread
-      session.live.readUpTo[thread.objectId] = shownUpTo
-    }
-    session.lastListing = .thread(number: thread.number, page: page)
+    // The newest comment on screen may be newer than the thread row read before the page.
+    session.navigation.opened(
+      thread, page: page,
+      newest: max(thread.lastCommentNumber, comments.items.last?.number ?? 0),
+      shownUpTo: shownUpTo)
     if session.json {
       var fields = ["thread": thread.json]
       if let marked { fields["comment"] = marked.json }
@@ -112,7 +109,7 @@ enum NextCommand: ForumCommand {
   }
 
   static func turnPage(by step: Int, in session: Session) throws {
-    switch session.lastListing {
+    switch session.navigation.lastListing {
     case nil:
       throw CLIError.usage(session.messages.nothingToContinue)
     case .threads(let page):

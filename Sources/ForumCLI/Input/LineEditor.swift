@@ -58,9 +58,20 @@ final class LineEditor: LineInput {
 
   /// Lines of a pasted block still to be handed out, each echoed after its prompt.
   private var pastedLines: [[UInt8]] = []
+  /// True when the line `readLine` returned last came from a paste (its newline pasted too,
+  /// not typed): a room then never runs it as a command (`ChatRoom+Paste`).
+  private(set) var lastLineWasPasted = false
+
+  /// Takes the rest of the pasted block, which `readLine` would otherwise hand out one line at
+  /// a time, unechoed.
+  func takePastedLines() -> [[UInt8]] {
+    defer { pastedLines = [] }
+    return pastedLines
+  }
 
   func readLine(prompt: String, history: Bool, completion: CompletionKind) -> InputEvent {
     fflush(stdout)  // when stdout is not the terminal, it is block-buffered
+    lastLineWasPasted = !pastedLines.isEmpty
     if !pastedLines.isEmpty {
       let line = pastedLines.removeFirst()
       fputs(prompt + String(decoding: line, as: UTF8.self) + "\n", stdout)
@@ -146,6 +157,7 @@ final class LineEditor: LineInput {
       if lines.last?.isEmpty == true { lines.removeLast() }
       event = .line(lines.first ?? [])
       pastedLines = Array(lines.dropFirst())
+      lastLineWasPasted = true
     }
     return accept(event, history: history)
   }

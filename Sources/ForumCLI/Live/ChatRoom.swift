@@ -87,6 +87,11 @@ struct ChatRoom {
           report(error)
           continue
         }
+        let pasted = (session.input as? LineEditor)?.lastLineWasPasted == true
+        if pasted {
+          try postPaste(first: text)
+          continue
+        }
         if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
         if text.hasPrefix("/") && !text.hasPrefix("//") {
           let command = CommandWords(line: String(text.dropFirst()))
@@ -109,7 +114,7 @@ struct ChatRoom {
   /// A command inside the room, reported like one at the prompt; the room stays open.
   private func runCommand(_ words: CommandWords) throws -> Session.Outcome {
     let thread = session.currentThread
-    defer { if source.isOpen() { session.currentThread = thread } }
+    defer { if source.isOpen() { session.navigation.enter(thread) } }
     do {
       Interrupt.clear()
       return try session.execute(words)
@@ -119,7 +124,7 @@ struct ChatRoom {
     }
   }
 
-  private func report(_ error: Error) {
+  func report(_ error: Error) {
     ForumMain.report(
       CLIError(error), json: session.jsonErrors, line: nil, japanese: session.terminal.japanese)
   }
@@ -149,7 +154,7 @@ extension ChatRoom {
     let board = session.board
     var shown = 0
     let title = SafeText.truncate(SafeText.sanitize(thread.title), to: 60)
-    session.currentThread = thread.number
+    session.navigation.enter(thread.number)
     let read = ReadMark(position: thread.readPosition ?? 0) {
       try board.markRead(thread, upTo: $0)
     }
@@ -200,7 +205,7 @@ extension ChatRoom {
       belongs: { $0.parentId == thread.objectId },
       isOpen: { session.currentThread == thread.number },
       onLeave: {
-        if session.currentThread == thread.number { session.newestSeenComment = shown }
+        session.navigation.saw(upTo: shown, in: thread.number)
       })
   }
 

@@ -34,11 +34,6 @@ final class LiveFeed {
   private var descriptorChecked = false
   private var wakeDescriptor: Int32?
 
-  /// The thread the prompt shows, as it was read: its id names its comments in the feed, its
-  /// title tells an edit.
-  var watched: ForumThread?
-  /// Read positions the live view moved, by thread id (the watched thread's own is as read).
-  var readUpTo: [String: Int] = [:]
   /// Comments this session deleted itself ("Deleted 1/3." was said), as `thread/number`.
   var deletedHere: Set<String> = []
   /// The person's muted and followed threads (`Session+Follow`), read again when they change.

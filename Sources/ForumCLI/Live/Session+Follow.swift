@@ -20,7 +20,7 @@ extension Session {
 
   func followNotices(_ changes: [Change]) throws -> [String] {
     guard let followed = live.marks?.followed, !followed.isEmpty else { return [] }
-    let here = live.watched.flatMap { $0.number == currentThread ? $0.objectId : nil }
+    let here = navigation.watched.flatMap { $0.number == currentThread ? $0.objectId : nil }
     var ids: [String] = []
     for change in changes
     where change.kind == .created && change.parentId != here && !ids.contains(change.objectId)

@@ -34,9 +34,9 @@ extension Session {
   /// The current thread as the live view knows it, read again when the prompt moved to another.
   func watchedThread() throws -> ForumThread? {
     guard let number = currentThread else { return nil }
-    if let watched = live.watched, watched.number == number { return watched }
+    if let watched = navigation.watched, watched.number == number { return watched }
     let thread = try board.thread(number)
-    live.watched = thread
+    navigation.watch(thread)
     return thread
   }
 
@@ -45,8 +45,7 @@ extension Session {
     if let current = currentThread,
       changes.contains(where: { $0.kind == .deleted && $0.number == Int64(current) })
     {
-      currentThread = nil
-      live.watched = nil
+      navigation.leave()
       lines.append(style.dim(messages.currentThreadGone(current)))
     }
     let gone = Set(changes.filter { $0.kind == .deleted }.map(\.objectId))
@@ -64,7 +63,7 @@ extension Session {
     }
     // An edit of the current thread's title or text by someone else (a comment moves no date
     // of its thread and adds no change of it, on every engine; a take-down is said as one).
-    if let watched = live.watched, watched.number == currentThread,
+    if let watched = navigation.watched, watched.number == currentThread,
       changes.contains(where: { $0.kind == .updated && $0.objectId == watched.objectId }),
       let now = try board.threads(objectIds: [watched.objectId]).first
     {
@@ -72,13 +71,15 @@ extension Session {
         let title = SafeText.truncate(SafeText.sanitize(now.title), to: 60)
         lines.append(style.dim(messages.threadEdited(now.number, title: title)))
       }
-      live.watched = now
+      navigation.watch(now)
     }
     return lines
   }
 
   private func commentNotices(_ changes: [Change]) throws -> [String] {
-    guard let seen = newestSeenComment, let thread = try watchedThread() else { return [] }
+    guard let seen = navigation.newestSeenComment, let thread = try watchedThread() else {
+      return []
+    }
     let here = changes.filter { $0.parentId == thread.objectId }
     guard !here.isEmpty else { return [] }
     var lines: [String] = []
@@ -104,13 +105,13 @@ extension Session {
     let (newest, total) = try board.comments(
       of: thread, after: seen, limit: Session.liveCommentLimit)
     guard let last = newest.last else { return lines }
-    newestSeenComment = last.number
+    navigation.saw(upTo: last.number, in: thread.number)
     // What the live view printed is read, when nothing before it was left out.
-    let position = max(thread.readPosition ?? 0, live.readUpTo[thread.objectId] ?? 0)
+    let position = max(thread.readPosition ?? 0, navigation.readUpTo[thread.objectId] ?? 0)
     if total == newest.count, position >= seen,
       (try? board.markRead(thread, upTo: last.number)) != nil
     {
-      live.readUpTo[thread.objectId] = last.number
+      navigation.markedRead(thread, upTo: last.number)
     }
     if total > newest.count {
       lines.append(style.dim(try gapLine(total - newest.count, after: seen, in: thread)))
@@ -123,7 +124,7 @@ extension Session {
   private func gapLine(_ count: Int, after seen: Int, in thread: ForumThread) throws -> String {
     let page = try board.page(ofComment: seen + 1, in: thread)
     if page > 1 {
-      lastListing = .thread(number: thread.number, page: page - 1)
+      navigation.listed(.thread(number: thread.number, page: page - 1))
       return messages.commentGap(count, since: seen, command: "next")
     }
     return messages.commentGap(count, since: seen, command: "show \(thread.number)")
@@ -136,8 +137,7 @@ extension Session {
     do {
       _ = try board.thread(number)
     } catch let error as DatastoreError where error.code == .notFound {
-      currentThread = nil
-      live.watched = nil
+      navigation.leave()
       print(style.dim(messages.currentThreadGone(number)))
     } catch {}
   }

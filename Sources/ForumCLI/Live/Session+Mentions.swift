@@ -8,7 +8,7 @@ extension Session {
   static let liveAddressedLimit = 3
 
   func addressedNotices(_ changes: [Change]) throws -> [String] {
-    let here = live.watched.flatMap { $0.number == currentThread ? $0.objectId : nil }
+    let here = navigation.watched.flatMap { $0.number == currentThread ? $0.objectId : nil }
     var ids: [String] = []
     for change in changes
     where change.kind == .created && change.parentId != here && !ids.contains(change.objectId) {

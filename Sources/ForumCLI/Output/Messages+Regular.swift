@@ -61,6 +61,10 @@ extension Messages {
     say("@\(handle) is no longer a moderator.", "@\(handle) はモデレーターではなくなりました。")
   }
   var noModerators: String { say("No moderators.", "モデレーターはいません。") }
+  /// `whoami`'s labels: user id, profile, database.
+  var whoamiLabels: [String] {
+    japanese ? ["ユーザー ID", "プロファイル", "データベース"] : ["user id", "profile", "database"]
+  }
   var moderatorListOwnerOnly: String {
     say(
       "You are a moderator; only the board's owner sees every moderator.",

@@ -1,4 +1,5 @@
 import Datastore
+import Forum
 
 /// Every sentence the CLI says to a person, in English and Japanese.
 struct Messages {
@@ -110,8 +111,25 @@ struct Messages {
   var posted: String { pick("posted", "投稿") }
   var updated: String { pick("active", "更新") }
 
-  func imageRefused(_ reason: String) -> String {
-    pick("cannot attach image: \(reason)", "画像を添付できません: \(reason)")
+  func imageRefused(_ rejection: ImageRejection) -> String {
+    guard japanese else { return "cannot attach image: \(rejection.reason)" }
+    let reason: String
+    switch rejection.cause {
+    case .noFileName: reason = "ファイル名がありません"
+    case .empty: reason = "空のファイルです"
+    case .noSuchFile: reason = "ファイルがありません"
+    case .permissionDenied: reason = "読む権限がありません"
+    case .pathNotDirectory: reason = "パスの途中がディレクトリではありません"
+    case .directory: reason = "ディレクトリです"
+    case .notRegularFile: reason = "通常のファイルではありません"
+    case .overLimit(let size, let limit):
+      reason =
+        (size.map { "\(ImageFile.formatSize($0)) で、" } ?? "")
+        + "上限の \(ImageFile.formatSize(limit)) を超えています"
+    case .notAnImage: reason = "画像ではありません (PNG、JPEG、GIF、WebP のどれか)"
+    case .other: return "画像を添付できません: \(rejection.reason)"
+    }
+    return "画像を添付できません: " + (rejection.path.map { "\($0): " } ?? "") + reason
   }
   func imageTooLarge(_ detail: String?) -> String {
     pick("image is too large", "画像が大きすぎます") + (detail.map { ": \($0)" } ?? "")
@@ -159,6 +177,24 @@ struct Messages {
     }
     if detail.hasPrefix("there is no comment "), let last = words.last {
       return "コメント \(last) はありません。"
+    }
+    if detail.hasSuffix(" was deleted by a moderator"), words.count == 6 {
+      return "\(words[0]) はモデレーターが削除しました。"
+    }
+    if detail.hasPrefix("there is no user @"), words.count == 5 {
+      return "ユーザー \(words[4]) はいません。"
+    }
+    if detail == "no such user" { return "そのユーザーはいません。" }
+    if detail.hasPrefix("no conversation with @"), words.count == 5 {
+      return "\(words[3]) との会話はまだありません。"
+    }
+    if detail.hasPrefix("thread #"), detail.hasSuffix(" has no image"), words.count == 5 {
+      return "スレッド \(words[1]) に画像はありません。"
+    }
+    if detail == "a conversation needs someone else" { return "会話には相手が必要です。" }
+    if detail.hasSuffix(" start at 1"), let first = words.first {
+      let what = ["thread": "スレッド番号", "comment": "コメント番号", "pages": "ページ"][first] ?? first
+      return "\(what)は 1 から始まります。"
     }
     guard let field, words.first == field else { return nil }
     let name = fieldName(field)
