@@ -103,7 +103,9 @@ struct EngineConformanceTests {
   private static func transcript(_ engine: any EngineFixture) throws -> [String] {
     let world = try World(engine)
     var lines: [String] = []
+    var starts: [Int64] = []
     func step(_ name: String, _ body: () throws -> Void) {
+      starts.append(Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
       do {
         try body()
         lines.append("step \(name): done")
@@ -112,7 +114,7 @@ struct EngineConformanceTests {
       } catch {
         lines.append("step \(name): error \(error)")
       }
-      // Each write its own millisecond, so dates rank the same on every engine.
+      // The next step starts in a later millisecond than any write of this one.
       usleep(3000)
       lines += reads(world)
     }
@@ -187,11 +189,15 @@ struct EngineConformanceTests {
     // Handles are random too: each is replaced by its person's name.
     let handles = world.boards.map { ($0.board.me.userName, "handle-" + $0.name) }
     return normalized(
-      lines.map { line in handles.reduce(line) { $0.replacing($1.0, with: $1.1) } })
+      lines.map { line in handles.reduce(line) { $0.replacing($1.0, with: $1.1) } },
+      stepStarts: starts)
   }
 
-  /// Ids by first appearance, dates (ISO text or milliseconds) by rank.
-  static func normalized(_ lines: [String]) -> [String] {
+  /// Ids by first appearance, dates (ISO text or milliseconds) by the step that wrote them.
+  /// A date's rank is how many steps had started by then: PostgreSQL dates each statement by the
+  /// clock and SQLite each transaction, so one step's writes (a conversation and its first
+  /// message) may be milliseconds apart on one engine and the same millisecond on the other.
+  static func normalized(_ lines: [String], stepStarts: [Int64]) -> [String] {
     let idPattern = try! Regex(#"\b[A-Za-z0-9]{16}\b"#).wordBoundaryKind(.simple)
     let isoPattern = try! Regex(#"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"#)
     let millisecondsPattern = try! Regex(#"\b1[7-9][0-9]{11}\b"#).wordBoundaryKind(.simple)
@@ -208,7 +214,7 @@ struct EngineConformanceTests {
       }
     }
     let ranks = Dictionary(
-      uniqueKeysWithValues: dates.sorted().enumerated().map { ($0.element, $0.offset) })
+      uniqueKeysWithValues: dates.map { date in (date, stepStarts.count { $0 <= date }) })
     var ids: [Substring: Int] = [:]
     return lines.map { line in
       let original = line
