@@ -4,12 +4,14 @@ import Testing
 
 @testable import Datastore
 
-/// The board's rules as the tests install them (the Forum layer declares the same).
+/// The board's rules as the tests install them: the same as `Board.rules`, or a board made here
+/// is "older than this forum" to forum-bench, which opens it with `Board.rules`.
 let boardRulesForTests = EngineRules(
   sequences: [SequenceRule(className: "Thread", field: "number", sequence: "threadNumber")],
   owners: [
     OwnerRule(className: "Thread", field: "user"), OwnerRule(className: "Comment", field: "user"),
     OwnerRule(className: "Message", field: "user"),
+    OwnerRule(className: "Preference", field: "user"),
   ],
   children: [
     ChildRule(
