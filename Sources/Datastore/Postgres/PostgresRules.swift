@@ -311,62 +311,8 @@ struct PostgresRules: Equatable {
           forum.moderate(text, text), forum.objects_feed() FROM PUBLIC;
         GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;
 
-        DROP TRIGGER IF EXISTS e_feed_insert ON forum.objects;
-        CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.objects
-          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
-        DROP TRIGGER IF EXISTS e_feed_update ON forum.objects;
-        CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.objects
-          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-          WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
-          EXECUTE FUNCTION forum.objects_feed();
-        DROP TRIGGER IF EXISTS e_feed_delete ON forum.objects;
-        CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.objects
-          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
-
-        DROP TRIGGER IF EXISTS a_guard ON forum.objects;
-        CREATE TRIGGER a_guard BEFORE UPDATE ON forum.objects
-          FOR EACH ROW EXECUTE FUNCTION forum.objects_guard();
-        DROP TRIGGER IF EXISTS a_revise ON forum.objects;
-        CREATE TRIGGER a_revise BEFORE UPDATE ON forum.objects
-          FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
-        DROP TRIGGER IF EXISTS b_rules ON forum.objects;
-        CREATE TRIGGER b_rules BEFORE INSERT ON forum.objects
-          FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
-        DROP TRIGGER IF EXISTS c_cascade ON forum.objects;
-        CREATE TRIGGER c_cascade AFTER DELETE ON forum.objects
-          FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
-        DROP TRIGGER IF EXISTS d_follow ON forum.objects;
-        CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.objects
-          FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
-          EXECUTE FUNCTION forum.objects_after_update();
-
-        DROP TRIGGER IF EXISTS e_feed_insert ON forum.private_objects;
-        CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.private_objects
-          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
-        DROP TRIGGER IF EXISTS e_feed_update ON forum.private_objects;
-        CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.private_objects
-          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-          WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
-          EXECUTE FUNCTION forum.objects_feed();
-        DROP TRIGGER IF EXISTS e_feed_delete ON forum.private_objects;
-        CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.private_objects
-          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
-        DROP TRIGGER IF EXISTS a_guard ON forum.private_objects;
-        CREATE TRIGGER a_guard BEFORE UPDATE ON forum.private_objects
-          FOR EACH ROW EXECUTE FUNCTION forum.private_guard();
-        DROP TRIGGER IF EXISTS a_revise ON forum.private_objects;
-        CREATE TRIGGER a_revise BEFORE UPDATE ON forum.private_objects
-          FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
-        DROP TRIGGER IF EXISTS b_rules ON forum.private_objects;
-        CREATE TRIGGER b_rules BEFORE INSERT ON forum.private_objects
-          FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
-        DROP TRIGGER IF EXISTS c_cascade ON forum.private_objects;
-        CREATE TRIGGER c_cascade AFTER DELETE ON forum.private_objects
-          FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
-        DROP TRIGGER IF EXISTS d_follow ON forum.private_objects;
-        CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.private_objects
-          FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
-          EXECUTE FUNCTION forum.objects_after_update();
+        \(Self.objectTriggers(on: "objects", guardFunction: "objects_guard"))
+        \(Self.objectTriggers(on: "private_objects", guardFunction: "private_guard"))
         DROP TRIGGER IF EXISTS z_keys ON forum.private_objects;
         CREATE TRIGGER z_keys BEFORE INSERT OR UPDATE ON forum.private_objects
           FOR EACH ROW EXECUTE FUNCTION forum.private_keep_keys();
@@ -374,6 +320,40 @@ struct PostgresRules: Equatable {
         CREATE TRIGGER a_route BEFORE INSERT ON forum.objects
           FOR EACH ROW EXECUTE FUNCTION forum.objects_route();
         """
+  }
+
+  /// The triggers of a table of objects: public rows (`forum.objects`) and private ones
+  /// (`forum.private_objects`) run the same rules, each with its own update guard.
+  private static func objectTriggers(on table: String, guardFunction: String) -> String {
+    """
+    DROP TRIGGER IF EXISTS e_feed_insert ON forum.\(table);
+    CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.\(table)
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+    DROP TRIGGER IF EXISTS e_feed_update ON forum.\(table);
+    CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.\(table)
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+      WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
+      EXECUTE FUNCTION forum.objects_feed();
+    DROP TRIGGER IF EXISTS e_feed_delete ON forum.\(table);
+    CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.\(table)
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
+    DROP TRIGGER IF EXISTS a_guard ON forum.\(table);
+    CREATE TRIGGER a_guard BEFORE UPDATE ON forum.\(table)
+      FOR EACH ROW EXECUTE FUNCTION forum.\(guardFunction)();
+    DROP TRIGGER IF EXISTS a_revise ON forum.\(table);
+    CREATE TRIGGER a_revise BEFORE UPDATE ON forum.\(table)
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
+    DROP TRIGGER IF EXISTS b_rules ON forum.\(table);
+    CREATE TRIGGER b_rules BEFORE INSERT ON forum.\(table)
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
+    DROP TRIGGER IF EXISTS c_cascade ON forum.\(table);
+    CREATE TRIGGER c_cascade AFTER DELETE ON forum.\(table)
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
+    DROP TRIGGER IF EXISTS d_follow ON forum.\(table);
+    CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.\(table)
+      FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
+      EXECUTE FUNCTION forum.objects_after_update();
+    """
   }
 
   private var privateList: String {
