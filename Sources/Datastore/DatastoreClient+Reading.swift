@@ -22,6 +22,16 @@ extension DatastoreClient {
     try readingEngine.markRead(parentClass, objectId: objectId, upTo: number, as: principals)
   }
 
+  /// Your read position in a parent moves from `number - 1` to `number` (you posted child
+  /// `number` right after all you had read); any other position stays.
+  public func advanceRead(_ parentClass: String, objectId: String, to number: Int64) throws {
+    try requireUser()
+    try checkParent(parentClass)
+    guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
+    guard number >= 1 else { return }
+    try readingEngine.advanceRead(parentClass, objectId: objectId, to: number, as: principals)
+  }
+
   /// Every parent of the class you can read, read to its last child.
   public func markAllRead(_ parentClass: String) throws {
     try requireUser()

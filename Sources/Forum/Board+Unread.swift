@@ -91,11 +91,7 @@ extension Board {
   /// the thread does not come back as unread for your own words.
   func keepCaughtUp(thread objectId: String, after comment: DataObject) throws {
     guard let number = comment["number"]?.intValue else { return }
-    let position = try client.unread(Board.threadClass, objectIds: [objectId], countUpTo: 1)[
-      objectId]?.position
-    if position == number - 1 {
-      try client.markRead(Board.threadClass, objectId: objectId, upTo: number)
-    }
+    try client.advanceRead(Board.threadClass, objectId: objectId, to: number)
   }
 }
 

@@ -6,6 +6,8 @@ let usage = """
                           [--image-every K] [--batch P] [--cache-mb MB] [--dms D]
          forum-bench run --db PATH [--db PATH …] [--forum PATH] [--sqlite3 PATH] [--repeats R]
                          [--big-thread NUMBER] [--small-thread NUMBER] [--comment-thread NUMBER]
+         forum-bench writes --db PATH [--forum PATH] [--sqlite3 PATH] [--count N] [--rounds R]
+                            [--thread NUMBER]
          forum-bench private --db PATH [--db PATH …] [--repeats R]
          forum-bench pg --owner URI --member URI --threads N [--big-thread C] [--repeats R]
          forum-bench hammer --db PATH --count N --tag T
@@ -25,6 +27,8 @@ case "seed":
   exit(SeedCommand.main(Array(arguments.dropFirst())))
 case "run":
   exit(RunCommand.main(Array(arguments.dropFirst())))
+case "writes":
+  exit(PipedWrites.main(Array(arguments.dropFirst())))
 case "private":
   exit(PrivateReadsCommand.main(Array(arguments.dropFirst())))
 case "pg":

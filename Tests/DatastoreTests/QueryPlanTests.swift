@@ -184,3 +184,135 @@ struct QueryPlanTests {
     }
   }
 }
+
+/// Issue 20: the indexes on fields cover only their class's rows, and listings still seek them.
+@Suite("Indexes partial to their class")
+struct PartialIndexTests {
+  static func indexes(_ store: Datastore) throws -> [(name: String, sql: String)] {
+    let storage = try #require(store.engine as? SQLiteEngine)
+    return try storage.connection.prepare(
+      """
+      SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'objects'
+        AND sql IS NOT NULL AND name <> 'objects_class_createDate' ORDER BY name
+      """
+    ).rows { (try $0.text(0) ?? "", try $0.text(1) ?? "") }
+  }
+
+  static let boardIndexes =
+    QueryPlanTests.indexes + [
+      IndexSpec(className: "Conversation", fields: ["user", "lastActivity"])
+    ]
+
+  @Test("every index on a field, the rules' owner and pair indexes too, is partial to its class")
+  func everyIndexIsPartial() throws {
+    try withTemporaryDirectory { directory in
+      let store = try Datastore(
+        path: directory.file("db.sqlite"), rules: boardRulesForTests,
+        indexes: PartialIndexTests.boardIndexes)
+      let indexes = try PartialIndexTests.indexes(store)
+      // 4 declared, the Comment and Message owner indexes, the Conversation pair index.
+      #expect(indexes.count == 7, "\(indexes)")
+      for index in indexes {
+        let className = index.name.split(separator: "_").dropFirst().first {
+          $0 != "owner" && $0 != "unique"
+        }
+        #expect(index.sql.contains("WHERE class = '\(className ?? "")'"), "\(index)")
+      }
+    }
+  }
+
+  @Test("a listing, an unread count and a pair lookup seek the partial indexes")
+  func plansUseThem() throws {
+    try withTemporaryDirectory { directory in
+      let store = try Datastore(
+        path: directory.file("db.sqlite"), rules: boardRulesForTests,
+        indexes: PartialIndexTests.boardIndexes)
+      let storage = try #require(store.engine as? SQLiteEngine)
+      func plan(_ sql: String) throws -> String {
+        try storage.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows { try $0.text(3) ?? "" }
+          .joined(separator: "\n")
+      }
+      let listing = try QueryPlanTests.plan(
+        store,
+        Query(
+          className: "Conversation",
+          equalTo: ["user": .pointer(className: "user", objectId: "AAAAAAAAAAAAAAAA")],
+          order: ["-lastActivity"], limit: 20),
+        QueryPlanTests.reader)
+      #expect(
+        listing.contains {
+          $0.hasPrefix("SEARCH o USING INDEX objects_Conversation_user_lastActivity (class=? AND")
+        },
+        "\(listing)")
+      let pair = try plan(
+        "SELECT 1 FROM objects o WHERE o.class = 'Conversation' AND json_extract(o.data, '$.pair') = 'x'"
+      )
+      #expect(pair.contains("USING INDEX objects_unique_Conversation_pair (class=? AND"), "\(pair)")
+      let mine = try plan(
+        """
+        SELECT count(*) FROM objects c WHERE c.class = 'Comment'
+          AND json_extract(c.data, '$.user.objectId') = 'u' AND json_extract(c.data, '$.thread') = 't'
+          AND json_extract(c.data, '$.number') > 3
+        """)
+      #expect(
+        mine.contains("SEARCH c USING INDEX objects_owner_Comment_user_thread_number (class=? AND"),
+        "\(mine)")
+      // The check can fail: another class's rows are not in the index.
+      let other = try plan(
+        "SELECT 1 FROM objects o WHERE o.class = 'Thread' AND json_extract(o.data, '$.pair') = 'x'")
+      #expect(!other.contains("objects_unique_Conversation_pair"), "\(other)")
+    }
+  }
+
+  @Test("a board made before (whole-table indexes, rules format 7) migrates: partial, nothing lost")
+  func oldBoardMigrates() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory.file("db.sqlite")
+      do {
+        let store = try Datastore(
+          path: path, rules: boardRulesForTests, indexes: PartialIndexTests.boardIndexes)
+        let alice = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+        let thread = try alice.create(
+          "Thread", fields: ["title": .string("old")], acl: .publicRead(owner: alice.userId!))
+        _ = try alice.create(
+          "Comment",
+          fields: [
+            "text": .string("one"),
+            "thread": .pointer(className: "Thread", objectId: thread.objectId),
+          ],
+          acl: .publicRead(owner: alice.userId!))
+        // As today's main left it: every index on the whole table, schema 12, rules format 7.
+        let storage = try #require(store.engine as? SQLiteEngine)
+        for index in try PartialIndexTests.indexes(store) {
+          try storage.connection.execute("DROP INDEX \"\(index.name)\"")
+          let whole = String(index.sql[..<index.sql.range(of: "WHERE class")!.lowerBound])
+          try storage.connection.execute(whole)
+        }
+        try storage.connection.execute(
+          """
+          PRAGMA user_version = 12;
+          UPDATE meta SET value = '7' || substr(value, 2) WHERE key = 'rules';
+          """)
+        #expect(try PartialIndexTests.indexes(store).allSatisfy { !$0.sql.contains("WHERE") })
+      }
+      let store = try Datastore(
+        path: path, rules: boardRulesForTests, indexes: PartialIndexTests.boardIndexes)
+      let indexes = try PartialIndexTests.indexes(store)
+      #expect(indexes.count == 7, "\(indexes)")
+      #expect(indexes.allSatisfy { $0.sql.contains("WHERE class = '") }, "\(indexes)")
+      let alice = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+      let thread = try #require(try alice.find(Query(className: "Thread", limit: 1)).first)
+      #expect(thread["commentCount"] == .int(1))
+      let comment = try alice.create(
+        "Comment",
+        fields: [
+          "text": .string("two"),
+          "thread": .pointer(className: "Thread", objectId: thread.objectId),
+        ],
+        acl: .publicRead(owner: alice.userId!))
+      #expect(comment["number"] == .int(2))
+      let after = try #require(try alice.find(Query(className: "Thread", limit: 1)).first)
+      #expect(after["commentCount"] == .int(2) && after["lastCommentNumber"] == .int(2))
+    }
+  }
+}

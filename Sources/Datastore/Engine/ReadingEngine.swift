@@ -7,6 +7,12 @@ public protocol ReadingEngine: AnyObject {
   func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
     throws
 
+  /// Moves the caller's read position in the parent from `number - 1` to `number` (the caller
+  /// posted child `number` right after all they had read); any other position stays.
+  func advanceRead(
+    _ parentClass: String, objectId: String, to number: Int64, as caller: Principals
+  ) throws
+
   /// Every readable parent of `parentClass` read up to its last child.
   func markAllRead(_ parentClass: String, as caller: Principals) throws
 
@@ -39,6 +45,17 @@ public protocol ReadingEngine: AnyObject {
 
   /// The users in `role`: the board's owner only (`E403001`).
   func members(ofRole role: String, as caller: Principals) throws -> [String]
+}
+
+extension ReadingEngine {
+  public func advanceRead(
+    _ parentClass: String, objectId: String, to number: Int64, as caller: Principals
+  ) throws {
+    let state = try unread(parentClass, objectIds: [objectId], countUpTo: 1, as: caller)
+    if state[objectId]?.position == number - 1 {
+      try markRead(parentClass, objectId: objectId, upTo: number, as: caller)
+    }
+  }
 }
 
 /// Where a caller stands in one parent.

@@ -77,12 +77,12 @@ public final class Connection {
   /// calls). Inside a transaction it just runs.
   public func reading<T>(_ body: () throws -> T) throws -> T {
     guard transactionDepth == 0 else { return try body() }
-    try execute("BEGIN")
+    try prepare("BEGIN").run()
     transactionDepth += 1
     defer { transactionDepth -= 1 }
     do {
       let result = try body()
-      try execute("COMMIT")
+      try prepare("COMMIT").run()
       return result
     } catch {
       try? execute("ROLLBACK")
@@ -94,7 +94,8 @@ public final class Connection {
   /// Nested calls join the outer transaction through a savepoint.
   public func transaction<T>(_ body: () throws -> T) throws -> T {
     let nested = transactionDepth > 0
-    try execute(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE")
+    // Prepared once and kept, as every statement: a write is a few of these.
+    try prepare(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE").run()
     if !nested {
       do { try ensureFileInPlace() } catch {
         try? execute("ROLLBACK")
@@ -105,7 +106,7 @@ public final class Connection {
     defer { transactionDepth -= 1 }
     do {
       let result = try body()
-      try execute(nested ? "RELEASE nested" : "COMMIT")
+      try prepare(nested ? "RELEASE nested" : "COMMIT").run()
       return result
     } catch {
       if nested {

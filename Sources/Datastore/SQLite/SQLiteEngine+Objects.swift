@@ -9,7 +9,7 @@ extension SQLiteEngine {
   {
     try transaction {
       var fields = fields
-      // Numbers and counters are the triggers' to write, whatever was passed.
+      // Numbers and counters are the engine's to write, whatever was passed.
       for field in rules.managedFields(of: className)
       where field != rules.owner(of: className)?.field {
         fields[field] = nil
@@ -18,39 +18,37 @@ extension SQLiteEngine {
       if let pair = rules.pairRule(of: className) {
         acl = try pairACL(pair, &fields, as: caller)
       }
-      if let child = rules.childRule(of: className) {
-        var values: [SQLValue] = [
-          .text(child.parentClass), .text(fields[child.parentField]?.pointerId ?? ""),
-        ]
-        let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
-        let parent = try connection.prepare(
-          "SELECT 1 FROM objects o WHERE o.class = ? AND o.objectId = ? AND \(readable)"
-        ).firstRow(values) { $0.int(0) }
-        guard parent != nil else {
-          throw DatastoreError(.notFound, detail: "no such \(child.parentField)")
-        }
-      }
       for rule in rules.parentRules(of: className) {
         guard let field = rule.fileField, let name = fields[field]?.stringValue else { continue }
         try checkWritableFile(name, as: caller)
       }
-      let id =
-        try connection.prepare(
+      // One statement writes the row whole and returns it (`SQLiteRules.newRow`); a child is
+      // inserted from its parent's row, which must be there and readable, else `E404001`.
+      let row = SQLiteRules.newRow(className, rules, data: "?", now: SQLiteRules.now)
+      var values: [SQLValue] = [.text(className), .text(Validation.randomId())]
+      if row.readers == nil { values.append(.text(ACL.column(acl.readers))) }
+      values += [.text(ACL.column(acl.writers)), .text(JSONValue.object(fields).jsonText())]
+      let columns = "class, objectId, createDate, updateDate, readers, writers, data"
+      let returning = "RETURNING \(columns)"
+      let sql: String
+      if let parent = row.parentCondition, let child = rules.childRule(of: className) {
+        values.append(.text(fields[child.parentField]?.pointerId ?? ""))
+        let readable = SQLiteEngine.aclTest("p.readers", caller, values: &values)
+        sql = """
+          INSERT INTO objects(\(columns))
+          SELECT ?, ?, \(SQLiteRules.now), \(SQLiteRules.now), \(row.readers ?? "?"), ?, \(row.data)
+          FROM objects p WHERE \(parent) AND \(readable) \(returning)
           """
-          INSERT INTO objects(class, objectId, createDate, updateDate, readers, writers, data)
-          VALUES (?, ?, \(SQLiteRules.now), \(SQLiteRules.now), ?, ?, ?) RETURNING id
+      } else {
+        sql = """
+          INSERT INTO objects(\(columns))
+          VALUES (?, ?, \(SQLiteRules.now), \(SQLiteRules.now), ?, ?, \(row.data)) \(returning)
           """
-        ).firstRow(
-          [
-            .text(className), .text(Validation.randomId()), .text(ACL.column(acl.readers)),
-            .text(ACL.column(acl.writers)), .text(JSONValue.object(fields).jsonText()),
-          ]
-        ) { $0.int(0) } ?? 0
-      guard
-        let object = try connection.prepare(
-          "SELECT \(SQLiteEngine.objectColumns) FROM objects o WHERE o.id = ?"
-        ).firstRow([.integer(id)], object)
-      else { throw DatastoreError(.systemError, detail: "an inserted row vanished") }
+      }
+      guard let object = try connection.prepare(sql).firstRow(values, object) else {
+        let parentField = rules.childRule(of: className)?.parentField ?? "parent"
+        throw DatastoreError(.notFound, detail: "no such \(parentField)")
+      }
       return object
     }
   }
@@ -73,8 +71,9 @@ extension SQLiteEngine {
     guard exists != nil else { throw DatastoreError(.notFound, detail: "no such user") }
     let pairKey = PairRule.pairKey(me, partner)
     let taken = try connection.prepare(
-      "SELECT 1 FROM objects o WHERE o.class = ? AND \(SQLiteEngine.expression(for: rule.pairField)) = ?"
-    ).firstRow([.text(rule.className), .text(pairKey)]) { $0.int(0) }
+      "SELECT 1 FROM objects o WHERE o.class = \(SQLiteRules.literal(rule.className)) AND "
+        + "\(SQLiteEngine.expression(for: rule.pairField)) = ?"
+    ).firstRow([.text(pairKey)]) { $0.int(0) }
     guard taken == nil else {
       throw DatastoreError(.invalid, field: rule.pairField, detail: "already exists")
     }
@@ -304,8 +303,8 @@ extension SQLiteEngine {
   static func whereClause(
     _ query: Query, _ caller: Principals, values: inout [SQLValue]
   ) -> String {
-    var terms = ["o.class = ?"]
-    values.append(.text(query.className))
+    // The class as a literal: the planner then uses the indexes partial to it.
+    var terms = ["o.class = \(SQLiteRules.literal(query.className))"]
     for field in query.equalTo.keys.sorted() {
       let expression = expression(for: field)
       switch query.equalTo[field]! {

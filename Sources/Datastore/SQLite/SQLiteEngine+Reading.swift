@@ -35,6 +35,20 @@ extension SQLiteEngine {
     }
   }
 
+  /// One statement: a position that is not there, or not `number - 1`, is left alone.
+  func advanceRead(
+    _ parentClass: String, objectId: String, to number: Int64, as caller: Principals
+  ) throws {
+    let values: [SQLValue] = [
+      .integer(number), .text(try userId(caller)), .text(objectId), .integer(number - 1),
+    ]
+    try guarded {
+      try connection.run(
+        "UPDATE read_positions SET position = ? WHERE userId = ? AND object = ? AND position = ?",
+        values)
+    }
+  }
+
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
     let rule = try childRule(parentClass)
     var values: [SQLValue] = [.text(try userId(caller)), .text(parentClass)]
@@ -71,10 +85,10 @@ extension SQLiteEngine {
     var values: [SQLValue] = []
     if let owner = rules.owner(of: rule.childClass) {
       mine = """
-        (SELECT count(*) FROM objects c WHERE c.class = ?
+        (SELECT count(*) FROM objects c WHERE c.class = \(SQLiteRules.literal(rule.childClass))
            AND json_extract(c.data, '$.\(owner.field).objectId') = ? AND \(afterPosition))
         """
-      values += [.text(rule.childClass), .text(me)]
+      values += [.text(me)]
     }
     values += [.text(me), .text(parentClass)] + objectIds.map { .text($0) }
     let marks = Array(repeating: "?", count: objectIds.count).joined(separator: ", ")
@@ -90,7 +104,7 @@ extension SQLiteEngine {
     // All children after the position, in the (parent, number) index, up to `limit` beyond the
     // caller's own: what is left after taking those away is the count, or at least `limit`.
     let all = """
-      SELECT count(*) FROM (SELECT 1 FROM objects c WHERE c.class = ?
+      SELECT count(*) FROM (SELECT 1 FROM objects c WHERE c.class = \(SQLiteRules.literal(rule.childClass))
         AND json_extract(c.data, \(SQLiteRules.path(rule.parentField)))
           = \(SQLiteRules.pointer(parentClass, "?"))
         AND json_extract(c.data, \(SQLiteRules.path(rule.numberField))) > ? LIMIT ?)
@@ -118,7 +132,7 @@ extension SQLiteEngine {
       var unread = 0
       if !parent.caughtUp {
         let after = try counting.firstRow([
-          .text(rule.childClass), .text(parent.objectId), .integer(parent.position ?? 0),
+          .text(parent.objectId), .integer(parent.position ?? 0),
           .integer(Int64(limit) + parent.mine),
         ]) { $0.int(0) }
         unread = Int(min(Int64(limit), max(0, (after ?? 0) - parent.mine)))

@@ -195,6 +195,14 @@ final class SQLiteEngine: DatastoreEngine {
 
   func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
     try guarded {
+      // Opened without rules (a server): the file's own, reinstalled when a newer forum
+      // renders them otherwise.
+      var rules = rules
+      if rules.isEmpty {
+        rules = try decodeRecordedRules()
+        let format = recordedRules.flatMap { Int($0.prefix { $0 != " " }) } ?? SQLiteRules.format
+        if format >= SQLiteRules.format { rules = EngineRules() }
+      }
       if rules.isEmpty {
         self.rules = try decodeRecordedRules()
       } else {
@@ -243,10 +251,13 @@ final class SQLiteEngine: DatastoreEngine {
     try connection.transaction {
       for spec in missing {
         let columns = spec.fields.map { SQLiteEngine.expression(for: $0, table: nil) }
+        // Partial to the class: other classes' rows are neither in it nor computed for it. The
+        // class stays the first column, so a listing seeks it (`SEARCH … (class=?)`).
         try connection.execute(
           """
           CREATE INDEX IF NOT EXISTS "\(SQLiteEngine.indexName(spec))"
           ON objects(class, \(columns.joined(separator: ", ")))
+          WHERE class = \(SQLiteRules.literal(spec.className))
           """)
       }
     }

@@ -10,8 +10,10 @@
 enum SQLiteRules {
   /// Bumped when the trigger text below changes, so open files get the new triggers (5: the
   /// owners' children indexes; 6: a count never goes below zero, an edit is dated as its row;
-  /// 7: revisions are numbered, and only the first and the latest are kept).
-  static let format = 7
+  /// 7: revisions are numbered, and only the first and the latest are kept; 8: the engine's
+  /// INSERT writes a new row whole (`newRow`), so no trigger rewrites it, and the indexes the
+  /// rules make are partial to their class).
+  static let format = 8
 
   /// A millisecond clock in SQL (SQLite 3.40 has no `unixepoch('subsec')`). `now` is fixed for
   /// the length of one statement, triggers included.
@@ -25,6 +27,54 @@ enum SQLiteRules {
   }
 
   static func path(_ field: String) -> String { "'$.\(field)'" }
+
+  /// A class name as an SQL literal. Queries name their class this way, not as a parameter, so
+  /// that the planner can use the indexes partial to that class (`WHERE class = 'Thread'`).
+  /// Names are `Validation.isName` names; quotes are doubled all the same.
+  static func literal(_ className: String) -> String {
+    "'" + className.replacing("'", with: "''") + "'"
+  }
+
+  /// How the engine's INSERT writes a new row of `className` whole, so that no trigger has to
+  /// rewrite it: `data` is the SQL of the client's JSON text. A child is inserted by
+  /// `INSERT … SELECT … FROM objects p WHERE <parentCondition>`: its number follows its
+  /// parent's last one, its pointer is canonical and its readers are the parent's (`readers`
+  /// is then `p.readers`). A class with a sequence takes the next value (the insert trigger
+  /// moves the counter to it); a parent starts with no children, active at its creation.
+  struct NewRow {
+    var data: String
+    /// For a child: the parent's row (`p`) it is inserted from, given its id as a parameter.
+    var parentCondition: String?
+    var readers: String?
+  }
+
+  static func newRow(_ className: String, _ rules: EngineRules, data: String, now: String)
+    -> NewRow
+  {
+    var sets: [String] = []
+    var row = NewRow(data: data)
+    if let child = rules.childRule(of: className) {
+      sets.append(
+        "\(path(child.numberField)), "
+          + "coalesce(json_extract(p.data, \(path(child.lastNumberField))), 0) + 1")
+      sets.append("\(path(child.parentField)), \(pointer(child.parentClass, "p.objectId"))")
+      row.parentCondition = "p.class = \(literal(child.parentClass)) AND p.objectId = ?"
+      row.readers = "p.readers"
+    }
+    for rule in rules.sequences where rule.className == className {
+      sets.append(
+        "\(path(rule.field)), "
+          + "coalesce((SELECT value FROM counters WHERE name = '\(rule.sequence)'), 0) + 1")
+    }
+    for rule in rules.parentRules(of: className) {
+      sets += [
+        "\(path(rule.countField)), 0", "\(path(rule.lastNumberField)), 0",
+        "\(path(rule.activityField)), \(now)",
+      ]
+    }
+    if !sets.isEmpty { row.data = "json_set(\(data), \(sets.joined(separator: ", ")))" }
+    return row
+  }
 
   /// Every trigger for `rules`, as `CREATE TRIGGER` statements named `rule_…`.
   static func triggers(for rules: EngineRules) -> [String] {
@@ -57,18 +107,9 @@ enum SQLiteRules {
       }
       return cases.isEmpty ? "NULL" : "CASE \(row).class \(cases.joined(separator: " ")) END"
     }
-    // A child's readers are its parent's (the rules' own trigger sets them, perhaps after this
-    // one runs), so the feed takes them from the parent, never from what the client sent.
-    func readers(_ row: String) -> String {
-      let cases = rules.children.map {
-        "WHEN '\($0.childClass)' THEN (SELECT p.readers FROM objects p WHERE p.class = "
-          + "'\($0.parentClass)' AND p.objectId = json_extract(\(row).data, "
-          + "'$.\($0.parentField).objectId'))"
-      }
-      return cases.isEmpty
-        ? "\(row).readers"
-        : "CASE \(row).class \(cases.joined(separator: " ")) ELSE \(row).readers END"
-    }
+    // A child's readers are its parent's: the engine's INSERT takes them from the parent
+    // (`newRow`) and the readers trigger keeps them so.
+    func readers(_ row: String) -> String { "\(row).readers" }
     var numbers = rules.children.map { ($0.childClass, $0.numberField) }
     numbers += rules.sequences.map { ($0.className, $0.field) }
     let numberCases = numbers.map { "WHEN '\($0.0)' THEN json_extract(OLD.data, '$.\($0.1)')" }
@@ -127,20 +168,12 @@ enum SQLiteRules {
       """
   }
 
-  /// After insert: the parent's counters, the sequence, the parent's initial counters, the child's
-  /// number, canonical parent pointer and readers, all from SQL.
+  /// After insert: the parent's counters (a parent that is not there refuses the child) and the
+  /// sequence. The new row itself is written whole by the engine's INSERT (`newRow`).
   private static func insertTrigger(_ className: String, _ rules: EngineRules) -> String? {
     var steps: [String] = []
-    var sets: [String] = []
-    var parentJoin: String?
     if let child = rules.childRule(of: className) {
       let parentId = "json_extract(NEW.data, '$.\(child.parentField).objectId')"
-      let parent = "p.class = '\(child.parentClass)' AND p.objectId = \(parentId)"
-      steps.append(
-        """
-        SELECT RAISE(ABORT, 'E404001 \(child.parentField)')
-          WHERE NOT EXISTS (SELECT 1 FROM objects p WHERE \(parent));
-        """)
       steps.append(
         """
         UPDATE objects SET data = json_set(data,
@@ -149,10 +182,8 @@ enum SQLiteRules {
             \(path(child.activityField)), NEW.createDate)
           WHERE class = '\(child.parentClass)' AND objectId = \(parentId);
         """)
-      sets.append(
-        "\(path(child.numberField)), json_extract(p.data, \(path(child.lastNumberField)))")
-      sets.append("\(path(child.parentField)), \(pointer(child.parentClass, "p.objectId"))")
-      parentJoin = parent
+      // `changes()` in a trigger counts the trigger's last statement: no parent was updated.
+      steps.append("SELECT RAISE(ABORT, 'E404001 \(child.parentField)') WHERE changes() = 0;")
     }
     for rule in rules.sequences where rule.className == className {
       steps.append(
@@ -160,25 +191,6 @@ enum SQLiteRules {
         INSERT INTO counters(name, value) VALUES ('\(rule.sequence)', 1)
           ON CONFLICT(name) DO UPDATE SET value = value + 1;
         """)
-      sets.append(
-        "\(path(rule.field)), (SELECT value FROM counters WHERE name = '\(rule.sequence)')")
-    }
-    for rule in rules.parentRules(of: className) {
-      sets += [
-        "\(path(rule.countField)), 0", "\(path(rule.lastNumberField)), 0",
-        "\(path(rule.activityField)), NEW.createDate",
-      ]
-    }
-    if !sets.isEmpty {
-      let data = "data = json_set(objects.data, \(sets.joined(separator: ", ")))"
-      if let parentJoin {
-        // One look at the parent gives the child its number and its readers.
-        steps.append(
-          "UPDATE objects SET \(data), readers = p.readers FROM objects AS p "
-            + "WHERE objects.id = NEW.id AND \(parentJoin);")
-      } else {
-        steps.append("UPDATE objects SET \(data) WHERE id = NEW.id;")
-      }
     }
     guard !steps.isEmpty else { return nil }
     return """
@@ -234,8 +246,8 @@ enum SQLiteRules {
     }
   }
 
-  /// One object per pair (`PairRule`): a unique index on the class and the pair's key (rows of
-  /// other classes have no key, and NULLs never collide). The engine checks first and says so;
+  /// One object per pair (`PairRule`): a unique index on the pair's key, partial to the
+  /// class (NULLs never collide). The engine checks first and says so;
   /// the index holds even for a writer that does not.
   /// For each child class with an owner: its children by owner, parent and number, so that "my
   /// comments in this thread after my read position" is counted in the index, without reading a
@@ -247,6 +259,7 @@ enum SQLiteRules {
         CREATE INDEX IF NOT EXISTS "\(ownerIndexName(child, owner))"
         ON objects(class, json_extract(data, '$.\(owner.field).objectId'),
           json_extract(data, \(path(child.parentField))), json_extract(data, \(path(child.numberField))))
+        WHERE class = \(literal(child.childClass))
         """
     }
   }
@@ -260,6 +273,7 @@ enum SQLiteRules {
       """
       CREATE UNIQUE INDEX IF NOT EXISTS "objects_unique_\(rule.className)_\(rule.pairField)"
       ON objects(class, json_extract(data, '$.\(rule.pairField)'))
+      WHERE class = \(literal(rule.className))
       """
     }
   }

@@ -217,7 +217,24 @@ enum SQLiteSchema {
       DELETE FROM revisions WHERE number > 1 AND number <= (SELECT r.number FROM revisions r
         WHERE r.object = revisions.object ORDER BY r.id DESC LIMIT 1) - \(Revision.kept - 1);
       """),
+    // Version 13 (issue 20): the expression indexes on `objects` (the board's listings, the
+    // rules' owner and pair indexes) covered every row of every class. They are dropped here and
+    // made again partial to their class (`WHERE class = 'Thread'`) as the engine prepares the
+    // board: its own indexes by name, the rules' with the rules (format 8 reinstalls them).
+    .swift(dropWholeTableIndexes),
   ])
+
+  private static func dropWholeTableIndexes(_ connection: Connection) throws {
+    let names = try connection.prepare(
+      """
+      SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'objects'
+        AND sql IS NOT NULL AND name <> 'objects_class_createDate'
+      """
+    ).rows { try $0.text(0) ?? "" }
+    for name in names {
+      try connection.execute("DROP INDEX \"\(name.replacing("\"", with: "\"\""))\"")
+    }
+  }
 
   /// True (in SQL) when the JSON text `data` is over `DatastoreClient.maximumObjectBytes` or
   /// nests deeper than `DatastoreClient.maximumObjectDepth`.

@@ -37,9 +37,11 @@ enum CommentCommand: ForumCommand {
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let number = try session.thread(invocation[thread], example: "comment 12 TEXT")
-    _ = try session.board.thread(number)  // the thread exists and may be read: ask for text
     var text = invocation.text ?? ""
     if text.isEmpty {
+      // The thread exists and may be read before any text is asked for; with the text given,
+      // posting it finds out (one look at the thread, not two).
+      _ = try session.board.thread(number)
       text =
         try session.offerSavedDraft(.comment(thread: number))
         ?? session.draft(
