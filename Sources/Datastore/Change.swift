@@ -3,6 +3,12 @@
 /// can add, hide or reorder them. A reader learns ids, never content: it reads the objects again
 /// through the ACL.
 public struct Change: Equatable, Sendable {
+  /// How many changes the feed keeps at most, the newest. When a new one would pass it, the
+  /// oldest `pruneBatch` and more go at once, by a range of the sequence (so the feed holds
+  /// between `window - pruneBatch` and `window`, and a write pays for a prune once in a batch).
+  public static let window: Int64 = 50_000
+  public static let pruneBatch: Int64 = 1_000
+
   public enum Kind: Int, Sendable {
     case created = 1
     case updated = 2
@@ -41,10 +47,15 @@ public struct ChangeBatch: Equatable, Sendable {
   public var next: Int64
   /// The batch is full: read again at once for the rest.
   public var hasMore: Bool
+  /// Changes after `since` were pruned (the feed keeps the newest `Change.window`): what the
+  /// reader knew may be stale, so it must read again what it shows; `changes` start at the
+  /// oldest kept. Engines record the last sequence number they pruned, so this is exact.
+  public var missed: Bool
 
-  public init(changes: [Change], next: Int64, hasMore: Bool) {
+  public init(changes: [Change], next: Int64, hasMore: Bool, missed: Bool = false) {
     self.changes = changes
     self.next = next
     self.hasMore = hasMore
+    self.missed = missed
   }
 }

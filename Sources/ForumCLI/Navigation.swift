@@ -89,6 +89,12 @@ final class Navigation {
     watched = thread
   }
 
+  /// The live view fell behind the change feed's window: the current thread as it was read may
+  /// be stale, so it is read again when next needed.
+  func missedChanges() {
+    watched = nil
+  }
+
   /// The live view marked `thread` read up to `number`.
   func markedRead(_ thread: ForumThread, upTo number: Int) {
     readUpTo[thread.objectId] = number

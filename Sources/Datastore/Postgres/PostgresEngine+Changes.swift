@@ -11,7 +11,10 @@ extension PostgresEngine {
     return try feedQuery {
       // The top first: sequence numbers follow commit order (`objects_feed`), so every row up
       // to it is committed and the next read can start above it.
-      let top = try connection.query("SELECT forum.latest_change()").int(0, 0)
+      let edges = try connection.query(
+        "SELECT forum.latest_change(), forum.changes_pruned_through()")
+      let top = edges.int(0, 0)
+      let pruned = edges.int(0, 1)
       var values: [PostgresValue] = [.text(String(since)), .text(String(top))]
       let filter = PostgresEngine.readFilter(caller, values: &values, table: "c")
       values.append(.text(String(limit)))
@@ -35,8 +38,10 @@ extension PostgresEngine {
           parentId: result.text(row, 4), number: result.isNull(row, 5) ? nil : result.int(row, 5))
       }
       let full = rows.count == limit
+      // Rows after `since` were pruned: the reader is told (the window, `Change.window`).
       return ChangeBatch(
-        changes: rows, next: full ? rows.last!.sequence : max(top, since), hasMore: full)
+        changes: rows, next: full ? rows.last!.sequence : max(top, since), hasMore: full,
+        missed: since < pruned)
     }
   }
 

@@ -200,13 +200,52 @@ enum PostgresSchema {
     DELETE FROM forum.revisions r WHERE number > 1 AND number <= (SELECT max(x.number)
       FROM forum.revisions x WHERE x.object_id = r.object_id) - \(Revision.kept - 1);
     """,
+    // Issue 20: the change feed keeps at most the newest `Change.window` sequence numbers. A
+    // feed row that would pass it cuts the oldest at once, `pruneBatch` below the window and
+    // more, by ranges of the `seq` indexes (a row at a time walked the dead rows of every
+    // delete before: minutes); `changes_pruned` records the last number cut, so a reader behind
+    // it is told (`ChangeBatch.missed`). Both feeds, public and private, share the numbers.
+    // An older board's feed is cut now.
+    """
+    CREATE TABLE forum.changes_pruned(id integer PRIMARY KEY CHECK (id = 1), through bigint NOT NULL);
+    INSERT INTO forum.changes_pruned VALUES (1, 0);
+    CREATE FUNCTION forum.changes_prune() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      cut bigint := NEW.seq - \(Change.window - Change.pruneBatch);
+    BEGIN
+      IF NEW.seq - (SELECT through FROM forum.changes_pruned WHERE id = 1) > \(Change.window) THEN
+        DELETE FROM forum.changes WHERE seq <= cut;
+        DELETE FROM forum.private_changes WHERE seq <= cut;
+        UPDATE forum.changes_pruned SET through = greatest(through, cut) WHERE id = 1;
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER changes_prune AFTER INSERT ON forum.changes
+      FOR EACH ROW EXECUTE FUNCTION forum.changes_prune();
+    CREATE TRIGGER changes_prune AFTER INSERT ON forum.private_changes
+      FOR EACH ROW EXECUTE FUNCTION forum.changes_prune();
+    -- The last number pruned, whoever asks: it says only that older changes are gone.
+    CREATE FUNCTION forum.changes_pruned_through() RETURNS bigint
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$ SELECT through FROM forum.changes_pruned WHERE id = 1 $$;
+    REVOKE ALL ON FUNCTION forum.changes_prune(), forum.changes_pruned_through() FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.changes_pruned_through() TO forum_member;
+    UPDATE forum.changes_pruned SET through = greatest(0,
+      (SELECT coalesce(max(seq), 0) FROM forum.changes) - \(Change.window),
+      (SELECT coalesce(max(seq), 0) FROM forum.private_changes) - \(Change.window));
+    DELETE FROM forum.changes WHERE seq <= (SELECT through FROM forum.changes_pruned);
+    DELETE FROM forum.private_changes WHERE seq <= (SELECT through FROM forum.changes_pruned);
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [
     "meta", "objects", "files", "users", "counters", "changes", "read_positions", "revisions",
     "feed_lock", "secrets", "app_identities", "app_sessions", "private_objects", "private_changes",
-    "private_search_text",
+    "private_search_text", "changes_pruned",
   ]
 
   /// Creates or brings up to date the whole schema, in one transaction, as the current role

@@ -16,10 +16,10 @@ extension SQLiteEngine {
       noteDataVersion(try dataVersion())
       // The top first: every row up to it is committed (SQLite has one writer at a time), so the
       // next read can start above it without missing a row committed meanwhile.
-      let top =
-        try connection.prepare("SELECT coalesce(max(seq), 0) FROM changes").firstRow {
-          $0.int(0)
-        } ?? 0
+      let (top, pruned) =
+        try connection.prepare(
+          "SELECT coalesce(max(seq), 0), \(SQLiteSchema.prunedThrough) FROM changes"
+        ).firstRow { ($0.int(0), $0.int(1)) } ?? (0, 0)
       var values: [SQLValue] = [.integer(since), .integer(top)]
       let readable = SQLiteEngine.aclTest("c.readers", caller, values: &values)
       values.append(.integer(Int64(limit)))
@@ -40,8 +40,10 @@ extension SQLiteEngine {
       let full = rows.count == limit
       // A cursor above the top saw a row written by hand that `reclaimFeedNumbers` removed:
       // it comes back to the top, or it would wait for ever above every new change.
+      // Rows after `since` were pruned: the reader is told (the window, `Change.window`).
       return ChangeBatch(
-        changes: rows, next: full ? rows.last!.sequence : top, hasMore: full)
+        changes: rows, next: full ? rows.last!.sequence : top, hasMore: full,
+        missed: since < pruned)
     }
   }
 

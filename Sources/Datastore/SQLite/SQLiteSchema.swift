@@ -222,7 +222,28 @@ enum SQLiteSchema {
     // made again partial to their class (`WHERE class = 'Thread'`) as the engine prepares the
     // board: its own indexes by name, the rules' with the rules (format 8 reinstalls them).
     .swift(dropWholeTableIndexes),
+    // Version 14 (issue 20): the change feed keeps at most the newest `Change.window` rows.
+    // When a new row would pass it, the rows up to `pruneBatch` below the window go at once (a
+    // range of the primary key), and `meta.changesPrunedThrough` records the last number cut, so
+    // a reader behind it is told (`ChangeBatch.missed`). An older board's feed is cut now.
+    .sql(
+      """
+      CREATE TRIGGER changes_prune AFTER INSERT ON changes
+      WHEN NEW.seq - \(prunedThrough) > \(Change.window) BEGIN
+        DELETE FROM changes WHERE seq <= NEW.seq - \(Change.window - Change.pruneBatch);
+        INSERT OR REPLACE INTO meta(key, value)
+          VALUES ('changesPrunedThrough', NEW.seq - \(Change.window - Change.pruneBatch));
+      END;
+      INSERT OR REPLACE INTO meta(key, value)
+        SELECT 'changesPrunedThrough', max(seq) - \(Change.window) FROM changes
+        HAVING max(seq) - \(prunedThrough) > \(Change.window);
+      DELETE FROM changes WHERE seq <= \(prunedThrough);
+      """),
   ])
+
+  /// The last change number the feed pruned (0 for none), in SQL.
+  static let prunedThrough =
+    "coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'changesPrunedThrough'), 0)"
 
   private static func dropWholeTableIndexes(_ connection: Connection) throws {
     let names = try connection.prepare(

@@ -87,6 +87,15 @@ final class LiveFeed {
       // Until the engine says nothing more came in while we read (a few rounds at most).
       for _ in 0..<20 {
         let batch = try board.changes(since: next)
+        if batch.missed {
+          // Away longer than the feed keeps (`Change.window`): one line says so, the view
+          // starts again from now (tens of thousands of notices would tell nothing), and the
+          // current thread is read again when next needed.
+          cursor = try board.latestChange()
+          lastFailure = nil
+          session.navigation.missedChanges()
+          return [session.style.dim(session.messages.liveMissed)]
+        }
         changes += batch.changes
         next = batch.next
         if batch.hasMore { continue }

@@ -43,6 +43,13 @@ extension Messages {
     say("No comments yet; new ones appear below.", "コメントはまだありません。新しいコメントは下に表示されます。")
   }
 
+  /// The live view fell behind the change feed's window: some changes were not seen.
+  var liveMissed: String {
+    say(
+      "… more happened than the live view keeps; list or show to see the board as it is now",
+      "… ライブ表示が保持する以上の変更がありました。list か show で現在の掲示板を表示してください")
+  }
+
   func liveFailed(_ detail: String, stopped: Bool) -> String {
     stopped
       ? say(
