@@ -86,10 +86,15 @@ public final class Board {
   ) throws {
     store = try Datastore.open(
       location, rules: Board.rules, indexes: Board.indexes, fileSizeLimit: fileSizeLimit)
-    (client, me) = try store.signIn(profile: profile, in: profiles)
+    var madeNew = false
+    (client, me) = try store.signIn(profile: profile, in: profiles, madeNew: &madeNew)
+    isNewIdentity = madeNew
     profileName = profile
     profilePath = profiles.path(of: profile)
   }
+
+  /// True when opening the board made the profile a new user here (its first time on it).
+  public let isNewIdentity: Bool
 
   /// Where the board is: a path or a URI.
   public var location: String { store.location }

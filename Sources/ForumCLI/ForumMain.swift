@@ -107,12 +107,25 @@ public enum ForumMain {
       }
     }
     let board: Board
+    let location = options.resolvedDatabasePath()
+    // A board file named by hand that is not there yet may be a typo: the open makes it.
+    let newBoard =
+      options.databasePath != nil && !location.contains("://")
+      && !FileManager.default.fileExists(atPath: location)
     do {
       board = try Board(
-        location: options.resolvedDatabasePath(), profile: options.profile,
+        location: location, profile: options.profile,
         profiles: ProfileStore(directory: ProfileStore.defaultDirectory(environment: environment)))
     } catch {
       return reportOpening(error, json: options.json, japanese: terminal.japanese)
+    }
+    // Said once, when it happens, to the person at the terminal (a script named what it meant).
+    if isatty(STDERR_FILENO) != 0 {
+      if newBoard {
+        writeError("forum: " + messages.newBoard(SafeText.sanitize(location)))
+      } else if board.isNewIdentity && options.profileNamed {
+        writeError("forum: " + messages.newProfile(SafeText.sanitize(options.profile)))
+      }
     }
     let input = makeInput(terminal, options: options)
     let oneShot = !options.command.isEmpty
