@@ -183,7 +183,8 @@ enum SQLiteRules {
           WHERE class = '\(child.parentClass)' AND objectId = \(parentId);
         """)
       // `changes()` in a trigger counts the trigger's last statement: no parent was updated.
-      steps.append("SELECT RAISE(ABORT, 'E404001 \(child.parentField)') WHERE changes() = 0;")
+      steps.append(
+        "SELECT \(TriggerRefusal(.notFound, field: child.parentField).sql) WHERE changes() = 0;")
     }
     for rule in rules.sequences where rule.className == className {
       steps.append(
