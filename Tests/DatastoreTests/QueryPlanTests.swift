@@ -291,6 +291,7 @@ struct PartialIndexTests {
         try storage.connection.execute(
           """
           PRAGMA user_version = 12;
+          DROP TRIGGER changes_prune;
           UPDATE meta SET value = '7' || substr(value, 2) WHERE key = 'rules';
           """)
         #expect(try PartialIndexTests.indexes(store).allSatisfy { !$0.sql.contains("WHERE") })
