@@ -30,6 +30,16 @@ final class SQLiteEngine: DatastoreEngine {
   private(set) var lastDataVersion: Int64?
   func noteDataVersion(_ version: Int64) { lastDataVersion = version }
 
+  /// Sessions `caller` found, by their token's hash, while the database stays in `mark`: a
+  /// server's next request of the same session looks nothing up. Any commit (a logout, a role
+  /// granted, a session ended by hand) moves the mark and empties it; expiry is checked here.
+  private var sessionCache: (mark: StateMark, sessions: [[UInt8]: CachedSession])?
+  private struct CachedSession {
+    let principals: Principals
+    let expiresAt: Int64
+  }
+  private static let maximumCachedSessions = 10_000
+
   /// Opens or creates the database at `path`. A new file is created 0600 (the person who makes a
   /// board decides whom to share it with); an existing file's mode is left alone. Every way the file
   /// can be unusable becomes one `E500001` whose detail says what is wrong with which path.
@@ -308,12 +318,26 @@ final class SQLiteEngine: DatastoreEngine {
 
   func caller(sessionToken: String) throws -> Principals? {
     try guarded {
-      let userId =
-        try connection.prepare(
-          "SELECT userId FROM sessions WHERE tokenHash = ? AND expiresAt > \(SQLiteRules.now)"
-        ).firstRow([.blob(SHA256.hash(sessionToken))]) { try $0.text(0) } ?? nil
-      guard let userId else { return nil }
-      return Principals(userId: userId, roles: try roles(of: userId))
+      let hash = SHA256.hash(sessionToken)
+      let mark = StateMark(external: try dataVersion(), own: connection.totalChanges)
+      if sessionCache?.mark != mark { sessionCache = (mark, [:]) }
+      if let cached = sessionCache?.sessions[hash], cached.expiresAt > BackendDate.now() {
+        return cached.principals
+      }
+      guard
+        let (userId, expiresAt) = try connection.prepare(
+          """
+          SELECT userId, expiresAt FROM sessions
+          WHERE tokenHash = ? AND expiresAt > \(SQLiteRules.now)
+          """
+        ).firstRow([.blob(hash)], { (try $0.text(0) ?? "", $0.int(1)) })
+      else { return nil }
+      let principals = Principals(userId: userId, roles: try roles(of: userId))
+      if sessionCache!.sessions.count >= SQLiteEngine.maximumCachedSessions {
+        sessionCache!.sessions.removeAll()
+      }
+      sessionCache!.sessions[hash] = CachedSession(principals: principals, expiresAt: expiresAt)
+      return principals
     }
   }
 
