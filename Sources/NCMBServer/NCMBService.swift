@@ -57,7 +57,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   static let jsonHeaders = [(name: "content-type", value: "application/json; charset=utf-8")]
 
   private static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
-    HTTPResponse(status: status, headers: jsonHeaders, body: Array(value.jsonText().utf8))
+    HTTPResponse(status: status, headers: jsonHeaders, body: value.jsonBytes())
   }
 
   // MARK: Routing
