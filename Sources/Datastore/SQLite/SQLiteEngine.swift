@@ -30,10 +30,15 @@ final class SQLiteEngine: DatastoreEngine {
   private(set) var lastDataVersion: Int64?
   func noteDataVersion(_ version: Int64) { lastDataVersion = version }
 
-  /// Sessions `caller` found, by their token's hash, while the database stays in `mark`: a
-  /// server's next request of the same session looks nothing up. Any commit (a logout, a role
-  /// granted, a session ended by hand) moves the mark and empties it; expiry is checked here.
+  /// Sessions `caller` found, by their token's hash, while no other connection committed and
+  /// this one wrote no session or role (`identityWrites`): a server's next request of the same
+  /// session looks nothing up, even after it wrote objects. A logout, a role granted, a session
+  /// ended by hand empties it; expiry is checked here.
   private var sessionCache: (mark: StateMark, sessions: [[UInt8]: CachedSession])?
+  /// Writes of this connection to `sessions`, `identities` or `role_members` (the object
+  /// triggers touch none of them).
+  private var identityWrites: Int64 = 0
+  func noteIdentityWrite() { identityWrites += 1 }
   private struct CachedSession {
     let principals: Principals
     let expiresAt: Int64
@@ -270,7 +275,8 @@ final class SQLiteEngine: DatastoreEngine {
   // MARK: Identity
 
   func signIn(secret: String, previousSecret: String?, sessionLifetime: Double) throws -> Login {
-    try transaction {
+    noteIdentityWrite()
+    return try transaction {
       try guarded {
         let hash = SHA256.hash(secret)
         let find = "SELECT userId FROM identities WHERE secretHash = ?"
@@ -319,7 +325,7 @@ final class SQLiteEngine: DatastoreEngine {
   func caller(sessionToken: String) throws -> Principals? {
     try guarded {
       let hash = SHA256.hash(sessionToken)
-      let mark = StateMark(external: try dataVersion(), own: connection.totalChanges)
+      let mark = StateMark(external: try dataVersion(), own: identityWrites)
       if sessionCache?.mark != mark { sessionCache = (mark, [:]) }
       if let cached = sessionCache?.sessions[hash], cached.expiresAt > BackendDate.now() {
         return cached.principals
@@ -347,12 +353,14 @@ final class SQLiteEngine: DatastoreEngine {
   }
 
   func endSessions(userId: String) throws {
+    noteIdentityWrite()
     try guarded {
       try connection.run("DELETE FROM sessions WHERE userId = ?", [.text(userId)])
     }
   }
 
   func addMember(_ userId: String, toRole role: String) throws {
+    noteIdentityWrite()
     try guarded {
       try connection.run(
         "INSERT OR IGNORE INTO role_members(role, userId) VALUES (?, ?)",
