@@ -200,6 +200,15 @@ enum PostgresSchema {
     DELETE FROM forum.revisions r WHERE number > 1 AND number <= (SELECT max(x.number)
       FROM forum.revisions x WHERE x.object_id = r.object_id) - \(Revision.kept - 1);
     """,
+    // An app user may delete its own user (`forum.delete_object`, re-made by every init), which
+    // forgets its anonymous id and sessions: ids and sessions of users deleted by hand before
+    // are forgotten too, so their id signs up anew.
+    """
+    DELETE FROM forum.app_sessions s
+      WHERE NOT EXISTS (SELECT 1 FROM forum.objects o WHERE o.object_id = s.user_id);
+    DELETE FROM forum.app_identities i
+      WHERE NOT EXISTS (SELECT 1 FROM forum.objects o WHERE o.object_id = i.user_id);
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
@@ -845,7 +854,9 @@ enum PostgresSchema {
 
     -- Deletes, as the owner (members hold no DELETE grant, see policiesSQL), of what the caller
     -- may write: `narrowing` (the engine's principals for the call, NULL for all) narrows, never
-    -- widens. The schema's owner may delete anything. True when a row went.
+    -- widens. The schema's owner may delete anything. A member's user is their database role's
+    -- and stays; an app user (a server acting for it) may delete its own, which ends its
+    -- sessions and forgets its anonymous id. True when a row went.
     CREATE OR REPLACE FUNCTION forum.delete_object(class_name text, target text, narrowing text[])
     RETURNS boolean
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -854,12 +865,21 @@ enum PostgresSchema {
       private_id bigint;
       trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
                                          WHERE nspname = 'forum');
+      app_user boolean := class_name = 'user' AND forum.is_server()
+                          AND target = forum.acting_user();
     BEGIN
       DELETE FROM forum.objects
       WHERE object_id = target AND class = class_name
-        AND (trusted OR (class <> 'user' AND writers && forum.principals()))
+        AND (trusted OR (class <> 'user' AND writers && forum.principals())
+             OR (app_user AND writers && forum.principals()))
         AND (narrowing IS NULL OR writers && narrowing);
-      IF FOUND THEN RETURN true; END IF;
+      IF FOUND THEN
+        IF class_name = 'user' THEN
+          DELETE FROM forum.app_sessions WHERE user_id = target;
+          DELETE FROM forum.app_identities WHERE user_id = target;
+        END IF;
+        RETURN true;
+      END IF;
       -- A private class: found from the caller's own rows first.
       SELECT p.id INTO private_id FROM forum.private_rows(class_name, NULL, ARRAY[target]) p
       WHERE p.object_id = target;
