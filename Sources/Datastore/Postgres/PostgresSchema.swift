@@ -211,7 +211,7 @@ enum PostgresSchema {
     INSERT INTO forum.secrets(name, value)
     VALUES ('move_key', replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''))
     ON CONFLICT (name) DO NOTHING;
-    CREATE TABLE forum.private_files(
+    CREATE TABLE IF NOT EXISTS forum.private_files(
       name text PRIMARY KEY,
       mime_type text NOT NULL,
       file_size bigint NOT NULL,
@@ -223,7 +223,7 @@ enum PostgresSchema {
       reader_keys text[] NOT NULL DEFAULT '{}',
       CONSTRAINT private_files_within CHECK (octet_length(data) <= \(Datastore.defaultFileSizeLimit))
     );
-    CREATE INDEX private_files_reader_keys ON forum.private_files
+    CREATE INDEX IF NOT EXISTS private_files_reader_keys ON forum.private_files
       USING gin(reader_keys) WITH (fastupdate = off);
     """,
   ]

@@ -517,6 +517,13 @@ struct PostgresSideChannelTests {
     defer { scene.board.remove() }
     let hidden = try PostgresSideChannelTests.privateThread(scene)
     let owner = try PostgresConnection(uri: scene.board.owner.uri)
+    try scene.alice.query(
+      """
+      INSERT INTO forum.files(name, mime_type, readers, writers, data)
+      VALUES ('secret.png', 'image/png', $1, $1, '\\x2a'::bytea)
+      """, [.text("{\(scene.ids["alice"]!)}")])
+    let file = "SELECT (name, mime_type, file_size, create_date, update_date, readers, writers, data)::text FROM forum.%@"
+    let fileBefore = try owner.query(file.replacing("%@", with: "private_files")).text(0, 0)
     let kept = "class NOT IN ('Conversation', 'Message')"
     try owner.transaction {
       try owner.execute(
@@ -537,6 +544,13 @@ struct PostgresSideChannelTests {
         SELECT * FROM kept_objects ORDER BY create_date;
         ALTER TABLE forum.objects ENABLE TRIGGER USER;
         INSERT INTO forum.changes SELECT * FROM kept_changes;
+        ALTER TABLE forum.files DISABLE TRIGGER USER;
+        INSERT INTO forum.files(name, mime_type, file_size, create_date, update_date, readers,
+                                writers, data)
+        SELECT name, mime_type, file_size, create_date, update_date, readers, writers, data
+        FROM forum.private_files;
+        ALTER TABLE forum.files ENABLE TRIGGER USER;
+        DELETE FROM forum.private_files;
         UPDATE forum.meta SET value = '\(PostgresSchema.steps.count - 1)'
           WHERE key = 'schema_version';
         DELETE FROM forum.secrets WHERE name = 'move_key';
@@ -571,6 +585,8 @@ struct PostgresSideChannelTests {
     #expect(left.int(0, 2) == 4)
     #expect(left.int(0, 3) == 1)
     #expect(left.int(0, 4) == 1)
+    #expect(try owner.query(file.replacing("%@", with: "private_files")).text(0, 0) == fileBefore)
+    #expect(try owner.query(file.replacing("%@", with: "files")).rowCount == 0)
     try PostgresSideChannelTests.expectSame(
       "thread id after the move", scene.carol, [hidden.thread, Validation.randomId()]
     ) { "SELECT 1 FROM forum.objects WHERE object_id = '\($0)'" }
