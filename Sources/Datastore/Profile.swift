@@ -188,6 +188,15 @@ extension Datastore {
   public func signIn(profile name: String, in profiles: ProfileStore) throws -> (
     client: DatastoreClient, user: User
   ) {
+    var madeNew = false
+    return try signIn(profile: name, in: profiles, madeNew: &madeNew)
+  }
+
+  /// `signIn`, telling whether it made the profile a new user on this board (the person may
+  /// have mistyped the profile's name).
+  public func signIn(profile name: String, in profiles: ProfileStore, madeNew: inout Bool) throws
+    -> (client: DatastoreClient, user: User)
+  {
     if let signedIn = try resumeSession(of: try profiles.loadOrCreate(name)) { return signedIn }
     return try profiles.withLock(name) {
       var profile = try profiles.loadOrCreate(name)
@@ -195,15 +204,19 @@ extension Datastore {
       if let signedIn = try resumeSession(of: profile) { return signedIn }
       var previous: String?
       let secret: String
+      var secretIsNew = false
       if let known = profile.secrets[boardId] {
         secret = known
       } else {
+        secretIsNew = true
         secret = Datastore.newSecret()
         previous = profile.legacyId
         profile.secrets[boardId] = secret
         try profiles.save(profile)
       }
       let login = try loginAnonymously(secret: secret, previousSecret: previous)
+      // A secret made just now named nobody (unless the old version's id found its user).
+      madeNew = secretIsNew && previous == nil
       profile.sessions[boardId] = login.sessionToken
       try profiles.save(profile)
       return (client(login), login.user)

@@ -107,12 +107,25 @@ public enum ForumMain {
       }
     }
     let board: Board
+    let location = options.resolvedDatabasePath()
+    // A board file named by hand that is not there yet may be a typo: the open makes it.
+    let newBoard =
+      options.databasePath != nil && !location.contains("://")
+      && !FileManager.default.fileExists(atPath: location)
     do {
       board = try Board(
-        location: options.resolvedDatabasePath(), profile: options.profile,
+        location: location, profile: options.profile,
         profiles: ProfileStore(directory: ProfileStore.defaultDirectory(environment: environment)))
     } catch {
       return reportOpening(error, json: options.json, japanese: terminal.japanese)
+    }
+    // Said once, when it happens, to the person at the terminal (a script named what it meant).
+    if isatty(STDERR_FILENO) != 0 {
+      if newBoard {
+        writeError("forum: " + messages.newBoard(SafeText.sanitize(location)))
+      } else if board.isNewIdentity && options.profileNamed {
+        writeError("forum: " + messages.newProfile(SafeText.sanitize(options.profile)))
+      }
     }
     let input = makeInput(terminal, options: options)
     let oneShot = !options.command.isEmpty
@@ -196,11 +209,9 @@ public enum ForumMain {
       switch error.code {
       case .noAccess: return messages.permissionRefused
       case .authentication: return messages.sessionRefused
-      case .fileTooLarge: return messages.imageTooLarge(error.detail)
+      case .fileTooLarge: return messages.fileTooLarge(error)
       case .empty: return messages.empty(error.field ?? "value")
-      case .invalid, .notFound, .systemError:
-        return messages.failure(code: error.code, field: error.field, detail: error.detail)
-          ?? error.detail.map { messages.personDetail($0, field: error.field) } ?? error.message
+      case .invalid, .notFound, .systemError: return messages.failure(error)
       }
     }
   }

@@ -25,6 +25,8 @@ enum ImageMode: String, CaseIterable, ArgumentValue {
 struct GlobalOptions {
   var databasePath: String?
   var profile: String
+  /// True when the profile was named (`--profile`, `$FORUM_PROFILE`), so it may be mistyped.
+  var profileNamed = false
   var json = false
   var noColor = false
   var images = ImageMode.auto
@@ -101,6 +103,7 @@ struct GlobalOptions {
     self.environment = environment
     databasePath = environment["FORUM_DB"].flatMap { $0.isEmpty ? nil : $0 }
     profile = environment["FORUM_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+    profileNamed = profile != "default"
     var index = 0
     while index < arguments.count {
       let word = arguments[index]
@@ -134,7 +137,9 @@ struct GlobalOptions {
       }
       switch option.name {
       case Self.db.name: databasePath = value as? String
-      case Self.profileOption.name: profile = value as? String ?? profile
+      case Self.profileOption.name:
+        profile = value as? String ?? profile
+        profileNamed = profile != "default"
       case Self.imagesOption.name: images = value as? ImageMode ?? images
       case Self.jsonFlag.name: json = true
       case Self.bailFlag.name: bail = true

@@ -101,6 +101,8 @@ struct LiveTerminalTests {
 
   @Test func hostileTextInANoticeIsShownHarmlessly() throws {
     let forum = try ForumFixture()
+    // The board and alice exist: the banner is then the first line.
+    try forum.ok(["whoami"])
     let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])
     defer { _ = try? tmux.run(["kill-server"]) }
     try tmux.waitForPrompt("forum>")

@@ -101,4 +101,46 @@ struct RegularTerminalTests {
     try tmux.enter("quit")
     #expect(try tmux.waitForExit() == 0)
   }
+
+  /// "Wherever you are": inside a `chat` room and a `dm` room too, with the typed line kept.
+  @Test func aFollowedThreadIsToldInsideRooms() throws {
+    let forum = try ForumFixture()
+    let alice = try #require(
+      try forum.ok(["--json", "whoami"], profile: "alice").json().string("userName"))
+    try forum.ok(["whoami"], profile: "bob")
+    try forum.ok(["new", "--title", "followed"])
+    try forum.ok(["new", "--title", "the room"])
+    try forum.ok(["follow", "1"], profile: "bob")
+    let tmux = try TmuxSession(forum: forum, profile: "bob", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+
+    try tmux.enter("chat 2")
+    try tmux.waitForPrompt("#2 chat>")
+    try tmux.type("typing in the room")
+    try forum.ok(["comment", "1", "news while bob chats"])
+    var screen = try tmux.wait("the follow notice in the chat room") {
+      $0.contains { $0.contains("in #1/1 \"followed\": news while bob chats — show 1/1") }
+        && $0.last == "#2 chat> typing in the room"
+    }
+    #expect(!screen.contains { $0.contains("#2/") }, "nothing was posted in the room: \(screen)")
+    try tmux.press("C-u")
+    try tmux.enter("/leave")
+    try tmux.waitForPrompt("forum #2>")
+
+    try tmux.enter("dm @" + alice)
+    try tmux.waitForPrompt("@\(alice) dm>")
+    try tmux.type("typing to alice")
+    try forum.ok(["comment", "1", "news while bob writes to alice"])
+    screen = try tmux.wait("the follow notice in the dm room") {
+      $0.contains {
+        $0.contains("in #1/2 \"followed\": news while bob writes to alice — show 1/2")
+      } && $0.last == "@\(alice) dm> typing to alice"
+    }
+    try tmux.press("C-u")
+    try tmux.enter("/leave")
+    try tmux.waitForPrompt("forum #2>")
+    try tmux.enter("quit")
+    #expect(try tmux.waitForExit() == 0)
+  }
 }

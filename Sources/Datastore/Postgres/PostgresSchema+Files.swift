@@ -103,7 +103,8 @@ extension PostgresSchema {
         RAISE EXCEPTION USING ERRCODE = 'FA400', MESSAGE = 'acl';
       END IF;
       IF EXISTS (SELECT 1 FROM forum.files f WHERE f.name = file_name) THEN
-        RAISE EXCEPTION USING ERRCODE = '23505', MESSAGE = 'fileName already exists';
+        RAISE EXCEPTION USING ERRCODE = '23505', MESSAGE = 'fileName already exists',
+          TABLE = 'files';
       END IF;
       INSERT INTO forum.private_files(name, mime_type, file_size, create_date, update_date,
                                       readers, writers, data)
@@ -126,7 +127,8 @@ extension PostgresSchema {
         RETURN NULL;
       END IF;
       IF EXISTS (SELECT 1 FROM forum.private_files f WHERE f.name = NEW.name) THEN
-        RAISE EXCEPTION USING ERRCODE = '23505', MESSAGE = 'fileName already exists';
+        RAISE EXCEPTION USING ERRCODE = '23505', MESSAGE = 'fileName already exists',
+          TABLE = 'files';
       END IF;
       RETURN NEW;
     END

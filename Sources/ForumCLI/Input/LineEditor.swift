@@ -120,7 +120,7 @@ final class LineEditor: LineInput {
       }
       if resizeRequested != 0 {
         resizeRequested = 0
-        rl_resize_terminal()
+        LineEditor.redrawAfterResize()
       }
       if continued != 0 {
         continued = 0
@@ -223,6 +223,32 @@ final class LineEditor: LineInput {
     if let prompt = livePrompt?() { rl_set_prompt(prompt) }
     rl_on_new_line()
     rl_forced_update_display()
+  }
+
+  /// The terminal changed width under a half-typed line. Terminals (tmux, VTE, kitty, iTerm2,
+  /// Alacritty…) reflow the line to the new width themselves, and tmux moves rows that no
+  /// longer fit above the cursor into the scrollback, where nothing can reach them. readline's
+  /// `rl_resize_terminal` redraws from where the line started at the old width: a copy of the
+  /// prompt stayed above when narrowed, a line of output was overwritten when widened. The
+  /// terminal already shows the line right, so readline only learns the new width and lays the
+  /// line out again into /dev/null: its record of rows and cursor then matches the screen, and
+  /// the next key draws in place. (A terminal that does not reflow, xterm: Ctrl-L redraws.)
+  private static func redrawAfterResize() {
+    rl_reset_screen_size()
+    guard let null = fopen("/dev/null", "w") else {
+      rl_resize_terminal()
+      return
+    }
+    // readline writes through both (`rl_outstream` for the line's text since 8.1).
+    let (terminalStream, displayStream) = (rl_outstream, _rl_out_stream)
+    rl_outstream = null
+    _rl_out_stream = null
+    rl_on_new_line()
+    rl_forced_update_display()
+    fflush(null)
+    rl_outstream = terminalStream
+    _rl_out_stream = displayStream
+    fclose(null)
   }
 
   private func remember(_ bytes: [UInt8]) {
