@@ -336,45 +336,45 @@ struct PostgresRules: Equatable {
       ? "NOT ('*' = ANY(NEW.readers))"
       : "'*' = ANY(NEW.readers)" + (names.isEmpty ? "" : " AND NEW.class NOT IN (\(names))")
     return """
-    DROP TRIGGER IF EXISTS e_feed_insert ON forum.\(table);
-    CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.\(table)
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NOT forum.is_moving())
-      EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS e_feed_move ON forum.\(table);
-    CREATE CONSTRAINT TRIGGER e_feed_move AFTER INSERT ON forum.\(table)
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-      WHEN (forum.is_moving() AND pg_trigger_depth() = 1)
-      EXECUTE FUNCTION forum.objects_feed('moved');
-    DROP TRIGGER IF EXISTS y_move ON forum.\(table);
-    CREATE TRIGGER y_move BEFORE UPDATE OF readers ON forum.\(table)
-      FOR EACH ROW WHEN (\(moveCondition))
-      EXECUTE FUNCTION forum.objects_move();
-    DROP TRIGGER IF EXISTS e_feed_update ON forum.\(table);
-    CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.\(table)
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-      WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
-      EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS e_feed_delete ON forum.\(table);
-    CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.\(table)
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NOT forum.is_moving())
-      EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS a_guard ON forum.\(table);
-    CREATE TRIGGER a_guard BEFORE UPDATE ON forum.\(table)
-      FOR EACH ROW EXECUTE FUNCTION forum.\(guardFunction)();
-    DROP TRIGGER IF EXISTS a_revise ON forum.\(table);
-    CREATE TRIGGER a_revise BEFORE UPDATE ON forum.\(table)
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
-    DROP TRIGGER IF EXISTS b_rules ON forum.\(table);
-    CREATE TRIGGER b_rules BEFORE INSERT ON forum.\(table)
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
-    DROP TRIGGER IF EXISTS c_cascade ON forum.\(table);
-    CREATE TRIGGER c_cascade AFTER DELETE ON forum.\(table)
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
-    DROP TRIGGER IF EXISTS d_follow ON forum.\(table);
-    CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.\(table)
-      FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
-      EXECUTE FUNCTION forum.objects_after_update();
-    """
+      DROP TRIGGER IF EXISTS e_feed_insert ON forum.\(table);
+      CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.\(table)
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NOT forum.is_moving())
+        EXECUTE FUNCTION forum.objects_feed();
+      DROP TRIGGER IF EXISTS e_feed_move ON forum.\(table);
+      CREATE CONSTRAINT TRIGGER e_feed_move AFTER INSERT ON forum.\(table)
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+        WHEN (forum.is_moving() AND pg_trigger_depth() = 1)
+        EXECUTE FUNCTION forum.objects_feed('moved');
+      DROP TRIGGER IF EXISTS y_move ON forum.\(table);
+      CREATE TRIGGER y_move BEFORE UPDATE OF readers ON forum.\(table)
+        FOR EACH ROW WHEN (\(moveCondition))
+        EXECUTE FUNCTION forum.objects_move();
+      DROP TRIGGER IF EXISTS e_feed_update ON forum.\(table);
+      CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.\(table)
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+        WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
+        EXECUTE FUNCTION forum.objects_feed();
+      DROP TRIGGER IF EXISTS e_feed_delete ON forum.\(table);
+      CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.\(table)
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NOT forum.is_moving())
+        EXECUTE FUNCTION forum.objects_feed();
+      DROP TRIGGER IF EXISTS a_guard ON forum.\(table);
+      CREATE TRIGGER a_guard BEFORE UPDATE ON forum.\(table)
+        FOR EACH ROW EXECUTE FUNCTION forum.\(guardFunction)();
+      DROP TRIGGER IF EXISTS a_revise ON forum.\(table);
+      CREATE TRIGGER a_revise BEFORE UPDATE ON forum.\(table)
+        FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
+      DROP TRIGGER IF EXISTS b_rules ON forum.\(table);
+      CREATE TRIGGER b_rules BEFORE INSERT ON forum.\(table)
+        FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
+      DROP TRIGGER IF EXISTS c_cascade ON forum.\(table);
+      CREATE TRIGGER c_cascade AFTER DELETE ON forum.\(table)
+        FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
+      DROP TRIGGER IF EXISTS d_follow ON forum.\(table);
+      CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.\(table)
+        FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
+        EXECUTE FUNCTION forum.objects_after_update();
+      """
   }
 
   private var privateList: String {

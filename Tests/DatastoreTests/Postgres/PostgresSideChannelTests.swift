@@ -434,15 +434,15 @@ struct PostgresSideChannelTests {
     let hidden = try PostgresSideChannelTests.privateThread(scene)
     let (thread, carol) = (hidden.thread, scene.carol)
     let owner = try PostgresConnection(uri: scene.board.owner.uri)
-    let where_ = try owner.query(
+    let placed = try owner.query(
       """
       SELECT (SELECT count(*) FROM forum.objects WHERE object_id IN ($1, $2, $3)),
         (SELECT count(*) FROM forum.private_objects WHERE object_id IN ($1, $2, $3)),
         (SELECT count(*) FROM forum.revisions WHERE object_id = $1)
       """, [.text(thread), .text(hidden.comment), .text(hidden.preference)])
-    #expect(where_.int(0, 0) == 0, "nothing of them in forum.objects")
-    #expect(where_.int(0, 1) == 3, "all three in forum.private_objects")
-    #expect(where_.int(0, 2) == 1, "the edit kept a revision")
+    #expect(placed.int(0, 0) == 0, "nothing of them in forum.objects")
+    #expect(placed.int(0, 1) == 3, "all three in forum.private_objects")
+    #expect(placed.int(0, 2) == 1, "the edit kept a revision")
     for (what, guesses) in [
       ("thread id", [thread, Validation.randomId()]),
       ("comment id", [hidden.comment, Validation.randomId()]),
@@ -522,7 +522,8 @@ struct PostgresSideChannelTests {
       INSERT INTO forum.files(name, mime_type, readers, writers, data)
       VALUES ('secret.png', 'image/png', $1, $1, '\\x2a'::bytea)
       """, [.text("{\(scene.ids["alice"]!)}")])
-    let file = "SELECT (name, mime_type, file_size, create_date, update_date, readers, writers, data)::text FROM forum.%@"
+    let file =
+      "SELECT (name, mime_type, file_size, create_date, update_date, readers, writers, data)::text FROM forum.%@"
     let fileBefore = try owner.query(file.replacing("%@", with: "private_files")).text(0, 0)
     let kept = "class NOT IN ('Conversation', 'Message')"
     try owner.transaction {
@@ -739,7 +740,8 @@ struct PostgresSideChannelTests {
     let third = try engine.insert(
       "Comment",
       fields: [
-        "text": .string("three"), "thread": .pointer(className: "Thread", objectId: thread.objectId),
+        "text": .string("three"),
+        "thread": .pointer(className: "Thread", objectId: thread.objectId),
       ], acl: .publicRead(owner: alice), as: login.principals)
     #expect(third.fields["number"] == .int(3))
     #expect(third.acl.readers == [alice])
