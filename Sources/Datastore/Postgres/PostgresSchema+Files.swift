@@ -1,5 +1,5 @@
 /// Files some members may not read (issue 22): a file whose readers lack '*' lives in the
-/// owner-only `forum.private_files` (schema step 10), because a row of `forum.files` is found by
+/// owner-only `forum.private_files` (schema step 11), because a row of `forum.files` is found by
 /// its name, a leakproof key, before row-level security hides it, so a member's `EXPLAIN
 /// ANALYZE … WHERE name = 'x'` told whether a private file of that name existed. Members reach
 /// their own private files through `forum.private_file_rows`, whose lookup keys (`f/<reader>/
@@ -209,7 +209,7 @@ extension PostgresSchema {
       forum.update_file(text, text[], text[], text[]) TO forum_member;
     """
 
-  /// Moves files that belong in the other table (a board made before step 10), as they are.
+  /// Moves files that belong in the other table (a board made before step 11), as they are.
   static func movePrivateFiles(on connection: PostgresConnection) throws {
     let pending = try connection.query(
       """
