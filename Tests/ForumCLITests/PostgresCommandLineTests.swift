@@ -1,3 +1,5 @@
+import Datastore
+import Forum
 import Foundation
 import PostgresTestCluster
 import Testing
@@ -96,5 +98,45 @@ struct PostgresCommandLineTests {
       forum, board["bob"].uri, status: 3, mentions: "GRANT forum_member TO \(board["bob"].name)")
     // And with all of that fixed, the member gets in.
     #expect(try forum.run(["list"], profile: "alice", database: board["alice"].uri).status == 0)
+  }
+
+  /// Issue 21: a board `forum init` set up before the `Preference` rule (mute, follow). A member's
+  /// forum is told in one line who must run what; once the owner ran `forum init`, it works and
+  /// the old posts are there.
+  @Test func aBoardFromBeforeMuteAndFollowNeedsForumInit() throws {
+    let forum = try ForumFixture()
+    let board = try PostgresTestCluster.shared().board()
+    defer { board.remove() }
+    var old = Board.rules
+    old.owners.removeAll { $0.className == Board.preferenceClassName }
+    try Datastore.initialize(board.owner.uri, rules: old, indexes: Board.indexes)
+    try board.cluster.admin("GRANT forum_member TO \(board["alice"].name)")
+
+    let line =
+      "forum: this board was set up by an older forum: its owner must run "
+      + "`forum init --db URI` once to bring it up to date"
+    let refused = try forum.run(["list"], profile: "alice", database: board["alice"].uri)
+    #expect(refused.status == 1, "\(refused.summary)")
+    #expect(refused.stderrLines == [line], "\(refused.summary)")
+    let japanese = try forum.run(
+      ["list"], profile: "alice", lang: "ja_JP.UTF-8", database: board["alice"].uri)
+    #expect(
+      japanese.stderrLines == [
+        "forum: この掲示板は古い forum で作られています。掲示板の持ち主が `forum init --db URI` を一度実行してください"
+      ], "\(japanese.summary)")
+    // The owner is told to run it; `forum init` brings the board up to date.
+    let owner = try forum.run(["list"], profile: "owner", database: board.owner.uri)
+    #expect(
+      owner.stderrLines == [
+        "forum: this board was set up by an older forum: run `forum init --db URI` once to "
+          + "bring it up to date"
+      ], "\(owner.summary)")
+    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
+    #expect(initialized.status == 0, "\(initialized.summary)")
+    let posted = try forum.run(
+      ["new", "--title", "after the upgrade"], profile: "alice", database: board["alice"].uri)
+    #expect(posted.status == 0, "\(posted.summary)")
+    let followed = try forum.run(["follow", "1"], profile: "alice", database: board["alice"].uri)
+    #expect(followed.status == 0, "\(followed.summary)")
   }
 }

@@ -192,6 +192,10 @@ struct Messages {
       return "スレッド \(words[1]) に画像はありません。"
     }
     if detail == "a conversation needs someone else" { return "会話には相手が必要です。" }
+    if detail.hasPrefix("this board was set up by an older forum: ") {
+      let who = detail.contains("its owner must run") ? "掲示板の持ち主が " : ""
+      return "この掲示板は古い forum で作られています。\(who)`forum init --db URI` を一度実行してください"
+    }
     if detail.hasSuffix(" start at 1"), let first = words.first {
       let what = ["thread": "スレッド番号", "comment": "コメント番号", "pages": "ページ"][first] ?? first
       return "\(what)は 1 から始まります。"
