@@ -44,7 +44,7 @@ public final class DatastoreClient {
     let acl = acl ?? .publicReadWrite
     if !principals.isMaster {
       guard className != User.className else {
-        throw DatastoreError(.noAccess, detail: "users are made by signing in")
+        throw DatastoreError(.noAccess, reason: StoreReason.usersAreMadeBySigningIn)
       }
       try checkCreate(className, &fields, acl)
     }
@@ -64,11 +64,11 @@ public final class DatastoreClient {
     if let owner {
       guard let userId else { throw DatastoreError(.authentication) }
       if let given = fields[owner.field], given.pointerId != userId {
-        throw DatastoreError(.noAccess, detail: "\(owner.field) must be you")
+        throw DatastoreError(.noAccess, reason: StoreReason.mustBeYou(field: owner.field))
       }
       guard acl.writers.contains(userId),
         acl.writers.isSubset(of: owner.additionalWriters.union([userId]))
-      else { throw DatastoreError(.noAccess, detail: "only you may be the writer") }
+      else { throw DatastoreError(.noAccess, reason: StoreReason.onlyYouMayWrite) }
       fields[owner.field] = .pointer(className: User.className, objectId: userId)
     }
     if let pair = rules.pairRule(of: className) {
@@ -217,7 +217,8 @@ public final class DatastoreClient {
     guard !bytes.isEmpty else { throw DatastoreError.empty("file") }
     guard bytes.count <= store.fileSizeLimit else {
       throw DatastoreError(
-        .fileTooLarge, detail: "\(bytes.count) bytes, the limit is \(store.fileSizeLimit)")
+        .fileTooLarge,
+        reason: StoreReason.fileTooLarge(bytes: bytes.count, limit: store.fileSizeLimit))
     }
     guard !mimeType.isEmpty, mimeType.utf8.count <= 100, mimeType.contains("/") else {
       throw DatastoreError.invalid("mimeType")

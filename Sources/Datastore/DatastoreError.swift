@@ -9,18 +9,83 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case systemError = "E500001"
 }
 
+/// Why something failed, as a value with its arguments: the layer that knows the words (the CLI's
+/// `Messages`) renders each case in the reader's language; `description` is the English. No
+/// layer reads a reason back out of its text.
+public protocol ErrorReason: Sendable, CustomStringConvertible {}
+
+/// A reason known only as English words (a system failure naming a path or a library's message):
+/// shown as it is, inside a sentence of the reader's language.
+public struct TextReason: ErrorReason, Equatable {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// The datastore's own reasons.
+public enum StoreReason: ErrorReason, Equatable {
+  /// A file of `bytes` over the board's `limit`.
+  case fileTooLarge(bytes: Int, limit: Int)
+  /// A pointer names a user that does not exist.
+  case noSuchUser
+  /// A parent named by `field` does not exist (or cannot be read).
+  case noSuchParent(field: String)
+  /// A unique value (an object id, a file name, a pair) is taken.
+  case alreadyExists
+  case noSuchFile(String)
+  /// The owner field names someone other than the caller.
+  case mustBeYou(field: String)
+  case onlyYouMayWrite
+  case usersAreMadeBySigningIn
+  case writersMustStayTheAuthor
+  /// Bytes from outside (a terminal, a pipe, a file) that are not UTF-8.
+  case notUTF8
+  /// A PostgreSQL board set up by an older forum: `forum init` brings it up to date (`owner`:
+  /// the caller owns the schema, so may run it).
+  case olderSchema(owner: Bool)
+
+  public var description: String {
+    switch self {
+    case .fileTooLarge(let bytes, let limit): return "\(bytes) bytes, the limit is \(limit)"
+    case .noSuchUser: return "no such user"
+    case .noSuchParent(let field): return "no such \(field)"
+    case .alreadyExists: return "already exists"
+    case .noSuchFile(let name): return "there is no file \(name)"
+    case .mustBeYou(let field): return "\(field) must be you"
+    case .onlyYouMayWrite: return "only you may be the writer"
+    case .usersAreMadeBySigningIn: return "users are made by signing in"
+    case .writersMustStayTheAuthor: return "the writers must stay the author"
+    case .notUTF8: return "not valid UTF-8"
+    case .olderSchema(let owner):
+      return "this board was set up by an older forum: " + (owner ? "run" : "its owner must run")
+        + " `forum init --db URI` once to bring it up to date"
+    }
+  }
+}
+
 /// One error type for the whole datastore: the backend's code and message, plus what a person needs
-/// to act on it (`detail`).
+/// to act on it (`reason`, in English `detail`).
 public struct DatastoreError: Error, Equatable, CustomStringConvertible, Sendable {
   public let code: ErrorCode
   /// The field named in `E400002`/`E400003` messages.
   public let field: String?
-  public let detail: String?
+  public let reason: (any ErrorReason)?
 
-  public init(_ code: ErrorCode, field: String? = nil, detail: String? = nil) {
+  public init(_ code: ErrorCode, field: String? = nil, reason: (any ErrorReason)?) {
     self.code = code
     self.field = field
-    self.detail = detail
+    self.reason = reason
+  }
+
+  /// A failure whose reason is only words (`TextReason`).
+  public init(_ code: ErrorCode, field: String? = nil, detail: String? = nil) {
+    self.init(code, field: field, reason: detail.map(TextReason.init))
+  }
+
+  /// The reason in English.
+  public var detail: String? { reason?.description }
+
+  public static func == (left: DatastoreError, right: DatastoreError) -> Bool {
+    left.code == right.code && left.field == right.field && left.detail == right.detail
   }
 
   /// The backend's own message, as its REST API would return it.

@@ -81,7 +81,7 @@ enum Validation {
 /// Turns bytes from outside (a terminal, a pipe, a file) into text, refusing invalid UTF-8.
 public func decodeUTF8(_ bytes: some Collection<UInt8>, field: String) throws -> String {
   guard let text = String(validating: bytes, as: UTF8.self) else {
-    throw DatastoreError.invalid(field, "not valid UTF-8")
+    throw DatastoreError(.invalid, field: field, reason: StoreReason.notUTF8)
   }
   return text
 }

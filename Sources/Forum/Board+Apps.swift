@@ -32,7 +32,7 @@ extension Board {
     switch className {
     case threadClass:
       guard fields["image"] == nil else {
-        throw DatastoreError(.invalid, field: "image", detail: "set by the board, not by apps")
+        throw DatastoreError(.invalid, field: "image", reason: BoardReason.imageIsTheBoards)
       }
       if creating || fields["title"] != nil {
         fields["title"] = .string(try PostRules.title(try text("title") ?? ""))
@@ -42,7 +42,8 @@ extension Board {
       }
       if let name = try text("fileName") {
         guard creating else {
-          throw DatastoreError(.invalid, field: "fileName", detail: "a thread keeps its picture")
+          throw DatastoreError(
+            .invalid, field: "fileName", reason: BoardReason.threadKeepsItsPicture)
         }
         let image = try ImagePreparer.prepare(Data(try client.getFile(name: name)))
         fields["image"] = ImageSummary(fileName: name, image: image).json

@@ -45,7 +45,8 @@ extension Board {
     guard let object = exact else {
       // Only a well-formed handle is repeated back: anything else may carry escapes.
       throw DatastoreError(
-        .notFound, detail: Board.isHandle(name) ? "there is no user @\(name)" : "no such user")
+        .notFound,
+        reason: Board.isHandle(name) ? BoardReason.noUser(handle: name) : BoardReason.noSuchUser)
     }
     return User(object: object)
   }
@@ -131,7 +132,7 @@ extension Board {
     let partner = try user(handle: handle)
     guard let object = try conversationObject(with: partner) else {
       throw DatastoreError(
-        .notFound, detail: "no conversation with @\(partner.userName) yet")
+        .notFound, reason: BoardReason.noConversation(handle: partner.userName))
     }
     return ForumConversation(object, viewer: try signedInUserId())
   }
@@ -216,7 +217,7 @@ extension Board {
   }
 
   static let selfConversation = DatastoreError(
-    .invalid, field: "partner", detail: "a conversation needs someone else")
+    .invalid, field: "partner", reason: BoardReason.conversationNeedsSomeoneElse)
 
   // MARK: Helpers
 

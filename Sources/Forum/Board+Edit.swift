@@ -56,7 +56,7 @@ extension Board {
     let object = try comment.map { try commentObject($0, of: threadObject) } ?? threadObject
     guard object["moderatedDate"] == nil else {
       throw DatastoreError(
-        .notFound, detail: "\(label(thread, comment)) was deleted by a moderator")
+        .notFound, reason: BoardReason.takenDown(label: label(thread, comment)))
     }
     let className = comment == nil ? Board.threadClass : Board.commentClass
     let earlier = try client.revisions(
@@ -79,11 +79,12 @@ extension Board {
   /// A taken-down post is gone for editing too; someone else's post is refused saying whose.
   private func checkEditable(_ object: DataObject, label: String) throws {
     guard object["moderatedDate"] == nil else {
-      throw DatastoreError(.notFound, detail: "\(label) was deleted by a moderator")
+      throw DatastoreError(.notFound, reason: BoardReason.takenDown(label: label))
     }
     guard object["user"]?.pointerId == client.userId else {
       throw DatastoreError(
-        .noAccess, detail: "only \(Board.authorName(object)) (the author) may edit \(label)")
+        .noAccess,
+        reason: BoardReason.onlyAuthorMayEdit(author: Board.authorName(object), label: label))
     }
   }
 

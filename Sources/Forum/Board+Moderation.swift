@@ -28,7 +28,7 @@ extension Board {
   @discardableResult
   public func setModerator(handle: String, _ moderator: Bool) throws -> User {
     guard try isOwner() else {
-      throw DatastoreError(.noAccess, detail: "only the board's owner may choose moderators")
+      throw DatastoreError(.noAccess, reason: BoardReason.onlyOwnerChoosesModerators)
     }
     let user = try user(handle: handle)
     try client.setRole(Board.moderatorRole, userId: user.objectId, member: moderator)
@@ -38,7 +38,7 @@ extension Board {
   /// The moderators: the board's owner only (`E403001`).
   public func moderators() throws -> [User] {
     guard try isOwner() else {
-      throw DatastoreError(.noAccess, detail: "only the board's owner may list moderators")
+      throw DatastoreError(.noAccess, reason: BoardReason.onlyOwnerListsModerators)
     }
     return try client.members(ofRole: Board.moderatorRole).compactMap {
       try? User(object: client.get(User.className, objectId: $0))
@@ -51,7 +51,7 @@ extension Board {
     -> Deletion
   {
     guard object["moderatedDate"] == nil else {
-      throw DatastoreError(.notFound, detail: "\(label) was deleted by a moderator")
+      throw DatastoreError(.notFound, reason: BoardReason.takenDown(label: label))
     }
     if object["user"]?.pointerId == client.userId {
       try client.delete(className, objectId: object.objectId)
@@ -63,6 +63,6 @@ extension Board {
     }
     throw DatastoreError(
       .noAccess,
-      detail: "only \(Board.authorName(object)) (the author) and moderators may delete \(label)")
+      reason: BoardReason.onlyAuthorMayDelete(author: Board.authorName(object), label: label))
   }
 }

@@ -74,7 +74,7 @@ extension Board {
     guard terms.reduce(0, { $0 + $1.count }) <= Board.maximumQueryLength else {
       throw DatastoreError(
         .invalid, field: "query",
-        detail: "longer than \(Board.maximumQueryLength) characters")
+        reason: BoardReason.queryTooLong(limit: Board.maximumQueryLength))
     }
     let skip = try Board.offset(page: page)
     var threadConditions: [String: JSONValue] = [:]
@@ -117,7 +117,7 @@ extension Board {
       let user = try client.find(
         Query(className: User.className, equalTo: ["userName": .string(name)], limit: 1)
       ).first
-    else { throw DatastoreError(.notFound, detail: "there is no user @\(name)") }
+    else { throw DatastoreError(.notFound, reason: BoardReason.noUser(handle: name)) }
     return user.objectId
   }
 

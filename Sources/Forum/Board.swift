@@ -217,7 +217,7 @@ public final class Board {
   /// The stored bytes of a thread's image.
   public func imageBytes(of thread: ForumThread) throws -> [UInt8] {
     guard let image = thread.image else {
-      throw DatastoreError(.notFound, detail: "thread #\(thread.number) has no image")
+      throw DatastoreError(.notFound, reason: BoardReason.noImage(thread: thread.number))
     }
     return try client.getFile(name: image.fileName)
   }
@@ -322,7 +322,7 @@ public final class Board {
 
   func threadObject(_ number: Int) throws -> DataObject {
     guard number > 0 else {
-      throw DatastoreError(.invalid, field: "thread", detail: "thread numbers start at 1")
+      throw DatastoreError(.invalid, field: "thread", reason: BoardReason.startsAtOne(.thread))
     }
     guard
       let object = try client.find(
@@ -330,14 +330,14 @@ public final class Board {
           className: Board.threadClass, equalTo: ["number": .int(Int64(number))], limit: 1,
           include: ["user"])
       ).first
-    else { throw DatastoreError(.notFound, detail: "there is no thread #\(number)") }
+    else { throw DatastoreError(.notFound, reason: BoardReason.noThread(number)) }
     return object
   }
 
   func commentObject(_ number: Int, of thread: DataObject) throws -> DataObject {
     let threadNumber = thread["number"]?.intValue ?? 0
     guard number > 0 else {
-      throw DatastoreError(.invalid, field: "comment", detail: "comment numbers start at 1")
+      throw DatastoreError(.invalid, field: "comment", reason: BoardReason.startsAtOne(.comment))
     }
     guard
       let object = try client.find(
@@ -348,7 +348,8 @@ public final class Board {
           ], limit: 1, include: ["user"])
       ).first
     else {
-      throw DatastoreError(.notFound, detail: "there is no comment \(threadNumber)/\(number)")
+      throw DatastoreError(
+        .notFound, reason: BoardReason.noComment(thread: Int(threadNumber), comment: number))
     }
     return object
   }
@@ -359,7 +360,7 @@ public final class Board {
 
   static func offset(page: Int) throws -> Int {
     guard page >= 1, page <= maximumPage else {
-      throw DatastoreError(.invalid, field: "page", detail: "pages start at 1")
+      throw DatastoreError(.invalid, field: "page", reason: BoardReason.startsAtOne(.pages))
     }
     return (page - 1) * pageSize
   }

@@ -72,14 +72,13 @@ public enum PostRules {
       if marks > marksPerCharacter {
         throw DatastoreError(
           .invalid, field: field,
-          detail: "\(field) has a character with \(marks) combining marks; "
-            + "at most \(marksPerCharacter)")
+          reason: BoardReason.tooManyMarks(field: field, marks: marks, limit: marksPerCharacter))
       }
       if scalars.count > scalarsPerCharacter {
         throw DatastoreError(
           .invalid, field: field,
-          detail: "\(field) has a character made of \(scalars.count) code points; "
-            + "at most \(scalarsPerCharacter)")
+          reason: BoardReason.tooManyCodePoints(
+            field: field, codePoints: scalars.count, limit: scalarsPerCharacter))
       }
     }
   }
@@ -89,7 +88,7 @@ public enum PostRules {
     guard bytes <= byteLimit else {
       throw DatastoreError(
         .invalid, field: field,
-        detail: "\(field) is \(bytes) bytes of UTF-8; the limit is \(byteLimit)")
+        reason: BoardReason.tooManyBytes(field: field, bytes: bytes, limit: byteLimit))
     }
   }
 
@@ -101,14 +100,17 @@ public enum PostRules {
     let text = raw.replacing("\r\n", with: "\n").trimmingWhiteSpace()
     for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control {
       if scalar == "\t" || (multiline && scalar == "\n") { continue }
-      let what = scalar == "\n" ? "a line break" : "control characters"
-      throw DatastoreError(.invalid, field: field, detail: "\(field) must not contain \(what)")
+      throw DatastoreError(
+        .invalid, field: field,
+        reason: scalar == "\n"
+          ? BoardReason.containsLineBreak(field: field)
+          : BoardReason.containsControlCharacters(field: field))
     }
     try checkCharacters(text, field: field)
     guard text.count <= limit else {
       throw DatastoreError(
         .invalid, field: field,
-        detail: "\(field) is \(text.count) characters; the limit is \(limit)")
+        reason: BoardReason.tooLong(field: field, characters: text.count, limit: limit))
     }
     try checkBytes(text, field: field, byteLimit: byteLimit)
     return text

@@ -54,8 +54,7 @@ struct CommandLoop {
         case .tooLong:
           throw DatastoreError(
             .invalid, field: "line",
-            detail:
-              "the line is longer than \(PipedInput.maximumLine / 1_048_576) MB; it was skipped")
+            reason: InputReason.scriptLineTooLong(megabytes: PipedInput.maximumLine / 1_048_576))
         case .line(let bytes):
           let text = try decodeUTF8(bytes, field: "line")
           let words = CommandWords(line: text)

@@ -209,11 +209,9 @@ public enum ForumMain {
       switch error.code {
       case .noAccess: return messages.permissionRefused
       case .authentication: return messages.sessionRefused
-      case .fileTooLarge: return messages.imageTooLarge(error.detail)
+      case .fileTooLarge: return messages.fileTooLarge(error)
       case .empty: return messages.empty(error.field ?? "value")
-      case .invalid, .notFound, .systemError:
-        return messages.failure(code: error.code, field: error.field, detail: error.detail)
-          ?? error.detail.map { messages.personDetail($0, field: error.field) } ?? error.message
+      case .invalid, .notFound, .systemError: return messages.failure(error)
       }
     }
   }

@@ -19,7 +19,7 @@ extension ForumMain {
       guard let text = String(validatingCString: raw) else {
         let terminal = Terminal(environment: environment, noColorFlag: true)
         let error = DatastoreError(
-          .invalid, field: "argument", detail: "argument \(index + 1) is not valid UTF-8")
+          .invalid, field: "argument", reason: InputReason.argumentNotUTF8(index + 1))
         return report(
           CLIError(error), json: arguments.contains("--json"), line: nil,
           japanese: terminal.japanese)

@@ -17,7 +17,7 @@ extension Session {
       prompt: input.isInteractive ? question : "", history: false, completion: completion)
     {
     case .line(let bytes): return try decodeUTF8(bytes, field: "input")
-    case .tooLong: throw DatastoreError(.invalid, field: "input", detail: "line is too long")
+    case .tooLong: throw DatastoreError(.invalid, field: "input", reason: InputReason.answerTooLong)
     case .interrupted: throw oneShot ? CLIError.interrupted : CLIError.cancelled
     case .endOfInput: throw CLIError.cancelled
     }
@@ -43,7 +43,7 @@ extension Session {
     var total = 0
     var failure: Error?
     let tooLong = DatastoreError(
-      .invalid, field: "text", detail: "text is longer than \(PostRules.bodyLimit) characters")
+      .invalid, field: "text", reason: InputReason.draftTooLong(limit: PostRules.bodyLimit))
     func fail(_ error: Error) {
       failure = error
       failureLine = input.lineNumber

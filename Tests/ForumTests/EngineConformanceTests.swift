@@ -90,6 +90,16 @@ struct EngineConformanceTests {
       }
       read(person, "search zq") { text(try board.search(["zq"]).items.map(\.json)) }
       read(person, "inbox") { text(try board.conversations(page: 1).items.map(\.json)) }
+      for conversation in (try? board.conversations(page: 1).items) ?? [] {
+        read(person, "dm \(conversation.objectId)") {
+          text(try board.messages(in: conversation, page: 1).items.map(\.json))
+        }
+      }
+      read(person, "unread --count") {
+        let summary = try board.unreadSummary()
+        return "\(summary.newThreads) \(summary.newComments) \(summary.threadsWithComments) "
+          + "\(summary.messages) \(summary.more)"
+      }
       read(person, "feed") {
         try board.changes(since: 0, limit: 1000).changes.map {
           "\($0.className) \($0.kind) \($0.objectId) \($0.parentId ?? "-") \($0.number ?? -1)"
@@ -152,6 +162,12 @@ struct EngineConformanceTests {
     }
     step("alice sends bob a message") { try alice.sendMessage(to: bob.me.userName, text: "hi") }
     step("bob answers") { try bob.sendMessage(to: alice.me.userName, text: "keyboard?") }
+    step("alice reads bob's answer") {
+      try alice.markRead(try alice.conversation(with: bob.me.userName), upTo: 2)
+    }
+    step("carol writes to herself (refused)") {
+      try carol.sendMessage(to: carol.me.userName, text: "me")
+    }
     step("alice posts a private #3") {
       let me = alice.me.objectId
       try alice.client.create(

@@ -7,6 +7,8 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
   let sqlState: String?
   let message: String
   let sql: String?
+  /// The table the server named (`PG_DIAG_TABLE_NAME`), for a constraint's failure.
+  let table: String?
 
   var description: String {
     var text = "PostgreSQL error \(sqlState ?? "-----"): \(message)"
@@ -17,10 +19,11 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
   /// Serialization failures and deadlocks: the whole transaction may simply be run again.
   var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
-  init(sqlState: String?, message: String, sql: String?) {
+  init(sqlState: String?, message: String, sql: String?, table: String? = nil) {
     self.sqlState = sqlState
     self.message = message
     self.sql = sql
+    self.table = table
   }
 
   init(result: OpaquePointer?, connection: OpaquePointer?, sql: String?, pq: ForumLibPQ) {
@@ -37,6 +40,9 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
     }
     message = PostgresError.oneLine(text)
     self.sql = sql
+    table = result.flatMap { pq.PQresultErrorField($0, diagnosticTable) }.map {
+      String(cString: $0)
+    }
   }
 
   /// libpq's messages end in a newline and sometimes span lines; a person gets one line.
@@ -53,7 +59,8 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
     case "FA404": return DatastoreError(.notFound)
     case "FA400": return DatastoreError(.invalid, field: message)
     case "FA401": return DatastoreError(.authentication, detail: message)
-    case "23505": return DatastoreError(.invalid, field: uniqueField, detail: "already exists")
+    case "23505":
+      return DatastoreError(.invalid, field: uniqueField, reason: StoreReason.alreadyExists)
     case "54000", "22001": return DatastoreError(.invalid, field: "value", detail: message)
     // A CHECK of the schema: a text, an object or a file over its size, or nested too deep.
     case "23514": return DatastoreError(.invalid, field: "value", detail: message)
@@ -68,12 +75,11 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
 
   private var detailForPerson: String? { sqlState == "42501" ? message : nil }
 
-  private var uniqueField: String {
-    if message.contains("files") { return "fileName" }
-    return "objectId"
-  }
+  /// Which unique value is taken: the table says, never the words of the message.
+  private var uniqueField: String { table == "files" ? "fileName" : "objectId" }
 }
 
 // postgres_ext.h defines these as character constants, which Swift does not import.
 private let diagnosticSQLState = Int32(UInt8(ascii: "C"))
 private let diagnosticMessage = Int32(UInt8(ascii: "M"))
+private let diagnosticTable = Int32(UInt8(ascii: "t"))

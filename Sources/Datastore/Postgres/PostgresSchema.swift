@@ -390,12 +390,9 @@ enum PostgresSchema {
         .systemError,
         detail: "the forum schema is newer (version \(version)) than this forum: upgrade forum")
     }
-    // What a person can act on: who runs what (the owner may be the one reading it).
+    // Who runs what: the owner may be the one reading it.
     let older = DatastoreError(
-      .systemError,
-      detail: "this board was set up by an older forum: "
-        + (result.bool(0, 5) ? "run" : "its owner must run")
-        + " `forum init --db URI` once to bring it up to date")
+      .systemError, reason: StoreReason.olderSchema(owner: result.bool(0, 5)))
     guard version == steps.count, let recordText = meta.text(0, 2),
       let recorded = try? EngineRules(record: JSONValue.parse(recordText))
     else { throw older }

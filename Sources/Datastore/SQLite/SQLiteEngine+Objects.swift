@@ -27,7 +27,8 @@ extension SQLiteEngine {
           "SELECT 1 FROM objects o WHERE o.class = ? AND o.objectId = ? AND \(readable)"
         ).firstRow(values) { $0.int(0) }
         guard parent != nil else {
-          throw DatastoreError(.notFound, detail: "no such \(child.parentField)")
+          throw DatastoreError(
+            .notFound, reason: StoreReason.noSuchParent(field: child.parentField))
         }
       }
       for rule in rules.parentRules(of: className) {
@@ -70,13 +71,13 @@ extension SQLiteEngine {
     let exists = try connection.prepare(
       "SELECT 1 FROM objects WHERE class = ? AND objectId = ?"
     ).firstRow([.text(User.className), .text(partner)]) { $0.int(0) }
-    guard exists != nil else { throw DatastoreError(.notFound, detail: "no such user") }
+    guard exists != nil else { throw DatastoreError(.notFound, reason: StoreReason.noSuchUser) }
     let pairKey = PairRule.pairKey(me, partner)
     let taken = try connection.prepare(
       "SELECT 1 FROM objects o WHERE o.class = ? AND \(SQLiteEngine.expression(for: rule.pairField)) = ?"
     ).firstRow([.text(rule.className), .text(pairKey)]) { $0.int(0) }
     guard taken == nil else {
-      throw DatastoreError(.invalid, field: rule.pairField, detail: "already exists")
+      throw DatastoreError(.invalid, field: rule.pairField, reason: StoreReason.alreadyExists)
     }
     fields[rule.ownerField] = .pointer(className: User.className, objectId: me)
     fields[rule.pairField] = .string(pairKey)
@@ -94,7 +95,7 @@ extension SQLiteEngine {
       "SELECT \(readable), \(writable) FROM files f WHERE f.name = ?"
     ).firstRow(values) { ($0.int(0) != 0, $0.int(1) != 0) }
     guard let found, found.0 || found.1 else {
-      throw DatastoreError(.notFound, detail: "there is no file \(name)")
+      throw DatastoreError(.notFound, reason: StoreReason.noSuchFile(name))
     }
     guard found.1 else { throw DatastoreError.noAccess }
   }
@@ -285,7 +286,7 @@ extension SQLiteEngine {
       return DatastoreError.invalid(field, "cannot add to a value that is not a number")
     }
     if acl != nil, rules.owner(of: className) != nil {
-      return DatastoreError(.noAccess, detail: "the writers must stay the author")
+      return DatastoreError(.noAccess, reason: StoreReason.writersMustStayTheAuthor)
     }
     return DatastoreError(.systemError, detail: "the update touched no row")
   }

@@ -1,3 +1,5 @@
+import CSQLite
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
   import Glibc
@@ -89,19 +91,18 @@ final class SQLiteEngine: DatastoreEngine {
   }
 
   /// Says what an SQLite failure means for the person who named the file. A trigger's refusal
-  /// (`RAISE(ABORT, 'E404001 thread')`) becomes that error.
+  /// (`TriggerRefusal`) becomes that error.
   static func describe(_ error: SQLiteError, path: String) -> DatastoreError {
-    if error.primaryCode == 19, let code = ErrorCode(rawValue: String(error.message.prefix(7))) {
-      let field = error.message.dropFirst(8)
-      return DatastoreError(code, field: field.isEmpty ? nil : String(field))
+    if let refusal = TriggerRefusal(error) {
+      return DatastoreError(refusal.code, field: refusal.field)
     }
     let detail: String
     switch error.primaryCode {
-    case 26: detail = "\(path) is not a forum database (not an SQLite file)"  // SQLITE_NOTADB
-    case 8: detail = "database \(path) is read-only"  // SQLITE_READONLY
-    case 14: detail = "cannot open database \(path)"  // SQLITE_CANTOPEN
-    case 11: detail = "database \(path) is damaged"  // SQLITE_CORRUPT
-    case 13: detail = "the disk holding \(path) is full"  // SQLITE_FULL
+    case SQLITE_NOTADB: detail = "\(path) is not a forum database (not an SQLite file)"
+    case SQLITE_READONLY: detail = "database \(path) is read-only"
+    case SQLITE_CANTOPEN: detail = "cannot open database \(path)"
+    case SQLITE_CORRUPT: detail = "database \(path) is damaged"
+    case SQLITE_FULL: detail = "the disk holding \(path) is full"
     default: detail = "database \(path): \(error.message)"
     }
     return DatastoreError(.systemError, detail: detail)
@@ -112,7 +113,7 @@ final class SQLiteEngine: DatastoreEngine {
     do {
       return try body()
     } catch let error as SQLiteError {
-      if error.primaryCode == 13 { sawFullError = true }
+      if error.primaryCode == SQLITE_FULL { sawFullError = true }
       throw SQLiteEngine.describe(error, path: location)
     }
   }

@@ -25,3 +25,29 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     self.sql = sql
   }
 }
+
+/// A trigger's refusal, one format for the triggers that raise it and the engine that reads it:
+/// `RAISE(ABORT, 'E404001 thread')`, a backend code and, after one space, the field it names.
+/// Nothing else a constraint says is taken for one (the whole message must be this shape).
+struct TriggerRefusal: Equatable {
+  let code: ErrorCode
+  let field: String?
+
+  init(_ code: ErrorCode, field: String? = nil) {
+    self.code = code
+    self.field = field
+  }
+
+  /// The refusal as a trigger's SQL expression; `field` is a `Validation.isName` name.
+  var sql: String { "RAISE(ABORT, '\(code.rawValue)\(field.map { " " + $0 } ?? "")')" }
+
+  /// The refusal `error` carries, or nil when it is no trigger's.
+  init?(_ error: SQLiteError) {
+    guard error.primaryCode == SQLITE_CONSTRAINT else { return nil }
+    let parts = error.message.split(separator: " ", omittingEmptySubsequences: false)
+    guard parts.count <= 2, let code = ErrorCode(rawValue: String(parts[0])) else { return nil }
+    let field = parts.count == 2 ? String(parts[1]) : nil
+    if let field, !Validation.isName(field) { return nil }
+    self.init(code, field: field)
+  }
+}

@@ -138,7 +138,7 @@ enum SQLiteRules {
       let parent = "p.class = '\(child.parentClass)' AND p.objectId = \(parentId)"
       steps.append(
         """
-        SELECT RAISE(ABORT, 'E404001 \(child.parentField)')
+        SELECT \(TriggerRefusal(.notFound, field: child.parentField).sql)
           WHERE NOT EXISTS (SELECT 1 FROM objects p WHERE \(parent));
         """)
       steps.append(

@@ -131,11 +131,12 @@ enum EditCommand: ForumCommand {
     throws
   {
     if taken != nil {
-      throw DatastoreError(.notFound, detail: "\(label) was deleted by a moderator")
+      throw DatastoreError(.notFound, reason: BoardReason.takenDown(label: label))
     }
     if !mine {
       throw DatastoreError(
-        .noAccess, detail: "only \(SafeText.sanitize(author)) (the author) may edit \(label)")
+        .noAccess,
+        reason: BoardReason.onlyAuthorMayEdit(author: SafeText.sanitize(author), label: label))
     }
   }
 }

@@ -25,7 +25,7 @@ enum ImageCommand: ForumCommand {
     let number = try session.thread(invocation[thread], example: "image 12")
     let thread = try session.board.thread(number)
     guard let image = thread.image else {
-      throw DatastoreError(.notFound, detail: session.messages.noImage(number))
+      throw DatastoreError(.notFound, reason: BoardReason.noImage(thread: number))
     }
     guard let path = invocation[save]?.path else {
       if session.json {

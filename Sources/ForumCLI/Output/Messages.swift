@@ -5,7 +5,7 @@ import Forum
 struct Messages {
   let japanese: Bool
 
-  private func pick(_ english: String, _ japanese: String) -> String {
+  func pick(_ english: String, _ japanese: String) -> String {
     self.japanese ? japanese : english
   }
 
@@ -203,79 +203,13 @@ struct Messages {
     return names[field] ?? field
   }
 
-  /// An English detail that starts with the field's internal name, starting with its person
-  /// name instead ("title is 201 characters" → "The title is 201 characters").
-  func personDetail(_ detail: String, field: String?) -> String {
-    guard let field, detail.hasPrefix(field + " ") else { return detail }
-    return personName(field) + detail.dropFirst(field.count)
-  }
-
-  /// The Japanese sentence for a datastore failure, keeping the English detail (a limit, a
-  /// path) in parentheses; nil in English, where the detail already is the sentence.
-  func failure(code: ErrorCode, field: String?, detail: String?) -> String? {
-    guard japanese else { return nil }
-    if let detail, let sentence = japaneseSentence(for: detail, field: field) { return sentence }
-    let head: String
-    switch code {
-    case .notFound: head = "見つかりません。"
-    case .invalid: head = "\(fieldName(field ?? "value"))が正しくありません。"
-    default: head = "システムエラーです。"
-    }
-    return head + (detail.map { " (\($0))" } ?? "")
-  }
-
-  /// The usual details said wholly in Japanese, so no English fragment is left in the line.
-  private func japaneseSentence(for detail: String, field: String?) -> String? {
-    let words = detail.split(separator: " ").map(String.init)
-    if detail.hasPrefix("there is no thread #"), let last = words.last {
-      return "スレッド \(last) はありません。"
-    }
-    if detail.hasPrefix("there is no comment "), let last = words.last {
-      return "コメント \(last) はありません。"
-    }
-    if detail.hasSuffix(" was deleted by a moderator"), words.count == 6 {
-      return "\(words[0]) はモデレーターが削除しました。"
-    }
-    if detail.hasPrefix("there is no user @"), words.count == 5 {
-      return "ユーザー \(words[4]) はいません。"
-    }
-    if detail == "no such user" { return "そのユーザーはいません。" }
-    if detail.hasPrefix("no conversation with @"), words.count == 5 {
-      return "\(words[3]) との会話はまだありません。"
-    }
-    if detail.hasPrefix("thread #"), detail.hasSuffix(" has no image"), words.count == 5 {
-      return "スレッド \(words[1]) に画像はありません。"
-    }
-    if detail == "a conversation needs someone else" { return "会話には相手が必要です。" }
-    if detail.hasPrefix("this board was set up by an older forum: ") {
-      let who = detail.contains("its owner must run") ? "掲示板の持ち主が " : ""
-      return "この掲示板は古い forum で作られています。\(who)`forum init --db URI` を一度実行してください"
-    }
-    if detail.hasSuffix(" start at 1"), let first = words.first {
-      let what = ["thread": "スレッド番号", "comment": "コメント番号", "pages": "ページ"][first] ?? first
-      return "\(what)は 1 から始まります。"
-    }
-    guard let field, words.first == field else { return nil }
-    let name = fieldName(field)
-    // "title is 201 characters; the limit is 200"
-    if words.count == 8, words[1] == "is", words[3] == "characters;",
-      words[4...6] == ["the", "limit", "is"]
-    {
-      return "\(name)が長すぎます (\(words[2]) 文字、上限は \(words[7]) 文字)。"
-    }
-    if detail.hasSuffix("must not contain control characters") {
-      return "\(name)に制御文字は使えません。"
-    }
-    if detail.hasSuffix("must not contain a line break") { return "\(name)に改行は使えません。" }
-    return nil
-  }
-
-  private func fieldName(_ field: String) -> String {
+  func fieldName(_ field: String) -> String {
     guard japanese else { return field }
     let names = [
       "title": "タイトル", "description": "本文", "text": "コメント", "displayName": "表示名",
       "image": "画像", "thread": "スレッド番号", "comment": "コメント番号", "page": "ページ",
-      "profile": "プロファイル", "line": "入力行", "input": "入力",
+      "profile": "プロファイル", "line": "入力行", "input": "入力", "query": "検索語",
+      "argument": "引数", "partner": "相手", "fileName": "ファイル名", "objectId": "objectId",
     ]
     return names[field] ?? field
   }

@@ -1,0 +1,144 @@
+import Datastore
+import Forum
+
+/// The CLI's own reasons for refusing input (`DatastoreError.reason`).
+enum InputReason: ErrorReason, Equatable {
+  /// The process's argument `index` (from 1) is not UTF-8.
+  case argumentNotUTF8(Int)
+  /// An answer to a question is longer than a line may be.
+  case answerTooLong
+  /// A draft typed or piped is longer than a post may be.
+  case draftTooLong(limit: Int)
+  /// A script's line over the longest line read; the line is skipped.
+  case scriptLineTooLong(megabytes: Int)
+
+  var description: String {
+    switch self {
+    case .argumentNotUTF8(let index): return "argument \(index) is not valid UTF-8"
+    case .answerTooLong: return "line is too long"
+    case .draftTooLong(let limit): return "text is longer than \(limit) characters"
+    case .scriptLineTooLong(let megabytes):
+      return "the line is longer than \(megabytes) MB; it was skipped"
+    }
+  }
+}
+
+/// A failure's sentence, from its code and its reason's value: nothing is read back out of words.
+extension Messages {
+  /// `E400002`, `E404001` and `E500001`: the reason said in the reader's language; a reason
+  /// known only as English words is kept, in parentheses after a Japanese head.
+  func failure(_ error: DatastoreError) -> String {
+    switch error.reason {
+    case let reason as BoardReason: return board(reason)
+    case let reason as StoreReason: return store(reason, field: error.field)
+    case let reason as InputReason: return input(reason)
+    default:
+      guard japanese else { return error.detail ?? error.message }
+      let head: String
+      switch error.code {
+      case .notFound: head = "見つかりません。"
+      case .invalid: head = "\(fieldName(error.field ?? "value"))が正しくありません。"
+      default: head = "システムエラーです。"
+      }
+      return head + (error.detail.map { " (\($0))" } ?? "")
+    }
+  }
+
+  /// `E413001`: a file over the board's limit.
+  func fileTooLarge(_ error: DatastoreError) -> String {
+    if case .fileTooLarge(let bytes, let limit)? = error.reason as? StoreReason {
+      return pick(
+        "image is too large: \(bytes) bytes, the limit is \(limit)",
+        "画像が大きすぎます (\(bytes) バイト、上限は \(limit) バイト)。")
+    }
+    return pick("image is too large", "画像が大きすぎます") + (error.detail.map { ": \($0)" } ?? "")
+  }
+
+  /// A field's person name at the start of an English sentence ("The title is …"), its
+  /// Japanese name in Japanese.
+  private func named(_ field: String) -> String { japanese ? fieldName(field) : personName(field) }
+
+  private func board(_ reason: BoardReason) -> String {
+    switch reason {
+    case .noThread(let number):
+      return pick(reason.description, "スレッド #\(number) はありません。")
+    case .noComment(let thread, let comment):
+      return pick(reason.description, "コメント \(thread)/\(comment) はありません。")
+    case .takenDown(let label): return pick(reason.description, "\(label) はモデレーターが削除しました。")
+    case .noUser(let handle): return pick(reason.description, "ユーザー @\(handle) はいません。")
+    case .noSuchUser: return pick(reason.description, "そのユーザーはいません。")
+    case .noConversation(let handle):
+      return pick(reason.description, "@\(handle) との会話はまだありません。")
+    case .noImage(let thread): return pick(reason.description, "スレッド #\(thread) に画像はありません。")
+    case .conversationNeedsSomeoneElse: return pick(reason.description, "会話には相手が必要です。")
+    case .startsAtOne(let what):
+      let name = ["thread": "スレッド番号", "comment": "コメント番号", "pages": "ページ"][what.rawValue]!
+      return pick(reason.description, "\(name)は 1 から始まります。")
+    case .tooLong(let field, let characters, let limit):
+      return pick(
+        "\(named(field)) is \(characters) characters; the limit is \(limit)",
+        "\(named(field))が長すぎます (\(characters) 文字、上限は \(limit) 文字)。")
+    case .tooManyBytes(let field, let bytes, let limit):
+      return pick(
+        "\(named(field)) is \(bytes) bytes of UTF-8; the limit is \(limit)",
+        "\(named(field))が長すぎます (UTF-8 で \(bytes) バイト、上限は \(limit) バイト)。")
+    case .containsControlCharacters(let field):
+      return pick(
+        "\(named(field)) must not contain control characters", "\(named(field))に制御文字は使えません。")
+    case .containsLineBreak(let field):
+      return pick("\(named(field)) must not contain a line break", "\(named(field))に改行は使えません。")
+    case .tooManyMarks(let field, let marks, let limit):
+      return pick(
+        "\(named(field)) has a character with \(marks) combining marks; at most \(limit)",
+        "\(named(field))に結合文字が多すぎる文字があります (\(marks) 個、上限は \(limit) 個)。")
+    case .tooManyCodePoints(let field, let codePoints, let limit):
+      return pick(
+        "\(named(field)) has a character made of \(codePoints) code points; at most \(limit)",
+        "\(named(field))にコードポイントが多すぎる文字があります (\(codePoints) 個、上限は \(limit) 個)。")
+    case .queryTooLong(let limit):
+      return pick(reason.description, "検索語が長すぎます (上限は \(limit) 文字)。")
+    case .onlyOwnerChoosesModerators: return ownerOnly
+    case .onlyOwnerListsModerators:
+      return pick(reason.description, "モデレーターの一覧を見られるのは掲示板の所有者だけです")
+    case .onlyAuthorMayDelete(let author, let label): return deleteRefused(author: author, label)
+    case .onlyAuthorMayEdit(let author, let label): return editRefused(author: author, label)
+    case .imageIsTheBoards:
+      return pick(reason.description, "画像は掲示板が設定します (アプリからは設定できません)。")
+    case .threadKeepsItsPicture: return pick(reason.description, "スレッドの画像は変えられません。")
+    }
+  }
+
+  private func store(_ reason: StoreReason, field: String?) -> String {
+    guard japanese else { return reason.description }
+    switch reason {
+    case .fileTooLarge(let bytes, let limit):
+      return "ファイルが大きすぎます (\(bytes) バイト、上限は \(limit) バイト)。"
+    case .noSuchUser: return "そのユーザーはいません。"
+    case .noSuchParent(let field): return "\(fieldName(field))の指す先がありません。"
+    case .alreadyExists: return "\(fieldName(field ?? "value"))はすでに使われています。"
+    case .noSuchFile(let name): return "ファイル \(name) はありません。"
+    case .mustBeYou(let field): return "\(fieldName(field))はあなたでなければなりません。"
+    case .onlyYouMayWrite: return "書き込めるのはあなただけでなければなりません。"
+    case .usersAreMadeBySigningIn: return "ユーザーはサインインで作られます。"
+    case .writersMustStayTheAuthor: return "書き込める人は投稿者のままでなければなりません。"
+    case .notUTF8: return "\(fieldName(field ?? "value"))が正しい UTF-8 ではありません。"
+    case .olderSchema(let owner):
+      return "この掲示板は古い forum で作られています。\(owner ? "" : "掲示板の持ち主が ")"
+        + "`forum init --db URI` を一度実行してください"
+    }
+  }
+
+  private func input(_ reason: InputReason) -> String {
+    switch reason {
+    case .argumentNotUTF8(let index):
+      return pick(reason.description, "引数 \(index) が正しい UTF-8 ではありません。")
+    case .answerTooLong: return pick(reason.description, "入力行が長すぎます。")
+    case .draftTooLong(let limit):
+      return pick(
+        "\(named("text")) is longer than \(limit) characters",
+        "\(named("text"))が長すぎます (上限は \(limit) 文字)。")
+    case .scriptLineTooLong(let megabytes):
+      return pick(reason.description, "\(megabytes) MB より長い行なので飛ばしました。")
+    }
+  }
+}

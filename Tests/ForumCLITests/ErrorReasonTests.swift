@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// Each refusal is a value (a code and its arguments) that `Messages` says in the reader's
+/// language: the whole line is Japanese under `ja`, and the English stays what it was.
+@Suite("error reasons")
+struct ErrorReasonTests {
+  static let ja = "ja_JP.UTF-8"
+
+  /// (what the person runs, as whom, the English line, the Japanese line)
+  private static let cases:
+    [(arguments: [String], profile: String, english: String, japanese: String)] = [
+      (["show", "9"], "alice", "there is no thread #9", "スレッド #9 はありません。"),
+      (["show", "1/9"], "alice", "there is no comment 1/9", "コメント 1/9 はありません。"),
+      (
+        ["new", "--title", String(repeating: "長", count: 201)], "alice",
+        "The title is 201 characters; the limit is 200", "タイトルが長すぎます (201 文字、上限は 200 文字)。"
+      ),
+      (
+        ["comment", "1", "a\u{07}b"], "alice", "The comment must not contain control characters",
+        "コメントに制御文字は使えません。"
+      ),
+      (
+        ["new", "--title", "e" + String(repeating: "\u{301}", count: 9)], "alice",
+        "The title has a character with 9 combining marks; at most 8",
+        "タイトルに結合文字が多すぎる文字があります (9 個、上限は 8 個)。"
+      ),
+      (
+        ["new", "--title", "😀" + String(repeating: "\u{200D}😀", count: 8)], "alice",
+        "The title has a character made of 17 code points; at most 16",
+        "タイトルにコードポイントが多すぎる文字があります (17 個、上限は 16 個)。"
+      ),
+      (["image", "1"], "alice", "thread #1 has no image", "スレッド #1 に画像はありません。"),
+      (
+        ["dm", "@nobody1234", "hi"], "alice", "there is no user @nobody1234",
+        "ユーザー @nobody1234 はいません。"
+      ),
+      (
+        ["search", String(repeating: "k", count: 1001)], "alice", "longer than 1000 characters",
+        "検索語が長すぎます (上限は 1000 文字)。"
+      ),
+      (["edit", "1/2", "back"], "alice", "1/2 was deleted by a moderator", "1/2 はモデレーターが削除しました。"),
+    ]
+
+  @Test func refusalsAreSaidInTheReadersLanguage() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["list"], profile: "owner")  // the first user owns the board
+    try forum.ok(["new", "--title", "first"])
+    try forum.ok(["comment", "1", "one"])
+    try forum.ok(["comment", "1", "two"])
+    let mod = try forum.ok(["--json", "whoami"], profile: "mod").json().string("userName") ?? ""
+    try forum.ok(["mod", "add", "@" + mod], profile: "owner")
+    try forum.ok(["delete", "1/2", "--yes"], profile: "mod")
+    for item in Self.cases {
+      let english = try forum.run(item.arguments, profile: item.profile)
+      #expect(english.status != 0, "\(item.arguments)")
+      #expect(english.stderr == "forum: \(item.english)\n", "\(item.arguments)")
+      let japanese = try forum.run(item.arguments, profile: item.profile, lang: Self.ja)
+      #expect(japanese.status == english.status, "\(item.arguments)")
+      #expect(japanese.stderr == "forum: \(item.japanese)\n", "\(item.arguments)")
+    }
+  }
+
+  @Test func aDraftOverTheLimitIsSaidInTheReadersLanguage() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "first"])
+    let body = Data((String(repeating: "z", count: 50_000) + "\n.\n").utf8)
+    let english = try forum.run(["comment", "1"], input: body)
+    #expect(english.stderr == "forum: The comment is longer than 10000 characters\n")
+    let japanese = try forum.run(["comment", "1"], input: body, lang: Self.ja)
+    #expect(japanese.status == 1)
+    #expect(japanese.stderr == "forum: コメントが長すぎます (上限は 10000 文字)。\n")
+  }
+}
