@@ -58,6 +58,13 @@ public final class Datastore {
     return DatastoreClient(store: self, principals: principals)
   }
 
+  /// The database's state as this datastore's connection sees it (`DatastoreEngine.stateMark`):
+  /// what was read at one mark may be given again while the mark is the same. Nil on an engine
+  /// that cannot tell (PostgreSQL); `E500001` when the database is gone.
+  public func stateMark() throws -> StateMark? {
+    try engine.stateMark()
+  }
+
   /// The client a login signed in.
   public func client(_ login: Login) -> DatastoreClient {
     DatastoreClient(store: self, principals: login.principals)

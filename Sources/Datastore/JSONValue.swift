@@ -87,69 +87,104 @@ extension JSONValue: Codable {
 extension JSONValue {
   /// Compact JSON text with sorted keys, as stored in the database.
   public func jsonText() -> String {
-    var out = ""
+    String(decoding: jsonBytes(), as: UTF8.self)
+  }
+
+  /// `jsonText()`'s UTF-8 bytes, written directly (a server's answer is bytes).
+  public func jsonBytes() -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(256)
     write(to: &out)
     return out
   }
 
-  private func write(to out: inout String) {
+  private func write(to out: inout [UInt8]) {
     switch self {
-    case .null: out += "null"
-    case .bool(let value): out += value ? "true" : "false"
-    case .int(let value): out += String(value)
-    case .double(let value): out += value.isFinite ? "\(value)" : "null"
+    case .null: out.append(contentsOf: "null".utf8)
+    case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+    case .int(let value): out.append(contentsOf: String(value).utf8)
+    case .double(let value): out.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
     case .string(let value): JSONValue.writeString(value, to: &out)
     case .array(let values):
-      out += "["
+      out.append(UInt8(ascii: "["))
       for (index, value) in values.enumerated() {
-        if index > 0 { out += "," }
+        if index > 0 { out.append(UInt8(ascii: ",")) }
         value.write(to: &out)
       }
-      out += "]"
+      out.append(UInt8(ascii: "]"))
     case .object(let fields):
-      out += "{"
+      out.append(UInt8(ascii: "{"))
       for (index, key) in fields.keys.sorted().enumerated() {
-        if index > 0 { out += "," }
+        if index > 0 { out.append(UInt8(ascii: ",")) }
         JSONValue.writeString(key, to: &out)
-        out += ":"
+        out.append(UInt8(ascii: ":"))
         fields[key]!.write(to: &out)
       }
-      out += "}"
+      out.append(UInt8(ascii: "}"))
     }
   }
 
-  /// Writes runs that need no escaping whole; only the characters below are escaped.
-  private static func writeString(_ string: String, to out: inout String) {
-    out += "\""
-    let scalars = string.unicodeScalars
-    var runStart = scalars.startIndex
-    var index = runStart
-    while index < scalars.endIndex {
-      let scalar = scalars[index]
-      if let escaped = escape(scalar) {
-        if runStart < index { out += String(scalars[runStart..<index]) }
-        out += escaped
-        runStart = scalars.index(after: index)
+  /// Copies runs of UTF-8 that need no escaping whole. Escaped: `"`, `\`, controls, C1
+  /// controls, line separators and bidi controls, so that JSON printed to a terminal can neither
+  /// drive it nor reorder what is read. Those outside ASCII are found by their lead bytes: C2
+  /// (U+0080–U+009F), D8 (U+061C), E2 (U+200E–U+200F, U+2028–U+202E, U+2066–U+2069).
+  private static func writeString(_ string: String, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    var string = string
+    string.withUTF8 { bytes in
+      var runStart = 0
+      var index = 0
+      let count = bytes.count
+      while index < count {
+        let byte = bytes[index]
+        var length = 0
+        var scalar: UInt32 = 0
+        switch byte {
+        case 0x00..<0x20, 0x22, 0x5C, 0x7F:
+          length = 1
+          scalar = UInt32(byte)
+        case 0xC2 where index + 1 < count && (0x80...0x9F).contains(bytes[index + 1]):
+          length = 2
+          scalar = UInt32(bytes[index + 1])
+        case 0xD8 where index + 1 < count && bytes[index + 1] == 0x9C:
+          length = 2
+          scalar = 0x061C
+        case 0xE2 where index + 2 < count:
+          let (second, third) = (bytes[index + 1], bytes[index + 2])
+          if (second == 0x80 && (third == 0x8E || third == 0x8F || (0xA8...0xAE).contains(third)))
+            || (second == 0x81 && (0xA6...0xA9).contains(third))
+          {
+            length = 3
+            scalar = 0x2000 | (UInt32(second & 0x3F) << 6) | UInt32(third & 0x3F)
+          }
+        default: break
+        }
+        guard length > 0 else {
+          index += 1
+          continue
+        }
+        if runStart < index { out.append(contentsOf: bytes[runStart..<index]) }
+        appendEscape(scalar, to: &out)
+        index += length
+        runStart = index
       }
-      index = scalars.index(after: index)
+      if runStart < count { out.append(contentsOf: bytes[runStart..<count]) }
     }
-    // Appending a scalar slice through `out.unicodeScalars` copies all of `out` each time.
-    out += String(scalars[runStart..<scalars.endIndex])
-    out += "\""
+    out.append(UInt8(ascii: "\""))
   }
 
-  private static func escape(_ scalar: Unicode.Scalar) -> String? {
-    switch scalar.value {
-    case 0x22: return "\\\""
-    case 0x5C: return "\\\\"
-    case 0x0A: return "\\n"
-    case 0x0D: return "\\r"
-    case 0x09: return "\\t"
-    // Controls, C1 controls, line separators and bidi overrides are escaped so JSON printed
-    // to a terminal can neither drive it nor reorder what is read.
-    case 0x00..<0x20, 0x7F...0x9F, 0x2028...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C:
-      return "\\u" + zeroPadded(scalar.value, width: 4, radix: 16)
-    default: return nil
+  private static func appendEscape(_ scalar: UInt32, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\\"))
+    switch scalar {
+    case 0x22: out.append(UInt8(ascii: "\""))
+    case 0x5C: out.append(UInt8(ascii: "\\"))
+    case 0x0A: out.append(UInt8(ascii: "n"))
+    case 0x0D: out.append(UInt8(ascii: "r"))
+    case 0x09: out.append(UInt8(ascii: "t"))
+    default:
+      let digits = Array("0123456789abcdef".utf8)
+      out.append(UInt8(ascii: "u"))
+      for shift in [12, 8, 4, 0] { out.append(digits[Int((scalar >> UInt32(shift)) & 0xF)]) }
     }
   }
 

@@ -88,7 +88,46 @@ public func decodeUTF8(_ bytes: some Collection<UInt8>, field: String) throws ->
 
 /// The backend's date format, `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC.
 public enum BackendDate {
+  /// `yyyy-MM-ddTHH:mm:ss.SSSZ`. Every date of every object a server lists comes through here,
+  /// so the years 1970–9999 are written straight from the count of days (the proleptic Gregorian
+  /// calendar's arithmetic, as `gmtime` does it); others go through `gmtime`.
   public static func string(milliseconds: Int64) -> String {
+    guard milliseconds >= 0, milliseconds < 253_402_300_800_000 else {
+      return gmtimeString(milliseconds: milliseconds)
+    }
+    let seconds = milliseconds / 1000
+    let (days, second) = (seconds / 86_400, Int(seconds % 86_400))
+    // Days since 0000-03-01, in eras of 400 years (146,097 days).
+    let z = Int(days) + 719_468
+    let era = z / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthFromMarch = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+    let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    let fields = [
+      (year, 4, 0), (month, 2, 5), (day, 2, 8), (second / 3600, 2, 11),
+      (second / 60 % 60, 2, 14), (second % 60, 2, 17), (Int(milliseconds % 1000), 3, 20),
+    ]
+    return String(unsafeUninitializedCapacity: 24) { buffer in
+      let separators: [(Int, UInt8)] = [
+        (4, 0x2D), (7, 0x2D), (10, 0x54), (13, 0x3A), (16, 0x3A), (19, 0x2E), (23, 0x5A),
+      ]  // - - T : : . Z
+      for (offset, separator) in separators { buffer[offset] = separator }
+      for (value, width, offset) in fields {
+        var value = value
+        for place in stride(from: offset + width - 1, through: offset, by: -1) {
+          buffer[place] = UInt8(0x30 + value % 10)
+          value /= 10
+        }
+      }
+      return 24
+    }
+  }
+
+  static func gmtimeString(milliseconds: Int64) -> String {
     var seconds = time_t(milliseconds / 1000)
     var parts = tm()
     gmtime_r(&seconds, &parts)

@@ -30,17 +30,17 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     pool = StorePool { try Datastore.open(location) }
     self.policy = policy
     self.clock = clock
-    _ = try pool.with { try $0.applicationKeys() }
+    _ = try pool.with { try $0.store.applicationKeys() }
   }
 
   /// The board's keys as they are now.
   public func keys() throws -> ApplicationKeys {
-    try pool.with { try $0.applicationKeys() }
+    try pool.with { try $0.store.applicationKeys() }
   }
 
   public func respond(to request: HTTPRequest) -> HTTPResponse {
     do {
-      return try pool.with { store in try answer(request, store) }
+      return try pool.with { pooled in try answer(request, pooled.store, pooled.cache) }
     } catch let error as NCMBError {
       return failure(error)
     } catch let error as DatastoreError {
@@ -57,15 +57,20 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   static let jsonHeaders = [(name: "content-type", value: "application/json; charset=utf-8")]
 
   private static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
-    HTTPResponse(status: status, headers: jsonHeaders, body: Array(value.jsonText().utf8))
+    HTTPResponse(status: status, headers: jsonHeaders, body: value.jsonBytes())
   }
 
   // MARK: Routing
 
-  private func answer(_ request: HTTPRequest, _ store: Datastore) throws -> HTTPResponse {
+  private func answer(_ request: HTTPRequest, _ store: Datastore, _ cache: ReadCache) throws
+    -> HTTPResponse
+  {
     let prefix = "/\(NCMBService.apiVersion)/"
     guard request.path.hasPrefix(prefix) else { throw NCMBError.notFound }
-    guard let keys = try store.existingApplicationKeys() else { throw NCMBError.header }
+    cache.revalidate(try store.stateMark())
+    guard let keys = try cache.keys({ try store.existingApplicationKeys() }) else {
+      throw NCMBError.header
+    }
     try NCMBSignature.verify(request, keys: keys, now: clock())
     guard request.body.count <= NCMBService.maximumJSONBytes || !request.formParts.isEmpty
     else { throw NCMBError.tooLarge }
@@ -77,6 +82,21 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     guard !segments.isEmpty, !segments.contains("") else { throw NCMBError.notFound }
     let names = try segments.map { try NCMBQuery.decode($0, field: "path", plusIsSpace: false) }
     let client = try store.client(sessionToken: request.header("X-NCMB-Apps-Session-Token"))
+    let method = request.method
+    // Reads that write nothing and depend only on the database and the caller.
+    guard method == "GET", ["classes", "users", "roles", "files"].contains(names[0]) else {
+      return try route(request, names, store, client)
+    }
+    let key = ReadCache.key(request, client.principals)
+    if let kept = cache.answer(for: key) { return kept }
+    let response = try route(request, names, store, client)
+    cache.keep(response, for: key)
+    return response
+  }
+
+  private func route(
+    _ request: HTTPRequest, _ names: [String], _ store: Datastore, _ client: DatastoreClient
+  ) throws -> HTTPResponse {
     let method = request.method
 
     switch (names[0], names.count) {

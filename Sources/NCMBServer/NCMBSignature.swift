@@ -22,23 +22,64 @@ public enum NCMBSignature {
     method: String, host: String, path: String, rawQuery: String, applicationKey: String,
     timestamp: String
   ) -> String {
-    var parameters = rawQuery.split(separator: "&").map(String.init)
-    parameters += [
-      "SignatureMethod=HmacSHA256", "SignatureVersion=2",
-      "X-NCMB-Application-Key=\(applicationKey)", "X-NCMB-Timestamp=\(timestamp)",
-    ]
-    func name(_ parameter: String) -> Substring { parameter.prefix { $0 != "=" } }
+    String(
+      decoding: bytesToSign(
+        method: method, host: host, path: path, rawQuery: rawQuery,
+        applicationKey: applicationKey, timestamp: timestamp), as: UTF8.self)
+  }
+
+  /// `stringToSign`'s UTF-8 bytes, made over bytes: a server makes one for every request.
+  static func bytesToSign(
+    method: String, host: String, path: String, rawQuery: String, applicationKey: String,
+    timestamp: String
+  ) -> [UInt8] {
+    let query = Array(rawQuery.utf8)
+    let fixed =
+      Array(
+        "SignatureMethod=HmacSHA256&SignatureVersion=2&X-NCMB-Application-Key=\(applicationKey)"
+          .utf8) + Array("&X-NCMB-Timestamp=\(timestamp)".utf8)
+    // Each parameter as a range of its buffer: the query's pieces between `&`s (empty ones
+    // dropped), then the four the signature adds, in that order.
+    var parameters: [(fromQuery: Bool, range: Range<Int>)] = []
+    for (source, bytes) in [(true, query), (false, fixed)] {
+      var start = 0
+      for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x26 {
+        if index > start { parameters.append((source, start..<index)) }
+        start = index + 1
+      }
+    }
+    func name(_ parameter: (fromQuery: Bool, range: Range<Int>)) -> ArraySlice<UInt8> {
+      let bytes = parameter.fromQuery ? query[parameter.range] : fixed[parameter.range]
+      return bytes.prefix { $0 != 0x3D }
+    }
     // Sorted by name, byte order; equal names keep the order they came in.
-    let sorted = parameters.enumerated().sorted {
-      let (a, b) = (name($0.element), name($1.element))
-      return a == b ? $0.offset < $1.offset : Array(a.utf8).lexicographicallyPrecedes(b.utf8)
-    }.map(\.element)
-    return [method, host, path, sorted.joined(separator: "&")].joined(separator: "\n")
+    let order = parameters.indices.sorted { a, b in
+      let (x, y) = (name(parameters[a]), name(parameters[b]))
+      return x == y ? a < b : x.lexicographicallyPrecedes(y)
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(method.utf8.count + host.utf8.count + path.utf8.count + query.count + 200)
+    out += method.utf8
+    out.append(0x0A)
+    out += host.utf8
+    out.append(0x0A)
+    out += path.utf8
+    out.append(0x0A)
+    for (position, index) in order.enumerated() {
+      if position > 0 { out.append(0x26) }
+      let parameter = parameters[index]
+      out += parameter.fromQuery ? query[parameter.range] : fixed[parameter.range]
+    }
+    return out
   }
 
   /// The base64 signature of `string` under `clientKey`.
   public static func sign(_ string: String, clientKey: String) -> String {
-    Crypto.base64(Crypto.hmacSHA256(key: Array(clientKey.utf8), message: Array(string.utf8)))
+    sign(bytes: Array(string.utf8), clientKey: clientKey)
+  }
+
+  static func sign(bytes: [UInt8], clientKey: String) -> String {
+    Crypto.base64(Crypto.hmacSHA256(key: Array(clientKey.utf8), message: bytes))
   }
 
   /// Milliseconds since 1970 of an NCMB timestamp: `yyyy-MM-ddTHH:mm:ss[.fraction]` followed by
@@ -105,20 +146,24 @@ public enum NCMBSignature {
       abs(time - now) <= allowedSkewMilliseconds
     else { throw NCMBError.header }
     var hosts: [String] = []
-    for name in ["Host", "X-Forwarded-Host"] {
-      guard let host = request.header(name)?.split(separator: ",").first.map(String.init) else {
+    for name in ["host", "x-forwarded-host"] {
+      guard let value = request.headers.first(where: { $0.name == name })?.value else {
         continue
       }
+      // The first of a list; byte offsets, as a host is ASCII (anything else never matches).
+      let bytes = Array(value.utf8)
+      let host = String(decoding: bytes.prefix { $0 != UInt8(ascii: ",") }, as: UTF8.self)
       hosts.append(host)
       // The Swift and JS SDKs sign the host without the port the URL names.
-      if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") {
+      if let colon = host.utf8.lastIndex(of: UInt8(ascii: ":")), host.utf8.last != UInt8(ascii: "]")
+      {
         hosts.append(String(host[..<colon]))
       }
     }
     let given = Array(signature.utf8)
     for host in hosts {
       let expected = sign(
-        stringToSign(
+        bytes: bytesToSign(
           method: request.method, host: host, path: request.path, rawQuery: request.rawQuery,
           applicationKey: applicationKey, timestamp: timestamp), clientKey: keys.clientKey)
       if Crypto.constantTimeEqual(Array(expected.utf8), given) { return }

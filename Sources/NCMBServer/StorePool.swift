@@ -8,10 +8,17 @@ import Datastore
 #endif
 
 /// Open datastores for the transport's worker threads: a `Datastore` (one database connection)
-/// serves one request at a time, so each request borrows one and gives it back.
+/// serves one request at a time, so each request borrows one, with its `ReadCache`, and gives
+/// it back.
 final class StorePool: @unchecked Sendable {
+  final class Pooled {
+    let store: Datastore
+    let cache = ReadCache()
+    init(_ store: Datastore) { self.store = store }
+  }
+
   private let open: @Sendable () throws -> Datastore
-  private var idle: [Datastore] = []
+  private var idle: [Pooled] = []
   private var mutex = pthread_mutex_t()
   /// Idle connections kept for the next requests; more are closed when given back.
   private let keep = 16
@@ -25,11 +32,11 @@ final class StorePool: @unchecked Sendable {
 
   /// Runs `body` with a store. One whose request failed with a system error is not reused
   /// (its file may be gone, its server connection lost).
-  func with<T>(_ body: (Datastore) throws -> T) throws -> T {
+  func with<T>(_ body: (Pooled) throws -> T) throws -> T {
     pthread_mutex_lock(&mutex)
     let reused = idle.popLast()
     pthread_mutex_unlock(&mutex)
-    let store = try reused ?? open()
+    let store = try reused ?? Pooled(open())
     do {
       let result = try body(store)
       giveBack(store)
@@ -42,7 +49,7 @@ final class StorePool: @unchecked Sendable {
     }
   }
 
-  private func giveBack(_ store: Datastore) {
+  private func giveBack(_ store: Pooled) {
     pthread_mutex_lock(&mutex)
     if idle.count < keep { idle.append(store) }
     pthread_mutex_unlock(&mutex)

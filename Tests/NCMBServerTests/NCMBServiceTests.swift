@@ -288,6 +288,52 @@ struct NCMBServiceTests {
     #expect(fetch(bobToken).status == 200)
   }
 
+  /// `DELETE /users/ID` of yourself: refused for anyone else (E403001) and without a session;
+  /// your session ends, your user is gone, your posts stay, and your anonymous id signs up as a
+  /// new user.
+  @Test(arguments: EngineFixtures.all)
+  func anAppUserDeletesItsOwnUser(engine: any EngineFixture) throws {
+    let board = try ServedBoard(engine)
+    let uuid = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
+    let signUp = #"{"authData":{"anonymous":{"id":"\#(uuid)"}}}"#
+    var (status, body) = try board.send(board.request("POST", "users", body: signUp))
+    #expect(status == 201, "\(body)")
+    let alice = try #require(body.objectValue?["objectId"]?.stringValue)
+    let aliceToken = try #require(body.objectValue?["sessionToken"]?.stringValue)
+    let (_, bobToken) = try board.signUp()
+    (status, body) = try board.send(
+      board.request("POST", "classes/Thread", session: aliceToken, body: #"{"title":"stays"}"#))
+    #expect(status == 201, "\(body)")
+
+    let before = try board.database.fingerprint()
+    (status, body) = try board.send(board.request("DELETE", "users/\(alice)", session: bobToken))
+    #expect(status == 403, "\(body)")
+    #expect(body.objectValue?["code"] == .string("E403001"))
+    (status, body) = try board.send(board.request("DELETE", "users/\(alice)"))
+    #expect(status == 401, "\(body)")
+    #expect(try board.database.fingerprint() == before, "refusals change nothing")
+
+    (status, body) = try board.send(
+      board.request("DELETE", "users/\(alice)/", session: aliceToken, body: "{}"))
+    #expect(status == 200, "\(body)")
+    (status, body) = try board.send(board.request("GET", "classes/Thread", session: aliceToken))
+    #expect(status == 401, "the session ended: \(body)")
+    (status, body) = try board.send(board.request("GET", "users/\(alice)", session: bobToken))
+    #expect(status == 404, "\(body)")
+    (status, body) = try board.send(board.request("GET", "classes/Thread", session: bobToken))
+    #expect(body.objectValue?["results"]?.arrayValue?.count == 1, "the post stays: \(body)")
+
+    (status, body) = try board.send(board.request("POST", "users", body: signUp))
+    #expect(status == 201, "the same anonymous id signs up anew: \(body)")
+    let again = try #require(body.objectValue?["objectId"]?.stringValue)
+    #expect(again != alice)
+    (status, body) = try board.send(
+      board.request(
+        "GET", "classes/Thread",
+        session: try #require(body.objectValue?["sessionToken"]?.stringValue)))
+    #expect(status == 200, "\(body)")
+  }
+
   /// A method a path does not take is `E405001` (HTTP 405), as NCMB answered, and stores nothing.
   @Test(arguments: EngineFixtures.all)
   func aMethodAPathDoesNotTakeIsE405001(engine: any EngineFixture) throws {

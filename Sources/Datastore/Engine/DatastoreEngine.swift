@@ -170,4 +170,16 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// True when another process may have committed since the last read of the feed. Cheap (no
   /// table is read). Throws when the database is gone (file removed, server closed the connection).
   func hasPendingWakeup() throws -> Bool
+
+  /// A mark of the database's state as this connection sees it: two equal marks from this
+  /// engine mean that nothing was committed between them, by this connection or any other.
+  /// Nil when the engine cannot tell cheaply (then nothing read may be kept for later). Throws
+  /// when the database is gone.
+  func stateMark() throws -> StateMark?
+}
+
+/// See `DatastoreEngine.stateMark()`: comparable only with marks of the same engine.
+public struct StateMark: Equatable, Sendable {
+  let external: Int64
+  let own: Int64
 }

@@ -50,6 +50,10 @@ extension PostgresEngine {
   /// in while it read a statement's result (they wait in its buffer, not on the socket).
   var wakePollInterval: Double { 0.25 }
 
+  /// Several servers and members share the database, and what tells their commits apart is a
+  /// query: nothing is kept (sessions are looked up and every read runs, each request).
+  func stateMark() throws -> StateMark? { nil }
+
   func hasPendingWakeup() throws -> Bool {
     try startListening()
     do {

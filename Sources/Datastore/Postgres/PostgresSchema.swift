@@ -200,6 +200,15 @@ enum PostgresSchema {
     DELETE FROM forum.revisions r WHERE number > 1 AND number <= (SELECT max(x.number)
       FROM forum.revisions x WHERE x.object_id = r.object_id) - \(Revision.kept - 1);
     """,
+    // An app user may delete its own user (`forum.delete_object`, re-made by every init), which
+    // forgets its anonymous id and sessions: ids and sessions of users deleted by hand before
+    // are forgotten too, so their id signs up anew.
+    """
+    DELETE FROM forum.app_sessions s
+      WHERE NOT EXISTS (SELECT 1 FROM forum.objects o WHERE o.object_id = s.user_id);
+    DELETE FROM forum.app_identities i
+      WHERE NOT EXISTS (SELECT 1 FROM forum.objects o WHERE o.object_id = i.user_id);
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
@@ -266,7 +275,7 @@ enum PostgresSchema {
         """,
         [
           .text(String(steps.count)), .text(rules.fingerprint),
-          .text(engineRules.recordJSON.jsonText()),
+          .text(engineRules.encoding),
         ])
       try connection.execute(
         """
@@ -342,9 +351,15 @@ enum PostgresSchema {
   }
 
   /// What a connection must find before it serves a person; each failure names its fix.
-  /// Returns the rules `forum init` recorded. `rules` (what the caller expects; empty for "any")
-  /// must be those. The schema's owner is not asked to be a member.
-  static func check(on connection: PostgresConnection, rules: EngineRules) throws -> EngineRules {
+  /// Returns the rules `forum init` recorded, and whether the schema's owner opened a board whose
+  /// rules or trigger SQL are not this forum's (`rules`; empty for "any"): the caller installs
+  /// them then, as `forum init` would. A member is served by the rules the owner installed,
+  /// whatever this forum would install: the database enforces those, and the client follows
+  /// what the engine reports (a rule change never makes a board of the same schema version
+  /// ask its members for `forum init`). The schema's owner is not asked to be a member.
+  static func check(on connection: PostgresConnection, rules: EngineRules) throws -> (
+    recorded: EngineRules, reinstall: Bool
+  ) {
     let initFix = "run `forum init --db URI` as the database owner"
     let result: PostgresResult
     do {
@@ -396,9 +411,9 @@ enum PostgresSchema {
     guard version == steps.count, let recordText = meta.text(0, 2),
       let recorded = try? EngineRules(record: JSONValue.parse(recordText))
     else { throw older }
-    guard meta.text(0, 1) == PostgresRules(recorded).fingerprint else { throw older }
-    if rules != EngineRules() && rules.signature != recorded.signature { throw older }
-    return recorded
+    let sameTriggers = meta.text(0, 1) == PostgresRules(recorded).fingerprint
+    let sameRules = rules == EngineRules() || rules.signature == recorded.signature
+    return (recorded, !(sameTriggers && sameRules) && result.bool(0, 5))
   }
 
   /// The SQL expression for a field: built-in fields are columns; the rest live in `data`, a
@@ -840,7 +855,9 @@ enum PostgresSchema {
 
     -- Deletes, as the owner (members hold no DELETE grant, see policiesSQL), of what the caller
     -- may write: `narrowing` (the engine's principals for the call, NULL for all) narrows, never
-    -- widens. The schema's owner may delete anything. True when a row went.
+    -- widens. The schema's owner may delete anything. A member's user is their database role's
+    -- and stays; an app user (a server acting for it) may delete its own, which ends its
+    -- sessions and forgets its anonymous id. True when a row went.
     CREATE OR REPLACE FUNCTION forum.delete_object(class_name text, target text, narrowing text[])
     RETURNS boolean
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -849,12 +866,21 @@ enum PostgresSchema {
       private_id bigint;
       trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
                                          WHERE nspname = 'forum');
+      app_user boolean := class_name = 'user' AND forum.is_server()
+                          AND target = forum.acting_user();
     BEGIN
       DELETE FROM forum.objects
       WHERE object_id = target AND class = class_name
-        AND (trusted OR (class <> 'user' AND writers && forum.principals()))
+        AND (trusted OR (class <> 'user' AND writers && forum.principals())
+             OR (app_user AND writers && forum.principals()))
         AND (narrowing IS NULL OR writers && narrowing);
-      IF FOUND THEN RETURN true; END IF;
+      IF FOUND THEN
+        IF class_name = 'user' THEN
+          DELETE FROM forum.app_sessions WHERE user_id = target;
+          DELETE FROM forum.app_identities WHERE user_id = target;
+        END IF;
+        RETURN true;
+      END IF;
       -- A private class: found from the caller's own rows first.
       SELECT p.id INTO private_id FROM forum.private_rows(class_name, NULL, ARRAY[target]) p
       WHERE p.object_id = target;

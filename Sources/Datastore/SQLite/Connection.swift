@@ -72,6 +72,10 @@ public final class Connection {
   /// Number of rows changed by the last INSERT, UPDATE or DELETE.
   public var changes: Int { Int(sqlite3_changes64(handle)) }
 
+  /// Rows this connection has inserted, changed or deleted since it opened, triggers' included
+  /// (and those of transactions it rolled back).
+  public var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
   /// Runs `body`, which only reads, in one read transaction: one snapshot for all its statements,
   /// and SQLite's shared lock taken once instead of at each of them (a lock is four `fcntl`
   /// calls). Inside a transaction it just runs.

@@ -61,7 +61,20 @@ extension SQLiteEngine {
     return lastDataVersion.map { $0 != version } ?? true
   }
 
-  private func dataVersion() throws -> Int64 {
+  /// `PRAGMA data_version` moves when another connection commits, the connection's own count
+  /// of changed rows when it writes itself: together they move on every commit that changes a
+  /// row. A file moved or deleted under the connection is an error, not a state.
+  func stateMark() throws -> StateMark? {
+    if connection.fileHasMoved {
+      throw DatastoreError(
+        .systemError,
+        detail: "the database file \(location) was moved or deleted while forum had it open")
+    }
+    let version = try guarded { try dataVersion() }
+    return StateMark(external: version, own: connection.totalChanges)
+  }
+
+  func dataVersion() throws -> Int64 {
     try connection.prepare("PRAGMA data_version").firstRow { $0.int(0) } ?? 0
   }
 }

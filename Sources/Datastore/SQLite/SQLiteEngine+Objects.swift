@@ -299,6 +299,12 @@ extension SQLiteEngine {
         "DELETE FROM objects AS o WHERE o.objectId = ? AND o.class = ? AND \(writable) RETURNING id"
       ).firstRow(values) { $0.int(0) }
       if deleted == nil { throw try refusal(className, objectId, [:], nil, as: caller) }
+      if className == User.className {
+        // A deleted user's sessions end with it, and its anonymous id may sign up anew.
+        noteIdentityWrite()
+        try connection.run("DELETE FROM sessions WHERE userId = ?", [.text(objectId)])
+        try connection.run("DELETE FROM identities WHERE userId = ?", [.text(objectId)])
+      }
     }
   }
 

@@ -211,6 +211,7 @@ extension SQLiteEngine {
 
   func setRole(_ role: String, userId target: String, member: Bool, as caller: Principals) throws {
     guard try isBoardOwner(caller) else { throw DatastoreError.noAccess }
+    noteIdentityWrite()
     try guarded {
       try connection.transaction {
         let exists = try connection.prepare(

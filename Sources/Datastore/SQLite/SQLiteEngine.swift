@@ -32,6 +32,21 @@ final class SQLiteEngine: DatastoreEngine {
   private(set) var lastDataVersion: Int64?
   func noteDataVersion(_ version: Int64) { lastDataVersion = version }
 
+  /// Sessions `caller` found, by their token's hash, while no other connection committed and
+  /// this one wrote no session or role (`identityWrites`): a server's next request of the same
+  /// session looks nothing up, even after it wrote objects. A logout, a role granted, a session
+  /// ended by hand empties it; expiry is checked here.
+  private var sessionCache: (mark: StateMark, sessions: [[UInt8]: CachedSession])?
+  /// Writes of this connection to `sessions`, `identities` or `role_members` (the object
+  /// triggers touch none of them).
+  private var identityWrites: Int64 = 0
+  func noteIdentityWrite() { identityWrites += 1 }
+  private struct CachedSession {
+    let principals: Principals
+    let expiresAt: Int64
+  }
+  private static let maximumCachedSessions = 10_000
+
   /// Opens or creates the database at `path`. A new file is created 0600 (the person who makes a
   /// board decides whom to share it with); an existing file's mode is left alone. Every way the file
   /// can be unusable becomes one `E500001` whose detail says what is wrong with which path.
@@ -190,8 +205,7 @@ final class SQLiteEngine: DatastoreEngine {
     guard let text = recordedRules, let space = text.firstIndex(of: " ") else {
       return EngineRules()
     }
-    return try JSONDecoder().decode(
-      EngineRules.self, from: Data(text[space...].dropFirst().utf8))
+    return try EngineRules(record: JSONValue.parse(String(text[space...].dropFirst())))
   }
 
   func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
@@ -199,7 +213,7 @@ final class SQLiteEngine: DatastoreEngine {
       if rules.isEmpty {
         self.rules = try decodeRecordedRules()
       } else {
-        let recorded = "\(SQLiteRules.format) \(rules.signature)"
+        let recorded = "\(SQLiteRules.format) \(rules.encoding)"
         if recordedRules != recorded {
           try refuseNewerRules(recordedRules)
           try connection.transaction {
@@ -219,7 +233,7 @@ final class SQLiteEngine: DatastoreEngine {
           }
           recordedRules = recorded
         }
-        // The signature is the rules' own text: recorded equal, they are these rules.
+        // The record is the rules' one encoding: recorded equal, they are these rules.
         self.rules = rules
       }
       try ensureIndexes(indexes.filter { $0.kind == .ordered })
@@ -261,7 +275,8 @@ final class SQLiteEngine: DatastoreEngine {
   // MARK: Identity
 
   func signIn(secret: String, previousSecret: String?, sessionLifetime: Double) throws -> Login {
-    try transaction {
+    noteIdentityWrite()
+    return try transaction {
       try guarded {
         let hash = SHA256.hash(secret)
         let find = "SELECT userId FROM identities WHERE secretHash = ?"
@@ -309,12 +324,26 @@ final class SQLiteEngine: DatastoreEngine {
 
   func caller(sessionToken: String) throws -> Principals? {
     try guarded {
-      let userId =
-        try connection.prepare(
-          "SELECT userId FROM sessions WHERE tokenHash = ? AND expiresAt > \(SQLiteRules.now)"
-        ).firstRow([.blob(SHA256.hash(sessionToken))]) { try $0.text(0) } ?? nil
-      guard let userId else { return nil }
-      return Principals(userId: userId, roles: try roles(of: userId))
+      let hash = SHA256.hash(sessionToken)
+      let mark = StateMark(external: try dataVersion(), own: identityWrites)
+      if sessionCache?.mark != mark { sessionCache = (mark, [:]) }
+      if let cached = sessionCache?.sessions[hash], cached.expiresAt > BackendDate.now() {
+        return cached.principals
+      }
+      guard
+        let (userId, expiresAt) = try connection.prepare(
+          """
+          SELECT userId, expiresAt FROM sessions
+          WHERE tokenHash = ? AND expiresAt > \(SQLiteRules.now)
+          """
+        ).firstRow([.blob(hash)], { (try $0.text(0) ?? "", $0.int(1)) })
+      else { return nil }
+      let principals = Principals(userId: userId, roles: try roles(of: userId))
+      if sessionCache!.sessions.count >= SQLiteEngine.maximumCachedSessions {
+        sessionCache!.sessions.removeAll()
+      }
+      sessionCache!.sessions[hash] = CachedSession(principals: principals, expiresAt: expiresAt)
+      return principals
     }
   }
 
@@ -324,12 +353,14 @@ final class SQLiteEngine: DatastoreEngine {
   }
 
   func endSessions(userId: String) throws {
+    noteIdentityWrite()
     try guarded {
       try connection.run("DELETE FROM sessions WHERE userId = ?", [.text(userId)])
     }
   }
 
   func addMember(_ userId: String, toRole role: String) throws {
+    noteIdentityWrite()
     try guarded {
       try connection.run(
         "INSERT OR IGNORE INTO role_members(role, userId) VALUES (?, ?)",
