@@ -435,8 +435,9 @@ enum PostgresSchema {
         .systemError,
         detail: "the forum schema is newer (version \(version)) than this forum: upgrade forum")
     }
+    // Who runs what: the owner may be the one reading it.
     let older = DatastoreError(
-      .systemError, detail: "the forum schema is older than this forum: \(initFix)")
+      .systemError, reason: StoreReason.olderSchema(owner: result.bool(0, 5)))
     guard version == steps.count, let recordText = meta.text(0, 2),
       let recorded = try? EngineRules(record: JSONValue.parse(recordText))
     else { throw older }
