@@ -39,6 +39,9 @@ public enum StoreReason: ErrorReason, Equatable {
   case writersMustStayTheAuthor
   /// Bytes from outside (a terminal, a pipe, a file) that are not UTF-8.
   case notUTF8
+  /// A PostgreSQL board set up by an older forum: `forum init` brings it up to date (`owner`:
+  /// the caller owns the schema, so may run it).
+  case olderSchema(owner: Bool)
 
   public var description: String {
     switch self {
@@ -52,6 +55,9 @@ public enum StoreReason: ErrorReason, Equatable {
     case .usersAreMadeBySigningIn: return "users are made by signing in"
     case .writersMustStayTheAuthor: return "the writers must stay the author"
     case .notUTF8: return "not valid UTF-8"
+    case .olderSchema(let owner):
+      return "this board was set up by an older forum: " + (owner ? "run" : "its owner must run")
+        + " `forum init --db URI` once to bring it up to date"
     }
   }
 }

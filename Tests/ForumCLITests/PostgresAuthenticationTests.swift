@@ -30,7 +30,16 @@ struct PostgresAuthenticationTests {
       Issue.record("peer authentication needs two Unix users; run the tests as root to make them")
       return
     }
-    let binary = try ForumBinary.require()
+    // The other users run a copy anyone may execute: the build may sit where they cannot
+    // enter (a clone under /root, as on a fresh machine run as root).
+    let built = try ForumBinary.require()
+    var template = Array((NSTemporaryDirectory() + "/forum-peer.XXXXXX").utf8CString)
+    let shared = String(cString: try #require(mkdtemp(&template)))
+    defer { try? FileManager.default.removeItem(atPath: shared) }
+    chmod(shared, 0o755)
+    let binary = shared + "/forum"
+    try FileManager.default.copyItem(atPath: built, toPath: binary)
+    chmod(binary, 0o755)
     let cluster = try PostgresTestCluster.shared()
     let socket = try #require(cluster.socketDirectory, "the test cluster has a local socket")
     let board = try cluster.board(members: [])

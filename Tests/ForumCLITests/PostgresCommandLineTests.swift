@@ -1,3 +1,5 @@
+import Datastore
+import Forum
 import Foundation
 import PostgresTestCluster
 import Testing
@@ -113,5 +115,56 @@ struct PostgresCommandLineTests {
       forum, board["bob"].uri, status: 3, mentions: "GRANT forum_member TO \(board["bob"].name)")
     // And with all of that fixed, the member gets in.
     #expect(try forum.run(["list"], profile: "alice", database: board["alice"].uri).status == 0)
+  }
+
+  /// Issue 21: a board `forum init` set up before the `Preference` rule (mute, follow) serves
+  /// its members under the rules it has and is brought up to date when its owner opens it; a
+  /// board whose schema is older still is refused in one line saying who must run what.
+  @Test func aBoardFromBeforeMuteAndFollowNeedsForumInit() throws {
+    let forum = try ForumFixture()
+    let board = try PostgresTestCluster.shared().board()
+    defer { board.remove() }
+    var old = Board.rules
+    old.owners.removeAll { $0.className == Board.preferenceClassName }
+    try Datastore.initialize(board.owner.uri, rules: old, indexes: Board.indexes)
+    try board.cluster.admin("GRANT forum_member TO \(board["alice"].name)")
+    let alice = board["alice"].uri
+
+    let listed = try forum.run(["list"], profile: "alice", database: alice)
+    #expect(listed.status == 0 && listed.stderr.isEmpty, "\(listed.summary)")
+    // The owner's first command installs the rule; then mute and follow work for members.
+    let owner = try forum.run(["list"], profile: "owner", database: board.owner.uri)
+    #expect(owner.status == 0 && owner.stderr.isEmpty, "\(owner.summary)")
+    let posted = try forum.run(
+      ["new", "--title", "after the upgrade"], profile: "alice", database: alice)
+    #expect(posted.status == 0, "\(posted.summary)")
+    let followed = try forum.run(["follow", "1"], profile: "alice", database: alice)
+    #expect(followed.status == 0, "\(followed.summary)")
+
+    // A schema step behind: nobody's forum can use it until the owner runs `forum init`.
+    let version = try board.cluster.admin(
+      "SELECT value FROM forum.meta WHERE key = 'schema_version'", database: board.database)
+    let current = try #require(Int(version.trimmingCharacters(in: .whitespacesAndNewlines)))
+    try board.cluster.admin(
+      "UPDATE forum.meta SET value = '\(current - 1)' WHERE key = 'schema_version'",
+      database: board.database)
+    let refused = try forum.run(["list"], profile: "alice", database: alice)
+    #expect(refused.status == 1, "\(refused.summary)")
+    #expect(
+      refused.stderrLines == [
+        "forum: this board was set up by an older forum: its owner must run "
+          + "`forum init --db URI` once to bring it up to date"
+      ], "\(refused.summary)")
+    let japanese = try forum.run(["list"], profile: "alice", lang: "ja_JP.UTF-8", database: alice)
+    #expect(
+      japanese.stderrLines == [
+        "forum: この掲示板は古い forum で作られています。掲示板の持ち主が `forum init --db URI` を一度実行してください"
+      ], "\(japanese.summary)")
+    let ownerRefused = try forum.run(["list"], profile: "owner", database: board.owner.uri)
+    #expect(
+      ownerRefused.stderrLines == [
+        "forum: this board was set up by an older forum: run `forum init --db URI` once to "
+          + "bring it up to date"
+      ], "\(ownerRefused.summary)")
   }
 }

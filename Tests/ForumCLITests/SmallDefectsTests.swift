@@ -100,6 +100,27 @@ struct SmallDefectsTests {
       #expect(
         !text.isEmpty && text.unicodeScalars.contains { $0.value >= 0x3040 }, "\(line): \(text)")
     }
+    // Pictures refused for what is inside them: cut short, corrupt, over a budget.
+    let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    var header = Data(
+      signature + pngChunk("IHDR", bigEndian(40_000) + bigEndian(10) + [8, 6, 0, 0, 0]))
+    header.append(contentsOf: pngChunk("IDAT", [0x78, 0x9C, 0x03, 0x00]) + pngChunk("IEND", []))
+    let pictures: [(String, Data, String)] = [
+      ("cut.png", Data(signature + [0, 0, 0, 13, 0x49, 0x48]), "PNG が途中で切れています"),
+      ("bad-type.png", Data(signature + pngChunk("I$DR", [1, 2, 3])), "PNG が壊れています"),
+      ("wide.png", header, "PNG の画像が大きすぎます (40000×10 ピクセル"),
+      ("scans.jpg", try GeneratedImages.bytes("scan-bomb.jpg"), "JPEG のスキャンが多すぎます"),
+    ]
+    for (name, bytes, said) in pictures {
+      let path = forum.root + "/" + name
+      try bytes.write(to: URL(fileURLWithPath: path))
+      let result = try forum.run(
+        ["new", "--title", "t", "--description", "d", "--image", path], lang: ja)
+      let text = result.stderr
+      #expect(result.status != 0 && text.contains(said), "\(name): \(text)")
+      let found = english.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
+      #expect(found == nil, "\(name): \(text)")
+    }
     let whoami = try forum.run(["whoami"], lang: ja).stdoutLines
     #expect(whoami.dropFirst().map { $0.prefix { $0 != ":" } } == ["ユーザー ID", "プロファイル", "データベース"])
   }
@@ -116,4 +137,19 @@ private func drawnWidth(_ line: String) -> Int {
       }
     return sum + (sequence ? 2 : displayWidth(String(character)))
   }
+}
+
+private func bigEndian(_ value: UInt32) -> [UInt8] {
+  [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+}
+
+/// A PNG chunk with its CRC-32 (over type and data).
+private func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+  let body = Array(type.utf8) + data
+  var crc: UInt32 = 0xFFFF_FFFF
+  for byte in body {
+    crc ^= UInt32(byte)
+    for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+  }
+  return bigEndian(UInt32(data.count)) + body + bigEndian(~crc)
 }

@@ -16,10 +16,10 @@ enum GIFContainer {
     copy.keep(0..<pos)
     var frames: [(width: Int, height: Int)] = []
     while true {
-      guard pos < b.count else { throw ImageRejection.truncated(.gif, "no trailer") }
+      guard pos < b.count else { throw ImageRejection.truncated(.gif, .noTrailer) }
       switch b[pos] {
       case trailer:
-        guard !frames.isEmpty else { throw ImageRejection.damaged(.gif, "no image data") }
+        guard !frames.isEmpty else { throw ImageRejection.damaged(.gif, .noImageData) }
         copy.keep(pos..<pos + 1)
         copy.dropTail(after: pos + 1)
         return ScannedImage(
@@ -50,7 +50,7 @@ enum GIFContainer {
         frames.append((frameWidth, frameHeight))
         pos = end
       default:
-        throw ImageRejection.damaged(.gif, "unknown block")
+        throw ImageRejection.damaged(.gif, .unknownBlock)
       }
     }
   }

@@ -22,14 +22,19 @@ public enum ImageBudget {
   static func check(_ scanned: ScannedImage, format: ImageFormat) throws {
     let name = format.displayName
     let (width, height) = (scanned.width, scanned.height)
-    if width <= 0 || height <= 0 { throw ImageRejection.damaged(format, "no width or height") }
+    if width <= 0 || height <= 0 { throw ImageRejection.damaged(format, .noWidthOrHeight) }
     if let reason = sizeProblem(width, height) {
-      throw ImageRejection(.unsupported, "\(name) image too large (\(reason))")
+      throw ImageRejection(
+        .unsupported, "\(name) image too large (\(reason))",
+        cause: .tooLarge(format: name, frame: nil, width: width, height: height))
     }
     var total = 0
     for (index, frame) in scanned.frames.enumerated() {
       if let reason = sizeProblem(frame.width, frame.height) {
-        throw ImageRejection(.unsupported, "\(name) frame \(index + 1) too large (\(reason))")
+        throw ImageRejection(
+          .unsupported, "\(name) frame \(index + 1) too large (\(reason))",
+          cause: .tooLarge(format: name, frame: index + 1, width: frame.width, height: frame.height)
+        )
       }
       total += frame.width * frame.height
     }
@@ -37,17 +42,21 @@ public enum ImageBudget {
       throw ImageRejection(
         .unsupported,
         "\(name) frames too large together (\(megapixels(total)) megapixels in "
-          + "\(scanned.frames.count) frames; at most \(megapixels(maximumTotalPixels)))")
+          + "\(scanned.frames.count) frames; at most \(megapixels(maximumTotalPixels)))",
+        cause: .framesTooLarge(
+          format: name, megapixels: megapixels(total), frames: scanned.frames.count))
     }
     if scanned.scans > maximumScans {
       throw ImageRejection(
-        .unsupported, "\(name) has too many scans (\(scanned.scans); at most \(maximumScans))")
+        .unsupported, "\(name) has too many scans (\(scanned.scans); at most \(maximumScans))",
+        cause: .tooManyScans(format: name, scans: scanned.scans))
     }
     if scanned.bufferedBytes > maximumBuffered {
       throw ImageRejection(
         .unsupported,
         "\(name) needs too much memory to decode (\(mebibytes(scanned.bufferedBytes)) MB for "
-          + "\(width)×\(height) \(scanned.bufferedWhat); at most \(mebibytes(maximumBuffered)) MB)")
+          + "\(width)×\(height) \(scanned.bufferedWhat); at most \(mebibytes(maximumBuffered)) MB)",
+        cause: .tooMuchMemory(format: name, megabytes: mebibytes(scanned.bufferedBytes)))
     }
   }
 

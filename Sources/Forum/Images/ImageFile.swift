@@ -90,7 +90,8 @@ public enum ImageFile {
     case ENXIO: return notRegular(nil)
     default:
       let message = String(cString: strerror(code))
-      return ImageRejection(.unreadable, message.prefix(1).lowercased() + message.dropFirst())
+      return ImageRejection(
+        .unreadable, message.prefix(1).lowercased() + message.dropFirst(), cause: .system(message))
     }
   }
 

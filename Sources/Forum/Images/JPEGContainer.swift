@@ -20,7 +20,7 @@ enum JPEGContainer {
     var inScan = false
     while true {
       guard let at = nextMarker(b, from: pos) else {
-        throw ImageRejection.truncated(.jpeg, "no end-of-image marker")
+        throw ImageRejection.truncated(.jpeg, .noEndOfImage)
       }
       // After a scan header come its entropy-coded data, kept; anywhere else bytes before a
       // marker are junk, which libjpeg skips, and are dropped. So are fill bytes (0xFF) before a
@@ -34,7 +34,7 @@ enum JPEGContainer {
       inScan = marker == startOfScan
       switch marker {
       case endOfImage:
-        guard let frame, scans > 0 else { throw ImageRejection.damaged(.jpeg, "no image data") }
+        guard let frame, scans > 0 else { throw ImageRejection.damaged(.jpeg, .noImageData) }
         copy.keep(at..<at + 2)
         copy.dropTail(after: at + 2)
         var scanned = ScannedImage(
@@ -47,7 +47,7 @@ enum JPEGContainer {
         }
         return scanned
       case startOfImage:
-        throw ImageRejection.damaged(.jpeg, "second start-of-image marker")
+        throw ImageRejection.damaged(.jpeg, .secondStartOfImage)
       case 0x01:  // TEM stands alone, without a length
         copy.keep(at..<at + 2)
         pos = at + 2
@@ -56,20 +56,20 @@ enum JPEGContainer {
         break
       }
       guard let length = b.bigEndian(at + 2, 2), at + 2 + length <= b.count else {
-        throw ImageRejection.truncated(.jpeg, "segment runs past the end of the file")
+        throw ImageRejection.truncated(.jpeg, .segmentPastEnd)
       }
-      guard length >= 2 else { throw ImageRejection.damaged(.jpeg, "bad segment length") }
+      guard length >= 2 else { throw ImageRejection.damaged(.jpeg, .badSegmentLength) }
       let end = at + 2 + length
       let payload = at + 4..<end
       if supportedFrames.contains(marker) {
-        guard frame == nil else { throw ImageRejection.damaged(.jpeg, "second frame header") }
+        guard frame == nil else { throw ImageRejection.damaged(.jpeg, .secondFrameHeader) }
         frame = try parseFrame(b, payload, progressive: marker == 0xC2 || marker == 0xCA)
       } else if otherFrames.contains(marker) {
-        throw ImageRejection.unsupported(.jpeg, "lossless or hierarchical coding")
+        throw ImageRejection.unsupported(.jpeg, .losslessOrHierarchical)
       }
       switch marker {
       case startOfScan:
-        guard frame != nil else { throw ImageRejection.damaged(.jpeg, "scan before frame header") }
+        guard frame != nil else { throw ImageRejection.damaged(.jpeg, .scanBeforeFrameHeader) }
         scans += 1
         copy.keep(at..<end)
       case 0xE1 where !sawExif && b.matches("Exif\0\0", at: payload.lowerBound):
@@ -154,15 +154,15 @@ enum JPEGContainer {
     let at = payload.lowerBound
     guard payload.count >= 6, let height = b.bigEndian(at + 1, 2),
       let width = b.bigEndian(at + 3, 2)
-    else { throw ImageRejection.damaged(.jpeg, "bad frame header") }
+    else { throw ImageRejection.damaged(.jpeg, .badFrameHeader) }
     let (precision, components) = (Int(b[at]), Int(b[at + 5]))
     guard precision == 8 else {
-      throw ImageRejection.unsupported(.jpeg, "\(precision)-bit samples; 8-bit expected")
+      throw ImageRejection.unsupported(.jpeg, .sampleBits(precision))
     }
     guard [1, 3, 4].contains(components), payload.count >= 6 + 3 * components else {
-      throw ImageRejection.damaged(.jpeg, "bad frame header")
+      throw ImageRejection.damaged(.jpeg, .badFrameHeader)
     }
-    if height == 0 { throw ImageRejection.unsupported(.jpeg, "height given after the scan") }
+    if height == 0 { throw ImageRejection.unsupported(.jpeg, .heightAfterScan) }
     let sampling = (0..<components).map { index -> (Int, Int) in
       let factors = Int(b[at + 6 + index * 3 + 1])
       return (max(1, factors >> 4), max(1, factors & 0x0F))

@@ -16,7 +16,7 @@ enum PNGContainer {
       }
       let typeBytes = b[pos + 4..<pos + 8]
       guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0 & 0xDF) }) else {
-        throw ImageRejection.damaged(.png, "invalid chunk type")
+        throw ImageRejection.damaged(.png, .invalidChunkType)
       }
       let type = String(decoding: typeBytes, as: UTF8.self)
       let dataRange = pos + 8..<pos + 8 + length
@@ -24,10 +24,10 @@ enum PNGContainer {
       // Lengths are at most 2^31 - 1 and must fit the file: the crashers carry huge ones that
       // would make a trusting reader allocate gigabytes.
       guard length <= 0x7FFF_FFFF, end <= b.count else {
-        throw ImageRejection.truncated(.png, "\(type) chunk runs past the end of the file")
+        throw ImageRejection.truncated(.png, .chunkPastEnd(type))
       }
       if header == nil && type != "IHDR" {
-        throw ImageRejection.damaged(.png, "IHDR is not the first chunk")
+        throw ImageRejection.damaged(.png, .headerNotFirst)
       }
       let critical = typeBytes.first! & 0x20 == 0
       if ImageCRC32.checksum(b[pos + 4..<dataRange.upperBound])
@@ -35,14 +35,14 @@ enum PNGContainer {
       {
         // Like libpng: a corrupt critical chunk spoils the image, a corrupt ancillary one is
         // left out.
-        if critical { throw ImageRejection.damaged(.png, "bad checksum in \(type) chunk") }
+        if critical { throw ImageRejection.damaged(.png, .badChecksum(type)) }
         copy.drop(nil)
         pos = end
         continue
       }
       switch type {
       case "IHDR":
-        guard header == nil else { throw ImageRejection.damaged(.png, "second IHDR chunk") }
+        guard header == nil else { throw ImageRejection.damaged(.png, .secondHeader) }
         header = try parseHeader(b, dataRange)
         copy.keep(pos..<end)
       case "PLTE":
@@ -52,10 +52,10 @@ enum PNGContainer {
         sawData = true
         copy.keep(pos..<end)
       case "IEND":
-        guard sawData else { throw ImageRejection.damaged(.png, "no image data") }
-        guard let header else { throw ImageRejection.damaged(.png, "no IHDR chunk") }
+        guard sawData else { throw ImageRejection.damaged(.png, .noImageData) }
+        guard let header else { throw ImageRejection.damaged(.png, .noHeader) }
         if header.colorType == 3 && !sawPalette {
-          throw ImageRejection.damaged(.png, "palette image without a palette")
+          throw ImageRejection.damaged(.png, .noPalette)
         }
         copy.keep(pos..<end)
         copy.dropTail(after: end)
@@ -85,14 +85,14 @@ enum PNGContainer {
   ) {
     let at = range.lowerBound
     guard range.count == 13, let width = b.bigEndian(at, 4), let height = b.bigEndian(at + 4, 4)
-    else { throw ImageRejection.damaged(.png, "bad IHDR chunk") }
+    else { throw ImageRejection.damaged(.png, .badImageHeader) }
     let (depth, colorType) = (Int(b[at + 8]), Int(b[at + 9]))
     let allowedDepths: [Int: [Int]] = [
       0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16],
     ]
     guard allowedDepths[colorType]?.contains(depth) == true, b[at + 10] == 0, b[at + 11] == 0,
       b[at + 12] <= 1
-    else { throw ImageRejection.damaged(.png, "bad IHDR chunk") }
+    else { throw ImageRejection.damaged(.png, .badImageHeader) }
     return (width, height, colorType)
   }
 

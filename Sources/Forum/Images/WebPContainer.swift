@@ -18,14 +18,14 @@ enum WebPContainer {
     }
     let riffEnd = 8 + riffSize
     guard riffEnd <= b.count else {
-      throw ImageRejection.truncated(.webp, "RIFF size exceeds the file")
+      throw ImageRejection.truncated(.webp, .riffSizePastEnd)
     }
     let chunks = try readChunks(b, end: riffEnd)
-    guard let first = chunks.first else { throw ImageRejection.damaged(.webp, "no image data") }
+    guard let first = chunks.first else { throw ImageRejection.damaged(.webp, .noImageData) }
     let (width, height) = try canvasSize(b, first)
     let imageChunks: Set<String> = ["VP8 ", "VP8L", "ANMF"]
     guard chunks.contains(where: { imageChunks.contains($0.fourCC) }) else {
-      throw ImageRejection.damaged(.webp, "no image data")
+      throw ImageRejection.damaged(.webp, .noImageData)
     }
     var copy = StrippedCopy(source: b)
     copy.keep(0..<headerLength)
@@ -107,7 +107,7 @@ enum WebPContainer {
     var pos = headerLength
     while pos < end {
       guard let size = b.littleEndian(pos + 4, 4), pos + 8 + size <= end else {
-        throw ImageRejection.truncated(.webp, "chunk runs past the end of the file")
+        throw ImageRejection.truncated(.webp, .chunkPastEnd(nil))
       }
       let payload = pos + 8..<pos + 8 + size
       // Odd-sized payloads are padded to an even length; a missing last pad byte is tolerated.
@@ -142,9 +142,9 @@ enum WebPContainer {
         first.payload.count >= 10
         ? (b.littleEndian(at + 4, 3)! + 1, b.littleEndian(at + 7, 3)! + 1) : nil
     default:
-      throw ImageRejection.damaged(.webp, "unknown first chunk")
+      throw ImageRejection.damaged(.webp, .unknownFirstChunk)
     }
-    guard let size else { throw ImageRejection.damaged(.webp, "bad \(first.fourCC) header") }
+    guard let size else { throw ImageRejection.damaged(.webp, .badHeader(first.fourCC)) }
     return size
   }
 

@@ -122,6 +122,9 @@ extension Messages {
     case .usersAreMadeBySigningIn: return "ユーザーはサインインで作られます。"
     case .writersMustStayTheAuthor: return "書き込める人は投稿者のままでなければなりません。"
     case .notUTF8: return "\(fieldName(field ?? "value"))が正しい UTF-8 ではありません。"
+    case .olderSchema(let owner):
+      return "この掲示板は古い forum で作られています。\(owner ? "" : "掲示板の持ち主が ")"
+        + "`forum init --db URI` を一度実行してください"
     }
   }
 

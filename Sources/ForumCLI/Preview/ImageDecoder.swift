@@ -80,8 +80,7 @@ enum ImageDecoder {
       if result.missing_library != CIMG_LIBRARY_NONE {
         throw ImageLibraryUnavailable(result.missing_library, reason: message(of: &result))
       }
-      throw ImageRejection(
-        .damaged, "cannot decode \(format.displayName): \(message(of: &result))")
+      throw ImageRejection.cannotDecode(format, message(of: &result))
     }
     let (width, height) = (Int(result.width), Int(result.height))
     return RGBAImage(
