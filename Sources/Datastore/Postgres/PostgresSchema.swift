@@ -240,11 +240,13 @@ enum PostgresSchema {
     // more, by ranges of the `seq` indexes (a row at a time walked the dead rows of every
     // delete before: minutes); `changes_pruned` records the last number cut, so a reader behind
     // it is told (`ChangeBatch.missed`). Both feeds, public and private, share the numbers.
-    // An older board's feed is cut now.
+    // An older board's feed is cut now. Idempotent, as a board taken back to an older version
+    // by hand runs it again.
     """
-    CREATE TABLE forum.changes_pruned(id integer PRIMARY KEY CHECK (id = 1), through bigint NOT NULL);
-    INSERT INTO forum.changes_pruned VALUES (1, 0);
-    CREATE FUNCTION forum.changes_prune() RETURNS trigger
+    CREATE TABLE IF NOT EXISTS forum.changes_pruned(
+      id integer PRIMARY KEY CHECK (id = 1), through bigint NOT NULL);
+    INSERT INTO forum.changes_pruned VALUES (1, 0) ON CONFLICT (id) DO NOTHING;
+    CREATE OR REPLACE FUNCTION forum.changes_prune() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
     DECLARE
@@ -258,12 +260,14 @@ enum PostgresSchema {
       RETURN NULL;
     END
     $$;
+    DROP TRIGGER IF EXISTS changes_prune ON forum.changes;
     CREATE TRIGGER changes_prune AFTER INSERT ON forum.changes
       FOR EACH ROW EXECUTE FUNCTION forum.changes_prune();
+    DROP TRIGGER IF EXISTS changes_prune ON forum.private_changes;
     CREATE TRIGGER changes_prune AFTER INSERT ON forum.private_changes
       FOR EACH ROW EXECUTE FUNCTION forum.changes_prune();
     -- The last number pruned, whoever asks: it says only that older changes are gone.
-    CREATE FUNCTION forum.changes_pruned_through() RETURNS bigint
+    CREATE OR REPLACE FUNCTION forum.changes_pruned_through() RETURNS bigint
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$ SELECT through FROM forum.changes_pruned WHERE id = 1 $$;
     REVOKE ALL ON FUNCTION forum.changes_prune(), forum.changes_pruned_through() FROM PUBLIC;
