@@ -90,6 +90,10 @@ struct EngineConformanceTests {
       }
       read(person, "search zq") { text(try board.search(["zq"]).items.map(\.json)) }
       read(person, "inbox") { text(try board.conversations(page: 1).items.map(\.json)) }
+      read(person, "marks") {
+        let marks = try board.marks()
+        return "muted \(marks.muted.sorted()) followed \(marks.followed.sorted())"
+      }
       for conversation in (try? board.conversations(page: 1).items) ?? [] {
         read(person, "dm \(conversation.objectId)") {
           text(try board.messages(in: conversation, page: 1).items.map(\.json))
@@ -176,6 +180,32 @@ struct EngineConformanceTests {
         acl: ACL(readers: [me], writers: [me]))
     }
     step("bob comments on #3 (not found)") { try bob.addComment(to: 3, text: "let me in") }
+    // A thread's readers may change (an app's ACL): its comments follow, and on PostgreSQL the
+    // rows change tables (issue 22), keeping their numbers, counts, revisions and positions.
+    func setReaders(_ board: Board, _ number: Int, everyone: Bool) throws {
+      let me = board.me.objectId
+      let found = try board.client.find(
+        Query(className: Board.threadClass, equalTo: ["number": .int(Int64(number))]))
+      let thread = try #require(found.first)
+      try board.client.update(
+        Board.threadClass, objectId: thread.objectId,
+        acl: everyone ? .publicRead(owner: me) : ACL(readers: [me], writers: [me]))
+    }
+    step("alice comments on her private #3") { try alice.addComment(to: 3, text: "keyboard note") }
+    step("alice edits her private #3") {
+      try alice.editThread(3, title: "private keyboards", description: nil)
+    }
+    step("alice reads her private #3") { try alice.markRead(try alice.thread(3), upTo: 1) }
+    step("alice opens #3 to everyone") { try setReaders(alice, 3, everyone: true) }
+    step("bob comments on #3") { try bob.addComment(to: 3, text: "a keyboard, at last") }
+    step("alice closes #3 again") { try setReaders(alice, 3, everyone: false) }
+    step("bob comments on #3 (not found again)") { try bob.addComment(to: 3, text: "hello?") }
+    step("alice follows #3 and mutes #1, bob mutes #1") {
+      try alice.mark(3, .follow)
+      try alice.mark(1, .mute)
+      try bob.mark(1, .mute)
+    }
+    step("alice unmutes #1") { try alice.unmark(1, .mute) }
     step("carol takes down bob's 1/1") { try carol.deleteComment(1, inThread: 1) }
     step("carol takes down bob's #2") { try carol.deleteThread(2) }
     step("alice deletes carol's 1/2 (refused)") { try alice.deleteComment(2, inThread: 1) }
@@ -202,6 +232,7 @@ struct EngineConformanceTests {
     }
     step("alice deletes 1/3") { try alice.deleteComment(3, inThread: 1) }
     step("alice deletes #1") { try alice.deleteThread(1) }
+    step("alice deletes her private #3") { try alice.deleteThread(3) }
     // Handles are random too: each is replaced by its person's name.
     let handles = world.boards.map { ($0.board.me.userName, "handle-" + $0.name) }
     return normalized(

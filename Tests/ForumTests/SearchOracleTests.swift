@@ -231,6 +231,8 @@ struct PostgresSearchPlanTests {
       terms: ["keyboard"], targets: [TextSearch.Target(className: "Thread")], limit: 100)
     let (sql, values) = try engine.searchStatement(search, as: client.principals)
     #expect(sql.contains("forum.search_candidates('Thread', "))
+    // And the caller's own private threads by theirs (issue 22).
+    #expect(sql.contains("forum.private_search_candidates('Thread', "))
     // The function's query, as its owner runs it, is served by the index.
     let owner = try #require(
       try Datastore.open(world.database.ownerLocation).engine as? PostgresEngine)
@@ -245,6 +247,6 @@ struct PostgresSearchPlanTests {
     // Members cannot read the index table itself.
     #expect(throws: (any Error).self) { try engine.run("SELECT count(*) FROM forum.search_text") }
     #expect(try client.search(search).count == 30)
-    #expect(values.count == 4)
+    #expect(values.count == 5)
   }
 }

@@ -62,10 +62,9 @@ extension PostgresEngine {
     var values: [PostgresValue] = [PostgresEngine.arrayLiteral(objectIds)]
     let parents = source(parentClass, ids: objectIds, values: &values, alias: "p")
     let filter = PostgresEngine.readFilter(caller, values: &values, table: "p")
-    // A private parent's children: its own, which the caller may read as it may the parent.
-    let children =
-      privateClasses.contains(rule.childClass)
-      ? "forum.private_rows('\(rule.childClass)', p.object_id, NULL) c" : "forum.objects c"
+    // A child lives where its parent does: a private parent's children are the caller's own
+    // private rows under it, which the caller may read as it may the parent.
+    let privateChildren = "forum.private_rows('\(rule.childClass)', p.object_id, NULL) c"
     let pointer =
       "jsonb_build_object('__type', 'Pointer', 'className', '\(parentClass)', 'objectId', p.object_id)"
     // The key column (text equality, leakproof) lets row-level security keep the index.
@@ -78,15 +77,22 @@ extension PostgresEngine {
         " AND (c.data->'\($0.field)'->>'objectId') IS DISTINCT FROM \(PostgresEngine.me)"
       } ?? ""
     let last = "coalesce((p.data->>'\(rule.lastNumberField)')::bigint, 0)"
+    func count(_ children: String) -> String {
+      """
+      (SELECT count(*) FROM (SELECT 1 FROM \(children)
+         WHERE c.class = '\(rule.childClass)' AND \(sameParent)
+         AND (c.data->>'\(rule.numberField)')::bigint > coalesce(rp.position, 0)\(mine)
+         LIMIT \(limit)) AS unread)
+      """
+    }
+    let unread =
+      privateClasses.contains(rule.childClass)
+      ? count(privateChildren)
+      : "CASE WHEN p.in_private THEN \(count(privateChildren)) ELSE \(count("forum.objects c")) END"
     let result = try run(
       """
       SELECT p.object_id, rp.position,
-        CASE WHEN coalesce(rp.position, 0) >= \(last) THEN 0 ELSE
-          (SELECT count(*) FROM (SELECT 1 FROM \(children)
-             WHERE c.class = '\(rule.childClass)' AND \(sameParent)
-             AND (c.data->>'\(rule.numberField)')::bigint > coalesce(rp.position, 0)\(mine)
-             LIMIT \(limit)) AS unread)
-        END
+        CASE WHEN coalesce(rp.position, 0) >= \(last) THEN 0 ELSE \(unread) END
       FROM \(parents)
       LEFT JOIN forum.read_positions_of($1::text[]) rp ON rp.object_id = p.object_id
       WHERE p.class = '\(parentClass)' AND p.object_id = ANY($1::text[])\(filter)
@@ -104,14 +110,14 @@ extension PostgresEngine {
     _ className: String, objectId: String, skip: Int, limit: Int, as caller: Principals
   ) throws -> RevisionPage {
     _ = try get(className, objectId: objectId, as: caller)  // readable, or E404001
+    // Members read revisions only through the server's functions, which find the object
+    // among what the caller may read first (issue 22).
     let totals = try run(
-      "SELECT count(*), coalesce(max(number), 0) FROM forum.revisions WHERE object_id = $1",
-      [.text(objectId)])
+      "SELECT total, last FROM forum.revision_totals($1, $2)",
+      [.text(className), .text(objectId)])
     let result = try run(
-      """
-      SELECT date, data::text, number FROM forum.revisions WHERE object_id = $1
-      ORDER BY id LIMIT $2 OFFSET $3
-      """, [.text(objectId), .text(String(limit)), .text(String(skip))])
+      "SELECT date, data::text, number FROM forum.revisions_of($1, $2, $4::bigint, $3::bigint)",
+      [.text(className), .text(objectId), .text(String(limit)), .text(String(skip))])
     let revisions = (0..<result.rowCount).map { row in
       Revision(
         number: Int(result.int(row, 2)), date: result.int(row, 0),

@@ -24,14 +24,16 @@ extension PostgresEngine {
       }
       let query = Query(className: target.className, equalTo: target.equalTo)
       let isPrivate = privateClasses.contains(target.className)
-      let from =
-        isPrivate
-        ? source(
-          target.className, parent: PostgresEngine.parentNamed(query, rules: rules),
-          values: &values) : ""
+      // The caller's own private rows of the class (all of a private class's rows; a public
+      // class's private threads and the like), matched by the caller's own candidates.
+      let mine = PostgresEngine.privateRows(
+        target.className, parent: PostgresEngine.parentNamed(query, rules: rules),
+        values: &values)
       var clause = String(
         PostgresEngine.whereClause(query, caller, keyColumns: keyColumns, values: &values)
           .dropFirst("WHERE ".count))
+      var publicClause = ""
+      var privateClause = ""
       for term in search.terms {
         values.append(.text(PostgresSearch.likePattern(TextSearch.foldedASCII(term))))
         let mark = "$\(values.count)"
@@ -40,15 +42,17 @@ extension PostgresEngine {
         // Three characters or more: the trigram index, through the class's function, gives
         // the candidates (readable ones only), which the member's own policies then filter.
         if term.unicodeScalars.count >= 3 && indexedClasses.contains(target.className) {
-          clause +=
+          publicClause +=
             " AND o.id IN (SELECT \(PostgresSearch.candidatesFunction)('\(target.className)', \(mark)))"
+          privateClause +=
+            " AND o.id IN (SELECT \(PostgresSearch.privateCandidatesFunction)('\(target.className)', \(mark)))"
         }
       }
-      if isPrivate {
-        privateParts.append(
-          "SELECT \(PostgresEngine.columns), o.create_date, 1, o.id FROM \(from) WHERE \(clause)")
-      } else {
-        branches.append("(\(clause))")
+      privateParts.append(
+        "SELECT \(PostgresEngine.columns), o.create_date, 1, o.id FROM \(mine) o WHERE \(clause)\(privateClause)"
+      )
+      if !isPrivate {
+        branches.append("(\(clause)\(publicClause))")
       }
     }
     guard !branches.isEmpty || !privateParts.isEmpty else {

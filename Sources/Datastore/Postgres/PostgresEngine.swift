@@ -324,11 +324,14 @@ final class PostgresEngine: DatastoreEngine {
       VALUES ($1, $2, $3::text[], $4::text[], $5::jsonb)
       """
     return try write {
-      if privateClasses.contains(className) {
-        // Not through forum.objects: its identity would count the private rows.
+      // A row some may not read, or a child (which lives where its parent does): the server
+      // picks the table. Never through forum.objects: its identity would count private rows.
+      if privateClasses.contains(className) || !acl.readers.contains("*")
+        || PostgresEngine.isChild(className, rules: rules)
+      {
         let made = try objects(
           run(
-            "SELECT \(PostgresEngine.columns) FROM forum.insert_object($1, $2, $3::text[], "
+            "SELECT \(PostgresEngine.columns) FROM forum.insert_row($1, $2, $3::text[], "
               + "$4::text[], $5::jsonb) o", values))
         if let object = made.first { return object }
         let now = try self.now()
@@ -336,8 +339,8 @@ final class PostgresEngine: DatastoreEngine {
           className: className, objectId: objectId, createDate: now, updateDate: now, acl: acl,
           fields: fields)
       }
-      // RETURNING needs the new row to be readable; a child always is (its parent was).
-      if acl.allowsRead(caller) || PostgresEngine.isChild(className, rules: rules) {
+      // RETURNING needs the new row to be readable.
+      if acl.allowsRead(caller) {
         if let object = try objects(run(insert + " RETURNING \(PostgresEngine.columns)", values))
           .first
         {
@@ -357,16 +360,41 @@ final class PostgresEngine: DatastoreEngine {
   /// Classes stored in `forum.private_objects`, read through `forum.private_rows` (issue 22).
   private(set) var privateClasses: Set<String> = []
 
-  /// The rows of `className` a statement reads, as `alias`: `forum.objects`, or for a private
-  /// class the caller's own rows (all, under one parent, or among some ids), which is all the
-  /// server lets a member reach.
+  /// The rows of `className` a statement reads, as `alias`. A private class's rows are all in
+  /// `forum.private_objects`, and the caller reaches only their own (all, under one parent, or
+  /// among some ids) through `forum.private_rows`. Any other class has its rows everyone may
+  /// read in `forum.objects` and the others there too (issue 22: a private thread, a
+  /// preference), so it reads both, `in_private` telling which.
   static func source(
-    _ className: String, privateClasses: Set<String>, parent: String? = nil,
-    ids: [String]? = nil, values: inout [PostgresValue], alias: String = "o"
+    _ className: String, privateClasses: Set<String>, keyColumns: Set<String> = [],
+    parent: String? = nil, ids: [String]? = nil, values: inout [PostgresValue],
+    alias: String = "o"
   ) -> String {
-    guard privateClasses.contains(className) else { return "forum.objects \(alias)" }
-    values.append(.text(className))
-    let classMark = "$\(values.count)::text"
+    let mine = privateRows(className, parent: parent, ids: ids, values: &values)
+    guard !privateClasses.contains(className) else { return "\(mine) \(alias)" }
+    let names = unionColumns(keyColumns)
+    return """
+      (SELECT \(names), false AS in_private FROM forum.objects
+       UNION ALL SELECT \(names), true FROM \(mine)) \(alias)
+      """
+  }
+
+  /// The columns both tables of objects share, as the engine's statements name them.
+  static func unionColumns(_ keyColumns: Set<String>) -> String {
+    (["id", "class", "object_id", "create_date", "update_date", "readers", "writers", "data"]
+      + keyColumns.sorted().map { "\"\($0)\"" }).joined(separator: ", ")
+  }
+
+  /// The caller's own private rows of `className` (nil: of any class, among `ids`).
+  static func privateRows(
+    _ className: String?, parent: String? = nil, ids: [String]? = nil,
+    values: inout [PostgresValue]
+  ) -> String {
+    var classMark = "NULL::text"
+    if let className {
+      values.append(.text(className))
+      classMark = "$\(values.count)::text"
+    }
     var parentMark = "NULL::text"
     if let parent {
       values.append(.text(parent))
@@ -377,7 +405,7 @@ final class PostgresEngine: DatastoreEngine {
       values.append(arrayLiteral(ids))
       idsMark = "$\(values.count)::text[]"
     }
-    return "forum.private_rows(\(classMark), \(parentMark), \(idsMark)) \(alias)"
+    return "forum.private_rows(\(classMark), \(parentMark), \(idsMark))"
   }
 
   /// The parent a query of a child class names by equality, which narrows a private class's
@@ -395,8 +423,8 @@ final class PostgresEngine: DatastoreEngine {
     values: inout [PostgresValue], alias: String = "o"
   ) -> String {
     PostgresEngine.source(
-      className, privateClasses: privateClasses, parent: parent, ids: ids, values: &values,
-      alias: alias)
+      className, privateClasses: privateClasses, keyColumns: keyColumns, parent: parent,
+      ids: ids, values: &values, alias: alias)
   }
 
   private static func isChild(_ className: String, rules: EngineRules) -> Bool {
@@ -480,21 +508,37 @@ final class PostgresEngine: DatastoreEngine {
     return "ORDER BY " + keys.joined(separator: ", ")
   }
 
-  /// The SELECT that `find` runs and its parameters (benchmarks time the same SQL raw).
+  /// The SELECT that `find` runs and its parameters (benchmarks time the same SQL raw). A class
+  /// whose rows may be in either table reads each on its own, with its own plan (the public
+  /// rows' ordered index walk), up to the page's end, and the two are merged.
   static func findStatement(
     _ query: Query, as caller: Principals, keyColumns: Set<String> = [],
     rules: EngineRules = EngineRules(), privateClasses: Set<String> = []
   ) -> (sql: String, values: [PostgresValue]) {
     var values: [PostgresValue] = []
-    let from = source(
-      query.className, privateClasses: privateClasses, parent: parentNamed(query, rules: rules),
-      values: &values)
+    let parent = parentNamed(query, rules: rules)
+    let mine = privateRows(query.className, parent: parent, values: &values)
     let whereClause = whereClause(
       query, caller, keyColumns: keyColumns, values: &values, rules: rules)
     values += [.text(String(query.limit)), .text(String(query.skip))]
+    let (limit, skip) = ("$\(values.count - 1)", "$\(values.count)")
+    let order = orderClause(query.order)
+    guard !privateClasses.contains(query.className) else {
+      return (
+        "SELECT \(columns) FROM \(mine) o \(whereClause) \(order) LIMIT \(limit) OFFSET \(skip)",
+        values
+      )
+    }
+    let names = unionColumns([])
+    let descending = query.order.last?.hasPrefix("-") == true
     let sql = """
-      SELECT \(columns) FROM \(from) \(whereClause) \(orderClause(query.order))
-      LIMIT $\(values.count - 1) OFFSET $\(values.count)
+      SELECT \(columns) FROM (
+        (SELECT \(names), false AS in_private
+         FROM forum.objects o \(whereClause) \(order) LIMIT \(limit)::bigint + \(skip)::bigint)
+        UNION ALL
+        (SELECT \(names), true
+         FROM \(mine) o \(whereClause) \(order) LIMIT \(limit)::bigint + \(skip)::bigint)) o
+      \(order), o.in_private\(descending ? " DESC" : "") LIMIT \(limit) OFFSET \(skip)
       """
     return (sql, values)
   }
@@ -521,18 +565,15 @@ final class PostgresEngine: DatastoreEngine {
     guard !objectIds.isEmpty else { return [] }
     var values = [PostgresEngine.arrayLiteral(objectIds)]
     let filter = PostgresEngine.readFilter(caller, values: &values)
-    var parts = [
-      "SELECT \(PostgresEngine.columns) FROM forum.objects o "
-        + "WHERE o.object_id = ANY($1::text[])\(filter)"
-    ]
-    // Each private class's rows among the ids, found from the caller's own.
-    for className in privateClasses.sorted() {
-      let from = source(className, ids: objectIds, values: &values)
-      parts.append(
-        "SELECT \(PostgresEngine.columns) FROM \(from) WHERE o.object_id = ANY($1::text[])\(filter)"
-      )
-    }
-    return try objects(run(parts.joined(separator: " UNION ALL "), values))
+    // The caller's private rows among the ids, of any class, found from the caller's own.
+    let sql = """
+      SELECT \(PostgresEngine.columns) FROM forum.objects o
+      WHERE o.object_id = ANY($1::text[])\(filter)
+      UNION ALL
+      SELECT \(PostgresEngine.columns) FROM forum.private_rows(NULL, NULL, $1::text[]) o
+      WHERE o.object_id = ANY($1::text[])\(filter)
+      """
+    return try objects(run(sql, values))
   }
 
   func update(
@@ -579,8 +620,42 @@ final class PostgresEngine: DatastoreEngine {
           increments.keys.sorted().first!, "cannot add to a value that is not a number")
       }
       if let object = try objects(result).first { return object }
-      throw try refusal(className, objectId, caller)
+      // Not written here: the row left for forum.private_objects (its readers lost '*'), or
+      // it is there already (a private thread, a preference), or it may not be written.
+      if let moved = try movedRow(className, objectId, caller) { return moved }
+      do {
+        return try updatePrivate(
+          className, objectId: objectId, set: fields, increment: increments, acl: acl,
+          as: caller)
+      } catch let error as DatastoreError where error.code == .notFound {
+        throw try refusal(className, objectId, caller)
+      }
     }
+  }
+
+  /// The row an UPDATE just moved to the other table (`forum.objects_move` names it in the
+  /// setting `forum.moved`, cleared here), read back where it is now.
+  private func movedRow(_ className: String, _ objectId: String, _ caller: Principals) throws
+    -> DataObject?
+  {
+    let moved = try run(
+      "SELECT current_setting('forum.moved', true), set_config('forum.moved', '', true)")
+    guard moved.text(0, 0) == objectId else { return nil }
+    var values: [PostgresValue] = [.text(objectId)]
+    let from = source(className, ids: [objectId], values: &values)
+    let filter = PostgresEngine.readFilter(caller, values: &values)
+    let found = try objects(
+      run(
+        """
+        SELECT \(PostgresEngine.columns) FROM \(from)
+        WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)
+        """, values))
+    if let object = found.first { return object }
+    // Written, but no longer readable by the caller.
+    let now = try self.now()
+    return DataObject(
+      className: className, objectId: objectId, createDate: now, updateDate: now,
+      acl: ACL(readers: [], writers: []), fields: [:])
   }
 
   /// `update` of a private class: `forum.update_object` checks what the UPDATE's filters would.
@@ -613,6 +688,7 @@ final class PostgresEngine: DatastoreEngine {
           increments.keys.sorted().first!, "cannot add to a value that is not a number")
       }
       if let object = try objects(result).first { return object }
+      if let moved = try movedRow(className, objectId, caller) { return moved }
       throw try refusal(className, objectId, caller)
     }
   }
@@ -674,13 +750,20 @@ final class PostgresEngine: DatastoreEngine {
       """
     return try write {
       do {
-        if acl.allowsRead(caller),
+        // A file some may not read goes to the owner-only table (issue 22).
+        if !acl.readers.contains("*") {
+          let made = fileInfos(
+            try run(
+              "SELECT \(PostgresEngine.fileColumns) FROM forum.insert_file($1, $2, $3::text[], "
+                + "$4::text[], $5) f", values))
+          if let info = made.first { return info }
+        } else if acl.allowsRead(caller),
           let info = fileInfos(try run(insert + " RETURNING \(PostgresEngine.fileColumns)", values))
             .first
         {
           return info
         }
-        _ = try run(insert, values)
+        if acl.readers.contains("*") { _ = try run(insert, values) }
       } catch let error as DatastoreError where error.code == .invalid {
         throw DatastoreError.invalid("fileName", "a file named \(name) already exists")
       }
@@ -691,21 +774,31 @@ final class PostgresEngine: DatastoreEngine {
     }
   }
 
-  func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
-    try act(as: caller)
+  /// The file named `name` the caller may read: a public one, or one of the caller's own
+  /// private files, found by the caller's keys.
+  private func readableFile(_ name: String, _ caller: Principals, columns: String) throws
+    -> PostgresResult
+  {
     var values: [PostgresValue] = [.text(name)]
     let filter = PostgresEngine.readFilter(caller, values: &values, table: "f")
-    let result = try run(
-      "SELECT \(PostgresEngine.fileColumns) FROM forum.files f WHERE f.name = $1\(filter)", values)
+    return try run(
+      """
+      SELECT \(columns) FROM forum.files f WHERE f.name = $1\(filter)
+      UNION ALL
+      SELECT \(columns) FROM forum.private_file_rows(ARRAY[$1]) f WHERE f.name = $1\(filter)
+      """, values)
+  }
+
+  func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
+    try act(as: caller)
+    let result = try readableFile(name, caller, columns: PostgresEngine.fileColumns)
     guard let info = fileInfos(result).first else { throw DatastoreError.notFound }
     return info
   }
 
   func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
     try act(as: caller)
-    var values: [PostgresValue] = [.text(name)]
-    let filter = PostgresEngine.readFilter(caller, values: &values, table: "f")
-    let result = try run("SELECT f.data FROM forum.files f WHERE f.name = $1\(filter)", values)
+    let result = try readableFile(name, caller, columns: "f.data")
     guard result.rowCount == 1, let bytes = result.bytes(0, 0) else {
       throw DatastoreError.notFound
     }
@@ -715,28 +808,16 @@ final class PostgresEngine: DatastoreEngine {
   func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo {
     try act(as: caller)
     return try write {
-      // Locked first: an UPDATE … RETURNING must leave the row readable, and the new ACL may
-      // leave the caller out.
-      var values: [PostgresValue] = [.text(name), PostgresEngine.arrayLiteral(caller.names)]
-      let found = try run(
-        """
-        SELECT \(PostgresEngine.fileColumns) FROM forum.files f
-        WHERE f.name = $1 AND f.writers && $2::text[] FOR UPDATE
-        """, values)
-      guard let old = fileInfos(found).first else {
-        values = [.text(name)]
-        let readFilter = PostgresEngine.readFilter(caller, values: &values, table: "f")
-        let readable = try run(
-          "SELECT 1 FROM forum.files f WHERE f.name = $1\(readFilter)", values)
-        throw readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
-      }
-      // The date is the trigger's (`forum.files_before_update`).
-      _ = try run(
-        "UPDATE forum.files SET readers = $2::text[], writers = $3::text[] WHERE name = $1",
+      let old = try fileInfo(name: name, as: caller)
+      // Checked and written by the server, in whichever table the file is (it moves when its
+      // readers gain or lose '*'); the date is its trigger's.
+      let changed = try run(
+        "SELECT forum.update_file($1, $2::text[], $3::text[], $4::text[])",
         [
           .text(name), PostgresEngine.arrayLiteral(acl.readers),
-          PostgresEngine.arrayLiteral(acl.writers),
+          PostgresEngine.arrayLiteral(acl.writers), PostgresEngine.narrowing(caller),
         ])
+      guard changed.bool(0, 0) else { throw DatastoreError.notFound }
       if acl.allowsRead(caller) { return try fileInfo(name: name, as: caller) }
       return FileInfo(
         fileName: old.fileName, mimeType: old.mimeType, fileSize: old.fileSize,
@@ -751,10 +832,7 @@ final class PostgresEngine: DatastoreEngine {
         "SELECT forum.delete_file($1, $2::text[])",
         [.text(name), PostgresEngine.narrowing(caller)])
       guard !result.bool(0, 0) else { return }
-      var readValues: [PostgresValue] = [.text(name)]
-      let readFilter = PostgresEngine.readFilter(caller, values: &readValues, table: "f")
-      let readable = try run(
-        "SELECT 1 FROM forum.files f WHERE f.name = $1\(readFilter)", readValues)
+      let readable = try readableFile(name, caller, columns: "1")
       throw readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
     }
   }

@@ -76,7 +76,9 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
   private var detailForPerson: String? { sqlState == "42501" ? message : nil }
 
   /// Which unique value is taken: the table says, never the words of the message.
-  private var uniqueField: String { table == "files" ? "fileName" : "objectId" }
+  private var uniqueField: String {
+    table == "files" || table == "private_files" ? "fileName" : "objectId"
+  }
 }
 
 // postgres_ext.h defines these as character constants, which Swift does not import.

@@ -134,6 +134,8 @@ struct PostgresRules: Equatable {
           trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
                                              WHERE nspname = 'forum');
         BEGIN
+          -- A row changing tables keeps what it had.
+          IF forum.is_moving() THEN RETURN NEW; END IF;
           NEW.create_date := now_ms;
           NEW.update_date := now_ms;
         \(insertBody)
@@ -145,6 +147,8 @@ struct PostgresRules: Equatable {
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
         AS $$
         BEGIN
+          -- A row changing tables keeps its children, revisions and read positions.
+          IF forum.is_moving() THEN RETURN NULL; END IF;
         \(deleteBody)
           RETURN NULL;
         END
@@ -202,7 +206,8 @@ struct PostgresRules: Equatable {
             row_readers := OLD.readers; change_kind := 3;
           ELSE
             row_class := NEW.class; row_id := NEW.object_id; row_data := NEW.data;
-            change_kind := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE 2 END;
+            -- A row that changed tables (`forum.objects_move`) was updated, not created.
+            change_kind := CASE WHEN TG_OP = 'INSERT' AND TG_NARGS = 0 THEN 1 ELSE 2 END;
             IF TG_TABLE_NAME = 'private_objects' THEN
               SELECT readers INTO row_readers FROM forum.private_objects WHERE id = NEW.id;
             ELSE
@@ -235,8 +240,8 @@ struct PostgresRules: Equatable {
           forum.moderate(text, text), forum.objects_feed() FROM PUBLIC;
         GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;
 
-        \(Self.objectTriggers(on: "objects", guardFunction: "objects_guard"))
-        \(Self.objectTriggers(on: "private_objects", guardFunction: "private_guard"))
+        \(objectTriggers(on: "objects", guardFunction: "objects_guard"))
+        \(objectTriggers(on: "private_objects", guardFunction: "private_guard"))
         DROP TRIGGER IF EXISTS z_keys ON forum.private_objects;
         CREATE TRIGGER z_keys BEFORE INSERT OR UPDATE ON forum.private_objects
           FOR EACH ROW EXECUTE FUNCTION forum.private_keep_keys();
@@ -248,36 +253,52 @@ struct PostgresRules: Equatable {
 
   /// The triggers of a table of objects: public rows (`forum.objects`) and private ones
   /// (`forum.private_objects`) run the same rules, each with its own update guard.
-  private static func objectTriggers(on table: String, guardFunction: String) -> String {
-    """
-    DROP TRIGGER IF EXISTS e_feed_insert ON forum.\(table);
-    CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.\(table)
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS e_feed_update ON forum.\(table);
-    CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.\(table)
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-      WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
-      EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS e_feed_delete ON forum.\(table);
-    CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.\(table)
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION forum.objects_feed();
-    DROP TRIGGER IF EXISTS a_guard ON forum.\(table);
-    CREATE TRIGGER a_guard BEFORE UPDATE ON forum.\(table)
-      FOR EACH ROW EXECUTE FUNCTION forum.\(guardFunction)();
-    DROP TRIGGER IF EXISTS a_revise ON forum.\(table);
-    CREATE TRIGGER a_revise BEFORE UPDATE ON forum.\(table)
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
-    DROP TRIGGER IF EXISTS b_rules ON forum.\(table);
-    CREATE TRIGGER b_rules BEFORE INSERT ON forum.\(table)
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
-    DROP TRIGGER IF EXISTS c_cascade ON forum.\(table);
-    CREATE TRIGGER c_cascade AFTER DELETE ON forum.\(table)
-      FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
-    DROP TRIGGER IF EXISTS d_follow ON forum.\(table);
-    CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.\(table)
-      FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
-      EXECUTE FUNCTION forum.objects_after_update();
-    """
+  private func objectTriggers(on table: String, guardFunction: String) -> String {
+    let names = privateClasses.sorted().map(PostgresRules.literal).joined(separator: ", ")
+    let moveCondition =
+      table == "objects"
+      ? "NOT ('*' = ANY(NEW.readers))"
+      : "'*' = ANY(NEW.readers)" + (names.isEmpty ? "" : " AND NEW.class NOT IN (\(names))")
+    return """
+      DROP TRIGGER IF EXISTS e_feed_insert ON forum.\(table);
+      CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.\(table)
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NOT forum.is_moving())
+        EXECUTE FUNCTION forum.objects_feed();
+      DROP TRIGGER IF EXISTS e_feed_move ON forum.\(table);
+      CREATE CONSTRAINT TRIGGER e_feed_move AFTER INSERT ON forum.\(table)
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+        WHEN (forum.is_moving() AND pg_trigger_depth() = 1)
+        EXECUTE FUNCTION forum.objects_feed('moved');
+      DROP TRIGGER IF EXISTS y_move ON forum.\(table);
+      CREATE TRIGGER y_move BEFORE UPDATE OF readers ON forum.\(table)
+        FOR EACH ROW WHEN (\(moveCondition))
+        EXECUTE FUNCTION forum.objects_move();
+      DROP TRIGGER IF EXISTS e_feed_update ON forum.\(table);
+      CREATE CONSTRAINT TRIGGER e_feed_update AFTER UPDATE ON forum.\(table)
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+        WHEN (OLD.update_date IS DISTINCT FROM NEW.update_date)
+        EXECUTE FUNCTION forum.objects_feed();
+      DROP TRIGGER IF EXISTS e_feed_delete ON forum.\(table);
+      CREATE CONSTRAINT TRIGGER e_feed_delete AFTER DELETE ON forum.\(table)
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NOT forum.is_moving())
+        EXECUTE FUNCTION forum.objects_feed();
+      DROP TRIGGER IF EXISTS a_guard ON forum.\(table);
+      CREATE TRIGGER a_guard BEFORE UPDATE ON forum.\(table)
+        FOR EACH ROW EXECUTE FUNCTION forum.\(guardFunction)();
+      DROP TRIGGER IF EXISTS a_revise ON forum.\(table);
+      CREATE TRIGGER a_revise BEFORE UPDATE ON forum.\(table)
+        FOR EACH ROW EXECUTE FUNCTION forum.objects_revise();
+      DROP TRIGGER IF EXISTS b_rules ON forum.\(table);
+      CREATE TRIGGER b_rules BEFORE INSERT ON forum.\(table)
+        FOR EACH ROW EXECUTE FUNCTION forum.objects_before_insert();
+      DROP TRIGGER IF EXISTS c_cascade ON forum.\(table);
+      CREATE TRIGGER c_cascade AFTER DELETE ON forum.\(table)
+        FOR EACH ROW EXECUTE FUNCTION forum.objects_after_delete();
+      DROP TRIGGER IF EXISTS d_follow ON forum.\(table);
+      CREATE TRIGGER d_follow AFTER UPDATE OF readers ON forum.\(table)
+        FOR EACH ROW WHEN (OLD.readers IS DISTINCT FROM NEW.readers)
+        EXECUTE FUNCTION forum.objects_after_update();
+      """
   }
 
   private var privateList: String {
@@ -285,12 +306,42 @@ struct PostgresRules: Equatable {
     return names.isEmpty ? "NULL" : names.joined(separator: ", ")
   }
 
-  /// The parent id of a private row (`NEW` in a trigger), as its reader keys name it.
+  /// The parent id of a private row (`NEW` in a trigger), as its reader keys name it: a child
+  /// of any class may be private (a comment of a private thread).
   private var privateParent: String {
-    let cases = children.filter { privateClasses.contains($0.childClass) }.map {
+    let cases = children.map {
       "WHEN \(PostgresRules.literal($0.childClass)) THEN row_data->\(PostgresRules.literal($0.pointerField))->>'objectId'"
     }
     return cases.isEmpty ? "NULL::text" : "CASE row_class \(cases.joined(separator: " ")) END"
+  }
+
+  /// `forum.private_home` for a child class: private unless its parent is a public row.
+  private var childHomes: String {
+    children.filter { !privateClasses.contains($0.childClass) }.map {
+      """
+        IF class_name = \(PostgresRules.literal($0.childClass)) THEN
+          RETURN NOT EXISTS (SELECT 1 FROM forum.objects
+            WHERE class = \(PostgresRules.literal($0.parentClass))
+              AND object_id = new_data->\(PostgresRules.literal($0.pointerField))->>'objectId');
+        END IF;
+      """
+    }.joined(separator: "\n")
+  }
+
+  /// In `forum.objects_move`: the moved row's children get its readers, which moves them too.
+  private func moveChildren(from table: String) -> String {
+    children.map {
+      let match =
+        table == "forum.private_objects"
+        ? "parent_id = NEW.object_id"
+        : "data->\(PostgresRules.literal($0.pointerField)) = \(PostgresRules.pointer($0.parentClass, "NEW.object_id"))"
+      return """
+            IF NEW.class = \(PostgresRules.literal($0.parentClass)) THEN
+              UPDATE \(table) SET readers = NEW.readers
+              WHERE class = \(PostgresRules.literal($0.childClass)) AND \(match);
+            END IF;
+        """
+    }.joined(separator: "\n")
   }
 
   /// Writing private rows: `forum.insert_object` (the engine's way; `INSERT INTO forum.objects`
@@ -312,6 +363,35 @@ struct PostgresRules: Equatable {
     END
     $$;
 
+    -- Whether a new row belongs in forum.private_objects: a private class, readers without
+    -- '*', or a child whose parent is not a public row (a child has its parent's readers and
+    -- lives where its parent does). Only the public table is looked up.
+    CREATE OR REPLACE FUNCTION forum.private_home(class_name text, new_readers text[],
+                                                  new_data jsonb) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF class_name IN (\(privateList)) THEN RETURN true; END IF;
+    \(childHomes)
+      RETURN NOT ('*' = ANY(coalesce(new_readers, '{}'::text[])));
+    END
+    $$;
+
+    -- True inside `forum.objects_move` (issue 22): a row changing tables keeps its dates,
+    -- numbers and counters, and its children and feed rows are not deleted. The setting is
+    -- compared with a secret members cannot read, so setting it by hand changes nothing.
+    CREATE OR REPLACE FUNCTION forum.is_moving() RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      given text := current_setting('forum.moving', true);
+    BEGIN
+      IF given IS NULL OR given = '' THEN RETURN false; END IF;
+      RETURN EXISTS (SELECT 1 FROM forum.secrets WHERE name = 'move_key' AND value = given);
+    END
+    $$;
+
+    -- A new private row (a member's INSERT INTO forum.objects of one is routed here).
     CREATE OR REPLACE FUNCTION forum.insert_object(class_name text, target text,
       new_readers text[], new_writers text[], new_data jsonb)
     RETURNS SETOF forum.private_objects
@@ -320,7 +400,8 @@ struct PostgresRules: Equatable {
     DECLARE
       new_id bigint;
     BEGIN
-      IF class_name IS NULL OR class_name NOT IN (\(privateList)) THEN
+      IF class_name IS NULL OR (class_name = 'user' AND NOT forum.is_trusted())
+         OR NOT forum.private_home(class_name, new_readers, new_data) THEN
         RAISE EXCEPTION USING ERRCODE = 'FA400', MESSAGE = 'className';
       END IF;
       IF EXISTS (SELECT 1 FROM forum.objects WHERE object_id = target) THEN
@@ -335,11 +416,42 @@ struct PostgresRules: Equatable {
     END
     $$;
 
+    -- The engine's insert of a row whose table it cannot tell (a child, or private readers):
+    -- the row goes where `forum.private_home` says, and comes back if the caller may read it.
+    CREATE OR REPLACE FUNCTION forum.insert_row(class_name text, target text,
+      new_readers text[], new_writers text[], new_data jsonb)
+    RETURNS TABLE(class text, object_id text, create_date bigint, update_date bigint,
+                  readers text[], writers text[], data jsonb)
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      new_id bigint;
+    BEGIN
+      IF class_name IS NULL OR (class_name = 'user' AND NOT forum.is_trusted()) THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA400', MESSAGE = 'className';
+      END IF;
+      IF forum.private_home(class_name, new_readers, new_data) THEN
+        RETURN QUERY SELECT p.class, p.object_id, p.create_date, p.update_date, p.readers,
+            p.writers, p.data
+          FROM forum.insert_object(class_name, target, new_readers, new_writers, new_data) p;
+        RETURN;
+      END IF;
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      VALUES (class_name, target, new_readers, new_writers, new_data)
+      RETURNING id INTO new_id;
+      RETURN QUERY SELECT o.class, o.object_id, o.create_date, o.update_date, o.readers,
+          o.writers, o.data
+        FROM forum.objects o
+        WHERE o.id = new_id AND (forum.is_trusted() OR o.readers && forum.principals());
+    END
+    $$;
+
     CREATE OR REPLACE FUNCTION forum.objects_route() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
-      IF NEW.class IN (\(privateList)) THEN
+      IF forum.is_moving() THEN RETURN NEW; END IF;
+      IF forum.private_home(NEW.class, NEW.readers, NEW.data) THEN
         PERFORM 1 FROM forum.insert_object(NEW.class, NEW.object_id, NEW.readers, NEW.writers,
                                            NEW.data);
         RETURN NULL;
@@ -351,11 +463,51 @@ struct PostgresRules: Equatable {
     END
     $$;
 
+    -- A row whose readers gain or lose '*' changes tables (issue 22: no member-readable table
+    -- holds a row some members may not read), before the UPDATE would write it: the row as
+    -- the guard and the revision trigger left it goes to the other table, its children follow
+    -- (their readers are its), and the UPDATE itself writes nothing. Dates, numbers and
+    -- counters stay; revisions and read positions are kept by object id; the feed records one
+    -- update of the row itself (`e_feed_move`; its children's readers follow it without one,
+    -- as on SQLite). `forum.moved` names the row for the engine, which reads it back.
+    CREATE OR REPLACE FUNCTION forum.objects_move() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      was text := coalesce(current_setting('forum.moving', true), '');
+    BEGIN
+      PERFORM set_config('forum.moving',
+        (SELECT value FROM forum.secrets WHERE name = 'move_key'), true);
+      IF TG_TABLE_NAME = 'objects' THEN
+        DELETE FROM forum.objects WHERE id = OLD.id;
+        INSERT INTO forum.private_objects(class, object_id, create_date, update_date, readers,
+                                          writers, data)
+        VALUES (NEW.class, NEW.object_id, NEW.create_date, NEW.update_date, NEW.readers,
+                NEW.writers, NEW.data);
+    \(moveChildren(from: "forum.objects"))
+      ELSE
+        DELETE FROM forum.private_objects WHERE id = OLD.id;
+        INSERT INTO forum.objects(class, object_id, create_date, update_date, readers, writers,
+                                  data)
+        VALUES (NEW.class, NEW.object_id, NEW.create_date, NEW.update_date, NEW.readers,
+                NEW.writers, NEW.data);
+    \(moveChildren(from: "forum.private_objects"))
+      END IF;
+      PERFORM set_config('forum.moving', was, true);
+      IF pg_trigger_depth() = 1 THEN
+        PERFORM set_config('forum.moved', NEW.object_id, true);
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+
     REVOKE ALL ON FUNCTION forum.private_keep_keys(), forum.objects_route(),
-      forum.private_parent(text, jsonb),
-      forum.insert_object(text, text, text[], text[], jsonb) FROM PUBLIC;
-    GRANT EXECUTE ON FUNCTION forum.insert_object(text, text, text[], text[], jsonb)
-      TO forum_member;
+      forum.private_parent(text, jsonb), forum.private_home(text, text[], jsonb),
+      forum.is_moving(), forum.objects_move(),
+      forum.insert_object(text, text, text[], text[], jsonb),
+      forum.insert_row(text, text, text[], text[], jsonb) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.insert_object(text, text, text[], text[], jsonb),
+      forum.insert_row(text, text, text[], text[], jsonb), forum.is_moving() TO forum_member;
 
     """
   }
@@ -476,14 +628,24 @@ struct PostgresRules: Equatable {
           lines.append(
             """
                 IF NEW.data ? \(file) AND NOT trusted THEN
-                  IF NOT EXISTS (SELECT 1 FROM forum.files WHERE name = NEW.data->>\(file)
-                                 AND readers && forum.principals()) THEN
-                    RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
-                  END IF;
-                  IF NOT EXISTS (SELECT 1 FROM forum.files WHERE name = NEW.data->>\(file)
-                                 AND writers && forum.principals()) THEN
-                    RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'No access with ACL.';
-                  END IF;
+                  -- A public file, or one of the caller's own private files.
+                  DECLARE
+                    file_writers text[];
+                  BEGIN
+                    SELECT f.writers INTO file_writers FROM forum.files f
+                    WHERE f.name = NEW.data->>\(file);
+                    IF NOT FOUND THEN
+                      SELECT f.writers INTO file_writers
+                      FROM forum.private_file_rows(ARRAY[NEW.data->>\(file)]) f
+                      WHERE f.name = NEW.data->>\(file);
+                    END IF;
+                    IF NOT FOUND THEN
+                      RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+                    END IF;
+                    IF NOT file_writers && forum.principals() THEN
+                      RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'No access with ACL.';
+                    END IF;
+                  END;
                 END IF;
             """)
         }
@@ -503,10 +665,18 @@ struct PostgresRules: Equatable {
         // after another, and a rolled-back child gives its number back.
         lines.append(
           """
-              SELECT * INTO parent FROM \(table(rule.parentClass))
-              WHERE class = \(PostgresRules.literal(rule.parentClass))
-                AND object_id = (claimed->\(pointer)->>'objectId')
-              FOR UPDATE;
+              -- A child lives in its parent's table (`forum.private_home`).
+              IF TG_TABLE_NAME = 'private_objects' THEN
+                SELECT * INTO parent FROM forum.private_objects
+                WHERE class = \(PostgresRules.literal(rule.parentClass))
+                  AND object_id = (claimed->\(pointer)->>'objectId')
+                FOR UPDATE;
+              ELSE
+                SELECT * INTO parent FROM forum.objects
+                WHERE class = \(PostgresRules.literal(rule.parentClass))
+                  AND object_id = (claimed->\(pointer)->>'objectId')
+                FOR UPDATE;
+              END IF;
               IF NOT FOUND OR NOT (trusted OR parent.readers && forum.principals())
                  OR claimed->\(pointer) IS DISTINCT FROM \(PostgresRules.pointer(rule.parentClass, "parent.object_id")) THEN
                 RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
@@ -514,10 +684,17 @@ struct PostgresRules: Equatable {
               NEW.readers := parent.readers;
               number := coalesce((parent.data->>\(last))::bigint, 0) + 1;
               NEW.data := NEW.data || jsonb_build_object(\(pointer), claimed->\(pointer), \(number), number);
-              UPDATE \(table(rule.parentClass)) SET
-                data = data || jsonb_build_object(\(last), number,
-                  \(count), coalesce((data->>\(count))::bigint, 0) + 1, \(activity), now_ms)
-              WHERE id = parent.id;
+              IF TG_TABLE_NAME = 'private_objects' THEN
+                UPDATE forum.private_objects SET
+                  data = data || jsonb_build_object(\(last), number,
+                    \(count), coalesce((data->>\(count))::bigint, 0) + 1, \(activity), now_ms)
+                WHERE id = parent.id;
+              ELSE
+                UPDATE forum.objects SET
+                  data = data || jsonb_build_object(\(last), number,
+                    \(count), coalesce((data->>\(count))::bigint, 0) + 1, \(activity), now_ms)
+                WHERE id = parent.id;
+              END IF;
           """)
       }
       sql += "  IF NEW.class = \(PostgresRules.literal(className)) THEN\n"
@@ -651,6 +828,7 @@ struct PostgresRules: Equatable {
             DELETE FROM forum.revisions WHERE object_id = target_id;
             IF old_file IS NOT NULL THEN
               DELETE FROM forum.files WHERE name = old_file;
+              DELETE FROM forum.private_files WHERE name = old_file;
             END IF;
             RETURN;
           END IF;
@@ -671,16 +849,30 @@ struct PostgresRules: Equatable {
       let count = PostgresRules.literal(rule.countField)
       sql += """
           IF OLD.class = \(PostgresRules.literal(rule.childClass)) THEN
-            UPDATE \(table(rule.parentClass)) SET
-              data = data || jsonb_build_object(\(count),
-                greatest(0, coalesce((data->>\(count))::bigint, 0) - 1))
-            WHERE class = \(PostgresRules.literal(rule.parentClass))
-              AND object_id = OLD.data->\(PostgresRules.literal(rule.pointerField))->>'objectId';
+            -- The parent is in the child's table.
+            IF TG_TABLE_NAME = 'private_objects' THEN
+              UPDATE forum.private_objects SET
+                data = data || jsonb_build_object(\(count),
+                  greatest(0, coalesce((data->>\(count))::bigint, 0) - 1))
+              WHERE class = \(PostgresRules.literal(rule.parentClass))
+                AND object_id = OLD.data->\(PostgresRules.literal(rule.pointerField))->>'objectId';
+            ELSE
+              UPDATE forum.objects SET
+                data = data || jsonb_build_object(\(count),
+                  greatest(0, coalesce((data->>\(count))::bigint, 0) - 1))
+              WHERE class = \(PostgresRules.literal(rule.parentClass))
+                AND object_id = OLD.data->\(PostgresRules.literal(rule.pointerField))->>'objectId';
+            END IF;
           END IF;
           IF OLD.class = \(PostgresRules.literal(rule.parentClass)) THEN
-            DELETE FROM \(table(rule.childClass))
-            WHERE class = \(PostgresRules.literal(rule.childClass))
-              AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(rule.parentClass, "OLD.object_id"));
+            IF TG_TABLE_NAME = 'private_objects' THEN
+              DELETE FROM forum.private_objects
+              WHERE class = \(PostgresRules.literal(rule.childClass)) AND parent_id = OLD.object_id;
+            ELSE
+              DELETE FROM forum.objects
+              WHERE class = \(PostgresRules.literal(rule.childClass))
+                AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(rule.parentClass, "OLD.object_id"));
+            END IF;
 
         """
       if let file = rule.fileField {
@@ -688,6 +880,9 @@ struct PostgresRules: Equatable {
         // file name is the author's to set, so it must not reach someone else's file.
         sql += """
                 DELETE FROM forum.files
+                WHERE name = OLD.data->>\(PostgresRules.literal(file))
+                  AND writers && forum.principals();
+                DELETE FROM forum.private_files
                 WHERE name = OLD.data->>\(PostgresRules.literal(file))
                   AND writers && forum.principals();
 
@@ -703,9 +898,14 @@ struct PostgresRules: Equatable {
     for rule in children {
       sql += """
           IF NEW.class = \(PostgresRules.literal(rule.parentClass)) THEN
-            UPDATE \(table(rule.childClass)) SET readers = NEW.readers
-            WHERE class = \(PostgresRules.literal(rule.childClass))
-              AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(rule.parentClass, "NEW.object_id"));
+            IF TG_TABLE_NAME = 'private_objects' THEN
+              UPDATE forum.private_objects SET readers = NEW.readers
+              WHERE class = \(PostgresRules.literal(rule.childClass)) AND parent_id = NEW.object_id;
+            ELSE
+              UPDATE forum.objects SET readers = NEW.readers
+              WHERE class = \(PostgresRules.literal(rule.childClass))
+                AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(rule.parentClass, "NEW.object_id"));
+            END IF;
           END IF;
 
         """

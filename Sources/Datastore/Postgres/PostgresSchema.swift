@@ -209,13 +209,39 @@ enum PostgresSchema {
     DELETE FROM forum.app_identities i
       WHERE NOT EXISTS (SELECT 1 FROM forum.objects o WHERE o.object_id = i.user_id);
     """,
+    // Issue 22: every row some members may not read (readers without '*': private threads,
+    // their comments, preferences, an app's private objects) lives in `forum.private_objects`,
+    // not only the rows of private classes; a row whose readers gain or lose '*' changes
+    // tables (`forum.objects_move`, which the triggers know by a setting equal to this secret;
+    // members cannot read it, so they cannot pretend to be moving a row). Files alike, in
+    // `forum.private_files` (`PostgresSchema+Files`). `forum init` moves the rows of older
+    // boards (`PostgresSchema.movePrivateRows`, `movePrivateFiles`).
+    """
+    INSERT INTO forum.secrets(name, value)
+    VALUES ('move_key', replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''))
+    ON CONFLICT (name) DO NOTHING;
+    CREATE TABLE IF NOT EXISTS forum.private_files(
+      name text PRIMARY KEY,
+      mime_type text NOT NULL,
+      file_size bigint NOT NULL,
+      create_date bigint NOT NULL,
+      update_date bigint NOT NULL,
+      readers text[] NOT NULL,
+      writers text[] NOT NULL,
+      data bytea NOT NULL,
+      reader_keys text[] NOT NULL DEFAULT '{}',
+      CONSTRAINT private_files_within CHECK (octet_length(data) <= \(Datastore.defaultFileSizeLimit))
+    );
+    CREATE INDEX IF NOT EXISTS private_files_reader_keys ON forum.private_files
+      USING gin(reader_keys) WITH (fastupdate = off);
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [
     "meta", "objects", "files", "users", "counters", "changes", "read_positions", "revisions",
     "feed_lock", "secrets", "app_identities", "app_sessions", "private_objects", "private_changes",
-    "private_search_text",
+    "private_search_text", "private_files",
   ]
 
   /// Creates or brings up to date the whole schema, in one transaction, as the current role
@@ -253,6 +279,7 @@ enum PostgresSchema {
       }
       try connection.execute(functionsSQL)
       try connection.execute(appFunctionsSQL)
+      try connection.execute(filesSQL)
       try connection.execute(rules.triggerSQL)
       try connection.execute(policiesSQL)
       for spec in indexes where spec.kind == .ordered {
@@ -262,6 +289,7 @@ enum PostgresSchema {
       }
       for statement in rules.pairIndexSQL { try connection.execute(statement) }
       try movePrivateRows(rules, on: connection)
+      try movePrivateFiles(on: connection)
       try PostgresSearch.install(
         TextSearch.fields(of: indexes), privateClasses: rules.privateClasses, on: connection)
       // New key columns have no statistics yet; without them the planner guesses a handful of
@@ -285,19 +313,21 @@ enum PostgresSchema {
     }
   }
 
-  /// Moves the rows of private classes that `forum.objects` still holds (a board made before
-  /// step 8, or rules that made a class private) into `forum.private_objects`, with their feed
-  /// rows, as they are: no trigger runs (numbers, counters, dates and revisions stay), and read
-  /// positions and revisions, kept by object id, follow. Back the other way for a class no longer
-  /// private. Runs inside `forum init`'s transaction.
+  /// Moves the rows that belong in `forum.private_objects` and that `forum.objects` still holds
+  /// (a board made before step 8 or step 11, or rules that made a class private): rows of
+  /// private classes and rows whose readers lack '*' (a child has its parent's readers), with
+  /// their feed rows, as they are: no trigger runs (numbers, counters, dates stay); read
+  /// positions and revisions, kept by object id, follow. Back the other way for a row that now
+  /// belongs in `forum.objects`. Runs inside `forum init`'s transaction.
   static func movePrivateRows(_ rules: PostgresRules, on connection: PostgresConnection) throws {
     let names = rules.privateClasses.sorted().map { "'\($0)'" }.joined(separator: ", ")
     let list = names.isEmpty ? "NULL" : names
+    let isPrivate = "(class IN (\(list)) OR NOT ('*' = ANY(readers)))"
     let pending = try connection.query(
       """
-      SELECT EXISTS (SELECT 1 FROM forum.objects WHERE class IN (\(list)))
-        OR EXISTS (SELECT 1 FROM forum.private_objects WHERE class NOT IN (\(names.isEmpty ? "''" : names)))
-        OR EXISTS (SELECT 1 FROM forum.changes WHERE class IN (\(list)))
+      SELECT EXISTS (SELECT 1 FROM forum.objects WHERE \(isPrivate))
+        OR EXISTS (SELECT 1 FROM forum.private_objects WHERE NOT \(isPrivate))
+        OR EXISTS (SELECT 1 FROM forum.changes WHERE \(isPrivate))
       """)
     guard pending.bool(0, 0) else { return }
     try connection.execute(
@@ -305,7 +335,7 @@ enum PostgresSchema {
       ALTER TABLE forum.objects DISABLE TRIGGER USER;
       ALTER TABLE forum.private_objects DISABLE TRIGGER USER;
       WITH moved AS (
-        DELETE FROM forum.objects WHERE class IN (\(list))
+        DELETE FROM forum.objects WHERE \(isPrivate)
         RETURNING class, object_id, create_date, update_date, readers, writers, data
       )
       INSERT INTO forum.private_objects(class, object_id, create_date, update_date, readers,
@@ -315,7 +345,7 @@ enum PostgresSchema {
       FROM moved m, LATERAL (SELECT forum.private_parent(m.class, m.data) AS parent_id) p
       ORDER BY m.create_date, m.object_id;
       WITH moved AS (
-        DELETE FROM forum.private_objects WHERE class NOT IN (\(names.isEmpty ? "''" : names))
+        DELETE FROM forum.private_objects WHERE NOT \(isPrivate)
         RETURNING class, object_id, create_date, update_date, readers, writers, data
       )
       INSERT INTO forum.objects(class, object_id, create_date, update_date, readers, writers, data)
@@ -323,7 +353,7 @@ enum PostgresSchema {
       ALTER TABLE forum.objects ENABLE TRIGGER USER;
       ALTER TABLE forum.private_objects ENABLE TRIGGER USER;
       WITH moved AS (
-        DELETE FROM forum.changes WHERE class IN (\(list))
+        DELETE FROM forum.changes WHERE \(isPrivate)
         RETURNING seq, class, object_id, kind, parent_id, number, readers
       )
       INSERT INTO forum.private_changes(reader, seq, class, object_id, kind, parent_id, number,
@@ -614,6 +644,8 @@ enum PostgresSchema {
     LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
+      -- A file changing tables keeps its dates (`forum.files_move`).
+      IF forum.is_moving() THEN RETURN NEW; END IF;
       NEW.create_date := forum.now_ms();
       NEW.update_date := NEW.create_date;
       NEW.file_size := octet_length(NEW.data);
@@ -698,8 +730,15 @@ enum PostgresSchema {
     BEGIN
       IF forum.is_trusted() THEN
         RETURN QUERY SELECT o.* FROM forum.private_objects o
-          WHERE o.class = want_class AND (want_parent IS NULL OR o.parent_id = want_parent)
+          WHERE (want_class IS NULL OR o.class = want_class)
+            AND (want_parent IS NULL OR o.parent_id = want_parent)
             AND (want_ids IS NULL OR o.object_id = ANY(want_ids));
+        RETURN;
+      END IF;
+      -- Among ids, of any class (NULL): `fetch`.
+      IF want_class IS NULL THEN
+        keys := ARRAY(SELECT 'i/' || p || '/' || i FROM unnest(who) p, unnest(want_ids) i);
+        RETURN QUERY SELECT o.* FROM forum.private_objects o WHERE o.reader_keys && keys;
         RETURN;
       END IF;
       IF want_ids IS NOT NULL THEN
@@ -712,6 +751,46 @@ enum PostgresSchema {
       END IF;
       RETURN QUERY SELECT o.* FROM forum.private_objects o
         WHERE o.reader_keys && keys AND o.class = want_class;
+    END
+    $$;
+
+    -- Earlier revisions of an object the caller may read (issue 22: members hold no grant on
+    -- forum.revisions, whose index on object_id told a probe that a private post had been
+    -- edited): the object is found first, a public row or one of the caller's own private
+    -- rows, and only then its revisions. `revision_totals`: how many, and the last number.
+    CREATE OR REPLACE FUNCTION forum.may_read(class_name text, target text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+      SELECT EXISTS (SELECT 1 FROM forum.objects o WHERE o.object_id = target
+                     AND o.class = class_name
+                     AND (forum.is_trusted() OR o.readers && forum.principals()))
+        OR EXISTS (SELECT 1 FROM forum.private_rows(class_name, NULL, ARRAY[target]) p
+                   WHERE p.object_id = target)
+    $$;
+
+    CREATE OR REPLACE FUNCTION forum.revisions_of(class_name text, target text, skipped bigint,
+                                                  lim bigint)
+    RETURNS TABLE(date bigint, data jsonb, number bigint)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF NOT forum.may_read(class_name, target) THEN RETURN; END IF;
+      RETURN QUERY SELECT r.date, r.data, r.number FROM forum.revisions r
+        WHERE r.object_id = target ORDER BY r.id LIMIT lim OFFSET skipped;
+    END
+    $$;
+
+    CREATE OR REPLACE FUNCTION forum.revision_totals(class_name text, target text)
+    RETURNS TABLE(total bigint, last bigint)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF NOT forum.may_read(class_name, target) THEN
+        RETURN QUERY SELECT 0::bigint, 0::bigint;
+        RETURN;
+      END IF;
+      RETURN QUERY SELECT count(*), coalesce(max(r.number), 0) FROM forum.revisions r
+        WHERE r.object_id = target;
     END
     $$;
 
@@ -892,24 +971,8 @@ enum PostgresSchema {
     END
     $$;
 
-    CREATE OR REPLACE FUNCTION forum.delete_file(target text, narrowing text[]) RETURNS boolean
-    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$
-    DECLARE
-      trusted boolean := session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
-                                         WHERE nspname = 'forum');
-    BEGIN
-      DELETE FROM forum.files
-      WHERE name = target AND (trusted OR writers && forum.principals())
-        AND (narrowing IS NULL OR writers && narrowing);
-      RETURN FOUND;
-    END
-    $$;
-
-    REVOKE ALL ON FUNCTION forum.delete_object(text, text, text[]),
-      forum.delete_file(text, text[]) FROM PUBLIC;
-    GRANT EXECUTE ON FUNCTION forum.delete_object(text, text, text[]),
-      forum.delete_file(text, text[]) TO forum_member;
+    REVOKE ALL ON FUNCTION forum.delete_object(text, text, text[]) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.delete_object(text, text, text[]) TO forum_member;
 
     REVOKE ALL ON FUNCTION forum.is_board_owner(), forum.set_board_role(text, text, boolean),
       forum.board_role_members(text) FROM PUBLIC;
@@ -925,13 +988,17 @@ enum PostgresSchema {
       forum.private_rows(text, text, text[]), forum.reader_keys(text, text, text, text[]),
       forum.update_object(text, text, text[], jsonb, jsonb, text[], text[], text[]),
       forum.private_changes(bigint, bigint, bigint), forum.read_positions_of(text[]),
-      forum.read_position(text), forum.mark_read(text[], bigint[]) FROM PUBLIC;
+      forum.read_position(text), forum.mark_read(text[], bigint[]),
+      forum.may_read(text, text), forum.revisions_of(text, text, bigint, bigint),
+      forum.revision_totals(text, text) FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.now_ms(), forum.caller_id(), forum.principals(),
       forum.sign_in(), forum.is_bookkeeping(), forum.latest_change(), forum.is_trusted(),
       forum.private_rows(text, text, text[]),
       forum.update_object(text, text, text[], jsonb, jsonb, text[], text[], text[]),
       forum.private_changes(bigint, bigint, bigint), forum.read_positions_of(text[]),
-      forum.read_position(text), forum.mark_read(text[], bigint[]) TO forum_member;
+      forum.read_position(text), forum.mark_read(text[], bigint[]),
+      forum.revisions_of(text, text, bigint, bigint), forum.revision_totals(text, text)
+      TO forum_member;
     """
 
   /// Row-level security, grants and the owner's reach, rebuilt on every `forum init`.
@@ -955,7 +1022,7 @@ enum PostgresSchema {
       GRANT SELECT ON forum.meta TO forum_member;
       -- Read positions are private to each user: no grant at all (a leakproof probe on
       -- user_id and object_id told whose existed); forum.read_positions_of / forum.mark_read.
-      GRANT SELECT ON forum.revisions TO forum_member;
+      -- Revisions neither: forum.revisions_of finds the object before its revisions.
       GRANT SELECT ON forum.changes TO forum_member;
       REVOKE ALL ON SEQUENCE forum.change_seq FROM PUBLIC, forum_member;
 
@@ -1005,8 +1072,6 @@ enum PostgresSchema {
 
       DROP POLICY IF EXISTS member_own ON forum.read_positions;
       DROP POLICY IF EXISTS member_read ON forum.revisions;
-      CREATE POLICY member_read ON forum.revisions FOR SELECT TO forum_member
-        USING (EXISTS (SELECT 1 FROM forum.objects o WHERE o.object_id = revisions.object_id));
 
       """
     return sql

@@ -42,6 +42,7 @@ enum PostgresSearch {
   }
 
   static let candidatesFunction = "forum.search_candidates"
+  static let privateCandidatesFunction = "forum.private_search_candidates"
 
   /// What `forum.meta`'s `search` records: the indexed classes and their fields.
   static func record(_ fields: [String: [String]]) -> String {
@@ -122,29 +123,30 @@ enum PostgresSearch {
       AS $$
       BEGIN
         IF class_name IN (\(privateList)) THEN
-          -- A private class (its rows in forum.private_objects, ids of that table): the
-          -- caller's own rows first, and only their text is matched.
-          RETURN QUERY WITH mine AS MATERIALIZED (
-              SELECT p.id FROM forum.private_rows(class_name, NULL, NULL) p)
-            SELECT s.id FROM mine JOIN forum.private_search_text s ON s.id = mine.id
-            WHERE s.body LIKE pattern;
+          RETURN QUERY SELECT * FROM \(privateCandidatesFunction)(class_name, pattern);
           RETURN;
         END IF;
-        RETURN QUERY
-          -- Public rows through the index of public rows.
-          SELECT s.id FROM forum.search_text s
-          WHERE s.public AND s.class = class_name AND s.body LIKE pattern
-          UNION ALL
-          -- The caller's private rows of public classes (a private thread), found by the
-          -- caller's principals before any text is read.
-          (WITH mine AS MATERIALIZED (
-             SELECT o.id FROM forum.objects o
-             WHERE o.class = class_name AND NOT ('*' = ANY(o.readers))
-               AND o.readers && (SELECT forum.principals()))
-           SELECT s.id FROM mine JOIN forum.search_text s ON s.id = mine.id
-           WHERE NOT s.public AND s.body LIKE pattern);
+        -- Public rows through the index of public rows (forum.objects holds no other).
+        RETURN QUERY SELECT s.id FROM forum.search_text s
+          WHERE s.public AND s.class = class_name AND s.body LIKE pattern;
       END
       $$;
+      -- The ids (of forum.private_objects) of the caller's private rows of a class whose text
+      -- matches: the caller's own rows first, and only their text is matched.
+      CREATE OR REPLACE FUNCTION \(privateCandidatesFunction)(class_name text, pattern text)
+      RETURNS SETOF bigint
+      LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      SET plan_cache_mode = force_custom_plan
+      AS $$
+      BEGIN
+        RETURN QUERY WITH mine AS MATERIALIZED (
+            SELECT p.id FROM forum.private_rows(class_name, NULL, NULL) p)
+          SELECT s.id FROM mine JOIN forum.private_search_text s ON s.id = mine.id
+          WHERE s.body LIKE pattern;
+      END
+      $$;
+      REVOKE ALL ON FUNCTION \(privateCandidatesFunction)(text, text) FROM PUBLIC;
+      GRANT EXECUTE ON FUNCTION \(privateCandidatesFunction)(text, text) TO forum_member;
       REVOKE ALL ON FUNCTION \(candidatesFunction)(text, text) FROM PUBLIC;
       GRANT EXECUTE ON FUNCTION \(candidatesFunction)(text, text) TO forum_member;
       INSERT INTO forum.meta(key, value) VALUES ('search', '\(record(fields))')

@@ -30,8 +30,16 @@ struct PostgresSideChannelTests {
     let conversation: String
   }
 
+  /// The board's ordered indexes too, so that the probes meet the key columns they walk.
+  static let indexes =
+    textIndexes + [
+      IndexSpec(className: "Thread", fields: ["lastActivity"]),
+      IndexSpec(className: "Thread", fields: ["number"]),
+      IndexSpec(className: "Comment", fields: ["thread", "number"]),
+    ]
+
   static func scene(messages: Int = 40) throws -> Scene {
-    let board = try installedBoard(members: ["alice", "bob", "carol"], indexes: textIndexes)
+    let board = try installedBoard(members: ["alice", "bob", "carol"], indexes: indexes)
     let alice = try PostgresConnection(uri: board["alice"].uri)
     let bob = try PostgresConnection(uri: board["bob"].uri)
     let carol = try PostgresConnection(uri: board["carol"].uri)
@@ -306,7 +314,7 @@ struct PostgresSideChannelTests {
     ).text(0, 0)
     #expect(before?.contains("Conversation") == true)
     try PostgresSchema.install(
-      on: owner, rules: boardRulesForTests, indexes: PostgresSideChannelTests.textIndexes)
+      on: owner, rules: boardRulesForTests, indexes: PostgresSideChannelTests.indexes)
     let after = try owner.query(
       """
       SELECT string_agg((class, object_id, create_date, update_date, readers, writers, data)::text,
@@ -368,14 +376,17 @@ struct PostgresSideChannelTests {
     }
   }
 
-  /// Private threads (a public class with private readers), their revisions and files are still
-  /// rows of member-readable tables under row-level security: the leakproof probes still tell
-  /// (README, "What a member with psql can still learn"). Known issues: when one is closed its
-  /// known issue stops being recorded and this test fails; move it out of `withKnownIssue` then.
-  @Test("probes of private threads, their revisions and files (known issues, said in the README)")
-  func privateThreads() throws {
-    let scene = try PostgresSideChannelTests.scene(messages: 0)
-    defer { scene.board.remove() }
+  /// Alice's private thread (readers without '*') with a comment and an edit, and her
+  /// preference, written as a member with psql would: every INSERT into `forum.objects` of a row
+  /// some members may not read is routed to `forum.private_objects`.
+  struct PrivateThread {
+    let thread: String
+    let comment: String
+    let preference: String
+    let number: Int64
+  }
+
+  static func privateThread(_ scene: Scene) throws -> PrivateThread {
     let alice = scene.ids["alice"]!
     let thread = Validation.randomId()
     try scene.alice.query(
@@ -383,30 +394,388 @@ struct PostgresSideChannelTests {
       INSERT INTO forum.objects(class, object_id, readers, writers, data)
       VALUES ('Thread', $1, $2, $2, '{"title":"just us","description":"d"}'::jsonb)
       """, [.text(thread), .text("{\(alice)}")])
+    let comment = Validation.randomId()
     try scene.alice.query(
-      "UPDATE forum.objects SET data = data || '{\"title\":\"edited\"}' WHERE object_id = $1",
-      [.text(thread)])
+      """
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      VALUES ('Comment', $1, '{*}', $2, $3::jsonb)
+      """,
+      [
+        .text(comment), .text("{\(alice)}"),
+        .text(#"{"text":"a note","thread":\#(pointer("Thread", thread))}"#),
+      ])
+    try scene.alice.query(
+      """
+      SELECT 1 FROM forum.update_object('Thread', $1, '{}', '{"title":"edited"}', '{}', NULL,
+                                        NULL, NULL)
+      """, [.text(thread)])
+    let preference = Validation.randomId()
+    try scene.alice.query(
+      """
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      VALUES ('Preference', $1, $2, $2, '{"kind":"mute","thread":1}'::jsonb)
+      """, [.text(preference), .text("{\(alice)}")])
+    let number = try scene.alice.query(
+      "SELECT (data->>'number')::bigint FROM forum.private_rows('Thread', NULL, ARRAY[$1])",
+      [.text(thread)]
+    ).int(0, 0)
+    try scene.board.cluster.admin("ANALYZE", database: scene.board.database)
+    return PrivateThread(
+      thread: thread, comment: comment, preference: preference, number: number)
+  }
+
+  /// Private threads (a public class with private readers), their comments and revisions, and
+  /// preferences live where private classes' rows do (issue 22): the probes that told a private
+  /// thread's id, number, comments, edits, feed rows and a preference now see nothing of them.
+  @Test("probes of private threads, their comments, revisions and preferences learn nothing")
+  func privateThreads() throws {
+    let scene = try PostgresSideChannelTests.scene(messages: 0)
+    defer { scene.board.remove() }
+    let hidden = try PostgresSideChannelTests.privateThread(scene)
+    let (thread, carol) = (hidden.thread, scene.carol)
+    let owner = try PostgresConnection(uri: scene.board.owner.uri)
+    let placed = try owner.query(
+      """
+      SELECT (SELECT count(*) FROM forum.objects WHERE object_id IN ($1, $2, $3)),
+        (SELECT count(*) FROM forum.private_objects WHERE object_id IN ($1, $2, $3)),
+        (SELECT count(*) FROM forum.revisions WHERE object_id = $1)
+      """, [.text(thread), .text(hidden.comment), .text(hidden.preference)])
+    #expect(placed.int(0, 0) == 0, "nothing of them in forum.objects")
+    #expect(placed.int(0, 1) == 3, "all three in forum.private_objects")
+    #expect(placed.int(0, 2) == 1, "the edit kept a revision")
+    for (what, guesses) in [
+      ("thread id", [thread, Validation.randomId()]),
+      ("comment id", [hidden.comment, Validation.randomId()]),
+      ("preference id", [hidden.preference, Validation.randomId()]),
+    ] {
+      try PostgresSideChannelTests.expectSame(what, carol, guesses) {
+        "SELECT 1 FROM forum.objects WHERE object_id = '\($0)'"
+      }
+      try PostgresSideChannelTests.expectSame("feed: " + what, carol, guesses) {
+        "SELECT 1 FROM forum.changes WHERE object_id = '\($0)'"
+      }
+    }
+    try PostgresSideChannelTests.expectSame(
+      "thread number", carol, ["\(hidden.number)", "\(hidden.number + 1000)"]
+    ) { "SELECT 1 FROM forum.objects WHERE class = 'Thread' AND key_number = '\($0)'" }
+    try PostgresSideChannelTests.expectSame(
+      "comments of the thread", carol, [thread, Validation.randomId()]
+    ) { "SELECT 1 FROM forum.objects WHERE class = 'Comment' AND key_thread = '\($0)'" }
+    let now = try scene.alice.query("SELECT forum.now_ms()").int(0, 0)
+    try PostgresSideChannelTests.expectSame(
+      "comment dates", carol, ["\(now - 600_000) AND \(now + 600_000)", "0 AND 1000"]
+    ) { "SELECT 1 FROM forum.objects WHERE class = 'Comment' AND create_date BETWEEN \($0)" }
+    // Revisions: no grant on the table; the functions find the object among hers first.
+    expectRefused("SELECT from revisions", states: ["42501"]) {
+      try carol.query("SELECT 1 FROM forum.revisions")
+    }
+    try PostgresSideChannelTests.expectSame(
+      "revisions_of", carol, [thread, Validation.randomId()]
+    ) { "SELECT * FROM forum.revisions_of('Thread', '\($0)', 0, 10)" }
+    try PostgresSideChannelTests.expectSame(
+      "revision_totals", carol, [thread, Validation.randomId()]
+    ) { "SELECT * FROM forum.revision_totals('Thread', '\($0)')" }
+    try PostgresSideChannelTests.expectSame(
+      "private_rows of threads", carol, [thread, Validation.randomId()]
+    ) { "SELECT 1 FROM forum.private_rows('Comment', '\($0)', NULL)" }
+    try PostgresSideChannelTests.expectSame(
+      "search of threads", carol, ["edited", "qqqqqq"]
+    ) { "SELECT * FROM forum.search_candidates('Thread', '%\($0)%')" }
+    try PostgresSideChannelTests.expectSame(
+      "private search of threads", carol, ["edited", "qqqqqq"]
+    ) { "SELECT * FROM forum.private_search_candidates('Thread', '%\($0)%')" }
+    // Alice, who may read them, still does: the thread, its comment, its revision, her search.
+    let aliceReads = try scene.alice.query(
+      """
+      SELECT (SELECT count(*) FROM forum.private_rows('Comment', $1, NULL)),
+        (SELECT total FROM forum.revision_totals('Thread', $1)),
+        (SELECT count(*) FROM forum.private_search_candidates('Thread', '%edited%')),
+        (SELECT (data->>'commentCount')::int FROM forum.private_rows('Thread', NULL, ARRAY[$1]))
+      """, [.text(thread)])
+    #expect(aliceReads.int(0, 0) == 1)
+    #expect(aliceReads.int(0, 1) == 1)
+    #expect(aliceReads.int(0, 2) == 1)
+    #expect(aliceReads.int(0, 3) == 1, "the comment was counted on its private thread")
+    let carolReads = try carol.query(
+      """
+      SELECT (SELECT count(*) FROM forum.private_rows('Comment', $1, NULL)),
+        (SELECT total FROM forum.revision_totals('Thread', $1)),
+        (SELECT count(*) FROM forum.revisions_of('Thread', $1, 0, 10))
+      """, [.text(thread)])
+    #expect(carolReads.int(0, 0) == 0)
+    #expect(carolReads.int(0, 1) == 0)
+    #expect(carolReads.int(0, 2) == 0)
+  }
+
+  /// A board made before private threads moved (the schema before the last step: private
+  /// threads, their comments and preferences in `forum.objects`, their feed rows in
+  /// `forum.changes`) upgrades with `forum init`: the rows move as they were, keeping numbers,
+  /// counts, dates and revisions, and the probes find nothing afterwards.
+  @Test("a board made before private threads moved moves them with forum init")
+  func migrationMovesPrivateThreads() throws {
+    let scene = try PostgresSideChannelTests.scene(messages: 1)
+    defer { scene.board.remove() }
+    let hidden = try PostgresSideChannelTests.privateThread(scene)
+    let owner = try PostgresConnection(uri: scene.board.owner.uri)
+    try scene.alice.query(
+      """
+      INSERT INTO forum.files(name, mime_type, readers, writers, data)
+      VALUES ('secret.png', 'image/png', $1, $1, '\\x2a'::bytea)
+      """, [.text("{\(scene.ids["alice"]!)}")])
+    let file =
+      "SELECT (name, mime_type, file_size, create_date, update_date, readers, writers, data)::text FROM forum.%@"
+    let fileBefore = try owner.query(file.replacing("%@", with: "private_files")).text(0, 0)
+    let kept = "class NOT IN ('Conversation', 'Message')"
+    try owner.transaction {
+      try owner.execute(
+        """
+        CREATE TEMP TABLE kept_objects AS
+          SELECT class, object_id, create_date, update_date, readers, writers, data
+          FROM forum.private_objects WHERE \(kept);
+        CREATE TEMP TABLE kept_changes AS
+          SELECT DISTINCT seq, class, object_id, kind, parent_id, number, readers
+          FROM forum.private_changes WHERE \(kept);
+        ALTER TABLE forum.private_objects DISABLE TRIGGER USER;
+        DELETE FROM forum.private_objects WHERE \(kept);
+        ALTER TABLE forum.private_objects ENABLE TRIGGER USER;
+        DELETE FROM forum.private_changes WHERE \(kept);
+        ALTER TABLE forum.objects DISABLE TRIGGER USER;
+        INSERT INTO forum.objects(class, object_id, create_date, update_date, readers, writers,
+                                  data)
+        SELECT * FROM kept_objects ORDER BY create_date;
+        ALTER TABLE forum.objects ENABLE TRIGGER USER;
+        INSERT INTO forum.changes SELECT * FROM kept_changes;
+        ALTER TABLE forum.files DISABLE TRIGGER USER;
+        INSERT INTO forum.files(name, mime_type, file_size, create_date, update_date, readers,
+                                writers, data)
+        SELECT name, mime_type, file_size, create_date, update_date, readers, writers, data
+        FROM forum.private_files;
+        ALTER TABLE forum.files ENABLE TRIGGER USER;
+        DELETE FROM forum.private_files;
+        UPDATE forum.meta SET value = '\(PostgresSchema.steps.count - 1)'
+          WHERE key = 'schema_version';
+        DELETE FROM forum.secrets WHERE name = 'move_key';
+        """)
+    }
+    let rows = """
+      SELECT string_agg((class, object_id, create_date, update_date, readers, writers, data)::text,
+                        ';' ORDER BY object_id) FROM forum.%@ WHERE \(kept)
+        AND NOT ('*' = ANY(readers))
+      """
+    let before = try owner.query(rows.replacing("%@", with: "objects")).text(0, 0)
+    #expect(before?.contains("just us") == false && before?.contains("edited") == true)
+    let feedBefore = try owner.query(
+      "SELECT count(*) FROM forum.changes WHERE object_id IN ($1, $2, $3)",
+      [.text(hidden.thread), .text(hidden.comment), .text(hidden.preference)]
+    ).int(0, 0)
+    #expect(feedBefore == 4, "three created, one updated")
+    try PostgresSchema.install(
+      on: owner, rules: boardRulesForTests, indexes: PostgresSideChannelTests.indexes)
+    let after = try owner.query(rows.replacing("%@", with: "private_objects")).text(0, 0)
+    #expect(after == before, "moved as they were")
+    let left = try owner.query(
+      """
+      SELECT (SELECT count(*) FROM forum.objects WHERE NOT ('*' = ANY(readers))),
+        (SELECT count(*) FROM forum.changes WHERE object_id IN ($1, $2, $3)),
+        (SELECT count(DISTINCT seq) FROM forum.private_changes WHERE object_id IN ($1, $2, $3)),
+        (SELECT count(*) FROM forum.revisions WHERE object_id = $1),
+        (SELECT count(*) FROM forum.secrets WHERE name = 'move_key')
+      """, [.text(hidden.thread), .text(hidden.comment), .text(hidden.preference)])
+    #expect(left.int(0, 0) == 0)
+    #expect(left.int(0, 1) == 0)
+    #expect(left.int(0, 2) == 4)
+    #expect(left.int(0, 3) == 1)
+    #expect(left.int(0, 4) == 1)
+    #expect(try owner.query(file.replacing("%@", with: "private_files")).text(0, 0) == fileBefore)
+    #expect(try owner.query(file.replacing("%@", with: "files")).rowCount == 0)
+    try PostgresSideChannelTests.expectSame(
+      "thread id after the move", scene.carol, [hidden.thread, Validation.randomId()]
+    ) { "SELECT 1 FROM forum.objects WHERE object_id = '\($0)'" }
+    // The rules go on from where they were: Alice's next comment is number 2 of 2, and she
+    // finds the edit in her thread's history and the thread by its text.
+    let engine = try PostgresEngine(uri: scene.board["alice"].uri)
+    try engine.prepare(rules: boardRulesForTests, indexes: PostgresSideChannelTests.textIndexes)
+    let login = try engine.signIn(secret: "", previousSecret: nil, sessionLifetime: 1)
+    let second = try engine.insert(
+      "Comment",
+      fields: [
+        "text": .string("after"), "thread": .pointer(className: "Thread", objectId: hidden.thread),
+      ], acl: .publicRead(owner: login.user.objectId), as: login.principals)
+    #expect(second.fields["number"] == .int(2))
+    let thread = try engine.get("Thread", objectId: hidden.thread, as: login.principals)
+    #expect(thread.fields["commentCount"] == .int(2))
+    let history = try engine.revisions(
+      "Thread", objectId: hidden.thread, skip: 0, limit: 10, as: login.principals)
+    #expect(history.revisions.map { $0.fields["title"] } == [.string("just us")])
+    let found = try engine.search(
+      TextSearch(
+        terms: ["edited"], targets: [TextSearch.Target(className: "Thread", equalTo: [:])],
+        limit: 10, skip: 0), as: login.principals)
+    #expect(found.map(\.objectId) == [hidden.thread])
+    let preferences = try engine.find(
+      Query(className: "Preference", limit: 10), as: login.principals)
+    #expect(preferences.map(\.objectId) == [hidden.preference])
+  }
+
+  /// A private file (readers without '*') lives in `forum.private_files`: its name is no longer
+  /// a key a member's query can probe. Alice still reads, changes and deletes it; when its
+  /// readers gain '*' it moves back to `forum.files`, dates kept.
+  @Test("probes of private files learn nothing, and a file whose readers change moves")
+  func privateFiles() throws {
+    let scene = try PostgresSideChannelTests.scene(messages: 0)
+    defer { scene.board.remove() }
+    let aliceId = scene.ids["alice"]!
     try scene.alice.query(
       """
       INSERT INTO forum.files(name, mime_type, readers, writers, data)
       VALUES ('secret.png', 'image/png', $1, $1, '\\x00'::bytea)
-      """, [.text("{\(alice)}")])
+      """, [.text("{\(aliceId)}")])
     try scene.board.cluster.admin("ANALYZE", database: scene.board.database)
-    withKnownIssue("a private thread's id: the object_id index") {
-      try PostgresSideChannelTests.expectSame(
-        "thread id", scene.carol, [thread, Validation.randomId()]
-      ) { "SELECT 1 FROM forum.objects WHERE object_id = '\($0)'" }
+    let owner = try PostgresConnection(uri: scene.board.owner.uri)
+    func place() throws -> String {
+      try owner.query(
+        """
+        SELECT (SELECT count(*) FROM forum.files WHERE name = 'secret.png')::text || ' '
+          || (SELECT count(*) FROM forum.private_files WHERE name = 'secret.png')::text
+        """
+      ).text(0, 0) ?? ""
     }
-    withKnownIssue("a private thread's revisions: the revisions index") {
-      try PostgresSideChannelTests.expectSame(
-        "revisions", scene.carol, [thread, Validation.randomId()]
-      ) { "SELECT 1 FROM forum.revisions WHERE object_id = '\($0)'" }
+    #expect(try place() == "0 1")
+    try PostgresSideChannelTests.expectSame(
+      "file", scene.carol, ["secret.png", "other.png"]
+    ) { "SELECT 1 FROM forum.files WHERE name = '\($0)'" }
+    try PostgresSideChannelTests.expectSame(
+      "private_file_rows", scene.carol, ["secret.png", "other.png"]
+    ) { "SELECT 1 FROM forum.private_file_rows(ARRAY['\($0)'])" }
+    expectRefused("SELECT from private_files", states: ["42501"]) {
+      try scene.carol.query("SELECT 1 FROM forum.private_files")
     }
-    withKnownIssue("a private file's name: the files key") {
-      try PostgresSideChannelTests.expectSame(
-        "file", scene.carol, ["secret.png", "other.png"]
-      ) { "SELECT 1 FROM forum.files WHERE name = '\($0)'" }
+    let engine = try PostgresEngine(uri: scene.board["alice"].uri)
+    try engine.prepare(rules: boardRulesForTests, indexes: PostgresSideChannelTests.indexes)
+    let login = try engine.signIn(secret: "", previousSecret: nil, sessionLifetime: 1)
+    #expect(try engine.fileBytes(name: "secret.png", as: login.principals) == [0])
+    let created = try engine.fileInfo(name: "secret.png", as: login.principals).createDate
+    let carolEngine = try PostgresEngine(uri: scene.board["carol"].uri)
+    try carolEngine.prepare(
+      rules: boardRulesForTests, indexes: PostgresSideChannelTests.indexes)
+    let carol = try carolEngine.signIn(secret: "", previousSecret: nil, sessionLifetime: 1)
+    #expect(throws: DatastoreError.notFound) {
+      try carolEngine.fileBytes(name: "secret.png", as: carol.principals)
     }
+    // Names stay unique across both tables.
+    expectRefused("Carol takes the name", states: ["23505"]) {
+      try scene.carol.query(
+        """
+        INSERT INTO forum.files(name, mime_type, readers, writers, data)
+        VALUES ('secret.png', 'image/png', '{*}', $1, '\\x01'::bytea) RETURNING 1
+        """, [.text("{\(scene.ids["carol"]!)}")])
+    }
+    // Public: it moves to forum.files, its creation date kept, and Carol reads it.
+    let opened = try engine.updateFile(
+      name: "secret.png", acl: .publicRead(owner: aliceId), as: login.principals)
+    #expect(opened.createDate == created)
+    #expect(try place() == "1 0")
+    #expect(try carolEngine.fileBytes(name: "secret.png", as: carol.principals) == [0])
+    // Private again, with psql; then deleted.
+    try scene.alice.query(
+      "UPDATE forum.files SET readers = $1 WHERE name = 'secret.png'", [.text("{\(aliceId)}")])
+    #expect(try place() == "0 1")
+    #expect(try engine.fileInfo(name: "secret.png", as: login.principals).createDate == created)
+    #expect(throws: DatastoreError.notFound) {
+      try carolEngine.deleteFile(name: "secret.png", as: carol.principals)
+    }
+    try engine.deleteFile(name: "secret.png", as: login.principals)
+    #expect(try place() == "0 0")
+  }
+
+  /// A thread's readers may change (an app sets its ACL, or its author with psql): the row
+  /// changes tables, its comments with it, keeping dates, numbers, counts and revisions; the
+  /// probes see nothing while it is private, and everyone reads it again once it is public.
+  @Test("a thread whose readers change moves between the tables with its comments")
+  func readersChangeMovesRows() throws {
+    let scene = try PostgresSideChannelTests.scene(messages: 0)
+    defer { scene.board.remove() }
+    let owner = try PostgresConnection(uri: scene.board.owner.uri)
+    let engine = try PostgresEngine(uri: scene.board["alice"].uri)
+    try engine.prepare(rules: boardRulesForTests, indexes: PostgresSideChannelTests.textIndexes)
+    let login = try engine.signIn(secret: "", previousSecret: nil, sessionLifetime: 1)
+    let alice = login.user.objectId
+    let thread = try engine.insert(
+      "Thread", fields: ["title": .string("soon private"), "description": .string("d")],
+      acl: .publicRead(owner: alice), as: login.principals)
+    for text in ["one", "two"] {
+      _ = try engine.insert(
+        "Comment",
+        fields: [
+          "text": .string(text), "thread": .pointer(className: "Thread", objectId: thread.objectId),
+        ], acl: .publicRead(owner: alice), as: login.principals)
+    }
+    _ = try engine.update(
+      "Thread", objectId: thread.objectId, set: ["title": .string("now private")], increment: [:],
+      acl: ACL(readers: [alice], writers: [alice]), as: login.principals)
+    func rows(_ table: String) throws -> String {
+      try owner.query(
+        """
+        SELECT string_agg(class || ' ' || (data->>'number') || ' ' || create_date || ' '
+                          || coalesce(data->>'commentCount', '-'), ', ' ORDER BY class DESC,
+                          (data->>'number')::int)
+        FROM forum.\(table) WHERE object_id = $1 OR data->'thread'->>'objectId' = $1
+        """, [.text(thread.objectId)]
+      ).text(0, 0) ?? ""
+    }
+    let moved = try rows("private_objects")
+    #expect(try rows("objects") == "")
+    #expect(moved.hasPrefix("Thread \(thread.fields["number"]!.intValue!) \(thread.createDate) 2"))
+    #expect(moved.contains("Comment 1") && moved.contains("Comment 2"))
+    let revisions = try engine.revisions(
+      "Thread", objectId: thread.objectId, skip: 0, limit: 10, as: login.principals)
+    #expect(revisions.revisions.map { $0.fields["title"] } == [.string("soon private")])
+    try PostgresSideChannelTests.expectSame(
+      "moved thread", scene.carol, [thread.objectId, Validation.randomId()]
+    ) { "SELECT 1 FROM forum.objects WHERE object_id = '\($0)'" }
+    let carolSees = try scene.carol.query(
+      "SELECT count(*) FROM forum.objects WHERE class IN ('Thread', 'Comment')")
+    #expect(carolSees.int(0, 0) == 1, "only her own public thread")
+    // Alice comments on it where it is now: number 3, counted.
+    let third = try engine.insert(
+      "Comment",
+      fields: [
+        "text": .string("three"),
+        "thread": .pointer(className: "Thread", objectId: thread.objectId),
+      ], acl: .publicRead(owner: alice), as: login.principals)
+    #expect(third.fields["number"] == .int(3))
+    #expect(third.acl.readers == [alice])
+    // And back: public again, with its three comments.
+    let opened = try engine.update(
+      "Thread", objectId: thread.objectId, set: [:], increment: [:],
+      acl: .publicRead(owner: alice), as: login.principals)
+    #expect(opened.fields["commentCount"] == .int(3))
+    #expect(try rows("private_objects") == "")
+    #expect(try rows("objects").hasPrefix("Thread \(thread.fields["number"]!.intValue!) "))
+    let carolAgain = try scene.carol.query(
+      "SELECT count(*) FROM forum.objects WHERE class IN ('Thread', 'Comment')")
+    #expect(carolAgain.int(0, 0) == 5)
+    // A member's own UPDATE with psql moves it too; deleting it then takes its comments along.
+    try scene.alice.query(
+      "UPDATE forum.objects SET readers = $2 WHERE object_id = $1",
+      [.text(thread.objectId), .text("{\(alice)}")])
+    #expect(try rows("objects") == "")
+    #expect(try rows("private_objects").contains("Comment 3"))
+    try engine.delete("Thread", objectId: thread.objectId, as: login.principals)
+    #expect(try rows("private_objects") == "")
+    #expect(try rows("objects") == "")
+    // Setting the mover's setting by hand makes nothing skip the rules.
+    try scene.carol.execute("SET forum.moving = 'anything'")
+    let forged = try scene.carol.query(
+      """
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      VALUES ('Thread', $1, $2, $3, '{"title":"t","number":999}'::jsonb) RETURNING data->>'number'
+      """,
+      [
+        .text(Validation.randomId()), .text("{*,\(scene.ids["carol"]!)}"),
+        .text("{\(scene.ids["carol"]!)}"),
+      ])
+    #expect(forged.text(0, 0) != "999")
   }
 
   /// Read positions are each user's own: a member could not read others', but a leakproof probe
