@@ -19,10 +19,20 @@ struct MistypedNameTests {
     let tmux = try TmuxSession(
       forum: forum, profile: profile, environment: ["LANG": lang], arguments: arguments,
       database: database)
-    defer { _ = try? tmux.run(["kill-server"]) }
+    defer { stop(tmux) }
     #expect(
       try tmux.waitForExit(sourceLocation: sourceLocation) == 0, sourceLocation: sourceLocation)
     return try tmux.screen()
+  }
+
+  /// Kills the tmux server and waits until it answers no more: the next session of this
+  /// fixture uses the same socket, and a server still exiting refuses it ("new-session failed").
+  private func stop(_ tmux: TmuxSession) {
+    _ = try? tmux.run(["kill-server"])
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline, (try? tmux.run(["has-session", "-t", tmux.target])) != nil {
+      usleep(20_000)
+    }
   }
 
   @Test func aNewProfileOnThisBoardIsSaidOnce() throws {
@@ -47,7 +57,7 @@ struct MistypedNameTests {
       "\(screen)")
     // At the prompt too, before the banner.
     let tmux = try TmuxSession(forum: forum, profile: "alicia", arguments: ["--no-pager"])
-    defer { _ = try? tmux.run(["kill-server"]) }
+    defer { stop(tmux) }
     screen = try tmux.waitForPrompt("forum>")
     #expect(
       screen.filter { $0 == "forum: new profile \"alicia\" on this board" }.count == 1, "\(screen)")

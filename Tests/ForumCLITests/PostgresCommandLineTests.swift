@@ -93,7 +93,7 @@ struct PostgresCommandLineTests {
       "SELECT count(*) FROM forum.objects", database: board.database)
     try expectRefusal(
       forum, board["alice"].uri, status: 1,
-      mentions: "run `forum init --db URI` as the database owner")
+      mentions: "its owner must run `forum init --db URI` once to bring it up to date")
     #expect(
       try cluster.admin("SELECT count(*) FROM forum.objects", database: board.database) == before)
     try cluster.admin(
