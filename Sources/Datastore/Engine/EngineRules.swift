@@ -17,7 +17,7 @@
 ///
 /// Field names are `Validation.isName` names (checked by `validate()`), so engines may put them
 /// in SQL text.
-public struct EngineRules: Equatable, Sendable, Codable {
+public struct EngineRules: Equatable, Sendable {
   public var sequences: [SequenceRule]
   public var owners: [OwnerRule]
   public var children: [ChildRule]
@@ -40,63 +40,56 @@ public struct EngineRules: Equatable, Sendable, Codable {
     self.moderation = moderation
   }
 
-  private enum CodingKeys: String, CodingKey {
-    case sequences, owners, children, pairs, revisions, moderation
-  }
-
-  /// Rules recorded before pairs, revisions and moderation existed have none of their keys.
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    sequences = try container.decode([SequenceRule].self, forKey: .sequences)
-    owners = try container.decode([OwnerRule].self, forKey: .owners)
-    children = try container.decode([ChildRule].self, forKey: .children)
-    pairs = try container.decodeIfPresent([PairRule].self, forKey: .pairs) ?? []
-    revisions = try container.decodeIfPresent([RevisionRule].self, forKey: .revisions) ?? []
-    moderation = try container.decodeIfPresent([ModerationRule].self, forKey: .moderation) ?? []
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(sequences, forKey: .sequences)
-    try container.encode(owners, forKey: .owners)
-    try container.encode(children, forKey: .children)
-    // Absent when empty, so the signature of rules without them stays what it was.
-    if !pairs.isEmpty { try container.encode(pairs, forKey: .pairs) }
-    if !revisions.isEmpty { try container.encode(revisions, forKey: .revisions) }
-    if !moderation.isEmpty { try container.encode(moderation, forKey: .moderation) }
-  }
-
   /// Fields of `className` that no client sets or changes, on create or update: the engine
   /// writes them. A client that names one gets `E400002 <field> is invalid.` from the API; a
   /// server engine also overwrites or refuses them at the SQL level (psql on PostgreSQL), while on
   /// SQLite raw SQL on the file is outside the trust model. The owner field is among them, but
   /// `create` accepts it when it points at the caller (see `OwnerRule`).
   public func managedFields(of className: String) -> Set<String> {
-    var fields: Set<String> = []
-    for rule in sequences where rule.className == className { fields.insert(rule.field) }
-    for rule in owners where rule.className == className { fields.insert(rule.field) }
-    for rule in pairs where rule.className == className {
-      fields.formUnion([rule.ownerField, rule.pairField])
-    }
-    for rule in children {
-      if rule.childClass == className { fields.insert(rule.numberField) }
-      if rule.parentClass == className {
-        fields.formUnion([rule.lastNumberField, rule.countField, rule.activityField])
-      }
-    }
-    for rule in revisions where rule.className == className { fields.insert(rule.editDateField) }
-    for rule in moderation where rule.className == className { fields.insert(rule.markField) }
-    return fields
+    Set(fieldsKept(of: className).filter { !$0.fixed }.map(\.field))
   }
 
   /// Fields of `className` a client sets when creating the object and never changes afterwards
   /// (`E400002` on update): a child's parent pointer, a parent's file, a pair's partner.
   public func fixedFields(of className: String) -> Set<String> {
-    var fields: Set<String> = []
-    for rule in pairs where rule.className == className { fields.insert(rule.partnerField) }
+    Set(fieldsKept(of: className).filter(\.fixed).map(\.field))
+  }
+
+  /// Every field of `className` that a member's update may not change, managed or fixed, in the
+  /// order the rules declare them (PostgreSQL's guard keeps them in this order; its generated
+  /// SQL, and so every board's recorded fingerprint, follows it).
+  public func keptFields(of className: String) -> [String] {
+    fieldsKept(of: className).filter { $0.guarded }.map(\.field)
+  }
+
+  /// The one list of what each rule keeps for the engine: `fixed` fields are a client's at
+  /// create only; `guarded` ones PostgreSQL's guard restores on a member's update (a parent's
+  /// file is fixed but not guarded there: the cascade reads it, nothing else).
+  private func fieldsKept(of className: String) -> [(field: String, fixed: Bool, guarded: Bool)] {
+    var fields: [(field: String, fixed: Bool, guarded: Bool)] = []
+    func add(_ field: String, fixed: Bool = false, guarded: Bool = true) {
+      fields.append((field, fixed, guarded))
+    }
+    for rule in revisions where rule.className == className { add(rule.editDateField) }
+    for rule in moderation where rule.className == className { add(rule.markField) }
+    for rule in sequences where rule.className == className { add(rule.field) }
+    for rule in owners where rule.className == className { add(rule.field) }
+    for rule in pairs where rule.className == className {
+      add(rule.ownerField)
+      add(rule.pairField)
+      add(rule.partnerField, fixed: true)
+    }
     for rule in children {
-      if rule.childClass == className { fields.insert(rule.parentField) }
-      if rule.parentClass == className, let file = rule.fileField { fields.insert(file) }
+      if rule.childClass == className {
+        add(rule.numberField)
+        add(rule.parentField, fixed: true)
+      }
+      if rule.parentClass == className {
+        add(rule.countField)
+        add(rule.lastNumberField)
+        add(rule.activityField)
+        if let file = rule.fileField { add(file, fixed: true, guarded: false) }
+      }
     }
     return fields
   }
@@ -123,82 +116,12 @@ public struct EngineRules: Equatable, Sendable, Codable {
     children.filter { $0.parentClass == className }
   }
 
-  /// A stable text of the rules (JSON with sorted keys): engines record it with the installed
-  /// rules and reinstall them (SQLite) or ask for `forum init` (PostgreSQL) when it differs.
-  ///
-  /// Written by hand, byte for byte what `JSONEncoder` with `.sortedKeys` writes for them (boards
-  /// record that text): every command opens a board and computes it, and JSONEncoder's generic
-  /// machinery cost more than the rest of opening. A set's members are sorted (JSONEncoder
-  /// wrote them in the process's hash order).
-  public var signature: String {
-    // Members are written in key order, as `.sortedKeys` does; a member without a value (a nil
-    // `fileField`) is left out, as JSONEncoder leaves it. No dictionaries or JSONValue trees:
-    // this runs at every open.
-    func object(_ members: [(String, String?)]) -> String {
-      let present: [(String, String)] = members.compactMap { key, value in value.map { (key, $0) } }
-      let sorted = present.sorted { $0.0 < $1.0 }.map { "\"\($0.0)\":\($0.1)" }
-      return "{" + sorted.joined(separator: ",") + "}"
-    }
-    func text(_ value: String) -> String { JSONValue.string(value).jsonText() }
-    func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
+  /// The rules' one encoding as text: `record` as compact JSON with sorted keys. Boards record
+  /// it (SQLite in `meta`, PostgreSQL in `forum.meta`) and read the rules back from it.
+  public var encoding: String { record.jsonText() }
 
-    let sequenceTexts: [String] = sequences.map { rule in
-      object([
-        ("className", text(rule.className)), ("field", text(rule.field)),
-        ("sequence", text(rule.sequence)),
-      ])
-    }
-    let ownerTexts: [String] = owners.map { rule in
-      object([
-        ("additionalWriters", array(rule.additionalWriters.sorted().map(text))),
-        ("className", text(rule.className)), ("field", text(rule.field)),
-      ])
-    }
-    let childTexts: [String] = children.map { rule in
-      let members: [(String, String?)] = [
-        ("childClass", text(rule.childClass)), ("parentField", text(rule.parentField)),
-        ("parentClass", text(rule.parentClass)), ("numberField", text(rule.numberField)),
-        ("lastNumberField", text(rule.lastNumberField)), ("countField", text(rule.countField)),
-        ("activityField", text(rule.activityField)), ("fileField", rule.fileField.map(text)),
-      ]
-      return object(members)
-    }
-    var members: [(String, String?)] = [
-      ("sequences", array(sequenceTexts)), ("owners", array(ownerTexts)),
-      ("children", array(childTexts)),
-    ]
-    // Absent when empty, as `encode(to:)` leaves them out (older boards' signatures stay theirs).
-    if !pairs.isEmpty {
-      let pairTexts: [String] = pairs.map { rule in
-        object([
-          ("className", text(rule.className)), ("ownerField", text(rule.ownerField)),
-          ("partnerField", text(rule.partnerField)), ("pairField", text(rule.pairField)),
-        ])
-      }
-      members.append(("pairs", array(pairTexts)))
-    }
-    if !revisions.isEmpty {
-      let revisionTexts: [String] = revisions.map { rule in
-        object([
-          ("className", text(rule.className)), ("fields", array(rule.fields.map(text))),
-          ("editDateField", text(rule.editDateField)),
-        ])
-      }
-      members.append(("revisions", array(revisionTexts)))
-    }
-    if !moderation.isEmpty {
-      let moderationTexts: [String] = moderation.map { rule in
-        let members: [(String, String?)] = [
-          ("className", text(rule.className)), ("role", text(rule.role)),
-          ("contentFields", array(rule.contentFields.map(text))),
-          ("markField", text(rule.markField)), ("fileField", rule.fileField.map(text)),
-        ]
-        return object(members)
-      }
-      members.append(("moderation", array(moderationTexts)))
-    }
-    return object(members)
-  }
+  /// A hash of the one encoding (SHA-256, hex): equal signatures are the same rules.
+  public var signature: String { SHA256.hex(SHA256.hash(encoding)) }
 
   /// True when no rule is declared.
   public var isEmpty: Bool {
@@ -254,7 +177,7 @@ public struct EngineRules: Equatable, Sendable, Codable {
 /// On insert of `className`, `field` is set to the next value of the named sequence (1, 2, 3, …).
 /// A value is never handed out twice, not even after a rollback or a delete; a client's own value
 /// for the field is refused by the API. Thread.number from `threadNumber`.
-public struct SequenceRule: Equatable, Sendable, Codable {
+public struct SequenceRule: Equatable, Sendable {
   public let className: String
   public let field: String
   public let sequence: String
@@ -274,7 +197,7 @@ public struct SequenceRule: Equatable, Sendable, Codable {
 ///   (for example `role:moderator`): anything else is `E403001`, on create and on every ACL
 ///   change. Readers are free (a child's readers follow its parent, see `ChildRule`).
 /// - `field` never changes after insert.
-public struct OwnerRule: Equatable, Sendable, Codable {
+public struct OwnerRule: Equatable, Sendable {
   public let className: String
   public let field: String
   public let additionalWriters: Set<String>
@@ -303,7 +226,7 @@ public struct OwnerRule: Equatable, Sendable, Codable {
 ///   apart from its parent's (an ACL given on update keeps the parent's readers).
 /// Concurrent children of one parent never share a number and the counters stay exact: the
 /// increments are done in SQL under the parent row's lock, never read-modified-written by a client.
-public struct ChildRule: Equatable, Sendable, Codable {
+public struct ChildRule: Equatable, Sendable {
   public let childClass: String
   public let parentField: String
   public let parentClass: String
@@ -333,7 +256,7 @@ public struct ChildRule: Equatable, Sendable, Codable {
 /// `editDateField` to its clock, in the writer's transaction. Revisions are readable by exactly
 /// who can read the object, written only by the engine (nobody can rewrite or erase them), and
 /// go with the object when it is deleted.
-public struct RevisionRule: Equatable, Sendable, Codable {
+public struct RevisionRule: Equatable, Sendable {
   public let className: String
   public let fields: [String]
   public let editDateField: String
@@ -350,7 +273,7 @@ public struct RevisionRule: Equatable, Sendable, Codable {
 /// revision) and sets `markField` to the engine's clock, leaving a tombstone. An object not
 /// readable by `*` (a conversation) is out of reach (`E404001`, as if it did not exist). A
 /// tombstone is never edited again.
-public struct ModerationRule: Equatable, Sendable, Codable {
+public struct ModerationRule: Equatable, Sendable {
   public let className: String
   public let role: String
   public let contentFields: [String]

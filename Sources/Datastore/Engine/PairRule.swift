@@ -9,7 +9,7 @@
 /// - sets `pairField` to `pairKey(caller, partner)`, unique within the class: a second object for
 ///   the same two people is refused (`E400002`). The key names the caller, so a refusal can only
 ///   ever tell a caller about their own conversations, never about two other people.
-public struct PairRule: Equatable, Sendable, Codable {
+public struct PairRule: Equatable, Sendable {
   public let className: String
   public let ownerField: String
   public let partnerField: String

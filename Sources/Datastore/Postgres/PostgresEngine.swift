@@ -82,7 +82,15 @@ final class PostgresEngine: DatastoreEngine {
   // MARK: Schema
 
   func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
-    self.rules = try PostgresSchema.check(on: connection, rules: rules)
+    let (recorded, reinstall) = try PostgresSchema.check(on: connection, rules: rules)
+    // The schema's owner opened, with the whole board's rules and indexes, a board whose rules
+    // are another forum's: brought up to date now, as `forum init` would (one transaction,
+    // under init's lock). An opener that names no rules (a tool) changes nothing.
+    if reinstall && !rules.isEmpty && !indexes.isEmpty {
+      try install(rules: rules, indexes: indexes)
+      return
+    }
+    self.rules = recorded
     privateClasses = PostgresRules(self.rules).privateClasses
     textFields = TextSearch.fields(of: indexes)
     try loadKeyColumns()

@@ -9,100 +9,24 @@
 ///   and the cascades when a parent goes. The caller's own principals (from `session_user`)
 ///   decide whether the parent may be read.
 struct PostgresRules: Equatable {
-  struct Sequence: Equatable {
-    let className: String
-    let field: String
-    let sequence: String
-  }
+  /// The rules as declared (`EngineRules`, the one declaration); this type renders them.
+  let rules: EngineRules
 
-  struct Owner: Equatable {
-    let className: String
-    /// The pointer field naming the author; it must be the caller.
-    let pointerField: String
-    /// Principals allowed among the writers besides the author (e.g. `role:moderator`).
-    let extraWriters: [String]
-  }
+  init(_ rules: EngineRules) { self.rules = rules }
 
-  init(
-    sequences: [Sequence] = [], owners: [Owner] = [], children: [Child] = [],
-    pairs: [PairRule] = [], managedFields: [String: [String]] = [:]
-  ) {
-    self.sequences = sequences
-    self.owners = owners
-    self.children = children
-    self.pairs = pairs
-    self.managedFields = managedFields
-  }
-
-  /// The Datastore's rules, as the triggers need them.
-  init(_ rules: EngineRules) {
-    sequences = rules.sequences.map {
-      Sequence(className: $0.className, field: $0.field, sequence: $0.sequence)
-    }
-    owners = rules.owners.map {
-      Owner(
-        className: $0.className, pointerField: $0.field,
-        extraWriters: $0.additionalWriters.sorted())
-    }
-    children = rules.children.map {
-      Child(
-        childClass: $0.childClass, pointerField: $0.parentField, parentClass: $0.parentClass,
-        numberField: $0.numberField, countField: $0.countField,
-        lastNumberField: $0.lastNumberField, activityField: $0.activityField,
-        fileField: $0.fileField)
-    }
-    revisions = rules.revisions
-    moderation = rules.moderation
-    for rule in rules.revisions {
-      managedFields[rule.className, default: []].append(rule.editDateField)
-    }
-    for rule in rules.moderation {
-      managedFields[rule.className, default: []].append(rule.markField)
-    }
-    pairs = rules.pairs
-  }
-
-  /// Edits that keep revisions, and what moderators may take down.
-  var revisions: [RevisionRule] = []
-  var moderation: [ModerationRule] = []
-
-  struct Child: Equatable {
-    let childClass: String
-    /// The child's pointer to its parent.
-    let pointerField: String
-    let parentClass: String
-    /// On the child: its number within the parent.
-    let numberField: String
-    /// On the parent: how many children it has, the last number handed out, and when.
-    let countField: String
-    let lastNumberField: String
-    let activityField: String
-    /// On the parent: the name of a file deleted with it.
-    let fileField: String?
-  }
-
-  var sequences: [Sequence] = []
-  var owners: [Owner] = []
-  var children: [Child] = []
+  var sequences: [SequenceRule] { rules.sequences }
+  var owners: [OwnerRule] { rules.owners }
+  var children: [ChildRule] { rules.children }
   /// Classes private to two users, one object per pair (`PairRule`).
-  var pairs: [PairRule] = []
-  /// Per class, fields clients never set (besides those the rules above manage).
-  var managedFields: [String: [String]] = [:]
+  var pairs: [PairRule] { rules.pairs }
+  /// Edits that keep revisions, and what moderators may take down.
+  var revisions: [RevisionRule] { rules.revisions }
+  var moderation: [ModerationRule] { rules.moderation }
 
-  /// Every managed field of `className`: declared, numbered, counted, and authorship.
+  /// Every field of `className` a member's write may not set or change: the rules' own list
+  /// (`EngineRules.keptFields`), and a user's handle and identity.
   func managed(_ className: String) -> [String] {
-    var fields = managedFields[className] ?? []
-    fields += sequences.filter { $0.className == className }.map(\.field)
-    fields += owners.filter { $0.className == className }.map(\.pointerField)
-    for rule in pairs where rule.className == className {
-      fields += [rule.ownerField, rule.pairField, rule.partnerField]
-    }
-    for child in children {
-      if child.childClass == className { fields += [child.numberField, child.pointerField] }
-      if child.parentClass == className {
-        fields += [child.countField, child.lastNumberField, child.activityField]
-      }
-    }
+    var fields = rules.keptFields(of: className)
     if className == User.className { fields += ["userName", "authData"] }
     var seen = Set<String>()
     return fields.filter { seen.insert($0).inserted }
@@ -131,7 +55,7 @@ struct PostgresRules: Equatable {
   }
 
   var classes: [String] {
-    var names = Set(managedFields.keys)
+    var names = Set(revisions.map(\.className) + moderation.map(\.className))
     names.formUnion(sequences.map(\.className))
     names.formUnion(owners.map(\.className))
     names.formUnion(pairs.map(\.className))
@@ -788,4 +712,16 @@ struct PostgresRules: Equatable {
     }
     return sql.isEmpty ? "  NULL;\n" : sql
   }
+}
+
+extension OwnerRule {
+  /// The pointer field naming the author; it must be the caller.
+  var pointerField: String { field }
+  /// Principals allowed among the writers besides the author, in one order.
+  var extraWriters: [String] { additionalWriters.sorted() }
+}
+
+extension ChildRule {
+  /// The child's pointer to its parent.
+  var pointerField: String { parentField }
 }

@@ -275,7 +275,7 @@ enum PostgresSchema {
         """,
         [
           .text(String(steps.count)), .text(rules.fingerprint),
-          .text(engineRules.recordJSON.jsonText()),
+          .text(engineRules.encoding),
         ])
       try connection.execute(
         """
@@ -351,9 +351,15 @@ enum PostgresSchema {
   }
 
   /// What a connection must find before it serves a person; each failure names its fix.
-  /// Returns the rules `forum init` recorded. `rules` (what the caller expects; empty for "any")
-  /// must be those. The schema's owner is not asked to be a member.
-  static func check(on connection: PostgresConnection, rules: EngineRules) throws -> EngineRules {
+  /// Returns the rules `forum init` recorded, and whether the schema's owner opened a board whose
+  /// rules or trigger SQL are not this forum's (`rules`; empty for "any"): the caller installs
+  /// them then, as `forum init` would. A member is served by the rules the owner installed,
+  /// whatever this forum would install: the database enforces those, and the client follows
+  /// what the engine reports (a rule change never makes a board of the same schema version
+  /// ask its members for `forum init`). The schema's owner is not asked to be a member.
+  static func check(on connection: PostgresConnection, rules: EngineRules) throws -> (
+    recorded: EngineRules, reinstall: Bool
+  ) {
     let initFix = "run `forum init --db URI` as the database owner"
     let result: PostgresResult
     do {
@@ -404,9 +410,9 @@ enum PostgresSchema {
     guard version == steps.count, let recordText = meta.text(0, 2),
       let recorded = try? EngineRules(record: JSONValue.parse(recordText))
     else { throw older }
-    guard meta.text(0, 1) == PostgresRules(recorded).fingerprint else { throw older }
-    if rules != EngineRules() && rules.signature != recorded.signature { throw older }
-    return recorded
+    let sameTriggers = meta.text(0, 1) == PostgresRules(recorded).fingerprint
+    let sameRules = rules == EngineRules() || rules.signature == recorded.signature
+    return (recorded, !(sameTriggers && sameRules) && result.bool(0, 5))
   }
 
   /// The SQL expression for a field: built-in fields are columns; the rest live in `data`, a

@@ -205,8 +205,7 @@ final class SQLiteEngine: DatastoreEngine {
     guard let text = recordedRules, let space = text.firstIndex(of: " ") else {
       return EngineRules()
     }
-    return try JSONDecoder().decode(
-      EngineRules.self, from: Data(text[space...].dropFirst().utf8))
+    return try EngineRules(record: JSONValue.parse(String(text[space...].dropFirst())))
   }
 
   func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
@@ -214,7 +213,7 @@ final class SQLiteEngine: DatastoreEngine {
       if rules.isEmpty {
         self.rules = try decodeRecordedRules()
       } else {
-        let recorded = "\(SQLiteRules.format) \(rules.signature)"
+        let recorded = "\(SQLiteRules.format) \(rules.encoding)"
         if recordedRules != recorded {
           try refuseNewerRules(recordedRules)
           try connection.transaction {
@@ -234,7 +233,7 @@ final class SQLiteEngine: DatastoreEngine {
           }
           recordedRules = recorded
         }
-        // The signature is the rules' own text: recorded equal, they are these rules.
+        // The record is the rules' one encoding: recorded equal, they are these rules.
         self.rules = rules
       }
       try ensureIndexes(indexes.filter { $0.kind == .ordered })
