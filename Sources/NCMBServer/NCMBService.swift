@@ -7,6 +7,11 @@ import Datastore
   import Foundation
 #endif
 
+/// The board a service opened first (set once, by the first open, before any request).
+private final class BoardIdentity: @unchecked Sendable {
+  var id: String?
+}
+
 /// NCMB's REST API (2013-09-01) over a `Datastore`: signature, sessions, classes, users, login,
 /// roles, files. Knows no threads: the board's rules are the engine's, and what the application
 /// adds comes in as an `NCMBPolicy`. Holds no state of its own: keys and sessions are read from
@@ -28,7 +33,24 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     location: String, policy: NCMBPolicy = .none,
     clock: @escaping @Sendable () -> Int64 = { BackendDate.now() }
   ) throws {
-    pool = StorePool { try Datastore.open(location) }
+    // A connection is opened again after a system error (a lost file or server): never onto a
+    // new empty board made where a removed file was, nor onto another board put in its place.
+    let board = BoardIdentity()
+    pool = StorePool {
+      if EngineKind(location: location) == .sqlite, board.id != nil,
+        access(location, F_OK) != 0
+      {
+        throw DatastoreError(
+          .systemError, detail: "the database file \(location) is gone; nothing was written")
+      }
+      let store = try Datastore.open(location)
+      guard board.id == nil || board.id == store.boardId else {
+        throw DatastoreError(
+          .systemError, detail: "\(location) is now another board; nothing was written")
+      }
+      if board.id == nil { board.id = store.boardId }
+      return store
+    }
     self.policy = policy
     self.clock = clock
     queuesWriters = try pool.with {
