@@ -65,6 +65,11 @@ public final class Datastore {
     try engine.stateMark()
   }
 
+  /// True when the database takes one writer at a time and others wait for its lock in naps
+  /// (SQLite's busy handler sleeps 10 ms): a server with several connections should queue its
+  /// own writers itself, so that the next starts the moment one commits.
+  public var writesOneAtATime: Bool { engine is SQLiteEngine }
+
   /// The client a login signed in.
   public func client(_ login: Login) -> DatastoreClient {
     DatastoreClient(store: self, principals: login.principals)

@@ -2,9 +2,15 @@ import Datastore
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
+  import Glibc
 #else
   import Foundation
 #endif
+
+/// The board a service opened first (set once, by the first open, before any request).
+private final class BoardIdentity: @unchecked Sendable {
+  var id: String?
+}
 
 /// NCMB's REST API (2013-09-01) over a `Datastore`: signature, sessions, classes, users, login,
 /// roles, files. Knows no threads: the board's rules are the engine's, and what the application
@@ -27,11 +33,39 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     location: String, policy: NCMBPolicy = .none,
     clock: @escaping @Sendable () -> Int64 = { BackendDate.now() }
   ) throws {
-    pool = StorePool { try Datastore.open(location) }
+    // A connection is opened again after a system error (a lost file or server): never onto a
+    // new empty board made where a removed file was, nor onto another board put in its place.
+    let board = BoardIdentity()
+    pool = StorePool {
+      if EngineKind(location: location) == .sqlite, board.id != nil,
+        access(location, F_OK) != 0
+      {
+        throw DatastoreError(
+          .systemError, detail: "the database file \(location) is gone; nothing was written")
+      }
+      let store = try Datastore.open(location)
+      guard board.id == nil || board.id == store.boardId else {
+        throw DatastoreError(
+          .systemError, detail: "\(location) is now another board; nothing was written")
+      }
+      if board.id == nil { board.id = store.boardId }
+      return store
+    }
     self.policy = policy
     self.clock = clock
-    _ = try pool.with { try $0.store.applicationKeys() }
+    queuesWriters = try pool.with {
+      _ = try $0.store.applicationKeys()
+      return $0.store.writesOneAtATime
+    }
+    pthread_mutex_init(&writers, nil)
   }
+
+  deinit { pthread_mutex_destroy(&writers) }
+
+  /// On SQLite, requests that may write take turns here: waiting on a mutex wakes the next one
+  /// when the last commits, where the database lock's busy handler would nap 10 ms at a time.
+  private let queuesWriters: Bool
+  private var writers = pthread_mutex_t()
 
   /// The board's keys as they are now.
   public func keys() throws -> ApplicationKeys {
@@ -39,6 +73,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   }
 
   public func respond(to request: HTTPRequest) -> HTTPResponse {
+    let queued = queuesWriters && request.method != "GET"
+    if queued { pthread_mutex_lock(&writers) }
+    defer { if queued { pthread_mutex_unlock(&writers) } }
     do {
       return try pool.with { pooled in try answer(request, pooled.store, pooled.cache) }
     } catch let error as NCMBError {

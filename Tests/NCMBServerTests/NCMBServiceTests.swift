@@ -7,6 +7,10 @@ import Testing
 
 @testable import NCMBServer
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A board behind an `NCMBService`, and an app that signs its requests as an SDK does.
 final class ServedBoard: @unchecked Sendable {
   let database: TestDatabase
@@ -332,6 +336,29 @@ struct NCMBServiceTests {
         "GET", "classes/Thread",
         session: try #require(body.objectValue?["sessionToken"]?.stringValue)))
     #expect(status == 200, "\(body)")
+  }
+
+  /// The board's file removed under a running server: every request is `E500001` from then
+  /// on, reads kept from before included, and no new empty board appears where it was.
+  @Test func theDatabaseRemovedUnderTheServerIsE500001() throws {
+    let board = try ServedBoard(SQLiteFixture())
+    let (_, token) = try board.signUp()
+    for _ in 0..<2 {
+      #expect(try board.send(board.request("GET", "classes/Thread", session: token)).0 == 200)
+    }
+    let path = board.database.ownerLocation
+    for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+    for _ in 0..<3 {
+      for request in [
+        board.request("GET", "classes/Thread", session: token),
+        board.request("POST", "classes/Thread", session: token, body: #"{"title":"lost"}"#),
+      ] {
+        let (status, body) = try board.send(request)
+        #expect(status == 500, "\(request.method): \(body)")
+        #expect(body.objectValue?["code"] == .string("E500001"), "\(body)")
+      }
+    }
+    #expect(access(path, F_OK) != 0, "no new board is made at \(path)")
   }
 
   /// A method a path does not take is `E405001` (HTTP 405), as NCMB answered, and stores nothing.

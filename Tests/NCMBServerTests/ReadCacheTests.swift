@@ -115,6 +115,20 @@ struct ReadCacheTests {
     #expect(status == 401, "\(body)")
   }
 
+  /// A session past its expiry is `E401001`, though its answers were kept.
+  @Test(arguments: EngineFixtures.all)
+  func anExpiredSessionIsRefused(engine: any EngineFixture) throws {
+    let board = try ServedBoard(engine)
+    let (_, token) = try board.signUp()
+    for _ in 0..<2 { _ = try results(board, "classes/Thread", session: token) }
+    try board.database.executeAsOwner(
+      sqlite: "UPDATE sessions SET expiresAt = 1",
+      postgres: "UPDATE forum.app_sessions SET expires_at = 1")
+    let (status, body) = try board.send(board.request("GET", "classes/Thread", session: token))
+    #expect(status == 401, "\(body)")
+    #expect(body.objectValue?["code"] == .string("E401001"))
+  }
+
   /// New keys (`forum keys --rotate`) refuse the old ones at once.
   @Test(arguments: EngineFixtures.all)
   func rotatedKeysRefuseTheOldOnes(engine: any EngineFixture) throws {
