@@ -154,6 +154,13 @@ struct EngineConformanceTests {
         to: 1, text: "a quiet keyboard is what I would buy, said nobody at any time ever")
     }
     step("alice comments on #2") { try alice.addComment(to: 2, text: "the noodle place") }
+    // Pins (a `FlagRule`): list order, `pinnedDate`, the feed's update, refusals.
+    step("alice pins #2 (refused)") { try alice.pin(2, true) }
+    step("carol pins #1") { try carol.pin(1, true) }
+    step("the owner pins #2") { try world["owner"].pin(2, true) }
+    step("carol pins #2 again") { try carol.pin(2, true) }
+    step("carol unpins #1") { try carol.pin(1, false) }
+    step("bob unpins #2 (refused)") { try bob.pin(2, false) }
     step("bob reads #1") { try bob.markRead(try bob.thread(1), upTo: 2) }
     step("alice edits #1") {
       try alice.editThread(1, title: "Keyboards keyboard", description: nil)
