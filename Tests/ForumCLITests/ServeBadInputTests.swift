@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import HostileImages
+import PostgresTestCluster
 import Testing
 
 /// Issue 18's bad input, through the built `forum serve` over 127.0.0.1: each is NCMB's error,
@@ -183,6 +184,62 @@ struct ServeBadInputTests {
         """
     let run = try Clients.python(script, [String(server.port), keys.stdout, forum.db])
     #expect(run.status == 0 && run.stdout == "[]\n", "\(run.summary)")
+    #expect(server.stop() == 0)
+    #expect(server.stdout == server.readyLine + "\n")
+    #expect(server.stderr == "", "\(server.stderr)")
+  }
+
+  /// The PostgreSQL database dropped under a running server (its connections cut): every
+  /// request is `E500001`, none says what the server said, and the server keeps answering and
+  /// stops cleanly, printing nothing.
+  @Test func thePostgreSQLDatabaseDroppedUnderTheServer() throws {
+    let forum = try ForumFixture()
+    let board = try PostgresTestCluster.shared().board(members: ["alice"])
+    defer { board.remove() }
+    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
+    #expect(initialized.status == 0, "\(initialized.summary)")
+    let role = try board.cluster.role("server", database: board.database)
+    try board.cluster.admin("GRANT forum_member, forum_server TO \(role.name)")
+    let keys = try forum.run(["--json", "keys"], profile: nil, database: board.owner.uri)
+    #expect(keys.status == 0, "\(keys.summary)")
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"], database: role.uri)
+    let script =
+      SignedClient.prelude + """
+        me, token = signup()
+        assert call('GET', 'classes/Thread', token=token)[0] == 200
+        print('ready', flush=True)
+        sys.stdin.readline()
+        problems = []
+        for attempt in range(3):
+            for method, path, body in [('GET', 'classes/Thread', None),
+                                       ('POST', 'classes/Thread', {'title': 'lost'}),
+                                       ('GET', 'files', None)]:
+                status, answer, raw = call(method, path, body, token)
+                if [status, answer] != [500, {'code': 'E500001', 'error': 'Internal server error.'}]:
+                    problems.append([method, path, status, raw.decode(errors='replace')])
+        print(json.dumps(problems))
+        """
+    let client = Process()
+    client.executableURL = URL(fileURLWithPath: try Clients.require("/usr/bin/python3"))
+    client.arguments = ["-c", script, String(server.port), keys.stdout]
+    let input = Pipe()
+    let output = Pipe()
+    client.standardInput = input
+    client.standardOutput = output
+    try client.run()
+    var first = Data()
+    while !first.contains(10) {
+      let more = output.fileHandleForReading.availableData
+      if more.isEmpty { break }
+      first += more
+    }
+    #expect(String(decoding: first, as: UTF8.self) == "ready\n")
+    board.remove()
+    try input.fileHandleForWriting.write(contentsOf: Data("go\n".utf8))
+    let rest = String(
+      decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    client.waitUntilExit()
+    #expect(rest == "[]\n", "\(rest)")
     #expect(server.stop() == 0)
     #expect(server.stdout == server.readyLine + "\n")
     #expect(server.stderr == "", "\(server.stderr)")
