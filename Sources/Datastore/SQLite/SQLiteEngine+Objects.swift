@@ -360,7 +360,7 @@ extension SQLiteEngine {
       + "WHERE r.principal IN (\(marks)) AND r.class = ?))"
   }
 
-  private static func orderClause(_ order: [String], presence: Set<String>) -> String {
+  private static func orderClause(_ order: [String], presence: Set<String> = []) -> String {
     var keys = order.map { key -> String in
       let descending = key.hasPrefix("-")
       let field = descending ? String(key.dropFirst()) : key
