@@ -189,6 +189,93 @@ struct ServeBadInputTests {
     #expect(server.stderr == "", "\(server.stderr)")
   }
 
+  /// Four clients post as fast as they can to a server on PostgreSQL while SIGTERM arrives:
+  /// every object the server acknowledged is stored whole, and nothing else but the last
+  /// request of each writer, which the stop may have cut after its commit.
+  @Test func sigtermDuringWritesOnPostgreSQLHalfWritesNothing() throws {
+    let forum = try ForumFixture()
+    let board = try PostgresTestCluster.shared().board(members: ["alice"])
+    defer { board.remove() }
+    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
+    #expect(initialized.status == 0, "\(initialized.summary)")
+    let role = try board.cluster.role("server", database: board.database)
+    try board.cluster.admin("GRANT forum_member, forum_server TO \(role.name)")
+    let keys = try forum.run(["--json", "keys"], profile: nil, database: board.owner.uri)
+    #expect(keys.status == 0, "\(keys.summary)")
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"], database: role.uri)
+    let script =
+      SignedClient.prelude + """
+        import threading
+        me, token = signup()
+        acknowledged, lock = [], threading.Lock()
+        def writer(k):
+            n = 0
+            while True:
+                try:
+                    status, body, _ = call('POST', 'classes/Todo',
+                                           {'title': 'todo %d-%d' % (k, n), 'filler': 'x' * 2000},
+                                           token)
+                except (OSError, http.client.HTTPException):
+                    return
+                if status != 201:
+                    print('refused', status, body, file=sys.stderr)
+                    return
+                with lock:
+                    acknowledged.append(body['objectId'])
+                if n == 20 and k == 0:
+                    print('writing', flush=True)
+                n += 1
+        threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print(json.dumps(acknowledged))
+        """
+    let client = Process()
+    client.executableURL = URL(fileURLWithPath: try Clients.require("/usr/bin/python3"))
+    client.arguments = ["-c", script, String(server.port), keys.stdout]
+    let output = Pipe()
+    let errors = Pipe()
+    client.standardOutput = output
+    client.standardError = errors
+    try client.run()
+    var first = Data()
+    while !first.contains(10) {
+      let more = output.fileHandleForReading.availableData
+      if more.isEmpty { break }
+      first += more
+    }
+    #expect(String(decoding: first, as: UTF8.self).hasPrefix("writing\n"), "\(first)")
+    kill(server.process.processIdentifier, SIGTERM)
+    let rest = output.fileHandleForReading.readDataToEndOfFile()
+    client.waitUntilExit()
+    let problems = String(
+      decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(problems == "", "\(problems)")
+    #expect(server.waitForExit(timeout: 60) == 0)
+    #expect(server.stderr == "", "\(server.stderr)")
+    let lines = String(decoding: first + rest, as: UTF8.self).split(separator: "\n")
+    let acknowledged =
+      (try? JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8))) as? [String] ?? []
+    #expect(acknowledged.count > 20, "\(lines.suffix(2))")
+    let whole = try board.cluster.admin(
+      """
+      SELECT object_id FROM forum.objects WHERE class = 'Todo' AND data->>'title' LIKE 'todo %'
+        AND length(data->>'filler') = 2000 ORDER BY object_id
+      """, database: board.database
+    ).split(separator: "\n").map(String.init)
+    let all = try board.cluster.admin(
+      """
+      SELECT (SELECT count(*) FROM forum.objects WHERE class = 'Todo')
+        + (SELECT count(*) FROM forum.private_objects WHERE class = 'Todo')
+      """, database: board.database
+    ).trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(Set(acknowledged).isSubset(of: Set(whole)), "\(whole.count) \(acknowledged.count)")
+    #expect(whole.count <= acknowledged.count + 4, "\(whole.count) \(acknowledged.count)")
+    #expect(all == String(whole.count), "every Todo is whole: \(all) \(whole.count)")
+  }
+
   /// The PostgreSQL database dropped under a running server (its connections cut): every
   /// request is `E500001`, none says what the server said, and the server keeps answering and
   /// stops cleanly, printing nothing.
