@@ -9,18 +9,18 @@ import Testing
 /// both engines; `ServeTests` the header of 1 MB, idle connections and SIGTERM.)
 @Suite("forum serve: bad input")
 struct ServeBadInputTests {
-  /// `sys.argv[3]`: a small PNG, `[4]`: one wider than the board decodes, `[5]`: the board.
+  /// `sys.argv[3]`: a small PNG, `[4]`: one wider than the board decodes, `[5]`: the commands
+  /// (JSON) that print what the board stores and that expire every session.
   static let script =
     SignedClient.prelude + """
       import subprocess
-      png, wide, db = open(sys.argv[3], 'rb').read(), open(sys.argv[4], 'rb').read(), sys.argv[5]
+      png, wide = open(sys.argv[3], 'rb').read(), open(sys.argv[4], 'rb').read()
+      commands = json.loads(sys.argv[5])
       def stored():
-          return subprocess.run(['/usr/bin/sqlite3', db,
-              'SELECT class, objectId, updateDate, readers, writers, data FROM objects ORDER BY id;'
-              'SELECT name, fileSize, readers FROM files ORDER BY name;'
-              'SELECT count(*) FROM sessions;'], capture_output=True, text=True, check=True).stdout
+          return subprocess.run(commands['stored'], capture_output=True, text=True,
+                                check=True).stdout
       late, expired = signup()
-      subprocess.run(['/usr/bin/sqlite3', db, 'UPDATE sessions SET expiresAt = 1'], check=True)
+      subprocess.run(commands['expire'], check=True)
       me, token = signup()
       assert call('POST', 'classes/Thread', {'title': 'kept'}, token)[0] == 201
       before = stored()
@@ -90,22 +90,69 @@ struct ServeBadInputTests {
       print(json.dumps(problems))
       """
 
+  /// Serves `location` and sends every bad request; `stored` and `expire` are commands run
+  /// beside the server (sqlite3, psql).
+  private func refuseEveryBadRequest(
+    _ forum: ForumFixture, keys: String, location: String, stored: [String], expire: [String]
+  ) throws {
+    let small = forum.root + "/small.png"
+    try Data(PNGImages.honest(width: 4, height: 4)).write(to: URL(fileURLWithPath: small))
+    let wide = forum.root + "/wide.png"
+    try Data(PNGImages.honest(width: 30_001, height: 1)).write(to: URL(fileURLWithPath: wide))
+    let commands = String(
+      decoding: try JSONSerialization.data(withJSONObject: ["stored": stored, "expire": expire]),
+      as: UTF8.self)
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"], database: location)
+    let run = try Clients.python(
+      ServeBadInputTests.script, [String(server.port), keys, small, wide, commands],
+      timeout: 180)
+    #expect(run.status == 0 && run.stdout == "[]\n", "\(run.summary)")
+    #expect(server.stop() == 0)
+    #expect(server.stderr == "", "\(server.stderr)")
+  }
+
   @Test func everyBadRequestIsRefusedAndStoresNothing() throws {
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)
     let keys = try forum.run(["--json", "keys"], profile: nil)
     #expect(keys.status == 0, "\(keys.summary)")
-    let small = forum.root + "/small.png"
-    try Data(PNGImages.honest(width: 4, height: 4)).write(to: URL(fileURLWithPath: small))
-    let wide = forum.root + "/wide.png"
-    try Data(PNGImages.honest(width: 30_001, height: 1)).write(to: URL(fileURLWithPath: wide))
-    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
-    let run = try Clients.python(
-      ServeBadInputTests.script, [String(server.port), keys.stdout, small, wide, forum.db],
-      timeout: 180)
-    #expect(run.status == 0 && run.stdout == "[]\n", "\(run.summary)")
-    #expect(server.stop() == 0)
-    #expect(server.stderr == "", "\(server.stderr)")
+    let sqlite = try Clients.require("/usr/bin/sqlite3")
+    try refuseEveryBadRequest(
+      forum, keys: keys.stdout, location: forum.db,
+      stored: [
+        sqlite, forum.db,
+        "SELECT class, objectId, updateDate, readers, writers, data FROM objects ORDER BY id;"
+          + "SELECT name, fileSize, readers FROM files ORDER BY name;"
+          + "SELECT count(*) FROM sessions;",
+      ],
+      expire: [sqlite, forum.db, "UPDATE sessions SET expiresAt = 1"])
+  }
+
+  @Test func everyBadRequestIsRefusedAndStoresNothingOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let board = try PostgresTestCluster.shared().board(members: ["alice"])
+    defer { board.remove() }
+    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
+    #expect(initialized.status == 0, "\(initialized.summary)")
+    let role = try board.cluster.role("server", database: board.database)
+    try board.cluster.admin("GRANT forum_member, forum_server TO \(role.name)")
+    let keys = try forum.run(["--json", "keys"], profile: nil, database: board.owner.uri)
+    #expect(keys.status == 0, "\(keys.summary)")
+    let psql = [
+      board.cluster.binaries + "/psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d",
+      board.cluster.superuserURI(database: board.database),
+    ]
+    let rows = "class, object_id, update_date, readers, writers, data"
+    try refuseEveryBadRequest(
+      forum, keys: keys.stdout, location: role.uri,
+      stored: psql + [
+        "-c", "SELECT \(rows) FROM forum.objects ORDER BY id",
+        "-c", "SELECT \(rows) FROM forum.private_objects ORDER BY id",
+        "-c", "SELECT name, file_size, readers FROM forum.files ORDER BY name",
+        "-c", "SELECT name, file_size, readers FROM forum.private_files ORDER BY name",
+        "-c", "SELECT count(*) FROM forum.app_sessions",
+      ],
+      expire: psql + ["-c", "UPDATE forum.app_sessions SET expires_at = 1"])
   }
 
   /// A client that sends half of an upload and goes: nothing is stored, the name stays free,
