@@ -158,10 +158,12 @@ extension PostgresEngine {
   }
 
   /// `find`'s `unreadOnly` on the server: the caller's own positions, from their own rows.
-  /// Unread is "not yours with nothing in it, and no position at or past the last child": an
-  /// anti-join against all of the caller's positions (`forum.my_read_positions()`, schema step
-  /// 14), which the planner hashes once beside the ordered index walk. (A position is never
-  /// below 0, so a thread of your own with no child is read whether you opened it or not.)
+  /// Unread is "not yours with nothing in it, and no position at the last child": all of the
+  /// caller's positions (`forum.my_read_positions()`, schema step 14) hashed once, looked up
+  /// by each row of the ordered index walk. (A join would lose the walk's order: a hash join's
+  /// output counts as unordered, and a nested loop scans every position for every row.) A
+  /// position past the last child is only ever written by hand; such a thread passes this
+  /// prefilter and `unread` counts nothing in it.
   static func unreadFilter(_ query: Query, rules: EngineRules) -> String? {
     guard query.unreadOnly else { return nil }
     guard let rule = rules.parentRules(of: query.className).first else { return "false" }
@@ -172,8 +174,8 @@ extension PostgresEngine {
         "((o.data->'\(owner.field)'->>'objectId') IS DISTINCT FROM \(me) OR \(last) > 0)"
     }
     return """
-      \(notEmpty) AND NOT EXISTS (SELECT 1 FROM forum.my_read_positions() rp
-        WHERE rp.object_id = o.object_id AND rp.position >= \(last))
+      \(notEmpty) AND (o.object_id, \(last)) NOT IN (
+        SELECT rp.object_id, rp.position FROM forum.my_read_positions() rp)
       """
   }
 }

@@ -73,6 +73,12 @@ struct PostgresUnreadTests {
       for row in 0..<stats.rowCount { calls[stats.text(row, 0) ?? ""] = stats.int(row, 1) }
     }
     #expect(found == expected)
+    // And looked up by hash as the listing's index is walked: a nested loop would scan every
+    // position for every thread (one call, but minutes on 100,000 threads).
+    let plan = try counting.query("EXPLAIN (COSTS OFF) " + sql, values)
+    let text = plan.rows { plan.text($0, 0) ?? "" }.joined(separator: "\n")
+    #expect(text.contains("my_read_positions"), "\(text)")
+    #expect(text.contains("hashed SubPlan") && !text.contains("Nested Loop"), "\(text)")
     // A handful of calls (the principals, the caller, the positions of each branch), however
     // many threads there are: 61 here.
     let total = calls.values.reduce(0, +)
