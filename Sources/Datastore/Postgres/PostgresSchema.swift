@@ -278,9 +278,18 @@ enum PostgresSchema {
     DELETE FROM forum.changes WHERE seq <= (SELECT through FROM forum.changes_pruned);
     DELETE FROM forum.private_changes WHERE seq <= (SELECT through FROM forum.changes_pruned);
     """,
+    // Issue 18: NCMB's file search lists the caller's private files by a key per reader
+    // (`fa/<reader>`, `PostgresSchema.fileKeysSQL`); the files already there get it, as they
+    // are (no date moves).
+    """
+    \(PostgresSchema.fileKeysSQL)
+    ALTER TABLE forum.private_files DISABLE TRIGGER USER;
+    UPDATE forum.private_files SET reader_keys = forum.file_keys(name, readers);
+    ALTER TABLE forum.private_files ENABLE TRIGGER USER;
+    """,
     // Issue 22: the engine's unread filter reads all of the caller's read positions as one set,
-    // `forum.my_read_positions()` (in `functionsSQL`, remade by every init), an anti-join the
-    // planner hashes once, where `forum.read_position(id)` per row (a definer function it
+    // `forum.my_read_positions()` (in `functionsSQL`, remade by every init), which the planner
+    // hashes once, where `forum.read_position(id)` per row (a definer function it
     // cannot inline) made `list --unread` on 100,000 threads take minutes. This step makes a
     // board set up before it ask its owner for `forum init`; the planner gets fresh figures.
     """
@@ -727,7 +736,7 @@ enum PostgresSchema {
       WHERE rp.user_id = (SELECT forum.caller_id()) AND rp.object_id = ANY(targets)
     $$;
 
-    -- All of them, as one set (schema step 14): an unread filter's anti-join hashes it once.
+    -- All of them, as one set (schema step 15): an unread filter hashes it once.
     CREATE OR REPLACE FUNCTION forum.my_read_positions()
     RETURNS TABLE(object_id text, "position" bigint)
     LANGUAGE sql STABLE SECURITY DEFINER ROWS 1000 SET search_path = pg_catalog, pg_temp
