@@ -754,7 +754,7 @@ enum PostgresSchema {
       WHERE rp.user_id = (SELECT forum.caller_id()) AND rp.object_id = ANY(targets)
     $$;
 
-    -- All of them, as one set (schema step 15): an unread filter hashes it once.
+    -- All of them, as one set (schema step 14): an unread filter hashes it once.
     CREATE OR REPLACE FUNCTION forum.my_read_positions()
     RETURNS TABLE(object_id text, "position" bigint)
     LANGUAGE sql STABLE SECURITY DEFINER ROWS 1000 SET search_path = pg_catalog, pg_temp
