@@ -61,7 +61,7 @@ final class SQLiteEngine: DatastoreEngine {
     do {
       connection = try Connection(path: path)
       if connection.isReadOnly {
-        throw DatastoreError(.systemError, detail: "database \(path) is read-only")
+        throw DatastoreError(.systemError, reason: BoardAccessReason.readOnly(path: path))
       }
       try connection.execute("PRAGMA foreign_keys = ON")
       // Whose file is this? Look before changing anything in it (switching to WAL rewrites the
@@ -77,13 +77,13 @@ final class SQLiteEngine: DatastoreEngine {
         ).firstRow { ($0.int(0), $0.int(1), $0.int(2)) } ?? (0, 0, 0)
       if (version == 0 && tables > 0) || (version > 0 && objectsTables == 0) {
         throw DatastoreError(
-          .systemError, detail: "\(path) is an SQLite database of another program")
+          .systemError, reason: BoardAccessReason.anotherProgramsDatabase(path: path))
       }
       let mode = try BusyWait.retrying {
         try connection.prepare("PRAGMA journal_mode = WAL").firstRow { try $0.text(0) }
       }
       if mode != "wal" {
-        throw DatastoreError(.systemError, detail: "database \(path) cannot use WAL mode")
+        throw DatastoreError(.systemError, reason: BoardAccessReason.noWAL(path: path))
       }
       try connection.execute("PRAGMA synchronous = NORMAL")
       let before = try SQLiteSchema.migrations.apply(to: connection)
@@ -111,16 +111,16 @@ final class SQLiteEngine: DatastoreEngine {
     if let refusal = TriggerRefusal(error) {
       return DatastoreError(refusal.code, field: refusal.field)
     }
-    let detail: String
+    let reason: BoardAccessReason
     switch error.primaryCode {
-    case SQLITE_NOTADB: detail = "\(path) is not a forum database (not an SQLite file)"
-    case SQLITE_READONLY: detail = "database \(path) is read-only"
-    case SQLITE_CANTOPEN: detail = "cannot open database \(path)"
-    case SQLITE_CORRUPT: detail = "database \(path) is damaged"
-    case SQLITE_FULL: detail = "the disk holding \(path) is full"
-    default: detail = "database \(path): \(error.message)"
+    case SQLITE_NOTADB: reason = .notSQLite(path: path)
+    case SQLITE_READONLY: reason = .readOnly(path: path)
+    case SQLITE_CANTOPEN: reason = .cannotOpen(path: path)
+    case SQLITE_CORRUPT: reason = .damaged(path: path)
+    case SQLITE_FULL: reason = .diskFull(path: path)
+    default: return DatastoreError(.systemError, detail: "database \(path): \(error.message)")
     }
-    return DatastoreError(.systemError, detail: detail)
+    return DatastoreError(.systemError, reason: reason)
   }
 
   /// Runs SQLite calls, turning their failures into `DatastoreError`s.
@@ -191,7 +191,7 @@ final class SQLiteEngine: DatastoreEngine {
     else { return }
     throw DatastoreError(
       .systemError,
-      detail: "\(connection.path) was set up by a newer forum (rules \(format)); upgrade forum")
+      reason: BoardAccessReason.newerRules(path: connection.path, format: format))
   }
 
   private func installedRules() throws -> String? {
@@ -265,7 +265,10 @@ final class SQLiteEngine: DatastoreEngine {
     guard !missing.isEmpty else { return }
     try connection.transaction {
       for spec in missing {
-        let columns = spec.fields.map { SQLiteEngine.expression(for: $0, table: nil) }
+        let presence = rules.presenceOrdered(spec.className)
+        let columns = spec.fields.map {
+          SQLiteEngine.orderExpression(for: $0, presence: presence, table: nil)
+        }
         // Partial to the class: other classes' rows are neither in it nor computed for it. The
         // class stays the first column, so a listing seeks it (`SEARCH … (class=?)`).
         try connection.execute(
@@ -420,6 +423,17 @@ final class SQLiteEngine: DatastoreEngine {
 
   /// The SQL expression for a field; built-in fields are columns, the rest live in `data`.
   /// Index definitions use the same text so SQLite matches them to queries.
+  /// What a listing orders by: a field's value, or for a flag (`EngineRules.presenceOrdered`)
+  /// whether the object has it, which sorts the same on every engine (PostgreSQL would put
+  /// objects without a value first in a descending order, SQLite last).
+  static func orderExpression(
+    for field: String, presence: Set<String>, table: String? = "o"
+  ) -> String {
+    guard presence.contains(field) else { return expression(for: field, table: table) }
+    let prefix = table.map { $0 + "." } ?? ""
+    return "(json_type(\(prefix)data, '$.\(field)') IS NOT NULL)"
+  }
+
   static func expression(for field: String, table: String? = "o") -> String {
     let prefix = table.map { $0 + "." } ?? ""
     switch field {
