@@ -160,6 +160,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
           "results": .array(roles.map { .object(["roleName": .string(String($0.dropFirst(5)))]) })
         ]))
     case ("roles", 2): throw NCMBError.notFound
+    case ("files", 1):
+      guard method == "GET" else { throw NCMBError.method }
+      return try fileSearch(request, client)
     case ("files", 2):
       return try files(request, names[1], store, client)
     default:
@@ -340,6 +343,21 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
 
   // MARK: Files
 
+  /// NCMB's file search (`GET /files`): the metadata of the files the caller may read, with the
+  /// parameters and errors of an object query (`where` over `fileName`, `mimeType`,
+  /// `fileSize`, `createDate`, `updateDate`).
+  private func fileSearch(_ request: HTTPRequest, _ client: DatastoreClient) throws
+    -> HTTPResponse
+  {
+    let (query, withCount) = try NCMBQuery.query(
+      className: "file", try NCMBQuery.parameters(request.rawQuery))
+    var body: [String: JSONValue] = [
+      "results": .array(try client.findFiles(query).map(\.json))
+    ]
+    if withCount { body["count"] = .int(Int64(try client.countFiles(query))) }
+    return NCMBService.json(.object(body))
+  }
+
   private func files(
     _ request: HTTPRequest, _ name: String, _ store: Datastore, _ client: DatastoreClient
   ) throws -> HTTPResponse {
@@ -392,6 +410,10 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       }
       let info = try client.setFileACL(name: name, acl: try ACL(json: given))
       return NCMBService.json(.object(["updateDate": NCMBJSON.date(info.updateDate)]))
+    case "DELETE":
+      try checkFileName(name)
+      try client.deleteFile(name: name)
+      return HTTPResponse(status: 200, headers: NCMBService.jsonHeaders)
     default:
       throw NCMBError.method
     }
