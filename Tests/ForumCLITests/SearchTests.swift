@@ -272,7 +272,6 @@ struct SearchTests {
         DROP TABLE revisions;
         DROP TRIGGER objects_shape_insert;
         DROP TRIGGER objects_shape_update;
-        DROP TRIGGER changes_prune;
         PRAGMA user_version = 7;
         """)
     }
