@@ -43,7 +43,14 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
         throw DatastoreError(
           .systemError, detail: "the database file \(location) is gone; nothing was written")
       }
-      let store = try Datastore.open(location)
+      let store: Datastore
+      do {
+        store = try Datastore.open(location)
+      } catch let error as DatastoreError where board.id != nil && error.code != .systemError {
+        // Opening again after a loss (a dropped database refuses the login): the server's
+        // failure, not the app's session, which E401001 would have it sign in again for.
+        throw DatastoreError(.systemError, detail: "the board cannot be opened again: \(error)")
+      }
       guard board.id == nil || board.id == store.boardId else {
         throw DatastoreError(
           .systemError, detail: "\(location) is now another board; nothing was written")
