@@ -2,7 +2,7 @@
 """forum serve under load: wrk over keep-alive connections beside two floors.
 
 usage: python3 Scripts/bench-serve.py BUILD_DIR BOARD.db [--seconds S] [--connections 1,8,64]
-                                     [--only floor,get,post] [--runs N]
+                                     [--only floor,get,post] [--runs N] [--perf FILE]
 
 BUILD_DIR holds release `forum` and `forum-bench`; BOARD.db is a seeded board (forum-bench seed),
 copied to a temporary directory first so that it never changes. For each connection count it runs
@@ -12,6 +12,8 @@ memory), and times the sqlite3 shell running the same query. Needs wrk, sqlite3 
 --only runs some of the three; --runs N runs each N times, round-robin, and keeps the best
 (highest requests/s) of each, with the p50/p99 of that run.
 Requests are signed once per run (the server allows 15 minutes of clock difference).
+--perf FILE records the server with `perf record -g` while the cases run (build BUILD_DIR's
+forum without --strip-all to read its symbols).
 """
 import base64, datetime, hashlib, hmac, json, os, re, shutil, subprocess, sys, tempfile, time
 import urllib.parse, uuid
@@ -24,7 +26,10 @@ seconds = 10
 connection_counts = [1, 8, 64]
 only = ['floor', 'get', 'post']
 runs = 1
+perf_file = None
 for i, a in enumerate(args):
+    if a == '--perf':
+        perf_file = args[i + 1]
     if a == '--only':
         only = args[i + 1].split(',')
     if a == '--runs':
@@ -160,6 +165,11 @@ shell_ms = (time.perf_counter() - started) * 1000 / shell_runs
 
 rows = []
 peak = 0
+perf = None
+if perf_file:
+    perf = subprocess.Popen(['perf', 'record', '-F', '499', '-g', '-o', perf_file, '-p',
+                             str(server.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1)
 for connections in connection_counts:
     cases = [('floor', 'GET floor (same bytes from memory)', floor_base + '/classes/Thread?limit=20&order=-createDate', get_script),
              ('get', 'GET /classes/Thread?limit=20&order=-createDate', get_url, get_script),
@@ -180,6 +190,9 @@ for connections in connection_counts:
     peak = int(re.search(r'VmHWM:\s+(\d+)', status).group(1)) // 1024
     rows.append(('server RSS now / peak (MB)', connections, rss, peak, None, 0, ''))
 
+if perf:
+    perf.send_signal(2)
+    perf.wait(timeout=120)
 print(f'board: {board}; {seconds} s a run, best of {runs}; sqlite3 shell: {shell_ms:.2f} ms a query '
       f'({1000 / shell_ms:.0f} a second on one connection)')
 print('| request | connections | requests/s | p50 ms | p99 ms | not 2xx | socket errors |')
