@@ -226,8 +226,10 @@ enum SQLiteSchema {
     // When a new row would pass it, the rows up to `pruneBatch` below the window go at once (a
     // range of the primary key), and `meta.changesPrunedThrough` records the last number cut, so
     // a reader behind it is told (`ChangeBatch.missed`). An older board's feed is cut now.
+    // Idempotent, as a board whose version was set back by hand runs it again.
     .sql(
       """
+      DROP TRIGGER IF EXISTS changes_prune;
       CREATE TRIGGER changes_prune AFTER INSERT ON changes
       WHEN NEW.seq - \(prunedThrough) > \(Change.window) BEGIN
         DELETE FROM changes WHERE seq <= NEW.seq - \(Change.window - Change.pruneBatch);
