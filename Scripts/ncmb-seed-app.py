@@ -2,7 +2,8 @@
 
 Usage: python3 ncmb-seed-app.py HOST:PORT APPLICATION_KEY CLIENT_KEY IMAGE_FILE TERMINAL_TITLE
 Trust the server's certificate with SSL_CERT_FILE. Prints one JSON object of what it saw.
-Files and `count` go through signed HTTP of its own: the SDK has neither.
+File uploads, downloads and `count` go through signed HTTP of its own: the SDK has none of
+them (its Query on 'files' is NCMB's file search, which it does use).
 """
 import base64
 import datetime
@@ -65,12 +66,18 @@ acl = {'*': {'read': True}, alice: {'read': True, 'write': True}}
 name = str(uuid.uuid4()).upper() + '.png'
 picture = open(image_file, 'rb').read()
 boundary = '_NCMBProjectBoundary'
-body = (f'--{boundary}\r\nContent-Disposition: form-data; name="acl"\r\n\r\n{json.dumps(acl)}\r\n'
-        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
-        f'Content-Type: image/png\r\n\r\n').encode() + picture + f'\r\n--{boundary}--\r\n'.encode()
-status, _ = raw('POST', 'files/' + name, body=body, session=alice_token,
-                headers={'Content-Type': 'multipart/form-data; boundary=' + boundary})
-seen['fileUpload'] = status
+
+
+def upload(name, acl, session):
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="acl"\r\n\r\n{json.dumps(acl)}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+            f'Content-Type: image/png\r\n\r\n').encode() + picture + f'\r\n--{boundary}--\r\n'.encode()
+    status, _ = raw('POST', 'files/' + name, body=body, session=session,
+                    headers={'Content-Type': 'multipart/form-data; boundary=' + boundary})
+    return status
+
+
+seen['fileUpload'] = upload(name, acl, alice_token)
 
 # A thread with title, description, fileName and the user's ACL.
 thread = ncmb.Object('Thread')
@@ -122,4 +129,15 @@ seen['count'] = json.loads(body).get('count')
 status, body = raw('GET', 'files/' + name, session=bob_token)
 seen['fileBack'] = status == 200 and body == picture
 seen['threadId'] = thread_id
+
+# NCMB's file search through the SDK (its Query on 'files'): the picture by its name, and a
+# private file listed for its owner only.
+private_name = str(uuid.uuid4()).upper() + '.png'
+seen['privateUpload'] = upload(private_name, {alice: {'read': True, 'write': True}}, alice_token)
+found = ncmb.Query('files').equal_to('fileName', name).fetch_all()
+seen['fileSearch'] = [{k: f.get(k) for k in ['fileName', 'fileSize', 'mimeType']} for f in found]
+seen['pictureName'], seen['pictureSize'], seen['privateName'] = name, len(picture), private_name
+seen['bobsFiles'] = sorted(f.get('fileName') for f in ncmb.Query('files').fetch_all())
+ncmb.session_token = alice_token
+seen['alicesFiles'] = sorted(f.get('fileName') for f in ncmb.Query('files').fetch_all())
 print(json.dumps(seen))

@@ -239,6 +239,58 @@ public final class DatastoreClient {
     return try engine.fileBytes(name: name, as: principals)
   }
 
+  /// The fields a file search may name: a file's metadata, as NCMB's `GET /files` lists it.
+  public static let fileFields: Set<String> = [
+    "fileName", "mimeType", "fileSize", "createDate", "updateDate",
+  ]
+
+  /// Files the caller may read whose metadata matches `query.conditions` (the operators of an
+  /// object query, checked by the same rules), in `query.order`, paged by `limit` and `skip`.
+  /// Files the caller may not read are never found, counted or told apart from missing ones.
+  /// A condition or order on anything but `fileFields`, an `include` or an equality by field
+  /// (`equalTo`, `greaterThan`, `lessThan`) is `E400002`.
+  public func findFiles(_ query: Query) throws -> [FileInfo] {
+    try DatastoreClient.validate(fileQuery: query)
+    return try engine.findFiles(query, as: principals)
+  }
+
+  /// How many files `findFiles` would find without paging.
+  public func countFiles(_ query: Query) throws -> Int {
+    try DatastoreClient.validate(fileQuery: query)
+    return try engine.countFiles(query, as: principals)
+  }
+
+  static func validate(fileQuery query: Query) throws {
+    guard query.equalTo.isEmpty, query.greaterThan.isEmpty, query.lessThan.isEmpty,
+      !query.unreadOnly
+    else { throw DatastoreError.invalid("where") }
+    guard query.include.isEmpty else {
+      throw DatastoreError.invalid("include", "files have no pointers")
+    }
+    var checked = query
+    checked.className = "file"
+    try validate(query: checked)
+    for key in query.order {
+      let field = key.hasPrefix("-") ? String(key.dropFirst()) : key
+      guard fileFields.contains(field) else {
+        throw DatastoreError.invalid("order", "a file has no field \(field)")
+      }
+    }
+    func walk(_ condition: QueryCondition) throws {
+      switch condition {
+      case .equal(let field, _), .notEqual(let field, _), .compare(let field, _, _),
+        .isIn(let field, _), .notIn(let field, _), .exists(let field, _),
+        .arrayContainsAny(let field, _), .arrayContainsAll(let field, _):
+        guard fileFields.contains(field) else {
+          throw DatastoreError.invalid("where", "a file has no field \(field)")
+        }
+      case .and(let parts), .or(let parts):
+        for part in parts { try walk(part) }
+      }
+    }
+    for condition in query.conditions { try walk(condition) }
+  }
+
   /// Deletes a file. Needs write access.
   public func deleteFile(name: String) throws {
     guard Validation.isFileName(name) else { throw DatastoreError.invalid("fileName") }

@@ -52,7 +52,14 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
         throw DatastoreError(
           .systemError, detail: "the database file \(location) is gone; nothing was written")
       }
-      let store = try Datastore.open(location)
+      let store: Datastore
+      do {
+        store = try Datastore.open(location)
+      } catch let error as DatastoreError where board.id != nil && error.code != .systemError {
+        // Opening again after a loss (a dropped database refuses the login): the server's
+        // failure, not the app's session, which E401001 would have it sign in again for.
+        throw DatastoreError(.systemError, detail: "the board cannot be opened again: \(error)")
+      }
       guard board.id == nil || board.id == store.boardId else {
         throw DatastoreError(
           .systemError, detail: "\(location) is now another board; nothing was written")
@@ -205,6 +212,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
           "results": .array(roles.map { .object(["roleName": .string(String($0.dropFirst(5)))]) })
         ]))
     case ("roles", 2): throw NCMBError.notFound
+    case ("files", 1):
+      guard method == "GET" else { throw NCMBError.method }
+      return try fileSearch(request, client)
     case ("files", 2):
       return try files(request, names[1], store, client)
     default:
@@ -385,6 +395,21 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
 
   // MARK: Files
 
+  /// NCMB's file search (`GET /files`): the metadata of the files the caller may read, with the
+  /// parameters and errors of an object query (`where` over `fileName`, `mimeType`,
+  /// `fileSize`, `createDate`, `updateDate`).
+  private func fileSearch(_ request: HTTPRequest, _ client: DatastoreClient) throws
+    -> HTTPResponse
+  {
+    let (query, withCount) = try NCMBQuery.query(
+      className: "file", try NCMBQuery.parameters(request.rawQuery))
+    var body: [String: JSONValue] = [
+      "results": .array(try client.findFiles(query).map(\.json))
+    ]
+    if withCount { body["count"] = .int(Int64(try client.countFiles(query))) }
+    return NCMBService.json(.object(body))
+  }
+
   private func files(
     _ request: HTTPRequest, _ name: String, _ store: Datastore, _ client: DatastoreClient
   ) throws -> HTTPResponse {
@@ -437,6 +462,10 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       }
       let info = try client.setFileACL(name: name, acl: try ACL(json: given))
       return NCMBService.json(.object(["updateDate": NCMBJSON.date(info.updateDate)]))
+    case "DELETE":
+      try checkFileName(name)
+      try client.deleteFile(name: name)
+      return HTTPResponse(status: 200, headers: NCMBService.jsonHeaders)
     default:
       throw NCMBError.method
     }

@@ -99,6 +99,18 @@ struct NCMBSDKTests {
     #expect(seen.int("commentsAfterDelete") == 0)
     #expect(seen.int("count") == 1)
     #expect(seen["fileBack"] as? Bool == true)
+    // The file search (GET /files) through the SDK: the picture by name; a private file for its
+    // owner only.
+    let pictureName = try #require(seen.string("pictureName"))
+    let hidden = try #require(seen.string("privateName"))
+    #expect(seen.int("privateUpload") == 201)
+    let found = seen.objects("fileSearch")
+    #expect(found.count == 1, "\(found)")
+    #expect(found.first?.string("fileName") == pictureName)
+    #expect(found.first?.int("fileSize") == seen.int("pictureSize"))
+    #expect(found.first?.string("mimeType") == "image/png")
+    #expect(seen["bobsFiles"] as? [String] == [pictureName])
+    #expect(seen["alicesFiles"] as? [String] == [pictureName, hidden].sorted())
 
     // The terminal sees the app's thread with its number, author and picture, and its comment.
     let list = try forum.run(["list"], database: member)

@@ -150,6 +150,16 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// A file's bytes exactly as stored; `E404001` when missing or unreadable.
   func fileBytes(name: String, as caller: Principals) throws -> [UInt8]
 
+  /// NCMB's file search: the files the caller may read whose metadata (`fileName`, `mimeType`,
+  /// `fileSize`, `createDate`, `updateDate`) matches `query.conditions`, in `query.order`, paged
+  /// by `limit`/`skip` (the class, equalities and includes of `query` are not used). The
+  /// conditions and order are rendered by the same code as an object query's, over each file
+  /// seen as an object of those fields; the rest are left out silently, as `find` does.
+  func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo]
+
+  /// How many files `findFiles` would find without paging.
+  func countFiles(_ query: Query, as caller: Principals) throws -> Int
+
   /// Conditional delete of a file: `E403001` if readable but not writable, else `E404001`.
   func deleteFile(name: String, as caller: Principals) throws
 

@@ -796,6 +796,53 @@ final class PostgresEngine: DatastoreEngine {
     return info
   }
 
+  /// The files the caller may read seen as objects (`o.object_id`, the dates, `o.data` holding
+  /// the metadata), so that a file search renders its conditions and order with the object
+  /// query's code: public files from `forum.files`, and the caller's own private ones, found
+  /// by their keys, from `forum.private_file_list()`.
+  private static let filesAsObjects = """
+    (SELECT name AS id, name AS object_id, name, mime_type, file_size, create_date, update_date,
+       readers, writers,
+       jsonb_build_object('fileName', name, 'mimeType', mime_type, 'fileSize', file_size) AS data
+     FROM forum.files
+     UNION ALL
+     SELECT name, name, name, mime_type, file_size, create_date, update_date, readers, writers,
+       jsonb_build_object('fileName', name, 'mimeType', mime_type, 'fileSize', file_size)
+     FROM forum.private_file_list()) o
+    """
+
+  private static func fileSearchWhere(
+    _ query: Query, _ caller: Principals, values: inout [PostgresValue]
+  ) -> String {
+    let terms = query.conditions.map { conditionSQL($0, values: &values) }
+    return "WHERE " + (terms.isEmpty ? "true" : terms.joined(separator: " AND "))
+      + readFilter(caller, values: &values)
+  }
+
+  func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
+    try act(as: caller)
+    var values: [PostgresValue] = []
+    let whereClause = PostgresEngine.fileSearchWhere(query, caller, values: &values)
+    values += [.text(String(query.limit)), .text(String(query.skip))]
+    let columns = PostgresEngine.fileColumns.replacing("f.", with: "o.")
+    return fileInfos(
+      try run(
+        """
+        SELECT \(columns) FROM \(PostgresEngine.filesAsObjects) \(whereClause)
+        \(PostgresEngine.orderClause(query.order))
+        LIMIT $\(values.count - 1)::bigint OFFSET $\(values.count)::bigint
+        """, values))
+  }
+
+  func countFiles(_ query: Query, as caller: Principals) throws -> Int {
+    try act(as: caller)
+    var values: [PostgresValue] = []
+    let whereClause = PostgresEngine.fileSearchWhere(query, caller, values: &values)
+    return Int(
+      try run("SELECT count(*) FROM \(PostgresEngine.filesAsObjects) \(whereClause)", values)
+        .int(0, 0))
+  }
+
   func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
     try act(as: caller)
     let result = try readableFile(name, caller, columns: "f.data")

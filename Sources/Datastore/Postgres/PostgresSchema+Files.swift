@@ -7,13 +7,37 @@
 /// `forum.insert_file` / `forum.update_file` / `forum.delete_file`; an `INSERT INTO forum.files`
 /// of a private file is routed there, and a file whose readers gain or lose '*' changes tables.
 extension PostgresSchema {
-  static let filesSQL = """
+  /// A private file's lookup keys: `f/<reader>/<name>` finds it by name (a GET), and
+  /// `fa/<reader>` among all of that reader's files (NCMB's file search, `GET /files`).
+  static let fileKeysSQL = """
     CREATE OR REPLACE FUNCTION forum.file_keys(file_name text, file_readers text[])
     RETURNS text[]
     LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
     AS $$
-      SELECT coalesce(array_agg('f/' || r || '/' || file_name), '{}'::text[])
-      FROM unnest(file_readers) r
+      SELECT coalesce(array_agg(k), '{}'::text[])
+      FROM unnest(file_readers) r, LATERAL (VALUES ('f/' || r || '/' || file_name), ('fa/' || r)) v(k)
+    $$;
+    """
+
+  static let filesSQL = """
+    \(fileKeysSQL)
+
+    -- Every private file the caller may read (NCMB's file search), found by the caller's own
+    -- keys; the schema's owner gets every one.
+    CREATE OR REPLACE FUNCTION forum.private_file_list()
+    RETURNS SETOF forum.private_files
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+    SET plan_cache_mode = force_custom_plan
+    AS $$
+    BEGIN
+      IF forum.is_trusted() THEN
+        RETURN QUERY SELECT f.* FROM forum.private_files f;
+        RETURN;
+      END IF;
+      RETURN QUERY SELECT f.* FROM forum.private_files f
+        WHERE f.reader_keys && ARRAY(SELECT 'fa/' || p FROM unnest(forum.principals()) p);
+    END
     $$;
 
     -- The caller's own private files among some names; the schema's owner gets every one.
@@ -200,11 +224,13 @@ extension PostgresSchema {
     $$;
 
     REVOKE ALL ON FUNCTION forum.file_keys(text, text[]), forum.private_file_rows(text[]),
+      forum.private_file_list(),
       forum.private_files_keep(), forum.files_move(), forum.files_route(),
       forum.insert_file(text, text, text[], text[], bytea),
       forum.update_file(text, text[], text[], text[]), forum.delete_file(text, text[])
       FROM PUBLIC;
-    GRANT EXECUTE ON FUNCTION forum.private_file_rows(text[]), forum.delete_file(text, text[]),
+    GRANT EXECUTE ON FUNCTION forum.private_file_rows(text[]), forum.private_file_list(),
+      forum.delete_file(text, text[]),
       forum.insert_file(text, text, text[], text[], bytea),
       forum.update_file(text, text[], text[], text[]) TO forum_member;
     """

@@ -278,6 +278,15 @@ enum PostgresSchema {
     DELETE FROM forum.changes WHERE seq <= (SELECT through FROM forum.changes_pruned);
     DELETE FROM forum.private_changes WHERE seq <= (SELECT through FROM forum.changes_pruned);
     """,
+    // Issue 18: NCMB's file search lists the caller's private files by a key per reader
+    // (`fa/<reader>`, `PostgresSchema.fileKeysSQL`); the files already there get it, as they
+    // are (no date moves).
+    """
+    \(PostgresSchema.fileKeysSQL)
+    ALTER TABLE forum.private_files DISABLE TRIGGER USER;
+    UPDATE forum.private_files SET reader_keys = forum.file_keys(name, readers);
+    ALTER TABLE forum.private_files ENABLE TRIGGER USER;
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.

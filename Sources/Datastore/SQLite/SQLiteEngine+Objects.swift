@@ -418,6 +418,49 @@ extension SQLiteEngine {
     return info
   }
 
+  /// The files table seen as objects (`o.objectId`, the dates, `o.data` holding the metadata),
+  /// so that a file search renders its conditions and order with the object query's code.
+  private static let filesAsObjects = """
+    (SELECT rowid AS id, name AS objectId, name, mimeType, fileSize, createDate, updateDate,
+       readers, writers,
+       json_object('fileName', name, 'mimeType', mimeType, 'fileSize', fileSize) AS data
+     FROM files) o
+    """
+
+  private static func fileSearchWhere(
+    _ query: Query, _ caller: Principals, values: inout [SQLValue]
+  ) -> String {
+    var terms = query.conditions.map { conditionSQL($0, values: &values) }
+    terms.append(aclTest("o.readers", caller, values: &values))
+    return "WHERE " + terms.joined(separator: " AND ")
+  }
+
+  func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
+    var values: [SQLValue] = []
+    let whereClause = SQLiteEngine.fileSearchWhere(query, caller, values: &values)
+    values += [.integer(Int64(query.limit)), .integer(Int64(query.skip))]
+    let columns = SQLiteEngine.fileColumns.replacing("f.", with: "o.")
+    return try guarded {
+      try connection.prepare(
+        """
+        SELECT \(columns) FROM \(SQLiteEngine.filesAsObjects) \(whereClause)
+        \(SQLiteEngine.orderClause(query.order)) LIMIT ? OFFSET ?
+        """
+      ).rows(values, fileInfo)
+    }
+  }
+
+  func countFiles(_ query: Query, as caller: Principals) throws -> Int {
+    var values: [SQLValue] = []
+    let whereClause = SQLiteEngine.fileSearchWhere(query, caller, values: &values)
+    return try guarded {
+      Int(
+        try connection.prepare(
+          "SELECT count(*) FROM \(SQLiteEngine.filesAsObjects) \(whereClause)"
+        ).firstRow(values) { $0.int(0) } ?? 0)
+    }
+  }
+
   func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
     var values: [SQLValue] = [.text(name)]
     let readable = SQLiteEngine.aclTest("f.readers", caller, values: &values)

@@ -27,7 +27,10 @@ enum KeysCommand: BoardlessCommand {
     if options.json || invocation[GlobalOptions.jsonFlag] {
       print(keys.json.jsonText())
     } else {
-      print("applicationKey: \(keys.applicationKey)\nclientKey: \(keys.clientKey)")
+      // The keys are the board's text: whoever holds the file may have written anything there.
+      print(
+        "applicationKey: \(SafeText.sanitize(keys.applicationKey))\n"
+          + "clientKey: \(SafeText.sanitize(keys.clientKey))")
     }
     return 0
   }

@@ -125,9 +125,10 @@ enum ServeCommand: BoardlessCommand {
     return 0
   }
 
-  /// The board's application key, as apps are configured with it.
+  /// The board's application key, as apps are configured with it, safe for a terminal (it is
+  /// the board's text: whoever holds the file may have written anything there).
   static func applicationKey(of service: NCMBService) -> String {
-    (try? service.keys().applicationKey) ?? "(unreadable)"
+    SafeText.sanitize((try? service.keys().applicationKey) ?? "(unreadable)")
   }
 
   /// A certificate or key file's text, at most 1 MB.

@@ -662,6 +662,16 @@ struct PostgresSideChannelTests {
     #expect(throws: DatastoreError.notFound) {
       try carolEngine.fileBytes(name: "secret.png", as: carol.principals)
     }
+    // The file search (NCMB's GET /files): only its reader lists it, with psql too.
+    let every = Query(className: "file")
+    #expect(try engine.findFiles(every, as: login.principals).map(\.fileName) == ["secret.png"])
+    #expect(try carolEngine.findFiles(every, as: carol.principals).isEmpty)
+    #expect(try carolEngine.countFiles(every, as: carol.principals) == 0)
+    for (member, expected) in [(scene.alice, "1"), (scene.carol, "0")] {
+      #expect(
+        try member.query("SELECT count(*)::text FROM forum.private_file_list()").text(0, 0)
+          == expected)
+    }
     // Names stay unique across both tables.
     expectRefused("Carol takes the name", states: ["23505"]) {
       try scene.carol.query(
