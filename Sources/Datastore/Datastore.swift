@@ -72,6 +72,12 @@ public final class Datastore {
     try engine.stateMark()
   }
 
+  /// Throws `E500001` when the database is gone (SQLite: the file was removed or replaced since
+  /// it was opened). A `stat`: far cheaper than `stateMark()`.
+  public func checkInPlace() throws {
+    try engine.checkInPlace()
+  }
+
   /// Rows this datastore's connection has written since it opened: a server tells by it that
   /// a request wrote. Costs nothing (no statement); 0 on PostgreSQL.
   public var ownChanges: Int64 { engine.ownChanges }

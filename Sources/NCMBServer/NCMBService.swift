@@ -150,6 +150,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     let prefix = NCMBService.prefix
     guard request.path.hasPrefix(prefix) else { throw NCMBError.notFound }
     let now = clock()
+    // The file is looked at every time (a removed board is E500001 at once), its state only
+    // when it may have changed.
+    try store.checkInPlace()
     let mark = try cache.revalidate(generation: pooled.generation, now: now, recheck: recheck) {
       try store.stateMark()
     }

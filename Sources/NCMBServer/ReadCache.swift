@@ -8,11 +8,10 @@ import Datastore
 /// roles), so nobody is ever given what another caller's ACL let them read. An engine without a
 /// mark (PostgreSQL) keeps nothing.
 ///
-/// Looking at the mark costs a shared lock and a `stat` (a tenth of a kept answer's time), so
-/// it is looked at only when this server has written since the last look (`StorePool`'s
-/// generation: its own writes are seen by the next request on every connection) or when the
-/// last look is `recheck` milliseconds old: a write by another process (the prompt, `sqlite3`)
-/// is seen at most that late.
+/// Looking at the mark costs a statement and a shared lock, so it is looked at only when this
+/// server has written since the last look (`StorePool`'s generation: its own writes are seen by
+/// the next request on every connection) or when the last look is `recheck` milliseconds old: a
+/// write by another process (the prompt, `sqlite3`) is seen at most that late.
 final class ReadCache {
   private var mark: StateMark?
   private var answers: [String: HTTPResponse] = [:]

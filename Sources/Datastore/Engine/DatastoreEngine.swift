@@ -198,6 +198,9 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// Rows this connection has written since it opened (what moves its own part of the mark):
   /// reading it costs nothing. 0 on an engine without marks.
   var ownChanges: Int64 { get }
+
+  /// Throws when the database is gone, as `stateMark()` does, without reading its state.
+  func checkInPlace() throws
 }
 
 extension DatastoreEngine {
@@ -206,6 +209,8 @@ extension DatastoreEngine {
   }
 
   var ownChanges: Int64 { 0 }
+
+  func checkInPlace() throws {}
 
   func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
     (0..<count).map { index in
