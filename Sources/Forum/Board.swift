@@ -193,14 +193,24 @@ public final class Board {
   /// it is one the engine can have kept (at most the last number, at most `maximumPage` pages);
   /// otherwise it was written by hand, and the comments are counted.
   public func lastPage(of thread: ForumThread) throws -> Int {
+    Board.lastPage(commentCount: try commentTotal(of: thread))
+  }
+
+  /// How many comments `thread` has: the count it keeps while that is one the engine can have
+  /// kept, else those the reader can see, counted.
+  public func commentTotal(of thread: ForumThread) throws -> Int {
     let kept = Board.lastPage(commentCount: thread.commentCount)
     guard thread.commentCount > thread.lastCommentNumber || kept > Board.maximumPage else {
-      return kept
+      return thread.commentCount
     }
-    let counted = try client.count(
+    return try countComments(of: thread)
+  }
+
+  /// The comments of `thread` the reader can see, counted (a walk of the thread's index).
+  public func countComments(of thread: ForumThread) throws -> Int {
+    try client.count(
       Query(
         className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)]))
-    return Board.lastPage(commentCount: counted)
   }
 
   /// The highest page number a listing takes.

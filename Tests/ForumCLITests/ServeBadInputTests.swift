@@ -9,18 +9,18 @@ import Testing
 /// both engines; `ServeTests` the header of 1 MB, idle connections and SIGTERM.)
 @Suite("forum serve: bad input")
 struct ServeBadInputTests {
-  /// `sys.argv[3]`: a small PNG, `[4]`: one wider than the board decodes, `[5]`: the board.
+  /// `sys.argv[3]`: a small PNG, `[4]`: one wider than the board decodes, `[5]`: the commands
+  /// (JSON) that print what the board stores and that expire every session.
   static let script =
     SignedClient.prelude + """
       import subprocess
-      png, wide, db = open(sys.argv[3], 'rb').read(), open(sys.argv[4], 'rb').read(), sys.argv[5]
+      png, wide = open(sys.argv[3], 'rb').read(), open(sys.argv[4], 'rb').read()
+      commands = json.loads(sys.argv[5])
       def stored():
-          return subprocess.run(['/usr/bin/sqlite3', db,
-              'SELECT class, objectId, updateDate, readers, writers, data FROM objects ORDER BY id;'
-              'SELECT name, fileSize, readers FROM files ORDER BY name;'
-              'SELECT count(*) FROM sessions;'], capture_output=True, text=True, check=True).stdout
+          return subprocess.run(commands['stored'], capture_output=True, text=True,
+                                check=True).stdout
       late, expired = signup()
-      subprocess.run(['/usr/bin/sqlite3', db, 'UPDATE sessions SET expiresAt = 1'], check=True)
+      subprocess.run(commands['expire'], check=True)
       me, token = signup()
       assert call('POST', 'classes/Thread', {'title': 'kept'}, token)[0] == 201
       before = stored()
@@ -90,22 +90,69 @@ struct ServeBadInputTests {
       print(json.dumps(problems))
       """
 
+  /// Serves `location` and sends every bad request; `stored` and `expire` are commands run
+  /// beside the server (sqlite3, psql).
+  private func refuseEveryBadRequest(
+    _ forum: ForumFixture, keys: String, location: String, stored: [String], expire: [String]
+  ) throws {
+    let small = forum.root + "/small.png"
+    try Data(PNGImages.honest(width: 4, height: 4)).write(to: URL(fileURLWithPath: small))
+    let wide = forum.root + "/wide.png"
+    try Data(PNGImages.honest(width: 30_001, height: 1)).write(to: URL(fileURLWithPath: wide))
+    let commands = String(
+      decoding: try JSONSerialization.data(withJSONObject: ["stored": stored, "expire": expire]),
+      as: UTF8.self)
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"], database: location)
+    let run = try Clients.python(
+      ServeBadInputTests.script, [String(server.port), keys, small, wide, commands],
+      timeout: 180)
+    #expect(run.status == 0 && run.stdout == "[]\n", "\(run.summary)")
+    #expect(server.stop() == 0)
+    #expect(server.stderr == "", "\(server.stderr)")
+  }
+
   @Test func everyBadRequestIsRefusedAndStoresNothing() throws {
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)
     let keys = try forum.run(["--json", "keys"], profile: nil)
     #expect(keys.status == 0, "\(keys.summary)")
-    let small = forum.root + "/small.png"
-    try Data(PNGImages.honest(width: 4, height: 4)).write(to: URL(fileURLWithPath: small))
-    let wide = forum.root + "/wide.png"
-    try Data(PNGImages.honest(width: 30_001, height: 1)).write(to: URL(fileURLWithPath: wide))
-    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
-    let run = try Clients.python(
-      ServeBadInputTests.script, [String(server.port), keys.stdout, small, wide, forum.db],
-      timeout: 180)
-    #expect(run.status == 0 && run.stdout == "[]\n", "\(run.summary)")
-    #expect(server.stop() == 0)
-    #expect(server.stderr == "", "\(server.stderr)")
+    let sqlite = try Clients.require("/usr/bin/sqlite3")
+    try refuseEveryBadRequest(
+      forum, keys: keys.stdout, location: forum.db,
+      stored: [
+        sqlite, forum.db,
+        "SELECT class, objectId, updateDate, readers, writers, data FROM objects ORDER BY id;"
+          + "SELECT name, fileSize, readers FROM files ORDER BY name;"
+          + "SELECT count(*) FROM sessions;",
+      ],
+      expire: [sqlite, forum.db, "UPDATE sessions SET expiresAt = 1"])
+  }
+
+  @Test func everyBadRequestIsRefusedAndStoresNothingOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let board = try PostgresTestCluster.shared().board(members: ["alice"])
+    defer { board.remove() }
+    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
+    #expect(initialized.status == 0, "\(initialized.summary)")
+    let role = try board.cluster.role("server", database: board.database)
+    try board.cluster.admin("GRANT forum_member, forum_server TO \(role.name)")
+    let keys = try forum.run(["--json", "keys"], profile: nil, database: board.owner.uri)
+    #expect(keys.status == 0, "\(keys.summary)")
+    let psql = [
+      board.cluster.binaries + "/psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d",
+      board.cluster.superuserURI(database: board.database),
+    ]
+    let rows = "class, object_id, update_date, readers, writers, data"
+    try refuseEveryBadRequest(
+      forum, keys: keys.stdout, location: role.uri,
+      stored: psql + [
+        "-c", "SELECT \(rows) FROM forum.objects ORDER BY id",
+        "-c", "SELECT \(rows) FROM forum.private_objects ORDER BY id",
+        "-c", "SELECT name, file_size, readers FROM forum.files ORDER BY name",
+        "-c", "SELECT name, file_size, readers FROM forum.private_files ORDER BY name",
+        "-c", "SELECT count(*) FROM forum.app_sessions",
+      ],
+      expire: psql + ["-c", "UPDATE forum.app_sessions SET expires_at = 1"])
   }
 
   /// A client that sends half of an upload and goes: nothing is stored, the name stays free,
@@ -187,6 +234,93 @@ struct ServeBadInputTests {
     #expect(server.stop() == 0)
     #expect(server.stdout == server.readyLine + "\n")
     #expect(server.stderr == "", "\(server.stderr)")
+  }
+
+  /// Four clients post as fast as they can to a server on PostgreSQL while SIGTERM arrives:
+  /// every object the server acknowledged is stored whole, and nothing else but the last
+  /// request of each writer, which the stop may have cut after its commit.
+  @Test func sigtermDuringWritesOnPostgreSQLHalfWritesNothing() throws {
+    let forum = try ForumFixture()
+    let board = try PostgresTestCluster.shared().board(members: ["alice"])
+    defer { board.remove() }
+    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
+    #expect(initialized.status == 0, "\(initialized.summary)")
+    let role = try board.cluster.role("server", database: board.database)
+    try board.cluster.admin("GRANT forum_member, forum_server TO \(role.name)")
+    let keys = try forum.run(["--json", "keys"], profile: nil, database: board.owner.uri)
+    #expect(keys.status == 0, "\(keys.summary)")
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"], database: role.uri)
+    let script =
+      SignedClient.prelude + """
+        import threading
+        me, token = signup()
+        acknowledged, lock = [], threading.Lock()
+        def writer(k):
+            n = 0
+            while True:
+                try:
+                    status, body, _ = call('POST', 'classes/Todo',
+                                           {'title': 'todo %d-%d' % (k, n), 'filler': 'x' * 2000},
+                                           token)
+                except (OSError, http.client.HTTPException):
+                    return
+                if status != 201:
+                    print('refused', status, body, file=sys.stderr)
+                    return
+                with lock:
+                    acknowledged.append(body['objectId'])
+                if n == 20 and k == 0:
+                    print('writing', flush=True)
+                n += 1
+        threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print(json.dumps(acknowledged))
+        """
+    let client = Process()
+    client.executableURL = URL(fileURLWithPath: try Clients.require("/usr/bin/python3"))
+    client.arguments = ["-c", script, String(server.port), keys.stdout]
+    let output = Pipe()
+    let errors = Pipe()
+    client.standardOutput = output
+    client.standardError = errors
+    try client.run()
+    var first = Data()
+    while !first.contains(10) {
+      let more = output.fileHandleForReading.availableData
+      if more.isEmpty { break }
+      first += more
+    }
+    #expect(String(decoding: first, as: UTF8.self).hasPrefix("writing\n"), "\(first)")
+    kill(server.process.processIdentifier, SIGTERM)
+    let rest = output.fileHandleForReading.readDataToEndOfFile()
+    client.waitUntilExit()
+    let problems = String(
+      decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(problems == "", "\(problems)")
+    #expect(server.waitForExit(timeout: 60) == 0)
+    #expect(server.stderr == "", "\(server.stderr)")
+    let lines = String(decoding: first + rest, as: UTF8.self).split(separator: "\n")
+    let acknowledged =
+      (try? JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8))) as? [String] ?? []
+    #expect(acknowledged.count > 20, "\(lines.suffix(2))")
+    let whole = try board.cluster.admin(
+      """
+      SELECT object_id FROM forum.objects WHERE class = 'Todo' AND data->>'title' LIKE 'todo %'
+        AND length(data->>'filler') = 2000 ORDER BY object_id
+      """, database: board.database
+    ).split(separator: "\n").map(String.init)
+    let all = try board.cluster.admin(
+      """
+      SELECT (SELECT count(*) FROM forum.objects WHERE class = 'Todo')
+        + (SELECT count(*) FROM forum.private_objects WHERE class = 'Todo')
+      """, database: board.database
+    ).trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(Set(acknowledged).isSubset(of: Set(whole)), "\(whole.count) \(acknowledged.count)")
+    #expect(whole.count <= acknowledged.count + 4, "\(whole.count) \(acknowledged.count)")
+    #expect(all == String(whole.count), "every Todo is whole: \(all) \(whole.count)")
   }
 
   /// The PostgreSQL database dropped under a running server (its connections cut): every

@@ -116,6 +116,27 @@ struct ServeOutputTests {
     try serveHostile(forum, keys: keys.stdout, location: server.uri)
   }
 
+  /// A server that cannot start says so in one line, with the hostile text of its location
+  /// (a path, a URI, the PostgreSQL client's message naming them) made harmless.
+  @Test func startupFailuresNameHostileLocationsHarmlessly() throws {
+    let forum = try ForumFixture()
+    let osc = "\u{1B}]52;c;aGk=\u{07}\u{1B}[31m\u{202E}"
+    let notABoard = forum.root + "/not-a-board.db"
+    try Data(("not a board" + osc).utf8).write(to: URL(fileURLWithPath: notABoard))
+    for location in [
+      forum.root + "/nowhere" + osc + "/board.db", notABoard,
+      "postgresql://user\(osc)@/board?host=/nonexistent\(osc)",
+    ] {
+      let run = try forum.run(
+        ["serve", "--listen", "127.0.0.1:0"], profile: nil, database: location)
+      #expect(run.status != 0, "\(run.summary)")
+      #expect(run.stdout == "" && run.stderrLines.count == 1, "\(run.summary)")
+      #expect(
+        ServeOutputTests.controls(in: run.stdout + run.stderr) == [],
+        "\(run.stderr.debugDescription)")
+    }
+  }
+
   /// Keys edited by hand in the board's file (whoever holds it may): the ready line, `forum
   /// keys` and its JSON show them harmlessly.
   @Test func hostileKeysInTheBoardAreShownHarmlessly() throws {

@@ -1,6 +1,6 @@
 /// Read positions, revisions, moderation and roles on PostgreSQL. The server decides: read
 /// positions are the caller's own rows (no member grant on the table: `forum.read_positions_of`,
-/// `forum.read_position` and `forum.mark_read` reach the caller's own only), revisions are
+/// `forum.my_read_positions` and `forum.mark_read` reach the caller's own only), revisions are
 /// readable where their object is, and moderation and roles go through the owner's functions,
 /// which check the caller's roles themselves.
 extension PostgresEngine {
@@ -157,16 +157,25 @@ extension PostgresEngine {
     return result.rows { result.text($0, 0) ?? "" }
   }
 
-  /// `find`'s `unreadOnly` on the server: the caller's own position, from their own rows.
+  /// `find`'s `unreadOnly` on the server: the caller's own positions, from their own rows.
+  /// Unread is "not yours with nothing in it, and no position at the last child": all of the
+  /// caller's positions (`forum.my_read_positions()`, schema step 15) hashed once, looked up
+  /// by each row of the ordered index walk. (A join would lose the walk's order: a hash join's
+  /// output counts as unordered, and a nested loop scans every position for every row.) A
+  /// position past the last child is only ever written by hand; such a thread passes this
+  /// prefilter and `unread` counts nothing in it.
   static func unreadFilter(_ query: Query, rules: EngineRules) -> String? {
     guard query.unreadOnly else { return nil }
     guard let rule = rules.parentRules(of: query.className).first else { return "false" }
     let last = "coalesce((o.data->>'\(rule.lastNumberField)')::bigint, 0)"
-    var neverOpened = "\(last) > 0"
+    var notEmpty = "\(last) > 0"
     if let owner = rules.owner(of: query.className) {
-      neverOpened =
+      notEmpty =
         "((o.data->'\(owner.field)'->>'objectId') IS DISTINCT FROM \(me) OR \(last) > 0)"
     }
-    return "coalesce(\(last) > forum.read_position(o.object_id), \(neverOpened))"
+    return """
+      \(notEmpty) AND (o.object_id, \(last)) NOT IN (
+        SELECT rp.object_id, rp.position FROM forum.my_read_positions() rp)
+      """
   }
 }

@@ -48,25 +48,46 @@ enum ShowCommand: ForumCommand {
     // The text shows no unread count; `--json` gives the thread's, so it counts them.
     let thread =
       session.json ? try session.board.thread(number) : try session.board.threadToRead(number)
-    let last = try session.board.lastPage(of: thread)
+    let total = try session.board.commentTotal(of: thread)
+    let last = Board.lastPage(commentCount: total)
     // Without --page, the thread opens where your unread posts start.
     let page =
       try invocation[Self.page].map { $0.number(last: last) }
       ?? session.board.firstUnreadPage(of: thread)
-    try show(thread, page: page, in: session)
+    try show(
+      thread, page: page, total: total, lastAsked: invocation[Self.page] == .last, in: session)
     return .next
   }
 
-  /// Prints page `page` of `thread`'s comments (its head on the first page).
+  /// Prints page `page` of `thread`'s comments (its head on the first page). `total` is
+  /// `Board.commentTotal(of:)` when known; `lastAsked`, that `page` is the last one's number.
   static func show(
-    _ thread: ForumThread, page: Int, marking marked: ForumComment? = nil, in session: Session
+    _ thread: ForumThread, page asked: Int, marking marked: ForumComment? = nil,
+    total known: Int? = nil, lastAsked: Bool = false, in session: Session
   ) throws {
-    let last = try session.board.lastPage(of: thread)
-    if page > last {
-      throw CLIError.notFound(
+    var page = asked
+    var total = try known ?? session.board.commentTotal(of: thread)
+    var last = Board.lastPage(commentCount: total)
+    func pastTheEnd() -> CLIError {
+      CLIError.notFound(
         session.messages.pastTheEnd(page, "show \(thread.number) --page \(last)"))
     }
-    let comments = try session.board.comments(of: thread, page: page)
+    if page > last { throw pastTheEnd() }
+    var comments = try session.board.comments(of: thread, page: page)
+    // Nothing on a page the kept count promised: both counters were written by hand (issue
+    // 22). What the reader can see decides.
+    if comments.items.isEmpty && page > 1 {
+      total = try session.board.countComments(of: thread)
+      last = Board.lastPage(commentCount: total)
+      guard lastAsked else { throw pastTheEnd() }
+      page = last
+      comments = try session.board.comments(of: thread, page: page)
+    }
+    // A page with nothing after it is the last: the count and the footer say what is there,
+    // whatever the thread's counters say.
+    if !comments.hasMore && !comments.items.isEmpty {
+      total = (page - 1) * Board.pageSize + comments.items.count
+    }
     // What is shown is read: up to the page's last comment (on the last page, everything).
     let shownUpTo =
       comments.hasMore ? (comments.items.last?.number ?? 0) : thread.lastCommentNumber
@@ -81,7 +102,7 @@ enum ShowCommand: ForumCommand {
       if let marked { fields["comment"] = marked.json }
       session.emitPage(
         comments.items.map(\.json), page: page, hasMore: comments.hasMore,
-        count: thread.commentCount, with: fields)
+        count: total, with: fields)
       return
     }
     let image = page == 1 ? session.imageBlock(for: thread, large: false) : []
@@ -92,7 +113,8 @@ enum ShowCommand: ForumCommand {
     session.printLines(renderer.threadHeader(thread, image: image))
     renderer.commentsMayArrive = session.atPrompt
     renderer.markedComment = marked?.number
-    session.printLines(renderer.comments(comments, of: thread))
+    session.printLines(
+      renderer.comments(comments, of: thread, lastPage: Board.lastPage(commentCount: total)))
   }
 }
 

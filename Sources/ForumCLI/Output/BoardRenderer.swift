@@ -156,11 +156,12 @@ struct BoardRenderer {
     return lines
   }
 
-  /// Comments under a thread, each with its number, author and time.
-  func comments(_ page: Page<ForumComment>, of thread: ForumThread) -> [String] {
+  /// Comments under a thread, each with its number, author and time; `last` is the thread's
+  /// last page (`Board.commentTotal(of:)`'s, not a count written by hand).
+  func comments(_ page: Page<ForumComment>, of thread: ForumThread, lastPage last: Int) -> [String]
+  {
     var lines = [style.dim(String(repeating: "─", count: min(width, 60)))]
     guard !page.items.isEmpty else {
-      let last = Board.lastPage(commentCount: thread.commentCount)
       lines.append(
         page.number == 1
           ? (commentsMayArrive ? messages.noCommentsYetLive : messages.noComments)
@@ -168,7 +169,6 @@ struct BoardRenderer {
       return lines
     }
     lines += commentLines(page.items)
-    let last = Board.lastPage(commentCount: thread.commentCount)
     var footer = "\(messages.page) \(page.number)/\(max(last, page.number))"
     if page.hasMore {
       footer += " — \(messages.more): show \(thread.number) --page \(page.number + 1)"

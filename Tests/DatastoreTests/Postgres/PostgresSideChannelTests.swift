@@ -823,5 +823,10 @@ struct PostgresSideChannelTests {
     let hers = try scene.carol.query(
       "SELECT count(*) FROM forum.read_positions_of($1)", [.text("{\(scene.conversation)}")])
     #expect(hers.int(0, 0) == 0)
+    // All of one's positions at once (the unread filter's set): each gets their own only.
+    #expect(try scene.carol.query("SELECT count(*) FROM forum.my_read_positions()").int(0, 0) == 0)
+    let his = try scene.bob.query("SELECT object_id, position FROM forum.my_read_positions()")
+    #expect(his.rowCount == 1, "\(his.rowCount)")
+    #expect(his.text(0, 0) == scene.conversation && his.int(0, 1) == 1)
   }
 }
