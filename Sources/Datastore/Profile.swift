@@ -171,7 +171,9 @@ public struct ProfileStore: Sendable {
       current += "/" + part
       if mkdir(current, 0o700) != 0 && errno != EEXIST {
         throw DatastoreError(
-          .systemError, detail: "cannot create \(current): \(String(cString: strerror(errno)))")
+          .systemError,
+          reason: BoardAccessReason.cannotCreateDirectory(
+            path: current, error: String(cString: strerror(errno))))
       }
     }
   }

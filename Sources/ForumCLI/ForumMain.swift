@@ -153,9 +153,9 @@ public enum ForumMain {
   static func reportOpening(_ error: Error, json: Bool, japanese: Bool) -> Int32 {
     if let error = error as? DatastoreError,
       error.code == .noAccess || error.code == .authentication,
-      let detail = error.detail, !json
+      error.reason != nil, !json
     {
-      writeError("forum: " + SafeText.sanitize(detail))
+      writeError("forum: " + SafeText.sanitize(Messages(japanese: japanese).failure(error)))
       return CLIError.datastore(error).exitStatus
     }
     return report(CLIError(error), json: json, line: nil, japanese: japanese)

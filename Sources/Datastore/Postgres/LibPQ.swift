@@ -26,8 +26,6 @@ enum LibPQ {
     }
     throw DatastoreError(
       .systemError,
-      detail:
-        "PostgreSQL boards need libpq, which cannot be loaded (\(reasons.first ?? "not found")); "
-        + "install libpq5 (Debian: apt-get install libpq5)")
+      reason: BoardAccessReason.libpqMissing(error: reasons.first ?? "not found"))
   }
 }

@@ -293,21 +293,12 @@ struct PostgresConnectionFailure: Error, CustomStringConvertible {
     switch kind {
     case .unreachable:
       return DatastoreError(
-        .systemError,
-        detail: "cannot reach the PostgreSQL server (\(message)); check the host and port in --db")
+        .systemError, reason: BoardAccessReason.serverUnreachable(error: message))
     case .notMember:
-      let name = role ?? "your role"
       return DatastoreError(
-        .noAccess,
-        detail:
-          "role \(name) is not a member of forum_member: ask the board's owner to run "
-          + "`GRANT forum_member TO \(name)`")
+        .noAccess, reason: BoardAccessReason.notForumMember(role: role ?? "your role"))
     case .loginRefused:
-      return DatastoreError(
-        .authentication,
-        detail:
-          "the PostgreSQL server refused the login (\(message)); check the user name and password, "
-          + "or ask the board's owner to add you")
+      return DatastoreError(.authentication, reason: BoardAccessReason.loginRefused(error: message))
     }
   }
 }

@@ -66,8 +66,7 @@ extension PostgresEngine {
     } catch let error as PostgresError {
       throw DatastoreError(
         .systemError,
-        detail: "lost the connection to the PostgreSQL server (\(error.message)); start forum again"
-      )
+        reason: BoardAccessReason.connectionLost(error: error.message))
     }
   }
 

@@ -68,7 +68,7 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
       return DatastoreError(.invalid, field: "value", detail: message)
     case "42P01", "3F000", "42883":
       return DatastoreError(
-        .systemError, detail: "the forum schema is missing: run `forum init` as the database owner")
+        .systemError, reason: BoardAccessReason.schemaMissing)
     default: return DatastoreError(.systemError, detail: message)
     }
   }

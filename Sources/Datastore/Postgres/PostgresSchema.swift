@@ -332,7 +332,7 @@ enum PostgresSchema {
       guard version <= steps.count else {
         throw DatastoreError(
           .systemError,
-          detail: "the forum schema was written by a newer forum (version \(version))")
+          reason: BoardAccessReason.newerPostgresSchema(version: version))
       }
       for index in version..<steps.count {
         try connection.execute(steps[index])
@@ -450,7 +450,6 @@ enum PostgresSchema {
   static func check(on connection: PostgresConnection, rules: EngineRules) throws -> (
     recorded: EngineRules, reinstall: Bool
   ) {
-    let initFix = "run `forum init --db URI` as the database owner"
     let result: PostgresResult
     do {
       result = try connection.query(
@@ -469,14 +468,12 @@ enum PostgresSchema {
     guard result.bool(0, 0), result.bool(0, 1) else {
       throw DatastoreError(
         .systemError,
-        detail: "database \(result.text(0, 4) ?? "?") has no forum schema: \(initFix)")
+        reason: BoardAccessReason.noForumSchema(database: result.text(0, 4) ?? "?"))
     }
     guard result.bool(0, 3) || result.bool(0, 5) else {
       throw DatastoreError(
         .noAccess,
-        detail:
-          "role \(role) is not a member of forum_member: ask the board's owner to run "
-          + "`GRANT forum_member TO \(role)`")
+        reason: BoardAccessReason.notForumMember(role: role))
     }
     let meta: PostgresResult
     do {
@@ -493,7 +490,7 @@ enum PostgresSchema {
     if version > steps.count {
       throw DatastoreError(
         .systemError,
-        detail: "the forum schema is newer (version \(version)) than this forum: upgrade forum")
+        reason: BoardAccessReason.newerPostgresSchema(version: version))
     }
     // Who runs what: the owner may be the one reading it.
     let older = DatastoreError(

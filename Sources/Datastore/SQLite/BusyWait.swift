@@ -60,7 +60,6 @@ extension Connection {
     guard fileHasMoved else { return }
     throw DatastoreError(
       .systemError,
-      detail: "the database file \(path) was moved or deleted while forum had it open; "
-        + "nothing was written")
+      reason: BoardAccessReason.movedOrDeleted(path: path, nothingWritten: true))
   }
 }

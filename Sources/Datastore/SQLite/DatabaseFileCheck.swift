@@ -12,23 +12,23 @@ extension SQLiteEngine {
   static func refusal(forDatabaseAt path: String) -> DatastoreError? {
     if path.isEmpty || path.hasSuffix("/") {
       return DatastoreError(
-        .systemError, detail: "\(path) names a directory, not a database file")
+        .systemError, reason: BoardAccessReason.namesDirectory(path: path))
     }
     // Not NSString.deletingLastPathComponent: it traps on some short relative paths.
     let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
     var info = stat()
     if !directory.isEmpty, stat(directory, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR {
       return DatastoreError(
-        .systemError, detail: "cannot open database \(path): directory \(directory) does not exist")
+        .systemError, reason: BoardAccessReason.directoryMissing(path: path, directory: directory))
     }
     guard stat(path, &info) == 0 else { return nil }  // SQLite creates it
     switch info.st_mode & S_IFMT {
     case S_IFREG: return nil
     case S_IFDIR:
-      return DatastoreError(.systemError, detail: "\(path) is a directory, not a database file")
+      return DatastoreError(.systemError, reason: BoardAccessReason.isDirectory(path: path))
     default:
       return DatastoreError(
-        .systemError, detail: "\(path) is not a regular file (a FIFO, device or socket)")
+        .systemError, reason: BoardAccessReason.notRegularFile(path: path))
     }
   }
 }

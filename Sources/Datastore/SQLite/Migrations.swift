@@ -20,7 +20,7 @@ struct Migrations {
       guard current <= steps.count else {
         throw DatastoreError(
           .systemError,
-          detail: "\(connection.path) was written by a newer forum (schema \(current))")
+          reason: BoardAccessReason.newerSchema(path: connection.path, version: current))
       }
       for index in current..<steps.count {
         switch steps[index] {

@@ -56,7 +56,7 @@ extension SQLiteEngine {
     if connection.fileHasMoved {
       throw DatastoreError(
         .systemError,
-        detail: "the database file \(location) was moved or deleted while forum had it open")
+        reason: BoardAccessReason.movedOrDeleted(path: location, nothingWritten: false))
     }
     let version = try guarded { try dataVersion() }
     defer { noteDataVersion(version) }
@@ -76,7 +76,7 @@ extension SQLiteEngine {
     if connection.fileHasMoved {
       throw DatastoreError(
         .systemError,
-        detail: "the database file \(location) was moved or deleted while forum had it open")
+        reason: BoardAccessReason.movedOrDeleted(path: location, nothingWritten: false))
     }
   }
 

@@ -61,7 +61,7 @@ final class SQLiteEngine: DatastoreEngine {
     do {
       connection = try Connection(path: path)
       if connection.isReadOnly {
-        throw DatastoreError(.systemError, detail: "database \(path) is read-only")
+        throw DatastoreError(.systemError, reason: BoardAccessReason.readOnly(path: path))
       }
       try connection.execute("PRAGMA foreign_keys = ON")
       // Whose file is this? Look before changing anything in it (switching to WAL rewrites the
@@ -77,13 +77,13 @@ final class SQLiteEngine: DatastoreEngine {
         ).firstRow { ($0.int(0), $0.int(1), $0.int(2)) } ?? (0, 0, 0)
       if (version == 0 && tables > 0) || (version > 0 && objectsTables == 0) {
         throw DatastoreError(
-          .systemError, detail: "\(path) is an SQLite database of another program")
+          .systemError, reason: BoardAccessReason.anotherProgramsDatabase(path: path))
       }
       let mode = try BusyWait.retrying {
         try connection.prepare("PRAGMA journal_mode = WAL").firstRow { try $0.text(0) }
       }
       if mode != "wal" {
-        throw DatastoreError(.systemError, detail: "database \(path) cannot use WAL mode")
+        throw DatastoreError(.systemError, reason: BoardAccessReason.noWAL(path: path))
       }
       try connection.execute("PRAGMA synchronous = NORMAL")
       let before = try SQLiteSchema.migrations.apply(to: connection)
@@ -111,16 +111,16 @@ final class SQLiteEngine: DatastoreEngine {
     if let refusal = TriggerRefusal(error) {
       return DatastoreError(refusal.code, field: refusal.field)
     }
-    let detail: String
+    let reason: BoardAccessReason
     switch error.primaryCode {
-    case SQLITE_NOTADB: detail = "\(path) is not a forum database (not an SQLite file)"
-    case SQLITE_READONLY: detail = "database \(path) is read-only"
-    case SQLITE_CANTOPEN: detail = "cannot open database \(path)"
-    case SQLITE_CORRUPT: detail = "database \(path) is damaged"
-    case SQLITE_FULL: detail = "the disk holding \(path) is full"
-    default: detail = "database \(path): \(error.message)"
+    case SQLITE_NOTADB: reason = .notSQLite(path: path)
+    case SQLITE_READONLY: reason = .readOnly(path: path)
+    case SQLITE_CANTOPEN: reason = .cannotOpen(path: path)
+    case SQLITE_CORRUPT: reason = .damaged(path: path)
+    case SQLITE_FULL: reason = .diskFull(path: path)
+    default: return DatastoreError(.systemError, detail: "database \(path): \(error.message)")
     }
-    return DatastoreError(.systemError, detail: detail)
+    return DatastoreError(.systemError, reason: reason)
   }
 
   /// Runs SQLite calls, turning their failures into `DatastoreError`s.
@@ -197,7 +197,7 @@ final class SQLiteEngine: DatastoreEngine {
     else { return }
     throw DatastoreError(
       .systemError,
-      detail: "\(connection.path) was set up by a newer forum (rules \(format)); upgrade forum")
+      reason: BoardAccessReason.newerRules(path: connection.path, format: format))
   }
 
   private func installedRules() throws -> String? {

@@ -122,7 +122,7 @@ final class LiveFeed {
 
   private func failure(_ error: Error, _ session: Session) -> [String] {
     let datastoreError = error as? DatastoreError
-    let detail = datastoreError.map { $0.detail ?? $0.message } ?? "\(error)"
+    let detail = datastoreError.map { session.messages.failure($0) } ?? "\(error)"
     // The engine cannot go on: say so once and stop asking (no busy loop on a dead socket).
     if datastoreError?.code == .systemError { stopped = true }
     guard detail != lastFailure else { return [] }

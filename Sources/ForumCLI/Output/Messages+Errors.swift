@@ -32,6 +32,7 @@ extension Messages {
     case let reason as BoardReason: return board(reason)
     case let reason as StoreReason: return store(reason, field: error.field)
     case let reason as InputReason: return input(reason)
+    case let reason as BoardAccessReason: return access(reason)
     default:
       guard japanese else { return error.detail ?? error.message }
       let head: String
@@ -125,6 +126,55 @@ extension Messages {
     case .olderSchema(let owner):
       return "この掲示板は古い forum で作られています。\(owner ? "" : "掲示板の持ち主が ")"
         + "`forum init --db URI` を一度実行してください"
+    }
+  }
+
+  /// The file or the server under the board; a library's own words stay in parentheses.
+  private func access(_ reason: BoardAccessReason) -> String {
+    guard japanese else { return reason.description }
+    let upgrade = "新しい forum に更新してください。"
+    switch reason {
+    case .namesDirectory(let path), .isDirectory(let path):
+      return "\(path) はディレクトリです。データベースのファイルを指定してください。"
+    case .directoryMissing(let path, let directory):
+      return "データベース \(path) を開けません。ディレクトリ \(directory) がありません。"
+    case .notRegularFile(let path):
+      return "\(path) は通常のファイルではありません (FIFO、デバイスまたはソケット)。"
+    case .readOnly(let path): return "データベース \(path) は読み取り専用です。"
+    case .anotherProgramsDatabase(let path): return "\(path) はほかのプログラムの SQLite データベースです。"
+    case .noWAL(let path): return "データベース \(path) は WAL モードを使えません。"
+    case .notSQLite(let path): return "\(path) は forum のデータベースではありません (SQLite のファイルではありません)。"
+    case .cannotOpen(let path): return "データベース \(path) を開けません。"
+    case .damaged(let path): return "データベース \(path) は壊れています。"
+    case .diskFull(let path): return "\(path) のあるディスクがいっぱいです。"
+    case .newerRules(let path, let format):
+      return "\(path) は新しい forum で作られています (ルール \(format))。" + upgrade
+    case .newerSchema(let path, let version):
+      return "\(path) は新しい forum で書かれています (スキーマ \(version))。" + upgrade
+    case .movedOrDeleted(let path, let nothingWritten):
+      return "開いている間にデータベースのファイル \(path) が移動または削除されました。"
+        + (nothingWritten ? "何も書き込んでいません。" : "")
+    case .cannotCreateDirectory(let path, let error): return "\(path) を作れません (\(error))。"
+    case .libpqMissing(let error):
+      return "PostgreSQL の掲示板には libpq が必要ですが、読み込めません (\(error))。"
+        + "libpq5 を入れてください (Debian: apt-get install libpq5)。"
+    case .serverUnreachable(let error):
+      return "PostgreSQL サーバーにつながりません (\(error))。--db のホストとポートを確かめてください。"
+    case .loginRefused(let error):
+      return "PostgreSQL サーバーがログインを断りました (\(error))。ユーザー名とパスワードを確かめるか、"
+        + "掲示板の持ち主に追加を頼んでください。"
+    case .notForumMember(let role):
+      return "ロール \(role) は forum_member のメンバーではありません。掲示板の持ち主に "
+        + "`GRANT forum_member TO \(role)` の実行を頼んでください。"
+    case .noForumSchema(let database):
+      return "データベース \(database) に forum のスキーマがありません。データベースの持ち主が "
+        + "`forum init --db URI` を実行してください。"
+    case .newerPostgresSchema(let version):
+      return "forum のスキーマ (バージョン \(version)) はこの forum より新しいです。" + upgrade
+    case .schemaMissing:
+      return "forum のスキーマがありません。データベースの持ち主が `forum init` を実行してください。"
+    case .connectionLost(let error):
+      return "PostgreSQL サーバーとの接続が切れました (\(error))。forum を起動し直してください。"
     }
   }
 
