@@ -74,6 +74,24 @@ extension DatastoreClient {
     try readingEngine.moderate(className, objectId: objectId, as: principals)
   }
 
+  /// Sets or clears the flag `field` of a public object (`FlagRule`: a moderator pins a
+  /// thread): only the rule's role and the board's owner (`E403001`, `onlyRoleMaySet`).
+  public func setFlag(_ className: String, objectId: String, field: String, on: Bool) throws {
+    try requireUser()
+    try DatastoreClient.validate(className: className)
+    guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
+    guard let rule = store.rules.flagRule(of: className, field: field) else {
+      throw DatastoreError.invalid("field", field)
+    }
+    // The engine decides (on PostgreSQL the server); asking first gives the refusal its reason.
+    let allowed = try principals.names.contains("role:" + rule.role) || isBoardOwner
+    guard allowed else {
+      throw DatastoreError(
+        .noAccess, reason: StoreReason.onlyRoleMaySet(field: field, role: rule.role))
+    }
+    try readingEngine.setFlag(rule, objectId: objectId, on: on, as: principals)
+  }
+
   /// Reads your roles again, so a role granted or revoked since sign-in counts from now on.
   public func refreshPrincipals() throws {
     guard userId != nil, !principals.isMaster else { return }

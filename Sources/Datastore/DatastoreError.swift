@@ -37,6 +37,8 @@ public enum StoreReason: ErrorReason, Equatable {
   case onlyYouMayWrite
   case usersAreMadeBySigningIn
   case writersMustStayTheAuthor
+  /// A flag (`FlagRule`) that only the board's owner and members of `role` set or clear.
+  case onlyRoleMaySet(field: String, role: String)
   /// Bytes from outside (a terminal, a pipe, a file) that are not UTF-8.
   case notUTF8
   /// A PostgreSQL board set up by an older forum: `forum init` brings it up to date (`owner`:
@@ -54,6 +56,8 @@ public enum StoreReason: ErrorReason, Equatable {
     case .onlyYouMayWrite: return "only you may be the writer"
     case .usersAreMadeBySigningIn: return "users are made by signing in"
     case .writersMustStayTheAuthor: return "the writers must stay the author"
+    case .onlyRoleMaySet(let field, let role):
+      return "only the board's owner and role:\(role) may set \(field)"
     case .notUTF8: return "not valid UTF-8"
     case .olderSchema(let owner):
       return "this board was set up by an older forum: " + (owner ? "run" : "its owner must run")

@@ -57,7 +57,12 @@ public final class Board {
       ModerationRule(
         className: commentClass, role: moderatorRole, contentFields: ["text"],
         markField: "moderatedDate"),
-    ])
+    ],
+    // A pinned thread is listed first (`threads(page:)`, the index below).
+    flags: [FlagRule(className: threadClass, field: pinField, role: moderatorRole)])
+
+  /// When a moderator or the owner pinned a thread; absent when it is not pinned.
+  static let pinField = "pinnedDate"
 
   /// The role whose members may take down others' public posts (granted by the board's owner).
   public static let moderatorRole = "moderator"
@@ -74,6 +79,7 @@ public final class Board {
   public static let indexes =
     [
       IndexSpec(className: threadClass, fields: ["lastActivity"]),
+      IndexSpec(className: threadClass, fields: [pinField, "lastActivity"]),
       IndexSpec(className: threadClass, fields: ["number"]),
       IndexSpec(className: commentClass, fields: ["thread", "number"]),
     ] + conversationIndexes + textIndexes
@@ -103,16 +109,16 @@ public final class Board {
 
   // MARK: Reading
 
-  /// Threads by latest activity, `pageSize` a page; page numbers start at 1. With `total` (a
+  /// Threads by latest activity, pinned ones first, `pageSize` a page; page numbers start at 1. With `total` (a
   /// `threadCount` the caller has anyway), a page in the back half is read from the oldest end,
   /// so the last page costs what the first does instead of stepping over every thread before it.
   public func threads(page: Int, total: Int? = nil) throws -> Page<ForumThread> {
     let skip = try Board.offset(page: page)
     var query = Query(
-      className: Board.threadClass, order: ["-lastActivity"], limit: Board.pageSize + 1,
-      skip: skip, include: ["user"])
+      className: Board.threadClass, order: ["-" + Board.pinField, "-lastActivity"],
+      limit: Board.pageSize + 1, skip: skip, include: ["user"])
     if let total, skip > total / 2, skip < total {
-      query.order = ["lastActivity"]
+      query.order = [Board.pinField, "lastActivity"]
       query.skip = max(0, total - skip - Board.pageSize)
       query.limit = min(Board.pageSize, total - skip)
       let objects = try client.find(query).reversed()
@@ -233,6 +239,17 @@ public final class Board {
   }
 
   // MARK: Writing
+
+  /// Pins (`true`) or unpins thread `number`: a moderator or the board's owner only
+  /// (`E403001`, enforced by the engine as a `FlagRule`). Pinning a pinned thread changes
+  /// nothing. Returns the thread as it is now.
+  @discardableResult
+  public func pin(_ number: Int, _ pinned: Bool) throws -> ForumThread {
+    let object = try threadObject(number)
+    try client.setFlag(
+      Board.threadClass, objectId: object.objectId, field: Board.pinField, on: pinned)
+    return try thread(number)
+  }
 
   /// Posts a thread, with its image stored in the same transaction. The engine numbers it.
   @discardableResult
@@ -406,7 +423,7 @@ public final class Board {
   }
 
   /// The board's own date fields, stored as milliseconds so the engine can compare them.
-  static let dateFields = ["lastActivity", "editDate", "moderatedDate"]
+  static let dateFields = ["lastActivity", "editDate", "moderatedDate", pinField]
 
   /// NCMB writes a date field as `{"__type":"Date","iso":"…Z"}` (only `createDate` and
   /// `updateDate` are plain ISO strings): one format for every date a program reads.

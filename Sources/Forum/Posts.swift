@@ -89,6 +89,8 @@ public struct ForumThread: Equatable, Sendable {
   public let editDate: Int64?
   /// When a moderator took it down (nil: it stands); the title and description are gone.
   public let moderatedDate: Int64?
+  /// When a moderator or the owner pinned it (nil: not pinned); `list` shows it first.
+  public let pinnedDate: Int64?
   /// True when its stored row could not be read (written by hand): only its number is shown.
   public let isDamaged: Bool
   /// Posts in it the signed-in person has not read: others' comments after their read
@@ -129,6 +131,7 @@ public struct ForumThread: Equatable, Sendable {
     isMine = viewer != nil && authorId == viewer
     editDate = object["editDate"]?.intValue
     moderatedDate = object["moderatedDate"]?.intValue
+    pinnedDate = object[Board.pinField]?.intValue
     self.object = object
   }
 }

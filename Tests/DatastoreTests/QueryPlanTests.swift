@@ -317,3 +317,38 @@ struct PartialIndexTests {
     }
   }
 }
+
+@Suite("a flag orders by its presence")
+struct FlagOrderPlanTests {
+  static let rules = EngineRules(
+    flags: [FlagRule(className: "Thread", field: "pinnedDate", role: "moderator")])
+  static let indexes = [IndexSpec(className: "Thread", fields: ["pinnedDate", "lastActivity"])]
+
+  /// Pinned threads first, then by activity: one walk of the index the flag's rule renders
+  /// (whether the object has the flag, then its activity), no sort, on every page.
+  @Test func pinnedFirstWalksTheIndex() throws {
+    try withTemporaryDirectory { directory in
+      let store = try Datastore.open(
+        directory.file("db.sqlite"), rules: Self.rules, indexes: Self.indexes)
+      let storage = try #require(store.engine as? SQLiteEngine)
+      for skip in [0, 20] {
+        let query = Query(
+          className: "Thread", order: ["-pinnedDate", "-lastActivity"], limit: 21, skip: skip)
+        let (sql, values) = SQLiteEngine.findStatement(
+          query, readableBy: QueryPlanTests.reader, rules: Self.rules)
+        let plan = try storage.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows(values) {
+          try $0.text(3) ?? ""
+        }.joined(separator: "\n")
+        #expect(plan.contains("USING INDEX objects_Thread_pinnedDate_lastActivity"), "\(plan)")
+        #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
+        // Without the rule the same order is by the flag's value, which the index does not hold.
+        let (plain, plainValues) = SQLiteEngine.findStatement(
+          query, readableBy: QueryPlanTests.reader)
+        let sorted = try storage.connection.prepare("EXPLAIN QUERY PLAN " + plain).rows(
+          plainValues
+        ) { try $0.text(3) ?? "" }.joined(separator: "\n")
+        #expect(sorted.contains("TEMP B-TREE"), "\(sorted)")
+      }
+    }
+  }
+}

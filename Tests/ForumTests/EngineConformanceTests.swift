@@ -19,6 +19,9 @@ struct EngineConformanceTests {
     let database: TestDatabase
     let root: String
     var boards: [(name: String, board: Board)] = []
+    /// Where each person's feed reader is (`ChangeBatch.next`): the engines' own sequence
+    /// numbers, used and never compared.
+    var cursors: [String: Int64] = [:]
 
     init(_ engine: any EngineFixture) throws {
       database = try engine.makeDatabase(rules: Board.rules, indexes: Board.indexes)
@@ -104,10 +107,25 @@ struct EngineConformanceTests {
         return "\(summary.newThreads) \(summary.newComments) \(summary.threadsWithComments) "
           + "\(summary.messages) \(summary.more)"
       }
+      func described(_ change: Change) -> String {
+        "\(change.className) \(change.kind) \(change.objectId) \(change.parentId ?? "-") "
+          + "\(change.number ?? -1)"
+      }
       read(person, "feed") {
-        try board.changes(since: 0, limit: 1000).changes.map {
-          "\($0.className) \($0.kind) \($0.objectId) \($0.parentId ?? "-") \($0.number ?? -1)"
-        }.joined(separator: "; ")
+        try board.changes(since: 0, limit: 1000).changes.map(described).joined(separator: "; ")
+      }
+      // As a live reader reads it: from where it was, two changes a batch, until no more.
+      read(person, "feed since the last step") {
+        var batches: [String] = []
+        var cursor = world.cursors[person] ?? 0
+        while true {
+          let batch = try board.changes(since: cursor, limit: 2)
+          batches.append(batch.changes.map(described).joined(separator: "; "))
+          cursor = batch.next
+          if !batch.hasMore || batches.count > 100 { break }
+        }
+        world.cursors[person] = cursor
+        return batches.joined(separator: " | ")
       }
     }
     return lines
@@ -154,6 +172,13 @@ struct EngineConformanceTests {
         to: 1, text: "a quiet keyboard is what I would buy, said nobody at any time ever")
     }
     step("alice comments on #2") { try alice.addComment(to: 2, text: "the noodle place") }
+    // Pins (a `FlagRule`): list order, `pinnedDate`, the feed's update, refusals.
+    step("alice pins #2 (refused)") { try alice.pin(2, true) }
+    step("carol pins #1") { try carol.pin(1, true) }
+    step("the owner pins #2") { try world["owner"].pin(2, true) }
+    step("carol pins #2 again") { try carol.pin(2, true) }
+    step("carol unpins #1") { try carol.pin(1, false) }
+    step("bob unpins #2 (refused)") { try bob.pin(2, false) }
     step("bob reads #1") { try bob.markRead(try bob.thread(1), upTo: 2) }
     step("alice edits #1") {
       try alice.editThread(1, title: "Keyboards keyboard", description: nil)

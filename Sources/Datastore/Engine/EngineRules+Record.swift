@@ -1,6 +1,6 @@
 /// The rules' one encoding, a JSON value, and its reading. Each rule's members are written here
 /// once, by name: boards made before keep opening as long as this text stays what they recorded
-/// (`RulesEncodingTests`). Lists that older rules lacked (pairs, revisions, moderation) are left
+/// (`RulesEncodingTests`). Lists that older rules lacked (pairs, revisions, moderation, flags) are left
 /// out when empty, so older boards' records stay theirs; a member without a value (a nil
 /// `fileField`) is left out; a set is written sorted.
 extension EngineRules {
@@ -12,6 +12,7 @@ extension EngineRules {
     if !pairs.isEmpty { members["pairs"] = .array(pairs.map(\.record)) }
     if !revisions.isEmpty { members["revisions"] = .array(revisions.map(\.record)) }
     if !moderation.isEmpty { members["moderation"] = .array(moderation.map(\.record)) }
+    if !flags.isEmpty { members["flags"] = .array(flags.map(\.record)) }
     return .object(members)
   }
 
@@ -23,7 +24,8 @@ extension EngineRules {
       children: try reader.list("children").map(ChildRule.init(record:)),
       pairs: try reader.list("pairs").map(PairRule.init(record:)),
       revisions: try reader.list("revisions").map(RevisionRule.init(record:)),
-      moderation: try reader.list("moderation").map(ModerationRule.init(record:)))
+      moderation: try reader.list("moderation").map(ModerationRule.init(record:)),
+      flags: try reader.list("flags").map(FlagRule.init(record:)))
     try validate()
   }
 }
@@ -158,5 +160,17 @@ extension ModerationRule {
       className: try r.text("className"), role: try r.text("role"),
       contentFields: r.texts("contentFields"), fileField: r.optionalText("fileField"),
       markField: try r.text("markField"))
+  }
+}
+
+extension FlagRule {
+  var record: JSONValue {
+    object(["className": .string(className), "field": .string(field), "role": .string(role)])
+  }
+
+  init(record: JSONValue) throws {
+    let r = RecordReader(record)
+    self.init(
+      className: try r.text("className"), field: try r.text("field"), role: try r.text("role"))
   }
 }

@@ -27,10 +27,13 @@ public struct EngineRules: Equatable, Sendable {
   public var revisions: [RevisionRule] = []
   /// Classes a role may take down, leaving a tombstone (see `ModerationRule`).
   public var moderation: [ModerationRule] = []
+  /// Fields only a role and the board's owner set, which listings may put first (`FlagRule`).
+  public var flags: [FlagRule] = []
 
   public init(
     sequences: [SequenceRule] = [], owners: [OwnerRule] = [], children: [ChildRule] = [],
-    pairs: [PairRule] = [], revisions: [RevisionRule] = [], moderation: [ModerationRule] = []
+    pairs: [PairRule] = [], revisions: [RevisionRule] = [], moderation: [ModerationRule] = [],
+    flags: [FlagRule] = []
   ) {
     self.sequences = sequences
     self.owners = owners
@@ -38,6 +41,7 @@ public struct EngineRules: Equatable, Sendable {
     self.pairs = pairs
     self.revisions = revisions
     self.moderation = moderation
+    self.flags = flags
   }
 
   /// Fields of `className` that no client sets or changes, on create or update: the engine
@@ -72,6 +76,7 @@ public struct EngineRules: Equatable, Sendable {
     }
     for rule in revisions where rule.className == className { add(rule.editDateField) }
     for rule in moderation where rule.className == className { add(rule.markField) }
+    for rule in flags where rule.className == className { add(rule.field) }
     for rule in sequences where rule.className == className { add(rule.field) }
     for rule in owners where rule.className == className { add(rule.field) }
     for rule in pairs where rule.className == className {
@@ -111,6 +116,17 @@ public struct EngineRules: Equatable, Sendable {
     moderation.first { $0.className == className }
   }
 
+  /// The flag `field` of `className`, if the rules declare one.
+  public func flagRule(of className: String, field: String) -> FlagRule? {
+    flags.first { $0.className == className && $0.field == field }
+  }
+
+  /// The fields of `className` a listing orders by presence (a flag set before one not set),
+  /// the same on every engine: a flag's value is a date, and absent it is no value at all.
+  public func presenceOrdered(_ className: String) -> Set<String> {
+    Set(flags.filter { $0.className == className }.map(\.field))
+  }
+
   /// The rules under which `className` is a parent.
   public func parentRules(of className: String) -> [ChildRule] {
     children.filter { $0.parentClass == className }
@@ -126,7 +142,7 @@ public struct EngineRules: Equatable, Sendable {
   /// True when no rule is declared.
   public var isEmpty: Bool {
     sequences.isEmpty && owners.isEmpty && children.isEmpty && pairs.isEmpty
-      && revisions.isEmpty && moderation.isEmpty
+      && revisions.isEmpty && moderation.isEmpty && flags.isEmpty
   }
 
   /// Refuses rules an engine could not install safely: bad names, a class that is the child of
@@ -158,6 +174,12 @@ public struct EngineRules: Equatable, Sendable {
         throw DatastoreError.invalid("rules", "bad role \(rule.role)")
       }
     }
+    for rule in flags {
+      names += [rule.className, rule.field]
+      guard Validation.isRoleName(rule.role) else {
+        throw DatastoreError.invalid("rules", "bad role \(rule.role)")
+      }
+    }
     for name in names where !Validation.isName(name) {
       throw DatastoreError.invalid("rules", "bad name \(name)")
     }
@@ -169,7 +191,8 @@ public struct EngineRules: Equatable, Sendable {
     guard pairClasses.count == pairs.count, pairClasses.isDisjoint(with: owners.map(\.className))
     else { throw DatastoreError.invalid("rules", "a pair's class has its own owner rule") }
     guard Set(owners.map(\.className)).count == owners.count,
-      Set(sequences.map { "\($0.className).\($0.field)" }).count == sequences.count
+      Set(sequences.map { "\($0.className).\($0.field)" }).count == sequences.count,
+      Set(flags.map { "\($0.className).\($0.field)" }).count == flags.count
     else { throw DatastoreError.invalid("rules", "a field is managed twice") }
   }
 }
@@ -289,5 +312,24 @@ public struct ModerationRule: Equatable, Sendable {
     self.contentFields = contentFields
     self.fileField = fileField
     self.markField = markField
+  }
+}
+
+/// A field of `className` that only members of `role:<role>` and the board's owner set or
+/// clear, with `DatastoreClient.setFlag` (a moderator pins a thread): set, it holds the
+/// engine's clock; cleared, the object has no such field. No other write sets or changes it (it
+/// is managed: the API refuses it, PostgreSQL's guard keeps it from a member with psql). Only
+/// public objects (readable by `*`) are flagged. A listing ordered by the field (`-field`)
+/// puts the flagged objects first on every engine (`presenceOrdered`), and an index on it
+/// (`IndexSpec`) is an index on that presence.
+public struct FlagRule: Equatable, Sendable {
+  public let className: String
+  public let field: String
+  public let role: String
+
+  public init(className: String, field: String, role: String) {
+    self.className = className
+    self.field = field
+    self.role = role
   }
 }

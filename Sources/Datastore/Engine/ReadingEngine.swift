@@ -33,6 +33,13 @@ public protocol ReadingEngine: AnyObject {
   /// is in its role; `E404001` when missing, not public or already taken down.
   func moderate(_ className: String, objectId: String, as caller: Principals) throws
 
+  /// Sets (`on`) or clears a flag under its `FlagRule`, dating the object: `E403001` unless the
+  /// caller is in the rule's role or owns the board; `E404001` when the object is missing or not
+  /// public. Setting a set flag or clearing a clear one changes nothing.
+  func setFlag(
+    _ rule: FlagRule, objectId: String, on: Bool, as caller: Principals
+  ) throws
+
   /// The principals of `caller`'s user as they are now (roles granted or revoked since sign-in).
   func currentPrincipals(of caller: Principals) throws -> Principals
 

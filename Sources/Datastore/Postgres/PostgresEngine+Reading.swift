@@ -132,6 +132,15 @@ extension PostgresEngine {
     try write { _ = try run("SELECT forum.moderate($1, $2)", [.text(className), .text(objectId)]) }
   }
 
+  func setFlag(_ rule: FlagRule, objectId: String, on: Bool, as caller: Principals) throws {
+    try act(as: caller)
+    try write {
+      _ = try run(
+        "SELECT forum.set_flag($1, $2, $3, $4::boolean)",
+        [.text(rule.className), .text(objectId), .text(rule.field), .text(on ? "true" : "false")])
+    }
+  }
+
   func currentPrincipals(of caller: Principals) throws -> Principals {
     try act(as: caller)
     guard !isServer else { return caller }  // an app user has no board roles

@@ -498,11 +498,12 @@ final class PostgresEngine: DatastoreEngine {
     return "WHERE " + terms.joined(separator: " AND ") + readFilter(caller, values: &values)
   }
 
-  static func orderClause(_ order: [String]) -> String {
+  static func orderClause(_ order: [String], presence: Set<String> = []) -> String {
     var keys = order.map { key -> String in
       let descending = key.hasPrefix("-")
       let field = descending ? String(key.dropFirst()) : key
-      return PostgresSchema.expression(for: field) + (descending ? " DESC" : "")
+      return PostgresSchema.orderExpression(for: field, presence: presence)
+        + (descending ? " DESC" : "")
     }
     keys.append(order.last?.hasPrefix("-") == true ? "o.id DESC" : "o.id")
     return "ORDER BY " + keys.joined(separator: ", ")
@@ -522,7 +523,7 @@ final class PostgresEngine: DatastoreEngine {
       query, caller, keyColumns: keyColumns, values: &values, rules: rules)
     values += [.text(String(query.limit)), .text(String(query.skip))]
     let (limit, skip) = ("$\(values.count - 1)", "$\(values.count)")
-    let order = orderClause(query.order)
+    let order = orderClause(query.order, presence: rules.presenceOrdered(query.className))
     guard !privateClasses.contains(query.className) else {
       return (
         "SELECT \(columns) FROM \(mine) o \(whereClause) \(order) LIMIT \(limit) OFFSET \(skip)",

@@ -22,6 +22,8 @@ struct PostgresRules: Equatable {
   /// Edits that keep revisions, and what moderators may take down.
   var revisions: [RevisionRule] { rules.revisions }
   var moderation: [ModerationRule] { rules.moderation }
+  /// Flags only a role and the board's owner set (`FlagRule`).
+  var flags: [FlagRule] { rules.flags }
 
   /// Every field of `className` a member's write may not set or change: the rules' own list
   /// (`EngineRules.keptFields`), and a user's handle and identity.
@@ -55,7 +57,8 @@ struct PostgresRules: Equatable {
   }
 
   var classes: [String] {
-    var names = Set(revisions.map(\.className) + moderation.map(\.className))
+    var names = Set(
+      revisions.map(\.className) + moderation.map(\.className) + flags.map(\.className))
     names.formUnion(sequences.map(\.className))
     names.formUnion(owners.map(\.className))
     names.formUnion(pairs.map(\.className))
@@ -238,7 +241,7 @@ struct PostgresRules: Equatable {
           forum.objects_before_insert(),
           forum.objects_after_delete(), forum.objects_after_update(), forum.objects_revise(),
           forum.moderate(text, text), forum.objects_feed() FROM PUBLIC;
-        GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;
+        GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;\(flagSQL)
 
         \(objectTriggers(on: "objects", guardFunction: "objects_guard"))
         \(objectTriggers(on: "private_objects", guardFunction: "private_guard"))
@@ -799,6 +802,57 @@ struct PostgresRules: Equatable {
         """
     }
     return sql.isEmpty ? "  NULL;\n" : sql
+  }
+
+  /// `forum.set_flag` (`FlagRule`): a member of the rule's role, or the board's owner, sets or
+  /// clears a flag of a public object, dating the row. Rendered only for rules that declare
+  /// flags, so the SQL of rules without any (and their boards' fingerprints) stays as it was.
+  private var flagSQL: String {
+    guard !flags.isEmpty else { return "" }
+    var body = ""
+    for rule in flags {
+      let field = PostgresRules.literal(rule.field)
+      body += """
+          IF target_class = \(PostgresRules.literal(rule.className)) AND flag = \(field) THEN
+            IF NOT (\(PostgresRules.literal("role:" + rule.role)) = ANY(forum.principals())
+                    OR forum.is_board_owner()) THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'No access with ACL.';
+            END IF;
+            SELECT data ? \(field) INTO was FROM forum.objects
+            WHERE class = target_class AND object_id = target_id AND '*' = ANY(readers)
+            FOR UPDATE;
+            IF NOT FOUND THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+            END IF;
+            IF was = flag_on THEN RETURN; END IF;
+            UPDATE forum.objects
+            SET data = CASE WHEN flag_on THEN data || jsonb_build_object(\(field), stamp)
+                            ELSE data - \(field) END,
+                update_date = greatest(stamp, update_date + 1)
+            WHERE class = target_class AND object_id = target_id;
+            RETURN;
+          END IF;
+
+        """
+    }
+    return """
+
+      CREATE OR REPLACE FUNCTION forum.set_flag(target_class text, target_id text, flag text,
+                                                flag_on boolean) RETURNS void
+      LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $$
+      DECLARE
+        was boolean;
+        stamp bigint := forum.now_ms();
+      BEGIN
+      \(body)
+        RAISE EXCEPTION USING ERRCODE = 'FA400', MESSAGE = 'field';
+      END
+      $$;
+      REVOKE ALL ON FUNCTION forum.set_flag(text, text, text, boolean) FROM PUBLIC;
+      GRANT EXECUTE ON FUNCTION forum.set_flag(text, text, text, boolean) TO forum_member;
+
+      """
   }
 
   /// `forum.moderate`: a member of the rule's role takes down a public object, leaving a

@@ -343,7 +343,10 @@ enum PostgresSchema {
       try connection.execute(rules.triggerSQL)
       try connection.execute(policiesSQL)
       for spec in indexes where spec.kind == .ordered {
-        for statement in indexSQL(spec, table: rules.table(spec.className)) {
+        for statement in indexSQL(
+          spec, table: rules.table(spec.className),
+          presence: engineRules.presenceOrdered(spec.className))
+        {
           try connection.execute(statement)
         }
       }
@@ -505,6 +508,13 @@ enum PostgresSchema {
 
   /// The SQL expression for a field: built-in fields are columns; the rest live in `data`, a
   /// dotted path reaching into nested objects. Values compare as jsonb.
+  /// What a listing orders by: a field's value, or for a flag (`EngineRules.presenceOrdered`)
+  /// whether the object has it, which sorts the same on every engine (a descending order would
+  /// put objects without the field first here, last on SQLite).
+  static func orderExpression(for field: String, presence: Set<String>) -> String {
+    presence.contains(field) ? "((o.data->'\(field)') IS NOT NULL)" : expression(for: field)
+  }
+
   static func expression(for field: String) -> String {
     switch field {
     case "objectId": return "to_jsonb(o.object_id)"
@@ -532,10 +542,14 @@ enum PostgresSchema {
   /// spec: the leading fields' keys with the last field's value (equality, then order: a page is
   /// one ordered index walk), and every field's key (equality on all of them). The row id breaks
   /// ties. Names are validated (`Validation.isName`).
-  static func indexSQL(_ spec: IndexSpec, table: String = "forum.objects") -> [String] {
+  /// A flag among the fields (`presence`) is indexed as the listings order it: by whether the
+  /// object has it (`orderExpression`).
+  static func indexSQL(
+    _ spec: IndexSpec, table: String = "forum.objects", presence: Set<String> = []
+  ) -> [String] {
     var statements: [String] = []
     // The key columns are on both tables: the engine's WHERE clauses are the same for both.
-    for field in spec.fields {
+    for field in spec.fields where !presence.contains(field) {
       guard let column = keyColumn(for: field) else { continue }
       let path = field.split(separator: ".").joined(separator: ",")
       for target in ["forum.objects", "forum.private_objects"] {
@@ -549,12 +563,17 @@ enum PostgresSchema {
     let base = "objects_\(spec.className)_\(spec.fields.joined(separator: "_"))"
       .replacing(".", with: "_").lowercased()
     func key(_ field: String) -> String {
-      keyColumn(for: field).map { "\"\($0)\"" }
+      if presence.contains(field) {
+        return orderExpression(for: field, presence: presence).replacing("o.", with: "")
+      }
+      return keyColumn(for: field).map { "\"\($0)\"" }
         ?? expression(for: field).replacing("o.", with: "")
     }
     let ordered =
       spec.fields.dropLast().map(key)
-      + [expression(for: spec.fields.last!).replacing("o.", with: "")]
+      + [
+        orderExpression(for: spec.fields.last!, presence: presence).replacing("o.", with: "")
+      ]
     let home = table.dropFirst("forum.".count)
     for (suffix, columns) in [
       ("_by", ordered), ("_eq", spec.fields.map(key)),

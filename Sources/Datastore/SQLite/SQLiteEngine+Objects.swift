@@ -128,7 +128,8 @@ extension SQLiteEngine {
     if let unread = unreadFilter(query, caller, rules: rules, values: &values) {
       whereClause += " AND " + unread
     }
-    let order = SQLiteEngine.orderClause(query.order)
+    let order = SQLiteEngine.orderClause(
+      query.order, presence: rules.presenceOrdered(query.className))
     values += [.integer(Int64(query.limit)), .integer(Int64(query.skip))]
     let sql =
       "SELECT \(SQLiteEngine.objectColumns) FROM objects o \(whereClause) \(order) LIMIT ? OFFSET ?"
@@ -359,11 +360,11 @@ extension SQLiteEngine {
       + "WHERE r.principal IN (\(marks)) AND r.class = ?))"
   }
 
-  private static func orderClause(_ order: [String]) -> String {
+  private static func orderClause(_ order: [String], presence: Set<String> = []) -> String {
     var keys = order.map { key -> String in
       let descending = key.hasPrefix("-")
       let field = descending ? String(key.dropFirst()) : key
-      return expression(for: field) + (descending ? " DESC" : "")
+      return orderExpression(for: field, presence: presence) + (descending ? " DESC" : "")
     }
     // The row id breaks ties in the direction of the last key, which an index gives for free.
     keys.append(order.last?.hasPrefix("-") == true ? "o.id DESC" : "o.id")

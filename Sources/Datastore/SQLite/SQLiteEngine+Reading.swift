@@ -201,6 +201,36 @@ extension SQLiteEngine {
     }
   }
 
+  func setFlag(_ rule: FlagRule, objectId: String, on: Bool, as caller: Principals) throws {
+    let me = try userId(caller)
+    try transaction {
+      try guarded {
+        let inRole = try connection.prepare(
+          "SELECT 1 FROM role_members WHERE role = ? AND userId = ?"
+        ).firstRow([.text(rule.role), .text(me)]) { $0.int(0) }
+        guard try inRole != nil || isBoardOwner(caller) else { throw DatastoreError.noAccess }
+        let field = SQLiteRules.path(rule.field)
+        let target = """
+          o.objectId = ? AND o.class = \(SQLiteRules.literal(rule.className))
+            AND instr(o.readers, ' * ') > 0
+          """
+        let isSet = try connection.prepare(
+          "SELECT json_type(o.data, \(field)) IS NOT NULL FROM objects o WHERE \(target)"
+        ).firstRow([.text(objectId)]) { $0.int(0) != 0 }
+        guard let isSet else { throw DatastoreError.notFound }
+        guard isSet != on else { return }
+        let data =
+          on ? "json_set(o.data, \(field), \(SQLiteRules.now))" : "json_remove(o.data, \(field))"
+        try connection.run(
+          """
+          UPDATE objects AS o SET data = \(data),
+            updateDate = max(o.updateDate + 1, \(SQLiteRules.now))
+          WHERE \(target)
+          """, [.text(objectId)])
+      }
+    }
+  }
+
   func currentPrincipals(of caller: Principals) throws -> Principals {
     let userId = try userId(caller)
     return try guarded {

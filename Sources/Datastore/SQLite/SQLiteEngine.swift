@@ -271,7 +271,10 @@ final class SQLiteEngine: DatastoreEngine {
     guard !missing.isEmpty else { return }
     try connection.transaction {
       for spec in missing {
-        let columns = spec.fields.map { SQLiteEngine.expression(for: $0, table: nil) }
+        let presence = rules.presenceOrdered(spec.className)
+        let columns = spec.fields.map {
+          SQLiteEngine.orderExpression(for: $0, presence: presence, table: nil)
+        }
         // Partial to the class: other classes' rows are neither in it nor computed for it. The
         // class stays the first column, so a listing seeks it (`SEARCH … (class=?)`).
         try connection.execute(
@@ -432,6 +435,17 @@ final class SQLiteEngine: DatastoreEngine {
 
   /// The SQL expression for a field; built-in fields are columns, the rest live in `data`.
   /// Index definitions use the same text so SQLite matches them to queries.
+  /// What a listing orders by: a field's value, or for a flag (`EngineRules.presenceOrdered`)
+  /// whether the object has it, which sorts the same on every engine (PostgreSQL would put
+  /// objects without a value first in a descending order, SQLite last).
+  static func orderExpression(
+    for field: String, presence: Set<String>, table: String? = "o"
+  ) -> String {
+    guard presence.contains(field) else { return expression(for: field, table: table) }
+    let prefix = table.map { $0 + "." } ?? ""
+    return "(json_type(\(prefix)data, '$.\(field)') IS NOT NULL)"
+  }
+
   static func expression(for field: String, table: String? = "o") -> String {
     let prefix = table.map { $0 + "." } ?? ""
     switch field {

@@ -9,7 +9,7 @@ enum CommandRegistry {
     CommentCommand.self, ReplyCommand.self, ChatCommand.self, EditCommand.self,
     HistoryCommand.self, DeleteCommand.self, ImageCommand.self, DMCommand.self,
     InboxCommand.self, MuteCommand.self, UnmuteCommand.self, FollowCommand.self,
-    UnfollowCommand.self, ModCommand.self,
+    UnfollowCommand.self, PinCommand.self, UnpinCommand.self, ModCommand.self,
     WhoCommand.self, WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self,
     QuitCommand.self, InitCommand.self, KeysCommand.self, ServeCommand.self,
   ]

@@ -59,7 +59,9 @@ struct BoardRenderer {
       let shownTitle =
         thread.moderatedDate != nil
         ? "(\(messages.deletedByModerator))" : SafeText.sanitize(thread.title)
-      let title = SafeText.truncate(shownTitle, to: middleWidth)
+      // A pinned thread (listed first) says so before its title.
+      let pin = thread.pinnedDate != nil ? "📌 " : ""
+      let title = SafeText.truncate(pin + shownTitle, to: middleWidth)
       let room = middleWidth - SafeText.width(title)
       let summary = SafeText.sanitize(thread.description, stoppingPast: room)
       var middle = thread.isMine ? style.mine(title) : style.bold(title)

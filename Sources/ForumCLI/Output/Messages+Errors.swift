@@ -122,6 +122,8 @@ extension Messages {
     case .onlyYouMayWrite: return "書き込めるのはあなただけでなければなりません。"
     case .usersAreMadeBySigningIn: return "ユーザーはサインインで作られます。"
     case .writersMustStayTheAuthor: return "書き込める人は投稿者のままでなければなりません。"
+    case .onlyRoleMaySet(let field, let role):
+      return "\(fieldName(field))を設定できるのは掲示板の所有者と role:\(role) だけです。"
     case .notUTF8: return "\(fieldName(field ?? "value"))が正しい UTF-8 ではありません。"
     case .olderSchema(let owner):
       return "この掲示板は古い forum で作られています。\(owner ? "" : "掲示板の持ち主が ")"

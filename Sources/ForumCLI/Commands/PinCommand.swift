@@ -1,0 +1,70 @@
+import Datastore
+import Forum
+
+/// `pin N`, `unpin N`: a moderator or the board's owner keeps a thread at the top of `list`.
+/// The pin is a rule the engine enforces (`Board.rules`' flag), so a member cannot pin with
+/// psql either; this command only says what happened, in the reader's language.
+enum PinCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "pin",
+    summary: Localized(
+      "keep a thread at the top of list (moderators and the owner)",
+      "スレッドを list の先頭に固定する (モデレーターと所有者)"),
+    details: Localized(
+      "Pinned threads come first in `list`, marked 📌, for everyone; among them the latest "
+        + "activity comes first. `unpin THREAD` puts it back in its place. Only moderators "
+        + "and the board's owner may pin or unpin.",
+      "固定したスレッドは全員の `list` の先頭に 📌 付きで並びます (固定したもの同士は新しい"
+        + "順)。`unpin THREAD` で元に戻ります。固定と解除ができるのはモデレーターと掲示板の"
+        + "所有者だけです。"),
+    parameters: [thread])
+
+  static let thread = Argument<ThreadNumber>(
+    help: Localized(
+      "12 or #12; at the prompt the current thread when left out",
+      "12 か #12。プロンプトでは省くと現在のスレッド"), optional: true)
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    try pin(true, invocation, in: session)
+  }
+
+  /// What `pin` and `unpin` share: the thread as it is afterwards, or the refusal.
+  static func pin(_ on: Bool, _ invocation: Invocation, in session: Session) throws
+    -> Session.Outcome
+  {
+    let number = try session.thread(invocation[thread], example: (on ? "pin" : "unpin") + " 12")
+    let japanese = session.messages.japanese
+    let thread: ForumThread
+    do {
+      thread = try session.board.pin(number, on)
+    } catch let error as DatastoreError where error.code == .noAccess {
+      let refusal = Localized(
+        "only moderators and the board's owner may pin or unpin threads",
+        "スレッドの固定と解除ができるのはモデレーターと掲示板の所有者だけです")
+      throw CLIError.refused(refusal.text(japanese: japanese), error)
+    }
+    if session.json {
+      session.emit(thread.json)
+    } else {
+      let said =
+        on
+        ? Localized("Pinned #\(number): it stays at the top of list.", "#\(number) を固定しました。")
+        : Localized("Unpinned #\(number).", "#\(number) の固定を解除しました。")
+      print(said.text(japanese: japanese))
+    }
+    return .next
+  }
+}
+
+enum UnpinCommand: ForumCommand {
+  static let info = CommandInfo(
+    name: "unpin",
+    summary: Localized(
+      "put a pinned thread back in its place (moderators and the owner)",
+      "スレッドの固定を解除する (モデレーターと所有者)"),
+    parameters: [PinCommand.thread])
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    try PinCommand.pin(false, invocation, in: session)
+  }
+}
