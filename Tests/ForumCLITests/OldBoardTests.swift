@@ -50,6 +50,18 @@ struct OldBoardTests {
     #expect(history.contains("thanks") && history.contains("thanks a lot"))
     let inbox = try forum.ok(["--json", "inbox"], profile: "bob").json()
     #expect(inbox.objects("results").count == 1)
+    // Its search index was made again for short words (issue 20): the last two characters of a
+    // post, which began no trigram before, are found.
+    func refs(_ terms: [String]) throws -> Set<String> {
+      Set(
+        try forum.ok(["--json", "search"] + terms, profile: "alice").json().objects("results")
+          .compactMap { $0.string("ref") })
+    }
+    #expect(try refs(["ne"]) == ["1", "1/1"])
+    #expect(try refs(["ot"]) == ["1/2"])
+    #expect(try refs(["t"]) == ["1/2"])
+    #expect(try refs(["zq"]) == [])
+    #expect(try refs(["keyboard", "s"]) == ["1"])
 
     // The same rules, recorded the same way after the format number, plus the pin (issue 20:
     // a `FlagRule`, which the board had no field of). The format moved once (8, issue 20: the

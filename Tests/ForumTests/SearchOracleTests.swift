@@ -250,3 +250,38 @@ struct PostgresSearchPlanTests {
     #expect(values.count == 5)
   }
 }
+
+@Suite("search on SQLite")
+struct SQLiteSearchPlanTests {
+  /// A word of one or two characters is looked up in the trigram index as the trigrams it begins
+  /// (the indexed text ends in two newlines, so its last characters begin some), not by reading
+  /// every post; one in no post is answered without reading any (issue 20).
+  @Test func aShortWordIsLookedUpInTheTrigramIndex() throws {
+    let world = try BoardWorld(SQLiteFixture())
+    let alice = try world.board("alice")
+    try alice.createThread(title: "ok", description: "", image: nil)
+    try alice.createThread(title: "Keyboard", description: "天気", image: nil)
+    try alice.addComment(to: 2, text: "é")
+    let engine = try #require(alice.store.engine as? SQLiteEngine)
+    let principals = Principals(userId: alice.me.objectId)
+    let targets = [TextSearch.Target(className: "Thread"), TextSearch.Target(className: "Comment")]
+    for (terms, expected) in [
+      (["k"], ["1", "2"]), (["ok"], ["1"]), (["K"], ["1", "2"]), (["KE"], ["2"]), (["気"], ["2"]),
+      (["天気"], ["2"]), (["é"], ["2/1"]), (["É"], []), (["zq"], []), (["ke", "yb"], ["2"]),
+      (["ke", "zq"], []), (["o", "keyboard"], ["2"]),
+    ] {
+      let search = TextSearch(terms: terms, targets: targets, limit: 100)
+      let (sql, values) = try engine.searchStatement(search, as: principals)
+      let plan = try engine.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows(values) {
+        try $0.text(3) ?? ""
+      }
+      #expect(!plan.contains { $0.hasPrefix("SCAN o") }, "\(terms): \(plan)")
+      let found = try alice.search(terms).items.map(\.ref)
+      #expect(Set(found) == Set(expected), "\(terms): \(found)")
+    }
+    // A short word no post holds reads no row at all.
+    let absent = try engine.searchStatement(
+      TextSearch(terms: ["zq"], targets: targets), as: principals)
+    #expect(absent.sql == "SELECT NULL WHERE 0", "\(absent.sql)")
+  }
+}

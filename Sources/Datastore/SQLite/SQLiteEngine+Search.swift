@@ -1,12 +1,19 @@
+import CSQLite
+
 /// Full-text search on SQLite. Terms of three or more characters go to the trigram index
-/// (`search_text MATCH`), which narrows the rows; every term is then checked with LIKE on the
-/// object's own fields, which makes the rule exact (a substring, ASCII case ignored, within one
-/// field) and serves the one- and two-character terms trigrams cannot (天気). Each target class
+/// (`search_text MATCH`), which narrows the rows; so do one- and two-character terms (天気), as
+/// any of the index's trigrams they begin (the indexed text ends in two newlines, so every short
+/// substring begins one). Every term is then checked with LIKE on the object's own fields, which
+/// makes the rule exact (a substring, ASCII case ignored, within one field). Each target class
 /// is filtered by the same WHERE clause `find` uses, the caller's readability included.
 extension SQLiteEngine {
   /// Above this many readable matches, results come newest first (the index streams them in that
   /// order and stops at the page) instead of ranked by bm25 (which must score every match).
   static let rankedMatchLimit = 2000
+
+  /// A short term that begins more trigrams than this is in so many posts that walking the
+  /// newest ones finds a page sooner than a query of that many trigrams would.
+  static let shortTermTrigramLimit = 200
 
   func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject] {
     let statement = try searchStatement(search, as: caller)
@@ -18,7 +25,16 @@ extension SQLiteEngine {
     sql: String, values: [SQLValue]
   ) {
     var values: [SQLValue] = []
-    let match = SQLiteSearch.matchExpression(search.terms)
+    var shortTerms: [[String]] = []
+    for term in search.terms where term.unicodeScalars.count < 3 {
+      guard let trigrams = try trigrams(startingWith: term) else { continue }
+      // No trigram begins with it: no post holds it.
+      guard !trigrams.isEmpty else { return ("SELECT NULL WHERE 0", []) }
+      shortTerms.append(trigrams)
+    }
+    let match = SQLiteSearch.matchExpression(search.terms, shortTerms: shortTerms)
+    // Ranked only by the words of three or more characters, as before short words had an index.
+    let rankable = search.terms.contains { $0.unicodeScalars.count >= 3 }
     var branches: [String] = []
     for target in search.targets {
       guard let fields = textFields[target.className] else {
@@ -43,8 +59,9 @@ extension SQLiteEngine {
     let from: String
     if let match {
       from = "search_text s JOIN objects o ON o.id = s.rowid"
-      let ranked = try matchCount(
-        match, filter: filter, values: values, above: SQLiteEngine.rankedMatchLimit)
+      let ranked =
+        try rankable
+        && matchCount(match, filter: filter, values: values, above: SQLiteEngine.rankedMatchLimit)
       values.insert(.text(match), at: 0)
       if ranked {
         let score = SQLiteEngine.relevance(search, textFields: textFields, values: &values)
@@ -88,6 +105,44 @@ extension SQLiteEngine {
       return "(\(frequency) / (\(frequency) + \(saturation)))"
     }
     return "(" + parts.joined(separator: " + ") + ")"
+  }
+
+  /// The index's terms that begin with `term` (one or two characters, folded as the trigram
+  /// tokenizer folds them), read from `search_terms` (fts5vocab) one seek each; nil when there
+  /// are more than `shortTermTrigramLimit` of them or the tokenizer's folding cannot be read.
+  func trigrams(startingWith term: String) throws -> [String]? {
+    let pad = 3 - term.unicodeScalars.count
+    // The tokenizer's first trigram of the term and its padding is the folded term and `pad`
+    // newlines.
+    let text = Array((term + "\n\n").utf8CString)
+    var token = [CChar](repeating: 0, count: 32)
+    let length = text.withUnsafeBufferPointer { text in
+      token.withUnsafeMutableBufferPointer { out in
+        forum_trigram_first_token(
+          connection.handle, text.baseAddress, Int32(text.count - 1), out.baseAddress,
+          Int32(out.count))
+      }
+    }
+    guard length > pad else { return nil }
+    let bytes = token[0..<Int(length)].map { UInt8(bitPattern: $0) }
+    guard bytes.suffix(pad).allSatisfy({ $0 == 10 }),
+      let prefix = String(validating: bytes.dropLast(pad), as: UTF8.self)
+    else { return nil }
+    // The next term at or after `from`, no further than the last one beginning with `prefix`.
+    let next = try connection.prepare(
+      "SELECT term FROM search_terms WHERE term >= ? AND term <= ? LIMIT 1")
+    let last = prefix + "\u{10FFFF}"
+    var found: [String] = []
+    var from = prefix
+    while let term = try guarded({
+      try next.firstRow([.text(from), .text(last)]) { try $0.text(0) }
+    }) ?? nil, term.utf8.starts(with: prefix.utf8) {
+      if found.count == SQLiteEngine.shortTermTrigramLimit { return nil }
+      found.append(term)
+      // The least text after `term` (`term > ?` would step through its every instance).
+      from = term + "\u{1}"
+    }
+    return found
   }
 
   /// True when at most `limit` posts that `filter` lets through (the caller's readable matches)

@@ -63,7 +63,10 @@ final class SQLiteEngine: DatastoreEngine {
       if connection.isReadOnly {
         throw DatastoreError(.systemError, reason: BoardAccessReason.readOnly(path: path))
       }
-      try connection.execute("PRAGMA foreign_keys = ON")
+      // Temporary files in memory: an `INSERT … RETURNING` (every new object) and a write whose
+      // triggers touch several rows keep a scratch table or statement journal, which SQLite
+      // otherwise puts in a file created and unlinked in /var/tmp at every write (issue 20).
+      try connection.execute("PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY")
       // Whose file is this? Look before changing anything in it (switching to WAL rewrites the
       // header), and in one statement so that another process creating the schema at the same
       // moment cannot show us its version from before and its tables from after.

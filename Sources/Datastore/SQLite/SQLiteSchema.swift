@@ -241,6 +241,14 @@ enum SQLiteSchema {
         HAVING max(seq) - \(prunedThrough) > \(Change.window);
       DELETE FROM changes WHERE seq <= \(prunedThrough);
       """),
+    // Version 15 (issue 20): the full-text index's terms, read by a search for a one- or
+    // two-character word (the trigrams it begins). The index itself is made again with its text
+    // ending in two newlines by `SQLiteSearch` (format 2) as the board is prepared; this step
+    // also keeps older forums, which would index it the old way, off the file.
+    .sql(
+      """
+      CREATE VIRTUAL TABLE IF NOT EXISTS search_terms USING fts5vocab(search_text, instance);
+      """),
   ])
 
   /// The last change number the feed pruned (0 for none), in SQL.

@@ -6,8 +6,9 @@ enum SQLiteSearch {
   /// The meta key recording which classes and fields the triggers index.
   static let metaKey = "search"
 
-  /// Bumped when the trigger text below changes, so open files get the new triggers.
-  static let format = 1
+  /// Bumped when the trigger text below changes, so open files get the new triggers and their
+  /// rows indexed again (format 2, issue 20: the text ends in two newlines).
+  static let format = 2
 
   static func fields(of specs: [IndexSpec]) -> [String: [String]] { TextSearch.fields(of: specs) }
 
@@ -19,7 +20,7 @@ enum SQLiteSearch {
   }
 
   /// The declaration a record describes (empty for none or a record of another format).
-  static func fields(fromRecord record: String?) -> [String: [String]] {
+  static func fields(fromRecord record: String?, format: Int = format) -> [String: [String]] {
     guard let record, record.hasPrefix("\(format) ") else { return [:] }
     var fields: [String: [String]] = [:]
     for entry in record.dropFirst("\(format) ".count).split(separator: ";") {
@@ -36,11 +37,18 @@ enum SQLiteSearch {
       separator: " || char(10) || ")
   }
 
+  /// What the index holds of a row: its text with two newlines after it, so that every one- or
+  /// two-character substring of the text begins a trigram (the last two characters too), and a
+  /// short word is found among the trigrams it begins (`SQLiteEngine.trigrams(startingWith:)`).
+  static func indexed(_ row: String, fields: [String]) -> String {
+    "(\(body(row, fields: fields))) || char(10, 10)"
+  }
+
   /// The triggers that keep `className`'s rows in the index. An update re-indexes only when the
   /// text changed: a comment updates its thread's counters, which must not re-tokenize the thread.
   static func triggers(_ className: String, fields: [String]) -> [String] {
-    let new = body("NEW", fields: fields)
-    let old = body("OLD", fields: fields)
+    let new = indexed("NEW", fields: fields)
+    let old = indexed("OLD", fields: fields)
     return [
       """
       CREATE TRIGGER search_insert_\(className) AFTER INSERT ON objects
@@ -82,13 +90,25 @@ enum SQLiteSearch {
         "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'search\\_%' ESCAPE '\\'"
       ).rows { try $0.text(0) ?? "" }
       for name in old { try connection.execute("DROP TRIGGER \"\(name)\"") }
-      try connection.execute("INSERT INTO search_text(search_text) VALUES ('delete-all')")
+      // Format 1 indexed the same text without the two newlines. What they add to a row's
+      // trigrams are those of its last two characters followed by them, so each row gets only
+      // these, inserted under its rowid (a contentless index keeps a row as the union of what was
+      // inserted for it, and the delete triggers remove all of it): a million posts take seconds,
+      // where indexing them again took minutes.
+      let upgrade = fields == Self.fields(fromRecord: current ?? nil, format: 1)
+      if !upgrade {
+        try connection.execute("INSERT INTO search_text(search_text) VALUES ('delete-all')")
+      }
       for className in fields.keys.sorted() {
         for sql in triggers(className, fields: fields[className]!) { try connection.execute(sql) }
+        let text =
+          upgrade
+          ? "substr(\(body("o", fields: fields[className]!)), -2) || char(10, 10)"
+          : indexed("o", fields: fields[className]!)
         try connection.run(
           """
           INSERT INTO search_text(rowid, body)
-          SELECT o.id, \(body("o", fields: fields[className]!)) FROM objects o WHERE o.class = ?
+          SELECT o.id, \(text) FROM objects o WHERE o.class = ? ORDER BY o.id
           """, [.text(className)])
       }
       try connection.run(
@@ -98,13 +118,18 @@ enum SQLiteSearch {
   }
 
   /// The FTS5 query for the terms that trigrams can serve (three or more characters): each a
-  /// quoted phrase, so nothing in it is syntax (`"` doubled; `*`, `-`, `:`, `NEAR` are text).
-  /// Nil when no term is long enough.
-  static func matchExpression(_ terms: [String]) -> String? {
-    let phrases = terms.filter { $0.unicodeScalars.count >= 3 }.map {
-      "\"" + $0.replacing("\"", with: "\"\"") + "\""
-    }
+  /// quoted phrase, so nothing in it is syntax (`"` doubled; `*`, `-`, `:`, `NEAR` are text);
+  /// and for each shorter term, the index's trigrams it begins (`shortTerms`), any of them.
+  /// Nil when no term is served.
+  static func matchExpression(_ terms: [String], shortTerms: [[String]] = []) -> String? {
+    let phrases =
+      terms.filter { $0.unicodeScalars.count >= 3 }.map(phrase)
+      + shortTerms.map { "(" + $0.map(phrase).joined(separator: " OR ") + ")" }
     return phrases.isEmpty ? nil : phrases.joined(separator: " AND ")
+  }
+
+  private static func phrase(_ text: String) -> String {
+    "\"" + text.replacing("\"", with: "\"\"") + "\""
   }
 
   /// A LIKE pattern matching `term` anywhere, with `\` escaping `%`, `_` and itself.
