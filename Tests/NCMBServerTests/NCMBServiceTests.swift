@@ -382,7 +382,8 @@ struct NCMBServiceTests {
       ("PUT", "classes/Todo"), ("DELETE", "classes/Todo"), ("POST", "classes/Todo/\(id)"),
       ("PATCH", "classes/Todo/\(id)"), ("PUT", "users"), ("DELETE", "users"),
       ("POST", "users/\(id)"), ("DELETE", "login"), ("PUT", "logout"), ("POST", "roles"),
-      ("PATCH", "files/a.png"), ("OPTIONS", "files/a.png"),
+      ("PATCH", "files/a.png"), ("OPTIONS", "files/a.png"), ("POST", "files"), ("PUT", "files/"),
+      ("DELETE", "files"),
     ] {
       let (status, body) = try board.send(
         board.request(method, path, session: token, body: "{}"))

@@ -168,7 +168,7 @@ extension PostgresEngine {
 
   /// `find`'s `unreadOnly` on the server: the caller's own positions, from their own rows.
   /// Unread is "not yours with nothing in it, and no position at the last child": all of the
-  /// caller's positions (`forum.my_read_positions()`, schema step 15) hashed once, looked up
+  /// caller's positions (`forum.my_read_positions()`, schema step 14) hashed once, looked up
   /// by each row of the ordered index walk. (A join would lose the walk's order: a hash join's
   /// output counts as unordered, and a nested loop scans every position for every row.) A
   /// position past the last child is only ever written by hand; such a thread passes this

@@ -616,52 +616,70 @@ enum PostgresSchema {
            generate_series(0, length - 1) AS i
     $$;
 
+    -- The caller's identity, asked by every read: PL/pgSQL, whose plans a session keeps (an SQL
+    -- function with SET or SECURITY DEFINER is never inlined and is planned again by every
+    -- statement that calls it: about 1 ms each, several per read). One generic plan each, made
+    -- at a session's first call: every later call costs the same (the side-channel tests
+    -- compare buffers), whatever the plan cache would have chosen by then.
+
     -- True when the connecting role is a server (`forum serve`): a member of forum_server. A
     -- server has no user of its own; it is whoever `forum.act_as` made it (issue 18).
     CREATE OR REPLACE FUNCTION forum.is_server() RETURNS boolean
-    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
     AS $$
-      SELECT EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = 'forum_server'
-                     AND pg_has_role(session_user, r.oid, 'MEMBER'))
+    BEGIN
+      RETURN EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = 'forum_server'
+                     AND pg_has_role(session_user, r.oid, 'MEMBER'));
+    END
     $$;
 
     -- The app user a server acts for: the live session whose token hash `forum.act_as` put in
     -- the setting forum.acting. Anyone may set the setting, so it counts only for a server,
     -- and only while the session it names lives (a logout or expiry ends it at once).
     CREATE OR REPLACE FUNCTION forum.acting_user() RETURNS text
-    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
     AS $$
-      SELECT s.user_id FROM forum.app_sessions s
-      WHERE forum.is_server()
-        AND s.token_hash = (SELECT decode(a.hex, 'hex')
-                            FROM (SELECT current_setting('forum.acting', true) AS hex) a
-                            WHERE a.hex ~ '^[0-9a-f]{64}$')
-        AND s.expires_at > forum.now_ms()
+    DECLARE
+      hex text := current_setting('forum.acting', true);
+    BEGIN
+      IF hex IS NULL OR hex !~ '^[0-9a-f]{64}$' OR NOT forum.is_server() THEN RETURN NULL; END IF;
+      RETURN (SELECT s.user_id FROM forum.app_sessions s
+              WHERE s.token_hash = decode(hex, 'hex') AND s.expires_at > forum.now_ms());
+    END
     $$;
 
     -- The caller's user id: the row mapped to the connecting role (never the current_user of a
     -- definer function), or for a server the app user it acts for. Members cannot read
     -- forum.users; this tells each only its own id.
     CREATE OR REPLACE FUNCTION forum.caller_id() RETURNS text
-    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
     AS $$
-      SELECT CASE WHEN forum.is_server() THEN forum.acting_user()
-        ELSE (SELECT user_id FROM forum.users WHERE role_name = session_user
-              AND role_oid = (SELECT oid FROM pg_roles WHERE rolname = session_user)) END
+    BEGIN
+      IF forum.is_server() THEN RETURN forum.acting_user(); END IF;
+      RETURN (SELECT user_id FROM forum.users WHERE role_name = session_user
+              AND role_oid = (SELECT oid FROM pg_roles WHERE rolname = session_user));
+    END
     $$;
 
     -- An app user has no database role, so no board role either.
     CREATE OR REPLACE FUNCTION forum.principals() RETURNS text[]
-    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
     AS $$
-      SELECT ARRAY['*']
-        || coalesce((SELECT ARRAY[id] FROM forum.caller_id() AS id WHERE id IS NOT NULL),
-                    '{}'::text[])
-        || CASE WHEN forum.is_server() THEN '{}'::text[] ELSE
-             coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
-                       FROM pg_roles r
-                       WHERE r.rolname LIKE 'forum\\_role\\_%'
-                         AND pg_has_role(session_user, r.oid, 'MEMBER')), '{}'::text[]) END
+    DECLARE
+      me text := forum.caller_id();
+      mine text[] := ARRAY['*'] || CASE WHEN me IS NULL THEN '{}'::text[] ELSE ARRAY[me] END;
+    BEGIN
+      IF forum.is_server() THEN RETURN mine; END IF;
+      RETURN mine
+        || coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
+                     FROM pg_roles r
+                     WHERE r.rolname LIKE 'forum\\_role\\_%'
+                       AND pg_has_role(session_user, r.oid, 'MEMBER')), '{}'::text[]);
+    END
     $$;
 
     -- Hands out the next value of a named counter; only the definer triggers call it.
@@ -752,7 +770,7 @@ enum PostgresSchema {
       WHERE rp.user_id = (SELECT forum.caller_id()) AND rp.object_id = ANY(targets)
     $$;
 
-    -- All of them, as one set (schema step 15): an unread filter hashes it once.
+    -- All of them, as one set (schema step 14): an unread filter hashes it once.
     CREATE OR REPLACE FUNCTION forum.my_read_positions()
     RETURNS TABLE(object_id text, "position" bigint)
     LANGUAGE sql STABLE SECURITY DEFINER ROWS 1000 SET search_path = pg_catalog, pg_temp
@@ -792,32 +810,41 @@ enum PostgresSchema {
 
     -- True for the schema's owner's own session (administration, tests planting rows).
     CREATE OR REPLACE FUNCTION forum.is_trusted() RETURNS boolean
-    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
     AS $$
-      SELECT session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
-                             WHERE nspname = 'forum')
+    BEGIN
+      RETURN session_user = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace
+                             WHERE nspname = 'forum');
+    END
     $$;
 
     -- The caller's rows of a private class (see step 8 of `PostgresSchema.steps`): all of them,
     -- those under one parent, or those among some ids. The lookup is by reader keys made from the
     -- caller's own principals, so it touches only rows the caller may read: what it costs does
     -- not depend on whether anyone else's row matches. The schema's owner gets every row.
+    -- The only index a member's lookup can use is the keys' (the class is compared as an
+    -- expression no index holds, and sequential scans are off), so one generic plan, made at a
+    -- session's first call and kept, is as safe as a new one each call, which cost 2 ms on
+    -- every public read; and every call after the first costs the same buffers.
     CREATE OR REPLACE FUNCTION forum.private_rows(want_class text, want_parent text,
                                                   want_ids text[])
     RETURNS SETOF forum.private_objects
     LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
     SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
-    SET plan_cache_mode = force_custom_plan
+    SET plan_cache_mode = force_generic_plan
     AS $$
     DECLARE
       who text[] := forum.principals();
       keys text[];
     BEGIN
       IF forum.is_trusted() THEN
-        RETURN QUERY SELECT o.* FROM forum.private_objects o
-          WHERE (want_class IS NULL OR o.class = want_class)
-            AND (want_parent IS NULL OR o.parent_id = want_parent)
-            AND (want_ids IS NULL OR o.object_id = ANY(want_ids));
+        -- Planned with the values, so the owner's lookups use the indexes they can.
+        RETURN QUERY EXECUTE
+          'SELECT o.* FROM forum.private_objects o
+           WHERE ($1 IS NULL OR o.class = $1) AND ($2 IS NULL OR o.parent_id = $2)
+             AND ($3 IS NULL OR o.object_id = ANY($3))'
+          USING want_class, want_parent, want_ids;
         RETURN;
       END IF;
       -- Among ids, of any class (NULL): `fetch`.
@@ -835,7 +862,7 @@ enum PostgresSchema {
         keys := ARRAY(SELECT 'c/' || want_class || '/' || p FROM unnest(who) p);
       END IF;
       RETURN QUERY SELECT o.* FROM forum.private_objects o
-        WHERE o.reader_keys && keys AND o.class = want_class;
+        WHERE o.reader_keys && keys AND o.class || '' = want_class;
     END
     $$;
 
@@ -857,6 +884,7 @@ enum PostgresSchema {
                                                   lim bigint)
     RETURNS TABLE(date bigint, data jsonb, number bigint)
     LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
     AS $$
     BEGIN
       IF NOT forum.may_read(class_name, target) THEN RETURN; END IF;
@@ -868,6 +896,7 @@ enum PostgresSchema {
     CREATE OR REPLACE FUNCTION forum.revision_totals(class_name text, target text)
     RETURNS TABLE(total bigint, last bigint)
     LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan
     AS $$
     BEGIN
       IF NOT forum.may_read(class_name, target) THEN
