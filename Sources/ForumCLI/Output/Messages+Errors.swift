@@ -44,9 +44,6 @@ extension Messages {
       case .notFound: head = "見つかりません。"
       case .noAccess: head = "権限がないようです。"
       case .invalid: head = "\(fieldName(error.field ?? "value"))が正しくありません。"
-      // A refusal whose reason is the server's words (a member running `forum init`).
-      case .noAccess: head = "権限がないようです。"
-      case .authentication: head = "認証できませんでした。"
       default: head = "システムエラーです。"
       }
       return head + (error.detail.map { " (\($0))" } ?? "")
