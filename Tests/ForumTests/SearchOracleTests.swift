@@ -247,7 +247,11 @@ struct PostgresSearchPlanTests {
     // Members cannot read the index table itself.
     #expect(throws: (any Error).self) { try engine.run("SELECT count(*) FROM forum.search_text") }
     #expect(try client.search(search).count == 30)
-    #expect(values.count == 5)
+    // Each place binds its own copy (`SQL` binds what it interpolates): the pattern six times
+    // (two fields in each branch, two candidate functions), the caller's names in each branch,
+    // the private rows' class, the page's limit and offset.
+    #expect(values.count == 11)
+    #expect(values.filter { $0 == .text("%keyboard%") }.count == 6)
   }
 }
 

@@ -61,14 +61,6 @@ struct PostgresLeaves: QueryLeaves {
 }
 
 extension SQL {
-  /// This SQL placed into a statement written around it by hand: its text numbered after the
-  /// values already in `values`, and its own appended to them.
-  func spliced(into values: inout [PostgresValue]) -> String {
-    let (text, bound) = rendered(.postgres, after: values.count)
-    values += bound.map(PostgresValue.init)
-    return text
-  }
-
   /// The statement's text and its parameters for libpq (values as text, bytes as bytes).
   var postgres: (sql: String, values: [PostgresValue]) {
     let (text, bound) = rendered(.postgres)

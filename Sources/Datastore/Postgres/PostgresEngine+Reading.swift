@@ -18,38 +18,37 @@ extension PostgresEngine {
   {
     try act(as: caller)
     _ = try parentRule(parentClass)
-    var values: [PostgresValue] = [.text(objectId), .text(String(number))]
-    let from = source(parentClass, ids: [objectId], values: &values)
-    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
+    let from = PostgresEngine.source(
+      parentClass, privateClasses: privateClasses, keyColumns: keyColumns, ids: [objectId])
+    let statement: SQL = """
+      WITH readable AS (
+        SELECT o.object_id FROM \(sql: from)
+        WHERE o.object_id = \(objectId) AND o.class = \(literal: parentClass)\
+      \(sql: PostgresEngine.readFilter(caller)))
+      SELECT count(*), forum.mark_read(array_agg(object_id), array_agg(\(number)::bigint))
+      FROM readable
+      """
+    let (sql, values) = statement.postgres
     try write {
       // Positions are written by the server's function only (members cannot read the table).
-      let marked = try run(
-        """
-        WITH readable AS (
-          SELECT o.object_id FROM \(from)
-          WHERE o.object_id = $1 AND o.class = '\(parentClass)'\(filter))
-        SELECT count(*), forum.mark_read(array_agg(object_id), array_agg($2::bigint))
-        FROM readable
-        """, values)
-      if marked.int(0, 0) == 0 { throw DatastoreError.notFound }
+      if try run(sql, values).int(0, 0) == 0 { throw DatastoreError.notFound }
     }
   }
 
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
     try act(as: caller)
     let rule = try parentRule(parentClass)
-    var values: [PostgresValue] = []
-    let from = source(parentClass, values: &values)
-    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
-    try write {
-      _ = try run(
-        """
-        WITH readable AS (
-          SELECT o.object_id, coalesce((o.data->>'\(rule.lastNumberField)')::bigint, 0) AS last
-          FROM \(from) WHERE o.class = '\(parentClass)'\(filter))
-        SELECT forum.mark_read(array_agg(object_id), array_agg(last)) FROM readable
-        """, values)
-    }
+    let from = PostgresEngine.source(
+      parentClass, privateClasses: privateClasses, keyColumns: keyColumns)
+    let statement: SQL = """
+      WITH readable AS (
+        SELECT o.object_id, coalesce((o.data->>\(literal: rule.lastNumberField))::bigint, 0) AS last
+        FROM \(sql: from) WHERE o.class = \(literal: parentClass)\
+      \(sql: PostgresEngine.readFilter(caller)))
+      SELECT forum.mark_read(array_agg(object_id), array_agg(last)) FROM readable
+      """
+    let (sql, values) = statement.postgres
+    try write { _ = try run(sql, values) }
   }
 
   func unread(
@@ -59,44 +58,58 @@ extension PostgresEngine {
   {
     try act(as: caller)
     let rule = try parentRule(parentClass)
-    var values: [PostgresValue] = [PostgresEngine.arrayLiteral(objectIds)]
-    let parents = source(parentClass, ids: objectIds, values: &values, alias: "p")
-    let filter = PostgresEngine.readFilter(caller, table: "p").spliced(into: &values)
+    let ids = PostgresEngine.arrayValue(objectIds)
+    let parents = PostgresEngine.source(
+      parentClass, privateClasses: privateClasses, keyColumns: keyColumns, ids: objectIds,
+      alias: "p")
     // A child lives where its parent does: a private parent's children are the caller's own
     // private rows under it, which the caller may read as it may the parent.
-    let privateChildren = "forum.private_rows('\(rule.childClass)', p.object_id, NULL) c"
-    let pointer =
-      "jsonb_build_object('__type', 'Pointer', 'className', '\(parentClass)', 'objectId', p.object_id)"
-    // The key column (text equality, leakproof) lets row-level security keep the index.
-    let sameParent =
-      PostgresSchema.keyColumn(for: rule.parentField).map { keyColumns.contains($0) } == true
-      ? "c.\"\(PostgresSchema.keyColumn(for: rule.parentField)!)\" = (\(pointer) #>> '{}')"
-      : "c.data->'\(rule.parentField)' = \(pointer)"
-    let mine =
-      rules.owner(of: rule.childClass).map {
-        " AND (c.data->'\($0.field)'->>'objectId') IS DISTINCT FROM \(PostgresEngine.me)"
-      } ?? ""
-    let last = "coalesce((p.data->>'\(rule.lastNumberField)')::bigint, 0)"
-    func count(_ children: String) -> String {
+    let privateChildren: SQL =
+      "forum.private_rows(\(literal: rule.childClass), p.object_id, NULL) c"
+    let pointer: SQL = """
+      jsonb_build_object('__type', 'Pointer', 'className', \(literal: parentClass), \
+      'objectId', p.object_id)
       """
-      (SELECT count(*) FROM (SELECT 1 FROM \(children)
-         WHERE c.class = '\(rule.childClass)' AND \(sameParent)
-         AND (c.data->>'\(rule.numberField)')::bigint > coalesce(rp.position, 0)\(mine)
-         LIMIT \(limit)) AS unread)
+    // The key column (text equality, leakproof) lets row-level security keep the index.
+    let key = PostgresSchema.keyColumn(for: rule.parentField).flatMap {
+      keyColumns.contains($0) ? $0 : nil
+    }
+    let sameParent: SQL =
+      key.map { column -> SQL in "c.\(column: column) = (\(sql: pointer) #>> '{}')" }
+      ?? "c.data->\(literal: rule.parentField) = \(sql: pointer)"
+    let mine: SQL =
+      rules.owner(of: rule.childClass).map { owner -> SQL in
+        """
+         AND (c.data->\(literal: owner.field)->>'objectId') IS DISTINCT FROM \
+        \(sql: SQL(verbatim: PostgresEngine.me))
+        """
+      } ?? ""
+    let last: SQL = "coalesce((p.data->>\(literal: rule.lastNumberField))::bigint, 0)"
+    func count(_ children: SQL) -> SQL {
+      """
+      (SELECT count(*) FROM (SELECT 1 FROM \(sql: children)
+         WHERE c.class = \(literal: rule.childClass) AND \(sql: sameParent)
+         AND (c.data->>\(literal: rule.numberField))::bigint > coalesce(rp.position, 0)\(sql: mine)
+         LIMIT \(limit)::bigint) AS unread)
       """
     }
-    let unread =
+    let unread: SQL =
       privateClasses.contains(rule.childClass)
       ? count(privateChildren)
-      : "CASE WHEN p.in_private THEN \(count(privateChildren)) ELSE \(count("forum.objects c")) END"
-    let result = try run(
+      : """
+      CASE WHEN p.in_private THEN \(sql: count(privateChildren)) \
+      ELSE \(sql: count("forum.objects c")) END
       """
+    let statement: SQL = """
       SELECT p.object_id, rp.position,
-        CASE WHEN coalesce(rp.position, 0) >= \(last) THEN 0 ELSE \(unread) END
-      FROM \(parents)
-      LEFT JOIN forum.read_positions_of($1::text[]) rp ON rp.object_id = p.object_id
-      WHERE p.class = '\(parentClass)' AND p.object_id = ANY($1::text[])\(filter)
-      """, values)
+        CASE WHEN coalesce(rp.position, 0) >= \(sql: last) THEN 0 ELSE \(sql: unread) END
+      FROM \(sql: parents)
+      LEFT JOIN forum.read_positions_of(\(ids)::text[]) rp ON rp.object_id = p.object_id
+      WHERE p.class = \(literal: parentClass) AND p.object_id = ANY(\(ids)::text[])\
+      \(sql: PostgresEngine.readFilter(caller, table: "p"))
+      """
+    let (sql, values) = statement.postgres
+    let result = try run(sql, values)
     var states: [String: UnreadState] = [:]
     for row in 0..<result.rowCount {
       states[result.text(row, 0) ?? ""] = UnreadState(
@@ -113,11 +126,12 @@ extension PostgresEngine {
     // Members read revisions only through the server's functions, which find the object
     // among what the caller may read first (issue 22).
     let totals = try run(
-      "SELECT total, last FROM forum.revision_totals($1, $2)",
-      [.text(className), .text(objectId)])
+      sql: "SELECT total, last FROM forum.revision_totals(\(className), \(objectId))")
     let result = try run(
-      "SELECT date, data::text, number FROM forum.revisions_of($1, $2, $4::bigint, $3::bigint)",
-      [.text(className), .text(objectId), .text(String(limit)), .text(String(skip))])
+      sql: """
+        SELECT date, data::text, number
+        FROM forum.revisions_of(\(className), \(objectId), \(skip)::bigint, \(limit)::bigint)
+        """)
     let revisions = (0..<result.rowCount).map { row in
       Revision(
         number: Int(result.int(row, 2)), date: result.int(row, 0),

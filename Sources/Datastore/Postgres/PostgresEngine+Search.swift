@@ -14,10 +14,10 @@ extension PostgresEngine {
   func searchStatement(_ search: TextSearch, as caller: Principals) throws -> (
     sql: String, values: [PostgresValue]
   ) {
-    var values: [PostgresValue] = []
-    var branches: [String] = []
+    var branches: [SQL] = []
     // Private classes are read from the caller's own rows, each in a SELECT of its own.
-    var privateParts: [String] = []
+    var privateParts: [SQL] = []
+    let columns = SQL(verbatim: PostgresEngine.columns)
     for target in search.targets {
       guard let fields = textFields[target.className] else {
         throw DatastoreError.invalid("className", "\(target.className) has no text index")
@@ -27,58 +27,65 @@ extension PostgresEngine {
       // The caller's own private rows of the class (all of a private class's rows; a public
       // class's private threads and the like), matched by the caller's own candidates.
       let mine = PostgresEngine.privateRows(
-        target.className, parent: PostgresEngine.parentNamed(query, rules: rules)
-      ).spliced(into: &values)
-      var clause = String(
-        PostgresEngine.whereClause(query, caller, keyColumns: keyColumns)
-          .spliced(into: &values).dropFirst("WHERE ".count))
-      var publicClause = ""
-      var privateClause = ""
+        target.className, parent: PostgresEngine.parentNamed(query, rules: rules))
+      var clause = PostgresEngine.whereTerms(query, caller, keyColumns: keyColumns)
+      var publicClause: SQL = ""
+      var privateClause: SQL = ""
       for term in search.terms {
-        values.append(.text(PostgresSearch.likePattern(TextSearch.foldedASCII(term))))
-        let mark = "$\(values.count)"
-        let tests = fields.map { "\(PostgresSearch.folded("o.data->>'\($0)'")) LIKE \(mark)" }
-        clause += " AND (" + tests.joined(separator: " OR ") + ")"
+        let pattern = PostgresSearch.likePattern(TextSearch.foldedASCII(term))
+        let tests = fields.map { field -> SQL in
+          let text = SQL(verbatim: PostgresSearch.folded("o.data->>" + SQL.quotedLiteral(field)))
+          return "\(sql: text) LIKE \(pattern)"
+        }
+        clause.append(" AND (\(sql: SQL.joined(tests, separator: " OR ")))")
         // Three characters or more: the trigram index, through the class's function, gives
         // the candidates (readable ones only), which the member's own policies then filter.
         if term.unicodeScalars.count >= 3 && indexedClasses.contains(target.className) {
-          publicClause +=
-            " AND o.id IN (SELECT \(PostgresSearch.candidatesFunction)('\(target.className)', \(mark)))"
-          privateClause +=
-            " AND o.id IN (SELECT \(PostgresSearch.privateCandidatesFunction)('\(target.className)', \(mark)))"
+          let candidates = SQL(verbatim: PostgresSearch.candidatesFunction)
+          let privateCandidates = SQL(verbatim: PostgresSearch.privateCandidatesFunction)
+          publicClause.append(
+            " AND o.id IN (SELECT \(sql: candidates)(\(literal: target.className), \(pattern)))")
+          privateClause.append(
+            """
+             AND o.id IN (SELECT \(sql: privateCandidates)(\(literal: target.className), \
+            \(pattern)))
+            """)
         }
       }
       privateParts.append(
-        "SELECT \(PostgresEngine.columns), o.create_date, 1, o.id FROM \(mine) o WHERE \(clause)\(privateClause)"
-      )
+        """
+        SELECT \(sql: columns), o.create_date, 1, o.id FROM \(sql: mine) o \
+        WHERE \(sql: clause)\(sql: privateClause)
+        """)
       if !isPrivate {
-        branches.append("(\(clause)\(publicClause))")
+        branches.append("(\(sql: clause)\(sql: publicClause))")
       }
     }
     guard !branches.isEmpty || !privateParts.isEmpty else {
       return ("SELECT NULL WHERE false", [])
     }
-    values += [.text(String(search.limit)), .text(String(search.skip))]
-    if !privateParts.isEmpty {
+    let anyBranch = SQL.joined(branches, separator: " OR ")
+    let page: SQL = "LIMIT \(search.limit) OFFSET \(search.skip)"
+    guard privateParts.isEmpty else {
       // Two tables, two id sequences: newest first by date, the table then the id breaking ties.
       var parts = privateParts
       if !branches.isEmpty {
         parts.insert(
-          "SELECT \(PostgresEngine.columns), o.create_date, 0, o.id FROM forum.objects o WHERE "
-            + branches.joined(separator: " OR "), at: 0)
+          "SELECT \(sql: columns), o.create_date, 0, o.id FROM forum.objects o WHERE \(sql: anyBranch)",
+          at: 0)
       }
-      let sql = """
-        SELECT * FROM (\(parts.joined(separator: " UNION ALL "))) AS found(c1, c2, c3, c4, c5, c6,
-          c7, sort_date, sort_table, sort_id)
+      let statement: SQL = """
+        SELECT * FROM (\(sql: SQL.joined(parts, separator: " UNION ALL "))) AS found(c1, c2, c3, c4, \
+        c5, c6, c7, sort_date, sort_table, sort_id)
         ORDER BY sort_date DESC, sort_table DESC, sort_id DESC
-        LIMIT $\(values.count - 1) OFFSET $\(values.count)
+        \(sql: page)
         """
-      return (sql, values)
+      return statement.postgres
     }
-    let sql = """
-      SELECT \(PostgresEngine.columns) FROM forum.objects o WHERE \(branches.joined(separator: " OR "))
-      ORDER BY o.id DESC LIMIT $\(values.count - 1) OFFSET $\(values.count)
+    let statement: SQL = """
+      SELECT \(sql: columns) FROM forum.objects o WHERE \(sql: anyBranch)
+      ORDER BY o.id DESC \(sql: page)
       """
-    return (sql, values)
+    return statement.postgres
   }
 }

@@ -56,6 +56,13 @@ final class PostgresEngine: DatastoreEngine {
     }
   }
 
+  /// `statement` rendered for PostgreSQL (`$1`, `$2`…, values as libpq's text) and run.
+  /// (Labelled: `run(_:)` takes text written by hand, where an interpolation is text.)
+  func run(sql statement: SQL) throws -> PostgresResult {
+    let (sql, values) = statement.postgres
+    return try run(sql, values)
+  }
+
   /// One write with its rules' bookkeeping, retried as a whole on a deadlock. A rollback also
   /// undoes an `act_as` made inside (settings are transactional), so each attempt, and a
   /// failure, starts again from whom the connection acted for when it began.
@@ -320,14 +327,13 @@ final class PostgresEngine: DatastoreEngine {
   {
     try act(as: caller)
     let objectId = Validation.randomId()
-    let values: [PostgresValue] = [
-      .text(className), .text(objectId), PostgresEngine.arrayLiteral(acl.readers),
-      PostgresEngine.arrayLiteral(acl.writers), .text(JSONValue.object(fields).jsonText()),
-    ]
-    let insert = """
-      INSERT INTO forum.objects AS o (class, object_id, readers, writers, data)
-      VALUES ($1, $2, $3::text[], $4::text[], $5::jsonb)
+    let row: SQL = """
+      \(className), \(objectId), \(PostgresEngine.arrayValue(acl.readers))::text[], \
+      \(PostgresEngine.arrayValue(acl.writers))::text[], \(JSONValue.object(fields).jsonText())::jsonb
       """
+    let columns = SQL(verbatim: PostgresEngine.columns)
+    let insert: SQL =
+      "INSERT INTO forum.objects AS o (class, object_id, readers, writers, data) VALUES (\(sql: row))"
     return try write {
       // A row some may not read, or a child (which lives where its parent does): the server
       // picks the table. Never through forum.objects: its identity would count private rows.
@@ -335,9 +341,7 @@ final class PostgresEngine: DatastoreEngine {
         || PostgresEngine.isChild(className, rules: rules)
       {
         let made = try objects(
-          run(
-            "SELECT \(PostgresEngine.columns) FROM forum.insert_row($1, $2, $3::text[], "
-              + "$4::text[], $5::jsonb) o", values))
+          run(sql: "SELECT \(sql: columns) FROM forum.insert_row(\(sql: row)) o"))
         if let object = made.first { return object }
         let now = try self.now()
         return DataObject(
@@ -346,13 +350,11 @@ final class PostgresEngine: DatastoreEngine {
       }
       // RETURNING needs the new row to be readable.
       if acl.allowsRead(caller) {
-        if let object = try objects(run(insert + " RETURNING \(PostgresEngine.columns)", values))
-          .first
-        {
+        if let object = try objects(run(sql: insert + " RETURNING \(sql: columns)")).first {
           return object
         }
       }
-      _ = try run(insert, values)
+      _ = try run(sql: insert)
       let now = try self.now()
       return DataObject(
         className: className, objectId: objectId, createDate: now, updateDate: now, acl: acl,
@@ -410,14 +412,13 @@ final class PostgresEngine: DatastoreEngine {
     return pointer["objectId"]?.stringValue
   }
 
+  /// `PostgresEngine.source` with this board's private classes and key columns.
   func source(
-    _ className: String, parent: String? = nil, ids: [String]? = nil,
-    values: inout [PostgresValue], alias: String = "o"
-  ) -> String {
+    _ className: String, parent: String? = nil, ids: [String]? = nil, alias: String = "o"
+  ) -> SQL {
     PostgresEngine.source(
       className, privateClasses: privateClasses, keyColumns: keyColumns, parent: parent,
-      ids: ids, alias: alias
-    ).spliced(into: &values)
+      ids: ids, alias: alias)
   }
 
   private static func isChild(_ className: String, rules: EngineRules) -> Bool {
@@ -426,18 +427,25 @@ final class PostgresEngine: DatastoreEngine {
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
     try act(as: caller)
-    let from = PostgresEngine.source(
-      className, privateClasses: privateClasses, keyColumns: keyColumns, ids: [objectId])
-    let statement: SQL = """
-      SELECT \(sql: SQL(verbatim: PostgresEngine.columns)) FROM \(sql: from)
-      WHERE o.object_id = \(objectId) AND o.class = \(literal: className)\(sql: PostgresEngine.readFilter(caller))
-      """
-    let (sql, values) = statement.postgres
-    guard let object = try objects(run(sql, values)).first else { throw DatastoreError.notFound }
+    guard let object = try objects(run(sql: readable(className, objectId, caller))).first else {
+      throw DatastoreError.notFound
+    }
     return object
   }
 
-  /// ` AND o.readers && $n`: the caller's principals narrow what the server lets through.
+  /// The object `objectId` of `className` if the caller may read it, in whichever table.
+  private func readable(
+    _ className: String, _ objectId: String, _ caller: Principals,
+    columns: SQL = SQL(verbatim: PostgresEngine.columns)
+  ) -> SQL {
+    """
+    SELECT \(sql: columns) FROM \(sql: source(className, ids: [objectId]))
+    WHERE o.object_id = \(objectId) AND o.class = \(literal: className)\
+    \(sql: PostgresEngine.readFilter(caller))
+    """
+  }
+
+  /// ` AND o.readers && ARRAY[…]`: the caller's principals narrow what the server lets through.
   static func readFilter(_ caller: Principals, table: String = "o") -> SQL {
     guard !caller.isMaster else { return "" }
     let readers = SQL(verbatim: table + ".readers")
@@ -448,15 +456,22 @@ final class PostgresEngine: DatastoreEngine {
       " AND (\(sql: everyone)\(sql: readers) && \(arrayValue(caller.names))::text[])"
   }
 
-  private static func writeFilter(_ caller: Principals, values: inout [PostgresValue]) -> String {
+  private static func writeFilter(_ caller: Principals) -> SQL {
     guard !caller.isMaster else { return "" }
-    values.append(arrayLiteral(caller.names))
-    return " AND o.writers && $\(values.count)::text[]"
+    return " AND o.writers && \(arrayValue(caller.names))::text[]"
   }
 
   /// The WHERE clause of a query: class (literal, so partial indexes apply), equalities as jsonb
   /// parameters, and the readers filter.
   static func whereClause(
+    _ query: Query, _ caller: Principals, keyColumns: Set<String>,
+    rules: EngineRules = EngineRules()
+  ) -> SQL {
+    "WHERE \(sql: whereTerms(query, caller, keyColumns: keyColumns, rules: rules))"
+  }
+
+  /// `whereClause` without its `WHERE` (search adds its own terms).
+  static func whereTerms(
     _ query: Query, _ caller: Principals, keyColumns: Set<String>,
     rules: EngineRules = EngineRules()
   ) -> SQL {
@@ -483,7 +498,7 @@ final class PostgresEngine: DatastoreEngine {
     }
     terms += query.conditions.map { QuerySQL.condition($0, PostgresLeaves()) }
     if let unread = unreadFilter(query, rules: rules) { terms.append(unread) }
-    return "WHERE \(sql: SQL.joined(terms, separator: " AND "))\(sql: readFilter(caller))"
+    return "\(sql: SQL.joined(terms, separator: " AND "))\(sql: readFilter(caller))"
   }
 
   /// The SELECT that `find` runs and its parameters (benchmarks time the same SQL raw). A class
@@ -543,17 +558,19 @@ final class PostgresEngine: DatastoreEngine {
   func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
     try act(as: caller)
     guard !objectIds.isEmpty else { return [] }
-    var values = [PostgresEngine.arrayLiteral(objectIds)]
-    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
+    let ids = PostgresEngine.arrayValue(objectIds)
+    let filter = PostgresEngine.readFilter(caller)
+    let columns = SQL(verbatim: PostgresEngine.columns)
     // The caller's private rows among the ids, of any class, found from the caller's own.
-    let sql = """
-      SELECT \(PostgresEngine.columns) FROM forum.objects o
-      WHERE o.object_id = ANY($1::text[])\(filter)
-      UNION ALL
-      SELECT \(PostgresEngine.columns) FROM forum.private_rows(NULL, NULL, $1::text[]) o
-      WHERE o.object_id = ANY($1::text[])\(filter)
-      """
-    return try objects(run(sql, values))
+    return try objects(
+      run(
+        sql: """
+          SELECT \(sql: columns) FROM forum.objects o
+          WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
+          UNION ALL
+          SELECT \(sql: columns) FROM forum.private_rows(NULL, NULL, \(ids)::text[]) o
+          WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
+          """))
   }
 
   func update(
@@ -561,38 +578,38 @@ final class PostgresEngine: DatastoreEngine {
     increment increments: [String: Int64], acl: ACL?, as caller: Principals
   ) throws -> DataObject {
     try act(as: caller)
-    var values: [PostgresValue] = [.text(objectId)]
     let removed = fields.filter { $0.value == .null }.map(\.key)
     let kept = fields.filter { $0.value != .null }
-    values.append(PostgresEngine.arrayLiteral(removed))
-    values.append(.text(JSONValue.object(kept).jsonText()))
-    var data = "(o.data - $2::text[]) || $3::jsonb"
+    var data: SQL = """
+      (o.data - \(PostgresEngine.arrayValue(removed))::text[]) || \
+      \(JSONValue.object(kept).jsonText())::jsonb
+      """
     for (key, delta) in increments.sorted(by: { $0.key < $1.key }) {
-      values.append(.text(String(delta)))
-      data +=
-        " || jsonb_build_object('\(key)', coalesce((o.data->>'\(key)')::bigint, 0) + $\(values.count)::bigint)"
+      data.append(
+        """
+         || jsonb_build_object(\(literal: key), \
+        coalesce((o.data->>\(literal: key))::bigint, 0) + \(delta)::bigint)
+        """)
     }
-    var assignments = ["data = \(data)"]
+    var assignments: [SQL] = ["data = \(sql: data)"]
     if let acl {
-      values.append(PostgresEngine.arrayLiteral(acl.readers))
-      assignments.append("readers = $\(values.count)::text[]")
-      values.append(PostgresEngine.arrayLiteral(acl.writers))
-      assignments.append("writers = $\(values.count)::text[]")
+      assignments.append("readers = \(PostgresEngine.arrayValue(acl.readers))::text[]")
+      assignments.append("writers = \(PostgresEngine.arrayValue(acl.writers))::text[]")
     }
     if privateClasses.contains(className) {
       return try updatePrivate(
         className, objectId: objectId, set: fields, increment: increments, acl: acl, as: caller)
     }
-    let filter = PostgresEngine.writeFilter(caller, values: &values)
-    let sql = """
-      UPDATE forum.objects o SET \(assignments.joined(separator: ", "))
-      WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)
-      RETURNING \(PostgresEngine.columns)
+    let statement: SQL = """
+      UPDATE forum.objects o SET \(sql: SQL.joined(assignments, separator: ", "))
+      WHERE o.object_id = \(objectId) AND o.class = \(literal: className)\
+      \(sql: PostgresEngine.writeFilter(caller))
+      RETURNING \(sql: SQL(verbatim: PostgresEngine.columns))
       """
     return try write {
       let result: PostgresResult
       do {
-        result = try run(sql, values)
+        result = try run(sql: statement)
       } catch let error as DatastoreError
         where error.code == .invalid && error.field == "value" && !increments.isEmpty
       {
@@ -621,15 +638,7 @@ final class PostgresEngine: DatastoreEngine {
     let moved = try run(
       "SELECT current_setting('forum.moved', true), set_config('forum.moved', '', true)")
     guard moved.text(0, 0) == objectId else { return nil }
-    var values: [PostgresValue] = [.text(objectId)]
-    let from = source(className, ids: [objectId], values: &values)
-    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
-    let found = try objects(
-      run(
-        """
-        SELECT \(PostgresEngine.columns) FROM \(from)
-        WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)
-        """, values))
+    let found = try objects(run(sql: readable(className, objectId, caller)))
     if let object = found.first { return object }
     // Written, but no longer readable by the caller.
     let now = try self.now()
@@ -645,22 +654,19 @@ final class PostgresEngine: DatastoreEngine {
   ) throws -> DataObject {
     let removed = fields.filter { $0.value == .null }.map(\.key)
     let kept = fields.filter { $0.value != .null }
-    let values: [PostgresValue] = [
-      .text(className), .text(objectId), PostgresEngine.arrayLiteral(removed),
-      .text(JSONValue.object(kept).jsonText()),
-      .text(JSONValue.object(increments.mapValues { .int($0) }).jsonText()),
-      acl.map { PostgresEngine.arrayLiteral($0.readers) } ?? .null,
-      acl.map { PostgresEngine.arrayLiteral($0.writers) } ?? .null,
-      PostgresEngine.narrowing(caller),
-    ]
+    let readers: SQLValue = acl.map { PostgresEngine.arrayValue($0.readers) } ?? .null
+    let writers: SQLValue = acl.map { PostgresEngine.arrayValue($0.writers) } ?? .null
+    let added = JSONValue.object(increments.mapValues { .int($0) }).jsonText()
+    let statement: SQL = """
+      SELECT \(sql: SQL(verbatim: PostgresEngine.columns)) FROM forum.update_object(\(className), \
+      \(objectId), \(PostgresEngine.arrayValue(removed))::text[], \
+      \(JSONValue.object(kept).jsonText())::jsonb, \(added)::jsonb, \(readers)::text[], \
+      \(writers)::text[], \(PostgresEngine.narrowing(caller))::text[]) o
+      """
     return try write {
       let result: PostgresResult
       do {
-        result = try run(
-          """
-          SELECT \(PostgresEngine.columns) FROM forum.update_object($1, $2, $3::text[], $4::jsonb,
-            $5::jsonb, $6::text[], $7::text[], $8::text[]) o
-          """, values)
+        result = try run(sql: statement)
       } catch let error as DatastoreError
         where error.code == .invalid && error.field == "value" && !increments.isEmpty
       {
@@ -677,26 +683,23 @@ final class PostgresEngine: DatastoreEngine {
   private func refusal(_ className: String, _ objectId: String, _ caller: Principals) throws
     -> DatastoreError
   {
-    var values: [PostgresValue] = [.text(objectId)]
-    let from = source(className, ids: [objectId], values: &values)
-    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
-    let readable = try run(
-      "SELECT 1 FROM \(from) WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)",
-      values)
-    return readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
+    let found = try run(sql: readable(className, objectId, caller, columns: "1"))
+    return found.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
   }
 
   /// The caller's principals as the narrowing argument of the server's delete functions.
-  private static func narrowing(_ caller: Principals) -> PostgresValue {
-    caller.isMaster ? .null : arrayLiteral(caller.names)
+  private static func narrowing(_ caller: Principals) -> SQLValue {
+    caller.isMaster ? .null : arrayValue(caller.names)
   }
 
   func delete(_ className: String, objectId: String, as caller: Principals) throws {
     try act(as: caller)
     try write {
       let result = try run(
-        "SELECT forum.delete_object($1, $2, $3::text[])",
-        [.text(className), .text(objectId), PostgresEngine.narrowing(caller)])
+        sql: """
+          SELECT forum.delete_object(\(className), \(objectId), \
+          \(PostgresEngine.narrowing(caller))::text[])
+          """)
       if !result.bool(0, 0) { throw try refusal(className, objectId, caller) }
     }
   }
@@ -720,30 +723,27 @@ final class PostgresEngine: DatastoreEngine {
     name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
   ) throws -> FileInfo {
     try act(as: caller)
-    let values: [PostgresValue] = [
-      .text(name), .text(mimeType), PostgresEngine.arrayLiteral(acl.readers),
-      PostgresEngine.arrayLiteral(acl.writers), .bytes(bytes),
-    ]
-    let insert = """
-      INSERT INTO forum.files AS f (name, mime_type, readers, writers, data)
-      VALUES ($1, $2, $3::text[], $4::text[], $5)
+    let row: SQL = """
+      \(name), \(mimeType), \(PostgresEngine.arrayValue(acl.readers))::text[], \
+      \(PostgresEngine.arrayValue(acl.writers))::text[], \(.blob(bytes))
+      """
+    let columns = SQL(verbatim: PostgresEngine.fileColumns)
+    let insert: SQL = """
+      INSERT INTO forum.files AS f (name, mime_type, readers, writers, data) VALUES (\(sql: row))
       """
     return try write {
       do {
         // A file some may not read goes to the owner-only table (issue 22).
         if !acl.readers.contains("*") {
           let made = fileInfos(
-            try run(
-              "SELECT \(PostgresEngine.fileColumns) FROM forum.insert_file($1, $2, $3::text[], "
-                + "$4::text[], $5) f", values))
+            try run(sql: "SELECT \(sql: columns) FROM forum.insert_file(\(sql: row)) f"))
           if let info = made.first { return info }
         } else if acl.allowsRead(caller),
-          let info = fileInfos(try run(insert + " RETURNING \(PostgresEngine.fileColumns)", values))
-            .first
+          let info = fileInfos(try run(sql: insert + " RETURNING \(sql: columns)")).first
         {
           return info
         }
-        if acl.readers.contains("*") { _ = try run(insert, values) }
+        if acl.readers.contains("*") { _ = try run(sql: insert) }
       } catch let error as DatastoreError where error.code == .invalid {
         throw DatastoreError.invalid("fileName", "a file named \(name) already exists")
       }
@@ -759,14 +759,15 @@ final class PostgresEngine: DatastoreEngine {
   private func readableFile(_ name: String, _ caller: Principals, columns: String) throws
     -> PostgresResult
   {
-    var values: [PostgresValue] = [.text(name)]
-    let filter = PostgresEngine.readFilter(caller, table: "f").spliced(into: &values)
+    let filter = PostgresEngine.readFilter(caller, table: "f")
+    let columns = SQL(verbatim: columns)
     return try run(
-      """
-      SELECT \(columns) FROM forum.files f WHERE f.name = $1\(filter)
-      UNION ALL
-      SELECT \(columns) FROM forum.private_file_rows(ARRAY[$1]) f WHERE f.name = $1\(filter)
-      """, values)
+      sql: """
+        SELECT \(sql: columns) FROM forum.files f WHERE f.name = \(name)\(sql: filter)
+        UNION ALL
+        SELECT \(sql: columns) FROM forum.private_file_rows(ARRAY[\(name)]) f \
+        WHERE f.name = \(name)\(sql: filter)
+        """)
   }
 
   func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
@@ -837,11 +838,11 @@ final class PostgresEngine: DatastoreEngine {
       // Checked and written by the server, in whichever table the file is (it moves when its
       // readers gain or lose '*'); the date is its trigger's.
       let changed = try run(
-        "SELECT forum.update_file($1, $2::text[], $3::text[], $4::text[])",
-        [
-          .text(name), PostgresEngine.arrayLiteral(acl.readers),
-          PostgresEngine.arrayLiteral(acl.writers), PostgresEngine.narrowing(caller),
-        ])
+        sql: """
+          SELECT forum.update_file(\(name), \(PostgresEngine.arrayValue(acl.readers))::text[], \
+          \(PostgresEngine.arrayValue(acl.writers))::text[], \
+          \(PostgresEngine.narrowing(caller))::text[])
+          """)
       guard changed.bool(0, 0) else { throw DatastoreError.notFound }
       if acl.allowsRead(caller) { return try fileInfo(name: name, as: caller) }
       return FileInfo(
@@ -854,8 +855,7 @@ final class PostgresEngine: DatastoreEngine {
     try act(as: caller)
     try write {
       let result = try run(
-        "SELECT forum.delete_file($1, $2::text[])",
-        [.text(name), PostgresEngine.narrowing(caller)])
+        sql: "SELECT forum.delete_file(\(name), \(PostgresEngine.narrowing(caller))::text[])")
       guard !result.bool(0, 0) else { return }
       let readable = try readableFile(name, caller, columns: "1")
       throw readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound

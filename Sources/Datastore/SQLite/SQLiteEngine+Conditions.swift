@@ -88,12 +88,22 @@ struct SQLiteLeaves: QueryLeaves {
   }
 }
 
-extension SQL {
-  /// This SQL placed into a statement written around it by hand: its text, and its values
-  /// appended to `values` (SQLite binds `?` in order).
-  func spliced(into values: inout [SQLValue]) -> String {
-    let (text, bound) = rendered(.sqlite)
-    values += bound
-    return text
+extension Connection {
+  /// `statement` rendered for SQLite (`?` bound in order), prepared once per text: its rows.
+  func rows<T>(_ statement: SQL, _ transform: (Row) throws -> T) throws -> [T] {
+    let (sql, values) = statement.rendered(.sqlite)
+    return try prepare(sql).rows(values, transform)
+  }
+
+  /// The first row of `statement`, or nil.
+  func firstRow<T>(_ statement: SQL, _ transform: (Row) throws -> T) throws -> T? {
+    let (sql, values) = statement.rendered(.sqlite)
+    return try prepare(sql).firstRow(values, transform)
+  }
+
+  /// Runs `statement` for what it writes. (Labelled: `run(_:)` takes text written by hand.)
+  func run(sql statement: SQL) throws {
+    let (sql, values) = statement.rendered(.sqlite)
+    try run(sql, values)
   }
 }

@@ -24,34 +24,40 @@ extension SQLiteEngine {
       }
       // One statement writes the row whole and returns it (`SQLiteRules.newRow`); a child is
       // inserted from its parent's row, which must be there and readable, else `E404001`.
-      let row = SQLiteRules.newRow(className, rules, data: "?", now: SQLiteRules.now)
-      var values: [SQLValue] = [.text(className), .text(Validation.randomId())]
-      if row.readers == nil { values.append(.text(ACL.column(acl.readers))) }
-      values += [.text(ACL.column(acl.writers)), .text(JSONValue.object(fields).jsonText())]
-      let columns = "class, objectId, createDate, updateDate, readers, writers, data"
-      let returning = "RETURNING \(columns)"
-      let sql: String
-      if let parent = row.parentCondition, let child = rules.childRule(of: className) {
-        values.append(.text(fields[child.parentField]?.pointerId ?? ""))
-        let readable = SQLiteEngine.aclTest("p.readers", caller).spliced(into: &values)
-        sql = """
-          INSERT INTO objects(\(columns))
-          SELECT ?, ?, \(SQLiteRules.now), \(SQLiteRules.now), \(row.readers ?? "?"), ?, \(row.data)
-          FROM objects p WHERE \(parent) AND \(readable) \(returning)
+      let child = rules.childRule(of: className)
+      let row = SQLiteRules.newRow(
+        className, rules, data: "\(JSONValue.object(fields).jsonText())",
+        parentId: child.map { fields[$0.parentField]?.pointerId ?? "" }, now: SQLiteRules.now)
+      let now = SQL(verbatim: SQLiteRules.now)
+      let readers = row.readers ?? "\(ACL.column(acl.readers))"
+      let first: SQL = """
+        \(className), \(Validation.randomId()), \(sql: now), \(sql: now), \(sql: readers), \
+        \(ACL.column(acl.writers)), \(sql: row.data)
+        """
+      let statement: SQL
+      if let parent = row.parentCondition {
+        statement = """
+          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns))
+          SELECT \(sql: first)
+          FROM objects p WHERE \(sql: parent) AND \(sql: SQLiteEngine.aclTest("p.readers", caller)) \
+          RETURNING \(sql: SQLiteEngine.insertedColumns)
           """
       } else {
-        sql = """
-          INSERT INTO objects(\(columns))
-          VALUES (?, ?, \(SQLiteRules.now), \(SQLiteRules.now), ?, ?, \(row.data)) \(returning)
+        statement = """
+          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns))
+          VALUES (\(sql: first)) RETURNING \(sql: SQLiteEngine.insertedColumns)
           """
       }
-      guard let object = try connection.prepare(sql).firstRow(values, object) else {
-        let parentField = rules.childRule(of: className)?.parentField ?? "parent"
+      guard let object = try connection.firstRow(statement, object) else {
+        let parentField = child?.parentField ?? "parent"
         throw DatastoreError(.notFound, reason: StoreReason.noSuchParent(field: parentField))
       }
       return object
     }
   }
+
+  private static let insertedColumns: SQL =
+    "class, objectId, createDate, updateDate, readers, writers, data"
 
   /// A pair's object (`PairRule`): the caller and an existing other user, the pair's key, and
   /// the ACL the rule fixes (the two read, nobody writes), whatever the client asked.
@@ -65,15 +71,17 @@ extension SQLiteEngine {
     guard partner != me else {
       throw DatastoreError.invalid(rule.partnerField, "a conversation needs someone else")
     }
-    let exists = try connection.prepare(
-      "SELECT 1 FROM objects WHERE class = ? AND objectId = ?"
-    ).firstRow([.text(User.className), .text(partner)]) { $0.int(0) }
+    let exists = try connection.firstRow(
+      "SELECT 1 FROM objects WHERE class = \(User.className) AND objectId = \(partner)"
+    ) { $0.int(0) }
     guard exists != nil else { throw DatastoreError(.notFound, reason: StoreReason.noSuchUser) }
     let pairKey = PairRule.pairKey(me, partner)
-    let taken = try connection.prepare(
-      "SELECT 1 FROM objects o WHERE o.class = \(SQLiteRules.literal(rule.className)) AND "
-        + "\(SQLiteEngine.expression(for: rule.pairField)) = ?"
-    ).firstRow([.text(pairKey)]) { $0.int(0) }
+    let taken = try connection.firstRow(
+      """
+      SELECT 1 FROM objects o WHERE o.class = \(literal: rule.className) \
+      AND \(sql: SQL(verbatim: SQLiteEngine.expression(for: rule.pairField))) = \(pairKey)
+      """
+    ) { $0.int(0) }
     guard taken == nil else {
       throw DatastoreError(.invalid, field: rule.pairField, reason: StoreReason.alreadyExists)
     }
@@ -85,13 +93,12 @@ extension SQLiteEngine {
   /// A file a parent may name: it exists for the caller (`E404001`) and the caller may write it
   /// (`E403001`), so deleting the parent can only ever take the caller's own file along.
   private func checkWritableFile(_ name: String, as caller: Principals) throws {
-    var values: [SQLValue] = []
-    let readable = SQLiteEngine.aclTest("f.readers", caller).spliced(into: &values)
-    let writable = SQLiteEngine.aclTest("f.writers", caller).spliced(into: &values)
-    values.append(.text(name))
-    let found = try connection.prepare(
-      "SELECT \(readable), \(writable) FROM files f WHERE f.name = ?"
-    ).firstRow(values) { ($0.int(0) != 0, $0.int(1) != 0) }
+    let found = try connection.firstRow(
+      """
+      SELECT \(sql: SQLiteEngine.aclTest("f.readers", caller)), \
+      \(sql: SQLiteEngine.aclTest("f.writers", caller)) FROM files f WHERE f.name = \(name)
+      """
+    ) { ($0.int(0) != 0, $0.int(1) != 0) }
     guard let found, found.0 || found.1 else {
       throw DatastoreError(.notFound, reason: StoreReason.noSuchFile(name))
     }
@@ -103,8 +110,7 @@ extension SQLiteEngine {
       SELECT \(sql: SQLiteEngine.objectColumnsSQL) FROM objects o
       WHERE o.objectId = \(objectId) AND o.class = \(className) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
       """
-    let (sql, values) = statement.rendered(.sqlite)
-    guard let object = try guarded({ try connection.prepare(sql).firstRow(values, object) })
+    guard let object = try guarded({ try connection.firstRow(statement, object) })
     else { throw DatastoreError.notFound }
     return object
   }
@@ -156,19 +162,18 @@ extension SQLiteEngine {
   /// keep, plus the caller's private rows from `object_readers` (a private row is there once per
   /// reader principal, so it is counted once however many of the caller's principals read it).
   private func classCount(_ className: String, _ caller: Principals) throws -> Int {
-    var values: [SQLValue] = [.text(className)]
-    var sql = "SELECT coalesce((SELECT public FROM class_counts WHERE class = ?), 0)"
+    var statement: SQL =
+      "SELECT coalesce((SELECT public FROM class_counts WHERE class = \(className)), 0)"
     let principals = caller.names.subtracting(["*"]).sorted()
     if !principals.isEmpty {
-      values += principals.map { .text($0) } + [.text(className)]
-      let marks = Array(repeating: "?", count: principals.count).joined(separator: ", ")
-      sql +=
-        " + (SELECT count(DISTINCT object) FROM object_readers"
-        + " WHERE principal IN (\(marks)) AND class = ?)"
+      let names = SQL.joined(principals.map { "\($0)" as SQL }, separator: ", ")
+      statement.append(
+        """
+         + (SELECT count(DISTINCT object) FROM object_readers \
+        WHERE principal IN (\(sql: names)) AND class = \(className))
+        """)
     }
-    return try guarded {
-      Int(try connection.prepare(sql).firstRow(values) { $0.int(0) } ?? 0)
-    }
+    return try guarded { Int(try connection.firstRow(statement) { $0.int(0) } ?? 0) }
   }
 
   func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
@@ -178,73 +183,74 @@ extension SQLiteEngine {
       SELECT \(sql: SQLiteEngine.objectColumnsSQL) FROM objects o
       WHERE o.objectId IN (\(sql: ids)) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
       """
-    let (sql, values) = statement.rendered(.sqlite)
-    return try guarded { try connection.prepare(sql).rows(values, object) }
+    return try guarded { try connection.rows(statement, object) }
   }
 
   func update(
     _ className: String, objectId: String, set fields: [String: JSONValue],
     increment increments: [String: Int64], acl: ACL?, as caller: Principals
   ) throws -> DataObject {
-    var values: [SQLValue] = []
-    var data = "o.data"
+    var data: SQL = "o.data"
     let removed = fields.filter { $0.value == .null }.keys.sorted()
     if !removed.isEmpty {
-      data = "json_remove(\(data), \(removed.map(SQLiteRules.path).joined(separator: ", ")))"
+      let paths = SQL.joined(removed.map(SQLiteEngine.jsonPath), separator: ", ")
+      data = "json_remove(\(sql: data), \(sql: paths))"
     }
-    var pairs: [String] = []
+    var pairs: [SQL] = []
     for key in fields.keys.sorted() where fields[key] != .null {
-      pairs.append("\(SQLiteRules.path(key)), json(?)")
-      values.append(.text(fields[key]!.jsonText()))
+      pairs.append("\(sql: SQLiteEngine.jsonPath(key)), json(\(fields[key]!.jsonText()))")
     }
     for key in increments.keys.sorted() {
+      let path = SQLiteEngine.jsonPath(key)
       pairs.append(
-        "\(SQLiteRules.path(key)), coalesce(json_extract(o.data, \(SQLiteRules.path(key))), 0) + ?")
-      values.append(.integer(increments[key]!))
+        "\(sql: path), coalesce(json_extract(o.data, \(sql: path)), 0) + \(increments[key]!)")
     }
-    if !pairs.isEmpty { data = "json_set(\(data), \(pairs.joined(separator: ", ")))" }
+    if !pairs.isEmpty {
+      data = "json_set(\(sql: data), \(sql: SQL.joined(pairs, separator: ", ")))"
+    }
     // Every update moves updateDate, by a millisecond when the clock has not: the change feed
     // records the updates that move it (not the rules' bookkeeping, which leaves it).
-    var assignments = [
-      "data = \(data)", "updateDate = max(o.updateDate + 1, \(SQLiteRules.now))",
+    var assignments: [SQL] = [
+      "data = \(sql: data)",
+      "updateDate = max(o.updateDate + 1, \(sql: SQL(verbatim: SQLiteRules.now)))",
     ]
     let isChild = rules.childRule(of: className) != nil
     if let acl {
       // A child's readers are its parent's; only its writers are the caller's to set.
-      if !isChild {
-        assignments.append("readers = ?")
-        values.append(.text(ACL.column(acl.readers)))
-      }
-      assignments.append("writers = ?")
-      values.append(.text(ACL.column(acl.writers)))
+      if !isChild { assignments.append("readers = \(ACL.column(acl.readers))") }
+      assignments.append("writers = \(ACL.column(acl.writers))")
     }
-    values += [.text(objectId), .text(className)]
-    let writable = SQLiteEngine.aclTest("o.writers", caller).spliced(into: &values)
-    let conditions = [writable] + updateConditions(className, increments, acl, values: &values)
-    let sql = """
-      UPDATE objects AS o SET \(assignments.joined(separator: ", "))
-      WHERE o.objectId = ? AND o.class = ? AND \(conditions.joined(separator: " AND "))
+    let conditions =
+      [SQLiteEngine.aclTest("o.writers", caller)] + updateConditions(className, increments, acl)
+    let statement: SQL = """
+      UPDATE objects AS o SET \(sql: SQL.joined(assignments, separator: ", "))
+      WHERE o.objectId = \(objectId) AND o.class = \(className) \
+      AND \(sql: SQL.joined(conditions, separator: " AND "))
       RETURNING class, objectId, createDate, updateDate, readers, writers, data
       """
     return try transaction {
-      if let updated = try connection.prepare(sql).firstRow(values, object) { return updated }
+      if let updated = try connection.firstRow(statement, object) { return updated }
       throw try refusal(className, objectId, increments, acl, as: caller)
     }
   }
 
+  /// A field's JSON path as an SQL literal (`'$.title'`), as the expression indexes spell it.
+  static func jsonPath(_ field: String) -> SQL { "\(literal: "$." + field)" }
+
   /// What an update needs beside write access: the fields it adds to hold integers, and, for an
   /// owned class, an ACL whose writers are still the owner (plus the rule's extra writers).
   private func updateConditions(
-    _ className: String, _ increments: [String: Int64], _ acl: ACL?, values: inout [SQLValue]
-  ) -> [String] {
-    var conditions = increments.keys.sorted().map { key in
-      "coalesce(json_type(o.data, \(SQLiteRules.path(key))), 'integer') = 'integer'"
+    _ className: String, _ increments: [String: Int64], _ acl: ACL?
+  ) -> [SQL] {
+    var conditions = increments.keys.sorted().map { key -> SQL in
+      "coalesce(json_type(o.data, \(sql: SQLiteEngine.jsonPath(key))), 'integer') = 'integer'"
     }
     if let acl, let owner = rules.owner(of: className) {
       let writers = acl.writers.subtracting(owner.additionalWriters)
       if writers.count == 1, let writer = writers.first {
-        conditions.append("json_extract(o.data, '$.\(owner.field).objectId') = ?")
-        values.append(.text(writer))
+        conditions.append(
+          "json_extract(o.data, \(sql: SQLiteEngine.jsonPath(owner.field + ".objectId"))) = \(writer)"
+        )
       } else {
         conditions.append("0")
       }
@@ -257,18 +263,15 @@ extension SQLiteEngine {
     _ className: String, _ objectId: String, _ increments: [String: Int64], _ acl: ACL?,
     as caller: Principals
   ) throws -> DatastoreError {
-    var values: [SQLValue] = []
-    let readable = SQLiteEngine.aclTest("o.readers", caller).spliced(into: &values)
-    let writable = SQLiteEngine.aclTest("o.writers", caller).spliced(into: &values)
-    let integers = updateConditions(className, increments, nil, values: &values)
-    let numbers = integers.isEmpty ? ["1"] : integers
-    values += [.text(objectId), .text(className)]
-    let found = try connection.prepare(
+    let integers = updateConditions(className, increments, nil)
+    let numbers = integers.isEmpty ? "1" : SQL.joined(integers, separator: " AND ")
+    let found = try connection.firstRow(
       """
-      SELECT \(readable), \(writable), \(numbers.joined(separator: " AND "))
-      FROM objects o WHERE o.objectId = ? AND o.class = ?
+      SELECT \(sql: SQLiteEngine.aclTest("o.readers", caller)), \
+      \(sql: SQLiteEngine.aclTest("o.writers", caller)), \(sql: numbers)
+      FROM objects o WHERE o.objectId = \(objectId) AND o.class = \(className)
       """
-    ).firstRow(values) { ($0.int(0) != 0, $0.int(1) != 0, $0.int(2) != 0) }
+    ) { ($0.int(0) != 0, $0.int(1) != 0, $0.int(2) != 0) }
     guard let (canRead, canWrite, holdsIntegers) = found, canRead || canWrite else {
       return .notFound
     }
@@ -284,18 +287,18 @@ extension SQLiteEngine {
   }
 
   func delete(_ className: String, objectId: String, as caller: Principals) throws {
-    var values: [SQLValue] = [.text(objectId), .text(className)]
-    let writable = SQLiteEngine.aclTest("o.writers", caller).spliced(into: &values)
+    let statement: SQL = """
+      DELETE FROM objects AS o WHERE o.objectId = \(objectId) AND o.class = \(className) \
+      AND \(sql: SQLiteEngine.aclTest("o.writers", caller)) RETURNING id
+      """
     try transaction {
-      let deleted = try connection.prepare(
-        "DELETE FROM objects AS o WHERE o.objectId = ? AND o.class = ? AND \(writable) RETURNING id"
-      ).firstRow(values) { $0.int(0) }
+      let deleted = try connection.firstRow(statement) { $0.int(0) }
       if deleted == nil { throw try refusal(className, objectId, [:], nil, as: caller) }
       if className == User.className {
         // A deleted user's sessions end with it, and its anonymous id may sign up anew.
         noteIdentityWrite()
-        try connection.run("DELETE FROM sessions WHERE userId = ?", [.text(objectId)])
-        try connection.run("DELETE FROM identities WHERE userId = ?", [.text(objectId)])
+        try connection.run(sql: "DELETE FROM sessions WHERE userId = \(objectId)")
+        try connection.run(sql: "DELETE FROM identities WHERE userId = \(objectId)")
       }
     }
   }
@@ -303,6 +306,11 @@ extension SQLiteEngine {
   /// `WHERE` the class (a literal: the planner then uses the indexes partial to it), the
   /// query's equalities, bounds and conditions, and what the caller may read.
   static func whereClause(_ query: Query, _ caller: Principals) -> SQL {
+    "WHERE \(sql: whereTerms(query, caller))"
+  }
+
+  /// `whereClause` without its `WHERE`: the terms joined by `AND` (search adds its own).
+  static func whereTerms(_ query: Query, _ caller: Principals) -> SQL {
     var terms: [SQL] = ["o.class = \(literal: query.className)"]
     for field in query.equalTo.keys.sorted() {
       let expression = SQL(verbatim: expression(for: field))
@@ -326,7 +334,7 @@ extension SQLiteEngine {
     }
     terms += query.conditions.map { QuerySQL.condition($0, SQLiteLeaves()) }
     if !caller.isMaster { terms.append(listingFilter(query.className, caller)) }
-    return "WHERE \(sql: SQL.joined(terms, separator: " AND "))"
+    return SQL.joined(terms, separator: " AND ")
   }
 
   /// Rows of `className` the caller may read, for listings: a public row by its flag in the row
@@ -357,20 +365,16 @@ extension SQLiteEngine {
   func insertFile(
     name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
   ) throws -> FileInfo {
-    try transaction {
-      let inserted = try connection.prepare(
-        """
-        INSERT INTO files(name, mimeType, fileSize, createDate, updateDate, readers, writers, data)
-        VALUES (?, ?, ?, \(SQLiteRules.now), \(SQLiteRules.now), ?, ?, ?)
-        ON CONFLICT(name) DO NOTHING
-        RETURNING name, mimeType, fileSize, createDate, updateDate, readers, writers
-        """
-      ).firstRow(
-        [
-          .text(name), .text(mimeType), .integer(Int64(bytes.count)),
-          .text(ACL.column(acl.readers)), .text(ACL.column(acl.writers)), .blob(bytes),
-        ], fileInfo)
-      guard let inserted else {
+    let now = SQL(verbatim: SQLiteRules.now)
+    let statement: SQL = """
+      INSERT INTO files(name, mimeType, fileSize, createDate, updateDate, readers, writers, data)
+      VALUES (\(name), \(mimeType), \(bytes.count), \(sql: now), \(sql: now), \
+      \(ACL.column(acl.readers)), \(ACL.column(acl.writers)), \(.blob(bytes)))
+      ON CONFLICT(name) DO NOTHING
+      RETURNING name, mimeType, fileSize, createDate, updateDate, readers, writers
+      """
+    return try transaction {
+      guard let inserted = try connection.firstRow(statement, fileInfo) else {
         throw DatastoreError.invalid("fileName", "a file named \(name) already exists")
       }
       return inserted
@@ -378,17 +382,17 @@ extension SQLiteEngine {
   }
 
   func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
-    var values: [SQLValue] = [.text(name)]
-    let readable = SQLiteEngine.aclTest("f.readers", caller).spliced(into: &values)
-    guard
-      let info = try guarded({
-        try connection.prepare(
-          "SELECT \(SQLiteEngine.fileColumns) FROM files f WHERE f.name = ? AND \(readable)"
-        ).firstRow(values, fileInfo)
-      })
-    else { throw DatastoreError.notFound }
+    let statement: SQL = """
+      SELECT \(sql: SQLiteEngine.fileColumnsSQL) FROM files f \
+      WHERE f.name = \(name) AND \(sql: SQLiteEngine.aclTest("f.readers", caller))
+      """
+    guard let info = try guarded({ try connection.firstRow(statement, fileInfo) }) else {
+      throw DatastoreError.notFound
+    }
     return info
   }
+
+  private static let fileColumnsSQL = SQL(verbatim: fileColumns)
 
   /// The files table seen as objects (`o.objectId`, the dates, `o.data` holding the metadata),
   /// so that a file search renders its conditions and order with the object query's code.
@@ -414,8 +418,7 @@ extension SQLiteEngine {
       \(sql: SQLiteEngine.fileSearchWhere(query, caller))
       \(sql: QuerySQL.order(query.order, SQLiteLeaves())) LIMIT \(query.limit) OFFSET \(query.skip)
       """
-    let (sql, values) = statement.rendered(.sqlite)
-    return try guarded { try connection.prepare(sql).rows(values, fileInfo) }
+    return try guarded { try connection.rows(statement, fileInfo) }
   }
 
   func countFiles(_ query: Query, as caller: Principals) throws -> Int {
@@ -423,59 +426,50 @@ extension SQLiteEngine {
       SELECT count(*) FROM \(sql: SQLiteEngine.filesAsObjects) \
       \(sql: SQLiteEngine.fileSearchWhere(query, caller))
       """
-    let (sql, values) = statement.rendered(.sqlite)
-    return try guarded { Int(try connection.prepare(sql).firstRow(values) { $0.int(0) } ?? 0) }
+    return try guarded { Int(try connection.firstRow(statement) { $0.int(0) } ?? 0) }
   }
 
   func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
-    var values: [SQLValue] = [.text(name)]
-    let readable = SQLiteEngine.aclTest("f.readers", caller).spliced(into: &values)
-    guard
-      let bytes = try guarded({
-        try connection.prepare("SELECT f.data FROM files f WHERE f.name = ? AND \(readable)")
-          .firstRow(values) { $0.blob(0) }
-      })
-    else { throw DatastoreError.notFound }
+    let statement: SQL = """
+      SELECT f.data FROM files f \
+      WHERE f.name = \(name) AND \(sql: SQLiteEngine.aclTest("f.readers", caller))
+      """
+    guard let bytes = try guarded({ try connection.firstRow(statement) { $0.blob(0) } }) else {
+      throw DatastoreError.notFound
+    }
     return bytes
   }
 
   func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo {
-    var values: [SQLValue] = [.text(ACL.column(acl.readers)), .text(ACL.column(acl.writers))]
-    values.append(.text(name))
-    let writable = SQLiteEngine.aclTest("f.writers", caller).spliced(into: &values)
+    let statement: SQL = """
+      UPDATE files AS f SET readers = \(ACL.column(acl.readers)), \
+      writers = \(ACL.column(acl.writers)),
+        updateDate = max(\(sql: SQL(verbatim: SQLiteRules.now)), f.updateDate + 1)
+      WHERE f.name = \(name) AND \(sql: SQLiteEngine.aclTest("f.writers", caller))
+      RETURNING \(sql: SQL(verbatim: SQLiteEngine.fileColumns.replacing("f.", with: "")))
+      """
     return try transaction {
-      let updated = try connection.prepare(
-        """
-        UPDATE files AS f SET readers = ?, writers = ?,
-          updateDate = max(\(SQLiteRules.now), f.updateDate + 1)
-        WHERE f.name = ? AND \(writable)
-        RETURNING \(SQLiteEngine.fileColumns.replacing("f.", with: ""))
-        """
-      ).firstRow(values, fileInfo)
-      if let updated { return updated }
-      var check: [SQLValue] = []
-      let readable = SQLiteEngine.aclTest("f.readers", caller).spliced(into: &check)
-      check.append(.text(name))
-      let canRead = try connection.prepare("SELECT \(readable) FROM files f WHERE f.name = ?")
-        .firstRow(check) { $0.int(0) != 0 }
-      throw canRead == true ? DatastoreError.noAccess : DatastoreError.notFound
+      if let updated = try connection.firstRow(statement, fileInfo) { return updated }
+      throw try fileRefusal(name, caller)
     }
   }
 
   func deleteFile(name: String, as caller: Principals) throws {
-    var values: [SQLValue] = [.text(name)]
-    let writable = SQLiteEngine.aclTest("f.writers", caller).spliced(into: &values)
+    let statement: SQL = """
+      DELETE FROM files AS f \
+      WHERE f.name = \(name) AND \(sql: SQLiteEngine.aclTest("f.writers", caller)) RETURNING 1
+      """
     try transaction {
-      let deleted = try connection.prepare(
-        "DELETE FROM files AS f WHERE f.name = ? AND \(writable) RETURNING 1"
-      ).firstRow(values) { $0.int(0) }
-      guard deleted == nil else { return }
-      var check: [SQLValue] = []
-      let readable = SQLiteEngine.aclTest("f.readers", caller).spliced(into: &check)
-      check.append(.text(name))
-      let canRead = try connection.prepare("SELECT \(readable) FROM files f WHERE f.name = ?")
-        .firstRow(check) { $0.int(0) != 0 }
-      throw canRead == true ? DatastoreError.noAccess : DatastoreError.notFound
+      guard try connection.firstRow(statement, { $0.int(0) }) == nil else { return }
+      throw try fileRefusal(name, caller)
     }
+  }
+
+  /// Why a write to a file touched nothing: `E403001` if the caller can read it.
+  private func fileRefusal(_ name: String, _ caller: Principals) throws -> DatastoreError {
+    let canRead = try connection.firstRow(
+      "SELECT \(sql: SQLiteEngine.aclTest("f.readers", caller)) FROM files f WHERE f.name = \(name)"
+    ) { $0.int(0) != 0 }
+    return canRead == true ? DatastoreError.noAccess : DatastoreError.notFound
   }
 }

@@ -17,19 +17,19 @@ extension SQLiteEngine {
   func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
     throws
   {
-    var values: [SQLValue] = [.text(try userId(caller)), .integer(number), .text(objectId)]
-    values.append(.text(parentClass))
-    let readable = SQLiteEngine.aclTest("o.readers", caller).spliced(into: &values)
+    let me = try userId(caller)
+    let statement: SQL = """
+      INSERT INTO read_positions(userId, object, position)
+      SELECT \(me), o.objectId, \(number) FROM objects o
+      WHERE o.objectId = \(objectId) AND o.class = \(parentClass) \
+      AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
+      ON CONFLICT(userId, object) DO UPDATE SET position = max(position, excluded.position)
+      RETURNING 1
+      """
+    let (sql, values) = statement.rendered(.sqlite)
     try guarded {
       try connection.transaction {
-        let marked = try connection.prepare(
-          """
-          INSERT INTO read_positions(userId, object, position)
-          SELECT ?, o.objectId, ? FROM objects o WHERE o.objectId = ? AND o.class = ? AND \(readable)
-          ON CONFLICT(userId, object) DO UPDATE SET position = max(position, excluded.position)
-          RETURNING 1
-          """
-        ).firstRow(values) { $0.int(0) }
+        let marked = try connection.prepare(sql).firstRow(values) { $0.int(0) }
         if marked == nil { throw DatastoreError.notFound }
       }
     }
@@ -51,19 +51,16 @@ extension SQLiteEngine {
 
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
     let rule = try childRule(parentClass)
-    var values: [SQLValue] = [.text(try userId(caller)), .text(parentClass)]
-    let readable = SQLiteEngine.aclTest("o.readers", caller).spliced(into: &values)
-    try guarded {
-      try connection.transaction {
-        try connection.run(
-          """
-          INSERT INTO read_positions(userId, object, position)
-          SELECT ?, o.objectId, coalesce(json_extract(o.data, \(SQLiteRules.path(rule.lastNumberField))), 0)
-          FROM objects o WHERE o.class = ? AND \(readable)
-          ON CONFLICT(userId, object) DO UPDATE SET position = max(position, excluded.position)
-          """, values)
-      }
-    }
+    let me = try userId(caller)
+    let statement: SQL = """
+      INSERT INTO read_positions(userId, object, position)
+      SELECT \(me), o.objectId, \
+      coalesce(json_extract(o.data, \(literal: "$." + rule.lastNumberField)), 0)
+      FROM objects o WHERE o.class = \(parentClass) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
+      ON CONFLICT(userId, object) DO UPDATE SET position = max(position, excluded.position)
+      """
+    let (sql, values) = statement.rendered(.sqlite)
+    try guarded { try connection.transaction { try connection.run(sql, values) } }
   }
 
   func unread(
@@ -73,68 +70,69 @@ extension SQLiteEngine {
   {
     let rule = try childRule(parentClass)
     let me = try userId(caller)
-    let last = "coalesce(json_extract(p.data, \(SQLiteRules.path(rule.lastNumberField))), 0)"
-    let position = "coalesce(rp.position, 0)"
-    let parent = SQLiteRules.pointer(parentClass, "p.objectId")
-    let afterPosition = """
-      json_extract(c.data, \(SQLiteRules.path(rule.parentField))) = \(parent)
-        AND json_extract(c.data, \(SQLiteRules.path(rule.numberField))) > \(position)
+    let last: SQL = "coalesce(json_extract(p.data, \(literal: "$." + rule.lastNumberField)), 0)"
+    let position: SQL = "coalesce(rp.position, 0)"
+    let afterPosition: SQL = """
+      json_extract(c.data, \(literal: "$." + rule.parentField)) \
+      = \(sql: SQLiteRules.pointer(parentClass, id: "p.objectId"))
+        AND json_extract(c.data, \(literal: "$." + rule.numberField)) > \(sql: position)
       """
     // The caller's own children after the position, counted in the owner index (no row read).
-    var mine = "0"
-    var values: [SQLValue] = []
+    var mine: SQL = "0"
     if let owner = rules.owner(of: rule.childClass) {
       mine = """
-        (SELECT count(*) FROM objects c WHERE c.class = \(SQLiteRules.literal(rule.childClass))
-           AND json_extract(c.data, '$.\(owner.field).objectId') = ? AND \(afterPosition))
+        (SELECT count(*) FROM objects c WHERE c.class = \(literal: rule.childClass)
+           AND json_extract(c.data, \(literal: "$." + owner.field + ".objectId")) = \(me) \
+        AND \(sql: afterPosition))
         """
-      values += [.text(me)]
     }
-    values += [.text(me), .text(parentClass)] + objectIds.map { .text($0) }
-    let marks = Array(repeating: "?", count: objectIds.count).joined(separator: ", ")
-    let readable = SQLiteEngine.aclTest("p.readers", caller).spliced(into: &values)
+    let ids = SQL.joined(objectIds.map { "\($0)" as SQL }, separator: ", ")
     // Caught up (the usual case) costs no look at the children. `+p.class`: the ids pick the
     // rows; without it SQLite may walk a class index over every thread (seen on 100,000).
-    let sql = """
-      SELECT p.objectId, rp.position, \(position) >= \(last),
-        CASE WHEN \(position) >= \(last) THEN 0 ELSE \(mine) END
-      FROM objects p LEFT JOIN read_positions rp ON rp.userId = ? AND rp.object = p.objectId
-      WHERE +p.class = ? AND p.objectId IN (\(marks)) AND \(readable)
+    let parents: SQL = """
+      SELECT p.objectId, rp.position, \(sql: position) >= \(sql: last),
+        CASE WHEN \(sql: position) >= \(sql: last) THEN 0 ELSE \(sql: mine) END
+      FROM objects p LEFT JOIN read_positions rp ON rp.userId = \(me) AND rp.object = p.objectId
+      WHERE +p.class = \(parentClass) AND p.objectId IN (\(sql: ids)) \
+      AND \(sql: SQLiteEngine.aclTest("p.readers", caller))
       """
     // All children after the position, in the (parent, number) index, up to `limit` beyond the
     // caller's own: what is left after taking those away is the count, or at least `limit`.
-    let all = """
-      SELECT count(*) FROM (SELECT 1 FROM objects c WHERE c.class = \(SQLiteRules.literal(rule.childClass))
-        AND json_extract(c.data, \(SQLiteRules.path(rule.parentField)))
-          = \(SQLiteRules.pointer(parentClass, "?"))
-        AND json_extract(c.data, \(SQLiteRules.path(rule.numberField))) > ? LIMIT ?)
+    // One text for every parent, rendered and prepared once, run with each parent's values.
+    let counting: SQL = """
+      SELECT count(*) FROM (SELECT 1 FROM objects c WHERE c.class = \(literal: rule.childClass)
+        AND json_extract(c.data, \(literal: "$." + rule.parentField))
+          = \(sql: SQLiteRules.pointer(parentClass, id: "\(named: "parent")"))
+        AND json_extract(c.data, \(literal: "$." + rule.numberField)) > \(named: "position") \
+      LIMIT \(named: "limit"))
       """
     // One snapshot and one lock for the parents and each of their counts.
     return try guarded {
       try connection.reading {
-        try unreadStates(sql: sql, values: values, counting: all, rule: rule, limit: limit)
+        try unreadStates(parents, counting: counting, limit: limit)
       }
     }
   }
 
-  private func unreadStates(
-    sql: String, values: [SQLValue], counting all: String, rule: ChildRule, limit: Int
-  ) throws -> [String: UnreadState] {
-    let parents = try connection.prepare(sql).rows(values) { row in
+  private func unreadStates(_ statement: SQL, counting: SQL, limit: Int) throws
+    -> [String: UnreadState]
+  {
+    let parents = try connection.rows(statement) { row in
       (
         objectId: row.lossyText(0) ?? "", position: row.isNull(1) ? nil : row.int(1),
         caughtUp: row.int(2) != 0, mine: row.int(3)
       )
     }
-    let counting = try connection.prepare(all)
+    let count = try connection.prepare(counting.rendered(.sqlite).sql)
     var states: [String: UnreadState] = [:]
     for parent in parents where states[parent.objectId] == nil {
       var unread = 0
       if !parent.caughtUp {
-        let after = try counting.firstRow([
-          .text(parent.objectId), .integer(parent.position ?? 0),
-          .integer(Int64(limit) + parent.mine),
-        ]) { $0.int(0) }
+        let values = counting.values([
+          "parent": .text(parent.objectId), "position": .integer(parent.position ?? 0),
+          "limit": .integer(Int64(limit) + parent.mine),
+        ])
+        let after = try count.firstRow(values) { $0.int(0) }
         unread = Int(min(Int64(limit), max(0, (after ?? 0) - parent.mine)))
       }
       states[parent.objectId] = UnreadState(position: parent.position, unreadChildren: unread)

@@ -24,7 +24,6 @@ extension SQLiteEngine {
   func searchStatement(_ search: TextSearch, as caller: Principals) throws -> (
     sql: String, values: [SQLValue]
   ) {
-    var values: [SQLValue] = []
     var shortTerms: [[String]] = []
     for term in search.terms where term.unicodeScalars.count < 3 {
       guard let trigrams = try trigrams(startingWith: term) else { continue }
@@ -35,37 +34,36 @@ extension SQLiteEngine {
     let match = SQLiteSearch.matchExpression(search.terms, shortTerms: shortTerms)
     // Ranked only by the words of three or more characters, as before short words had an index.
     let rankable = search.terms.contains { $0.unicodeScalars.count >= 3 }
-    var branches: [String] = []
+    var branches: [SQL] = []
     for target in search.targets {
       guard let fields = textFields[target.className] else {
         throw DatastoreError.invalid("className", "\(target.className) has no text index")
       }
       let query = Query(className: target.className, equalTo: target.equalTo)
-      var clause = String(
-        SQLiteEngine.whereClause(query, caller).spliced(into: &values).dropFirst("WHERE ".count))
+      var clause = SQLiteEngine.whereTerms(query, caller)
       for term in search.terms {
         let pattern = SQLiteSearch.likePattern(term)
-        let tests = fields.map { field -> String in
-          values.append(.text(pattern))
-          return "\(SQLiteEngine.expression(for: field)) LIKE ? ESCAPE '\\'"
+        let tests = fields.map { field -> SQL in
+          "\(sql: SQL(verbatim: SQLiteEngine.expression(for: field))) LIKE \(pattern) ESCAPE '\\'"
         }
-        clause += " AND (" + tests.joined(separator: " OR ") + ")"
+        clause.append(" AND (\(sql: SQL.joined(tests, separator: " OR ")))")
       }
-      branches.append("(\(clause))")
+      branches.append("(\(sql: clause))")
     }
     guard !branches.isEmpty else { return ("SELECT NULL WHERE 0", []) }
-    let filter = branches.joined(separator: " OR ")
-    let order: String
-    let from: String
+    let filter = SQL.joined(branches, separator: " OR ")
+    let order: SQL
+    let from: SQL
+    let condition: SQL
     if let match {
       from = "search_text s JOIN objects o ON o.id = s.rowid"
+      condition = "WHERE search_text MATCH \(match) AND (\(sql: filter))"
       let ranked =
         try rankable
-        && matchCount(match, filter: filter, values: values, above: SQLiteEngine.rankedMatchLimit)
-      values.insert(.text(match), at: 0)
+        && matchCount(match, filter: filter, above: SQLiteEngine.rankedMatchLimit)
       if ranked {
-        let score = SQLiteEngine.relevance(search, textFields: textFields, values: &values)
-        order = "ORDER BY \(score) DESC, o.id DESC"
+        let score = SQLiteEngine.relevance(search, textFields: textFields)
+        order = "ORDER BY \(sql: score) DESC, o.id DESC"
       } else {
         order = "ORDER BY s.rowid DESC"
       }
@@ -73,14 +71,14 @@ extension SQLiteEngine {
       // Newest first by walking the table backwards, stopping at the page: through the class
       // indexes (the planner's choice for the OR of classes) every row would be read and sorted.
       from = "objects o NOT INDEXED"
+      condition = "WHERE (\(sql: filter))"
       order = "ORDER BY o.id DESC"
     }
-    let condition = match == nil ? "WHERE (\(filter))" : "WHERE search_text MATCH ? AND (\(filter))"
-    values += [.integer(Int64(search.limit)), .integer(Int64(search.skip))]
-    return (
-      "SELECT \(SQLiteEngine.objectColumns) FROM \(from) \(condition) \(order) LIMIT ? OFFSET ?",
-      values
-    )
+    let statement: SQL = """
+      SELECT \(sql: SQL(verbatim: SQLiteEngine.objectColumns)) FROM \(sql: from) \(sql: condition) \
+      \(sql: order) LIMIT \(search.limit) OFFSET \(search.skip)
+      """
+    return statement.rendered(.sqlite)
   }
 
   /// A post's relevance from the post alone: BM25's term-frequency part with every word weighed
@@ -89,22 +87,21 @@ extension SQLiteEngine {
   /// included, so the order of a search told a third person whether others' messages held a
   /// word. Words are counted as search matches them: substrings, ASCII case ignored (SQLite's
   /// `lower` folds ASCII only).
-  static func relevance(
-    _ search: TextSearch, textFields: [String: [String]], values: inout [SQLValue]
-  ) -> String {
+  static func relevance(_ search: TextSearch, textFields: [String: [String]]) -> SQL {
     let cases = search.targets.map(\.className).filter { textFields[$0] != nil }.map {
-      "WHEN '\($0)' THEN \(SQLiteSearch.body("o", fields: textFields[$0]!))"
+      "WHEN \(literal: $0) THEN \(sql: SQL(verbatim: SQLiteSearch.body("o", fields: textFields[$0]!)))"
+        as SQL
     }
-    let body = "lower(CASE o.class \(cases.joined(separator: " ")) ELSE '' END)"
-    let saturation = "(1.2 * (0.25 + 0.75 * length(\(body)) / 256.0))"
-    let parts = search.terms.map { term -> String in
+    let body: SQL = "lower(CASE o.class \(sql: SQL.joined(cases, separator: " ")) ELSE '' END)"
+    let saturation: SQL = "(1.2 * (0.25 + 0.75 * length(\(sql: body)) / 256.0))"
+    let parts = search.terms.map { term -> SQL in
       let folded = TextSearch.foldedASCII(term)
-      // Four parameters: the frequency is written twice, each with the word twice.
-      values += Array(repeating: .text(folded), count: 4)
-      let frequency = "((length(\(body)) - length(replace(\(body), ?, ''))) * 1.0 / length(?))"
-      return "(\(frequency) / (\(frequency) + \(saturation)))"
+      let frequency: SQL = """
+        ((length(\(sql: body)) - length(replace(\(sql: body), \(folded), ''))) * 1.0 / length(\(folded)))
+        """
+      return "(\(sql: frequency) / (\(sql: frequency) + \(sql: saturation)))"
     }
-    return "(" + parts.joined(separator: " + ") + ")"
+    return "(\(sql: SQL.joined(parts, separator: " + ")))"
   }
 
   /// The index's terms that begin with `term` (one or two characters, folded as the trigram
@@ -148,17 +145,13 @@ extension SQLiteEngine {
   /// True when at most `limit` posts that `filter` lets through (the caller's readable matches)
   /// match, counted no further than that. Only readable posts count: counting every match would
   /// let the order tell a third person whether someone's private messages hold the words.
-  private func matchCount(_ match: String, filter: String, values: [SQLValue], above limit: Int)
-    throws -> Bool
-  {
-    let count = try guarded {
-      try connection.prepare(
-        """
-        SELECT count(*) FROM (SELECT 1 FROM search_text s JOIN objects o ON o.id = s.rowid
-          WHERE search_text MATCH ? AND (\(filter)) LIMIT ?)
-        """
-      ).firstRow([.text(match)] + values + [.integer(Int64(limit + 1))]) { $0.int(0) } ?? 0
-    }
+  private func matchCount(_ match: String, filter: SQL, above limit: Int) throws -> Bool {
+    let statement: SQL = """
+      SELECT count(*) FROM (SELECT 1 FROM search_text s JOIN objects o ON o.id = s.rowid
+        WHERE search_text MATCH \(match) AND (\(sql: filter)) LIMIT \(limit + 1))
+      """
+    let (sql, values) = statement.rendered(.sqlite)
+    let count = try guarded { try connection.prepare(sql).firstRow(values) { $0.int(0) } ?? 0 }
     return count <= limit
   }
 }

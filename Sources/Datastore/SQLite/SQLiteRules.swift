@@ -23,7 +23,12 @@ enum SQLiteRules {
   /// byte for byte what `JSONValue.pointer(…).jsonText()` writes, so the index on the pointer
   /// field serves the lookups.
   static func pointer(_ className: String, _ idExpression: String) -> String {
-    "json_object('__type', 'Pointer', 'className', '\(className)', 'objectId', \(idExpression))"
+    pointer(className, id: SQL(verbatim: idExpression)).rendered(.sqlite).sql
+  }
+
+  /// The same pointer with its id as `SQL` (a column, or a bound value).
+  static func pointer(_ className: String, id: SQL) -> SQL {
+    "json_object('__type', 'Pointer', 'className', \(literal: className), 'objectId', \(sql: id))"
   }
 
   static func path(_ field: String) -> String { SQL.quotedLiteral("$." + field) }
@@ -34,43 +39,54 @@ enum SQLiteRules {
   static func literal(_ className: String) -> String { SQL.quotedLiteral(className) }
 
   /// How the engine's INSERT writes a new row of `className` whole, so that no trigger has to
-  /// rewrite it: `data` is the SQL of the client's JSON text. A child is inserted by
+  /// rewrite it: `data` is the client's JSON text (bound). A child is inserted by
   /// `INSERT … SELECT … FROM objects p WHERE <parentCondition>`: its number follows its
-  /// parent's last one, its pointer is canonical and its readers are the parent's (`readers`
-  /// is then `p.readers`). A class with a sequence takes the next value (the insert trigger
-  /// moves the counter to it); a parent starts with no children, active at its creation.
+  /// parent's last one (`parentId`, bound, names it), its pointer is canonical and its readers
+  /// are the parent's (`readers` is then `p.readers`). A class with a sequence takes the next
+  /// value (the insert trigger moves the counter to it); a parent starts with no children,
+  /// active at its creation.
   struct NewRow {
-    var data: String
-    /// For a child: the parent's row (`p`) it is inserted from, given its id as a parameter.
-    var parentCondition: String?
-    var readers: String?
+    var data: SQL
+    /// For a child: the parent's row (`p`) it is inserted from.
+    var parentCondition: SQL?
+    var readers: SQL?
   }
 
-  static func newRow(_ className: String, _ rules: EngineRules, data: String, now: String)
-    -> NewRow
-  {
-    var sets: [String] = []
+  static func newRow(
+    _ className: String, _ rules: EngineRules, data: SQL, parentId: String?, now: String
+  ) -> NewRow {
+    var sets: [SQL] = []
     var row = NewRow(data: data)
     if let child = rules.childRule(of: className) {
       sets.append(
-        "\(path(child.numberField)), "
-          + "coalesce(json_extract(p.data, \(path(child.lastNumberField))), 0) + 1")
-      sets.append("\(path(child.parentField)), \(pointer(child.parentClass, "p.objectId"))")
-      row.parentCondition = "p.class = \(literal(child.parentClass)) AND p.objectId = ?"
+        """
+        \(literal: "$." + child.numberField), \
+        coalesce(json_extract(p.data, \(literal: "$." + child.lastNumberField)), 0) + 1
+        """)
+      sets.append(
+        "\(literal: "$." + child.parentField), \(sql: pointer(child.parentClass, id: "p.objectId"))"
+      )
+      row.parentCondition =
+        "p.class = \(literal: child.parentClass) AND p.objectId = \(parentId ?? "")"
       row.readers = "p.readers"
     }
     for rule in rules.sequences where rule.className == className {
       sets.append(
-        "\(path(rule.field)), "
-          + "coalesce((SELECT value FROM counters WHERE name = '\(rule.sequence)'), 0) + 1")
+        """
+        \(literal: "$." + rule.field), \
+        coalesce((SELECT value FROM counters WHERE name = \(literal: rule.sequence)), 0) + 1
+        """)
     }
+    let now = SQL(verbatim: now)
     for rule in rules.parentRules(of: className) {
       sets += [
-        "\(path(rule.countField)), 0", "\(path(rule.lastNumberField)), 0",
-        "\(path(rule.activityField)), \(now)",
+        "\(literal: "$." + rule.countField), 0", "\(literal: "$." + rule.lastNumberField), 0",
+        "\(literal: "$." + rule.activityField), \(sql: now)",
       ]
     }
-    if !sets.isEmpty { row.data = "json_set(\(data), \(sets.joined(separator: ", ")))" }
+    if !sets.isEmpty {
+      row.data = "json_set(\(sql: data), \(sql: SQL.joined(sets, separator: ", ")))"
+    }
     return row
   }
 

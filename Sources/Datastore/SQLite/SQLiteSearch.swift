@@ -33,7 +33,7 @@ enum SQLiteSearch {
 
   /// The text a row of `className` is indexed by (`row` is NEW, OLD or a table alias).
   static func body(_ row: String, fields: [String]) -> String {
-    fields.map { "coalesce(json_extract(\(row).data, '$.\($0)'), '')" }.joined(
+    fields.map { "coalesce(json_extract(\(row).data, \(SQLiteRules.path($0))), '')" }.joined(
       separator: " || char(10) || ")
   }
 
