@@ -2,7 +2,8 @@
 """forum serve under load: wrk over keep-alive connections beside two floors.
 
 usage: python3 Scripts/bench-serve.py BUILD_DIR BOARD.db [--seconds S] [--connections 1,8,64]
-                                     [--only floor,get,post] [--runs N]
+                                     [--only floor,get,post] [--runs N] [--perf FILE]
+       python3 Scripts/bench-serve.py BUILD_DIR --postgres THREADS,COMMENTS [options as above]
 
 BUILD_DIR holds release `forum` and `forum-bench`; BOARD.db is a seeded board (forum-bench seed),
 copied to a temporary directory first so that it never changes. For each connection count it runs
@@ -12,6 +13,12 @@ memory), and times the sqlite3 shell running the same query. Needs wrk, sqlite3 
 --only runs some of the three; --runs N runs each N times, round-robin, and keeps the best
 (highest requests/s) of each, with the p50/p99 of that run.
 Requests are signed once per run (the server allows 15 minutes of clock difference).
+--perf FILE records the server with `perf record -g` while the cases run (build BUILD_DIR's
+forum without --strip-all to read its symbols).
+--postgres THREADS,COMMENTS serves a PostgreSQL board instead: a throwaway cluster (initdb as the
+postgres user, a private socket, synchronous_commit=off), `forum init` by its owner, a server role
+granted forum_member and forum_server, THREADS threads and COMMENTS comments (spread over the
+threads) seeded with SQL by the owner through the board's triggers; the shell floor is psql.
 """
 import base64, datetime, hashlib, hmac, json, os, re, shutil, subprocess, sys, tempfile, time
 import urllib.parse, uuid
@@ -20,11 +27,18 @@ args = sys.argv[1:]
 if len(args) < 2:
     sys.exit(__doc__)
 build, board = args[0], args[1]
+postgres = None
 seconds = 10
 connection_counts = [1, 8, 64]
 only = ['floor', 'get', 'post']
 runs = 1
+perf_file = None
 for i, a in enumerate(args):
+    if a == '--perf':
+        perf_file = args[i + 1]
+    if a == '--postgres':
+        postgres = [int(n) for n in args[i + 1].split(',')]
+        board = None
     if a == '--only':
         only = args[i + 1].split(',')
     if a == '--runs':
@@ -33,19 +47,61 @@ for i, a in enumerate(args):
         seconds = int(args[i + 1])
     if a == '--connections':
         connection_counts = [int(c) for c in args[i + 1].split(',')]
-for tool in ['wrk', 'sqlite3', 'curl']:
+for tool in ['wrk', 'curl'] + (['psql'] if postgres else ['sqlite3']):
     if shutil.which(tool) is None:
         sys.exit(f'bench-serve: {tool} is missing (Debian: apt-get install {tool})')
 
 work = tempfile.mkdtemp(prefix='bench-serve.')
-db = os.path.join(work, 'board.db')
-shutil.copy(board, db)
 forum = os.path.join(build, 'forum')
 bench = os.path.join(build, 'forum-bench')
 env = dict(os.environ, HOME=work, XDG_CONFIG_HOME=work, XDG_STATE_HOME=work, XDG_DATA_HOME=work,
            LANG='C')
+cluster_stop = None
+if postgres:
+    binaries = sorted(d for d in os.listdir('/usr/lib/postgresql'))[-1]
+    binaries = f'/usr/lib/postgresql/{binaries}/bin'
+    as_postgres = ['runuser', '-u', 'postgres', '--'] if os.getuid() == 0 else []
+    os.chmod(work, 0o755)
+    data, socket_dir = os.path.join(work, 'pgdata'), os.path.join(work, 'pgsocket')
+    os.mkdir(socket_dir)
+    if as_postgres:
+        shutil.chown(socket_dir, 'postgres', 'postgres')
+        os.makedirs(data)
+        shutil.chown(data, 'postgres', 'postgres')
+    subprocess.run(as_postgres + [binaries + '/initdb', '-D', data, '-U', 'postgres',
+                                  '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-instructions'],
+                   check=True, capture_output=True)
+    import socket as socket_module
+    probe = socket_module.socket()
+    probe.bind(('127.0.0.1', 0))
+    pg_port = probe.getsockname()[1]
+    probe.close()
+    options = (f'-k {socket_dir} -c listen_addresses= -p {pg_port} -c synchronous_commit=off '
+               '-c shared_buffers=256MB -c max_connections=200')
+    subprocess.run(as_postgres + [binaries + '/pg_ctl', '-D', data, '-l', socket_dir + '/server.log', '-w',
+                                  '-o', options, 'start'], check=True, capture_output=True)
+    cluster_stop = as_postgres + [binaries + '/pg_ctl', '-D', data, '-m', 'fast', 'stop']
 
-keys = json.loads(subprocess.run([forum, '--db', db, '--json', 'keys'], env=env, check=True,
+    def uri(role):
+        return f'postgresql://{role}@/board?host={socket_dir}&port={pg_port}'
+
+    def psql(role, sql, database='board'):
+        return subprocess.run(['psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-At', '-h',
+                               socket_dir, '-p', str(pg_port), '-U', role, '-d', database],
+                              input=sql, text=True, check=True, capture_output=True).stdout
+
+    psql('postgres', 'CREATE ROLE forum_member NOLOGIN; CREATE ROLE owner LOGIN CREATEROLE; '
+         'CREATE DATABASE board OWNER owner;', database='postgres')
+    db, owner_db = uri('server'), uri('owner')
+    subprocess.run([forum, '--db', owner_db, 'init'], env=env, check=True, capture_output=True)
+    psql('postgres', 'CREATE ROLE server LOGIN; GRANT forum_member, forum_server TO server;')
+    keys_db = owner_db
+else:
+    db = os.path.join(work, 'board.db')
+    shutil.copy(board, db)
+    keys_db = db
+
+keys = json.loads(subprocess.run([forum, '--db', keys_db, '--json', 'keys'], env=env, check=True,
                                  capture_output=True, text=True).stdout)
 app_key, client_key = keys['applicationKey'], keys['clientKey']
 
@@ -95,6 +151,28 @@ def curl(method, path, query=None, body=None, extra=None):
 user = json.loads(curl('POST', 'users', body=json.dumps(
     {'authData': {'anonymous': {'id': str(uuid.uuid4()).upper()}}})))
 session = user['sessionToken']
+seed_seconds = None
+if postgres:
+    # Through the board's triggers (numbers, counters, the feed), as the owner, by the app user.
+    threads_wanted, comments_wanted = postgres
+    me = user['objectId']
+    pointer = f"jsonb_build_object('__type', 'Pointer', 'className', 'user', 'objectId', '{me}')"
+    started = time.perf_counter()
+    psql('owner', f'''
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      SELECT 'Thread', substr(md5(i::text || 'thread'), 1, 16), ARRAY['*', '{me}'], ARRAY['{me}'],
+        jsonb_build_object('title', 'Thread ' || i,
+          'description', repeat('words of a thread ', 8), 'user', {pointer})
+      FROM generate_series(1, {threads_wanted}) AS i;
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      SELECT 'Comment', substr(md5(i::text || 'comment'), 1, 16), ARRAY['*', '{me}'],
+        ARRAY['{me}'], jsonb_build_object('text', 'comment ' || i || ' ' || repeat('words ', 30),
+          'user', {pointer}, 'thread', jsonb_build_object('__type', 'Pointer',
+            'className', 'Thread', 'objectId', substr(md5((i % {threads_wanted} + 1)::text
+              || 'thread'), 1, 16)))
+      FROM generate_series(1, {comments_wanted}) AS i;
+      ANALYZE forum.objects;''')
+    seed_seconds = time.perf_counter() - started
 read_query = {'limit': '20', 'order': '-createDate'}
 page = curl('GET', 'classes/Thread', read_query)
 threads = json.loads(page)['results']
@@ -149,17 +227,28 @@ post_body = json.dumps({'text': 'a comment from wrk',
 post_script = lua('POST', post_headers, post_body)
 get_url = base + '/classes/Thread?limit=20&order=-createDate'
 
-# The sqlite3 shell: the same page (public threads, newest first), 200 times in one process.
-query = ("SELECT objectId, createDate, updateDate, data FROM objects WHERE class = 'Thread' "
-         "AND instr(readers, ' * ') > 0 ORDER BY createDate DESC LIMIT 20;")
+# The sqlite3 shell (psql on PostgreSQL, as the owner): the same page (public threads, newest
+# first), 200 times in one process.
 shell_runs = 200
 started = time.perf_counter()
-subprocess.run(['sqlite3', db], input='.output /dev/null\n' + query * shell_runs, text=True,
-               check=True)
+if postgres:
+    query = ("SELECT object_id, create_date, update_date, data FROM forum.objects "
+             "WHERE class = 'Thread' AND '*' = ANY(readers) ORDER BY create_date DESC LIMIT 20;")
+    psql('owner', query * shell_runs)
+else:
+    query = ("SELECT objectId, createDate, updateDate, data FROM objects WHERE class = 'Thread' "
+             "AND instr(readers, ' * ') > 0 ORDER BY createDate DESC LIMIT 20;")
+    subprocess.run(['sqlite3', db], input='.output /dev/null\n' + query * shell_runs, text=True,
+                   check=True)
 shell_ms = (time.perf_counter() - started) * 1000 / shell_runs
 
 rows = []
 peak = 0
+perf = None
+if perf_file:
+    perf = subprocess.Popen(['perf', 'record', '-F', '499', '-g', '-o', perf_file, '-p',
+                             str(server.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1)
 for connections in connection_counts:
     cases = [('floor', 'GET floor (same bytes from memory)', floor_base + '/classes/Thread?limit=20&order=-createDate', get_script),
              ('get', 'GET /classes/Thread?limit=20&order=-createDate', get_url, get_script),
@@ -180,6 +269,12 @@ for connections in connection_counts:
     peak = int(re.search(r'VmHWM:\s+(\d+)', status).group(1)) // 1024
     rows.append(('server RSS now / peak (MB)', connections, rss, peak, None, 0, ''))
 
+if perf:
+    perf.send_signal(2)
+    perf.wait(timeout=120)
+if postgres:
+    print(f'PostgreSQL board: {postgres[0]:,} threads, {postgres[1]:,} comments seeded in '
+          f'{seed_seconds:.0f} s')
 print(f'board: {board}; {seconds} s a run, best of {runs}; sqlite3 shell: {shell_ms:.2f} ms a query '
       f'({1000 / shell_ms:.0f} a second on one connection)')
 print('| request | connections | requests/s | p50 ms | p99 ms | not 2xx | socket errors |')
@@ -192,4 +287,6 @@ for name, connections, rps, p50, p99, refused, errors in rows:
 for process in (server, floor):
     process.terminate()
     process.wait(timeout=60)
+if cluster_stop:
+    subprocess.run(cluster_stop, check=True, capture_output=True)
 shutil.rmtree(work)

@@ -51,8 +51,15 @@ public final class Datastore {
   /// A client acting with the session `token`. An unknown or expired token is `E401001`;
   /// no token gives a caller without a session (the public principal only).
   public func client(sessionToken token: String?) throws -> DatastoreClient {
+    try client(sessionToken: token, known: nil)
+  }
+
+  /// `client(sessionToken:)` for a caller that took `known` from `stateMark()` and knows that
+  /// nothing was committed since (a server that is the only writer): the engine does not look
+  /// at the database's state again to trust what it remembers of the session.
+  public func client(sessionToken token: String?, known: StateMark?) throws -> DatastoreClient {
     guard let token else { return DatastoreClient(store: self, principals: .anonymous) }
-    guard let principals = try engine.caller(sessionToken: token) else {
+    guard let principals = try engine.caller(sessionToken: token, known: known) else {
       throw DatastoreError(.authentication)
     }
     return DatastoreClient(store: self, principals: principals)
@@ -65,10 +72,29 @@ public final class Datastore {
     try engine.stateMark()
   }
 
+  /// Throws `E500001` when the database is gone (SQLite: the file was removed or replaced since
+  /// it was opened). A `stat`: far cheaper than `stateMark()`.
+  public func checkInPlace() throws {
+    try engine.checkInPlace()
+  }
+
+  /// Rows this datastore's connection has written since it opened: a server tells by it that
+  /// a request wrote. Costs nothing (no statement); 0 on PostgreSQL.
+  public var ownChanges: Int64 { engine.ownChanges }
+
   /// True when the database takes one writer at a time and others wait for its lock in naps
   /// (SQLite's busy handler sleeps 10 ms): a server with several connections should queue its
   /// own writers itself, so that the next starts the moment one commits.
   public var writesOneAtATime: Bool { engine is SQLiteEngine }
+
+  /// Group commit: runs `write(0)`, …, `write(count - 1)`, each atomically and undone alone
+  /// when it throws (its error is returned at its index; nil: written), and makes them durable
+  /// together: on SQLite one transaction and one commit for all. When this returns, every write
+  /// without an error is committed; when it throws (the transaction could not begin or commit),
+  /// none is. A write must not answer anyone before this returns.
+  public func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
+    try engine.group(count, write)
+  }
 
   /// The client a login signed in.
   public func client(_ login: Login) -> DatastoreClient {

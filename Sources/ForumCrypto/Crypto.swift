@@ -28,6 +28,39 @@ public enum Crypto {
     return digest
   }
 
+  /// An HMAC-SHA256 key made ready once (its padded blocks hashed): a server checks every
+  /// request's signature under the same client key.
+  public struct HMACKey: @unchecked Sendable {
+    private var context = hmac_sha256_ctx()
+
+    public init(_ key: some Collection<UInt8>) {
+      let key = Array(key)
+      key.withUnsafeBufferPointer { nettle_hmac_sha256_set_key(&context, $0.count, $0.baseAddress) }
+    }
+
+    /// A message fed in pieces (`update`), then its 32-byte code (`finish`).
+    public struct Message {
+      fileprivate var context: hmac_sha256_ctx
+
+      public mutating func update(_ bytes: UnsafeBufferPointer<UInt8>) {
+        nettle_hmac_sha256_update(&context, bytes.count, bytes.baseAddress)
+      }
+
+      public mutating func update(_ bytes: some Collection<UInt8>) {
+        Crypto.feed(bytes) { nettle_hmac_sha256_update(&context, $0, $1) }
+      }
+
+      /// Writes the code into `digest` (at least `Crypto.digestSize` bytes).
+      public mutating func finish(into digest: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(digest.count >= Crypto.digestSize)
+        nettle_hmac_sha256_digest(&context, Crypto.digestSize, digest.baseAddress)
+      }
+    }
+
+    /// A message under this key, starting from the prepared state (a copy: no hashing again).
+    public func message() -> Message { Message(context: context) }
+  }
+
   /// True when the two byte strings are equal, in time that does not depend on where they differ
   /// (signatures are compared with this).
   public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -35,6 +68,20 @@ public enum Crypto {
     guard !a.isEmpty else { return true }
     return a.withUnsafeBytes { x in
       b.withUnsafeBytes { y in nettle_memeql_sec(x.baseAddress, y.baseAddress, a.count) != 0 }
+    }
+  }
+
+  /// `base64(bytes)`'s ASCII bytes.
+  public static func base64Bytes(_ bytes: [UInt8]) -> [UInt8] {
+    guard !bytes.isEmpty else { return [] }
+    let length = (bytes.count + 2) / 3 * 4
+    return [UInt8](unsafeUninitializedCapacity: length) { output, count in
+      output.withMemoryRebound(to: CChar.self) { text in
+        bytes.withUnsafeBufferPointer {
+          nettle_base64_encode_raw(text.baseAddress, $0.count, $0.baseAddress)
+        }
+      }
+      count = length
     }
   }
 
@@ -77,7 +124,7 @@ public enum Crypto {
   }
 
   /// Hands `message` to `update` in contiguous pieces without copying when it is contiguous.
-  private static func feed(
+  fileprivate static func feed(
     _ message: some Collection<UInt8>, _ update: (Int, UnsafePointer<UInt8>?) -> Void
   ) {
     let done: Void? = message.withContiguousStorageIfAvailable {

@@ -34,8 +34,12 @@ public struct HTTPRequest: Sendable {
 
   /// The first header called `name` (any case), or nil.
   public func header(_ name: String) -> String? {
-    let lowered = name.lowercased()
-    return headers.first { $0.name == lowered }?.value
+    header(lowercased: name.lowercased())
+  }
+
+  /// The first header called `name`, given in lower case (names are kept lowercased).
+  func header(lowercased name: String) -> String? {
+    headers.first { $0.name == name }?.value
   }
 }
 

@@ -25,14 +25,23 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   private let pool: StorePool
   private let policy: NCMBPolicy
   private let clock: @Sendable () -> Int64
+  private let recheck: Int64
+
+  /// How late a write by another process on the same SQLite file (the prompt, `sqlite3`) may
+  /// be seen: answers, sessions and keys are looked up again once the database's state was
+  /// last looked at this long ago (`ReadCache`). This server's own writes are seen by the next
+  /// request on every connection, at once.
+  public static let recheckMilliseconds: Int64 = 10
 
   /// A service for the board at `location`. Makes the board's keys if it has none (see
   /// `Datastore.applicationKeys`): the caller is the board's owner. `clock` is milliseconds since
   /// 1970 (tests move it).
   public init(
     location: String, policy: NCMBPolicy = .none,
-    clock: @escaping @Sendable () -> Int64 = { BackendDate.now() }
+    clock: @escaping @Sendable () -> Int64 = { BackendDate.now() },
+    recheckMilliseconds: Int64 = NCMBService.recheckMilliseconds
   ) throws {
+    recheck = recheckMilliseconds
     // A connection is opened again after a system error (a lost file or server): never onto a
     // new empty board made where a removed file was, nor onto another board put in its place.
     let board = BoardIdentity()
@@ -60,19 +69,20 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     }
     self.policy = policy
     self.clock = clock
-    queuesWriters = try pool.with {
+    let queues = try pool.with {
       _ = try $0.store.applicationKeys()
       return $0.store.writesOneAtATime
     }
-    pthread_mutex_init(&writers, nil)
+    writers = nil
+    if queues {
+      writers = WriteQueue { [unowned self] jobs in self.write(jobs) }
+    }
   }
 
-  deinit { pthread_mutex_destroy(&writers) }
-
-  /// On SQLite, requests that may write take turns here: waiting on a mutex wakes the next one
-  /// when the last commits, where the database lock's busy handler would nap 10 ms at a time.
-  private let queuesWriters: Bool
-  private var writers = pthread_mutex_t()
+  /// On SQLite, requests that may write wait here and are written in batches, one commit for
+  /// all the requests waiting (`WriteQueue`), where each would otherwise wait for the database
+  /// lock in the busy handler's 10 ms naps and pay a commit of its own.
+  private(set) var writers: WriteQueue?
 
   /// The board's keys as they are now.
   public func keys() throws -> ApplicationKeys {
@@ -80,22 +90,49 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   }
 
   public func respond(to request: HTTPRequest) -> HTTPResponse {
-    let queued = queuesWriters && request.method != "GET"
-    if queued { pthread_mutex_lock(&writers) }
-    defer { if queued { pthread_mutex_unlock(&writers) } }
+    if let writers, request.method != "GET" { return writers.submit(request) }
     do {
-      return try pool.with { pooled in try answer(request, pooled.store, pooled.cache) }
-    } catch let error as NCMBError {
-      return failure(error)
-    } catch let error as DatastoreError {
-      return failure(NCMBError(error))
+      return try pool.with { pooled in
+        // A read that wrote (`GET /logout`) is seen by every connection's next request.
+        let before = pooled.store.ownChanges
+        defer { if pooled.store.ownChanges != before { pool.noteWrite() } }
+        return try answer(request, pooled)
+      }
     } catch {
-      return failure(.system)
+      return failure(error)
     }
   }
 
-  private func failure(_ error: NCMBError) -> HTTPResponse {
-    HTTPResponse(status: error.status, headers: NCMBService.jsonHeaders, body: error.body)
+  /// A batch of requests that may write: each in its own savepoint of one transaction, so a
+  /// refused one undoes itself alone and gets its own error; all answered after the commit.
+  private func write(_ jobs: [WriteQueue.Job]) {
+    do {
+      try pool.with { pooled in
+        var answers = [HTTPResponse?](repeating: nil, count: jobs.count)
+        let before = pooled.store.ownChanges
+        let errors = try pooled.store.group(jobs.count) { index in
+          answers[index] = try answer(jobs[index].request, pooled)
+        }
+        if pooled.store.ownChanges != before { pool.noteWrite() }
+        for (index, job) in jobs.enumerated() {
+          job.response = errors[index].map(failure) ?? answers[index]
+        }
+      }
+    } catch {
+      // Nothing of the batch was committed.
+      let response = failure(error)
+      for job in jobs { job.response = response }
+    }
+  }
+
+  private func failure(_ error: any Error) -> HTTPResponse {
+    let error: NCMBError =
+      switch error {
+      case let error as NCMBError: error
+      case let error as DatastoreError: NCMBError(error)
+      default: .system
+      }
+    return HTTPResponse(status: error.status, headers: NCMBService.jsonHeaders, body: error.body)
   }
 
   static let jsonHeaders = [(name: "content-type", value: "application/json; charset=utf-8")]
@@ -106,16 +143,26 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
 
   // MARK: Routing
 
-  private func answer(_ request: HTTPRequest, _ store: Datastore, _ cache: ReadCache) throws
-    -> HTTPResponse
-  {
-    let prefix = "/\(NCMBService.apiVersion)/"
+  private static let prefix = "/\(NCMBService.apiVersion)/"
+
+  private func answer(_ request: HTTPRequest, _ pooled: StorePool.Pooled) throws -> HTTPResponse {
+    let (store, cache) = (pooled.store, pooled.cache)
+    let prefix = NCMBService.prefix
     guard request.path.hasPrefix(prefix) else { throw NCMBError.notFound }
-    cache.revalidate(try store.stateMark())
-    guard let keys = try cache.keys({ try store.existingApplicationKeys() }) else {
+    let now = clock()
+    // The file is looked at every time (a removed board is E500001 at once), its state only
+    // when it may have changed.
+    try store.checkInPlace()
+    let mark = try cache.revalidate(generation: pooled.generation, now: now, recheck: recheck) {
+      try store.stateMark()
+    }
+    guard
+      let keys = try cache.keys({ try store.existingApplicationKeys().map(NCMBSignature.Keys.init) }
+      )
+    else {
       throw NCMBError.header
     }
-    try NCMBSignature.verify(request, keys: keys, now: clock())
+    try NCMBSignature.verify(request, keys: keys, now: now)
     guard request.body.count <= NCMBService.maximumJSONBytes || !request.formParts.isEmpty
     else { throw NCMBError.tooLarge }
 
@@ -125,7 +172,8 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     if segments.last == "" { segments.removeLast() }  // the Python SDK's trailing slash
     guard !segments.isEmpty, !segments.contains("") else { throw NCMBError.notFound }
     let names = try segments.map { try NCMBQuery.decode($0, field: "path", plusIsSpace: false) }
-    let client = try store.client(sessionToken: request.header("X-NCMB-Apps-Session-Token"))
+    let client = try store.client(
+      sessionToken: request.header("X-NCMB-Apps-Session-Token"), known: mark)
     let method = request.method
     // Reads that write nothing and depend only on the database and the caller.
     guard method == "GET", ["classes", "users", "roles", "files"].contains(names[0]) else {

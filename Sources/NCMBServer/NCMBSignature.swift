@@ -28,49 +28,80 @@ public enum NCMBSignature {
         applicationKey: applicationKey, timestamp: timestamp), as: UTF8.self)
   }
 
-  /// `stringToSign`'s UTF-8 bytes, made over bytes: a server makes one for every request.
+  /// `stringToSign`'s UTF-8 bytes, made over bytes.
   static func bytesToSign(
     method: String, host: String, path: String, rawQuery: String, applicationKey: String,
     timestamp: String
   ) -> [UInt8] {
-    let query = Array(rawQuery.utf8)
-    let fixed =
-      Array(
-        "SignatureMethod=HmacSHA256&SignatureVersion=2&X-NCMB-Application-Key=\(applicationKey)"
-          .utf8) + Array("&X-NCMB-Timestamp=\(timestamp)".utf8)
-    // Each parameter as a range of its buffer: the query's pieces between `&`s (empty ones
-    // dropped), then the four the signature adds, in that order.
-    var parameters: [(fromQuery: Bool, range: Range<Int>)] = []
-    for (source, bytes) in [(true, query), (false, fixed)] {
-      var start = 0
-      for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x26 {
-        if index > start { parameters.append((source, start..<index)) }
-        start = index + 1
-      }
-    }
-    func name(_ parameter: (fromQuery: Bool, range: Range<Int>)) -> ArraySlice<UInt8> {
-      let bytes = parameter.fromQuery ? query[parameter.range] : fixed[parameter.range]
-      return bytes.prefix { $0 != 0x3D }
-    }
-    // Sorted by name, byte order; equal names keep the order they came in.
-    let order = parameters.indices.sorted { a, b in
-      let (x, y) = (name(parameters[a]), name(parameters[b]))
-      return x == y ? a < b : x.lexicographicallyPrecedes(y)
-    }
+    let parameters = SortedParameters(
+      rawQuery: rawQuery, applicationKey: applicationKey, timestamp: timestamp)
     var out: [UInt8] = []
-    out.reserveCapacity(method.utf8.count + host.utf8.count + path.utf8.count + query.count + 200)
     out += method.utf8
     out.append(0x0A)
     out += host.utf8
     out.append(0x0A)
     out += path.utf8
     out.append(0x0A)
-    for (position, index) in order.enumerated() {
-      if position > 0 { out.append(0x26) }
-      let parameter = parameters[index]
-      out += parameter.fromQuery ? query[parameter.range] : fixed[parameter.range]
-    }
+    parameters.write { out += $0 }
     return out
+  }
+
+  /// The signed parameters in their order: the query's pieces between `&`s (empty ones
+  /// dropped) and the four the signature adds, sorted by name in byte order (equal names keep
+  /// the order they came in), as ranges of one buffer.
+  struct SortedParameters {
+    private let bytes: [UInt8]
+    private let order: [Range<Int>]
+
+    init(rawQuery: String, applicationKey: String, timestamp: String) {
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(rawQuery.utf8.count + applicationKey.utf8.count + 120)
+      bytes += rawQuery.utf8
+      bytes.append(0x26)
+      bytes += "SignatureMethod=HmacSHA256&SignatureVersion=2&X-NCMB-Application-Key=".utf8
+      bytes += applicationKey.utf8
+      bytes += "&X-NCMB-Timestamp=".utf8
+      bytes += timestamp.utf8
+      var ranges: [Range<Int>] = []
+      var start = 0
+      for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x26 {
+        if index > start { ranges.append(start..<index) }
+        start = index + 1
+      }
+      func name(_ range: Range<Int>) -> ArraySlice<UInt8> {
+        bytes[range].prefix { $0 != 0x3D }
+      }
+      let sorted = ranges.indices.sorted { a, b in
+        let (x, y) = (name(ranges[a]), name(ranges[b]))
+        return x == y ? a < b : x.lexicographicallyPrecedes(y)
+      }
+      self.bytes = bytes
+      order = sorted.map { ranges[$0] }
+    }
+
+    /// Hands the parameters, joined by `&`, to `body` in pieces.
+    func write(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+      bytes.withUnsafeBufferPointer { buffer in
+        for (position, range) in order.enumerated() {
+          if position > 0 { SortedParameters.ampersand.withUnsafeBufferPointer(body) }
+          body(UnsafeBufferPointer(rebasing: buffer[range]))
+        }
+      }
+    }
+
+    private static let ampersand: [UInt8] = [0x26]
+  }
+
+  /// The board's keys made ready for checking requests: the client key's HMAC state is
+  /// computed once, not at every request.
+  struct Keys {
+    let applicationKey: [UInt8]
+    let mac: Crypto.HMACKey
+
+    init(_ keys: ApplicationKeys) {
+      applicationKey = Array(keys.applicationKey.utf8)
+      mac = Crypto.HMACKey(keys.clientKey.utf8)
+    }
   }
 
   /// The base64 signature of `string` under `clientKey`.
@@ -137,36 +168,48 @@ public enum NCMBSignature {
   /// unknown application key, a malformed or stale timestamp, or a signature that matches
   /// neither the host as sent nor the host without its port is `E401001`.
   static func verify(_ request: HTTPRequest, keys: ApplicationKeys, now: Int64) throws {
-    guard let applicationKey = request.header("X-NCMB-Application-Key"),
-      let timestamp = request.header("X-NCMB-Timestamp"),
-      let signature = request.header("X-NCMB-Signature"),
-      Crypto.constantTimeEqual(Array(applicationKey.utf8), Array(keys.applicationKey.utf8))
+    try verify(request, keys: Keys(keys), now: now)
+  }
+
+  static func verify(_ request: HTTPRequest, keys: Keys, now: Int64) throws {
+    let newline: [UInt8] = [0x0A]
+    guard let applicationKey = request.header(lowercased: "x-ncmb-application-key"),
+      let timestamp = request.header(lowercased: "x-ncmb-timestamp"),
+      let signature = request.header(lowercased: "x-ncmb-signature"),
+      Crypto.constantTimeEqual(Array(applicationKey.utf8), keys.applicationKey)
     else { throw NCMBError.header }
     guard let time = milliseconds(ofTimestamp: timestamp),
       abs(time - now) <= allowedSkewMilliseconds
     else { throw NCMBError.header }
-    var hosts: [String] = []
-    for name in ["host", "x-forwarded-host"] {
-      guard let value = request.headers.first(where: { $0.name == name })?.value else {
-        continue
-      }
-      // The first of a list; byte offsets, as a host is ASCII (anything else never matches).
-      let bytes = Array(value.utf8)
-      let host = String(decoding: bytes.prefix { $0 != UInt8(ascii: ",") }, as: UTF8.self)
-      hosts.append(host)
-      // The Swift and JS SDKs sign the host without the port the URL names.
-      if let colon = host.utf8.lastIndex(of: UInt8(ascii: ":")), host.utf8.last != UInt8(ascii: "]")
-      {
-        hosts.append(String(host[..<colon]))
-      }
-    }
+    let parameters = SortedParameters(
+      rawQuery: request.rawQuery, applicationKey: applicationKey, timestamp: timestamp)
     let given = Array(signature.utf8)
-    for host in hosts {
-      let expected = sign(
-        bytes: bytesToSign(
-          method: request.method, host: host, path: request.path, rawQuery: request.rawQuery,
-          applicationKey: applicationKey, timestamp: timestamp), clientKey: keys.clientKey)
-      if Crypto.constantTimeEqual(Array(expected.utf8), given) { return }
+    var digest = [UInt8](repeating: 0, count: Crypto.digestSize)
+    func signs(_ host: Substring.UTF8View) -> Bool {
+      var message = keys.mac.message()
+      message.update(request.method.utf8)
+      message.update(newline)
+      message.update(host)
+      message.update(newline)
+      message.update(request.path.utf8)
+      message.update(newline)
+      parameters.write { message.update($0) }
+      digest.withUnsafeMutableBufferPointer { message.finish(into: $0) }
+      // Compared as sent, in base64: two texts can decode to the same bytes.
+      return Crypto.constantTimeEqual(Crypto.base64Bytes(digest), given)
+    }
+    for name in ["host", "x-forwarded-host"] {
+      guard let value = request.header(lowercased: name) else { continue }
+      // The first of a list; byte offsets, as a host is ASCII (anything else never matches).
+      let whole = Substring(value)
+      let host = whole.utf8.prefix { $0 != UInt8(ascii: ",") }
+      if signs(host) { return }
+      // The Swift and JS SDKs sign the host without the port the URL names.
+      if let colon = host.lastIndex(of: UInt8(ascii: ":")), host.last != UInt8(ascii: "]"),
+        signs(host[..<colon])
+      {
+        return
+      }
     }
     throw NCMBError.header
   }

@@ -7,28 +7,48 @@ import Datastore
 /// the cache. A caller's answers are keyed by their principals (`*`, their user id, their
 /// roles), so nobody is ever given what another caller's ACL let them read. An engine without a
 /// mark (PostgreSQL) keeps nothing.
+///
+/// Looking at the mark costs a statement and a shared lock, so it is looked at only when this
+/// server has written since the last look (`StorePool`'s generation: its own writes are seen by
+/// the next request on every connection) or when the last look is `recheck` milliseconds old: a
+/// write by another process (the prompt, `sqlite3`) is seen at most that late.
 final class ReadCache {
   private var mark: StateMark?
   private var answers: [String: HTTPResponse] = [:]
   private var bytes = 0
-  /// The board's keys as read at `mark`.
-  private var keys: ApplicationKeys?
+  /// The board's keys as read at `mark`, ready to check signatures.
+  private var keys: NCMBSignature.Keys?
+  /// The pool's generation and the clock when `mark` was looked at.
+  private var lookedGeneration: UInt64 = 0
+  private var lookedAt: Int64 = 0
 
   /// Bodies kept per pooled datastore, in all, and the largest one kept.
   static let maximumBytes = 2 << 20
   static let maximumAnswerBytes = 256 << 10
 
-  /// Starts a request at `mark`: what was kept at another mark goes.
-  func revalidate(_ mark: StateMark?) {
-    guard mark == nil || mark != self.mark else { return }
-    self.mark = mark
-    answers.removeAll()
-    bytes = 0
-    keys = nil
+  /// Starts a request: the database's mark, looked at again with `look` unless the server
+  /// wrote nothing since the last look (`generation`) and that look is younger than `recheck`
+  /// milliseconds at `now`. What was kept at another mark goes. Nil: nothing may be kept.
+  func revalidate(
+    generation: UInt64, now: Int64, recheck: Int64, look: () throws -> StateMark?
+  ) rethrows -> StateMark? {
+    if let mark, generation == lookedGeneration, now >= lookedAt, now - lookedAt < recheck {
+      return mark
+    }
+    let looked = try look()
+    lookedGeneration = generation
+    lookedAt = now
+    if looked == nil || looked != mark {
+      mark = looked
+      answers.removeAll()
+      bytes = 0
+      keys = nil
+    }
+    return looked
   }
 
   /// The board's keys: read from the store once per state.
-  func keys(_ read: () throws -> ApplicationKeys?) throws -> ApplicationKeys? {
+  func keys(_ read: () throws -> NCMBSignature.Keys?) throws -> NCMBSignature.Keys? {
     if let keys { return keys }
     let read = try read()
     if mark != nil { keys = read }

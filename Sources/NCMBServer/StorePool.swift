@@ -9,13 +9,20 @@ import Datastore
 
 /// Open datastores for the transport's worker threads: a `Datastore` (one database connection)
 /// serves one request at a time, so each request borrows one, with its `ReadCache`, and gives
-/// it back.
+/// it back. The pool also counts the server's own writes (`generation`): a request that wrote
+/// moves it before it is answered, so every connection's cache knows to look at the database
+/// again before the next answer.
 final class StorePool: @unchecked Sendable {
   final class Pooled {
     let store: Datastore
     let cache = ReadCache()
+    /// `StorePool.generation` when this request borrowed the store: read before anything of
+    /// the database is, so a write that commits after it moves the generation past it.
+    fileprivate(set) var generation: UInt64 = 0
     init(_ store: Datastore) { self.store = store }
   }
+
+  private var generation: UInt64 = 0
 
   private let open: @Sendable () throws -> Datastore
   private var idle: [Pooled] = []
@@ -35,8 +42,10 @@ final class StorePool: @unchecked Sendable {
   func with<T>(_ body: (Pooled) throws -> T) throws -> T {
     pthread_mutex_lock(&mutex)
     let reused = idle.popLast()
+    let generation = self.generation
     pthread_mutex_unlock(&mutex)
     let store = try reused ?? Pooled(open())
+    store.generation = generation
     do {
       let result = try body(store)
       giveBack(store)
@@ -47,6 +56,13 @@ final class StorePool: @unchecked Sendable {
       giveBack(store)
       throw error
     }
+  }
+
+  /// Called after a write of this server committed, before it is answered.
+  func noteWrite() {
+    pthread_mutex_lock(&mutex)
+    generation &+= 1
+    pthread_mutex_unlock(&mutex)
   }
 
   private func giveBack(_ store: Pooled) {

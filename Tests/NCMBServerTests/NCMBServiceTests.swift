@@ -17,6 +17,8 @@ final class ServedBoard: @unchecked Sendable {
   let service: NCMBService
   let keys: ApplicationKeys
   var now: Int64 = 1_800_000_000_000
+  /// The server's clock: it moves only when a test moves it.
+  let clock: Clock
 
   static let policy = NCMBPolicy(
     file: { _, bytes, mimeType in try Board.checkAppFile(bytes: bytes, mimeType: mimeType) },
@@ -31,12 +33,19 @@ final class ServedBoard: @unchecked Sendable {
     database = try engine.makeDatabase(rules: Board.rules, indexes: Board.indexes)
     _ = try Board.initialize(location: database.ownerLocation)
     let clock = Clock()
+    self.clock = clock
     service = try NCMBService(
       location: try database.serverLocation(), policy: ServedBoard.policy, clock: { clock.now })
     keys = try service.keys()
   }
 
   final class Clock: @unchecked Sendable { var now = BackendDate.now() }
+
+  /// Moves the server's clock past `NCMBService.recheckMilliseconds`: a write by another
+  /// process (the prompt, sqlite3) is seen from then on.
+  func passRecheckInterval() {
+    clock.now += NCMBService.recheckMilliseconds
+  }
 
   /// A request signed with the board's keys (or `clientKey`), as the Python SDK sends it: host
   /// with its port, a trailing slash, a local-time-free UTC timestamp.
@@ -339,7 +348,8 @@ struct NCMBServiceTests {
   }
 
   /// The board's file removed under a running server: every request is `E500001` from then
-  /// on, reads kept from before included, and no new empty board appears where it was.
+  /// on, reads kept from before included (the file is looked at on every request, though the
+  /// database's state is not), and no new empty board appears where it was.
   @Test func theDatabaseRemovedUnderTheServerIsE500001() throws {
     let board = try ServedBoard(SQLiteFixture())
     let (_, token) = try board.signUp()

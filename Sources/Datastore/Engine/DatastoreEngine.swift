@@ -70,6 +70,10 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// The principals a session token stands for; nil when it is unknown or expired.
   func caller(sessionToken: String) throws -> Principals?
 
+  /// `caller(sessionToken:)` by a caller that has just taken the database's `stateMark()` and
+  /// knows nothing was committed since, so the engine need not look again (`known`).
+  func caller(sessionToken: String, known: StateMark?) throws -> Principals?
+
   /// Ends every session of `userId`; their next request is `E401001`.
   func endSessions(userId: String) throws
 
@@ -89,6 +93,10 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// the write lock up front and waits for it), so `body` may run more than once and must have no
   /// effects outside the store.
   func transaction<T>(_ body: () throws -> T) throws -> T
+
+  /// Group commit (`Datastore.group`): `count` independent writes, each undone alone when it
+  /// throws, made durable together. By default each is a transaction of its own.
+  func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?]
 
   // MARK: Objects (input is already validated by `DatastoreClient`)
 
@@ -186,6 +194,34 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// Nil when the engine cannot tell cheaply (then nothing read may be kept for later). Throws
   /// when the database is gone.
   func stateMark() throws -> StateMark?
+
+  /// Rows this connection has written since it opened (what moves its own part of the mark):
+  /// reading it costs nothing. 0 on an engine without marks.
+  var ownChanges: Int64 { get }
+
+  /// Throws when the database is gone, as `stateMark()` does, without reading its state.
+  func checkInPlace() throws
+}
+
+extension DatastoreEngine {
+  func caller(sessionToken: String, known: StateMark?) throws -> Principals? {
+    try caller(sessionToken: sessionToken)
+  }
+
+  var ownChanges: Int64 { 0 }
+
+  func checkInPlace() throws {}
+
+  func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
+    (0..<count).map { index in
+      do {
+        try transaction { try write(index) }
+        return nil
+      } catch {
+        return error
+      }
+    }
+  }
 }
 
 /// See `DatastoreEngine.stateMark()`: comparable only with marks of the same engine.

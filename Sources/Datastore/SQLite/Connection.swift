@@ -19,6 +19,7 @@ public final class Connection {
   /// Opens (creating if needed) a database file in WAL mode, with a busy timeout and foreign keys.
   /// A write that meets another process's lock waits up to `busyTimeout` instead of failing.
   public init(path: String, busyTimeout: TimeInterval = 60) throws {
+    _ = Connection.configured
     var handle: OpaquePointer?
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
     let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -32,6 +33,9 @@ public final class Connection {
     sqlite3_extended_result_codes(handle, 1)
     BusyWait.install(on: handle, timeout: busyTimeout)
   }
+
+  /// Process-wide settings, made before the first connection initializes SQLite.
+  private static let configured: Int32 = forum_sqlite_statement_journals_in_memory()
 
   deinit {
     cache.removeAll()
@@ -91,6 +95,55 @@ public final class Connection {
     } catch {
       try? execute("ROLLBACK")
       throw error
+    }
+  }
+
+  /// True while a transaction is open on the connection as SQLite sees it (it rolls the whole
+  /// transaction back by itself after some failures: a full disk, an I/O error).
+  var sqliteIsInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+  /// Group commit: `count` independent writes in one `BEGIN IMMEDIATE` transaction, each in its
+  /// own savepoint, committed once. A write that throws undoes itself alone and its error is
+  /// returned at its index (nil: written). Throws when the transaction cannot begin or commit:
+  /// then nothing of any write is in the database. A failure after which SQLite dropped the
+  /// whole transaction runs the writes that had succeeded again in a new one.
+  public func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
+    precondition(transactionDepth == 0, "a group of writes is a transaction of its own")
+    var errors = [Error?](repeating: nil, count: count)
+    var pending = Array(0..<count)
+    while true {
+      try prepare("BEGIN IMMEDIATE").run()
+      do { try ensureFileInPlace() } catch {
+        try? execute("ROLLBACK")
+        throw error
+      }
+      transactionDepth += 1
+      var lost: Int?
+      for (position, index) in pending.enumerated() {
+        do {
+          try transaction { try write(index) }  // nested: a savepoint
+          errors[index] = nil
+        } catch {
+          errors[index] = error
+          if !sqliteIsInTransaction {
+            lost = position
+            break
+          }
+        }
+      }
+      transactionDepth -= 1
+      if let lost {
+        // Everything before was rolled back with it: again, without the write that failed.
+        pending = pending[..<lost].filter { errors[$0] == nil } + pending[(lost + 1)...]
+        continue
+      }
+      do {
+        try prepare("COMMIT").run()
+      } catch {
+        try? execute("ROLLBACK")
+        throw error
+      }
+      return errors
     }
   }
 

@@ -67,13 +67,17 @@ extension SQLiteEngine {
   /// of changed rows when it writes itself: together they move on every commit that changes a
   /// row. A file moved or deleted under the connection is an error, not a state.
   func stateMark() throws -> StateMark? {
+    try checkInPlace()
+    let version = try guarded { try dataVersion() }
+    return StateMark(external: version, own: connection.totalChanges)
+  }
+
+  func checkInPlace() throws {
     if connection.fileHasMoved {
       throw DatastoreError(
         .systemError,
         reason: BoardAccessReason.movedOrDeleted(path: location, nothingWritten: false))
     }
-    let version = try guarded { try dataVersion() }
-    return StateMark(external: version, own: connection.totalChanges)
   }
 
   func dataVersion() throws -> Int64 {

@@ -159,6 +159,12 @@ final class SQLiteEngine: DatastoreEngine {
     }
   }
 
+  /// One `BEGIN IMMEDIATE … COMMIT` for all the writes, each in its own savepoint
+  /// (`Connection.group`).
+  func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
+    try guarded { try connection.group(count, write) }
+  }
+
   /// The change feed numbers its rows upwards (AUTOINCREMENT) and fails every write once a row
   /// holds the largest number, which only a row written by hand can: honest numbers grow by one
   /// a write and would need millennia to pass `feedCeiling`. Rows above it are removed and the
@@ -340,9 +346,13 @@ final class SQLiteEngine: DatastoreEngine {
   }
 
   func caller(sessionToken: String) throws -> Principals? {
+    try caller(sessionToken: sessionToken, known: nil)
+  }
+
+  func caller(sessionToken: String, known: StateMark?) throws -> Principals? {
     try guarded {
       let hash = SHA256.hash(sessionToken)
-      let mark = StateMark(external: try dataVersion(), own: identityWrites)
+      let mark = StateMark(external: try known?.external ?? dataVersion(), own: identityWrites)
       if sessionCache?.mark != mark { sessionCache = (mark, [:]) }
       if let cached = sessionCache?.sessions[hash], cached.expiresAt > BackendDate.now() {
         return cached.principals
@@ -404,6 +414,8 @@ final class SQLiteEngine: DatastoreEngine {
     object.isDamaged = damaged
     return object
   }
+
+  var ownChanges: Int64 { connection.totalChanges }
 
   func acl(readers: String, writers: String) -> ACL {
     let key = readers + "|" + writers

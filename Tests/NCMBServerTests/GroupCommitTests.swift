@@ -1,0 +1,240 @@
+import Datastore
+import EngineTestSupport
+import Forum
+import Foundation
+import Testing
+
+@testable import NCMBServer
+
+/// Writes through the server on SQLite are committed in batches (`WriteQueue`, `Datastore.group`).
+/// Each test holds the database's write lock on a connection of its own so that the requests
+/// queue up behind a first one, then lets them go: they are then one batch, deterministically.
+@Suite("NCMB group commit")
+struct GroupCommitTests {
+  /// Answers collected from several threads.
+  final class Answers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var answers: [Int: (Int, JSONValue)] = [:]
+    func set(_ index: Int, _ answer: (Int, JSONValue)) { lock.withLock { answers[index] = answer } }
+    func get(_ index: Int) -> (Int, JSONValue)? { lock.withLock { answers[index] } }
+    var count: Int { lock.withLock { answers.count } }
+  }
+
+  /// Sends each request on a thread of its own; `index` names its answer.
+  private func start(
+    _ board: ServedBoard, _ requests: [(Int, HTTPRequest)], into answers: Answers,
+    done: DispatchGroup
+  ) {
+    for (index, request) in requests {
+      done.enter()
+      Thread.detachNewThread {
+        let answer = (try? board.send(request)) ?? (0, .null)
+        answers.set(index, answer)
+        done.leave()
+      }
+    }
+  }
+
+  /// Waits for `condition`, failing after a deadline (never a fixed sleep).
+  private func wait(for what: String, _ condition: () -> Bool) throws {
+    let deadline = Date().addingTimeInterval(60)
+    while !condition() {
+      guard Date() < deadline else { throw TestTimeout(what: what) }
+      usleep(1_000)
+    }
+  }
+
+  struct TestTimeout: Error { let what: String }
+
+  private func thread(_ board: ServedBoard, _ token: String) throws -> String {
+    let (status, body) = try board.send(
+      board.request(
+        "POST", "classes/Thread", session: token, body: #"{"title":"t","description":""}"#))
+    #expect(status == 201, "\(body)")
+    return try #require(body.objectValue?["objectId"]?.stringValue)
+  }
+
+  private func comment(
+    _ board: ServedBoard, _ token: String, thread: String, text: String
+  ) -> HTTPRequest {
+    let body: JSONValue = .object([
+      "text": .string(text), "thread": .pointer(className: "Thread", objectId: thread),
+    ])
+    return board.request("POST", "classes/Comment", session: token, body: body.jsonText())
+  }
+
+  /// The texts of the comments of `thread`, as the server reads them, and the thread's count.
+  private func comments(_ board: ServedBoard, _ token: String, thread: String) throws
+    -> (texts: [String], count: Int64?)
+  {
+    let condition = JSONValue.object(["thread": .pointer(className: "Thread", objectId: thread)])
+    let (status, body) = try board.send(
+      board.request(
+        "GET", "classes/Comment",
+        query: "where=" + percentEncoded(condition.jsonText()) + "&limit=1000", session: token))
+    #expect(status == 200, "\(body)")
+    let texts = (body.objectValue?["results"]?.arrayValue ?? []).compactMap {
+      $0.objectValue?["text"]?.stringValue
+    }
+    let (_, threadBody) = try board.send(
+      board.request("GET", "classes/Thread/\(thread)", session: token))
+    return (texts.sorted(), threadBody.objectValue?["commentCount"]?.intValue)
+  }
+
+  /// `Datastore.group` itself: a write that wrote and then threw undoes what it wrote, and only
+  /// that; the others are committed together.
+  @Test func aWriteThatThrowsUndoesItselfAlone() throws {
+    let database = try SQLiteFixture().makeDatabase(rules: Board.rules, indexes: Board.indexes)
+    let store = try Datastore.open(database.ownerLocation)
+    let client = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    struct Refused: Error {}
+    let errors = try store.group(3) { index in
+      _ = try client.create("Todo", fields: ["title": .string("todo \(index)")], acl: nil)
+      _ = try client.create("Todo", fields: ["title": .string("more \(index)")], acl: nil)
+      if index == 1 { throw Refused() }
+    }
+    #expect(errors.count == 3)
+    #expect(errors[0] == nil && errors[2] == nil)
+    #expect(errors[1] is Refused)
+    let titles = try client.find(Query(className: "Todo")).compactMap { $0["title"]?.stringValue }
+    #expect(titles.sorted() == ["more 0", "more 2", "todo 0", "todo 2"])
+  }
+
+  /// Writes held behind another connection's lock become one batch; the refused ones in it get
+  /// their own errors and undo only themselves, and nobody is answered before the commit.
+  @Test func aRefusedWriteInABatchLosesNoOther() throws {
+    let board = try ServedBoard()
+    let (_, token) = try board.signUp()
+    let threadId = try thread(board, token)
+    let writers = try #require(board.service.writers)
+    let lock = try Connection(path: board.database.ownerLocation)
+    try lock.execute("BEGIN IMMEDIATE")
+    let answers = Answers()
+    let done = DispatchGroup()
+    start(
+      board, [(0, comment(board, token, thread: threadId, text: "first"))], into: answers,
+      done: done)
+    try wait(for: "the first writer takes the queue") { writers.state.writing }
+    var rest: [(Int, HTTPRequest)] = (1...6).map {
+      ($0, comment(board, token, thread: threadId, text: "comment \($0)"))
+    }
+    // A comment on a thread that does not exist, and one over the board's length.
+    rest.append((7, comment(board, token, thread: "AAAAAAAAAAAAAAAA", text: "lost")))
+    rest.append(
+      (8, comment(board, token, thread: threadId, text: String(repeating: "x", count: 100_000))))
+    start(board, rest, into: answers, done: done)
+    try wait(for: "the others queue behind it") { writers.state.waiting == rest.count }
+    #expect(answers.count == 0, "nobody is answered before their write is committed")
+    try lock.execute("COMMIT")
+    #expect(done.wait(timeout: .now() + 60) == .success)
+
+    #expect(writers.state.largestBatch == rest.count)
+    for index in 0...6 {
+      let (status, body) = try #require(answers.get(index))
+      #expect(status == 201, "\(index): \(body)")
+      #expect(body.objectValue?["objectId"]?.stringValue?.count == 16, "\(body)")
+    }
+    let (missing, missingBody) = try #require(answers.get(7))
+    #expect(missing == 404, "\(missingBody)")
+    #expect(missingBody.objectValue?["code"] == .string("E404001"), "\(missingBody)")
+    let (long, longBody) = try #require(answers.get(8))
+    #expect(long == 400, "\(longBody)")
+    #expect(longBody.objectValue?["code"] == .string("E400002"), "\(longBody)")
+    let ids = (0...6).compactMap { answers.get($0)?.1.objectValue?["objectId"]?.stringValue }
+    #expect(Set(ids).count == 7, "each writer got its own object")
+
+    let (texts, count) = try comments(board, token, thread: threadId)
+    #expect(texts == (["first"] + (1...6).map { "comment \($0)" }).sorted())
+    #expect(count == 7)
+  }
+
+  /// A write after which SQLite drops the whole transaction (here a trigger of the test's that
+  /// raises ROLLBACK): the writes of the batch before it are written again, those after it
+  /// still run, and only it is refused.
+  @Test func aWriteThatLosesTheTransactionLosesNoOther() throws {
+    let board = try ServedBoard()
+    let (_, token) = try board.signUp()
+    let threadId = try thread(board, token)
+    try board.database.executeAsOwner(
+      sqlite: """
+        CREATE TRIGGER test_rollback BEFORE INSERT ON objects
+        WHEN json_extract(NEW.data, '$.text') = 'roll back' BEGIN SELECT RAISE(ROLLBACK, 'no'); END
+        """, postgres: "")
+    let writers = try #require(board.service.writers)
+    let lock = try Connection(path: board.database.ownerLocation)
+    try lock.execute("BEGIN IMMEDIATE")
+    let answers = Answers()
+    let done = DispatchGroup()
+    start(
+      board, [(0, comment(board, token, thread: threadId, text: "first"))], into: answers,
+      done: done)
+    try wait(for: "the first writer takes the queue") { writers.state.writing }
+    let texts = ["before", "roll back", "after"]
+    let rest = texts.enumerated().map {
+      ($0 + 1, comment(board, token, thread: threadId, text: $1))
+    }
+    // One at a time, so that they queue in this order.
+    for request in rest {
+      start(board, [request], into: answers, done: done)
+      try wait(for: "request \(request.0) queues") { writers.state.waiting == request.0 }
+    }
+    try lock.execute("COMMIT")
+    #expect(done.wait(timeout: .now() + 60) == .success)
+
+    #expect(writers.state.largestBatch == 3)
+    for index in [0, 1, 3] {
+      let (status, body) = try #require(answers.get(index))
+      #expect(status == 201, "\(index): \(body)")
+    }
+    let (status, body) = try #require(answers.get(2))
+    #expect(status == 500, "\(body)")
+    let (stored, count) = try comments(board, token, thread: threadId)
+    #expect(stored == ["after", "before", "first"])
+    #expect(count == 3)
+  }
+
+  /// A write through the server is seen at once by a read on any of its connections, with the
+  /// clock standing still: the server does not wait for its recheck to see its own writes.
+  @Test func theServersOwnWriteIsSeenAtOnceOnEveryConnection() throws {
+    let board = try ServedBoard()
+    let (_, token) = try board.signUp()
+    let page = "limit=20&order=-createDate"
+    func titles() throws -> [String] {
+      let (status, body) = try board.send(
+        board.request("GET", "classes/Thread", query: page, session: token))
+      #expect(status == 200, "\(body)")
+      return (body.objectValue?["results"]?.arrayValue ?? []).compactMap {
+        $0.objectValue?["title"]?.stringValue
+      }
+    }
+    let writers = try #require(board.service.writers)
+    let lock = try Connection(path: board.database.ownerLocation)
+    // Connection A keeps an answer, then holds a write that waits for the lock while a read
+    // opens connection B, which keeps the same answer.
+    #expect(try titles() == [])
+    try lock.execute("BEGIN IMMEDIATE")
+    let answers = Answers()
+    let done = DispatchGroup()
+    start(
+      board,
+      [(0, board.request("POST", "classes/Thread", session: token, body: #"{"title":"one"}"#))],
+      into: answers, done: done)
+    try wait(for: "the write takes connection A") { writers.state.writing }
+    #expect(try titles() == [])
+    try lock.execute("COMMIT")
+    #expect(done.wait(timeout: .now() + 60) == .success)
+    #expect(answers.get(0)?.0 == 201)
+    // Connection A (the last given back) sees its write; then B, while A is held again.
+    #expect(try titles() == ["one"])
+    try lock.execute("BEGIN IMMEDIATE")
+    start(
+      board,
+      [(1, board.request("POST", "classes/Thread", session: token, body: #"{"title":"two"}"#))],
+      into: answers, done: done)
+    try wait(for: "the second write takes a connection") { writers.state.writing }
+    #expect(try titles() == ["one"])
+    try lock.execute("COMMIT")
+    #expect(done.wait(timeout: .now() + 60) == .success)
+    #expect(try titles() == ["two", "one"])
+  }
+}
