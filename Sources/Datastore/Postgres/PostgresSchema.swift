@@ -512,7 +512,8 @@ enum PostgresSchema {
   /// whether the object has it, which sorts the same on every engine (a descending order would
   /// put objects without the field first here, last on SQLite).
   static func orderExpression(for field: String, presence: Set<String>) -> String {
-    presence.contains(field) ? "((o.data->'\(field)') IS NOT NULL)" : expression(for: field)
+    presence.contains(field)
+      ? "((o.data->\(SQL.quotedLiteral(field))) IS NOT NULL)" : expression(for: field)
   }
 
   static func expression(for field: String) -> String {
@@ -522,8 +523,8 @@ enum PostgresSchema {
     case "updateDate": return "to_jsonb(o.update_date)"
     default:
       let parts = field.split(separator: ".")
-      if parts.count == 1 { return "(o.data->'\(field)')" }
-      return "(o.data#>'{\(parts.joined(separator: ","))}')"
+      if parts.count == 1 { return "(o.data->\(SQL.quotedLiteral(field)))" }
+      return "(o.data#>\(SQL.quotedLiteral("{" + parts.joined(separator: ",") + "}")))"
     }
   }
 
