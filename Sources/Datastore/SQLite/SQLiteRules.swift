@@ -1,5 +1,7 @@
-/// `EngineRules` as SQLite triggers on `objects`. Names in the rules are checked by
-/// `EngineRules.validate()` (letters, digits, `_`), so they are safe inside SQL text.
+/// `EngineRules` as SQLite triggers on `objects`, rendered from their plan (`WritePlan`) with an
+/// exhaustive `switch` over its effects, as PostgreSQL renders it (`PostgresRules`). Names in the
+/// rules are checked by `EngineRules.validate()` (letters, digits, `_`), so they are safe inside
+/// SQL text.
 ///
 /// What the triggers do is bookkeeping no client can be trusted with: numbering, counters, the
 /// parent's last activity, children's readers, cascades. What needs to know the caller (is the
