@@ -150,7 +150,7 @@ final class PostgresConnection {
     if let failure {
       let error = PostgresError(result: failure, connection: handle, sql: sql, pq: pq)
       pq.PQclear(failure)
-      if cancelled && error.sqlState == "57014" { throw Interrupted() }
+      if cancelled && error.state == .queryCanceled { throw Interrupted() }
       throw error
     }
     if cancelled { Interrupt.clear() }
@@ -207,7 +207,7 @@ final class PostgresConnection {
   func drainNotifications() throws -> Int {
     guard pq.PQconsumeInput(handle) == 1, !isBroken else {
       throw PostgresError(
-        sqlState: "08006",
+        sqlState: SQLState.connectionFailure.rawValue,
         message: PostgresError.oneLine(
           pq.PQerrorMessage(handle).map { String(cString: $0) } ?? "the connection is closed"),
         sql: nil)

@@ -108,7 +108,7 @@ final class PostgresEngine: DatastoreEngine {
     do {
       try PostgresSchema.install(on: connection, rules: rules, indexes: indexes)
     } catch let error as PostgresError {
-      if error.sqlState == "42501" {
+      if error.state == .insufficientPrivilege {
         throw DatastoreError(
           .noAccess,
           detail:

@@ -17,7 +17,7 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
   }
 
   /// Serialization failures and deadlocks: the whole transaction may simply be run again.
-  var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+  var isRetryable: Bool { state == .serializationFailure || state == .deadlockDetected }
 
   init(sqlState: String?, message: String, sql: String?, table: String? = nil) {
     self.sqlState = sqlState
@@ -51,33 +51,91 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
       .filter { !$0.isEmpty }.joined(separator: "; ")
   }
 
-  /// The datastore error a caller sees. Our triggers raise `FA4xx` states carrying the backend's
-  /// codes; the server's own states map to the nearest code.
+  /// The datastore error a caller sees. Our functions and triggers raise `FA4xx` states, each
+  /// one backend code (`PostgresRefusal`); the server's own states map to the nearest code.
   var datastoreError: DatastoreError {
-    switch sqlState {
-    case "FA403", "42501": return DatastoreError(.noAccess, detail: detailForPerson)
-    case "FA404": return DatastoreError(.notFound)
-    case "FA400": return DatastoreError(.invalid, field: message)
-    case "FA401": return DatastoreError(.authentication, detail: message)
-    case "23505":
+    if let refusal = PostgresRefusal(sqlState: sqlState, message: message) {
+      return DatastoreError(refusal.code, field: refusal.field, reason: nil)
+    }
+    switch state {
+    case .insufficientPrivilege?: return DatastoreError(.noAccess, detail: message)
+    case .uniqueViolation?:
       return DatastoreError(.invalid, field: uniqueField, reason: StoreReason.alreadyExists)
-    case "54000", "22001": return DatastoreError(.invalid, field: "value", detail: message)
-    // A CHECK of the schema: a text, an object or a file over its size, or nested too deep.
-    case "23514": return DatastoreError(.invalid, field: "value", detail: message)
-    case .some(let state) where state.hasPrefix("22"):
+    case .programLimitExceeded?, .stringDataRightTruncation?:
       return DatastoreError(.invalid, field: "value", detail: message)
-    case "42P01", "3F000", "42883":
+    // A CHECK of the schema: a text, an object or a file over its size, or nested too deep.
+    case .checkViolation?: return DatastoreError(.invalid, field: "value", detail: message)
+    case let state? where state.isDataException:
+      return DatastoreError(.invalid, field: "value", detail: message)
+    case .undefinedTable?, .invalidSchemaName?, .undefinedFunction?:
       return DatastoreError(
         .systemError, reason: BoardAccessReason.schemaMissing)
     default: return DatastoreError(.systemError, detail: message)
     }
   }
 
-  private var detailForPerson: String? { sqlState == "42501" ? message : nil }
+  /// The state by name, when the server sent one.
+  var state: SQLState? { sqlState.map(SQLState.init(rawValue:)) }
 
   /// Which unique value is taken: the table says, never the words of the message.
   private var uniqueField: String {
     table == "files" || table == "private_files" ? "fileName" : "objectId"
+  }
+}
+
+/// The SQLSTATEs the engine acts on, by their names in PostgreSQL's appendix A.
+struct SQLState: Hashable, Sendable {
+  let rawValue: String
+
+  static let insufficientPrivilege = SQLState(rawValue: "42501")
+  static let queryCanceled = SQLState(rawValue: "57014")
+  static let connectionFailure = SQLState(rawValue: "08006")
+  static let serializationFailure = SQLState(rawValue: "40001")
+  static let deadlockDetected = SQLState(rawValue: "40P01")
+  static let uniqueViolation = SQLState(rawValue: "23505")
+  static let checkViolation = SQLState(rawValue: "23514")
+  static let programLimitExceeded = SQLState(rawValue: "54000")
+  static let stringDataRightTruncation = SQLState(rawValue: "22001")
+  static let undefinedTable = SQLState(rawValue: "42P01")
+  static let invalidSchemaName = SQLState(rawValue: "3F000")
+  static let undefinedFunction = SQLState(rawValue: "42883")
+
+  /// Class 22: a value the server could not take (a bad cast, a number out of range).
+  var isDataException: Bool { rawValue.hasPrefix("22") }
+}
+
+/// A refusal our SQL raises, one format for the SQL and its reader (as SQLite's
+/// `TriggerRefusal`): `RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = '…'`, the state naming
+/// the backend code. Only an `FA400`'s message is read, and only as the field it names (a
+/// `Validation.isName` name, else `value`); the others' words are for psql's reader.
+struct PostgresRefusal: Equatable {
+  let code: ErrorCode
+  let field: String?
+
+  /// The states, by the backend code each carries.
+  static let states: [String: ErrorCode] = [
+    "FA400": .invalid, "FA401": .authentication, "FA403": .noAccess, "FA404": .notFound,
+  ]
+
+  init(_ code: ErrorCode, field: String? = nil) {
+    self.code = code
+    self.field = field
+  }
+
+  /// The refusal `sqlState` carries, or nil when it is none of ours.
+  init?(sqlState: String?, message: String) {
+    guard let sqlState, let code = Self.states[sqlState] else { return nil }
+    self.init(
+      code, field: code == .invalid ? (Validation.isName(message) ? message : "value") : nil)
+  }
+
+  /// The refusal as a plpgsql statement: `field` (a name) as the message of an `FA400`,
+  /// `words` (for psql's reader) as that of the others.
+  func sql(saying words: String? = nil) -> String {
+    let state = Self.states.first { $0.value == code }?.key ?? "FA400"
+    let message = (code == .invalid ? field : words) ?? DatastoreError(code).message
+    return "RAISE EXCEPTION USING ERRCODE = '\(state)', MESSAGE = '"
+      + message.replacing("'", with: "''") + "';"
   }
 }
 

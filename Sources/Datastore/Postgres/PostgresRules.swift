@@ -816,13 +816,13 @@ struct PostgresRules: Equatable {
           IF target_class = \(PostgresRules.literal(rule.className)) AND flag = \(field) THEN
             IF NOT (\(PostgresRules.literal("role:" + rule.role)) = ANY(forum.principals())
                     OR forum.is_board_owner()) THEN
-              RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'No access with ACL.';
+              \(PostgresRefusal(.noAccess).sql())
             END IF;
             SELECT data ? \(field) INTO was FROM forum.objects
             WHERE class = target_class AND object_id = target_id AND '*' = ANY(readers)
             FOR UPDATE;
             IF NOT FOUND THEN
-              RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+              \(PostgresRefusal(.notFound).sql())
             END IF;
             IF was = flag_on THEN RETURN; END IF;
             UPDATE forum.objects
@@ -846,7 +846,7 @@ struct PostgresRules: Equatable {
         stamp bigint := forum.now_ms();
       BEGIN
       \(body)
-        RAISE EXCEPTION USING ERRCODE = 'FA400', MESSAGE = 'field';
+        \(PostgresRefusal(.invalid, field: "field").sql())
       END
       $$;
       REVOKE ALL ON FUNCTION forum.set_flag(text, text, text, boolean) FROM PUBLIC;

@@ -434,7 +434,7 @@ enum PostgresSchema {
       try connection.transaction {
         try connection.execute("CREATE ROLE forum_member NOLOGIN")
       }
-    } catch let error as PostgresError where error.sqlState == "42501" {
+    } catch let error as PostgresError where error.state == .insufficientPrivilege {
       throw DatastoreError(
         .noAccess,
         detail:

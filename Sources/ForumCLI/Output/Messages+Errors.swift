@@ -34,10 +34,15 @@ extension Messages {
     case let reason as InputReason: return input(reason)
     case let reason as BoardAccessReason: return access(reason)
     default:
+      // A refusal of who the caller is or may be carries no words of ours (PostgreSQL's
+      // `FA401`/`FA403` are read by their state alone): say it as every command does.
+      if error.code == .authentication { return sessionRefused }
+      if error.code == .noAccess && error.detail == nil { return permissionRefused }
       guard japanese else { return error.detail ?? error.message }
       let head: String
       switch error.code {
       case .notFound: head = "見つかりません。"
+      case .noAccess: head = "権限がないようです。"
       case .invalid: head = "\(fieldName(error.field ?? "value"))が正しくありません。"
       default: head = "システムエラーです。"
       }
