@@ -245,7 +245,12 @@ public final class Board {
   /// nothing. Returns the thread as it is now.
   @discardableResult
   public func pin(_ number: Int, _ pinned: Bool) throws -> ForumThread {
-    let object = try threadObject(number)
+    let object = try threadObject(number, withAuthor: false)
+    // Only public objects carry a flag (`FlagRule`): a private thread its reader can see is
+    // refused as what it is, not as a thread that is not there.
+    guard object.acl.readers.contains("*") else {
+      throw DatastoreError(.noAccess, reason: BoardReason.privateThreadNotPinned(number))
+    }
     try client.setFlag(
       Board.threadClass, objectId: object.objectId, field: Board.pinField, on: pinned)
     return try thread(number)

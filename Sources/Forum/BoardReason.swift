@@ -34,6 +34,8 @@ public enum BoardReason: ErrorReason, Equatable {
   case onlyAuthorMayEdit(author: String, label: String)
   case imageIsTheBoards
   case threadKeepsItsPicture
+  /// Only public threads are pinned (a pin leads everyone's `list`).
+  case privateThreadNotPinned(Int)
 
   public enum Numbered: String, Sendable, Equatable {
     case thread, comment, pages
@@ -71,6 +73,8 @@ public enum BoardReason: ErrorReason, Equatable {
       return "only \(author) (the author) may edit \(label)"
     case .imageIsTheBoards: return "set by the board, not by apps"
     case .threadKeepsItsPicture: return "a thread keeps its picture"
+    case .privateThreadNotPinned(let number):
+      return "#\(number) is private: only public threads are pinned"
     }
   }
 }

@@ -110,7 +110,11 @@ extension Session {
       unsavedDraft = nil
     } catch let failure as DraftStore.SaveFailure {
       if unsavedDraft == nil {
-        ForumMain.writeError("forum: " + messages.draftNotSaved(SafeText.sanitize(failure.reason)))
+        ForumMain.writeError(
+          "forum: "
+            + (failure.reason.map { messages.draftNotSaved(SafeText.sanitize($0)) }
+              ?? messages.tooManyDrafts(
+                DraftStore.limit, directory: SafeText.sanitize(drafts.directory))))
       }
       unsavedDraft = text
     } catch {

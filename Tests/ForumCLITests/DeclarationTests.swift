@@ -83,6 +83,21 @@ struct DeclarationTests {
     }
   }
 
+  /// A command is found by its name and aliases without building any declaration (issue 21:
+  /// `unread --count` paid for `list`'s, `show`'s and `search`'s); the declaration carries
+  /// the same ones, and no two commands share a spelling.
+  @Test func commandsAreFoundByTheNamesTheirDeclarationsCarry() {
+    var seen: Set<String> = []
+    for command in CommandRegistry.all {
+      #expect(command.info.name == command.name)
+      #expect(command.info.aliases == command.aliases, "\(command.name)")
+      for word in [command.name] + command.aliases {
+        #expect(seen.insert(word).inserted, "\(word) names two commands")
+        #expect(CommandRegistry.named(word.uppercased()) == command, "\(word)")
+      }
+    }
+  }
+
   /// Each global option is listed exactly once in `forum --help` and `help`, in both languages,
   /// as the one declared list says; each declared spelling parses.
   @Test func globalOptionsAreListedOnce() throws {

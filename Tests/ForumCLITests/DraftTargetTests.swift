@@ -192,6 +192,57 @@ struct DraftTargetTests {
       Array(said[(start + 1)...].prefix(2)) == ["  first precious line", "  second precious line"])
   }
 
+  /// Issue 20: drafts have a limit. With 50 kept, a draft for a new target is not saved (said
+  /// once, printed when not posted) and nothing is added; one fewer, and it is kept again.
+  @Test func draftsHaveALimit() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "t"])
+    let drafts = forum.stateHome + "/forum/drafts"
+    try FileManager.default.createDirectory(atPath: drafts, withIntermediateDirectories: true)
+    for number in 100..<150 {
+      try "old \(number)".write(
+        toFile: drafts + "/comment-\(number).txt", atomically: true, encoding: .utf8)
+    }
+    func kept() throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: drafts).filter { $0.hasSuffix(".txt") }
+    }
+    let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("comment 1")
+    try tmux.waitForPrompt(">")
+    try tmux.enter("one too many")
+    try tmux.wait("the limit said") {
+      $0.contains {
+        $0.hasPrefix("forum: your draft cannot be saved: 50 unsent drafts are kept already")
+      }
+    }
+    try tmux.enterDraftLine("still mine")
+    try tmux.press("C-d")
+    try tmux.wait("the text printed") {
+      $0.contains("Your text could not be saved; here it is, so that it is not lost:")
+    }
+    try tmux.waitForPrompt("forum>")
+    let said = try tmux.screen()
+    #expect(said.filter { $0.hasPrefix("forum: your draft cannot be saved") }.count == 1)
+    let start = said.lastIndex(
+      of: "Your text could not be saved; here it is, so that it is not lost:")!
+    #expect(Array(said[(start + 1)...].prefix(2)) == ["  one too many", "  still mine"])
+    #expect(try kept().count == 50)
+    #expect(!FileManager.default.fileExists(atPath: drafts + "/comment-1.txt"))
+
+    // One posted or discarded elsewhere: the next draft is kept.
+    try FileManager.default.removeItem(atPath: drafts + "/comment-100.txt")
+    try tmux.enter("comment 1")
+    try tmux.waitForPrompt(">")
+    try tmux.enterDraftLine("kept now")
+    try tmux.press("C-d")
+    try tmux.wait("kept") { $0.contains { $0.hasPrefix("Your text for #1 is kept") } }
+    #expect(
+      try String(contentsOfFile: drafts + "/comment-1.txt", encoding: .utf8) == "kept now")
+    #expect(try kept().count == 50)
+  }
+
   @Test func newWithATitleAtThePromptAsksForAnImage() throws {
     let forum = try ForumFixture()
     let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])

@@ -2,6 +2,9 @@ import Foundation
 import PostgresTestCluster
 import Testing
 
+@testable import Datastore
+@testable import Forum
+
 /// `pin N` / `unpin N` through the binary on both engines: a moderator or the owner pins, the
 /// pinned thread leads everyone's `list` (marked, and `pinnedDate` in `--json`), a member is
 /// refused in their language, and on PostgreSQL a member with psql cannot pin either.
@@ -151,6 +154,41 @@ struct PinTests {
   @Test func aModeratorPinsOnSQLite() throws { try pinning(postgres: false) }
 
   @Test func aModeratorPinsOnPostgreSQL() throws { try pinning(postgres: true) }
+
+  /// A private thread (an app's: the board makes only public ones) that a moderator can read
+  /// was refused as "not found". Only public threads are pinned: it says so, in both languages;
+  /// to someone who cannot read it, it is still not there.
+  @Test func aPrivateThreadIsRefusedAsPrivate() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["list"], profile: "owner")
+    let mod = try forum.ok(["--json", "whoami"], profile: "mod").json().string("userName") ?? ""
+    try forum.ok(["mod", "add", "@" + mod], profile: "owner")
+    let modId = try forum.openBoard(profile: "mod").me.objectId
+    let number: Int
+    do {
+      let alice = try forum.openBoard(profile: "alice")
+      let me = alice.me.objectId
+      let object = try alice.client.create(
+        Board.threadClass, fields: ["title": .string("ours"), "description": .string("")],
+        acl: ACL(readers: [me, modId], writers: [me]))
+      number = Int(object["number"]?.intValue ?? 0)
+    }
+    #expect(try forum.ok(["show", String(number)], profile: "mod").stdout.contains("ours"))
+    let refused = try forum.run(["pin", String(number)], profile: "mod")
+    #expect(refused.status == 3, "\(refused.summary)")
+    #expect(
+      refused.stderrLines == ["forum: #\(number) is private: only public threads are pinned"],
+      "\(refused.summary)")
+    let japanese = try forum.run(["pin", String(number)], profile: "mod", lang: "ja_JP.UTF-8")
+    #expect(
+      japanese.stderrLines == ["forum: #\(number) は非公開です。固定できるのは公開スレッドだけです。"],
+      "\(japanese.summary)")
+    let json = try forum.run(["--json", "pin", String(number)], profile: "mod")
+    #expect(try json.jsonError().string("code") == "E403001", "\(json.summary)")
+    #expect(try forum.run(["pin", String(number)], profile: "bob").status == 4)
+    let listed = try forum.ok(["--json", "list"], profile: "mod").json().objects("results")
+    #expect(listed.allSatisfy { $0["pinnedDate"] == nil }, "\(listed)")
+  }
 
   /// A board main made before pins (`Fixtures/boards/main-05fff26`): its threads have no
   /// `pinnedDate`, so nothing is pinned, and its moderator can pin at once.

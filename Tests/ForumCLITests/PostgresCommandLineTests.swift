@@ -39,6 +39,50 @@ struct PostgresCommandLineTests {
     #expect(memberInit.stderrLines.count == 1, "\(memberInit.summary)")
   }
 
+  /// A refusal whose reason is the server's own words (a member running `forum init`) got the
+  /// head システムエラーです under Japanese: it is a permission refusal and says so.
+  @Test func aMembersInitIsAPermissionRefusalInJapanese() throws {
+    let forum = try ForumFixture()
+    let board = try PostgresTestCluster.shared().board()
+    defer { board.remove() }
+    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
+    #expect(initialized.status == 0, "\(initialized.summary)")
+    try board.cluster.admin("GRANT forum_member TO \(board["alice"].name)")
+    let refused = try forum.run(
+      ["init"], profile: nil, lang: "ja_JP.UTF-8", database: board["alice"].uri)
+    #expect(refused.status == 3, "\(refused.summary)")
+    #expect(refused.stderrLines.count == 1, "\(refused.summary)")
+    #expect(refused.stderr.hasPrefix("forum: 権限がないようです。"), "\(refused.summary)")
+    #expect(!refused.stderr.contains("システムエラー"), "\(refused.summary)")
+    let english = try forum.run(["init"], profile: nil, database: board["alice"].uri)
+    #expect(english.stderr.contains("run `forum init` as the owner"), "\(english.summary)")
+  }
+
+  /// `forum init`'s own long steps said "waiting for another writer…" after a second, with no
+  /// other writer about. A step made slow on purpose (the superuser's event trigger sleeps at
+  /// init's `CREATE SCHEMA`) is work, not a wait: nothing is said. A real wait still is
+  /// (`PostgresLockWaitTests`).
+  @Test func initsOwnLongStepIsNotAWait() throws {
+    let forum = try ForumFixture()
+    let board = try PostgresTestCluster.shared().board()
+    defer { board.remove() }
+    let first = try forum.run(["init"], profile: nil, database: board.owner.uri)
+    #expect(first.status == 0, "\(first.summary)")
+    try board.cluster.admin(
+      """
+      CREATE FUNCTION public.slow_step() RETURNS event_trigger LANGUAGE plpgsql
+        AS $$ BEGIN PERFORM pg_sleep(1.6); END $$;
+      CREATE EVENT TRIGGER slow_step ON ddl_command_start WHEN TAG IN ('CREATE SCHEMA')
+        EXECUTE FUNCTION public.slow_step();
+      """, database: board.database)
+    let started = Date()
+    let again = try forum.run(["init"], profile: nil, database: board.owner.uri)
+    #expect(again.status == 0, "\(again.summary)")
+    // The step did take its time: the test shows what it means to.
+    #expect(Date().timeIntervalSince(started) > 1.6)
+    #expect(again.stderr.isEmpty, "\(again.summary)")
+  }
+
   /// Runs `forum list` on `uri` and expects one line on stderr containing `fix`, and `status`.
   private func expectRefusal(
     _ forum: ForumFixture, _ uri: String, status: Int32, mentions fix: String,

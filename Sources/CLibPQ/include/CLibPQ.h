@@ -41,7 +41,8 @@
   X(PQgetResult)                                                                               \
   X(PQgetCancel)                                                                               \
   X(PQcancel)                                                                                  \
-  X(PQfreeCancel)
+  X(PQfreeCancel)                                                                               \
+  X(PQbackendPID)
 
 #define FORUM_LIBPQ_FIELD(name) __typeof__(name) *_Nonnull name;
 

@@ -23,6 +23,11 @@ final class PostgresConnection {
   let pq: ForumLibPQ
   private var prepared: [String: String] = [:]
   private var transactionDepth = 0
+  /// Where it connected, for `watcher`.
+  private let uri: String
+  /// A second connection to the same place, made the first time a statement in a transaction
+  /// runs a second, to ask the server whether that statement waits for a lock (`waitsForLock`).
+  private var watcher: PostgresConnection?
 
   /// Parameters libpq accepts in a URI; anything else (a typo, a parameter from another client)
   /// is refused before connecting.
@@ -71,6 +76,7 @@ final class PostgresConnection {
     }
     self.handle = handle
     self.pq = pq
+    self.uri = uri
     // Notices (e.g. "relation already exists, skipping") are not for the person at the prompt.
     _ = pq.PQsetNoticeProcessor(handle, { _, _ in }, nil)
   }
@@ -117,6 +123,7 @@ final class PostgresConnection {
   private func awaitResult(sql: String, interruptible: Bool) throws -> OpaquePointer? {
     let started = PostgresConnection.monotonicSeconds()
     var told = false
+    var nextLook = 1.0
     var cancelled = false
     while pq.PQisBusy(handle) == 1 {
       var descriptor = pollfd(fd: pq.PQsocket(handle), events: Int16(POLLIN), revents: 0)
@@ -127,9 +134,14 @@ final class PostgresConnection {
         cancelled = true
         cancel()
       }
-      if !told && inTransaction && PostgresConnection.monotonicSeconds() - started > 1 {
-        told = true
-        Interrupt.onLongWait?()
+      let waited = PostgresConnection.monotonicSeconds() - started
+      if !told && inTransaction && waited > nextLook {
+        nextLook = waited + 1
+        // Only a wait is said to be one: `forum init`'s own long steps are work, not waiting.
+        if waitsForLock() {
+          told = true
+          Interrupt.onLongWait?()
+        }
       }
     }
     var last: OpaquePointer?
@@ -155,6 +167,21 @@ final class PostgresConnection {
     }
     if cancelled { Interrupt.clear() }
     return last
+  }
+
+  /// True when the statement this connection runs waits for a lock another session holds (a
+  /// row another member's open transaction wrote, a table a DDL step needs), asked on
+  /// `watcher`. When the server cannot be asked, true: better a notice too many than silence.
+  private func waitsForLock() -> Bool {
+    do {
+      if watcher == nil { watcher = try PostgresConnection(uri: uri, connectTimeout: 2) }
+      return try watcher!.query(
+        "SELECT cardinality(pg_blocking_pids($1::integer)) > 0",
+        [.text(String(pq.PQbackendPID(handle)))]
+      ).bool(0, 0)
+    } catch {
+      return true
+    }
   }
 
   private static func monotonicSeconds() -> Double {

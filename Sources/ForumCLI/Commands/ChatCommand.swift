@@ -3,8 +3,10 @@ import Forum
 /// `chat`: a thread as a live room (the chat seeds): its last 20 comments, then every line typed
 /// is posted to it.
 enum ChatCommand: ForumCommand {
+  static let name = "chat"
+  static let aliases = ["room"]
   static let info = CommandInfo(
-    name: "chat", aliases: ["room"],
+    name: name, aliases: aliases,
     summary: Localized(
       "talk in a thread as in a chat room: every line you type is posted",
       "スレッドをチャットルームとして使う: 入力した行がそのまま投稿される"),

@@ -4,6 +4,11 @@ import Forum
 /// name, options, arguments, help, completion and what it does. Help, usage errors and completion
 /// are all made from these declarations.
 protocol ForumCommand {
+  /// The word that runs it and its other spellings: apart from `info`, so that finding the
+  /// command a line names builds no other command's declaration (a status bar's `unread
+  /// --count` paid for `list`'s, `show`'s and `search`'s on every run). `info` takes them.
+  static var name: String { get }
+  static var aliases: [String] { get }
   static var info: CommandInfo { get }
   /// What a script must skip when the command is refused before it has read its draft: the
   /// lines it would have read, decided from the line alone without failing.
@@ -12,6 +17,7 @@ protocol ForumCommand {
 }
 
 extension ForumCommand {
+  static var aliases: [String] { [] }
   static func draftParts(_ words: CommandWords) -> [DraftPart] { [] }
 }
 

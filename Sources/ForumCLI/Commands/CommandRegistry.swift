@@ -14,12 +14,12 @@ enum CommandRegistry {
     QuitCommand.self, InitCommand.self, KeysCommand.self, ServeCommand.self,
   ]
 
-  static var names: [String] { all.map { $0.info.name } }
+  static var names: [String] { all.map { $0.name } }
 
-  /// The command `word` names, or its alias.
+  /// The command `word` names, or its alias (by the names alone: no declaration is built).
   static func named(_ word: String) -> (any ForumCommand.Type)? {
     let word = word.lowercased()
-    return all.first { $0.info.name == word || $0.info.aliases.contains(word) }
+    return all.first { $0.name == word || $0.aliases.contains(word) }
   }
 
   /// The command `word` names; a usage error suggesting the nearest command otherwise.

@@ -2,8 +2,10 @@ import Forum
 
 /// `comment`: prose for a thread, from the rest of the line or from lines up to a `.`.
 enum CommentCommand: ForumCommand {
+  static let name = "comment"
+  static let aliases = ["c"]
   static let info = CommandInfo(
-    name: "comment", aliases: ["c"],
+    name: name, aliases: aliases,
     summary: Localized(
       "comment on a thread (the current one at the prompt)", "スレッドにコメント (プロンプトでは現在のスレッド)"),
     details: Localized(

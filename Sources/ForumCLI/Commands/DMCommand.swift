@@ -3,8 +3,10 @@ import Forum
 
 /// `dm`: a private message to one person, or the conversation with them.
 enum DMCommand: ForumCommand {
+  static let name = "dm"
+  static let aliases = ["msg"]
   static let info = CommandInfo(
-    name: "dm", aliases: ["msg"],
+    name: name, aliases: aliases,
     summary: Localized(
       "send a private message, or show your conversation with someone",
       "個人宛てのメッセージを送る、またはその人との会話を表示"),
@@ -121,8 +123,10 @@ enum DMCommand: ForumCommand {
 
 /// `inbox`: your conversations, most recent message first.
 enum InboxCommand: ForumCommand {
+  static let name = "inbox"
+  static let aliases = ["dms"]
   static let info = CommandInfo(
-    name: "inbox", aliases: ["dms"],
+    name: name, aliases: aliases,
     summary: Localized(
       "your conversations, most recent message first, 20 a page",
       "あなたの会話 (新しいメッセージ順、1 ページ 20 件)"),

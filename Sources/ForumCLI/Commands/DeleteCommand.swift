@@ -3,8 +3,10 @@ import Forum
 
 /// `delete`: your own thread (with its comments and image) or comment, after asking.
 enum DeleteCommand: ForumCommand {
+  static let name = "delete"
+  static let aliases = ["rm"]
   static let info = CommandInfo(
-    name: "delete", aliases: ["rm"],
+    name: name, aliases: aliases,
     summary: Localized(
       "delete your own thread (with its comments and image) or comment",
       "自分のスレッド (コメントと画像ごと) かコメントを削除"),

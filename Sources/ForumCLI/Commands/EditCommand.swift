@@ -4,8 +4,9 @@ import Forum
 /// `edit 12 --title T --description D`, `edit 12/3 TEXT`: only the author may; the earlier
 /// text is kept as a revision (`history`).
 enum EditCommand: ForumCommand {
+  static let name = "edit"
   static let info = CommandInfo(
-    name: "edit",
+    name: name,
     summary: Localized(
       "change your thread's title or description, or your comment", "自分のスレッドやコメントを編集"),
     details: Localized(
@@ -143,8 +144,9 @@ enum EditCommand: ForumCommand {
 
 /// `history 12/3`: every kept revision of a post with its time, oldest first, 20 a page.
 enum HistoryCommand: ForumCommand {
+  static let name = "history"
   static let info = CommandInfo(
-    name: "history",
+    name: name,
     summary: Localized(
       "the earlier versions of an edited thread or comment", "編集されたスレッドやコメントの以前の版"),
     details: Localized(

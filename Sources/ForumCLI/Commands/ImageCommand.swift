@@ -3,8 +3,9 @@ import Forum
 
 /// `image`: a thread's image drawn large, or its stored bytes saved to a file or stdout.
 enum ImageCommand: ForumCommand {
+  static let name = "image"
   static let info = CommandInfo(
-    name: "image",
+    name: name,
     summary: Localized(
       "show a thread's image large, or save it to disk", "スレッドの画像を大きく表示、または保存"),
     details: Localized(

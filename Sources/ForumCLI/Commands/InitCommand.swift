@@ -4,8 +4,9 @@ import Forum
 /// `init`: creates or brings up to date the board's schema at `--db`. On PostgreSQL it is run
 /// once by the database's owner (members never need DDL); on a file it does what opening does.
 enum InitCommand: BoardlessCommand {
+  static let name = "init"
   static let info = CommandInfo(
-    name: "init",
+    name: name,
     summary: Localized(
       "create or update the board's schema at --db (PostgreSQL: run as the database owner)",
       "--db のボードのスキーマを作成・更新 (PostgreSQL ではデータベースの所有者が実行)"),

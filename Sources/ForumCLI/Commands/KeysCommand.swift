@@ -5,8 +5,9 @@ import Forum
 /// `--rotate` replaces them (apps holding the old ones are refused from then on). Only the board's
 /// owner may run it (on SQLite, whoever holds the file). It needs no sign-in.
 enum KeysCommand: BoardlessCommand {
+  static let name = "keys"
   static let info = CommandInfo(
-    name: "keys",
+    name: name,
     summary: Localized(
       "print the board's NCMB application and client keys (--rotate: make new ones)",
       "ボードの NCMB アプリケーションキーとクライアントキーを表示 (--rotate で新しくする)"),

@@ -3,8 +3,10 @@ import Forum
 
 /// `list`: threads by latest activity, a page at a time.
 enum ListCommand: ForumCommand {
+  static let name = "list"
+  static let aliases = ["ls"]
   static let info = CommandInfo(
-    name: "list", aliases: ["ls"],
+    name: name, aliases: aliases,
     summary: Localized(
       "threads, most recent activity first, 20 a page",
       "スレッドの一覧 (新しい順、1 ページ 20 件)"),

@@ -3,8 +3,9 @@ import Forum
 
 /// `mod add @handle`, `mod remove @handle`, `mod list`: the board's owner chooses moderators.
 enum ModCommand: ForumCommand {
+  static let name = "mod"
   static let info = CommandInfo(
-    name: "mod",
+    name: name,
     summary: Localized(
       "the board's owner grants or revokes the moderator role",
       "掲示板の所有者がモデレーターを任命・解任する"),

@@ -4,8 +4,9 @@ import Forum
 /// `mute`, `unmute`, `follow`, `unfollow`: a person's own marks on threads, kept on the board
 /// (private to them, `Board+Preferences`), so every prompt and device of theirs sees them.
 enum MuteCommand: ForumCommand {
+  static let name = "mute"
   static let info = CommandInfo(
-    name: "mute",
+    name: name,
     summary: Localized(
       "hide a thread from list, unread and notices", "スレッドを list、unread、通知から隠す"),
     details: Localized(
@@ -21,8 +22,9 @@ enum MuteCommand: ForumCommand {
 }
 
 enum UnmuteCommand: ForumCommand {
+  static let name = "unmute"
   static let info = CommandInfo(
-    name: "unmute", summary: Localized("show a muted thread again", "ミュートしたスレッドを戻す"),
+    name: name, summary: Localized("show a muted thread again", "ミュートしたスレッドを戻す"),
     parameters: [ThreadMarking.thread])
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
@@ -31,8 +33,9 @@ enum UnmuteCommand: ForumCommand {
 }
 
 enum FollowCommand: ForumCommand {
+  static let name = "follow"
   static let info = CommandInfo(
-    name: "follow",
+    name: name,
     summary: Localized(
       "tell a thread's new comments wherever you are", "スレッドの新しいコメントをどこにいても通知する"),
     details: Localized(
@@ -49,8 +52,9 @@ enum FollowCommand: ForumCommand {
 }
 
 enum UnfollowCommand: ForumCommand {
+  static let name = "unfollow"
   static let info = CommandInfo(
-    name: "unfollow", summary: Localized("stop following a thread", "スレッドのフォローをやめる"),
+    name: name, summary: Localized("stop following a thread", "スレッドのフォローをやめる"),
     parameters: [ThreadMarking.thread])
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {

@@ -10,8 +10,9 @@ import Forum
 
 /// `new`: posts a thread, asking for what the line did not give.
 enum NewCommand: ForumCommand {
+  static let name = "new"
   static let info = CommandInfo(
-    name: "new",
+    name: name,
     summary: Localized("post a thread; asks for what is missing", "スレッドを投稿 (足りないものは尋ねます)"),
     details: Localized(
       "The description ends with a line holding a single `.`; `\\e` on a line of its own opens "

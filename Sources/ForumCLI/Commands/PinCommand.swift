@@ -5,8 +5,9 @@ import Forum
 /// The pin is a rule the engine enforces (`Board.rules`' flag), so a member cannot pin with
 /// psql either; this command only says what happened, in the reader's language.
 enum PinCommand: ForumCommand {
+  static let name = "pin"
   static let info = CommandInfo(
-    name: "pin",
+    name: name,
     summary: Localized(
       "keep a thread at the top of list (moderators and the owner)",
       "スレッドを list の先頭に固定する (モデレーターと所有者)"),
@@ -38,6 +39,10 @@ enum PinCommand: ForumCommand {
     do {
       thread = try session.board.pin(number, on)
     } catch let error as DatastoreError where error.code == .noAccess {
+      // The board's own refusal (a private thread) says itself; the engine's is about the role.
+      if error.reason is BoardReason {
+        throw CLIError.refused(session.messages.failure(error), error)
+      }
       let refusal = Localized(
         "only moderators and the board's owner may pin or unpin threads",
         "スレッドの固定と解除ができるのはモデレーターと掲示板の所有者だけです")
@@ -57,8 +62,9 @@ enum PinCommand: ForumCommand {
 }
 
 enum UnpinCommand: ForumCommand {
+  static let name = "unpin"
   static let info = CommandInfo(
-    name: "unpin",
+    name: name,
     summary: Localized(
       "put a pinned thread back in its place (moderators and the owner)",
       "スレッドの固定を解除する (モデレーターと所有者)"),

@@ -3,8 +3,10 @@ import Forum
 
 /// `reply 12/3 TEXT`: a comment in #12 answering comment 3, shown under a one-line quote of it.
 enum ReplyCommand: ForumCommand {
+  static let name = "reply"
+  static let aliases = ["r"]
   static let info = CommandInfo(
-    name: "reply", aliases: ["r"],
+    name: name, aliases: aliases,
     summary: Localized(
       "comment on a thread answering one of its comments", "スレッドのコメントに返信"),
     details: Localized(

@@ -3,8 +3,10 @@ import Forum
 
 /// `search WORDS`: posts holding every word, best first, 20 a page.
 enum SearchCommand: ForumCommand {
+  static let name = "search"
+  static let aliases = ["find"]
   static let info = CommandInfo(
-    name: "search", aliases: ["find"],
+    name: name, aliases: aliases,
     summary: Localized(
       "posts holding every word, best first",
       "すべての語を含む投稿を関連度順に表示"),

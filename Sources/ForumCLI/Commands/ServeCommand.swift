@@ -13,8 +13,9 @@ import NCMBServer
 /// or Ctrl-C. It runs before any sign-in (the server acts for the apps' users, not for a profile),
 /// so `ForumMain` calls `serve` instead of a session's `run`.
 enum ServeCommand: BoardlessCommand {
+  static let name = "serve"
   static let info = CommandInfo(
-    name: "serve",
+    name: name,
     summary: Localized(
       "serve the board to NCMB apps (REST API 2013-09-01) until SIGTERM or Ctrl-C",
       "ボードを NCMB のアプリに提供 (REST API 2013-09-01)。SIGTERM か Ctrl-C で停止"),

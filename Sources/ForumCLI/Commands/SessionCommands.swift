@@ -2,8 +2,9 @@ import Forum
 
 /// `whoami`: who you are on this board, and where it lives.
 enum WhoamiCommand: ForumCommand {
+  static let name = "whoami"
   static let info = CommandInfo(
-    name: "whoami",
+    name: name,
     summary: Localized(
       "your display name, @handle, user id, profile and database",
       "表示名、@ハンドル、ユーザー ID、プロファイル、データベース"))
@@ -29,8 +30,9 @@ enum WhoamiCommand: ForumCommand {
 
 /// `name`: the rest of the line becomes your display name.
 enum NameCommand: ForumCommand {
+  static let name = "name"
   static let info = CommandInfo(
-    name: "name",
+    name: name,
     summary: Localized(
       "set your display name (1 to 40 characters), exactly as typed",
       "表示名を設定 (1〜40 文字、入力どおり)"),
@@ -52,8 +54,10 @@ enum NameCommand: ForumCommand {
 
 /// `leave`: ends the current thread at the prompt.
 enum LeaveCommand: ForumCommand {
+  static let name = "leave"
+  static let aliases = ["back"]
   static let info = CommandInfo(
-    name: "leave", aliases: ["back"],
+    name: name, aliases: aliases,
     summary: Localized("leave the current thread", "現在のスレッドを離れる"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
@@ -64,8 +68,10 @@ enum LeaveCommand: ForumCommand {
 
 /// `help`: the list of commands, or one in detail.
 enum HelpCommand: ForumCommand {
+  static let name = "help"
+  static let aliases = ["?"]
   static let info = CommandInfo(
-    name: "help", aliases: ["?"],
+    name: name, aliases: aliases,
     summary: Localized("this list, or one command in detail", "この一覧、またはコマンドの詳細"),
     parameters: [topic])
 
@@ -90,8 +96,10 @@ enum HelpCommand: ForumCommand {
 
 /// `quit`: leaves the prompt or ends a script.
 enum QuitCommand: ForumCommand {
+  static let name = "quit"
+  static let aliases = ["exit", "q"]
   static let info = CommandInfo(
-    name: "quit", aliases: ["exit", "q"],
+    name: name, aliases: aliases,
     summary: Localized("leave (Ctrl-D does too)", "終了 (Ctrl-D でも)"))
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {

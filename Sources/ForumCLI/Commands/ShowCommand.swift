@@ -2,8 +2,10 @@ import Forum
 
 /// `show`: a thread with its image and comments; at the prompt it becomes the current thread.
 enum ShowCommand: ForumCommand {
+  static let name = "show"
+  static let aliases = ["open"]
   static let info = CommandInfo(
-    name: "show", aliases: ["open"],
+    name: name, aliases: aliases,
     summary: Localized(
       "a thread with its image and comments, 20 a page",
       "スレッドを画像とコメント付きで表示 (1 ページ 20 件)"),
@@ -120,8 +122,10 @@ enum ShowCommand: ForumCommand {
 
 /// `next` and `prev`: the following or preceding page of the last listing or thread shown.
 enum NextCommand: ForumCommand {
+  static let name = "next"
+  static let aliases = ["n"]
   static let info = CommandInfo(
-    name: "next", aliases: ["n"],
+    name: name, aliases: aliases,
     summary: Localized(
       "the next page of the last list or thread shown", "直前の一覧かスレッドの次のページ"))
 
@@ -151,8 +155,10 @@ enum NextCommand: ForumCommand {
 }
 
 enum PreviousCommand: ForumCommand {
+  static let name = "prev"
+  static let aliases = ["previous", "p"]
   static let info = CommandInfo(
-    name: "prev", aliases: ["previous", "p"],
+    name: name, aliases: aliases,
     summary: Localized(
       "the previous page of the last list or thread shown", "直前の一覧かスレッドの前のページ"))
 

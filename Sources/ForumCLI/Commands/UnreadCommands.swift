@@ -4,8 +4,10 @@ import Forum
 /// `unread`: opens the most recently active thread with posts you have not read, on the page of
 /// the first of them (`next` keeps its meaning: the next page).
 enum UnreadCommand: ForumCommand {
+  static let name = "unread"
+  static let aliases = ["u"]
   static let info = CommandInfo(
-    name: "unread", aliases: ["u"],
+    name: name, aliases: aliases,
     summary: Localized(
       "open the next thread with posts you have not read", "未読のある次のスレッドを開く"),
     details: Localized(
@@ -47,8 +49,9 @@ enum UnreadCommand: ForumCommand {
 
 /// `read --all` / `read THREAD`: marks posts read without showing them.
 enum ReadCommand: ForumCommand {
+  static let name = "read"
   static let info = CommandInfo(
-    name: "read",
+    name: name,
     summary: Localized("mark every thread, or one, as read", "すべて、または 1 つのスレッドを既読にする"),
     parameters: [thread, every])
 

@@ -3,8 +3,10 @@ import Forum
 
 /// `who`: the board's people, so a newcomer can learn their handles.
 enum WhoCommand: ForumCommand {
+  static let name = "who"
+  static let aliases = ["members"]
   static let info = CommandInfo(
-    name: "who", aliases: ["members"],
+    name: name, aliases: aliases,
     summary: Localized(
       "the board's people: name, @handle, when last active, moderators",
       "掲示板の人: 名前、@ハンドル、最後の活動、モデレーター"),

@@ -71,14 +71,30 @@ struct DraftStore {
     return String(decoding: data, as: UTF8.self)
   }
 
-  /// Why a draft could not be written (a full disk, a directory that is not one).
+  /// How many unsent drafts are kept at most, one a target, for every profile and board of the
+  /// account together (they share the directory): a new one past it is not saved, and is
+  /// printed if it is not posted, so the directory cannot grow without end.
+  static let limit = 50
+
+  /// Why a draft could not be written: the system's words (a full disk, a directory that is
+  /// not one), or nil when `limit` drafts are kept already.
   struct SaveFailure: Error {
-    let reason: String
+    let reason: String?
+  }
+
+  /// The drafts kept now (an older forum's untargeted ones included).
+  func count() -> Int {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.filter { $0.hasSuffix(".txt") }.count
   }
 
   /// Replaces the saved text (private to the user: 0600 in a 0700 directory), or says why it
-  /// could not: every byte is written and flushed before the old draft is replaced.
+  /// could not: every byte is written and flushed before the old draft is replaced. A target
+  /// without a draft gets one only while fewer than `limit` are kept.
   func save(_ text: String, for target: DraftTarget) throws {
+    if access(path(target), F_OK) != 0 && count() >= DraftStore.limit {
+      throw SaveFailure(reason: nil)
+    }
     do {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true,

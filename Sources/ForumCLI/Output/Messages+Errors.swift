@@ -111,6 +111,8 @@ extension Messages {
     case .imageIsTheBoards:
       return pick(reason.description, "画像は掲示板が設定します (アプリからは設定できません)。")
     case .threadKeepsItsPicture: return pick(reason.description, "スレッドの画像は変えられません。")
+    case .privateThreadNotPinned(let number):
+      return pick(reason.description, "#\(number) は非公開です。固定できるのは公開スレッドだけです。")
     }
   }
 

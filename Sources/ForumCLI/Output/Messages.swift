@@ -66,6 +66,14 @@ struct Messages {
       "your draft cannot be saved (\(reason)); if it is not posted, it is printed here",
       "下書きを保存できません (\(reason))。投稿されなければここに表示します")
   }
+  func tooManyDrafts(_ limit: Int, directory: String) -> String {
+    pick(
+      "your draft cannot be saved: \(limit) unsent drafts are kept already, the most there may be"
+        + " (post or discard one; they are in \(directory)); if it is not posted, it is printed"
+        + " here",
+      "下書きを保存できません。未送信の下書きはすでに上限の \(limit) 件あります (どれかを投稿するか"
+        + "破棄してください。場所は \(directory))。投稿されなければここに表示します")
+  }
   var draftPrinted: String {
     pick(
       "Your text could not be saved; here it is, so that it is not lost:",
