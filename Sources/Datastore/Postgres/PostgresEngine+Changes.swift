@@ -16,7 +16,7 @@ extension PostgresEngine {
       let top = edges.int(0, 0)
       let pruned = edges.int(0, 1)
       var values: [PostgresValue] = [.text(String(since)), .text(String(top))]
-      let filter = PostgresEngine.readFilter(caller, values: &values, table: "c")
+      let filter = PostgresEngine.readFilter(caller, table: "c").spliced(into: &values)
       values.append(.text(String(limit)))
       // The public feed, and the private one from the caller's own readers up.
       let result = try connection.query(

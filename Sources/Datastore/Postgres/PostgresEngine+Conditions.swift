@@ -1,82 +1,90 @@
-/// `QueryCondition` in PostgreSQL's SQL, over the jsonb expressions the indexes use. Values are
-/// bound as jsonb parameters.
-extension PostgresEngine {
-  /// One condition as a boolean SQL expression (never NULL).
-  static func conditionSQL(_ condition: QueryCondition, values: inout [PostgresValue]) -> String {
-    switch condition {
-    case .equal(let field, let value):
-      return equality(PostgresSchema.expression(for: field), value, values: &values)
-    case .notEqual(let field, let value):
-      return "NOT " + equality(PostgresSchema.expression(for: field), value, values: &values)
-    case .compare(let field, let comparison, let value):
-      return range(PostgresSchema.expression(for: field), comparison, value, values: &values)
-    case .isIn(let field, let list):
-      return anyEqual(PostgresSchema.expression(for: field), list, values: &values)
-    case .notIn(let field, let list):
-      return "NOT " + anyEqual(PostgresSchema.expression(for: field), list, values: &values)
-    case .exists(let field, let present):
-      return "(\(PostgresSchema.expression(for: field)) IS \(present ? "NOT " : "")NULL)"
-    case .arrayContainsAny(let field, let list):
-      guard !list.isEmpty else { return "false" }
-      return arrayHolds(PostgresSchema.expression(for: field), list, values: &values)
-    case .arrayContainsAll(let field, let list):
-      guard !list.isEmpty else { return "false" }
-      let expression = PostgresSchema.expression(for: field)
-      let parts = list.map { arrayHolds(expression, [$0], values: &values) }
-      return "(" + parts.joined(separator: " AND ") + ")"
-    case .and(let parts):
-      guard !parts.isEmpty else { return "true" }
-      let rendered = parts.map { conditionSQL($0, values: &values) }
-      return "(" + rendered.joined(separator: " AND ") + ")"
-    case .or(let parts):
-      guard !parts.isEmpty else { return "false" }
-      let rendered = parts.map { conditionSQL($0, values: &values) }
-      return "(" + rendered.joined(separator: " OR ") + ")"
-    }
+/// The leaves of a query in PostgreSQL's SQL, over the jsonb expressions the indexes use; the
+/// tree and the order are `QuerySQL`'s, and every value is bound (`SQL`) as a jsonb or text
+/// parameter.
+struct PostgresLeaves: QueryLeaves {
+  var always: SQL { "true" }
+  var never: SQL { "false" }
+  var rowId: SQL { "o.id" }
+
+  /// True when the field is `value`; a missing field is null. Never NULL.
+  func equals(_ field: String, _ value: JSONValue) -> SQL {
+    equality(expression(field), value)
   }
 
-  /// True when the jsonb `expression` is `value`; a missing field is null. Never NULL.
-  private static func equality(
-    _ expression: String, _ value: JSONValue, values: inout [PostgresValue]
-  ) -> String {
-    if value == .null { return "(coalesce(\(expression), 'null'::jsonb) = 'null'::jsonb)" }
-    values.append(.text(value.jsonText()))
-    return "coalesce(\(expression) = $\(values.count)::jsonb, false)"
-  }
-
-  private static func range(
-    _ expression: String, _ comparison: QueryCondition.Comparison, _ value: JSONValue,
-    values: inout [PostgresValue]
-  ) -> String {
-    let operation = comparison.rawValue
+  func compares(_ field: String, _ comparison: QueryCondition.Comparison, _ value: JSONValue)
+    -> SQL
+  {
+    let expression = expression(field)
+    let operation = SQL(verbatim: comparison.rawValue)
     switch value {
     case .int, .double:
-      values.append(.text(value.jsonText()))
-      return "coalesce(jsonb_typeof(\(expression)) = 'number' AND "
-        + "\(expression) \(operation) $\(values.count)::jsonb, false)"
+      return """
+        coalesce(jsonb_typeof(\(sql: expression)) = 'number' AND \
+        \(sql: expression) \(sql: operation) \(value.jsonText())::jsonb, false)
+        """
     case .string(let text):
       // By code point, as SQLite does, whatever the database's collation.
-      values.append(.text(text))
-      return "coalesce(jsonb_typeof(\(expression)) = 'string' AND "
-        + "(\(expression) #>> '{}') COLLATE \"C\" \(operation) $\(values.count)::text, false)"
-    default: return "false"  // refused by validation
+      return """
+        coalesce(jsonb_typeof(\(sql: expression)) = 'string' AND \
+        (\(sql: expression) #>> '{}') COLLATE "C" \(sql: operation) \(text)::text, false)
+        """
+    default: return never  // refused by validation
     }
   }
 
-  private static func anyEqual(
-    _ expression: String, _ list: [JSONValue], values: inout [PostgresValue]
-  ) -> String {
-    guard !list.isEmpty else { return "false" }
-    return "(" + list.map { equality(expression, $0, values: &values) }.joined(separator: " OR ")
-      + ")"
+  func exists(_ field: String, _ present: Bool) -> SQL {
+    present ? "(\(sql: expression(field)) IS NOT NULL)" : "(\(sql: expression(field)) IS NULL)"
   }
 
   /// The field is an array with an element equal to one of `list`.
-  private static func arrayHolds(
-    _ expression: String, _ list: [JSONValue], values: inout [PostgresValue]
-  ) -> String {
-    let parts = list.map { equality("j.value", $0, values: &values) }
-    return "EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(\(expression)) = "
-      + "'array' THEN \(expression) END) j WHERE " + parts.joined(separator: " OR ") + ")"
+  func arrayHolds(_ field: String, _ list: [JSONValue]) -> SQL {
+    let expression = expression(field)
+    let parts = SQL.joined(list.map { equality("j.value", $0) }, separator: " OR ")
+    return """
+      EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(\(sql: expression)) = \
+      'array' THEN \(sql: expression) END) j WHERE \(sql: parts))
+      """
+  }
+
+  func orderExpression(_ field: String, presence: Set<String>) -> SQL {
+    SQL(verbatim: PostgresSchema.orderExpression(for: field, presence: presence))
+  }
+
+  private func expression(_ field: String) -> SQL {
+    SQL(verbatim: PostgresSchema.expression(for: field))
+  }
+
+  private func equality(_ expression: SQL, _ value: JSONValue) -> SQL {
+    if value == .null { return "(coalesce(\(sql: expression), 'null'::jsonb) = 'null'::jsonb)" }
+    return "coalesce(\(sql: expression) = \(value.jsonText())::jsonb, false)"
+  }
+}
+
+extension SQL {
+  /// This SQL placed into a statement written around it by hand: its text numbered after the
+  /// values already in `values`, and its own appended to them.
+  func spliced(into values: inout [PostgresValue]) -> String {
+    let (text, bound) = rendered(.postgres, after: values.count)
+    values += bound.map(PostgresValue.init)
+    return text
+  }
+
+  /// The statement's text and its parameters for libpq (values as text, bytes as bytes).
+  var postgres: (sql: String, values: [PostgresValue]) {
+    let (text, bound) = rendered(.postgres)
+    return (text, bound.map(PostgresValue.init))
+  }
+}
+
+extension PostgresValue {
+  /// libpq takes every parameter as text (numbers in their decimal form) or bytes.
+  init(_ value: SQLValue) {
+    switch value {
+    case .null: self = .null
+    case .integer(let number): self = .text(String(number))
+    case .real(let number): self = .text(String(number))
+    case .text(let text): self = .text(text)
+    case .blob(let bytes): self = .bytes(bytes)
+    }
   }
 }

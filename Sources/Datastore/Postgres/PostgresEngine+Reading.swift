@@ -20,7 +20,7 @@ extension PostgresEngine {
     _ = try parentRule(parentClass)
     var values: [PostgresValue] = [.text(objectId), .text(String(number))]
     let from = source(parentClass, ids: [objectId], values: &values)
-    let filter = PostgresEngine.readFilter(caller, values: &values)
+    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
     try write {
       // Positions are written by the server's function only (members cannot read the table).
       let marked = try run(
@@ -40,7 +40,7 @@ extension PostgresEngine {
     let rule = try parentRule(parentClass)
     var values: [PostgresValue] = []
     let from = source(parentClass, values: &values)
-    let filter = PostgresEngine.readFilter(caller, values: &values)
+    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
     try write {
       _ = try run(
         """
@@ -61,7 +61,7 @@ extension PostgresEngine {
     let rule = try parentRule(parentClass)
     var values: [PostgresValue] = [PostgresEngine.arrayLiteral(objectIds)]
     let parents = source(parentClass, ids: objectIds, values: &values, alias: "p")
-    let filter = PostgresEngine.readFilter(caller, values: &values, table: "p")
+    let filter = PostgresEngine.readFilter(caller, table: "p").spliced(into: &values)
     // A child lives where its parent does: a private parent's children are the caller's own
     // private rows under it, which the caller may read as it may the parent.
     let privateChildren = "forum.private_rows('\(rule.childClass)', p.object_id, NULL) c"
@@ -173,17 +173,19 @@ extension PostgresEngine {
   /// output counts as unordered, and a nested loop scans every position for every row.) A
   /// position past the last child is only ever written by hand; such a thread passes this
   /// prefilter and `unread` counts nothing in it.
-  static func unreadFilter(_ query: Query, rules: EngineRules) -> String? {
+  static func unreadFilter(_ query: Query, rules: EngineRules) -> SQL? {
     guard query.unreadOnly else { return nil }
     guard let rule = rules.parentRules(of: query.className).first else { return "false" }
-    let last = "coalesce((o.data->>'\(rule.lastNumberField)')::bigint, 0)"
-    var notEmpty = "\(last) > 0"
+    let last: SQL = "coalesce((o.data->>\(literal: rule.lastNumberField))::bigint, 0)"
+    var notEmpty: SQL = "\(sql: last) > 0"
     if let owner = rules.owner(of: query.className) {
-      notEmpty =
-        "((o.data->'\(owner.field)'->>'objectId') IS DISTINCT FROM \(me) OR \(last) > 0)"
+      notEmpty = """
+        ((o.data->\(literal: owner.field)->>'objectId') IS DISTINCT FROM \
+        \(sql: SQL(verbatim: me)) OR \(sql: last) > 0)
+        """
     }
     return """
-      \(notEmpty) AND (o.object_id, \(last)) NOT IN (
+      \(sql: notEmpty) AND (o.object_id, \(sql: last)) NOT IN (
         SELECT rp.object_id, rp.position FROM forum.my_read_positions() rp)
       """
   }

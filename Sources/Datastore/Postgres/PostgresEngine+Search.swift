@@ -27,11 +27,11 @@ extension PostgresEngine {
       // The caller's own private rows of the class (all of a private class's rows; a public
       // class's private threads and the like), matched by the caller's own candidates.
       let mine = PostgresEngine.privateRows(
-        target.className, parent: PostgresEngine.parentNamed(query, rules: rules),
-        values: &values)
+        target.className, parent: PostgresEngine.parentNamed(query, rules: rules)
+      ).spliced(into: &values)
       var clause = String(
-        PostgresEngine.whereClause(query, caller, keyColumns: keyColumns, values: &values)
-          .dropFirst("WHERE ".count))
+        PostgresEngine.whereClause(query, caller, keyColumns: keyColumns)
+          .spliced(into: &values).dropFirst("WHERE ".count))
       var publicClause = ""
       var privateClause = ""
       for term in search.terms {

@@ -330,6 +330,11 @@ final class PostgresEngine: DatastoreEngine {
 
   /// An array literal for a `text[]` parameter.
   static func arrayLiteral<S: Sequence>(_ items: S) -> PostgresValue where S.Element == String {
+    PostgresValue(arrayValue(items))
+  }
+
+  /// The same literal as a value to interpolate into `SQL`.
+  static func arrayValue<S: Sequence>(_ items: S) -> SQLValue where S.Element == String {
     let quoted = items.sorted().map {
       "\""
         + $0.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
@@ -394,15 +399,15 @@ final class PostgresEngine: DatastoreEngine {
   /// preference), so it reads both, `in_private` telling which.
   static func source(
     _ className: String, privateClasses: Set<String>, keyColumns: Set<String> = [],
-    parent: String? = nil, ids: [String]? = nil, values: inout [PostgresValue],
-    alias: String = "o"
-  ) -> String {
-    let mine = privateRows(className, parent: parent, ids: ids, values: &values)
-    guard !privateClasses.contains(className) else { return "\(mine) \(alias)" }
-    let names = unionColumns(keyColumns)
+    parent: String? = nil, ids: [String]? = nil, alias: String = "o"
+  ) -> SQL {
+    let mine = privateRows(className, parent: parent, ids: ids)
+    let alias = SQL(verbatim: alias)
+    guard !privateClasses.contains(className) else { return "\(sql: mine) \(sql: alias)" }
+    let names = SQL(verbatim: unionColumns(keyColumns))
     return """
-      (SELECT \(names), false AS in_private FROM forum.objects
-       UNION ALL SELECT \(names), true FROM \(mine)) \(alias)
+      (SELECT \(sql: names), false AS in_private FROM forum.objects
+       UNION ALL SELECT \(sql: names), true FROM \(sql: mine)) \(sql: alias)
       """
   }
 
@@ -413,26 +418,13 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   /// The caller's own private rows of `className` (nil: of any class, among `ids`).
-  static func privateRows(
-    _ className: String?, parent: String? = nil, ids: [String]? = nil,
-    values: inout [PostgresValue]
-  ) -> String {
-    var classMark = "NULL::text"
-    if let className {
-      values.append(.text(className))
-      classMark = "$\(values.count)::text"
-    }
-    var parentMark = "NULL::text"
-    if let parent {
-      values.append(.text(parent))
-      parentMark = "$\(values.count)::text"
-    }
-    var idsMark = "NULL::text[]"
-    if let ids {
-      values.append(arrayLiteral(ids))
-      idsMark = "$\(values.count)::text[]"
-    }
-    return "forum.private_rows(\(classMark), \(parentMark), \(idsMark))"
+  static func privateRows(_ className: String?, parent: String? = nil, ids: [String]? = nil)
+    -> SQL
+  {
+    let classMark: SQL = className.map { "\($0)::text" } ?? "NULL::text"
+    let parentMark: SQL = parent.map { "\($0)::text" } ?? "NULL::text"
+    let idsMark: SQL = ids.map { "\(arrayValue($0))::text[]" } ?? "NULL::text[]"
+    return "forum.private_rows(\(sql: classMark), \(sql: parentMark), \(sql: idsMark))"
   }
 
   /// The parent a query of a child class names by equality, which narrows a private class's
@@ -451,7 +443,8 @@ final class PostgresEngine: DatastoreEngine {
   ) -> String {
     PostgresEngine.source(
       className, privateClasses: privateClasses, keyColumns: keyColumns, parent: parent,
-      ids: ids, values: &values, alias: alias)
+      ids: ids, alias: alias
+    ).spliced(into: &values)
   }
 
   private static func isChild(_ className: String, rules: EngineRules) -> Bool {
@@ -462,7 +455,7 @@ final class PostgresEngine: DatastoreEngine {
     try act(as: caller)
     var values: [PostgresValue] = [.text(objectId)]
     let from = source(className, ids: [objectId], values: &values)
-    let filter = PostgresEngine.readFilter(caller, values: &values)
+    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
     let result = try run(
       """
       SELECT \(PostgresEngine.columns) FROM \(from)
@@ -473,15 +466,14 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   /// ` AND o.readers && $n`: the caller's principals narrow what the server lets through.
-  static func readFilter(
-    _ caller: Principals, values: inout [PostgresValue], table: String = "o"
-  ) -> String {
+  static func readFilter(_ caller: Principals, table: String = "o") -> SQL {
     guard !caller.isMaster else { return "" }
-    values.append(arrayLiteral(caller.names))
+    let readers = SQL(verbatim: table + ".readers")
     // Written as the read policy is, so the planner estimates it from statistics (see
     // `PostgresSchema.policiesSQL`).
-    let everyone = caller.names.contains("*") ? "'*' = ANY(\(table).readers) OR " : ""
-    return " AND (\(everyone)\(table).readers && $\(values.count)::text[])"
+    let everyone: SQL = caller.names.contains("*") ? "'*' = ANY(\(sql: readers)) OR " : ""
+    return
+      " AND (\(sql: everyone)\(sql: readers) && \(arrayValue(caller.names))::text[])"
   }
 
   private static func writeFilter(_ caller: Principals, values: inout [PostgresValue]) -> String {
@@ -493,47 +485,33 @@ final class PostgresEngine: DatastoreEngine {
   /// The WHERE clause of a query: class (literal, so partial indexes apply), equalities as jsonb
   /// parameters, and the readers filter.
   static func whereClause(
-    _ query: Query, _ caller: Principals, keyColumns: Set<String>, values: inout [PostgresValue],
+    _ query: Query, _ caller: Principals, keyColumns: Set<String>,
     rules: EngineRules = EngineRules()
-  ) -> String {
-    var terms = ["o.class = '\(query.className)'"]
+  ) -> SQL {
+    var terms: [SQL] = ["o.class = \(literal: query.className)"]
     for field in query.equalTo.keys.sorted() {
-      let expression = PostgresSchema.expression(for: field)
+      let expression = SQL(verbatim: PostgresSchema.expression(for: field))
       switch query.equalTo[field]! {
-      case .null: terms.append("coalesce(\(expression), 'null'::jsonb) = 'null'::jsonb")
+      case .null: terms.append("coalesce(\(sql: expression), 'null'::jsonb) = 'null'::jsonb")
       case let value
       where PostgresSchema.keyColumn(for: field).map(keyColumns.contains) == true:
         // The stored text of the value, compared with a leakproof operator an index can serve.
-        values.append(.text(value.jsonText()))
-        terms.append(
-          "o.\"\(PostgresSchema.keyColumn(for: field)!)\" = ($\(values.count)::jsonb #>> '{}')")
+        let key = PostgresSchema.keyColumn(for: field)!
+        terms.append("o.\(column: key) = (\(value.jsonText())::jsonb #>> '{}')")
       case let value:
-        values.append(.text(value.jsonText()))
-        terms.append("\(expression) = $\(values.count)::jsonb")
+        terms.append("\(sql: expression) = \(value.jsonText())::jsonb")
       }
     }
     // Range bounds compare jsonb numbers numerically, on the expression the indexes use.
-    for (bounds, comparison) in [(query.greaterThan, ">"), (query.lessThan, "<")] {
+    for (bounds, comparison) in [(query.greaterThan, " > "), (query.lessThan, " < ")] {
       for field in bounds.keys.sorted() {
-        values.append(.text(String(bounds[field]!)))
-        terms.append(
-          "\(PostgresSchema.expression(for: field)) \(comparison) $\(values.count)::jsonb")
+        let expression = SQL(verbatim: PostgresSchema.expression(for: field) + comparison)
+        terms.append("\(sql: expression)\(String(bounds[field]!))::jsonb")
       }
     }
-    for condition in query.conditions { terms.append(conditionSQL(condition, values: &values)) }
+    terms += query.conditions.map { QuerySQL.condition($0, PostgresLeaves()) }
     if let unread = unreadFilter(query, rules: rules) { terms.append(unread) }
-    return "WHERE " + terms.joined(separator: " AND ") + readFilter(caller, values: &values)
-  }
-
-  static func orderClause(_ order: [String], presence: Set<String> = []) -> String {
-    var keys = order.map { key -> String in
-      let descending = key.hasPrefix("-")
-      let field = descending ? String(key.dropFirst()) : key
-      return PostgresSchema.orderExpression(for: field, presence: presence)
-        + (descending ? " DESC" : "")
-    }
-    keys.append(order.last?.hasPrefix("-") == true ? "o.id DESC" : "o.id")
-    return "ORDER BY " + keys.joined(separator: ", ")
+    return "WHERE \(sql: SQL.joined(terms, separator: " AND "))\(sql: readFilter(caller))"
   }
 
   /// The SELECT that `find` runs and its parameters (benchmarks time the same SQL raw). A class
@@ -543,32 +521,33 @@ final class PostgresEngine: DatastoreEngine {
     _ query: Query, as caller: Principals, keyColumns: Set<String> = [],
     rules: EngineRules = EngineRules(), privateClasses: Set<String> = []
   ) -> (sql: String, values: [PostgresValue]) {
-    var values: [PostgresValue] = []
     let parent = parentNamed(query, rules: rules)
-    let mine = privateRows(query.className, parent: parent, values: &values)
-    let whereClause = whereClause(
-      query, caller, keyColumns: keyColumns, values: &values, rules: rules)
-    values += [.text(String(query.limit)), .text(String(query.skip))]
-    let (limit, skip) = ("$\(values.count - 1)", "$\(values.count)")
-    let order = orderClause(query.order, presence: rules.presenceOrdered(query.className))
+    let mine = privateRows(query.className, parent: parent)
+    let whereClause = whereClause(query, caller, keyColumns: keyColumns, rules: rules)
+    let order = QuerySQL.order(
+      query.order, presence: rules.presenceOrdered(query.className), PostgresLeaves())
+    let (limit, skip) = (query.limit, query.skip)
+    let columns = SQL(verbatim: columns)
     guard !privateClasses.contains(query.className) else {
-      return (
-        "SELECT \(columns) FROM \(mine) o \(whereClause) \(order) LIMIT \(limit) OFFSET \(skip)",
-        values
-      )
+      let statement: SQL = """
+        SELECT \(sql: columns) FROM \(sql: mine) o \(sql: whereClause) \(sql: order) \
+        LIMIT \(limit) OFFSET \(skip)
+        """
+      return statement.postgres
     }
-    let names = unionColumns([])
-    let descending = query.order.last?.hasPrefix("-") == true
-    let sql = """
-      SELECT \(columns) FROM (
-        (SELECT \(names), false AS in_private
-         FROM forum.objects o \(whereClause) \(order) LIMIT \(limit)::bigint + \(skip)::bigint)
+    let names = SQL(verbatim: unionColumns([]))
+    let last: SQL = query.order.last?.hasPrefix("-") == true ? "o.in_private DESC" : "o.in_private"
+    // Each branch binds its own copy of the page's values.
+    let statement: SQL = """
+      SELECT \(sql: columns) FROM (
+        (SELECT \(sql: names), false AS in_private
+         FROM forum.objects o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)
         UNION ALL
-        (SELECT \(names), true
-         FROM \(mine) o \(whereClause) \(order) LIMIT \(limit)::bigint + \(skip)::bigint)) o
-      \(order), o.in_private\(descending ? " DESC" : "") LIMIT \(limit) OFFSET \(skip)
+        (SELECT \(sql: names), true
+         FROM \(sql: mine) o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)) o
+      \(sql: order), \(sql: last) LIMIT \(limit) OFFSET \(skip)
       """
-    return (sql, values)
+    return statement.postgres
   }
 
   func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
@@ -580,19 +559,20 @@ final class PostgresEngine: DatastoreEngine {
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
     try act(as: caller)
-    var values: [PostgresValue] = []
-    let from = source(
-      query.className, parent: PostgresEngine.parentNamed(query, rules: rules), values: &values)
+    let from = PostgresEngine.source(
+      query.className, privateClasses: privateClasses, keyColumns: keyColumns,
+      parent: PostgresEngine.parentNamed(query, rules: rules))
     let whereClause = PostgresEngine.whereClause(
-      query, caller, keyColumns: keyColumns, values: &values, rules: rules)
-    return Int(try run("SELECT count(*) FROM \(from) \(whereClause)", values).int(0, 0))
+      query, caller, keyColumns: keyColumns, rules: rules)
+    let (sql, values) = ("SELECT count(*) FROM \(sql: from) \(sql: whereClause)" as SQL).postgres
+    return Int(try run(sql, values).int(0, 0))
   }
 
   func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
     try act(as: caller)
     guard !objectIds.isEmpty else { return [] }
     var values = [PostgresEngine.arrayLiteral(objectIds)]
-    let filter = PostgresEngine.readFilter(caller, values: &values)
+    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
     // The caller's private rows among the ids, of any class, found from the caller's own.
     let sql = """
       SELECT \(PostgresEngine.columns) FROM forum.objects o
@@ -671,7 +651,7 @@ final class PostgresEngine: DatastoreEngine {
     guard moved.text(0, 0) == objectId else { return nil }
     var values: [PostgresValue] = [.text(objectId)]
     let from = source(className, ids: [objectId], values: &values)
-    let filter = PostgresEngine.readFilter(caller, values: &values)
+    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
     let found = try objects(
       run(
         """
@@ -727,7 +707,7 @@ final class PostgresEngine: DatastoreEngine {
   {
     var values: [PostgresValue] = [.text(objectId)]
     let from = source(className, ids: [objectId], values: &values)
-    let filter = PostgresEngine.readFilter(caller, values: &values)
+    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
     let readable = try run(
       "SELECT 1 FROM \(from) WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)",
       values)
@@ -808,7 +788,7 @@ final class PostgresEngine: DatastoreEngine {
     -> PostgresResult
   {
     var values: [PostgresValue] = [.text(name)]
-    let filter = PostgresEngine.readFilter(caller, values: &values, table: "f")
+    let filter = PostgresEngine.readFilter(caller, table: "f").spliced(into: &values)
     return try run(
       """
       SELECT \(columns) FROM forum.files f WHERE f.name = $1\(filter)
@@ -828,47 +808,45 @@ final class PostgresEngine: DatastoreEngine {
   /// the metadata), so that a file search renders its conditions and order with the object
   /// query's code: public files from `forum.files`, and the caller's own private ones, found
   /// by their keys, from `forum.private_file_list()`.
-  private static let filesAsObjects = """
-    (SELECT name AS id, name AS object_id, name, mime_type, file_size, create_date, update_date,
-       readers, writers,
-       jsonb_build_object('fileName', name, 'mimeType', mime_type, 'fileSize', file_size) AS data
-     FROM forum.files
-     UNION ALL
-     SELECT name, name, name, mime_type, file_size, create_date, update_date, readers, writers,
-       jsonb_build_object('fileName', name, 'mimeType', mime_type, 'fileSize', file_size)
-     FROM forum.private_file_list()) o
-    """
+  private static let filesAsObjects = SQL(
+    verbatim: """
+      (SELECT name AS id, name AS object_id, name, mime_type, file_size, create_date, update_date,
+         readers, writers,
+         jsonb_build_object('fileName', name, 'mimeType', mime_type, 'fileSize', file_size) AS data
+       FROM forum.files
+       UNION ALL
+       SELECT name, name, name, mime_type, file_size, create_date, update_date, readers, writers,
+         jsonb_build_object('fileName', name, 'mimeType', mime_type, 'fileSize', file_size)
+       FROM forum.private_file_list()) o
+      """)
 
-  private static func fileSearchWhere(
-    _ query: Query, _ caller: Principals, values: inout [PostgresValue]
-  ) -> String {
-    let terms = query.conditions.map { conditionSQL($0, values: &values) }
-    return "WHERE " + (terms.isEmpty ? "true" : terms.joined(separator: " AND "))
-      + readFilter(caller, values: &values)
+  private static func fileSearchWhere(_ query: Query, _ caller: Principals) -> SQL {
+    let terms = query.conditions.map { QuerySQL.condition($0, PostgresLeaves()) }
+    let all = terms.isEmpty ? "true" : SQL.joined(terms, separator: " AND ")
+    return "WHERE \(sql: all)\(sql: readFilter(caller))"
   }
 
   func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
     try act(as: caller)
-    var values: [PostgresValue] = []
-    let whereClause = PostgresEngine.fileSearchWhere(query, caller, values: &values)
-    values += [.text(String(query.limit)), .text(String(query.skip))]
-    let columns = PostgresEngine.fileColumns.replacing("f.", with: "o.")
-    return fileInfos(
-      try run(
-        """
-        SELECT \(columns) FROM \(PostgresEngine.filesAsObjects) \(whereClause)
-        \(PostgresEngine.orderClause(query.order))
-        LIMIT $\(values.count - 1)::bigint OFFSET $\(values.count)::bigint
-        """, values))
+    let columns = SQL(verbatim: PostgresEngine.fileColumns.replacing("f.", with: "o."))
+    let statement: SQL = """
+      SELECT \(sql: columns) FROM \(sql: PostgresEngine.filesAsObjects) \
+      \(sql: PostgresEngine.fileSearchWhere(query, caller))
+      \(sql: QuerySQL.order(query.order, PostgresLeaves()))
+      LIMIT \(query.limit)::bigint OFFSET \(query.skip)::bigint
+      """
+    let (sql, values) = statement.postgres
+    return fileInfos(try run(sql, values))
   }
 
   func countFiles(_ query: Query, as caller: Principals) throws -> Int {
     try act(as: caller)
-    var values: [PostgresValue] = []
-    let whereClause = PostgresEngine.fileSearchWhere(query, caller, values: &values)
-    return Int(
-      try run("SELECT count(*) FROM \(PostgresEngine.filesAsObjects) \(whereClause)", values)
-        .int(0, 0))
+    let statement: SQL = """
+      SELECT count(*) FROM \(sql: PostgresEngine.filesAsObjects) \
+      \(sql: PostgresEngine.fileSearchWhere(query, caller))
+      """
+    let (sql, values) = statement.postgres
+    return Int(try run(sql, values).int(0, 0))
   }
 
   func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {

@@ -515,7 +515,7 @@ enum PostgresSchema {
   /// `to_jsonb(…)`, NCMB's default `-createDate` sorted every row of the class (0.9 s for
   /// 100,000 threads) where `objects_class_create_date` walks 20 (issue 18).
   static func orderExpression(for field: String, presence: Set<String>) -> String {
-    if presence.contains(field) { return "((o.data->'\(field)') IS NOT NULL)" }
+    if presence.contains(field) { return "((o.data->\(SQL.quotedLiteral(field))) IS NOT NULL)" }
     switch field {
     case "createDate": return "o.create_date"
     case "updateDate": return "o.update_date"
@@ -530,8 +530,8 @@ enum PostgresSchema {
     case "updateDate": return "to_jsonb(o.update_date)"
     default:
       let parts = field.split(separator: ".")
-      if parts.count == 1 { return "(o.data->'\(field)')" }
-      return "(o.data#>'{\(parts.joined(separator: ","))}')"
+      if parts.count == 1 { return "(o.data->\(SQL.quotedLiteral(field)))" }
+      return "(o.data#>\(SQL.quotedLiteral("{" + parts.joined(separator: ",") + "}")))"
     }
   }
 

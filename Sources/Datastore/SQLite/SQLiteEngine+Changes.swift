@@ -21,7 +21,7 @@ extension SQLiteEngine {
           "SELECT coalesce(max(seq), 0), \(SQLiteSchema.prunedThrough) FROM changes"
         ).firstRow { ($0.int(0), $0.int(1)) } ?? (0, 0)
       var values: [SQLValue] = [.integer(since), .integer(top)]
-      let readable = SQLiteEngine.aclTest("c.readers", caller, values: &values)
+      let readable = SQLiteEngine.aclTest("c.readers", caller).spliced(into: &values)
       values.append(.integer(Int64(limit)))
       let rows = try connection.prepare(
         """

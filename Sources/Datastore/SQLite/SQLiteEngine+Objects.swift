@@ -33,7 +33,7 @@ extension SQLiteEngine {
       let sql: String
       if let parent = row.parentCondition, let child = rules.childRule(of: className) {
         values.append(.text(fields[child.parentField]?.pointerId ?? ""))
-        let readable = SQLiteEngine.aclTest("p.readers", caller, values: &values)
+        let readable = SQLiteEngine.aclTest("p.readers", caller).spliced(into: &values)
         sql = """
           INSERT INTO objects(\(columns))
           SELECT ?, ?, \(SQLiteRules.now), \(SQLiteRules.now), \(row.readers ?? "?"), ?, \(row.data)
@@ -86,8 +86,8 @@ extension SQLiteEngine {
   /// (`E403001`), so deleting the parent can only ever take the caller's own file along.
   private func checkWritableFile(_ name: String, as caller: Principals) throws {
     var values: [SQLValue] = []
-    let readable = SQLiteEngine.aclTest("f.readers", caller, values: &values)
-    let writable = SQLiteEngine.aclTest("f.writers", caller, values: &values)
+    let readable = SQLiteEngine.aclTest("f.readers", caller).spliced(into: &values)
+    let writable = SQLiteEngine.aclTest("f.writers", caller).spliced(into: &values)
     values.append(.text(name))
     let found = try connection.prepare(
       "SELECT \(readable), \(writable) FROM files f WHERE f.name = ?"
@@ -100,7 +100,7 @@ extension SQLiteEngine {
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
     var values: [SQLValue] = [.text(objectId), .text(className)]
-    let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
+    let readable = SQLiteEngine.aclTest("o.readers", caller).spliced(into: &values)
     guard
       let object = try guarded({
         try connection.prepare(
@@ -123,17 +123,24 @@ extension SQLiteEngine {
   static func findStatement(
     _ query: Query, readableBy caller: Principals, rules: EngineRules = EngineRules()
   ) -> (sql: String, values: [SQLValue]) {
-    var values: [SQLValue] = []
-    var whereClause = SQLiteEngine.whereClause(query, caller, values: &values)
-    if let unread = unreadFilter(query, caller, rules: rules, values: &values) {
-      whereClause += " AND " + unread
+    let order = QuerySQL.order(
+      query.order, presence: rules.presenceOrdered(query.className), SQLiteLeaves())
+    let statement: SQL = """
+      SELECT \(sql: objectColumnsSQL) FROM objects o \(sql: filter(query, caller, rules: rules)) \
+      \(sql: order) LIMIT \(query.limit) OFFSET \(query.skip)
+      """
+    return statement.rendered(.sqlite)
+  }
+
+  private static let objectColumnsSQL = SQL(verbatim: objectColumns)
+
+  /// The WHERE clause of `find` and `count`: the query's terms and its unread filter.
+  private static func filter(_ query: Query, _ caller: Principals, rules: EngineRules) -> SQL {
+    var clause = whereClause(query, caller)
+    if let unread = unreadFilter(query, caller, rules: rules) {
+      clause.append(" AND \(sql: unread)")
     }
-    let order = SQLiteEngine.orderClause(
-      query.order, presence: rules.presenceOrdered(query.className))
-    values += [.integer(Int64(query.limit)), .integer(Int64(query.skip))]
-    let sql =
-      "SELECT \(SQLiteEngine.objectColumns) FROM objects o \(whereClause) \(order) LIMIT ? OFFSET ?"
-    return (sql, values)
+    return clause
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
@@ -142,16 +149,11 @@ extension SQLiteEngine {
     {
       return try classCount(query.className, caller)
     }
-    var values: [SQLValue] = []
-    var whereClause = SQLiteEngine.whereClause(query, caller, values: &values)
-    if let unread = SQLiteEngine.unreadFilter(query, caller, rules: rules, values: &values) {
-      whereClause += " AND " + unread
-    }
+    let statement: SQL =
+      "SELECT count(*) FROM objects o \(sql: SQLiteEngine.filter(query, caller, rules: rules))"
+    let (sql, values) = statement.rendered(.sqlite)
     return try guarded {
-      Int(
-        try connection.prepare("SELECT count(*) FROM objects o \(whereClause)").firstRow(values) {
-          $0.int(0)
-        } ?? 0)
+      Int(try connection.prepare(sql).firstRow(values) { $0.int(0) } ?? 0)
     }
   }
 
@@ -178,7 +180,7 @@ extension SQLiteEngine {
     guard !objectIds.isEmpty else { return [] }
     var values = objectIds.map { SQLValue.text($0) }
     let marks = Array(repeating: "?", count: objectIds.count).joined(separator: ",")
-    let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
+    let readable = SQLiteEngine.aclTest("o.readers", caller).spliced(into: &values)
     return try guarded {
       try connection.prepare(
         """
@@ -226,7 +228,7 @@ extension SQLiteEngine {
       values.append(.text(ACL.column(acl.writers)))
     }
     values += [.text(objectId), .text(className)]
-    let writable = SQLiteEngine.aclTest("o.writers", caller, values: &values)
+    let writable = SQLiteEngine.aclTest("o.writers", caller).spliced(into: &values)
     let conditions = [writable] + updateConditions(className, increments, acl, values: &values)
     let sql = """
       UPDATE objects AS o SET \(assignments.joined(separator: ", "))
@@ -265,8 +267,8 @@ extension SQLiteEngine {
     as caller: Principals
   ) throws -> DatastoreError {
     var values: [SQLValue] = []
-    let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
-    let writable = SQLiteEngine.aclTest("o.writers", caller, values: &values)
+    let readable = SQLiteEngine.aclTest("o.readers", caller).spliced(into: &values)
+    let writable = SQLiteEngine.aclTest("o.writers", caller).spliced(into: &values)
     let integers = updateConditions(className, increments, nil, values: &values)
     let numbers = integers.isEmpty ? ["1"] : integers
     values += [.text(objectId), .text(className)]
@@ -292,7 +294,7 @@ extension SQLiteEngine {
 
   func delete(_ className: String, objectId: String, as caller: Principals) throws {
     var values: [SQLValue] = [.text(objectId), .text(className)]
-    let writable = SQLiteEngine.aclTest("o.writers", caller, values: &values)
+    let writable = SQLiteEngine.aclTest("o.writers", caller).spliced(into: &values)
     try transaction {
       let deleted = try connection.prepare(
         "DELETE FROM objects AS o WHERE o.objectId = ? AND o.class = ? AND \(writable) RETURNING id"
@@ -307,68 +309,46 @@ extension SQLiteEngine {
     }
   }
 
-  static func whereClause(
-    _ query: Query, _ caller: Principals, values: inout [SQLValue]
-  ) -> String {
-    // The class as a literal: the planner then uses the indexes partial to it.
-    var terms = ["o.class = \(SQLiteRules.literal(query.className))"]
+  /// `WHERE` the class (a literal: the planner then uses the indexes partial to it), the
+  /// query's equalities, bounds and conditions, and what the caller may read.
+  static func whereClause(_ query: Query, _ caller: Principals) -> SQL {
+    var terms: [SQL] = ["o.class = \(literal: query.className)"]
     for field in query.equalTo.keys.sorted() {
-      let expression = expression(for: field)
+      let expression = SQL(verbatim: expression(for: field))
       switch query.equalTo[field]! {
-      case .null: terms.append("\(expression) IS NULL")
-      case .bool(let flag):
-        terms.append("\(expression) = ?")
-        values.append(.integer(flag ? 1 : 0))
-      case .int(let int):
-        terms.append("\(expression) = ?")
-        values.append(.integer(int))
-      case .double(let double):
-        terms.append("\(expression) = ?")
-        values.append(.real(double))
-      case .string(let string):
-        terms.append("\(expression) = ?")
-        values.append(.text(string))
+      case .null: terms.append("\(sql: expression) IS NULL")
+      case .bool(let flag): terms.append("\(sql: expression) = \(flag ? 1 : 0)")
+      case .int(let int): terms.append("\(sql: expression) = \(int)")
+      case .double(let double): terms.append("\(sql: expression) = \(.real(double))")
+      case .string(let string): terms.append("\(sql: expression) = \(string)")
       case let composite:
         // json_extract returns arrays and objects as compact JSON; ours is stored the same way.
-        terms.append("\(expression) = ?")
-        values.append(.text(composite.jsonText()))
+        terms.append("\(sql: expression) = \(composite.jsonText())")
       }
     }
     // Range bounds: the index on the ordered field seeks to the first key (keyset paging).
-    for (bounds, comparison) in [(query.greaterThan, ">"), (query.lessThan, "<")] {
-      for field in bounds.keys.sorted() {
-        terms.append("\(expression(for: field)) \(comparison) ?")
-        values.append(.integer(bounds[field]!))
-      }
+    for field in query.greaterThan.keys.sorted() {
+      terms.append("\(sql: SQL(verbatim: expression(for: field))) > \(query.greaterThan[field]!)")
     }
-    for condition in query.conditions { terms.append(conditionSQL(condition, values: &values)) }
-    if !caller.isMaster { terms.append(listingFilter(query.className, caller, values: &values)) }
-    return "WHERE " + terms.joined(separator: " AND ")
+    for field in query.lessThan.keys.sorted() {
+      terms.append("\(sql: SQL(verbatim: expression(for: field))) < \(query.lessThan[field]!)")
+    }
+    terms += query.conditions.map { QuerySQL.condition($0, SQLiteLeaves()) }
+    if !caller.isMaster { terms.append(listingFilter(query.className, caller)) }
+    return "WHERE \(sql: SQL.joined(terms, separator: " AND "))"
   }
 
   /// Rows of `className` the caller may read, for listings: a public row by its flag in the row
   /// the listing walks anyway; any other through `object_readers`, whose primary key gives the
   /// caller's readable private objects of the class in one range per principal.
-  private static func listingFilter(
-    _ className: String, _ caller: Principals, values: inout [SQLValue]
-  ) -> String {
+  private static func listingFilter(_ className: String, _ caller: Principals) -> SQL {
     let principals = caller.names.subtracting(["*"]).sorted()
     guard !principals.isEmpty else { return "instr(o.readers, ' * ') > 0" }
-    values += principals.map { .text($0) } + [.text(className)]
-    let marks = Array(repeating: "?", count: principals.count).joined(separator: ", ")
-    return "(instr(o.readers, ' * ') > 0 OR o.id IN (SELECT r.object FROM object_readers r "
-      + "WHERE r.principal IN (\(marks)) AND r.class = ?))"
-  }
-
-  private static func orderClause(_ order: [String], presence: Set<String> = []) -> String {
-    var keys = order.map { key -> String in
-      let descending = key.hasPrefix("-")
-      let field = descending ? String(key.dropFirst()) : key
-      return orderExpression(for: field, presence: presence) + (descending ? " DESC" : "")
-    }
-    // The row id breaks ties in the direction of the last key, which an index gives for free.
-    keys.append(order.last?.hasPrefix("-") == true ? "o.id DESC" : "o.id")
-    return "ORDER BY " + keys.joined(separator: ", ")
+    let marks = SQL.joined(principals.map { "\($0)" as SQL }, separator: ", ")
+    return """
+      (instr(o.readers, ' * ') > 0 OR o.id IN (SELECT r.object FROM object_readers r \
+      WHERE r.principal IN (\(sql: marks)) AND r.class = \(className)))
+      """
   }
 
   // MARK: Files
@@ -408,7 +388,7 @@ extension SQLiteEngine {
 
   func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
     var values: [SQLValue] = [.text(name)]
-    let readable = SQLiteEngine.aclTest("f.readers", caller, values: &values)
+    let readable = SQLiteEngine.aclTest("f.readers", caller).spliced(into: &values)
     guard
       let info = try guarded({
         try connection.prepare(
@@ -421,50 +401,44 @@ extension SQLiteEngine {
 
   /// The files table seen as objects (`o.objectId`, the dates, `o.data` holding the metadata),
   /// so that a file search renders its conditions and order with the object query's code.
-  private static let filesAsObjects = """
-    (SELECT rowid AS id, name AS objectId, name, mimeType, fileSize, createDate, updateDate,
-       readers, writers,
-       json_object('fileName', name, 'mimeType', mimeType, 'fileSize', fileSize) AS data
-     FROM files) o
-    """
+  private static let filesAsObjects = SQL(
+    verbatim: """
+      (SELECT rowid AS id, name AS objectId, name, mimeType, fileSize, createDate, updateDate,
+         readers, writers,
+         json_object('fileName', name, 'mimeType', mimeType, 'fileSize', fileSize) AS data
+       FROM files) o
+      """)
 
-  private static func fileSearchWhere(
-    _ query: Query, _ caller: Principals, values: inout [SQLValue]
-  ) -> String {
-    var terms = query.conditions.map { conditionSQL($0, values: &values) }
-    terms.append(aclTest("o.readers", caller, values: &values))
-    return "WHERE " + terms.joined(separator: " AND ")
+  /// A file search's `WHERE`: its conditions over `filesAsObjects`, and what the caller may read.
+  private static func fileSearchWhere(_ query: Query, _ caller: Principals) -> SQL {
+    var terms = query.conditions.map { QuerySQL.condition($0, SQLiteLeaves()) }
+    terms.append(aclTest("o.readers", caller))
+    return "WHERE \(sql: SQL.joined(terms, separator: " AND "))"
   }
 
   func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
-    var values: [SQLValue] = []
-    let whereClause = SQLiteEngine.fileSearchWhere(query, caller, values: &values)
-    values += [.integer(Int64(query.limit)), .integer(Int64(query.skip))]
-    let columns = SQLiteEngine.fileColumns.replacing("f.", with: "o.")
-    return try guarded {
-      try connection.prepare(
-        """
-        SELECT \(columns) FROM \(SQLiteEngine.filesAsObjects) \(whereClause)
-        \(SQLiteEngine.orderClause(query.order)) LIMIT ? OFFSET ?
-        """
-      ).rows(values, fileInfo)
-    }
+    let columns = SQL(verbatim: SQLiteEngine.fileColumns.replacing("f.", with: "o."))
+    let statement: SQL = """
+      SELECT \(sql: columns) FROM \(sql: SQLiteEngine.filesAsObjects) \
+      \(sql: SQLiteEngine.fileSearchWhere(query, caller))
+      \(sql: QuerySQL.order(query.order, SQLiteLeaves())) LIMIT \(query.limit) OFFSET \(query.skip)
+      """
+    let (sql, values) = statement.rendered(.sqlite)
+    return try guarded { try connection.prepare(sql).rows(values, fileInfo) }
   }
 
   func countFiles(_ query: Query, as caller: Principals) throws -> Int {
-    var values: [SQLValue] = []
-    let whereClause = SQLiteEngine.fileSearchWhere(query, caller, values: &values)
-    return try guarded {
-      Int(
-        try connection.prepare(
-          "SELECT count(*) FROM \(SQLiteEngine.filesAsObjects) \(whereClause)"
-        ).firstRow(values) { $0.int(0) } ?? 0)
-    }
+    let statement: SQL = """
+      SELECT count(*) FROM \(sql: SQLiteEngine.filesAsObjects) \
+      \(sql: SQLiteEngine.fileSearchWhere(query, caller))
+      """
+    let (sql, values) = statement.rendered(.sqlite)
+    return try guarded { Int(try connection.prepare(sql).firstRow(values) { $0.int(0) } ?? 0) }
   }
 
   func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
     var values: [SQLValue] = [.text(name)]
-    let readable = SQLiteEngine.aclTest("f.readers", caller, values: &values)
+    let readable = SQLiteEngine.aclTest("f.readers", caller).spliced(into: &values)
     guard
       let bytes = try guarded({
         try connection.prepare("SELECT f.data FROM files f WHERE f.name = ? AND \(readable)")
@@ -477,7 +451,7 @@ extension SQLiteEngine {
   func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo {
     var values: [SQLValue] = [.text(ACL.column(acl.readers)), .text(ACL.column(acl.writers))]
     values.append(.text(name))
-    let writable = SQLiteEngine.aclTest("f.writers", caller, values: &values)
+    let writable = SQLiteEngine.aclTest("f.writers", caller).spliced(into: &values)
     return try transaction {
       let updated = try connection.prepare(
         """
@@ -489,7 +463,7 @@ extension SQLiteEngine {
       ).firstRow(values, fileInfo)
       if let updated { return updated }
       var check: [SQLValue] = []
-      let readable = SQLiteEngine.aclTest("f.readers", caller, values: &check)
+      let readable = SQLiteEngine.aclTest("f.readers", caller).spliced(into: &check)
       check.append(.text(name))
       let canRead = try connection.prepare("SELECT \(readable) FROM files f WHERE f.name = ?")
         .firstRow(check) { $0.int(0) != 0 }
@@ -499,14 +473,14 @@ extension SQLiteEngine {
 
   func deleteFile(name: String, as caller: Principals) throws {
     var values: [SQLValue] = [.text(name)]
-    let writable = SQLiteEngine.aclTest("f.writers", caller, values: &values)
+    let writable = SQLiteEngine.aclTest("f.writers", caller).spliced(into: &values)
     try transaction {
       let deleted = try connection.prepare(
         "DELETE FROM files AS f WHERE f.name = ? AND \(writable) RETURNING 1"
       ).firstRow(values) { $0.int(0) }
       guard deleted == nil else { return }
       var check: [SQLValue] = []
-      let readable = SQLiteEngine.aclTest("f.readers", caller, values: &check)
+      let readable = SQLiteEngine.aclTest("f.readers", caller).spliced(into: &check)
       check.append(.text(name))
       let canRead = try connection.prepare("SELECT \(readable) FROM files f WHERE f.name = ?")
         .firstRow(check) { $0.int(0) != 0 }

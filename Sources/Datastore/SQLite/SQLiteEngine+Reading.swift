@@ -19,7 +19,7 @@ extension SQLiteEngine {
   {
     var values: [SQLValue] = [.text(try userId(caller)), .integer(number), .text(objectId)]
     values.append(.text(parentClass))
-    let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
+    let readable = SQLiteEngine.aclTest("o.readers", caller).spliced(into: &values)
     try guarded {
       try connection.transaction {
         let marked = try connection.prepare(
@@ -52,7 +52,7 @@ extension SQLiteEngine {
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
     let rule = try childRule(parentClass)
     var values: [SQLValue] = [.text(try userId(caller)), .text(parentClass)]
-    let readable = SQLiteEngine.aclTest("o.readers", caller, values: &values)
+    let readable = SQLiteEngine.aclTest("o.readers", caller).spliced(into: &values)
     try guarded {
       try connection.transaction {
         try connection.run(
@@ -92,7 +92,7 @@ extension SQLiteEngine {
     }
     values += [.text(me), .text(parentClass)] + objectIds.map { .text($0) }
     let marks = Array(repeating: "?", count: objectIds.count).joined(separator: ", ")
-    let readable = SQLiteEngine.aclTest("p.readers", caller, values: &values)
+    let readable = SQLiteEngine.aclTest("p.readers", caller).spliced(into: &values)
     // Caught up (the usual case) costs no look at the children. `+p.class`: the ids pick the
     // rows; without it SQLite may walk a class index over every thread (seen on 100,000).
     let sql = """
@@ -281,22 +281,20 @@ extension SQLiteEngine {
 
   /// `find`'s `unreadOnly`: parents with a child above the caller's position, or never opened
   /// and not the caller's.
-  static func unreadFilter(
-    _ query: Query, _ caller: Principals, rules: EngineRules, values: inout [SQLValue]
-  ) -> String? {
+  static func unreadFilter(_ query: Query, _ caller: Principals, rules: EngineRules) -> SQL? {
     guard query.unreadOnly else { return nil }
     guard let rule = rules.parentRules(of: query.className).first, let me = caller.userId else {
       return "0"
     }
-    let last = "coalesce(json_extract(o.data, \(SQLiteRules.path(rule.lastNumberField))), 0)"
-    var neverOpened = "\(last) > 0"
-    values.append(.text(me))
+    let last: SQL = "coalesce(json_extract(o.data, \(literal: "$." + rule.lastNumberField)), 0)"
+    var neverOpened: SQL = "\(sql: last) > 0"
     if let owner = rules.owner(of: query.className) {
-      neverOpened = "(json_extract(o.data, '$.\(owner.field).objectId') IS NOT ? OR \(last) > 0)"
-      values.append(.text(me))
+      neverOpened =
+        "(json_extract(o.data, \(literal: "$." + owner.field + ".objectId")) IS NOT \(me) OR \(sql: last) > 0)"
     }
-    return
-      "coalesce(\(last) > (SELECT rp.position FROM read_positions rp WHERE rp.userId = ? "
-      + "AND rp.object = o.objectId), \(neverOpened))"
+    return """
+      coalesce(\(sql: last) > (SELECT rp.position FROM read_positions rp WHERE rp.userId = \(me) \
+      AND rp.object = o.objectId), \(sql: neverOpened))
+      """
   }
 }

@@ -42,7 +42,7 @@ extension SQLiteEngine {
       }
       let query = Query(className: target.className, equalTo: target.equalTo)
       var clause = String(
-        SQLiteEngine.whereClause(query, caller, values: &values).dropFirst("WHERE ".count))
+        SQLiteEngine.whereClause(query, caller).spliced(into: &values).dropFirst("WHERE ".count))
       for term in search.terms {
         let pattern = SQLiteSearch.likePattern(term)
         let tests = fields.map { field -> String in

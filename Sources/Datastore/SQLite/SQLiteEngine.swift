@@ -427,13 +427,12 @@ final class SQLiteEngine: DatastoreEngine {
   }
 
   /// `(instr(column, ' p1 ') > 0 OR …)` for the caller's principals; `1` for the master key.
-  static func aclTest(_ column: String, _ caller: Principals, values: inout [SQLValue]) -> String {
+  static func aclTest(_ column: String, _ caller: Principals) -> SQL {
     guard !caller.isMaster else { return "1" }
-    let tests = caller.names.sorted().map { name -> String in
-      values.append(.text(" \(name) "))
-      return "instr(\(column), ?) > 0"
+    let tests = caller.names.sorted().map { name -> SQL in
+      "instr(\(sql: SQL(verbatim: column)), \(" \(name) ")) > 0"
     }
-    return "(" + tests.joined(separator: " OR ") + ")"
+    return "(\(sql: SQL.joined(tests, separator: " OR ")))"
   }
 
   /// The SQL expression for a field; built-in fields are columns, the rest live in `data`.
@@ -446,14 +445,14 @@ final class SQLiteEngine: DatastoreEngine {
   ) -> String {
     guard presence.contains(field) else { return expression(for: field, table: table) }
     let prefix = table.map { $0 + "." } ?? ""
-    return "(json_type(\(prefix)data, '$.\(field)') IS NOT NULL)"
+    return "(json_type(\(prefix)data, \(SQLiteRules.path(field))) IS NOT NULL)"
   }
 
   static func expression(for field: String, table: String? = "o") -> String {
     let prefix = table.map { $0 + "." } ?? ""
     switch field {
     case "objectId", "createDate", "updateDate": return prefix + field
-    default: return "json_extract(\(prefix)data, '$.\(field)')"
+    default: return "json_extract(\(prefix)data, \(SQLiteRules.path(field)))"
     }
   }
 }

@@ -26,14 +26,12 @@ enum SQLiteRules {
     "json_object('__type', 'Pointer', 'className', '\(className)', 'objectId', \(idExpression))"
   }
 
-  static func path(_ field: String) -> String { "'$.\(field)'" }
+  static func path(_ field: String) -> String { SQL.quotedLiteral("$." + field) }
 
   /// A class name as an SQL literal. Queries name their class this way, not as a parameter, so
   /// that the planner can use the indexes partial to that class (`WHERE class = 'Thread'`).
   /// Names are `Validation.isName` names; quotes are doubled all the same.
-  static func literal(_ className: String) -> String {
-    "'" + className.replacing("'", with: "''") + "'"
-  }
+  static func literal(_ className: String) -> String { SQL.quotedLiteral(className) }
 
   /// How the engine's INSERT writes a new row of `className` whole, so that no trigger has to
   /// rewrite it: `data` is the SQL of the client's JSON text. A child is inserted by

@@ -1,0 +1,69 @@
+/// How an engine spells the leaves of a query over its JSON (SQLite's `json_type` and
+/// `json_extract`, PostgreSQL's jsonb): the tree of conditions and the order are written once,
+/// in `QuerySQL`, and every value is bound (`SQL`).
+protocol QueryLeaves {
+  /// True, and false, as the engine writes them.
+  var always: SQL { get }
+  var never: SQL { get }
+  /// The field is `value`, type for type; a missing field is null. Never NULL.
+  func equals(_ field: String, _ value: JSONValue) -> SQL
+  /// A number with numbers, a string with strings (by code point). Never NULL.
+  func compares(_ field: String, _ comparison: QueryCondition.Comparison, _ value: JSONValue)
+    -> SQL
+  func exists(_ field: String, _ present: Bool) -> SQL
+  /// The field is an array holding an element equal to one of `list` (not empty). Never NULL.
+  func arrayHolds(_ field: String, _ list: [JSONValue]) -> SQL
+  /// What a listing orders by for `field` (`presence`: flags ordered by whether they are set).
+  func orderExpression(_ field: String, presence: Set<String>) -> SQL
+  /// The row id, which breaks ties.
+  var rowId: SQL { get }
+}
+
+/// The parts of a class query both engines share.
+enum QuerySQL {
+  /// One condition as a boolean SQL expression, never NULL: `NOT` of it means "does not match".
+  static func condition(_ condition: QueryCondition, _ leaves: some QueryLeaves) -> SQL {
+    switch condition {
+    case .equal(let field, let value): return leaves.equals(field, value)
+    case .notEqual(let field, let value): return "NOT \(sql: leaves.equals(field, value))"
+    case .compare(let field, let comparison, let value):
+      return leaves.compares(field, comparison, value)
+    case .isIn(let field, let list): return anyEqual(field, list, leaves)
+    case .notIn(let field, let list): return "NOT \(sql: anyEqual(field, list, leaves))"
+    case .exists(let field, let present): return leaves.exists(field, present)
+    case .arrayContainsAny(let field, let list):
+      return list.isEmpty ? leaves.never : leaves.arrayHolds(field, list)
+    case .arrayContainsAll(let field, let list):
+      guard !list.isEmpty else { return leaves.never }
+      return "(\(sql: SQL.joined(list.map { leaves.arrayHolds(field, [$0]) }, separator: " AND ")))"
+    case .and(let parts):
+      guard !parts.isEmpty else { return leaves.always }
+      return "(\(sql: SQL.joined(parts.map { Self.condition($0, leaves) }, separator: " AND ")))"
+    case .or(let parts):
+      guard !parts.isEmpty else { return leaves.never }
+      return "(\(sql: SQL.joined(parts.map { Self.condition($0, leaves) }, separator: " OR ")))"
+    }
+  }
+
+  private static func anyEqual(_ field: String, _ list: [JSONValue], _ leaves: some QueryLeaves)
+    -> SQL
+  {
+    guard !list.isEmpty else { return leaves.never }
+    return "(\(sql: SQL.joined(list.map { leaves.equals(field, $0) }, separator: " OR ")))"
+  }
+
+  /// `ORDER BY` the keys (`-field` descending), then the row id in the direction of the last
+  /// key, which an index on the keys gives for free.
+  static func order(_ order: [String], presence: Set<String> = [], _ leaves: some QueryLeaves)
+    -> SQL
+  {
+    var keys = order.map { key -> SQL in
+      let descending = key.hasPrefix("-")
+      let field = descending ? String(key.dropFirst()) : key
+      let expression = leaves.orderExpression(field, presence: presence)
+      return descending ? "\(sql: expression) DESC" : expression
+    }
+    keys.append(order.last?.hasPrefix("-") == true ? "\(sql: leaves.rowId) DESC" : leaves.rowId)
+    return "ORDER BY \(sql: SQL.joined(keys, separator: ", "))"
+  }
+}
