@@ -71,7 +71,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     self.clock = clock
     let queues = try pool.with {
       _ = try $0.store.applicationKeys()
-      return $0.store.writesOneAtATime
+      return $0.store.commitsInGroups
     }
     writers = nil
     if queues {
@@ -79,9 +79,11 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     }
   }
 
-  /// On SQLite, requests that may write wait here and are written in batches, one commit for
-  /// all the requests waiting (`WriteQueue`), where each would otherwise wait for the database
-  /// lock in the busy handler's 10 ms naps and pay a commit of its own.
+  /// Requests that may write wait here and are written in batches, one commit for all the
+  /// requests waiting (`WriteQueue`), where each would otherwise wait for the database lock
+  /// (SQLite's busy handler naps 10 ms) or for the rows another holds to its commit (PostgreSQL:
+  /// a thread's counters), and pay a commit of its own. Nothing of it outlives a batch: other
+  /// servers on the same PostgreSQL database write beside it.
   private(set) var writers: WriteQueue?
 
   /// The board's keys as they are now.
@@ -148,7 +150,10 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   private func answer(_ request: HTTPRequest, _ pooled: StorePool.Pooled) throws -> HTTPResponse {
     let (store, cache) = (pooled.store, pooled.cache)
     let prefix = NCMBService.prefix
-    guard request.path.hasPrefix(prefix) else { throw NCMBError.notFound }
+    guard request.path.hasPrefix(prefix) else {
+      if request.path.hasPrefix("/2015-09-01/script") { throw NCMBError.unsupported("scripts") }
+      throw NCMBError.notFound
+    }
     let now = clock()
     // The file is looked at every time (a removed board is E500001 at once), its state only
     // when it may have changed.
@@ -157,8 +162,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       try store.stateMark()
     }
     guard
-      let keys = try cache.keys({ try store.existingApplicationKeys().map(NCMBSignature.Keys.init) }
-      )
+      let keys = try cache.keys(
+        now: now, recheck: recheck,
+        { try store.existingApplicationKeys().map(NCMBSignature.Keys.init) })
     else {
       throw NCMBError.header
     }
@@ -221,9 +227,16 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     case ("files", 2):
       return try files(request, names[1], store, client)
     default:
+      if let feature = NCMBService.unsupported[names[0]] { throw NCMBError.unsupported(feature) }
       throw NCMBError.notFound
     }
   }
+
+  /// NCMB's paths the board does not serve, by the feature each was.
+  static let unsupported = [
+    "push": "push", "installations": "installations", "requestPasswordReset": "password reset",
+    "requestMailAddressUserEntry": "mail sign-up", "batch": "batch",
+  ]
 
   /// NCMB's own classes, reached through their own paths only.
   static let systemClasses: Set<String> = ["user", "role", "file", "installation", "push"]
