@@ -15,21 +15,19 @@ extension PostgresEngine {
         "SELECT forum.latest_change(), forum.changes_pruned_through()")
       let top = edges.int(0, 0)
       let pruned = edges.int(0, 1)
-      var values: [PostgresValue] = [.text(String(since)), .text(String(top))]
-      let filter = PostgresEngine.readFilter(caller, table: "c").spliced(into: &values)
-      values.append(.text(String(limit)))
       // The public feed, and the private one from the caller's own readers up.
-      let result = try connection.query(
-        """
+      let statement: SQL = """
         SELECT c.seq, c.class, c.object_id, c.kind, c.parent_id, c.number
         FROM (SELECT seq, class, object_id, kind, parent_id, number, readers FROM forum.changes
-              WHERE seq > $1::bigint AND seq <= $2::bigint
+              WHERE seq > \(since)::bigint AND seq <= \(top)::bigint
               UNION ALL
-              SELECT * FROM forum.private_changes($1::bigint, $2::bigint,
-                                                  $\(values.count)::bigint)) c
-        WHERE true\(filter)
-        ORDER BY c.seq LIMIT $\(values.count)::bigint
-        """, values)
+              SELECT * FROM forum.private_changes(\(since)::bigint, \(top)::bigint,
+                                                  \(limit)::bigint)) c
+        WHERE true\(sql: PostgresEngine.readFilter(caller, table: "c"))
+        ORDER BY c.seq LIMIT \(limit)::bigint
+        """
+      let (sql, values) = statement.postgres
+      let result = try connection.query(sql, values)
       let rows = result.rows { row in
         Change(
           sequence: result.int(row, 0), className: result.text(row, 1) ?? "",

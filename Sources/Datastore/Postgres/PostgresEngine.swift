@@ -426,15 +426,14 @@ final class PostgresEngine: DatastoreEngine {
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
     try act(as: caller)
-    var values: [PostgresValue] = [.text(objectId)]
-    let from = source(className, ids: [objectId], values: &values)
-    let filter = PostgresEngine.readFilter(caller).spliced(into: &values)
-    let result = try run(
+    let from = PostgresEngine.source(
+      className, privateClasses: privateClasses, keyColumns: keyColumns, ids: [objectId])
+    let statement: SQL = """
+      SELECT \(sql: SQL(verbatim: PostgresEngine.columns)) FROM \(sql: from)
+      WHERE o.object_id = \(objectId) AND o.class = \(literal: className)\(sql: PostgresEngine.readFilter(caller))
       """
-      SELECT \(PostgresEngine.columns) FROM \(from)
-      WHERE o.object_id = $1 AND o.class = '\(className)'\(filter)
-      """, values)
-    guard let object = try objects(result).first else { throw DatastoreError.notFound }
+    let (sql, values) = statement.postgres
+    guard let object = try objects(run(sql, values)).first else { throw DatastoreError.notFound }
     return object
   }
 

@@ -20,17 +20,14 @@ extension SQLiteEngine {
         try connection.prepare(
           "SELECT coalesce(max(seq), 0), \(SQLiteSchema.prunedThrough) FROM changes"
         ).firstRow { ($0.int(0), $0.int(1)) } ?? (0, 0)
-      var values: [SQLValue] = [.integer(since), .integer(top)]
-      let readable = SQLiteEngine.aclTest("c.readers", caller).spliced(into: &values)
-      values.append(.integer(Int64(limit)))
-      let rows = try connection.prepare(
-        """
+      let statement: SQL = """
         SELECT c.seq, c.class, c.objectId, c.kind, c.parentId, c.number
         FROM changes c
-        WHERE c.seq > ? AND c.seq <= ? AND \(readable)
-        ORDER BY c.seq LIMIT ?
+        WHERE c.seq > \(since) AND c.seq <= \(top) AND \(sql: SQLiteEngine.aclTest("c.readers", caller))
+        ORDER BY c.seq LIMIT \(limit)
         """
-      ).rows(values) { row in
+      let (sql, values) = statement.rendered(.sqlite)
+      let rows = try connection.prepare(sql).rows(values) { row in
         Change(
           sequence: row.int(0), className: row.lossyText(1) ?? "",
           objectId: row.lossyText(2) ?? "",

@@ -99,17 +99,12 @@ extension SQLiteEngine {
   }
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
-    var values: [SQLValue] = [.text(objectId), .text(className)]
-    let readable = SQLiteEngine.aclTest("o.readers", caller).spliced(into: &values)
-    guard
-      let object = try guarded({
-        try connection.prepare(
-          """
-          SELECT \(SQLiteEngine.objectColumns) FROM objects o
-          WHERE o.objectId = ? AND o.class = ? AND \(readable)
-          """
-        ).firstRow(values, object)
-      })
+    let statement: SQL = """
+      SELECT \(sql: SQLiteEngine.objectColumnsSQL) FROM objects o
+      WHERE o.objectId = \(objectId) AND o.class = \(className) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
+      """
+    let (sql, values) = statement.rendered(.sqlite)
+    guard let object = try guarded({ try connection.prepare(sql).firstRow(values, object) })
     else { throw DatastoreError.notFound }
     return object
   }
@@ -178,17 +173,13 @@ extension SQLiteEngine {
 
   func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
     guard !objectIds.isEmpty else { return [] }
-    var values = objectIds.map { SQLValue.text($0) }
-    let marks = Array(repeating: "?", count: objectIds.count).joined(separator: ",")
-    let readable = SQLiteEngine.aclTest("o.readers", caller).spliced(into: &values)
-    return try guarded {
-      try connection.prepare(
-        """
-        SELECT \(SQLiteEngine.objectColumns) FROM objects o
-        WHERE o.objectId IN (\(marks)) AND \(readable)
-        """
-      ).rows(values, object)
-    }
+    let ids = SQL.joined(objectIds.map { "\($0)" as SQL }, separator: ",")
+    let statement: SQL = """
+      SELECT \(sql: SQLiteEngine.objectColumnsSQL) FROM objects o
+      WHERE o.objectId IN (\(sql: ids)) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
+      """
+    let (sql, values) = statement.rendered(.sqlite)
+    return try guarded { try connection.prepare(sql).rows(values, object) }
   }
 
   func update(
