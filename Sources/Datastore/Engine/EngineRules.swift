@@ -50,53 +50,19 @@ public struct EngineRules: Equatable, Sendable {
   /// SQLite raw SQL on the file is outside the trust model. The owner field is among them, but
   /// `create` accepts it when it points at the caller (see `OwnerRule`).
   public func managedFields(of className: String) -> Set<String> {
-    Set(fieldsKept(of: className).filter { !$0.fixed }.map(\.field))
+    Set(WritePlan.keptFields(of: className, in: self).filter { !$0.fixed }.map(\.field))
   }
 
   /// Fields of `className` a client sets when creating the object and never changes afterwards
   /// (`E400002` on update): a child's parent pointer, a parent's file, a pair's partner.
   public func fixedFields(of className: String) -> Set<String> {
-    Set(fieldsKept(of: className).filter(\.fixed).map(\.field))
+    Set(WritePlan.keptFields(of: className, in: self).filter(\.fixed).map(\.field))
   }
 
   /// Every field of `className` that a member's update may not change, managed or fixed, in the
-  /// order the rules declare them (PostgreSQL's guard keeps them in this order; its generated
-  /// SQL, and so every board's recorded fingerprint, follows it).
+  /// order the rules declare them (`WritePlan.keptFields`, the one list, says which and why).
   public func keptFields(of className: String) -> [String] {
-    fieldsKept(of: className).filter { $0.guarded }.map(\.field)
-  }
-
-  /// The one list of what each rule keeps for the engine: `fixed` fields are a client's at
-  /// create only; `guarded` ones PostgreSQL's guard restores on a member's update (a parent's
-  /// file is fixed but not guarded there: the cascade reads it, nothing else).
-  private func fieldsKept(of className: String) -> [(field: String, fixed: Bool, guarded: Bool)] {
-    var fields: [(field: String, fixed: Bool, guarded: Bool)] = []
-    func add(_ field: String, fixed: Bool = false, guarded: Bool = true) {
-      fields.append((field, fixed, guarded))
-    }
-    for rule in revisions where rule.className == className { add(rule.editDateField) }
-    for rule in moderation where rule.className == className { add(rule.markField) }
-    for rule in flags where rule.className == className { add(rule.field) }
-    for rule in sequences where rule.className == className { add(rule.field) }
-    for rule in owners where rule.className == className { add(rule.field) }
-    for rule in pairs where rule.className == className {
-      add(rule.ownerField)
-      add(rule.pairField)
-      add(rule.partnerField, fixed: true)
-    }
-    for rule in children {
-      if rule.childClass == className {
-        add(rule.numberField)
-        add(rule.parentField, fixed: true)
-      }
-      if rule.parentClass == className {
-        add(rule.countField)
-        add(rule.lastNumberField)
-        add(rule.activityField)
-        if let file = rule.fileField { add(file, fixed: true, guarded: false) }
-      }
-    }
-    return fields
+    WritePlan.keptFields(of: className, in: self).filter(\.guarded).map(\.field)
   }
 
   public func owner(of className: String) -> OwnerRule? {

@@ -8,19 +8,26 @@
 ///   the owner check, and a child's effect on its parent (readers, number, counters, activity),
 ///   and the cascades when a parent goes. The caller's own principals (from `session_user`)
 ///   decide whether the parent may be read.
+///
+/// What each write does is the rules' plan (`WritePlan`), rendered here with an exhaustive
+/// `switch` over its effects, as SQLite renders it (`SQLiteRules`). Where rows live (the private
+/// table, issue 22), `forum.moderate` and `forum.set_flag` are PostgreSQL's own and read the
+/// rules themselves.
 struct PostgresRules: Equatable {
-  /// The rules as declared (`EngineRules`, the one declaration); this type renders them.
+  /// The rules as declared (`EngineRules`, the one declaration), and what they compile to.
   let rules: EngineRules
+  let plan: WritePlan
 
-  init(_ rules: EngineRules) { self.rules = rules }
+  init(_ rules: EngineRules) {
+    self.rules = rules
+    plan = rules.plan
+  }
 
-  var sequences: [SequenceRule] { rules.sequences }
-  var owners: [OwnerRule] { rules.owners }
+  // Where rows live, `forum.moderate` and `forum.set_flag` read these rules as declared.
   var children: [ChildRule] { rules.children }
   /// Classes private to two users, one object per pair (`PairRule`).
   var pairs: [PairRule] { rules.pairs }
-  /// Edits that keep revisions, and what moderators may take down.
-  var revisions: [RevisionRule] { rules.revisions }
+  /// What moderators may take down.
   var moderation: [ModerationRule] { rules.moderation }
   /// Flags only a role and the board's owner set (`FlagRule`).
   var flags: [FlagRule] { rules.flags }
@@ -28,7 +35,7 @@ struct PostgresRules: Equatable {
   /// Every field of `className` a member's write may not set or change: the rules' own list
   /// (`EngineRules.keptFields`), and a user's handle and identity.
   func managed(_ className: String) -> [String] {
-    var fields = rules.keptFields(of: className)
+    var fields = plan.kept(of: className).filter(\.guarded).map(\.field)
     if className == User.className { fields += ["userName", "authData"] }
     var seen = Set<String>()
     return fields.filter { seen.insert($0).inserted }
@@ -57,14 +64,7 @@ struct PostgresRules: Equatable {
   }
 
   var classes: [String] {
-    var names = Set(
-      revisions.map(\.className) + moderation.map(\.className) + flags.map(\.className))
-    names.formUnion(sequences.map(\.className))
-    names.formUnion(owners.map(\.className))
-    names.formUnion(pairs.map(\.className))
-    names.formUnion(children.flatMap { [$0.childClass, $0.parentClass] })
-    names.insert(User.className)
-    return names.sorted()
+    Set(plan.classes + [User.className]).sorted()
   }
 
   /// Changes whenever the generated SQL would: a connection compares it with the installed one.
@@ -312,10 +312,19 @@ struct PostgresRules: Equatable {
   /// The parent id of a private row (`NEW` in a trigger), as its reader keys name it: a child
   /// of any class may be private (a comment of a private thread).
   private var privateParent: String {
-    let cases = children.map {
-      "WHEN \(PostgresRules.literal($0.childClass)) THEN row_data->\(PostgresRules.literal($0.pointerField))->>'objectId'"
-    }
+    let cases = feedParentCases
     return cases.isEmpty ? "NULL::text" : "CASE row_class \(cases.joined(separator: " ")) END"
+  }
+
+  /// A child row's parent id (`row_class`, `row_data`), one case per child class (`FeedEffect`).
+  private var feedParentCases: [String] {
+    plan.feed.compactMap { step in
+      switch step.effect {
+      case .parent(let rule):
+        "WHEN \(PostgresRules.literal(step.className)) THEN row_data->\(PostgresRules.literal(rule.pointerField))->>'objectId'"
+      case .number: nil
+      }
+    }
   }
 
   /// `forum.private_home` for a child class: private unless its parent is a public row.
@@ -333,17 +342,20 @@ struct PostgresRules: Equatable {
 
   /// In `forum.objects_move`: the moved row's children get its readers, which moves them too.
   private func moveChildren(from table: String) -> String {
-    children.map {
-      let match =
-        table == "forum.private_objects"
-        ? "parent_id = NEW.object_id"
-        : "data->\(PostgresRules.literal($0.pointerField)) = \(PostgresRules.pointer($0.parentClass, "NEW.object_id"))"
-      return """
-            IF NEW.class = \(PostgresRules.literal($0.parentClass)) THEN
-              UPDATE \(table) SET readers = NEW.readers
-              WHERE class = \(PostgresRules.literal($0.childClass)) AND \(match);
-            END IF;
-        """
+    plan.readersChange.map { step in
+      switch step.effect {
+      case .childrenFollow(let rule):
+        let match =
+          table == "forum.private_objects"
+          ? "parent_id = NEW.object_id"
+          : "data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(step.className, "NEW.object_id"))"
+        return """
+              IF NEW.class = \(PostgresRules.literal(step.className)) THEN
+                UPDATE \(table) SET readers = NEW.readers
+                WHERE class = \(PostgresRules.literal(rule.childClass)) AND \(match);
+              END IF;
+          """
+      }
     }.joined(separator: "\n")
   }
 
@@ -517,18 +529,18 @@ struct PostgresRules: Equatable {
 
   /// The parent id of a child row (`row_class`, `row_data` in `objects_feed`), else NULL.
   private var feedParent: String {
-    let cases = children.map {
-      "WHEN \(PostgresRules.literal($0.childClass)) THEN row_data->\(PostgresRules.literal($0.pointerField))->>'objectId'"
-    }
+    let cases = feedParentCases
     return cases.isEmpty ? "NULL" : "CASE row_class \(cases.joined(separator: " ")) END"
   }
 
   /// The number of a deleted row: a child's number, or the field a sequence numbers.
   private var feedNumber: String {
-    var pairs = children.map { ($0.childClass, $0.numberField) }
-    pairs += sequences.map { ($0.className, $0.field) }
-    let cases = pairs.map {
-      "WHEN \(PostgresRules.literal($0.0)) THEN \(PostgresRules.integer("row_data->\(PostgresRules.literal($0.1))"))"
+    let cases = plan.feed.compactMap { step -> String? in
+      switch step.effect {
+      case .number(let field):
+        "WHEN \(PostgresRules.literal(step.className)) THEN \(PostgresRules.integer("row_data->\(PostgresRules.literal(field))"))"
+      case .parent: nil
+      }
     }
     return cases.isEmpty ? "NULL" : "CASE row_class \(cases.joined(separator: " ")) END"
   }
@@ -544,38 +556,40 @@ struct PostgresRules: Equatable {
     for className in classes {
       var fields = managed(className)
       // A parent's file is named when it is created and never changes.
-      fields += children.filter { $0.parentClass == className }.compactMap(\.fileField)
+      fields += plan.kept(of: className).filter { !$0.guarded }.map(\.field)
       var lines = [
         "    NEW.data := (NEW.data - \(PostgresRules.array(fields)))"
           + " || jsonb_strip_nulls(jsonb_build_object("
           + fields.map { "\(PostgresRules.literal($0)), OLD.data->\(PostgresRules.literal($0))" }
           .joined(separator: ", ") + "));"
       ]
-      if children.contains(where: { $0.childClass == className }) {
-        lines.append("    NEW.readers := OLD.readers;")
-      }
-      for rule in owners where rule.className == className {
-        let author = "(OLD.data->\(PostgresRules.literal(rule.pointerField))->>'objectId')"
-        lines.append(
-          """
-              IF NEW.writers IS DISTINCT FROM OLD.writers AND NOT (NEW.writers @> ARRAY[\(author)]
-                 AND NEW.writers <@ (ARRAY[\(author)] || \(PostgresRules.array(rule.extraWriters)))) THEN
-                RAISE EXCEPTION USING ERRCODE = 'FA403',
-                  MESSAGE = 'the writers of a \(className) are its author';
-              END IF;
-          """)
-      }
-      for rule in moderation where rule.className == className {
-        lines.append(
-          """
-              IF OLD.data ? \(PostgresRules.literal(rule.markField)) THEN
-                RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
-              END IF;
-          """)
-      }
-      if pairs.contains(where: { $0.className == className }) {
-        lines.append("    NEW.readers := OLD.readers;")
-        lines.append("    NEW.writers := OLD.writers;")
+      for effect in plan.update(of: className) {
+        switch effect {
+        case .keepRevision:
+          break  // `forum.objects_revise` (`reviseBody`)
+        case .readersStayTheParents:
+          lines.append("    NEW.readers := OLD.readers;")
+        case .writersStayTheOwner(let rule):
+          let author = "(OLD.data->\(PostgresRules.literal(rule.pointerField))->>'objectId')"
+          lines.append(
+            """
+                IF NEW.writers IS DISTINCT FROM OLD.writers AND NOT (NEW.writers @> ARRAY[\(author)]
+                   AND NEW.writers <@ (ARRAY[\(author)] || \(PostgresRules.array(rule.extraWriters)))) THEN
+                  RAISE EXCEPTION USING ERRCODE = 'FA403',
+                    MESSAGE = 'the writers of a \(className) are its author';
+                END IF;
+            """)
+        case .tombstoneIsFinal(let rule):
+          lines.append(
+            """
+                IF OLD.data ? \(PostgresRules.literal(rule.markField)) THEN
+                  RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+                END IF;
+            """)
+        case .pairKeepsItsACL:
+          lines.append("    NEW.readers := OLD.readers;")
+          lines.append("    NEW.writers := OLD.writers;")
+        }
       }
       if className == User.className {
         lines.append("    NEW.readers := OLD.readers;")
@@ -593,109 +607,69 @@ struct PostgresRules: Equatable {
       var lines: [String] = []
       let fields = managed(className)
       lines.append("    NEW.data := NEW.data - \(PostgresRules.array(fields));")
-      for rule in sequences where rule.className == className {
-        lines.append(
-          "    NEW.data := NEW.data || jsonb_build_object(\(PostgresRules.literal(rule.field)), "
-            + "forum.next_value(\(PostgresRules.literal(rule.sequence))));")
-      }
-      for rule in owners where rule.className == className {
-        let allowed = PostgresRules.array(rule.extraWriters)
-        lines.append(
-          """
-              IF trusted AND claimed ? \(PostgresRules.literal(rule.pointerField)) THEN
-                NEW.data := NEW.data || jsonb_build_object(\(PostgresRules.literal(rule.pointerField)), claimed->\(PostgresRules.literal(rule.pointerField)));
-              ELSIF trusted THEN
-                NULL;
-              ELSE
-              IF me IS NULL THEN
-                RAISE EXCEPTION USING ERRCODE = 'FA401', MESSAGE = 'sign in first';
-              END IF;
-              IF claimed ? \(PostgresRules.literal(rule.pointerField))
-                 AND claimed->\(PostgresRules.literal(rule.pointerField)) IS DISTINCT FROM \(PostgresRules.pointer(User.className, "me")) THEN
-                RAISE EXCEPTION USING ERRCODE = 'FA403',
-                  MESSAGE = 'the author of a new \(className) must be its caller';
-              END IF;
-              NEW.data := NEW.data || jsonb_build_object(\(PostgresRules.literal(rule.pointerField)), \(PostgresRules.pointer(User.className, "me")));
-              IF NOT (NEW.writers @> ARRAY[me] AND NEW.writers <@ (ARRAY[me] || \(allowed))) THEN
-                RAISE EXCEPTION USING ERRCODE = 'FA403',
-                  MESSAGE = 'the writers of a new \(className) must be its author';
-              END IF;
-              END IF;
-          """)
-      }
-      for rule in pairs where rule.className == className {
-        lines.append(pairInsert(rule))
-      }
-      for rule in children where rule.parentClass == className {
-        if let file = rule.fileField.map(PostgresRules.literal) {
+      // A child's row takes fields from its parent, and the parent's counters one UPDATE.
+      var parent: ChildRule?
+      var childData: [String] = []
+      var parentSets: [String] = []
+      for effect in plan.insert(of: className) {
+        switch effect {
+        case .nextInSequence(let rule):
           lines.append(
-            """
-                IF NEW.data ? \(file) AND NOT trusted THEN
-                  -- A public file, or one of the caller's own private files.
-                  DECLARE
-                    file_writers text[];
-                  BEGIN
-                    SELECT f.writers INTO file_writers FROM forum.files f
-                    WHERE f.name = NEW.data->>\(file);
-                    IF NOT FOUND THEN
-                      SELECT f.writers INTO file_writers
-                      FROM forum.private_file_rows(ARRAY[NEW.data->>\(file)]) f
-                      WHERE f.name = NEW.data->>\(file);
-                    END IF;
-                    IF NOT FOUND THEN
-                      RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
-                    END IF;
-                    IF NOT file_writers && forum.principals() THEN
-                      RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'No access with ACL.';
-                    END IF;
-                  END;
-                END IF;
-            """)
+            "    NEW.data := NEW.data || jsonb_build_object(\(PostgresRules.literal(rule.field)), "
+              + "forum.next_value(\(PostgresRules.literal(rule.sequence))));")
+        case .ownedByCaller(let rule):
+          lines.append(ownerInsert(rule, className))
+        case .pairOfCaller(let rule):
+          lines.append(pairInsert(rule))
+        case .parentFileWritable(_, let field):
+          lines.append(fileCheck(PostgresRules.literal(field)))
+        case .startParentCounters(let rule):
+          lines.append(
+            "    NEW.data := NEW.data || jsonb_build_object("
+              + "\(PostgresRules.literal(rule.countField)), 0, "
+              + "\(PostgresRules.literal(rule.lastNumberField)), 0, "
+              + "\(PostgresRules.literal(rule.activityField)), now_ms);")
+        case .requireReadableParent(let rule):
+          parent = rule
+          let pointer = PostgresRules.literal(rule.pointerField)
+          lines.append(parentLookup(rule))
+          childData.append("\(pointer), claimed->\(pointer)")
+        case .inheritParentReaders:
+          lines.append("    NEW.readers := parent.readers;")
+        case .numberFromParent(let rule):
+          parent = rule
+          let last = PostgresRules.literal(rule.lastNumberField)
+          lines.append("    number := coalesce((parent.data->>\(last))::bigint, 0) + 1;")
+          childData.append("\(PostgresRules.literal(rule.numberField)), number")
+          parentSets.append("\(last), number")
+        case .countParentUp(let rule):
+          parent = rule
+          let count = PostgresRules.literal(rule.countField)
+          parentSets.append("\(count), coalesce((data->>\(count))::bigint, 0) + 1")
+        case .touchParentActivity(let rule):
+          parent = rule
+          parentSets.append("\(PostgresRules.literal(rule.activityField)), now_ms")
         }
-        lines.append(
-          "    NEW.data := NEW.data || jsonb_build_object("
-            + "\(PostgresRules.literal(rule.countField)), 0, "
-            + "\(PostgresRules.literal(rule.lastNumberField)), 0, "
-            + "\(PostgresRules.literal(rule.activityField)), now_ms);")
       }
-      for rule in children where rule.childClass == className {
-        let pointer = PostgresRules.literal(rule.pointerField)
-        let number = PostgresRules.literal(rule.numberField)
-        let last = PostgresRules.literal(rule.lastNumberField)
-        let count = PostgresRules.literal(rule.countField)
-        let activity = PostgresRules.literal(rule.activityField)
+      if !childData.isEmpty {
+        lines.append(
+          "    NEW.data := NEW.data || jsonb_build_object(\(childData.joined(separator: ", ")));")
+      }
+      if parent != nil, let first = parentSets.first {
         // The parent's row lock is held until commit: children of one parent are numbered one
         // after another, and a rolled-back child gives its number back.
+        let sets =
+          first + (parentSets.count > 1 ? ",\n          " : "")
+          + parentSets.dropFirst().joined(separator: ", ")
         lines.append(
           """
-              -- A child lives in its parent's table (`forum.private_home`).
-              IF TG_TABLE_NAME = 'private_objects' THEN
-                SELECT * INTO parent FROM forum.private_objects
-                WHERE class = \(PostgresRules.literal(rule.parentClass))
-                  AND object_id = (claimed->\(pointer)->>'objectId')
-                FOR UPDATE;
-              ELSE
-                SELECT * INTO parent FROM forum.objects
-                WHERE class = \(PostgresRules.literal(rule.parentClass))
-                  AND object_id = (claimed->\(pointer)->>'objectId')
-                FOR UPDATE;
-              END IF;
-              IF NOT FOUND OR NOT (trusted OR parent.readers && forum.principals())
-                 OR claimed->\(pointer) IS DISTINCT FROM \(PostgresRules.pointer(rule.parentClass, "parent.object_id")) THEN
-                RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
-              END IF;
-              NEW.readers := parent.readers;
-              number := coalesce((parent.data->>\(last))::bigint, 0) + 1;
-              NEW.data := NEW.data || jsonb_build_object(\(pointer), claimed->\(pointer), \(number), number);
               IF TG_TABLE_NAME = 'private_objects' THEN
                 UPDATE forum.private_objects SET
-                  data = data || jsonb_build_object(\(last), number,
-                    \(count), coalesce((data->>\(count))::bigint, 0) + 1, \(activity), now_ms)
+                  data = data || jsonb_build_object(\(sets))
                 WHERE id = parent.id;
               ELSE
                 UPDATE forum.objects SET
-                  data = data || jsonb_build_object(\(last), number,
-                    \(count), coalesce((data->>\(count))::bigint, 0) + 1, \(activity), now_ms)
+                  data = data || jsonb_build_object(\(sets))
                 WHERE id = parent.id;
               END IF;
           """)
@@ -704,6 +678,84 @@ struct PostgresRules: Equatable {
       sql += lines.joined(separator: "\n") + "\n  END IF;\n"
     }
     return sql
+  }
+
+  /// An owned object's author is the caller (the schema's owner may name another), and its
+  /// writers the author and the rule's extra writers.
+  private func ownerInsert(_ rule: OwnerRule, _ className: String) -> String {
+    let allowed = PostgresRules.array(rule.extraWriters)
+    return """
+          IF trusted AND claimed ? \(PostgresRules.literal(rule.pointerField)) THEN
+            NEW.data := NEW.data || jsonb_build_object(\(PostgresRules.literal(rule.pointerField)), claimed->\(PostgresRules.literal(rule.pointerField)));
+          ELSIF trusted THEN
+            NULL;
+          ELSE
+          IF me IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'FA401', MESSAGE = 'sign in first';
+          END IF;
+          IF claimed ? \(PostgresRules.literal(rule.pointerField))
+             AND claimed->\(PostgresRules.literal(rule.pointerField)) IS DISTINCT FROM \(PostgresRules.pointer(User.className, "me")) THEN
+            RAISE EXCEPTION USING ERRCODE = 'FA403',
+              MESSAGE = 'the author of a new \(className) must be its caller';
+          END IF;
+          NEW.data := NEW.data || jsonb_build_object(\(PostgresRules.literal(rule.pointerField)), \(PostgresRules.pointer(User.className, "me")));
+          IF NOT (NEW.writers @> ARRAY[me] AND NEW.writers <@ (ARRAY[me] || \(allowed))) THEN
+            RAISE EXCEPTION USING ERRCODE = 'FA403',
+              MESSAGE = 'the writers of a new \(className) must be its author';
+          END IF;
+          END IF;
+      """
+  }
+
+  /// A new parent's file (`file`, a literal), when named: a public file, or one of the caller's
+  /// own private files, that the caller may write.
+  private func fileCheck(_ file: String) -> String {
+    """
+        IF NEW.data ? \(file) AND NOT trusted THEN
+          -- A public file, or one of the caller's own private files.
+          DECLARE
+            file_writers text[];
+          BEGIN
+            SELECT f.writers INTO file_writers FROM forum.files f
+            WHERE f.name = NEW.data->>\(file);
+            IF NOT FOUND THEN
+              SELECT f.writers INTO file_writers
+              FROM forum.private_file_rows(ARRAY[NEW.data->>\(file)]) f
+              WHERE f.name = NEW.data->>\(file);
+            END IF;
+            IF NOT FOUND THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+            END IF;
+            IF NOT file_writers && forum.principals() THEN
+              RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'No access with ACL.';
+            END IF;
+          END;
+        END IF;
+    """
+  }
+
+  /// A child's parent, locked, in the child's table; missing, unreadable or named otherwise
+  /// than canonically, the child is refused.
+  private func parentLookup(_ rule: ChildRule) -> String {
+    let pointer = PostgresRules.literal(rule.pointerField)
+    return """
+          -- A child lives in its parent's table (`forum.private_home`).
+          IF TG_TABLE_NAME = 'private_objects' THEN
+            SELECT * INTO parent FROM forum.private_objects
+            WHERE class = \(PostgresRules.literal(rule.parentClass))
+              AND object_id = (claimed->\(pointer)->>'objectId')
+            FOR UPDATE;
+          ELSE
+            SELECT * INTO parent FROM forum.objects
+            WHERE class = \(PostgresRules.literal(rule.parentClass))
+              AND object_id = (claimed->\(pointer)->>'objectId')
+            FOR UPDATE;
+          END IF;
+          IF NOT FOUND OR NOT (trusted OR parent.readers && forum.principals())
+             OR claimed->\(pointer) IS DISTINCT FROM \(PostgresRules.pointer(rule.parentClass, "parent.object_id")) THEN
+            RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+          END IF;
+      """
   }
 
   /// A pair's object: the caller and an existing other user, the pair's key (byte order, as
@@ -744,7 +796,15 @@ struct PostgresRules: Equatable {
 
   /// One object per pair, whoever writes: a unique index on the pair's key column.
   var pairIndexSQL: [String] {
-    pairs.flatMap { rule -> [String] in
+    plan.insert.flatMap { step -> [String] in
+      let rule: PairRule
+      switch step.effect {
+      case .pairOfCaller(let pair): rule = pair
+      case .nextInSequence, .ownedByCaller, .parentFileWritable, .startParentCounters,
+        .requireReadableParent, .inheritParentReaders, .numberFromParent, .countParentUp,
+        .touchParentActivity:
+        return []
+      }
       let column = "key_" + rule.pairField.lowercased()
       let name = "objects_unique_\(rule.className)_\(rule.pairField)".lowercased().prefix(63)
       let home = table(rule.className).dropFirst("forum.".count)
@@ -774,12 +834,22 @@ struct PostgresRules: Equatable {
   /// The old values of revisioned fields become a revision; the object gets its edit date.
   private var reviseBody: String {
     var sql = ""
-    for rule in revisions {
+    for step in plan.update {
+      let rule: RevisionRule
+      let moderation: ModerationRule?
+      switch step.effect {
+      case .keepRevision(let revision, let tombstone):
+        rule = revision
+        moderation = tombstone
+      // A member's update: the guard (`guardBody`).
+      case .readersStayTheParents, .writersStayTheOwner, .tombstoneIsFinal, .pairKeepsItsACL:
+        continue
+      }
       let changed = rule.fields.map {
         "OLD.data->\(PostgresRules.literal($0)) IS DISTINCT FROM NEW.data->\(PostgresRules.literal($0))"
       }.joined(separator: " OR ")
       let tombstone =
-        moderation.first { $0.className == rule.className }.map {
+        moderation.map {
           " AND NOT (NEW.data ? \(PostgresRules.literal($0.markField)))"
         } ?? ""
       let old = rule.fields.map {
@@ -899,70 +969,89 @@ struct PostgresRules: Equatable {
         DELETE FROM forum.read_positions WHERE object_id = OLD.object_id;
 
       """
-    for rule in children {
+    // Consecutive effects on one class share its `IF OLD.class = …` block.
+    var open: String?
+    for step in plan.delete {
+      if step.className != open {
+        if open != nil { sql += "  END IF;\n" }
+        sql += "  IF OLD.class = \(PostgresRules.literal(step.className)) THEN\n"
+        open = step.className
+      }
+      sql += deleteEffect(step.effect, of: step.className)
+    }
+    if open != nil { sql += "  END IF;\n" }
+    return sql
+  }
+
+  private func deleteEffect(_ effect: DeleteEffect, of className: String) -> String {
+    switch effect {
+    case .countParentDown(let rule, let clampAtZero):
       let count = PostgresRules.literal(rule.countField)
-      sql += """
-          IF OLD.class = \(PostgresRules.literal(rule.childClass)) THEN
+      let less = "coalesce((data->>\(count))::bigint, 0) - 1"
+      let value = clampAtZero ? "greatest(0, \(less))" : less
+      return """
             -- The parent is in the child's table.
             IF TG_TABLE_NAME = 'private_objects' THEN
               UPDATE forum.private_objects SET
                 data = data || jsonb_build_object(\(count),
-                  greatest(0, coalesce((data->>\(count))::bigint, 0) - 1))
+                  \(value))
               WHERE class = \(PostgresRules.literal(rule.parentClass))
                 AND object_id = OLD.data->\(PostgresRules.literal(rule.pointerField))->>'objectId';
             ELSE
               UPDATE forum.objects SET
                 data = data || jsonb_build_object(\(count),
-                  greatest(0, coalesce((data->>\(count))::bigint, 0) - 1))
+                  \(value))
               WHERE class = \(PostgresRules.literal(rule.parentClass))
                 AND object_id = OLD.data->\(PostgresRules.literal(rule.pointerField))->>'objectId';
             END IF;
-          END IF;
-          IF OLD.class = \(PostgresRules.literal(rule.parentClass)) THEN
+
+        """
+    case .deleteChildren(let rule):
+      return """
             IF TG_TABLE_NAME = 'private_objects' THEN
               DELETE FROM forum.private_objects
               WHERE class = \(PostgresRules.literal(rule.childClass)) AND parent_id = OLD.object_id;
             ELSE
               DELETE FROM forum.objects
               WHERE class = \(PostgresRules.literal(rule.childClass))
-                AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(rule.parentClass, "OLD.object_id"));
+                AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(className, "OLD.object_id"));
             END IF;
 
         """
-      if let file = rule.fileField {
-        // Only a file the deleting caller could delete itself goes with the parent: the parent's
-        // file name is the author's to set, so it must not reach someone else's file.
-        sql += """
-                DELETE FROM forum.files
-                WHERE name = OLD.data->>\(PostgresRules.literal(file))
-                  AND writers && forum.principals();
-                DELETE FROM forum.private_files
-                WHERE name = OLD.data->>\(PostgresRules.literal(file))
-                  AND writers && forum.principals();
+    case .deleteFile(_, let file):
+      // Only a file the deleting caller could delete itself goes with the parent: the parent's
+      // file name is the author's to set, so it must not reach someone else's file.
+      return """
+              DELETE FROM forum.files
+              WHERE name = OLD.data->>\(PostgresRules.literal(file))
+                AND writers && forum.principals();
+              DELETE FROM forum.private_files
+              WHERE name = OLD.data->>\(PostgresRules.literal(file))
+                AND writers && forum.principals();
 
-          """
-      }
-      sql += "  END IF;\n"
+        """
     }
-    return sql
   }
 
   private var updateBody: String {
     var sql = ""
-    for rule in children {
-      sql += """
-          IF NEW.class = \(PostgresRules.literal(rule.parentClass)) THEN
-            IF TG_TABLE_NAME = 'private_objects' THEN
-              UPDATE forum.private_objects SET readers = NEW.readers
-              WHERE class = \(PostgresRules.literal(rule.childClass)) AND parent_id = NEW.object_id;
-            ELSE
-              UPDATE forum.objects SET readers = NEW.readers
-              WHERE class = \(PostgresRules.literal(rule.childClass))
-                AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(rule.parentClass, "NEW.object_id"));
+    for step in plan.readersChange {
+      switch step.effect {
+      case .childrenFollow(let rule):
+        sql += """
+            IF NEW.class = \(PostgresRules.literal(step.className)) THEN
+              IF TG_TABLE_NAME = 'private_objects' THEN
+                UPDATE forum.private_objects SET readers = NEW.readers
+                WHERE class = \(PostgresRules.literal(rule.childClass)) AND parent_id = NEW.object_id;
+              ELSE
+                UPDATE forum.objects SET readers = NEW.readers
+                WHERE class = \(PostgresRules.literal(rule.childClass))
+                  AND data->\(PostgresRules.literal(rule.pointerField)) = \(PostgresRules.pointer(step.className, "NEW.object_id"));
+              END IF;
             END IF;
-          END IF;
 
-        """
+          """
+      }
     }
     return sql.isEmpty ? "  NULL;\n" : sql
   }

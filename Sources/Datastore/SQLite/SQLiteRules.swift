@@ -1,5 +1,7 @@
-/// `EngineRules` as SQLite triggers on `objects`. Names in the rules are checked by
-/// `EngineRules.validate()` (letters, digits, `_`), so they are safe inside SQL text.
+/// `EngineRules` as SQLite triggers on `objects`, rendered from their plan (`WritePlan`) with an
+/// exhaustive `switch` over its effects, as PostgreSQL renders it (`PostgresRules`). Names in the
+/// rules are checked by `EngineRules.validate()` (letters, digits, `_`), so they are safe inside
+/// SQL text.
 ///
 /// What the triggers do is bookkeeping no client can be trusted with: numbering, counters, the
 /// parent's last activity, children's readers, cascades. What needs to know the caller (is the
@@ -49,47 +51,65 @@ enum SQLiteRules {
   static func newRow(_ className: String, _ rules: EngineRules, data: String, now: String)
     -> NewRow
   {
+    // On every insert: the class's effects only, as the plan lists them, not the whole plan.
+    newRow(WritePlan.insertEffects(of: className, in: rules), data: data, now: now)
+  }
+
+  private static func newRow(_ effects: [InsertEffect], data: String, now: String) -> NewRow {
     var sets: [String] = []
+    var pointer: [String] = []
     var row = NewRow(data: data)
-    if let child = rules.childRule(of: className) {
-      sets.append(
-        "\(path(child.numberField)), "
-          + "coalesce(json_extract(p.data, \(path(child.lastNumberField))), 0) + 1")
-      sets.append("\(path(child.parentField)), \(pointer(child.parentClass, "p.objectId"))")
-      row.parentCondition = "p.class = \(literal(child.parentClass)) AND p.objectId = ?"
-      row.readers = "p.readers"
+    for effect in effects {
+      switch effect {
+      case .nextInSequence(let rule):
+        sets.append(
+          "\(path(rule.field)), "
+            + "coalesce((SELECT value FROM counters WHERE name = '\(rule.sequence)'), 0) + 1")
+      case .startParentCounters(let rule):
+        sets += [
+          "\(path(rule.countField)), 0", "\(path(rule.lastNumberField)), 0",
+          "\(path(rule.activityField)), \(now)",
+        ]
+      case .requireReadableParent(let child):
+        // The engine adds the caller's read access to the condition (`SQLiteEngine.insert`).
+        row.parentCondition = "p.class = \(literal(child.parentClass)) AND p.objectId = ?"
+        pointer.append(
+          "\(path(child.parentField)), \(SQLiteRules.pointer(child.parentClass, "p.objectId"))")
+      case .inheritParentReaders:
+        row.readers = "p.readers"
+      case .numberFromParent(let child):
+        sets.append(
+          "\(path(child.numberField)), "
+            + "coalesce(json_extract(p.data, \(path(child.lastNumberField))), 0) + 1")
+      // Checked by the engine before it writes (`DatastoreClient`, `SQLiteEngine.insert`): on
+      // SQLite the file's holder is trusted (README, trust model), the pair's uniqueness is an
+      // index (`pairIndexes`), and the parent's counters are the insert trigger's.
+      case .ownedByCaller, .pairOfCaller, .parentFileWritable, .countParentUp,
+        .touchParentActivity:
+        break
+      }
     }
-    for rule in rules.sequences where rule.className == className {
-      sets.append(
-        "\(path(rule.field)), "
-          + "coalesce((SELECT value FROM counters WHERE name = '\(rule.sequence)'), 0) + 1")
-    }
-    for rule in rules.parentRules(of: className) {
-      sets += [
-        "\(path(rule.countField)), 0", "\(path(rule.lastNumberField)), 0",
-        "\(path(rule.activityField)), \(now)",
-      ]
-    }
+    sets += pointer
     if !sets.isEmpty { row.data = "json_set(\(data), \(sets.joined(separator: ", ")))" }
     return row
   }
 
-  /// Every trigger for `rules`, as `CREATE TRIGGER` statements named `rule_…`.
+  /// Every trigger for `rules`, as `CREATE TRIGGER` statements named `rule_…`, rendered from
+  /// their plan (`WritePlan`).
   static func triggers(for rules: EngineRules) -> [String] {
-    var classes: [String] = []
-    for name in rules.sequences.map(\.className)
-      + rules.children.flatMap({
-        [$0.childClass, $0.parentClass]
-      }) + rules.owners.map(\.className) where !classes.contains(name)
-    {
-      classes.append(name)
-    }
-    return classes.flatMap { className in
-      [insertTrigger(className, rules), deleteTrigger(className, rules)]
-        + readersTriggers(className, rules)
-    }.compactMap { $0 } + changeTriggers(for: rules)
-      + rules.revisions.map {
-        revisionTrigger($0, rules)
+    let plan = rules.plan
+    return plan.classes.flatMap { className in
+      [insertTrigger(className, plan), deleteTrigger(className, plan)]
+        + readersTriggers(className, plan)
+    }.compactMap { $0 } + changeTriggers(for: plan)
+      + plan.update.compactMap { step in
+        switch step.effect {
+        case .keepRevision(let rule, let tombstone): revisionTrigger(rule, skipping: tombstone)
+        // What a member's update keeps is the engine's (`SQLiteEngine.update`) and the client's
+        // (`DatastoreClient`): there are no guard triggers on SQLite (see above).
+        case .readersStayTheParents, .writersStayTheOwner, .tombstoneIsFinal, .pairKeepsItsACL:
+          nil
+        }
       }
   }
 
@@ -99,17 +119,29 @@ enum SQLiteRules {
   /// new row's number, a parent's counters, children's readers following their parent's) would
   /// triple the feed for nothing a reader needs.
   static func changeTriggers(for rules: EngineRules) -> [String] {
+    changeTriggers(for: rules.plan)
+  }
+
+  static func changeTriggers(for plan: WritePlan) -> [String] {
+    let numbers = plan.feed.compactMap { step -> (String, String)? in
+      switch step.effect {
+      case .number(let field): (step.className, field)
+      case .parent: nil
+      }
+    }
     func parent(_ row: String) -> String {
-      let cases = rules.children.map {
-        "WHEN '\($0.childClass)' THEN json_extract(\(row).data, '$.\($0.parentField).objectId')"
+      let cases = plan.feed.compactMap { step -> String? in
+        switch step.effect {
+        case .parent(let rule):
+          "WHEN '\(step.className)' THEN json_extract(\(row).data, '$.\(rule.parentField).objectId')"
+        case .number: nil
+        }
       }
       return cases.isEmpty ? "NULL" : "CASE \(row).class \(cases.joined(separator: " ")) END"
     }
     // A child's readers are its parent's: the engine's INSERT takes them from the parent
     // (`newRow`) and the readers trigger keeps them so.
     func readers(_ row: String) -> String { "\(row).readers" }
-    var numbers = rules.children.map { ($0.childClass, $0.numberField) }
-    numbers += rules.sequences.map { ($0.className, $0.field) }
     let numberCases = numbers.map { "WHEN '\($0.0)' THEN json_extract(OLD.data, '$.\($0.1)')" }
     let number =
       numberCases.isEmpty ? "NULL" : "CASE OLD.class \(numberCases.joined(separator: " ")) END"
@@ -139,14 +171,14 @@ enum SQLiteRules {
   /// After an update that changes a revisioned field: the old values become a revision (dated
   /// when they were written, numbered after the last) and the object gets its edit date; of its
   /// revisions only the first and the latest `Revision.kept - 1` stay. A tombstone is no edit.
-  private static func revisionTrigger(_ rule: RevisionRule, _ rules: EngineRules) -> String {
+  private static func revisionTrigger(_ rule: RevisionRule, skipping moderation: ModerationRule?)
+    -> String
+  {
     let changed = rule.fields.map {
       "json_extract(OLD.data, \(path($0))) IS NOT json_extract(NEW.data, \(path($0)))"
     }.joined(separator: " OR ")
     let tombstone =
-      rules.moderationRule(of: rule.className).map {
-        " AND json_type(NEW.data, \(path($0.markField))) IS NULL"
-      } ?? ""
+      moderation.map { " AND json_type(NEW.data, \(path($0.markField))) IS NULL" } ?? ""
     let old = rule.fields.map { "'\($0)', json_extract(OLD.data, \(path($0)))" }
       .joined(separator: ", ")
     return """
@@ -168,28 +200,60 @@ enum SQLiteRules {
 
   /// After insert: the parent's counters (a parent that is not there refuses the child) and the
   /// sequence. The new row itself is written whole by the engine's INSERT (`newRow`).
-  private static func insertTrigger(_ className: String, _ rules: EngineRules) -> String? {
+  private static func insertTrigger(_ className: String, _ plan: WritePlan) -> String? {
     var steps: [String] = []
-    if let child = rules.childRule(of: className) {
-      let parentId = "json_extract(NEW.data, '$.\(child.parentField).objectId')"
-      steps.append(
-        """
-        UPDATE objects SET data = json_set(data,
-            \(path(child.lastNumberField)), coalesce(json_extract(data, \(path(child.lastNumberField))), 0) + 1,
-            \(path(child.countField)), coalesce(json_extract(data, \(path(child.countField))), 0) + 1,
-            \(path(child.activityField)), NEW.createDate)
-          WHERE class = '\(child.parentClass)' AND objectId = \(parentId);
-        """)
-      // `changes()` in a trigger counts the trigger's last statement: no parent was updated.
-      steps.append(
-        "SELECT \(TriggerRefusal(.notFound, field: child.parentField).sql) WHERE changes() = 0;")
+    var parent: ChildRule?
+    var requireParent = false
+    var parentSets: [String] = []
+    for effect in plan.insert(of: className) {
+      switch effect {
+      case .nextInSequence(let rule):
+        steps.append(
+          """
+          INSERT INTO counters(name, value) VALUES ('\(rule.sequence)', 1)
+            ON CONFLICT(name) DO UPDATE SET value = value + 1;
+          """)
+      case .requireReadableParent(let child):
+        parent = child
+        requireParent = true
+      case .numberFromParent(let child):
+        parent = child
+        parentSets.append(
+          "\(path(child.lastNumberField)), coalesce(json_extract(data, \(path(child.lastNumberField))), 0) + 1"
+        )
+      case .countParentUp(let child):
+        parent = child
+        parentSets.append(
+          "\(path(child.countField)), coalesce(json_extract(data, \(path(child.countField))), 0) + 1"
+        )
+      case .touchParentActivity(let child):
+        parent = child
+        parentSets.append("\(path(child.activityField)), NEW.createDate")
+      // The new row's own fields and readers are `newRow`'s; the caller's checks the engine's.
+      case .ownedByCaller, .pairOfCaller, .parentFileWritable, .startParentCounters,
+        .inheritParentReaders:
+        break
+      }
     }
-    for rule in rules.sequences where rule.className == className {
-      steps.append(
-        """
-        INSERT INTO counters(name, value) VALUES ('\(rule.sequence)', 1)
-          ON CONFLICT(name) DO UPDATE SET value = value + 1;
-        """)
+    if let child = parent {
+      let parentId = "json_extract(NEW.data, '$.\(child.parentField).objectId')"
+      let refusal = TriggerRefusal(.notFound, field: child.parentField).sql
+      if !parentSets.isEmpty {
+        steps.append(
+          """
+          UPDATE objects SET data = json_set(data,
+              \(parentSets.joined(separator: ",\n    ")))
+            WHERE class = '\(child.parentClass)' AND objectId = \(parentId);
+          """)
+        // `changes()` in a trigger counts the trigger's last statement: no parent was updated.
+        if requireParent { steps.append("SELECT \(refusal) WHERE changes() = 0;") }
+      } else if requireParent {
+        steps.append(
+          """
+          SELECT \(refusal) WHERE NOT EXISTS (SELECT 1 FROM objects
+            WHERE class = '\(child.parentClass)' AND objectId = \(parentId));
+          """)
+      }
     }
     guard !steps.isEmpty else { return nil }
     return """
@@ -201,26 +265,25 @@ enum SQLiteRules {
   }
 
   /// After delete: a child counts its parent down; a parent takes its children and file along.
-  private static func deleteTrigger(_ className: String, _ rules: EngineRules) -> String? {
-    var steps: [String] = []
-    if let child = rules.childRule(of: className) {
-      steps.append(
-        """
-        UPDATE objects SET data = json_set(data,
-            \(path(child.countField)),
-            max(0, coalesce(json_extract(data, \(path(child.countField))), 0) - 1))
-          WHERE class = '\(child.parentClass)'
-            AND objectId = json_extract(OLD.data, '$.\(child.parentField).objectId');
-        """)
-    }
-    for rule in rules.parentRules(of: className) {
-      steps.append(
-        """
-        DELETE FROM objects WHERE class = '\(rule.childClass)'
-          AND json_extract(data, \(path(rule.parentField))) = \(pointer(className, "OLD.objectId"));
-        """)
-      if let file = rule.fileField {
-        steps.append("DELETE FROM files WHERE name = json_extract(OLD.data, \(path(file)));")
+  private static func deleteTrigger(_ className: String, _ plan: WritePlan) -> String? {
+    let steps = plan.delete(of: className).map { effect in
+      switch effect {
+      case .countParentDown(let child, let clampAtZero):
+        let count = "coalesce(json_extract(data, \(path(child.countField))), 0) - 1"
+        return """
+          UPDATE objects SET data = json_set(data,
+              \(path(child.countField)),
+              \(clampAtZero ? "max(0, \(count))" : count))
+            WHERE class = '\(child.parentClass)'
+              AND objectId = json_extract(OLD.data, '$.\(child.parentField).objectId');
+          """
+      case .deleteChildren(let rule):
+        return """
+          DELETE FROM objects WHERE class = '\(rule.childClass)'
+            AND json_extract(data, \(path(rule.parentField))) = \(pointer(className, "OLD.objectId"));
+          """
+      case .deleteFile(_, let file):
+        return "DELETE FROM files WHERE name = json_extract(OLD.data, \(path(file)));"
       }
     }
     guard !steps.isEmpty else { return nil }
@@ -233,15 +296,18 @@ enum SQLiteRules {
   }
 
   /// When a parent's readers change, its children's follow.
-  private static func readersTriggers(_ className: String, _ rules: EngineRules) -> [String] {
-    rules.parentRules(of: className).map { rule in
-      """
-      CREATE TRIGGER rule_readers_\(className)_\(rule.childClass) AFTER UPDATE OF readers ON objects
-      WHEN NEW.class = '\(className)' AND NEW.readers IS NOT OLD.readers BEGIN
-      UPDATE objects SET readers = NEW.readers WHERE class = '\(rule.childClass)'
-        AND json_extract(data, \(path(rule.parentField))) = \(pointer(className, "NEW.objectId"));
-      END
-      """
+  private static func readersTriggers(_ className: String, _ plan: WritePlan) -> [String] {
+    plan.readersChange(of: className).map { effect in
+      switch effect {
+      case .childrenFollow(let rule):
+        """
+        CREATE TRIGGER rule_readers_\(className)_\(rule.childClass) AFTER UPDATE OF readers ON objects
+        WHEN NEW.class = '\(className)' AND NEW.readers IS NOT OLD.readers BEGIN
+        UPDATE objects SET readers = NEW.readers WHERE class = '\(rule.childClass)'
+          AND json_extract(data, \(path(rule.parentField))) = \(pointer(className, "NEW.objectId"));
+        END
+        """
+      }
     }
   }
 
@@ -268,27 +334,41 @@ enum SQLiteRules {
   }
 
   static func pairIndexes(for rules: EngineRules) -> [String] {
-    rules.pairs.map { rule in
-      """
-      CREATE UNIQUE INDEX IF NOT EXISTS "objects_unique_\(rule.className)_\(rule.pairField)"
-      ON objects(class, json_extract(data, '$.\(rule.pairField)'))
-      WHERE class = \(literal(rule.className))
-      """
+    rules.plan.insert.compactMap { step in
+      switch step.effect {
+      case .pairOfCaller(let rule):
+        """
+        CREATE UNIQUE INDEX IF NOT EXISTS "objects_unique_\(rule.className)_\(rule.pairField)"
+        ON objects(class, json_extract(data, '$.\(rule.pairField)'))
+        WHERE class = \(literal(rule.className))
+        """
+      case .nextInSequence, .ownedByCaller, .parentFileWritable, .startParentCounters,
+        .requireReadableParent, .inheritParentReaders, .numberFromParent, .countParentUp,
+        .touchParentActivity:
+        nil
+      }
     }
   }
 
   /// Existing rows brought in line with `rules` when they are installed on a file written before
   /// them: children take their parent's readers.
   static func alignments(for rules: EngineRules) -> [String] {
-    rules.children.map { child in
-      let parentReaders =
-        "(SELECT p.readers FROM objects p WHERE p.class = '\(child.parentClass)' "
-        + "AND p.objectId = json_extract(objects.data, '$.\(child.parentField).objectId'))"
-      return """
-        UPDATE objects SET readers = \(parentReaders)
-        WHERE class = '\(child.childClass)' AND \(parentReaders) IS NOT NULL
-          AND readers IS NOT \(parentReaders)
-        """
+    rules.plan.insert.compactMap { step in
+      switch step.effect {
+      case .inheritParentReaders(let child):
+        let parentReaders =
+          "(SELECT p.readers FROM objects p WHERE p.class = '\(child.parentClass)' "
+          + "AND p.objectId = json_extract(objects.data, '$.\(child.parentField).objectId'))"
+        return """
+          UPDATE objects SET readers = \(parentReaders)
+          WHERE class = '\(child.childClass)' AND \(parentReaders) IS NOT NULL
+            AND readers IS NOT \(parentReaders)
+          """
+      case .nextInSequence, .ownedByCaller, .pairOfCaller, .parentFileWritable,
+        .startParentCounters, .requireReadableParent, .numberFromParent, .countParentUp,
+        .touchParentActivity:
+        return nil
+      }
     }
   }
 }

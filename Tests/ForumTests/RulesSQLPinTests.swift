@@ -1,0 +1,121 @@
+import Testing
+
+@testable import Datastore
+@testable import Forum
+
+/// The SQL both engines render from the board's rules, pinned as it was on main at 86f22d9 (before
+/// the rules were compiled into one plan, issue 20): rendering from `WritePlan` instead of
+/// walking `EngineRules` must not change a byte of it. SQLite records only its rules' format
+/// (`SQLiteRules.format`), so a change here without a bump would leave open files on older
+/// triggers; PostgreSQL records a fingerprint of `triggerSQL`, so a change is a migration every
+/// board's owner runs on their next command (`RulesEncodingTests` pins that fingerprint).
+@Suite("the rules' SQL, pinned")
+struct RulesSQLPinTests {
+  static func digest(_ text: String) -> String { SHA256.hex(SHA256.hash(text)) }
+  static func digest(_ texts: [String]) -> String { digest(texts.joined(separator: "\n;\n")) }
+
+  /// The rule sets pinned: the board's, the board's before the pin, and none at all.
+  static var ruleSets: [(name: String, rules: EngineRules)] {
+    var withoutPins = Board.rules
+    withoutPins.flags = []
+    return [("board", Board.rules), ("board without pins", withoutPins), ("none", EngineRules())]
+  }
+
+  static let classes = [
+    Board.threadClass, Board.commentClass, Board.messageClass, Board.preferenceClass,
+    Board.conversationClass, "Other",
+  ]
+
+  /// Every text SQLite renders from `rules`, named.
+  static func sqliteTexts(_ rules: EngineRules) -> [(String, String)] {
+    var texts = [
+      ("triggers", digest(SQLiteRules.triggers(for: rules))),
+      ("changeTriggers", digest(SQLiteRules.changeTriggers(for: rules))),
+      ("ownerIndexes", digest(SQLiteRules.ownerIndexes(for: rules))),
+      ("pairIndexes", digest(SQLiteRules.pairIndexes(for: rules))),
+      ("alignments", digest(SQLiteRules.alignments(for: rules))),
+    ]
+    for className in classes {
+      let row = SQLiteRules.newRow(className, rules, data: "?", now: SQLiteRules.now)
+      texts.append(
+        (
+          "newRow \(className)",
+          digest([row.data, row.parentCondition ?? "-", row.readers ?? "-"])
+        ))
+    }
+    return texts
+  }
+
+  static func postgresTexts(_ rules: EngineRules) -> [(String, String)] {
+    let rendered = PostgresRules(rules)
+    return [
+      ("triggerSQL", digest(rendered.triggerSQL)),
+      ("pairIndexSQL", digest(rendered.pairIndexSQL)),
+      ("privateClasses", rendered.privateClasses.sorted().joined(separator: ",")),
+      (
+        "managed",
+        digest(classes.map { rendered.managed($0).joined(separator: ",") })
+      ),
+    ]
+  }
+
+  static func all() -> String {
+    ruleSets.flatMap { set in
+      (sqliteTexts(set.rules) + postgresTexts(set.rules)).map { "\(set.name) | \($0.0) | \($0.1)" }
+    }.joined(separator: "\n")
+  }
+
+  /// Pinned from main at 86f22d9 (`swift test --filter RulesSQLPinTests` prints them on failure).
+  static let pinned = """
+    board | triggers | 5975d86222650e93c382c5672d2feb2fed9a75d10c0335398f2f4ddf2dcd64ab
+    board | changeTriggers | 0fe83c757701acca433ac27652d52e04e970a9c00f1d7ac222ed560cab916e14
+    board | ownerIndexes | 6349c0a2c8214b5477e5f17fb51ee04420fc4ff821faad282fbb9181c9cceb8e
+    board | pairIndexes | cc5e43597d1b24a68d689d1e07d78f8598bad1baa706dfa3051c28ef7907a0fc
+    board | alignments | c8a6aae62d1fe918130cd93c9125aa57dc6aafab4290d9cb2e0e28500a4c2114
+    board | newRow Thread | 639810f4f26d04c09517fa752d4b49b7c897a329b1db1459411e61b3e47bb879
+    board | newRow Comment | 5594cbb6a615eb854c8e7fb7959c1b17ce4de4322504f893c329e80cf3e02788
+    board | newRow Message | aaf4bd9a396e4bef4c1521acc6bd38601554247d30c7f3444537cef21913cd5d
+    board | newRow Preference | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
+    board | newRow Conversation | 8bd4f2723d5c966c27d71ba2386affa2595b65afc7001b60aa0675d50e046862
+    board | newRow Other | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
+    board | triggerSQL | ebd329d5fe89a6e5951e866029963b3a9fdd297e2ee5a5e2f3e312ed796e0f86
+    board | pairIndexSQL | 6ec1796ad8c05bf24a0f21e11dc1feda05466db599cf1c38e078be62bb68f023
+    board | privateClasses | Conversation,Message
+    board | managed | 0c85ad483aa345699ca6a43c003217850e613e7b064c8d970d6c7c46b9d2679a
+    board without pins | triggers | 5975d86222650e93c382c5672d2feb2fed9a75d10c0335398f2f4ddf2dcd64ab
+    board without pins | changeTriggers | 0fe83c757701acca433ac27652d52e04e970a9c00f1d7ac222ed560cab916e14
+    board without pins | ownerIndexes | 6349c0a2c8214b5477e5f17fb51ee04420fc4ff821faad282fbb9181c9cceb8e
+    board without pins | pairIndexes | cc5e43597d1b24a68d689d1e07d78f8598bad1baa706dfa3051c28ef7907a0fc
+    board without pins | alignments | c8a6aae62d1fe918130cd93c9125aa57dc6aafab4290d9cb2e0e28500a4c2114
+    board without pins | newRow Thread | 639810f4f26d04c09517fa752d4b49b7c897a329b1db1459411e61b3e47bb879
+    board without pins | newRow Comment | 5594cbb6a615eb854c8e7fb7959c1b17ce4de4322504f893c329e80cf3e02788
+    board without pins | newRow Message | aaf4bd9a396e4bef4c1521acc6bd38601554247d30c7f3444537cef21913cd5d
+    board without pins | newRow Preference | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
+    board without pins | newRow Conversation | 8bd4f2723d5c966c27d71ba2386affa2595b65afc7001b60aa0675d50e046862
+    board without pins | newRow Other | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
+    board without pins | triggerSQL | c6f784d533b33f032fbc0f17d1d09b0e1c20d50e6c78cd0780357cf3665cde48
+    board without pins | pairIndexSQL | 6ec1796ad8c05bf24a0f21e11dc1feda05466db599cf1c38e078be62bb68f023
+    board without pins | privateClasses | Conversation,Message
+    board without pins | managed | 1e7c1e752d15edab2375b9f90178d4cd577840503bb28c375ace9610ea14e6d3
+    none | triggers | c6a5132e9b7dbcdf306e140f8d63f45aa193ee1a35d7ea4013bacc3d75fcd6e0
+    none | changeTriggers | c6a5132e9b7dbcdf306e140f8d63f45aa193ee1a35d7ea4013bacc3d75fcd6e0
+    none | ownerIndexes | e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
+    none | pairIndexes | e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
+    none | alignments | e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
+    none | newRow Thread | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
+    none | newRow Comment | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
+    none | newRow Message | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
+    none | newRow Preference | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
+    none | newRow Conversation | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
+    none | newRow Other | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
+    none | triggerSQL | 0634960e0c757420cde175b583b4b2ee2bffec23e1cf00c62c82fd2bdfaa7fb8
+    none | pairIndexSQL | e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
+    none | privateClasses | 
+    none | managed | da5e8a5d471af16f6ea895f242941e3df9beb0ad3f84fc9179e441263f537efe
+    """
+
+  @Test func bothEnginesRenderTheSQLOfMain() {
+    let now = Self.all()
+    #expect(now == Self.pinned, "now:\n\(now)")
+  }
+}
