@@ -91,20 +91,28 @@ final class SQLiteEngine: DatastoreEngine {
         throw DatastoreError(.systemError, reason: BoardAccessReason.noWAL(path: path))
       }
       try connection.execute("PRAGMA synchronous = NORMAL")
-      let before = try SQLiteSchema.migrations.apply(to: connection)
+      // An up-to-date file (every open but the first after an upgrade) is told by the version
+      // read above: no second look, and the migrations' SQL is never built.
+      let before =
+        version == SQLiteSchema.version
+        ? Int(version) : try SQLiteSchema.migrations.apply(to: connection)
       if before > 0 && before < 2 {
         // Old secrets were overwritten in the database; push them out of the WAL file too.
         try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
       }
-      let id = try connection.prepare("SELECT value FROM meta WHERE key = 'boardId'").firstRow {
-        try $0.text(0)
-      }
-      boardId = (id ?? nil) ?? ""
-      recordedRules = try installedRules()
-      textFields = SQLiteSearch.fields(
-        fromRecord: try connection.prepare("SELECT value FROM meta WHERE key = ?").firstRow(
-          [.text(SQLiteSearch.metaKey)]
-        ) { try $0.text(0) } ?? nil)
+      // The board id, the rules' record and the search fields in one statement.
+      var id: String?
+      var searchRecord: String?
+      try connection.prepare("SELECT key, value FROM meta WHERE key IN ('boardId', ?, ?)")
+        .forEachRow([.text(SQLiteEngine.rulesKey), .text(SQLiteSearch.metaKey)]) { row in
+          switch try row.text(0) {
+          case "boardId": id = try row.text(1)
+          case SQLiteEngine.rulesKey: recordedRules = try row.text(1)
+          default: searchRecord = try row.text(1)
+          }
+        }
+      boardId = id ?? ""
+      textFields = SQLiteSearch.fields(fromRecord: searchRecord)
     } catch let error as SQLiteError {
       throw SQLiteEngine.describe(error, path: path)
     }
@@ -360,15 +368,21 @@ final class SQLiteEngine: DatastoreEngine {
       if let cached = sessionCache?.sessions[key], cached.expiresAt > BackendDate.now() {
         return cached.principals
       }
-      guard
-        let (userId, expiresAt) = try connection.prepare(
-          """
-          SELECT userId, expiresAt FROM sessions
-          WHERE tokenHash = ? AND expiresAt > \(SQLiteRules.now)
-          """
-        ).firstRow([.blob(hash)], { (try $0.text(0) ?? "", $0.int(1)) })
-      else { return nil }
-      let principals = Principals(userId: userId, roles: try roles(of: userId))
+      // The session and its user's roles in one statement: a row per role, one without.
+      var found: (userId: String, expiresAt: Int64)?
+      var roles: [String] = []
+      try connection.prepare(
+        """
+        SELECT s.userId, s.expiresAt, r.role FROM sessions s
+        LEFT JOIN role_members r ON r.userId = s.userId
+        WHERE s.tokenHash = ? AND s.expiresAt > \(SQLiteRules.now) ORDER BY r.role
+        """
+      ).forEachRow([.blob(hash)]) { row in
+        if found == nil { found = (try row.text(0) ?? "", row.int(1)) }
+        if let role = try row.text(2) { roles.append(role) }
+      }
+      guard let (userId, expiresAt) = found else { return nil }
+      let principals = Principals(userId: userId, roles: roles)
       if sessionCache!.sessions.count >= SQLiteEngine.maximumCachedSessions {
         sessionCache!.sessions.removeAll()
       }
