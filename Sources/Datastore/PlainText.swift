@@ -18,6 +18,10 @@ extension StringProtocol {
 
   private func trimming(_ drop: (Unicode.Scalar) -> Bool) -> String {
     let scalars = unicodeScalars
+    // Nothing to trim, the usual case: the text itself, not a copy built scalar by scalar.
+    if let first = scalars.first, let last = scalars.last, !drop(first), !drop(last) {
+      return String(self)
+    }
     guard let first = scalars.firstIndex(where: { !drop($0) }) else { return "" }
     let last = scalars.lastIndex(where: { !drop($0) })!
     var kept = String.UnicodeScalarView()

@@ -97,17 +97,28 @@ public enum PostRules {
   static func clean(
     _ raw: String, field: String, limit: Int, byteLimit: Int, multiline: Bool
   ) throws -> String {
-    let text = raw.replacing("\r\n", with: "\n").trimmingWhiteSpace()
-    for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control {
-      if scalar == "\t" || (multiline && scalar == "\n") { continue }
+    let text = (raw.utf8.contains(UInt8(ascii: "\r")) ? raw.replacing("\r\n", with: "\n") : raw)
+      .trimmingWhiteSpace()
+    // Control characters (general category Cc) are U+0000–U+001F and U+007F–U+009F: in UTF-8,
+    // bytes below 0x20, 0x7F, and 0xC2 followed by 0x80–0x9F. Found by bytes, without the
+    // Unicode property lookup of every scalar (a piped comment's largest cost in Swift).
+    var previous: UInt8 = 0
+    for byte in text.utf8 {
+      defer { previous = byte }
+      let control =
+        byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F)
+      guard control, !(byte == UInt8(ascii: "\t") || (multiline && byte == UInt8(ascii: "\n")))
+      else { continue }
       throw DatastoreError(
         .invalid, field: field,
-        reason: scalar == "\n"
+        reason: byte == UInt8(ascii: "\n")
           ? BoardReason.containsLineBreak(field: field)
           : BoardReason.containsControlCharacters(field: field))
     }
-    try checkCharacters(text, field: field)
-    guard text.count <= limit else {
+    // ASCII without control characters is one code point a character (CR LF is gone).
+    if !text.utf8.allSatisfy({ $0 < 0x80 }) { try checkCharacters(text, field: field) }
+    // No more characters than bytes: counting them (grapheme breaking) only when it may matter.
+    guard text.utf8.count <= limit || text.count <= limit else {
       throw DatastoreError(
         .invalid, field: field,
         reason: BoardReason.tooLong(field: field, characters: text.count, limit: limit))

@@ -32,6 +32,24 @@ final class RawDatabase {
     }
   }
 
+  /// Every row of `sql` (no parameters), each column as text ("" for NULL).
+  func rows(_ sql: String) throws -> [[String]] {
+    let statement = try RawStatement(self, sql)
+    var rows: [[String]] = []
+    var code = sqlite3_step(statement.handle)
+    while code == SQLITE_ROW {
+      rows.append(
+        (0..<sqlite3_column_count(statement.handle)).map { column in
+          sqlite3_column_text(statement.handle, column).map { String(cString: $0) } ?? ""
+        })
+      code = sqlite3_step(statement.handle)
+    }
+    guard code == SQLITE_DONE else {
+      throw BenchError("\(sql): \(String(cString: sqlite3_errmsg(handle)))")
+    }
+    return rows
+  }
+
   /// One query plan line per step of `sql` (`EXPLAIN QUERY PLAN`), parameters left unbound.
   func queryPlan(_ sql: String) throws -> [String] {
     let plan = try RawStatement(self, "EXPLAIN QUERY PLAN " + sql)

@@ -2,11 +2,13 @@ import Datastore
 import Forum
 import Foundation
 
-/// `forum-bench seed`: fills a new board with threads, comments, users and images through the
-/// Datastore API, many posts per transaction. Objects carry exactly the fields and ACLs that
-/// `Board.createThread` and `Board.addComment` write (Forum has no bulk import), and the engine's
-/// rules number and count them as it does the board's. Thread #1 gets the big comment count,
-/// thread #2 ten comments.
+/// `forum-bench seed`: fills a new board with threads, comments, users and images. Users sign in
+/// through the Datastore API; threads and comments are written in bulk (`BulkSeed`), or with
+/// `--one-by-one yes` posted each through the Datastore API, many posts per transaction. Either
+/// way objects carry exactly the fields and ACLs that `Board.createThread` and
+/// `Board.addComment` write (Forum has no bulk import), numbered and counted as the engine's
+/// rules do (`BulkSeedTests` proves the two boards the same). Thread #1 gets the big comment
+/// count, thread #2 ten comments.
 enum SeedCommand {
   struct Settings {
     var database: String
@@ -27,6 +29,9 @@ enum SeedCommand {
     /// Seeds without the full-text index (issue #12: what the index costs; the board gets it,
     /// as an older board does, when `forum` first opens it).
     var withoutSearch = false
+    /// Writes the rows in bulk (`BulkSeed`) instead of posting each through the Datastore API
+    /// (`--one-by-one yes`); the two give the same board.
+    var bulk = true
   }
 
   // Board's class names; Forum keeps them internal.
@@ -54,7 +59,7 @@ enum SeedCommand {
       arguments,
       known: [
         "db", "threads", "comments", "users", "big-thread", "image-every", "batch", "cache-mb",
-        "dms", "without-search",
+        "dms", "without-search", "one-by-one",
       ])
     guard let database = options.string("db"), !database.isEmpty else {
       throw UsageError("--db is required")
@@ -72,7 +77,8 @@ enum SeedCommand {
       batch: max(1, try options.int("batch", fallback: 100_000)!),
       cacheMegabytes: max(2, try options.int("cache-mb", fallback: 1024)!),
       directMessages: try options.int("dms", fallback: 0)!,
-      withoutSearch: options.string("without-search") == "yes")
+      withoutSearch: options.string("without-search") == "yes",
+      bulk: options.string("one-by-one") != "yes")
   }
 
   /// How many comments each thread gets: the big and the small thread first, the rest spread at
@@ -101,11 +107,12 @@ enum SeedCommand {
     SQLCapture.setUpSQL = "PRAGMA cache_size = -\(settings.cacheMegabytes * 1024)"
     SQLCapture.install()
     let indexes = Board.indexes.filter { !settings.withoutSearch || $0.kind != .text }
-    let store = try Datastore.open(settings.database, rules: Board.rules, indexes: indexes)
+    var store: Datastore? = try Datastore.open(
+      settings.database, rules: Board.rules, indexes: indexes)
     let profiles = ProfileStore(directory: profileDirectory + "/profiles")
     var authors: [(client: DatastoreClient, id: String)] = []
     for index in 0..<settings.users {
-      let (client, user) = try store.signIn(profile: "user\(index + 1)", in: profiles)
+      let (client, user) = try store!.signIn(profile: "user\(index + 1)", in: profiles)
       if index % 3 != 2 { try client.setDisplayName(displayNames[index % displayNames.count]) }
       authors.append((client, user.objectId))
     }
@@ -119,20 +126,41 @@ enum SeedCommand {
     var next = 0
     var imageCount = 0
     var reported = 0
+    var bulk: BulkSeed?
+    let authorIds = authors.map(\.id)
+    if settings.bulk {
+      // The bulk load needs the file to itself: the API's connection closes first.
+      authors = []
+      store = nil
+      bulk = try BulkSeed(
+        path: settings.database, posts: settings.threads + settings.comments,
+        cacheMegabytes: settings.cacheMegabytes)
+    }
     while next < settings.threads {
-      try authors[0].client.transaction {
+      func batch() throws {
         var posts = 0
         while next < settings.threads && posts < settings.batch {
           let image =
             settings.imageEvery > 0 && (next + 1) % settings.imageEvery == 0
             ? images[imageCount % images.count] : nil
-          try insertThread(
-            commentCount: counts[next], image: image, authors: authors, random: &random,
+          let thread = makeThread(
+            commentCount: counts[next], image: image, authors: authorIds.count, random: &random,
             text: text)
+          if let bulk {
+            try bulk.write(thread, authors: authorIds)
+          } else {
+            try post(thread, authors: authors)
+          }
           imageCount += image == nil ? 0 : 1
           posts += 1 + counts[next]
           next += 1
         }
+      }
+      if let bulk {
+        try batch()
+        try bulk.commitBatch()
+      } else {
+        try authors[0].client.transaction { try batch() }
       }
       if next * 10 / settings.threads > reported {
         reported = next * 10 / settings.threads
@@ -141,8 +169,14 @@ enum SeedCommand {
           Data("seed: \(next) of \(settings.threads) threads, \(elapsed) s\n".utf8))
       }
     }
+    if let load = bulk {
+      try load.finish()
+      bulk = nil
+      // Opened again as `forum` opens it: the rules and indexes found as installed.
+      store = try Datastore.open(settings.database, rules: Board.rules, indexes: indexes)
+    }
     let conversations = try DirectMessageSeed.seed(
-      settings.directMessages, store: store, profiles: profiles, batch: settings.batch,
+      settings.directMessages, store: store!, profiles: profiles, batch: settings.batch,
       random: &random, text: text)
     let seconds = Date().timeIntervalSince(start)
     let posts = settings.threads + settings.comments + settings.directMessages
@@ -153,36 +187,55 @@ enum SeedCommand {
       + String(format: "%.1f s, %.0f posts/s", seconds, Double(posts) / seconds)
   }
 
-  /// One thread and its comments, laid out field for field as `Board.createThread` and
-  /// `Board.addComment` write them, by authors picked at random.
-  private static func insertThread(
-    commentCount: Int, image: PreparedImage?, authors: [(client: DatastoreClient, id: String)],
-    random: inout SeededGenerator, text: TextPool
-  ) throws {
-    let author = authors.randomElement(using: &random)!
-    let acl = ACL.publicRead(owner: author.id)
-    var fields: [String: JSONValue] = [
-      "title": .string(text.title(&random)),
-      "description": .string(text.description(&random)),
-    ]
+  /// One thread and its comments, by authors picked at random, with texts from the pool.
+  static func makeThread(
+    commentCount: Int, image: PreparedImage?, authors: Int, random: inout SeededGenerator,
+    text: TextPool
+  ) -> SeedThread {
+    // `Int.random(in: 0..<count)` is what `randomElement` draws: boards seeded before stay the same.
+    let author = Int.random(in: 0..<authors, using: &random)
+    var thread = SeedThread(
+      author: author, title: text.title(&random), description: text.description(&random),
+      image: nil, comments: [])
     if let image {
       let fileName = "thread-\(UUID().uuidString.lowercased()).\(image.format.fileExtension)"
-      try author.client.putFile(
-        name: fileName, bytes: [UInt8](image.data), mimeType: image.format.mimeType, acl: acl)
-      fields["fileName"] = .string(fileName)
       // ImageSummary.json's shape.
-      fields["image"] = .object([
+      let summary = JSONValue.object([
         "mimeType": .string(image.format.mimeType), "width": .int(Int64(image.width)),
         "height": .int(Int64(image.height)), "fileSize": .int(Int64(image.data.count)),
         "removedMetadata": .array(image.removedMetadata.map { .string($0) }),
       ])
+      thread.image = (fileName, [UInt8](image.data), image.format.mimeType, summary)
     }
-    let thread = try author.client.create(threadClass, fields: fields, acl: acl)
-    let pointer = JSONValue.pointer(className: threadClass, objectId: thread.objectId)
     for _ in 0..<commentCount {
-      let writer = authors.randomElement(using: &random)!
+      let writer = Int.random(in: 0..<authors, using: &random)
+      thread.comments.append((writer, text.comment(&random)))
+    }
+    return thread
+  }
+
+  /// Posts a thread and its comments through the Datastore API, field for field as
+  /// `Board.createThread` and `Board.addComment` write them.
+  private static func post(_ thread: SeedThread, authors: [(client: DatastoreClient, id: String)])
+    throws
+  {
+    let author = authors[thread.author]
+    let acl = ACL.publicRead(owner: author.id)
+    var fields: [String: JSONValue] = [
+      "title": .string(thread.title), "description": .string(thread.description),
+    ]
+    if let image = thread.image {
+      try author.client.putFile(
+        name: image.name, bytes: image.bytes, mimeType: image.mimeType, acl: acl)
+      fields["fileName"] = .string(image.name)
+      fields["image"] = image.summary
+    }
+    let object = try author.client.create(threadClass, fields: fields, acl: acl)
+    let pointer = JSONValue.pointer(className: threadClass, objectId: object.objectId)
+    for comment in thread.comments {
+      let writer = authors[comment.author]
       try writer.client.create(
-        commentClass, fields: ["text": .string(text.comment(&random)), "thread": pointer],
+        commentClass, fields: ["text": .string(comment.text), "thread": pointer],
         acl: .publicRead(owner: writer.id))
     }
   }

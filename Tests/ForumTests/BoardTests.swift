@@ -320,6 +320,35 @@ struct PostRulesTests {
     expectError(.invalid) { _ = try PostRules.comment(String(repeating: family, count: 1_601)) }
   }
 
+  /// Control characters are found by their UTF-8 bytes (issue 20): exactly the scalars of
+  /// general category Cc, wherever they stand, and nothing else (every scalar up to U+FFFF and
+  /// the planes' first ones).
+  @Test func controlCharactersAreExactlyCategoryCc() throws {
+    let scalars =
+      (0...0xFFFF).compactMap(Unicode.Scalar.init) + [
+        Unicode.Scalar(0x1F600)!, Unicode.Scalar(0xE0001)!, Unicode.Scalar(0x10FFFF)!,
+      ]
+    for scalar in scalars where scalar != "\r" {
+      let control = scalar.properties.generalCategory == .control
+      // At either end white space is trimmed before the check.
+      let ends = scalar.properties.isWhitespace ? [] : ["\(scalar)x", "é\(scalar)"]
+      for text in ["a\(scalar)b", "日\(scalar)本"] + ends {
+        let refused: Bool
+        do {
+          _ = try PostRules.comment(text)
+          refused = false
+        } catch { refused = true }
+        if control && scalar != "\t" && scalar != "\n" {
+          #expect(refused, "U+\(String(scalar.value, radix: 16)) in \(text.debugDescription)")
+        } else if !control {
+          #expect(!refused, "U+\(String(scalar.value, radix: 16)) in \(text.debugDescription)")
+        }
+      }
+    }
+    expectError(.invalid) { _ = try PostRules.title("lone \r here") }
+    expectError(.invalid) { _ = try PostRules.title("line\r\nbreak") }
+  }
+
   @Test(arguments: EngineFixtures.all)
   func aBadPostStoresNothing(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
