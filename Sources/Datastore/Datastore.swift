@@ -82,10 +82,11 @@ public final class Datastore {
   /// a request wrote. Costs nothing (no statement); 0 on PostgreSQL.
   public var ownChanges: Int64 { engine.ownChanges }
 
-  /// True when the database takes one writer at a time and others wait for its lock in naps
-  /// (SQLite's busy handler sleeps 10 ms): a server with several connections should queue its
-  /// own writers itself, so that the next starts the moment one commits.
-  public var writesOneAtATime: Bool { engine is SQLiteEngine }
+  /// True when `group` makes several writes one transaction and one commit (SQLite, whose
+  /// writers otherwise wait for its lock in the busy handler's 10 ms naps; PostgreSQL, whose
+  /// writers to one thread otherwise wait for its row, one commit at a time): a server with
+  /// several connections should queue its own writers and write them in batches.
+  public var commitsInGroups: Bool { engine is SQLiteEngine || engine is PostgresEngine }
 
   /// Group commit: runs `write(0)`, …, `write(count - 1)`, each atomically and undone alone
   /// when it throws (its error is returned at its index; nil: written), and makes them durable

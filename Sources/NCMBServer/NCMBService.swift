@@ -71,7 +71,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     self.clock = clock
     let queues = try pool.with {
       _ = try $0.store.applicationKeys()
-      return $0.store.writesOneAtATime
+      return $0.store.commitsInGroups
     }
     writers = nil
     if queues {
@@ -79,9 +79,11 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     }
   }
 
-  /// On SQLite, requests that may write wait here and are written in batches, one commit for
-  /// all the requests waiting (`WriteQueue`), where each would otherwise wait for the database
-  /// lock in the busy handler's 10 ms naps and pay a commit of its own.
+  /// Requests that may write wait here and are written in batches, one commit for all the
+  /// requests waiting (`WriteQueue`), where each would otherwise wait for the database lock
+  /// (SQLite's busy handler naps 10 ms) or for the rows another holds to its commit (PostgreSQL:
+  /// a thread's counters), and pay a commit of its own. Nothing of it outlives a batch: other
+  /// servers on the same PostgreSQL database write beside it.
   private(set) var writers: WriteQueue?
 
   /// The board's keys as they are now.
@@ -157,8 +159,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       try store.stateMark()
     }
     guard
-      let keys = try cache.keys({ try store.existingApplicationKeys().map(NCMBSignature.Keys.init) }
-      )
+      let keys = try cache.keys(
+        now: now, recheck: recheck,
+        { try store.existingApplicationKeys().map(NCMBSignature.Keys.init) })
     else {
       throw NCMBError.header
     }

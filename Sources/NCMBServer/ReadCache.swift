@@ -39,19 +39,31 @@ final class ReadCache {
     lookedGeneration = generation
     lookedAt = now
     if looked == nil || looked != mark {
+      // Without a mark (PostgreSQL) the keys stay for their own `recheck` (`keys`).
+      if looked != nil || mark != nil { keys = nil }
       mark = looked
       answers.removeAll()
       bytes = 0
-      keys = nil
     }
     return looked
   }
 
-  /// The board's keys: read from the store once per state.
-  func keys(_ read: () throws -> NCMBSignature.Keys?) throws -> NCMBSignature.Keys? {
-    if let keys { return keys }
+  /// When `keys` were read without a mark.
+  private var keysReadAt: Int64 = 0
+
+  /// The board's keys: read from the store once per state, or, on an engine without a mark
+  /// (PostgreSQL), again once they are `recheck` milliseconds old at `now` (the server's own
+  /// writes never change them: `forum keys --rotate` is the owner's, from another process, and
+  /// is seen as late as another process's write on SQLite).
+  func keys(now: Int64, recheck: Int64, _ read: () throws -> NCMBSignature.Keys?) throws
+    -> NCMBSignature.Keys?
+  {
+    if let keys, mark != nil || (now >= keysReadAt && now - keysReadAt < recheck) {
+      return keys
+    }
     let read = try read()
-    if mark != nil { keys = read }
+    keys = read
+    keysReadAt = now
     return read
   }
 

@@ -5,7 +5,7 @@
   import Foundation
 #endif
 
-/// Group commit for a database that takes one writer at a time (SQLite): requests that may
+/// Group commit (`Datastore.group`: SQLite, PostgreSQL): requests that may
 /// write wait here; whichever arrives while nobody is writing takes every request waiting (up
 /// to `batchLimit`), runs them with `run` (one transaction, one commit) and hands each its
 /// answer. Nobody is answered before the batch that holds their write has committed. While one

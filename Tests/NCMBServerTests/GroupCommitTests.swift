@@ -1,14 +1,15 @@
-import Datastore
 import EngineTestSupport
 import Forum
 import Foundation
 import Testing
 
+@testable import Datastore
 @testable import NCMBServer
 
-/// Writes through the server on SQLite are committed in batches (`WriteQueue`, `Datastore.group`).
-/// Each test holds the database's write lock on a connection of its own so that the requests
-/// queue up behind a first one, then lets them go: they are then one batch, deterministically.
+/// Writes through the server are committed in batches (`WriteQueue`, `Datastore.group`). Each
+/// test holds the database's write lock (SQLite) or the thread's row (PostgreSQL) on a
+/// connection of its own so that the requests queue up behind a first one, then lets them go:
+/// they are then one batch, deterministically.
 @Suite("NCMB group commit")
 struct GroupCommitTests {
   /// Answers collected from several threads.
@@ -146,6 +147,107 @@ struct GroupCommitTests {
     let (texts, count) = try comments(board, token, thread: threadId)
     #expect(texts == (["first"] + (1...6).map { "comment \($0)" }).sorted())
     #expect(count == 7)
+  }
+
+  /// The same on PostgreSQL (issue 18): the first comment waits for its thread's row, held
+  /// here by the owner; the others queue behind it and become one transaction, each in its
+  /// savepoint, answered only after the commit. A refused one undoes itself alone, and the
+  /// thread counts exactly the others.
+  @Test func aRefusedWriteInAPostgresBatchLosesNoOther() throws {
+    let board = try ServedBoard(PostgresFixture())
+    let (_, token) = try board.signUp()
+    let threadId = try thread(board, token)
+    let writers = try #require(board.service.writers)
+    let lock = try PostgresConnection(uri: board.database.ownerLocation)
+    try lock.execute("BEGIN")
+    try lock.query(
+      "SELECT 1 FROM forum.objects WHERE object_id = $1 FOR UPDATE", [.text(threadId)])
+    let answers = Answers()
+    let done = DispatchGroup()
+    start(
+      board, [(0, comment(board, token, thread: threadId, text: "first"))], into: answers,
+      done: done)
+    try wait(for: "the first writer takes the queue") { writers.state.writing }
+    var rest: [(Int, HTTPRequest)] = (1...6).map {
+      ($0, comment(board, token, thread: threadId, text: "comment \($0)"))
+    }
+    rest.append((7, comment(board, token, thread: "AAAAAAAAAAAAAAAA", text: "lost")))
+    rest.append(
+      (8, comment(board, token, thread: threadId, text: String(repeating: "x", count: 100_000))))
+    start(board, rest, into: answers, done: done)
+    try wait(for: "the others queue behind it") { writers.state.waiting == rest.count }
+    #expect(answers.count == 0, "nobody is answered before their write is committed")
+    try lock.execute("COMMIT")
+    #expect(done.wait(timeout: .now() + 60) == .success)
+
+    #expect(writers.state.largestBatch == rest.count)
+    for index in 0...6 {
+      let (status, body) = try #require(answers.get(index))
+      #expect(status == 201, "\(index): \(body)")
+    }
+    let (missing, missingBody) = try #require(answers.get(7))
+    #expect(missing == 404, "\(missingBody)")
+    #expect(missingBody.objectValue?["code"] == .string("E404001"), "\(missingBody)")
+    let (long, longBody) = try #require(answers.get(8))
+    #expect(long == 400, "\(longBody)")
+    #expect(longBody.objectValue?["code"] == .string("E400002"), "\(longBody)")
+    let ids = (0...6).compactMap { answers.get($0)?.1.objectValue?["objectId"]?.stringValue }
+    #expect(Set(ids).count == 7, "each writer got its own object")
+    let (texts, count) = try comments(board, token, thread: threadId)
+    #expect(texts == (["first"] + (1...6).map { "comment \($0)" }).sorted())
+    #expect(count == 7)
+    // Numbered once each, in the order they were written.
+    let numbers = try lock.query(
+      """
+      SELECT string_agg(data->>'number', ',' ORDER BY (data->>'number')::int)
+      FROM forum.objects WHERE class = 'Comment'
+      """)
+    #expect(numbers.text(0, 0) == "1,2,3,4,5,6,7")
+  }
+
+  /// A batch on PostgreSQL acts for each request's own caller: after a refused write (whose
+  /// savepoint undid the `act_as` made in it), the next request of another user is that user,
+  /// and one without a session is nobody.
+  @Test func aPostgresBatchActsForEachCaller() throws {
+    let board = try ServedBoard(PostgresFixture())
+    let (alice, aliceToken) = try board.signUp()
+    let (bob, bobToken) = try board.signUp()
+    let threadId = try thread(board, aliceToken)
+    let writers = try #require(board.service.writers)
+    let lock = try PostgresConnection(uri: board.database.ownerLocation)
+    try lock.execute("BEGIN")
+    try lock.query(
+      "SELECT 1 FROM forum.objects WHERE object_id = $1 FOR UPDATE", [.text(threadId)])
+    let answers = Answers()
+    let done = DispatchGroup()
+    start(
+      board, [(0, comment(board, aliceToken, thread: threadId, text: "alice"))], into: answers,
+      done: done)
+    try wait(for: "the first writer takes the queue") { writers.state.writing }
+    let rest: [(Int, HTTPRequest)] = [
+      (1, comment(board, bobToken, thread: "AAAAAAAAAAAAAAAA", text: "lost")),
+      (2, comment(board, bobToken, thread: threadId, text: "bob")),
+      (3, board.request("POST", "classes/Todo", body: #"{"title":"nobody's"}"#)),
+    ]
+    for request in rest {
+      start(board, [request], into: answers, done: done)
+      try wait(for: "request \(request.0) queues") { writers.state.waiting == request.0 }
+    }
+    try lock.execute("COMMIT")
+    #expect(done.wait(timeout: .now() + 60) == .success)
+    #expect(writers.state.largestBatch == 3)
+    #expect(answers.get(1)?.0 == 404)
+    for index in [0, 2, 3] { #expect(answers.get(index)?.0 == 201, "\(index)") }
+    let authors = try lock.query(
+      """
+      SELECT string_agg((data->>'text') || ' ' || (data->'user'->>'objectId'), ','
+                        ORDER BY data->>'text')
+      FROM forum.objects WHERE class = 'Comment'
+      """)
+    #expect(authors.text(0, 0) == "alice \(alice),bob \(bob)")
+    let todo = try lock.query(
+      "SELECT readers::text, writers::text FROM forum.objects WHERE class = 'Todo'")
+    #expect(todo.text(0, 0) == "{*}" && todo.text(0, 1) == "{*}")
   }
 
   /// A write after which SQLite drops the whole transaction (here a trigger of the test's that

@@ -253,6 +253,55 @@ final class PostgresConnection {
   /// True when the server closed the connection (it restarted, or an administrator ended it).
   var isBroken: Bool { pq.PQstatus(handle) != CONNECTION_OK }
 
+  /// Group commit: `count` independent writes in one transaction, each in its own savepoint,
+  /// committed once. A write that throws undoes itself alone and its error is returned at its
+  /// index (nil: written); one that met a deadlock or serialization failure is undone and run
+  /// again (a few times), as a whole transaction would be. Throws when the transaction cannot
+  /// begin or commit: then nothing of any write is in the database. A savepoint's end and the
+  /// next one's start travel as one message; a group of one is a plain transaction.
+  func group(_ count: Int, retries: Int = 8, _ write: (Int) throws -> Void) throws -> [Error?] {
+    precondition(transactionDepth == 0, "a group of writes is a transaction of its own")
+    guard count > 1 else {
+      do {
+        if count == 1 { try transaction(retries: retries) { try write(0) } }
+        return Array(repeating: nil, count: count)
+      } catch {
+        return [error]
+      }
+    }
+    var errors = [Error?](repeating: nil, count: count)
+    try execute("BEGIN; SAVEPOINT item")
+    transactionDepth = 1
+    defer { transactionDepth = 0 }
+    do {
+      for index in 0..<count {
+        if index > 0 { try execute("RELEASE SAVEPOINT item; SAVEPOINT item") }
+        var attempt = 0
+        while true {
+          attempt += 1
+          do {
+            try write(index)
+            errors[index] = nil
+          } catch {
+            // The savepoint stays after a rollback to it: a write run again starts there.
+            try execute("ROLLBACK TO SAVEPOINT item", interruptible: false)
+            if let failure = error as? PostgresError, failure.isRetryable, attempt <= retries {
+              usleep(UInt32.random(in: 1_000...(5_000 * UInt32(attempt))))
+              continue
+            }
+            errors[index] = error
+          }
+          break
+        }
+      }
+      try execute("RELEASE SAVEPOINT item; COMMIT")
+    } catch {
+      try? execute("ROLLBACK", interruptible: false)
+      throw error
+    }
+    return errors
+  }
+
   /// Runs `body` in a transaction that commits on return and rolls back on throw. A
   /// serialization failure or deadlock runs the whole transaction again (a few times); nested
   /// calls join the outer transaction through a savepoint.

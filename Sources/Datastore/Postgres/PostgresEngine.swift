@@ -61,6 +61,7 @@ final class PostgresEngine: DatastoreEngine {
   /// failure, starts again from whom the connection acted for when it began.
   func write<T>(_ body: () throws -> T) throws -> T {
     let start = acting
+    let nested = connection.inTransaction
     do {
       return try connection.transaction {
         acting = start
@@ -68,6 +69,8 @@ final class PostgresEngine: DatastoreEngine {
       }
     } catch let error as PostgresError {
       acting = start
+      // Nested (a group's savepoint, an outer transaction): the outer level runs it again.
+      if nested && error.isRetryable { throw error }
       throw error.datastoreError
     } catch {
       acting = start
@@ -256,6 +259,30 @@ final class PostgresEngine: DatastoreEngine {
 
   func transaction<T>(_ body: () throws -> T) throws -> T {
     try write(body)
+  }
+
+  /// One transaction and one commit for all the writes, each in its own savepoint
+  /// (`PostgresConnection.group`). A savepoint rolled back, or the whole transaction, also
+  /// undoes the `act_as` made in it (settings are transactional): whom the connection acts for
+  /// is then asked again before the next statement, never assumed.
+  func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
+    do {
+      let errors = try connection.group(count) { index in
+        do {
+          try write(index)
+        } catch {
+          acting = .unknown
+          throw error
+        }
+      }
+      return errors.map { error in (error as? PostgresError)?.datastoreError ?? error }
+    } catch let error as PostgresError {
+      acting = .unknown
+      throw error.datastoreError
+    } catch {
+      acting = .unknown
+      throw error
+    }
   }
 
   // MARK: Objects

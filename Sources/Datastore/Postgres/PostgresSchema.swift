@@ -511,9 +511,16 @@ enum PostgresSchema {
   /// What a listing orders by: a field's value, or for a flag (`EngineRules.presenceOrdered`)
   /// whether the object has it, which sorts the same on every engine (a descending order would
   /// put objects without the field first here, last on SQLite).
+  /// The dates are ordered as their bigint columns, which sort as their jsonb does: ordered as
+  /// `to_jsonb(…)`, NCMB's default `-createDate` sorted every row of the class (0.9 s for
+  /// 100,000 threads) where `objects_class_create_date` walks 20 (issue 18).
   static func orderExpression(for field: String, presence: Set<String>) -> String {
-    presence.contains(field)
-      ? "((o.data->\(SQL.quotedLiteral(field))) IS NOT NULL)" : expression(for: field)
+    if presence.contains(field) { return "((o.data->\(SQL.quotedLiteral(field))) IS NOT NULL)" }
+    switch field {
+    case "createDate": return "o.create_date"
+    case "updateDate": return "o.update_date"
+    default: return expression(for: field)
+    }
   }
 
   static func expression(for field: String) -> String {
