@@ -300,9 +300,13 @@ final class SQLiteEngine: DatastoreEngine {
     }
   }
 
+  /// Byte by byte, not `replacing(_:with:)`: its generic first use cost every open 0.09 M
+  /// instructions ("." is one byte in UTF-8 and never inside another character's bytes).
   private static func indexName(_ spec: IndexSpec) -> String {
-    "objects_\(spec.className)_"
-      + spec.fields.joined(separator: "_").replacing(".", with: "_")
+    let fields = spec.fields.joined(separator: "_").utf8.map {
+      $0 == UInt8(ascii: ".") ? UInt8(ascii: "_") : $0
+    }
+    return "objects_\(spec.className)_" + String(decoding: fields, as: UTF8.self)
   }
 
   // MARK: Identity
