@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTestSupport
+import Testing
+
+/// README's "The board as an app's backend" followed literally on SQLite, through the built
+/// binary: no `forum init` (the section never asks for one), the server's own words.
+@Suite("forum serve: the README followed literally")
+struct ServeReadmeTrialTests {
+  /// An app's thread and comment, then what the app and the terminal see of them. Prints one
+  /// JSON object.
+  static let appPosts =
+    SignedClient.prelude + """
+      me, token = signup()
+      other, second = signup()
+      status, created, _ = call('POST', 'classes/Thread', {'title': 'From the app',
+                                                         'description': 'first'}, token)
+      assert status == 201, (status, created)
+      status, thread, _ = call('GET', 'classes/Thread/' + created['objectId'], token=token)
+      pointer = {'__type': 'Pointer', 'className': 'Thread', 'objectId': created['objectId']}
+      status, comment, _ = call('POST', 'classes/Comment', {'text': 'hi', 'thread': pointer},
+                                second)
+      assert status == 201, (status, comment)
+      refused, _, _ = call('DELETE', 'classes/Comment/' + comment['objectId'], token=token)
+      forged, answer, _ = call('POST', 'classes/Thread', {'title': 'forged', 'number': 99}, token)
+      print(json.dumps({'me': me, 'thread': thread, 'refusedDelete': refused,
+                        'forgedNumber': forged}))
+      """
+
+  /// `forum serve --db FILE` on a file nobody ran `forum init` on (as the README's example
+  /// does), or one `forum keys` made: the board's rules hold for apps from the first request
+  /// (a number, the author, the author-only ACL, managed fields refused), and the terminal
+  /// lists the app's thread with its number and author.
+  @Test(arguments: [false, true])
+  func aFreshBoardFileGetsTheBoardsRules(keysFirst: Bool) throws {
+    let forum = try ForumFixture()
+    if keysFirst { try forum.ok(["keys"], profile: nil) }
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
+    let keys = try forum.ok(["keys", "--json"], profile: nil).stdout
+    let run = try Clients.python(ServeReadmeTrialTests.appPosts, [String(server.port), keys])
+    #expect(run.status == 0, "\(run.summary)")
+    let seen =
+      (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any] ?? [:]
+    let thread = seen["thread"] as? [String: Any] ?? [:]
+    let me = seen["me"] as? String ?? "?"
+    #expect(thread["number"] as? Int == 1, "\(thread)")
+    #expect((thread["user"] as? [String: Any])?["objectId"] as? String == me, "\(thread)")
+    let acl = thread["acl"] as? [String: [String: Bool]] ?? [:]
+    #expect(acl["*"] == ["read": true] && acl[me] == ["read": true, "write": true], "\(acl)")
+    #expect(seen["refusedDelete"] as? Int == 403, "\(seen)")
+    #expect(seen["forgedNumber"] as? Int == 400, "\(seen)")
+    let list = try forum.ok(["list"], profile: "ken").stdout
+    let line = list.split(separator: "\n").first { $0.contains("From the app") } ?? ""
+    #expect(line.hasPrefix("#1 "), "\(list)")
+    #expect(!line.contains("(deleted user)"), "\(list)")
+    #expect(server.stop() == 0)
+  }
+
+  /// A certificate given with another pair's key (or the two swapped): the one line says what
+  /// the TLS library found, not libmicrohttpd's complaint about the order of its own options.
+  @Test func aMismatchedKeyIsSaidPlainly() throws {
+    let forum = try ForumFixture()
+    let first = try ThrowawayCertificate(in: forum.root)
+    let other = try ThrowawayCertificate(in: forum.root + "/home")
+    for (certificate, key) in [
+      (first.certificateFile, other.keyFile), (first.keyFile, first.certificateFile),
+    ] {
+      let run = try forum.run(
+        ["serve", "--listen", "127.0.0.1:0", "--tls-cert", certificate, "--tls-key", key],
+        profile: nil)
+      #expect(run.status == 1, "\(run.summary)")
+      #expect(run.stderrLines.count == 1, "\(run.summary)")
+      #expect(
+        run.stderr.hasPrefix("forum: the TLS certificate and key cannot be used: "),
+        "\(run.summary)")
+      #expect(!run.stderr.contains("MHD_OPTION"), "\(run.summary)")
+    }
+  }
+}
