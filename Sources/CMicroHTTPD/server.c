@@ -500,7 +500,10 @@ forum_http_server *forum_http_start(
   // can take the socket away from running threads.
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
                    MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
+  // The logger first: libmicrohttpd says so in its first message otherwise, and that message
+  // would be the start_reason kept in place of the TLS library's (a key that does not fit).
   struct MHD_OptionItem options[16] = {
+      {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_log, server},
       {MHD_OPTION_LISTEN_SOCKET, config->listen_socket, NULL},
       {MHD_OPTION_THREAD_POOL_SIZE, config->threads, NULL},
       {MHD_OPTION_CONNECTION_LIMIT, config->connection_limit, NULL},
@@ -508,7 +511,6 @@ forum_http_server *forum_http_start(
       {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)config->connection_memory, NULL},
       {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_target, server},
       {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, server},
-      {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_log, server},
       {MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL},
   };
   size_t count = 9;

@@ -27,6 +27,13 @@ public struct NCMBError: Error, Equatable, Sendable {
     status: 401, code: "E401002", message: "Authentication error with ID/PASS incorrect.")
   static let noAccess = NCMBError(status: 403, code: "E403001", message: "No access with ACL.")
   static let notFound = NCMBError(status: 404, code: "E404001", message: "No data available.")
+  /// A part of NCMB's API the board has not (push, installations, password reset, batch,
+  /// scripts): said so, where a bare E404001 reads as an object that is missing.
+  static func unsupported(_ feature: String) -> NCMBError {
+    NCMBError(
+      status: 404, code: "E404001",
+      message: "No data available. (\(feature) is not supported by this server)")
+  }
   static let method = NCMBError(status: 405, code: "E405001", message: "Method not allowed.")
   static let fileTooLarge = NCMBError(
     status: 413, code: "E413001", message: "File size Limit error.")

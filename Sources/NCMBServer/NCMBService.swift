@@ -150,7 +150,10 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   private func answer(_ request: HTTPRequest, _ pooled: StorePool.Pooled) throws -> HTTPResponse {
     let (store, cache) = (pooled.store, pooled.cache)
     let prefix = NCMBService.prefix
-    guard request.path.hasPrefix(prefix) else { throw NCMBError.notFound }
+    guard request.path.hasPrefix(prefix) else {
+      if request.path.hasPrefix("/2015-09-01/script") { throw NCMBError.unsupported("scripts") }
+      throw NCMBError.notFound
+    }
     let now = clock()
     // The file is looked at every time (a removed board is E500001 at once), its state only
     // when it may have changed.
@@ -224,9 +227,16 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     case ("files", 2):
       return try files(request, names[1], store, client)
     default:
+      if let feature = NCMBService.unsupported[names[0]] { throw NCMBError.unsupported(feature) }
       throw NCMBError.notFound
     }
   }
+
+  /// NCMB's paths the board does not serve, by the feature each was.
+  static let unsupported = [
+    "push": "push", "installations": "installations", "requestPasswordReset": "password reset",
+    "requestMailAddressUserEntry": "mail sign-up", "batch": "batch",
+  ]
 
   /// NCMB's own classes, reached through their own paths only.
   static let systemClasses: Set<String> = ["user", "role", "file", "installation", "push"]
@@ -436,6 +446,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       } else if mimeType.lowercased().hasPrefix("multipart/") {
         throw NCMBError.empty("file")
       }
+      // None sent: everyone reads, the uploader alone writes, as for an object with an author
+      // (with NCMB's public write anyone could take a thread's picture over or delete it).
+      if acl == nil, let userId = client.userId { acl = .publicRead(owner: userId) }
       guard bytes.count <= store.fileSizeLimit else { throw NCMBError.fileTooLarge }
       guard !bytes.isEmpty else { throw NCMBError.empty("file") }
       try checkFileName(name)

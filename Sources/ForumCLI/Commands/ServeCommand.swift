@@ -90,6 +90,16 @@ enum ServeCommand: BoardlessCommand {
         certificatePEM: try readPEM(certificateFile, isKey: false, messages: messages),
         keyPEM: try readPEM(keyFile, isKey: true, messages: messages))
     }
+    // A file no one ran `forum init` or the prompt on (new, or made by `forum keys`) records no
+    // rules, and the service keeps the rules it opened with: it would serve a bare datastore
+    // (threads without number or author, publicly writable). Whoever holds the file is its
+    // owner, so the server installs them, as the prompt would. PostgreSQL's are the owner's
+    // `forum init`.
+    if EngineKind(location: request.location) == .sqlite,
+      try Datastore.open(request.location).rules.isEmpty
+    {
+      try Board.initialize(location: request.location)
+    }
     let service = try NCMBService(location: request.location, policy: .board)
     // Blocked before the workers start, so that they inherit the mask and only `sigwait` below
     // sees the signals: a stop is then an ordinary step of this thread, not a handler.
