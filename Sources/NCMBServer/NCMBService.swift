@@ -446,6 +446,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       } else if mimeType.lowercased().hasPrefix("multipart/") {
         throw NCMBError.empty("file")
       }
+      // None sent: everyone reads, the uploader alone writes, as for an object with an author
+      // (with NCMB's public write anyone could take a thread's picture over or delete it).
+      if acl == nil, let userId = client.userId { acl = .publicRead(owner: userId) }
       guard bytes.count <= store.fileSizeLimit else { throw NCMBError.fileTooLarge }
       guard !bytes.isEmpty else { throw NCMBError.empty("file") }
       try checkFileName(name)

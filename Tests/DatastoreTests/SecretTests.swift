@@ -101,6 +101,17 @@ struct SecretTests {
     }
   }
 
+  @Test("opening takes a file at SQLiteSchema.version as up to date: it is the migrations' count")
+  func schemaVersionIsTheMigrationsCount() throws {
+    #expect(SQLiteSchema.version == Int64(SQLiteSchema.migrations.steps.count))
+    try withTemporaryDirectory { directory in
+      let path = directory.file("db.sqlite")
+      _ = try Datastore(path: path)
+      let connection = try Connection(path: path)
+      #expect(try SQLiteSchema.migrations.version(of: connection) == Int(SQLiteSchema.version))
+    }
+  }
+
   @Test("a database of the previous version opens; its secrets are hashed, its users kept")
   func previousVersionIsMigrated() throws {
     try withTemporaryDirectory { directory in

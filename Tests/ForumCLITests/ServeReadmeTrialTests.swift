@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import HostileImages
 import Testing
 
 /// README's "The board as an app's backend" followed literally on SQLite, through the built
@@ -124,6 +125,45 @@ struct ServeReadmeTrialTests {
     }
     #expect(answers["geo"]?.dropFirst().first as? String == "E400002", "\(answers)")
     #expect(answers["password"]?.dropFirst().first as? String == "E400002", "\(answers)")
+    #expect(server.stop() == 0)
+  }
+
+  /// A picture uploaded without an ACL (the JS SDK's `ncmb.File.upload(name, data)`), then
+  /// attached to its uploader's thread: everyone reads it, only the uploader writes it, as a
+  /// thread sent without an ACL. With NCMB's public write anyone took it over and deleted it
+  /// from under the thread.
+  @Test func aPictureSentWithoutAnACLIsTheUploadersToChange() throws {
+    let forum = try ForumFixture()
+    let picture = forum.root + "/picture.png"
+    try Data(PNGImages.honest(width: 4, height: 4)).write(to: URL(fileURLWithPath: picture))
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
+    let keys = try forum.ok(["keys", "--json"], profile: nil).stdout
+    let script =
+      SignedClient.prelude + """
+        alice, at = signup()
+        bob, bt = signup()
+        png = open(sys.argv[3], 'rb').read()
+        status, body, _ = upload('P.png', png, None, at)
+        assert status == 201, (status, body)
+        status, body, _ = call('POST', 'classes/Thread', {'title': 'pic', 'fileName': 'P.png'}, at)
+        assert status == 201, (status, body)
+        listed = call('GET', 'files', token=bt, query=where({'fileName': 'P.png'}))[1]['results']
+        taken = call('PUT', 'files/P.png', {'acl': {bob: {'read': True, 'write': True}}}, bt)[0]
+        deleted = call('DELETE', 'files/P.png', token=bt)[0]
+        read = call('GET', 'files/P.png', token=bt)[2] == png
+        print(json.dumps({'alice': alice, 'acl': listed[0]['acl'] if listed else None,
+                          'taken': taken, 'deleted': deleted, 'read': read}))
+        """
+    let run = try Clients.python(script, [String(server.port), keys, picture])
+    #expect(run.status == 0, "\(run.summary)")
+    let seen =
+      (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any] ?? [:]
+    let alice = seen["alice"] as? String ?? "?"
+    let acl = seen["acl"] as? [String: [String: Bool]] ?? [:]
+    #expect(acl == ["*": ["read": true], alice: ["read": true, "write": true]], "\(seen)")
+    #expect(seen["taken"] as? Int == 403, "\(seen)")
+    #expect(seen["deleted"] as? Int == 403, "\(seen)")
+    #expect(seen["read"] as? Bool == true, "\(seen)")
     #expect(server.stop() == 0)
   }
 }

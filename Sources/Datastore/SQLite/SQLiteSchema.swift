@@ -14,6 +14,10 @@
 /// - `role_members`, `counters` (named sequences), `meta` (the board id, the installed rules).
 /// - `changes`: the change feed (`Change`), one row per object written, by triggers.
 enum SQLiteSchema {
+  /// How many steps `migrations` has: the `user_version` of an up-to-date file, known without
+  /// building the steps' SQL (a test checks that the two agree).
+  static let version: Int64 = 15
+
   static let migrations = Migrations(steps: [
     .sql(
       """
