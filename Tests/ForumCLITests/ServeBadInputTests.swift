@@ -130,21 +130,17 @@ struct ServeBadInputTests {
 
   @Test func everyBadRequestIsRefusedAndStoresNothingOnPostgreSQL() throws {
     let forum = try ForumFixture()
-    let board = try PostgresTestCluster.shared().board(members: ["alice"])
-    defer { board.remove() }
-    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
-    #expect(initialized.status == 0, "\(initialized.summary)")
-    let role = try board.cluster.role("server", database: board.database)
-    try board.cluster.admin("GRANT forum_member, forum_server TO \(role.name)")
-    let keys = try forum.run(["--json", "keys"], profile: nil, database: board.owner.uri)
-    #expect(keys.status == 0, "\(keys.summary)")
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let board = served.board
+    let role = served.server
     let psql = [
       board.cluster.binaries + "/psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d",
       board.cluster.superuserURI(database: board.database),
     ]
     let rows = "class, object_id, update_date, readers, writers, data"
     try refuseEveryBadRequest(
-      forum, keys: keys.stdout, location: role.uri,
+      forum, keys: served.keys, location: role.uri,
       stored: psql + [
         "-c", "SELECT \(rows) FROM forum.objects ORDER BY id",
         "-c", "SELECT \(rows) FROM forum.private_objects ORDER BY id",
@@ -241,71 +237,13 @@ struct ServeBadInputTests {
   /// request of each writer, which the stop may have cut after its commit.
   @Test func sigtermDuringWritesOnPostgreSQLHalfWritesNothing() throws {
     let forum = try ForumFixture()
-    let board = try PostgresTestCluster.shared().board(members: ["alice"])
-    defer { board.remove() }
-    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
-    #expect(initialized.status == 0, "\(initialized.summary)")
-    let role = try board.cluster.role("server", database: board.database)
-    try board.cluster.admin("GRANT forum_member, forum_server TO \(role.name)")
-    let keys = try forum.run(["--json", "keys"], profile: nil, database: board.owner.uri)
-    #expect(keys.status == 0, "\(keys.summary)")
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let board = served.board
+    let role = served.server
     let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"], database: role.uri)
-    let script =
-      SignedClient.prelude + """
-        import threading
-        me, token = signup()
-        acknowledged, lock = [], threading.Lock()
-        def writer(k):
-            n = 0
-            while True:
-                try:
-                    status, body, _ = call('POST', 'classes/Todo',
-                                           {'title': 'todo %d-%d' % (k, n), 'filler': 'x' * 2000},
-                                           token)
-                except (OSError, http.client.HTTPException):
-                    return
-                if status != 201:
-                    print('refused', status, body, file=sys.stderr)
-                    return
-                with lock:
-                    acknowledged.append(body['objectId'])
-                if n == 20 and k == 0:
-                    print('writing', flush=True)
-                n += 1
-        threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        print(json.dumps(acknowledged))
-        """
-    let client = Process()
-    client.executableURL = URL(fileURLWithPath: try Clients.require("/usr/bin/python3"))
-    client.arguments = ["-c", script, String(server.port), keys.stdout]
-    let output = Pipe()
-    let errors = Pipe()
-    client.standardOutput = output
-    client.standardError = errors
-    try client.run()
-    var first = Data()
-    while !first.contains(10) {
-      let more = output.fileHandleForReading.availableData
-      if more.isEmpty { break }
-      first += more
-    }
-    #expect(String(decoding: first, as: UTF8.self).hasPrefix("writing\n"), "\(first)")
-    kill(server.process.processIdentifier, SIGTERM)
-    let rest = output.fileHandleForReading.readDataToEndOfFile()
-    client.waitUntilExit()
-    let problems = String(
-      decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(problems == "", "\(problems)")
-    #expect(server.waitForExit(timeout: 60) == 0)
+    let acknowledged = try SigtermDuringWrites.acknowledged(server: server, keys: served.keys)
     #expect(server.stderr == "", "\(server.stderr)")
-    let lines = String(decoding: first + rest, as: UTF8.self).split(separator: "\n")
-    let acknowledged =
-      (try? JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8))) as? [String] ?? []
-    #expect(acknowledged.count > 20, "\(lines.suffix(2))")
     let whole = try board.cluster.admin(
       """
       SELECT object_id FROM forum.objects WHERE class = 'Todo' AND data->>'title' LIKE 'todo %'
@@ -328,14 +266,10 @@ struct ServeBadInputTests {
   /// stops cleanly, printing nothing.
   @Test func thePostgreSQLDatabaseDroppedUnderTheServer() throws {
     let forum = try ForumFixture()
-    let board = try PostgresTestCluster.shared().board(members: ["alice"])
-    defer { board.remove() }
-    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
-    #expect(initialized.status == 0, "\(initialized.summary)")
-    let role = try board.cluster.role("server", database: board.database)
-    try board.cluster.admin("GRANT forum_member, forum_server TO \(role.name)")
-    let keys = try forum.run(["--json", "keys"], profile: nil, database: board.owner.uri)
-    #expect(keys.status == 0, "\(keys.summary)")
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let board = served.board
+    let role = served.server
     let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"], database: role.uri)
     let script =
       SignedClient.prelude + """
@@ -355,7 +289,7 @@ struct ServeBadInputTests {
         """
     let client = Process()
     client.executableURL = URL(fileURLWithPath: try Clients.require("/usr/bin/python3"))
-    client.arguments = ["-c", script, String(server.port), keys.stdout]
+    client.arguments = ["-c", script, String(server.port), served.keys]
     let input = Pipe()
     let output = Pipe()
     client.standardInput = input

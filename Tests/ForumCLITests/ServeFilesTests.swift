@@ -124,14 +124,8 @@ struct ServeFilesTests {
   /// them only for their readers.
   @Test func fileSearchOnPostgreSQL() throws {
     let forum = try ForumFixture()
-    let board = try PostgresTestCluster.shared().board(members: ["alice"])
-    defer { board.remove() }
-    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
-    #expect(initialized.status == 0, "\(initialized.summary)")
-    let server = try board.cluster.role("server", database: board.database)
-    try board.cluster.admin("GRANT forum_member, forum_server TO \(server.name)")
-    let keys = try forum.run(["--json", "keys"], profile: nil, database: board.owner.uri)
-    #expect(keys.status == 0, "\(keys.summary)")
-    try check(forum, keys: keys.stdout, location: server.uri)
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    try check(forum, keys: served.keys, location: served.server.uri)
   }
 }
