@@ -143,15 +143,17 @@ extension PostgresEngine {
 
   func moderate(_ className: String, objectId: String, as caller: Principals) throws {
     try act(as: caller)
-    try write { _ = try run("SELECT forum.moderate($1, $2)", [.text(className), .text(objectId)]) }
+    try write { _ = try run(sql: "SELECT forum.moderate(\(className), \(objectId))") }
   }
 
   func setFlag(_ rule: FlagRule, objectId: String, on: Bool, as caller: Principals) throws {
     try act(as: caller)
     try write {
       _ = try run(
-        "SELECT forum.set_flag($1, $2, $3, $4::boolean)",
-        [.text(rule.className), .text(objectId), .text(rule.field), .text(on ? "true" : "false")])
+        sql: """
+          SELECT forum.set_flag(\(rule.className), \(objectId), \(rule.field), \
+          \(on ? "true" : "false")::boolean)
+          """)
     }
   }
 
@@ -169,14 +171,15 @@ extension PostgresEngine {
     try act(as: caller)
     try write {
       _ = try run(
-        "SELECT forum.set_board_role($1, $2, $3::boolean)",
-        [.text(role), .text(userId), .text(member ? "true" : "false")])
+        sql: """
+          SELECT forum.set_board_role(\(role), \(userId), \(member ? "true" : "false")::boolean)
+          """)
     }
   }
 
   func members(ofRole role: String, as caller: Principals) throws -> [String] {
     try act(as: caller)
-    let result = try run("SELECT forum.board_role_members($1)", [.text(role)])
+    let result = try run(sql: "SELECT forum.board_role_members(\(role))")
     return result.rows { result.text($0, 0) ?? "" }
   }
 

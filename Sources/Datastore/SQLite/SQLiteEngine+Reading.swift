@@ -39,14 +39,12 @@ extension SQLiteEngine {
   func advanceRead(
     _ parentClass: String, objectId: String, to number: Int64, as caller: Principals
   ) throws {
-    let values: [SQLValue] = [
-      .integer(number), .text(try userId(caller)), .text(objectId), .integer(number - 1),
-    ]
-    try guarded {
-      try connection.run(
-        "UPDATE read_positions SET position = ? WHERE userId = ? AND object = ? AND position = ?",
-        values)
-    }
+    let me = try userId(caller)
+    let statement: SQL = """
+      UPDATE read_positions SET position = \(number) \
+      WHERE userId = \(me) AND object = \(objectId) AND position = \(number - 1)
+      """
+    try guarded { try connection.run(sql: statement) }
   }
 
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
@@ -146,15 +144,19 @@ extension SQLiteEngine {
     _ = try get(className, objectId: objectId, as: caller)  // readable, or E404001
     return try guarded {
       let (count, last) =
-        try connection.prepare(
+        try connection.firstRow(
           """
-          SELECT count(*), (SELECT number FROM revisions WHERE object = ?1 ORDER BY id DESC LIMIT 1)
-          FROM revisions WHERE object = ?1
+          SELECT count(*), (SELECT number FROM revisions WHERE object = \(objectId) \
+          ORDER BY id DESC LIMIT 1)
+          FROM revisions WHERE object = \(objectId)
           """
-        ).firstRow([.text(objectId)]) { (Int($0.int(0)), Int($0.int(1))) } ?? (0, 0)
-      let rows = try connection.prepare(
-        "SELECT date, data, number FROM revisions WHERE object = ? ORDER BY id LIMIT ? OFFSET ?"
-      ).rows([.text(objectId), .integer(Int64(limit)), .integer(Int64(skip))]) { row in
+        ) { (Int($0.int(0)), Int($0.int(1))) } ?? (0, 0)
+      let rows = try connection.rows(
+        """
+        SELECT date, data, number FROM revisions WHERE object = \(objectId) \
+        ORDER BY id LIMIT \(limit) OFFSET \(skip)
+        """
+      ) { row in
         // A revision written by hand that cannot be read shows as one with no fields.
         Revision(
           number: Int(row.int(2)), date: row.int(0),
@@ -169,31 +171,41 @@ extension SQLiteEngine {
     let me = try userId(caller)
     try transaction {
       try guarded {
-        let isModerator = try connection.prepare(
-          "SELECT 1 FROM role_members WHERE role = ? AND userId = ?"
-        ).firstRow([.text(rule.role), .text(me)]) { $0.int(0) }
+        let isModerator = try connection.firstRow(
+          "SELECT 1 FROM role_members WHERE role = \(rule.role) AND userId = \(me)"
+        ) { $0.int(0) }
         guard isModerator != nil else { throw DatastoreError.noAccess }
-        let file = rule.fileField.map { "json_extract(o.data, \(SQLiteRules.path($0)))" } ?? "NULL"
-        let target = """
-          o.objectId = ? AND o.class = ? AND instr(o.readers, ' * ') > 0
-            AND json_type(o.data, \(SQLiteRules.path(rule.markField))) IS NULL
+        let file =
+          rule.fileField.map { field -> SQL in
+            "json_extract(o.data, \(sql: SQLiteEngine.jsonPath(field)))"
+          }
+          ?? "NULL"
+        let mark = SQLiteEngine.jsonPath(rule.markField)
+        let target: SQL = """
+          o.objectId = \(objectId) AND o.class = \(className) AND instr(o.readers, ' * ') > 0
+            AND json_type(o.data, \(sql: mark)) IS NULL
           """
         // The file's name, read before the update takes it away.
-        let found = try connection.prepare("SELECT \(file) FROM objects o WHERE \(target)")
-          .firstRow([.text(objectId), .text(className)]) { try $0.text(0) }
+        let found = try connection.firstRow(
+          "SELECT \(sql: file) FROM objects o WHERE \(sql: target)"
+        ) {
+          try $0.text(0)
+        }
         guard let found else { throw DatastoreError.notFound }
-        let removed = rule.contentFields.map(SQLiteRules.path).joined(separator: ", ")
-        let data = removed.isEmpty ? "o.data" : "json_remove(o.data, \(removed))"
+        let removed = SQL.joined(rule.contentFields.map(SQLiteEngine.jsonPath), separator: ", ")
+        let data: SQL =
+          rule.contentFields.isEmpty ? "o.data" : "json_remove(o.data, \(sql: removed))"
+        let now = SQL(verbatim: SQLiteRules.now)
         try connection.run(
-          """
-          UPDATE objects AS o SET
-            data = json_set(\(data), \(SQLiteRules.path(rule.markField)), \(SQLiteRules.now)),
-            updateDate = max(o.updateDate + 1, \(SQLiteRules.now))
-          WHERE \(target)
-          """, [.text(objectId), .text(className)])
-        try connection.run("DELETE FROM revisions WHERE object = ?", [.text(objectId)])
+          sql: """
+            UPDATE objects AS o SET
+              data = json_set(\(sql: data), \(sql: mark), \(sql: now)),
+              updateDate = max(o.updateDate + 1, \(sql: now))
+            WHERE \(sql: target)
+            """)
+        try connection.run(sql: "DELETE FROM revisions WHERE object = \(objectId)")
         if let name = found {
-          try connection.run("DELETE FROM files WHERE name = ?", [.text(name)])
+          try connection.run(sql: "DELETE FROM files WHERE name = \(name)")
         }
       }
     }
@@ -203,28 +215,29 @@ extension SQLiteEngine {
     let me = try userId(caller)
     try transaction {
       try guarded {
-        let inRole = try connection.prepare(
-          "SELECT 1 FROM role_members WHERE role = ? AND userId = ?"
-        ).firstRow([.text(rule.role), .text(me)]) { $0.int(0) }
+        let inRole = try connection.firstRow(
+          "SELECT 1 FROM role_members WHERE role = \(rule.role) AND userId = \(me)"
+        ) { $0.int(0) }
         guard try inRole != nil || isBoardOwner(caller) else { throw DatastoreError.noAccess }
-        let field = SQLiteRules.path(rule.field)
-        let target = """
-          o.objectId = ? AND o.class = \(SQLiteRules.literal(rule.className))
+        let field = SQLiteEngine.jsonPath(rule.field)
+        let target: SQL = """
+          o.objectId = \(objectId) AND o.class = \(literal: rule.className)
             AND instr(o.readers, ' * ') > 0
           """
-        let isSet = try connection.prepare(
-          "SELECT json_type(o.data, \(field)) IS NOT NULL FROM objects o WHERE \(target)"
-        ).firstRow([.text(objectId)]) { $0.int(0) != 0 }
+        let isSet = try connection.firstRow(
+          "SELECT json_type(o.data, \(sql: field)) IS NOT NULL FROM objects o WHERE \(sql: target)"
+        ) { $0.int(0) != 0 }
         guard let isSet else { throw DatastoreError.notFound }
         guard isSet != on else { return }
-        let data =
-          on ? "json_set(o.data, \(field), \(SQLiteRules.now))" : "json_remove(o.data, \(field))"
+        let now = SQL(verbatim: SQLiteRules.now)
+        let data: SQL =
+          on ? "json_set(o.data, \(sql: field), \(sql: now))" : "json_remove(o.data, \(sql: field))"
         try connection.run(
-          """
-          UPDATE objects AS o SET data = \(data),
-            updateDate = max(o.updateDate + 1, \(SQLiteRules.now))
-          WHERE \(target)
-          """, [.text(objectId)])
+          sql: """
+            UPDATE objects AS o SET data = \(sql: data),
+              updateDate = max(o.updateDate + 1, \(sql: now))
+            WHERE \(sql: target)
+            """)
       }
     }
   }
@@ -234,9 +247,9 @@ extension SQLiteEngine {
     return try guarded {
       Principals(
         userId: userId,
-        roles: try connection.prepare(
-          "SELECT role FROM role_members WHERE userId = ? ORDER BY role"
-        ).rows([.text(userId)]) { try $0.text(0) ?? "" })
+        roles: try connection.rows(
+          "SELECT role FROM role_members WHERE userId = \(userId) ORDER BY role"
+        ) { try $0.text(0) ?? "" })
     }
   }
 
@@ -244,9 +257,9 @@ extension SQLiteEngine {
   func isBoardOwner(_ caller: Principals) throws -> Bool {
     guard let userId = caller.userId else { return false }
     let first = try guarded {
-      try connection.prepare(
-        "SELECT objectId FROM objects WHERE class = ? ORDER BY createDate, id LIMIT 1"
-      ).firstRow([.text(User.className)]) { try $0.text(0) }
+      try connection.firstRow(
+        "SELECT objectId FROM objects WHERE class = \(User.className) ORDER BY createDate, id LIMIT 1"
+      ) { try $0.text(0) }
     }
     return first == userId
   }
@@ -256,15 +269,14 @@ extension SQLiteEngine {
     noteIdentityWrite()
     try guarded {
       try connection.transaction {
-        let exists = try connection.prepare(
-          "SELECT 1 FROM objects WHERE objectId = ? AND class = ?"
-        ).firstRow([.text(target), .text(User.className)]) { $0.int(0) }
+        let exists = try connection.firstRow(
+          "SELECT 1 FROM objects WHERE objectId = \(target) AND class = \(User.className)"
+        ) { $0.int(0) }
         guard exists != nil else { throw DatastoreError.notFound }
         try connection.run(
-          member
-            ? "INSERT OR IGNORE INTO role_members(role, userId) VALUES (?, ?)"
-            : "DELETE FROM role_members WHERE role = ? AND userId = ?",
-          [.text(role), .text(target)])
+          sql: member
+            ? "INSERT OR IGNORE INTO role_members(role, userId) VALUES (\(role), \(target))"
+            : "DELETE FROM role_members WHERE role = \(role) AND userId = \(target)")
       }
     }
   }
@@ -272,8 +284,9 @@ extension SQLiteEngine {
   func members(ofRole role: String, as caller: Principals) throws -> [String] {
     guard try isBoardOwner(caller) else { throw DatastoreError.noAccess }
     return try guarded {
-      try connection.prepare("SELECT userId FROM role_members WHERE role = ? ORDER BY userId")
-        .rows([.text(role)]) { try $0.text(0) ?? "" }
+      try connection.rows("SELECT userId FROM role_members WHERE role = \(role) ORDER BY userId") {
+        try $0.text(0) ?? ""
+      }
     }
   }
 
