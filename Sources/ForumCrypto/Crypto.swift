@@ -111,8 +111,9 @@ public enum Crypto {
     return Array(output.prefix(produced))
   }
 
-  /// Lower-case hex of `bytes`.
-  public static func hex(_ bytes: some Collection<UInt8>) -> String {
+  /// Lower-case hex of `bytes`. Not generic: a one-shot command's first use of a generic over
+  /// `[UInt8]` costs it the runtime's metadata lookups (see `SQLiteEngine.caller`).
+  public static func hex(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var out: [UInt8] = []
     out.reserveCapacity(bytes.count * 2)

@@ -366,7 +366,7 @@ final class SQLiteEngine: DatastoreEngine {
   func caller(sessionToken: String, known: StateMark?) throws -> Principals? {
     try guarded {
       let hash = SHA256.hash(sessionToken)
-      let key = SQLiteEngine.hex(hash)
+      let key = SHA256.hex(hash)
       let mark = StateMark(external: try known?.external ?? dataVersion(), own: identityWrites)
       if sessionCache?.mark != mark { sessionCache = (mark, [:]) }
       if let cached = sessionCache?.sessions[key], cached.expiresAt > BackendDate.now() {
@@ -393,17 +393,6 @@ final class SQLiteEngine: DatastoreEngine {
       sessionCache!.sessions[key] = CachedSession(principals: principals, expiresAt: expiresAt)
       return principals
     }
-  }
-
-  private static func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      text.append(digits[Int(byte >> 4)])
-      text.append(digits[Int(byte & 15)])
-    }
-    return String(decoding: text, as: UTF8.self)
   }
 
   private func roles(of userId: String) throws -> [String] {
