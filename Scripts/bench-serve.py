@@ -275,7 +275,8 @@ if perf:
 if postgres:
     print(f'PostgreSQL board: {postgres[0]:,} threads, {postgres[1]:,} comments seeded in '
           f'{seed_seconds:.0f} s')
-print(f'board: {board}; {seconds} s a run, best of {runs}; sqlite3 shell: {shell_ms:.2f} ms a query '
+shell = 'psql' if postgres else 'sqlite3 shell'
+print(f'board: {board or "PostgreSQL"}; {seconds} s a run, best of {runs}; {shell}: {shell_ms:.2f} ms a query '
       f'({1000 / shell_ms:.0f} a second on one connection)')
 print('| request | connections | requests/s | p50 ms | p99 ms | not 2xx | socket errors |')
 print('|---|---:|---:|---:|---:|---:|---|')

@@ -4,6 +4,7 @@ import Foundation
 let usage = """
   usage: forum-bench seed --db PATH --threads N --comments M [--users U] [--big-thread C]
                           [--image-every K] [--batch P] [--cache-mb MB] [--dms D]
+                          [--one-by-one yes] [--without-search yes]
          forum-bench run --db PATH [--db PATH …] [--forum PATH] [--sqlite3 PATH] [--repeats R]
                          [--big-thread NUMBER] [--small-thread NUMBER] [--comment-thread NUMBER]
          forum-bench writes --db PATH [--forum PATH] [--sqlite3 PATH] [--count N] [--rounds R]
