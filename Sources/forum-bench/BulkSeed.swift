@@ -2,9 +2,6 @@ import CSQLite
 import Datastore
 import Foundation
 
-// SQLITE_TRANSIENT: SQLite copies bound text before the call returns.
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
 /// One thread as the seed generates it, before it is written either way.
 struct SeedThread {
   var author: Int
@@ -300,17 +297,7 @@ final class BulkSeed {
     let handle = statement.handle
     sqlite3_reset(handle)
     for (offset, value) in values.enumerated() {
-      let index = Int32(offset + 1)
-      switch value {
-      case .null: sqlite3_bind_null(handle, index)
-      case .integer(let int): sqlite3_bind_int64(handle, index, int)
-      case .real(let double): sqlite3_bind_double(handle, index, double)
-      case .text(let text): sqlite3_bind_text(handle, index, text, -1, transient)
-      case .blob(let bytes):
-        _ = bytes.withUnsafeBytes {
-          sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), transient)
-        }
-      }
+      statement.bind(value, at: Int32(offset + 1))
     }
     let code = sqlite3_step(handle)
     sqlite3_reset(handle)

@@ -74,6 +74,20 @@ final class RawStatement {
   }
 
   deinit { sqlite3_finalize(handle) }
+
+  /// Binds `value` to the parameter at `index` (1-based); text and blobs are copied.
+  func bind(_ value: BoundValue, at index: Int32) {
+    switch value {
+    case .null: sqlite3_bind_null(handle, index)
+    case .integer(let int): sqlite3_bind_int64(handle, index, int)
+    case .real(let double): sqlite3_bind_double(handle, index, double)
+    case .text(let text): sqlite3_bind_text(handle, index, text, -1, transient)
+    case .blob(let bytes):
+      _ = bytes.withUnsafeBytes {
+        sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), transient)
+      }
+    }
+  }
 }
 
 /// A recorded operation ready to replay.
@@ -121,16 +135,7 @@ final class RawReplay {
           let key = tag + old.dropFirst(tag.count)
           value = .text(key)
         }
-        switch value {
-        case .null: sqlite3_bind_null(handle, index)
-        case .integer(let int): sqlite3_bind_int64(handle, index, int)
-        case .real(let double): sqlite3_bind_double(handle, index, double)
-        case .text(let text): sqlite3_bind_text(handle, index, text, -1, transient)
-        case .blob(let bytes):
-          _ = bytes.withUnsafeBytes {
-            sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), transient)
-          }
-        }
+        step.statement.bind(value, at: index)
       }
       var code = sqlite3_step(handle)
       while code == SQLITE_ROW {

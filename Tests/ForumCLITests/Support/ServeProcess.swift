@@ -102,3 +102,18 @@ private final class Output: @unchecked Sendable {
     }
   }
 }
+
+extension FileHandle {
+  /// What a client process has written once its first newline has come (all of it if it closed
+  /// its output first; bytes after the newline that came in the same read are kept): the tests'
+  /// clients say with one line when they are mid-way.
+  func firstLine() -> String {
+    var line = Data()
+    while !line.contains(10) {
+      let more = availableData
+      if more.isEmpty { break }
+      line += more
+    }
+    return String(decoding: line, as: UTF8.self)
+  }
+}

@@ -47,13 +47,8 @@ enum SigtermDuringWrites {
     client.standardError = errors
     try client.run()
     // The signal waits for the first line, so that it lands while the writers are writing.
-    var first = Data()
-    while !first.contains(10) {
-      let more = output.fileHandleForReading.availableData
-      if more.isEmpty { break }
-      first += more
-    }
-    #expect(String(decoding: first, as: UTF8.self).hasPrefix("writing\n"), "\(first)")
+    let first = output.fileHandleForReading.firstLine()
+    #expect(first.hasPrefix("writing\n"), "\(first)")
     kill(server.process.processIdentifier, SIGTERM)
     let rest = output.fileHandleForReading.readDataToEndOfFile()
     client.waitUntilExit()
@@ -61,7 +56,7 @@ enum SigtermDuringWrites {
       decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(problems == "", "\(problems)")
     #expect(server.waitForExit(timeout: 60) == 0)
-    let lines = String(decoding: first + rest, as: UTF8.self).split(separator: "\n")
+    let lines = (first + String(decoding: rest, as: UTF8.self)).split(separator: "\n")
     let acknowledged =
       (try? JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8))) as? [String] ?? []
     #expect(acknowledged.count > 20, "\(lines.suffix(2))")
