@@ -56,6 +56,34 @@ struct ServeReadmeTrialTests {
     #expect(server.stop() == 0)
   }
 
+  /// `forum serve` on a board an earlier forum made (`Fixtures/boards/main-05fff26`, from
+  /// before pins): the server upgrades its rules as the prompt's first open would, so an app
+  /// cannot set the pin, a field the older rules did not manage, on its own thread.
+  @Test func aBoardWithOlderRulesIsServedUnderTodays() throws {
+    let forum = try ForumFixture()
+    try FileManager.default.copyItem(
+      atPath: OldBoardTests.fixture + "/board.db", toPath: forum.db)
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
+    let keys = try forum.ok(["keys", "--json"], profile: nil).stdout
+    let script =
+      SignedClient.prelude + """
+        me, token = signup()
+        status, answer, _ = call('POST', 'classes/Thread', {'title': 'pin me',
+                                 'pinnedDate': {'__type': 'Date',
+                                                'iso': '2030-01-01T00:00:00.000Z'}}, token)
+        print(json.dumps({'status': status, 'answer': answer}))
+        """
+    let run = try Clients.python(script, [String(server.port), keys])
+    #expect(run.status == 0, "\(run.summary)")
+    let seen =
+      (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any] ?? [:]
+    #expect(seen["status"] as? Int == 400, "\(seen)")
+    #expect((seen["answer"] as? [String: Any])?["code"] as? String == "E400002", "\(seen)")
+    #expect(server.stop() == 0)
+    let list = try forum.ok(["list"], profile: "ken").stdout
+    #expect(!list.contains("pin me") && !list.contains("📌"), "\(list)")
+  }
+
   /// A certificate given with another pair's key (or the two swapped): the one line says what
   /// the TLS library found, not libmicrohttpd's complaint about the order of its own options.
   @Test func aMismatchedKeyIsSaidPlainly() throws {

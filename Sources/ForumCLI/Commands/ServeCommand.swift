@@ -90,13 +90,14 @@ enum ServeCommand: BoardlessCommand {
         certificatePEM: try readPEM(certificateFile, isKey: false, messages: messages),
         keyPEM: try readPEM(keyFile, isKey: true, messages: messages))
     }
-    // A file no one ran `forum init` or the prompt on (new, or made by `forum keys`) records no
-    // rules, and the service keeps the rules it opened with: it would serve a bare datastore
-    // (threads without number or author, publicly writable). Whoever holds the file is its
-    // owner, so the server installs them, as the prompt would. PostgreSQL's are the owner's
-    // `forum init`.
+    // The service keeps the rules the file records. A file no one ran `forum init` or the prompt
+    // on (new, or made by `forum keys`) records none: it would serve a bare datastore (threads
+    // without number or author, publicly writable); one an earlier forum made records older
+    // ones (an app could set the pin, which they did not manage). Whoever holds the file is its
+    // owner, so the server installs this forum's, as the prompt's open would. PostgreSQL's are
+    // the owner's `forum init`.
     if EngineKind(location: request.location) == .sqlite,
-      try Datastore.open(request.location).rules.isEmpty
+      try Datastore.open(request.location).rules != Board.rules
     {
       try Board.initialize(location: request.location)
     }
