@@ -77,8 +77,10 @@ enum PostgresSearch {
       );
       REVOKE ALL ON forum.search_text FROM PUBLIC, forum_member;
       ALTER TABLE forum.search_text ADD COLUMN IF NOT EXISTS public boolean NOT NULL DEFAULT false;
-      UPDATE forum.search_text s SET public = ('*' = ANY(o.readers))
-        FROM forum.objects o WHERE o.id = s.id AND s.public IS DISTINCT FROM ('*' = ANY(o.readers));
+      -- Only public text: any plan over this table and its index reads nothing private.
+      DELETE FROM forum.search_text s USING forum.objects o
+        WHERE o.id = s.id AND NOT ('*' = ANY(o.readers));
+      DELETE FROM forum.search_text WHERE NOT public;
       -- The index of older boards held every row, private ones too.
       DROP INDEX IF EXISTS forum.search_text_body;
       CREATE INDEX IF NOT EXISTS search_text_public_body ON forum.search_text
@@ -97,8 +99,13 @@ enum PostgresSearch {
             WHERE forum.private_search_text.body IS DISTINCT FROM excluded.body;
           RETURN NULL;
         END IF;
+        -- forum.objects holds public rows only; were one not, its text stays out of the index.
+        IF NOT ('*' = ANY(NEW.readers)) THEN
+          DELETE FROM forum.search_text WHERE id = NEW.id;
+          RETURN NULL;
+        END IF;
         INSERT INTO forum.search_text(id, class, body, public)
-        VALUES (NEW.id, NEW.class, text_body, '*' = ANY(NEW.readers))
+        VALUES (NEW.id, NEW.class, text_body, true)
         ON CONFLICT (id) DO UPDATE SET body = excluded.body, public = excluded.public
           WHERE forum.search_text.body IS DISTINCT FROM excluded.body
             OR forum.search_text.public IS DISTINCT FROM excluded.public;
@@ -132,17 +139,29 @@ enum PostgresSearch {
       END
       $$;
       -- The ids (of forum.private_objects) of the caller's private rows of a class whose text
-      -- matches: the caller's own rows first, and only their text is matched.
+      -- matches (issue 28). By construction, whatever plan the planner picks: the caller's own
+      -- ids first (`forum.private_rows`, which looks up keys made of the caller's principals),
+      -- then the text of exactly those rows by primary key, a statement that never sees the
+      -- pattern; the pattern is matched here, in PL/pgSQL, on those texts only. No statement
+      -- holds both the pattern and a table (a join of the two was turned around by the planner
+      -- under `enable_hashjoin = off` and matched everyone's text first). The index settings
+      -- are pinned, so a member's session cannot make the lookup walk others' pages either.
       CREATE OR REPLACE FUNCTION \(privateCandidatesFunction)(class_name text, pattern text)
       RETURNS SETOF bigint
       LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-      SET plan_cache_mode = force_custom_plan
+      SET enable_seqscan = off SET enable_indexscan = on SET enable_bitmapscan = on
       AS $$
+      DECLARE
+        mine bigint[] := ARRAY(SELECT p.id FROM forum.private_rows(class_name, NULL, NULL) p);
+        found_id bigint;
+        found_body text;
       BEGIN
-        RETURN QUERY WITH mine AS MATERIALIZED (
-            SELECT p.id FROM forum.private_rows(class_name, NULL, NULL) p)
-          SELECT s.id FROM mine JOIN forum.private_search_text s ON s.id = mine.id
-          WHERE s.body LIKE pattern;
+        IF cardinality(mine) = 0 THEN RETURN; END IF;
+        FOR found_id, found_body IN
+          SELECT s.id, s.body FROM forum.private_search_text s WHERE s.id = ANY(mine)
+        LOOP
+          IF found_body LIKE pattern THEN RETURN NEXT found_id; END IF;
+        END LOOP;
       END
       $$;
       REVOKE ALL ON FUNCTION \(privateCandidatesFunction)(text, text) FROM PUBLIC;
@@ -161,7 +180,7 @@ enum PostgresSearch {
         """
         INSERT INTO forum.search_text(id, class, body, public)
         SELECT o.id, o.class, \(body(fields[className]!, row: "o")), '*' = ANY(o.readers)
-        FROM forum.objects o WHERE o.class = '\(className)'
+        FROM forum.objects o WHERE o.class = '\(className)' AND '*' = ANY(o.readers)
         ON CONFLICT (id) DO UPDATE SET body = excluded.body, public = excluded.public
           WHERE forum.search_text.body IS DISTINCT FROM excluded.body
             OR forum.search_text.public IS DISTINCT FROM excluded.public;
