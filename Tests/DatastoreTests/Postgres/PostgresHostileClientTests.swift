@@ -378,16 +378,35 @@ struct PostgresHostileClientTests {
       }
       #expect(items.count == count)
     }
-    _ = try engine.insert(
-      "Note", fields: ["deep": nested(100)], acl: acl, as: login.principals)
+    // Texts at the limit, spelled longer than it (each quote and backslash escaped): stored.
+    let limit = DatastoreClient.maximumTextBytes
+    for fields: [String: JSONValue] in [
+      ["deep": nested(100)],
+      ["q": .string(String(repeating: "\"", count: 600_000))],
+      [
+        "t": .string(String(repeating: "x", count: limit)),
+        "b": .string(String(repeating: "\\", count: 300_000)),
+      ],
+    ] {
+      _ = try engine.insert("Note", fields: fields, acl: acl, as: login.principals)
+    }
     let before = try postgresFingerprint(board, updateDates: false)
     let refused: [(String, [String: JSONValue])] = [
       ("101 levels", ["deep": nested(101)]),
       ("101 levels after a megabyte", bomb(262_144).merging(["deep": nested(101)]) { $1 }),
       ("2,000,007 bytes", bomb(400_000)),
+      ("a text of 1,000,001 bytes", ["t": .string(String(repeating: "x", count: limit + 1))]),
       (
-        "a text of 1,000,001 bytes",
-        ["t": .string(String(repeating: "x", count: DatastoreClient.maximumTextBytes + 1))]
+        "a text of 1,000,002 bytes in 500,001 characters",
+        ["t": .string(String(repeating: "é", count: 500_001))]
+      ),
+      (
+        "a text of 1,000,001 bytes among escapes",
+        [
+          "t": .string(
+            String(repeating: "x", count: limit - 10) + String(repeating: "\"", count: 11)),
+          "b": .string(String(repeating: "\\", count: 100)),
+        ]
       ),
     ]
     for (name, fields) in refused {

@@ -86,6 +86,7 @@ extension PostgresSideChannelTests {
           ])
       }
     }
+    try scene.bob.execute("SELECT forum.mark_read(ARRAY['\(scene.conversation)'], ARRAY[600])")
     try scene.board.cluster.admin("ANALYZE", database: scene.board.database)
 
     for setting in PostgresSideChannelTests.plannerSettings {
@@ -104,6 +105,19 @@ extension PostgresSideChannelTests {
             "\(who), \(label), private_search_candidates('Thread')", connection, guesses
           ) { "SELECT * FROM forum.private_search_candidates('Thread', '%\($0)%')" }
         }
+      }
+      // The other lookups a member may call with a guess: the conversation's messages, the
+      // conversation by id, and Bob's read position in it, against an id nobody has.
+      let ids = [scene.conversation, Validation.randomId()]
+      try PostgresSideChannelTests.expectSame("\(label), private_rows by parent", scene.carol, ids)
+      {
+        "SELECT 1 FROM forum.private_rows('Message', '\($0)', NULL)"
+      }
+      try PostgresSideChannelTests.expectSame("\(label), private_rows by id", scene.carol, ids) {
+        "SELECT 1 FROM forum.private_rows('Conversation', NULL, ARRAY['\($0)'])"
+      }
+      try PostgresSideChannelTests.expectSame("\(label), read_positions_of", scene.carol, ids) {
+        "SELECT 1 FROM forum.read_positions_of(ARRAY['\($0)'])"
       }
       // The probe tells what does differ: Bob, who may read the messages, sees the secret's
       // prefix match and the wrong one not.
