@@ -27,7 +27,8 @@ extension PostgresSchema {
     CREATE OR REPLACE FUNCTION forum.private_file_list()
     RETURNS SETOF forum.private_files
     LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+    SET search_path = pg_catalog, pg_temp SET enable_seqscan = off SET enable_indexscan = on
+    SET enable_bitmapscan = on
     SET plan_cache_mode = force_custom_plan
     AS $$
     BEGIN
@@ -44,7 +45,8 @@ extension PostgresSchema {
     CREATE OR REPLACE FUNCTION forum.private_file_rows(names text[])
     RETURNS SETOF forum.private_files
     LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 1
-    SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+    SET search_path = pg_catalog, pg_temp SET enable_seqscan = off SET enable_indexscan = on
+    SET enable_bitmapscan = on
     SET plan_cache_mode = force_custom_plan
     AS $$
     DECLARE

@@ -867,12 +867,15 @@ enum PostgresSchema {
     -- The only index a member's lookup can use is the keys' (the class is compared as an
     -- expression no index holds, and sequential scans are off), so one generic plan, made at a
     -- session's first call and kept, is as safe as a new one each call, which cost 2 ms on
-    -- every public read; and every call after the first costs the same buffers.
+    -- every public read; and every call after the first costs the same buffers. The scan
+    -- settings are the function's own (issue 28): a member's session turning index or bitmap
+    -- scans off does not turn the lookup into a walk of everyone's rows.
     CREATE OR REPLACE FUNCTION forum.private_rows(want_class text, want_parent text,
                                                   want_ids text[])
     RETURNS SETOF forum.private_objects
     LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
-    SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+    SET search_path = pg_catalog, pg_temp SET enable_seqscan = off SET enable_indexscan = on
+    SET enable_bitmapscan = on
     SET plan_cache_mode = force_generic_plan
     AS $$
     DECLARE
@@ -1006,7 +1009,8 @@ enum PostgresSchema {
     RETURNS TABLE(seq bigint, class text, object_id text, kind smallint, parent_id text,
                   number bigint, readers text[])
     LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 20
-    SET search_path = pg_catalog, pg_temp SET enable_seqscan = off
+    SET search_path = pg_catalog, pg_temp SET enable_seqscan = off SET enable_indexscan = on
+    SET enable_bitmapscan = on
     SET plan_cache_mode = force_custom_plan
     AS $$
     BEGIN
