@@ -15,6 +15,9 @@ extension PostgresSideChannelTests {
     "enable_nestloop = off", "enable_hashjoin = off", "enable_mergejoin = off",
     "enable_material = off", "enable_memoize = off", "jit = off",
     "plan_cache_mode = force_generic_plan", "plan_cache_mode = force_custom_plan",
+    // And a few more a member may set: costs that turn plans around, and less memory.
+    "enable_sort = off", "enable_tidscan = off", "random_page_cost = 1000",
+    "cpu_operator_cost = 10", "work_mem = '64kB'",
   ]
 
   /// The attack as it was made: `search_candidates` grown one character at a time, the next
