@@ -18,6 +18,9 @@ public struct NCMBPolicy: Sendable {
       _ className: String, _ fields: [String: JSONValue], _ creating: Bool,
       _ client: DatastoreClient
     ) throws -> [String: JSONValue]
+  /// An object as the API answers it (with the objects it includes): the application's one
+  /// JSON shape for its objects. By default the datastore's (`DataObject.json`).
+  public var present: @Sendable (_ object: DataObject) -> JSONValue
 
   public init(
     file:
@@ -26,10 +29,12 @@ public struct NCMBPolicy: Sendable {
       ) = { _, bytes, mimeType in (bytes, mimeType) },
     object:
       @escaping @Sendable (String, [String: JSONValue], Bool, DatastoreClient) throws ->
-      [String: JSONValue] = { _, fields, _, _ in fields }
+      [String: JSONValue] = { _, fields, _, _ in fields },
+    present: @escaping @Sendable (DataObject) -> JSONValue = { $0.json }
   ) {
     self.file = file
     self.object = object
+    self.present = present
   }
 
   /// Accepts what the datastore accepts.

@@ -37,8 +37,19 @@ enum NCMBQuery {
     return decoded
   }
 
-  static func query(className: String, _ parameters: [String: String]) throws -> (Query, Bool) {
+  /// A search as the parameters ask it.
+  struct Search {
+    var query: Query
+    /// `count=1`: the answer adds `"count"`.
+    var withCount = false
+    /// `limit=0`: no objects (the Swift SDK's `count()` sends `count=1&limit=0`; NCMB answered
+    /// it with the count and no results, so a `limit=0` alone is an empty page).
+    var listsNothing = false
+  }
+
+  static func query(className: String, _ parameters: [String: String]) throws -> Search {
     var query = Query(className: className)
+    var listsNothing = false
     if let text = parameters["where"], !text.isEmpty {
       guard case .object(let fields) = try NCMBJSON.parse(Array(text.utf8)) else {
         throw NCMBError.invalid("where")
@@ -48,10 +59,10 @@ enum NCMBQuery {
     let order = parameters["order"].map { $0.split(separator: ",").map(String.init) } ?? []
     query.order = order.isEmpty ? ["-createDate"] : order
     if let limit = parameters["limit"] {
-      guard let value = Int(limit), (1...Query.maximumLimit).contains(value) else {
-        throw NCMBError.invalid("limit", "between 1 and \(Query.maximumLimit)")
+      guard let value = Int(limit), (0...Query.maximumLimit).contains(value) else {
+        throw NCMBError.invalid("limit", "between 0 and \(Query.maximumLimit)")
       }
-      query.limit = value
+      if value == 0 { listsNothing = true } else { query.limit = value }
     }
     if let skip = parameters["skip"] {
       guard let value = Int(skip), value >= 0 else { throw NCMBError.invalid("skip") }
@@ -66,7 +77,7 @@ enum NCMBQuery {
     case "1": count = true
     default: throw NCMBError.invalid("count")
     }
-    return (query, count)
+    return Search(query: query, withCount: count, listsNothing: listsNothing)
   }
 
   /// A `where` object: every key must hold.
