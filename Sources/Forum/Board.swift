@@ -399,18 +399,43 @@ public final class Board {
     return (page - 1) * pageSize
   }
 
-  /// REST shape: the object's fields with pointers as pointers, plus the author's display name.
+  /// REST shape as `--json` prints it: the object's one JSON shape (`restObject`) plus the
+  /// author's display name and handle.
   static func restJSON(_ object: DataObject, displayName: String, userName: String)
     -> JSONValue
   {
+    var plain = object
+    plain.included = [:]
+    guard case .object(var fields) = restObject(plain), !object.isDamaged else {
+      return restObject(plain)
+    }
+    fields["displayName"] = .string(displayName)
+    fields["userName"] = .string(userName)
+    return .object(fields)
+  }
+
+  /// The classes whose objects the board writes and shapes.
+  static let boardClasses: Set<String> = [
+    threadClass, commentClass, conversationClass, messageClass, preferenceClass,
+  ]
+
+  /// The one JSON shape of the board's objects wherever they are read, by `--json` and by
+  /// `forum serve` (`NCMBPolicy.board`): the datastore's REST shape with the board's date
+  /// fields as NCMB writes a date (`{"__type":"Date","iso":…}`; `createDate` and `updateDate`
+  /// stay plain ISO strings), and the objects it includes in the same shape. A damaged row is
+  /// `damagedJSON`; an app's own classes keep the datastore's shape.
+  public static func restObject(_ object: DataObject) -> JSONValue {
     if object.isDamaged { return damagedJSON(object) }
     var plain = object
     plain.included = [:]
     guard case .object(var fields) = plain.json else { return plain.json }
-    fields["displayName"] = .string(displayName)
-    fields["userName"] = .string(userName)
-    fields["lastCommentNumber"] = nil
-    ncmbDates(&fields)
+    if boardClasses.contains(object.className) { ncmbDates(&fields) }
+    for (key, included) in object.included {
+      var nested = restObject(included).objectValue ?? [:]
+      nested["__type"] = .string("Object")
+      nested["className"] = .string(included.className)
+      fields[key] = .object(nested)
+    }
     return .object(fields)
   }
 
