@@ -106,6 +106,8 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   public func respond(to request: HTTPRequest) -> HTTPResponse {
     do {
       try NCMBRoute.checkVersion(request.path)
+      // (limits: budgets per address go first.) Unsigned: refused before the database.
+      _ = try NCMBSignature.headers(request)
       if let writers, request.method != "GET" {
         // Admitted before it queues: a request that is not signed right never waits among
         // honest writes, nor holds a batch's transaction.
@@ -129,6 +131,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   /// for a write. Needs only the request's head and body length.
   public func admit(_ request: HTTPRequest) throws {
     try NCMBRoute.checkVersion(request.path)
+    _ = try NCMBSignature.headers(request)
     try pool.with { pooled in _ = try admit(request, pooled) }
   }
 
