@@ -109,9 +109,12 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       // (limits: budgets per address go first.) Unsigned: refused before the database.
       _ = try NCMBSignature.headers(request)
       if let writers, request.method != "GET" {
-        // Admitted before it queues: a request that is not signed right never waits among
-        // honest writes, nor holds a batch's transaction.
-        try pool.with { pooled in _ = try admit(request, pooled) }
+        // Admitted before it queues: a request that is not signed right, or names a session
+        // that is unknown or over (the keys are in every copy of an app; the session is what
+        // authorizes), never waits among honest writes, nor holds a batch's transaction.
+        try pool.with { pooled in
+          _ = try session(request, pooled.store, try admit(request, pooled))
+        }
         return writers.submit(request)
       }
       return try pool.with { pooled in
