@@ -117,7 +117,11 @@ expect('android: comments with count', [answer.status, answer.json.get('count')]
 answer = dave.fetch_file('android-picture.png')
 expect('android: fetch', [answer.status, answer.body[:4].hex()], [200, '89504e47'])
 
-# The thread as the server answers it now, for the terminal to compare.
+# The thread as the server answers it now, for the terminal to compare; its lastActivity is a
+# Date, and a Date finds it again.
 answer = alice.find('Thread', where={'objectId': thread_id})
 thread = (answer.json.get('results') or [{}])[0]
+answer = alice.find('Thread', where={'lastActivity': {'$gte': thread.get('lastActivity')}})
+expect('swift: a Date compared with lastActivity',
+       [t.get('objectId') for t in answer.json.get('results', [])], [thread_id])
 print(json.dumps({'problems': problems, 'thread': thread}))

@@ -455,6 +455,12 @@ public final class Board {
   /// The board's own date fields, stored as milliseconds so the engine can compare them.
   static let dateFields = ["lastActivity", "editDate", "moderatedDate", pinField]
 
+  /// The fields of `className` stored as milliseconds that `restObject` writes as Dates: what
+  /// an app compares with a Date (`forum serve`'s queries).
+  public static func millisecondDates(_ className: String) -> Set<String> {
+    boardClasses.contains(className) ? Set(dateFields) : []
+  }
+
   /// NCMB writes a date field as `{"__type":"Date","iso":"…Z"}` (only `createDate` and
   /// `updateDate` are plain ISO strings): one format for every date a program reads.
   static func ncmbDates(_ fields: inout [String: JSONValue]) {

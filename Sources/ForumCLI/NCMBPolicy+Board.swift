@@ -11,5 +11,5 @@ extension NCMBPolicy {
     object: { className, fields, creating, client in
       try Board.checkAppObject(
         className: className, fields: fields, creating: creating, client: client)
-    }, present: Board.restObject)
+    }, present: Board.restObject, millisecondDates: Board.millisecondDates)
 }

@@ -42,7 +42,8 @@ struct ObjectsController: NCMBController {
   /// A find (`where`, `order`, `limit`, `skip`, `count`, `include`) over `className`.
   static func search(_ call: NCMBCall, _ className: String) throws -> HTTPResponse {
     let parameters = try NCMBQuery.parameters(call.request.rawQuery)
-    let search = try NCMBQuery.query(className: className, parameters)
+    let search = try NCMBQuery.query(
+      className: className, parameters, dates: call.policy.millisecondDates(className))
     var body: [String: JSONValue] = [:]
     let found = search.listsNothing ? [] : try call.client.find(search.query)
     body["results"] = .array(found.map { NCMBJSON.object($0, call.policy) })
