@@ -422,14 +422,18 @@ public final class Board {
   /// The one JSON shape of the board's objects wherever they are read, by `--json` and by
   /// `forum serve` (`NCMBPolicy.board`): the datastore's REST shape with the board's date
   /// fields as NCMB writes a date (`{"__type":"Date","iso":…}`; `createDate` and `updateDate`
-  /// stay plain ISO strings), and the objects it includes in the same shape. A damaged row is
+  /// stay plain ISO strings), without the engine's bookkeeping (`lastCommentNumber`), and the
+  /// objects it includes in the same shape. A damaged row is
   /// `damagedJSON`; an app's own classes keep the datastore's shape.
   public static func restObject(_ object: DataObject) -> JSONValue {
     if object.isDamaged { return damagedJSON(object) }
     var plain = object
     plain.included = [:]
     guard case .object(var fields) = plain.json else { return plain.json }
-    if boardClasses.contains(object.className) { ncmbDates(&fields) }
+    if boardClasses.contains(object.className) {
+      ncmbDates(&fields)
+      fields["lastCommentNumber"] = nil  // the engine's bookkeeping for numbering
+    }
     for (key, included) in object.included {
       var nested = restObject(included).objectValue ?? [:]
       nested["__type"] = .string("Object")
