@@ -15,7 +15,8 @@ private final class BoardIdentity: @unchecked Sendable {
 /// NCMB's REST API (2013-09-01) over a `Datastore`: signature, sessions, classes, users, login,
 /// roles, files. Knows no threads: the board's rules are the engine's, and what the application
 /// adds comes in as an `NCMBPolicy`. Holds no state of its own: keys and sessions are read from
-/// the database on every request.
+/// the database on every request. Each request passes one pipeline: limits → signature →
+/// session → read cache → route (`NCMBRoute`) → its resource's controller (`Controllers/`).
 public final class NCMBService: HTTPHandler, @unchecked Sendable {
   /// The prefix every NCMB path starts with.
   public static let apiVersion = "2013-09-01"
