@@ -14,7 +14,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 # Swift's own crash handler would race ASan's report.
 export SWIFT_BACKTRACE=enable=no
 
-targets=(png jpeg gif webp resample containers json tokenizer)
+targets=(png jpeg gif webp resample containers json tokenizer multipart)
 out=.build/fuzz
 # The decoders with their loader (libraries.c): the image libraries are opened with dlopen on
 # first use, as in forum itself, so nothing is linked with -l.
@@ -47,6 +47,10 @@ build() {
       # whole ForumCLI module and is not fuzzed here).
       swiftc -sanitize=fuzzer,address -parse-as-library -g -module-name FuzzTokenizer \
         Sources/ForumCLI/Input/CommandWords.swift Fuzz/Swift/tokenizer.swift -o "$binary" ;;
+    multipart)
+      # forum serve's reader of an upload's multipart/form-data body.
+      swiftc -sanitize=fuzzer,address -parse-as-library -g -module-name FuzzMultipart \
+        Sources/NCMBServer/MultipartForm.swift Fuzz/Swift/multipart.swift -o "$binary" ;;
     *) echo "unknown target $target (one of: ${targets[*]})" >&2; exit 2 ;;
   esac
 }
@@ -63,6 +67,7 @@ seeds() {
     containers) dirs=(Fixtures/corpus Fuzz/seeds/png Fuzz/seeds/jpeg Fuzz/seeds/gif Fuzz/seeds/webp) ;;
     json) dirs=(Fuzz/seeds/json) ;;
     tokenizer) dirs=(Fuzz/seeds/tokenizer) ;;
+    multipart) dirs=(Fuzz/seeds/multipart) ;;
   esac
   [ -d "Fixtures/fuzz/$1" ] && dirs+=("Fixtures/fuzz/$1")
   for d in "${dirs[@]}"; do [ -d "$d" ] && echo "$d"; done

@@ -399,18 +399,47 @@ public final class Board {
     return (page - 1) * pageSize
   }
 
-  /// REST shape: the object's fields with pointers as pointers, plus the author's display name.
+  /// REST shape as `--json` prints it: the object's one JSON shape (`restObject`) plus the
+  /// author's display name and handle.
   static func restJSON(_ object: DataObject, displayName: String, userName: String)
     -> JSONValue
   {
+    var plain = object
+    plain.included = [:]
+    guard case .object(var fields) = restObject(plain), !object.isDamaged else {
+      return restObject(plain)
+    }
+    fields["displayName"] = .string(displayName)
+    fields["userName"] = .string(userName)
+    return .object(fields)
+  }
+
+  /// The classes whose objects the board writes and shapes.
+  static let boardClasses: Set<String> = [
+    threadClass, commentClass, conversationClass, messageClass, preferenceClass,
+  ]
+
+  /// The one JSON shape of the board's objects wherever they are read, by `--json` and by
+  /// `forum serve` (`NCMBPolicy.board`): the datastore's REST shape with the board's date
+  /// fields as NCMB writes a date (`{"__type":"Date","iso":…}`; `createDate` and `updateDate`
+  /// stay plain ISO strings), without the engine's bookkeeping (`lastCommentNumber`), and the
+  /// objects it includes in the same shape. A damaged row is
+  /// `damagedJSON`; an app's own classes keep the datastore's shape.
+  public static func restObject(_ object: DataObject) -> JSONValue {
     if object.isDamaged { return damagedJSON(object) }
     var plain = object
     plain.included = [:]
     guard case .object(var fields) = plain.json else { return plain.json }
-    fields["displayName"] = .string(displayName)
-    fields["userName"] = .string(userName)
-    fields["lastCommentNumber"] = nil
-    ncmbDates(&fields)
+    if boardClasses.contains(object.className) {
+      ncmbDates(&fields)
+      fields["lastCommentNumber"] = nil  // the engine's bookkeeping for numbering
+    }
+    for (key, included) in object.included {
+      var nested = restObject(included).objectValue ?? [:]
+      nested["__type"] = .string("Object")
+      nested["className"] = .string(included.className)
+      fields[key] = .object(nested)
+    }
     return .object(fields)
   }
 
@@ -429,6 +458,12 @@ public final class Board {
 
   /// The board's own date fields, stored as milliseconds so the engine can compare them.
   static let dateFields = ["lastActivity", "editDate", "moderatedDate", pinField]
+
+  /// The fields of `className` stored as milliseconds that `restObject` writes as Dates: what
+  /// an app compares with a Date (`forum serve`'s queries).
+  public static func millisecondDates(_ className: String) -> Set<String> {
+    boardClasses.contains(className) ? Set(dateFields) : []
+  }
 
   /// NCMB writes a date field as `{"__type":"Date","iso":"…Z"}` (only `createDate` and
   /// `updateDate` are plain ISO strings): one format for every date a program reads.

@@ -3,12 +3,13 @@ import Forum
 import NCMBServer
 
 extension NCMBPolicy {
-  /// The board's checks on what apps send (`Board.checkAppFile`, `Board.checkAppObject`): what
+  /// The board's checks on what apps send (`Board.checkAppFile`, `Board.checkAppObject`) and
+  /// its objects' one JSON shape (`Board.restObject`, as `--json` writes them): what
   /// `forum serve` gives its `NCMBService`.
   public static let board = NCMBPolicy(
     file: { _, bytes, mimeType in try Board.checkAppFile(bytes: bytes, mimeType: mimeType) },
     object: { className, fields, creating, client in
       try Board.checkAppObject(
         className: className, fields: fields, creating: creating, client: client)
-    })
+    }, present: Board.restObject, millisecondDates: Board.millisecondDates)
 }

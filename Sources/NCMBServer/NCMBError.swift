@@ -23,6 +23,25 @@ public struct NCMBError: Error, Equatable, Sendable {
   }
   static let header = NCMBError(
     status: 401, code: "E401001", message: "Authentication error by header incorrect.")
+  /// NCMB's E401001 with what in the headers was wrong: the signature, the timestamp, the
+  /// session (never a value sent).
+  static func header(_ why: String) -> NCMBError {
+    NCMBError(
+      status: 401, code: "E401001", message: "Authentication error by header incorrect. (\(why))")
+  }
+  static let badSignature = header("X-NCMB-Signature does not match the request")
+  static func missingHeader(_ name: String) -> NCMBError { header("\(name) is missing") }
+  static let staleTimestamp = header(
+    "X-NCMB-Timestamp is malformed or more than 15 minutes from the server's clock")
+  /// A request that needs a signed-in user sent no session token.
+  static let noSession = header(
+    "this needs a signed-in user: X-NCMB-Apps-Session-Token is missing")
+  /// The session token sent is unknown or has ended (logout, expiry).
+  static let unknownSession = header(
+    "X-NCMB-Apps-Session-Token is unknown or has expired: sign in again")
+  /// An application key that is not this board's (NCMB's E404005).
+  static let noSuchApplication = NCMBError(
+    status: 404, code: "E404005", message: "No such application.")
   static let idPass = NCMBError(
     status: 401, code: "E401002", message: "Authentication error with ID/PASS incorrect.")
   static let noAccess = NCMBError(status: 403, code: "E403001", message: "No access with ACL.")
@@ -51,12 +70,20 @@ public struct NCMBError: Error, Equatable, Sendable {
     case .invalid:
       self = .invalid(error.field ?? "value", error.detail)
     case .empty: self = .empty(error.field ?? "value")
-    case .authentication: self = .header
-    case .noAccess: self = .noAccess
-    case .notFound: self = .notFound
-    case .fileTooLarge: self = .fileTooLarge
+    case .authentication:
+      self = error.detail.map { .header($0) } ?? .noSession
+    case .noAccess: self = NCMBError.noAccess.because(error.detail)
+    case .notFound: self = NCMBError.notFound.because(error.detail)
+    case .fileTooLarge: self = NCMBError.fileTooLarge.because(error.detail)
     case .systemError: self = .system
     }
+  }
+
+  /// The same refusal with the engine's reason after NCMB's message (`No access with ACL.
+  /// (only you may be the writer)`): an app can say why, not only that.
+  func because(_ why: String?) -> NCMBError {
+    guard let why, !why.isEmpty else { return self }
+    return NCMBError(status: status, code: code, message: message + " (\(why))")
   }
 
   var body: [UInt8] {

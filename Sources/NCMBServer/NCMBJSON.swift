@@ -36,9 +36,23 @@ enum NCMBJSON {
     .string(BackendDate.string(milliseconds: milliseconds))
   }
 
-  /// An object as NCMB returns it; a user without what only the datastore may know.
-  static func object(_ object: DataObject) -> JSONValue {
-    guard var fields = object.json.objectValue else { return object.json }
+  /// A value as stored: pointers reduced to the three keys the backend compares.
+  static func stored(_ value: JSONValue) throws -> JSONValue {
+    guard case .object(let object) = value, object["__type"] == .string("Pointer") else {
+      return value
+    }
+    guard let className = object["className"]?.stringValue,
+      let objectId = object["objectId"]?.stringValue
+    else { throw NCMBError.invalid("pointer") }
+    return .pointer(className: className, objectId: objectId)
+  }
+
+  /// An object as NCMB returns it, in the shape the application gives its objects
+  /// (`NCMBPolicy.present`: the board's, the same as `forum --json`); a user without what only
+  /// the datastore may know.
+  static func object(_ object: DataObject, _ policy: NCMBPolicy) -> JSONValue {
+    let json = policy.present(object)
+    guard var fields = json.objectValue else { return json }
     if object.className == User.className { fields["authData"] = nil }
     for (key, included) in object.included where included.className == User.className {
       if var nested = fields[key]?.objectValue {

@@ -18,6 +18,12 @@ public struct NCMBPolicy: Sendable {
       _ className: String, _ fields: [String: JSONValue], _ creating: Bool,
       _ client: DatastoreClient
     ) throws -> [String: JSONValue]
+  /// An object as the API answers it (with the objects it includes): the application's one
+  /// JSON shape for its objects. By default the datastore's (`DataObject.json`).
+  public var present: @Sendable (_ object: DataObject) -> JSONValue
+  /// Fields of a class that the application stores as milliseconds and `present` answers as
+  /// NCMB's Dates: a query's Date on them is compared as milliseconds.
+  public var millisecondDates: @Sendable (_ className: String) -> Set<String>
 
   public init(
     file:
@@ -26,10 +32,14 @@ public struct NCMBPolicy: Sendable {
       ) = { _, bytes, mimeType in (bytes, mimeType) },
     object:
       @escaping @Sendable (String, [String: JSONValue], Bool, DatastoreClient) throws ->
-      [String: JSONValue] = { _, fields, _, _ in fields }
+      [String: JSONValue] = { _, fields, _, _ in fields },
+    present: @escaping @Sendable (DataObject) -> JSONValue = { $0.json },
+    millisecondDates: @escaping @Sendable (String) -> Set<String> = { _ in [] }
   ) {
     self.file = file
     self.object = object
+    self.present = present
+    self.millisecondDates = millisecondDates
   }
 
   /// Accepts what the datastore accepts.

@@ -37,21 +37,37 @@ enum NCMBQuery {
     return decoded
   }
 
-  static func query(className: String, _ parameters: [String: String]) throws -> (Query, Bool) {
+  /// A search as the parameters ask it.
+  struct Search {
+    var query: Query
+    /// `count=1`: the answer adds `"count"`.
+    var withCount = false
+    /// `limit=0`: no objects (the Swift SDK's `count()` sends `count=1&limit=0`; NCMB answered
+    /// it with the count and no results, so a `limit=0` alone is an empty page).
+    var listsNothing = false
+  }
+
+  /// `dates`: fields of the class the application stores as milliseconds and answers as
+  /// NCMB's Dates (`NCMBPolicy.millisecondDates`): a Date compared with them is its
+  /// milliseconds, as for `createDate`.
+  static func query(
+    className: String, _ parameters: [String: String], dates: Set<String> = []
+  ) throws -> Search {
     var query = Query(className: className)
+    var listsNothing = false
     if let text = parameters["where"], !text.isEmpty {
       guard case .object(let fields) = try NCMBJSON.parse(Array(text.utf8)) else {
         throw NCMBError.invalid("where")
       }
-      query.conditions = try conditions(fields)
+      query.conditions = try conditions(fields, dates: dates)
     }
     let order = parameters["order"].map { $0.split(separator: ",").map(String.init) } ?? []
     query.order = order.isEmpty ? ["-createDate"] : order
     if let limit = parameters["limit"] {
-      guard let value = Int(limit), (1...Query.maximumLimit).contains(value) else {
-        throw NCMBError.invalid("limit", "between 1 and \(Query.maximumLimit)")
+      guard let value = Int(limit), (0...Query.maximumLimit).contains(value) else {
+        throw NCMBError.invalid("limit", "between 0 and \(Query.maximumLimit)")
       }
-      query.limit = value
+      if value == 0 { listsNothing = true } else { query.limit = value }
     }
     if let skip = parameters["skip"] {
       guard let value = Int(skip), value >= 0 else { throw NCMBError.invalid("skip") }
@@ -66,11 +82,13 @@ enum NCMBQuery {
     case "1": count = true
     default: throw NCMBError.invalid("count")
     }
-    return (query, count)
+    return Search(query: query, withCount: count, listsNothing: listsNothing)
   }
 
   /// A `where` object: every key must hold.
-  static func conditions(_ fields: [String: JSONValue]) throws -> [QueryCondition] {
+  static func conditions(_ fields: [String: JSONValue], dates: Set<String> = []) throws
+    -> [QueryCondition]
+  {
     var result: [QueryCondition] = []
     for key in fields.keys.sorted() {
       let value = fields[key]!
@@ -84,20 +102,23 @@ enum NCMBQuery {
               guard case .object(let inner) = alternative else {
                 throw NCMBError.invalid("where", "$or takes an array of conditions")
               }
-              return .and(try conditions(inner))
+              return .and(try conditions(inner, dates: dates))
             }))
       } else if key.hasPrefix("$") {
         throw NCMBError.invalid("where", "\(key) is not supported")
       } else {
-        result += try fieldConditions(key, value)
+        result += try fieldConditions(key, value, dates)
       }
     }
     return result
   }
 
-  private static func fieldConditions(_ field: String, _ value: JSONValue) throws
-    -> [QueryCondition]
-  {
+  private static func fieldConditions(
+    _ field: String, _ value: JSONValue, _ dates: Set<String>
+  ) throws -> [QueryCondition] {
+    func operand(_ field: String, _ value: JSONValue) throws -> JSONValue {
+      try NCMBQuery.operand(field, value, dates)
+    }
     guard case .object(let operators) = value, operators["__type"] == nil,
       operators.keys.contains(where: { $0.hasPrefix("$") })
     else { return [.equal(field, try operand(field, value))] }
@@ -118,7 +139,7 @@ enum NCMBQuery {
             "$lt": .lessThan, "$lte": .lessThanOrEqual, "$gt": .greaterThan,
             "$gte": .greaterThanOrEqual,
           ][name]!
-        result.append(try range(field, comparison, argument))
+        result.append(try range(field, comparison, operand(field, argument)))
       case "$in": result.append(.isIn(field, try list()))
       case "$nin": result.append(.notIn(field, try list()))
       case "$exists":
@@ -145,7 +166,9 @@ enum NCMBQuery {
 
   /// A value to compare with: a Date on the built-in dates is their milliseconds; a pointer is
   /// normalised to the three keys the backend stores.
-  private static func operand(_ field: String, _ value: JSONValue) throws -> JSONValue {
+  private static func operand(_ field: String, _ value: JSONValue, _ dates: Set<String>) throws
+    -> JSONValue
+  {
     guard case .object(let object) = value, let type = object["__type"]?.stringValue else {
       return value
     }
@@ -159,16 +182,18 @@ enum NCMBQuery {
       guard let iso = object["iso"]?.stringValue,
         let milliseconds = NCMBSignature.milliseconds(ofTimestamp: iso), iso.hasSuffix("Z")
       else { throw NCMBError.invalid("where", "a date needs iso") }
-      if field == "createDate" || field == "updateDate" { return .int(milliseconds) }
+      if field == "createDate" || field == "updateDate" || dates.contains(field) {
+        return .int(milliseconds)
+      }
       return .object(["__type": .string("Date"), "iso": .string(iso)])
     default: return value
     }
   }
 
+  /// `value` is the operand already read (`operand`).
   private static func range(
-    _ field: String, _ comparison: QueryCondition.Comparison, _ argument: JSONValue
+    _ field: String, _ comparison: QueryCondition.Comparison, _ value: JSONValue
   ) throws -> QueryCondition {
-    let value = try operand(field, argument)
     // A date inside an object is compared by its iso text, which sorts as the time does.
     if case .object(let date) = value, let iso = date["iso"] {
       return .compare(field + ".iso", comparison, iso)

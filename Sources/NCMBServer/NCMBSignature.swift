@@ -164,23 +164,56 @@ public enum NCMBSignature {
     return Int64(seconds) * 1000 + millis
   }
 
-  /// Checks a request's signature headers against the board's keys at time `now`: a missing or
-  /// unknown application key, a malformed or stale timestamp, or a signature that matches
-  /// neither the host as sent nor the host without its port is `E401001`.
+  /// Checks a request's signature headers against the board's keys at time `now`: a missing
+  /// header, a malformed or stale timestamp, or a signature that matches neither the host as
+  /// sent nor the host without its port is `E401001` saying which; an application key that is
+  /// not the board's is `E404005`.
   static func verify(_ request: HTTPRequest, keys: ApplicationKeys, now: Int64) throws {
     try verify(request, keys: Keys(keys), now: now)
   }
 
+  /// What the Android SDK's timestamps may be off by besides the skew: it writes the hour on a
+  /// 12-hour clock (`hh`), so after noon UTC its time reads 12 hours early, and at midnight 12
+  /// hours late. Accepted only from a timestamp sent percent-encoded, as that SDK sends it.
+  static let twelveHours: Int64 = 12 * 60 * 60 * 1000
+
+  /// Whether `timestamp` (as sent) is within the skew of `now`.
+  static func isFresh(_ timestamp: String, now: Int64) -> Bool {
+    let encoded = timestamp.contains("%")
+    guard
+      let text = encoded
+        ? try? NCMBQuery.decode(timestamp, field: "X-NCMB-Timestamp", plusIsSpace: false)
+        : timestamp,
+      let time = milliseconds(ofTimestamp: text)
+    else { return false }
+    let shifts: [Int64] = encoded ? [0, twelveHours, -twelveHours] : [0]
+    return shifts.contains { abs(time + $0 - now) <= allowedSkewMilliseconds }
+  }
+
+  /// The three signature headers, or `E401001` naming the one missing: checked before
+  /// anything of the database is borrowed.
+  static func headers(_ request: HTTPRequest) throws -> (
+    applicationKey: String, timestamp: String, signature: String
+  ) {
+    guard let applicationKey = request.header(lowercased: "x-ncmb-application-key") else {
+      throw NCMBError.missingHeader("X-NCMB-Application-Key")
+    }
+    guard let timestamp = request.header(lowercased: "x-ncmb-timestamp") else {
+      throw NCMBError.missingHeader("X-NCMB-Timestamp")
+    }
+    guard let signature = request.header(lowercased: "x-ncmb-signature") else {
+      throw NCMBError.missingHeader("X-NCMB-Signature")
+    }
+    return (applicationKey, timestamp, signature)
+  }
+
   static func verify(_ request: HTTPRequest, keys: Keys, now: Int64) throws {
     let newline: [UInt8] = [0x0A]
-    guard let applicationKey = request.header(lowercased: "x-ncmb-application-key"),
-      let timestamp = request.header(lowercased: "x-ncmb-timestamp"),
-      let signature = request.header(lowercased: "x-ncmb-signature"),
-      Crypto.constantTimeEqual(Array(applicationKey.utf8), keys.applicationKey)
-    else { throw NCMBError.header }
-    guard let time = milliseconds(ofTimestamp: timestamp),
-      abs(time - now) <= allowedSkewMilliseconds
-    else { throw NCMBError.header }
+    let (applicationKey, timestamp, signature) = try headers(request)
+    guard Crypto.constantTimeEqual(Array(applicationKey.utf8), keys.applicationKey) else {
+      throw NCMBError.noSuchApplication
+    }
+    guard isFresh(timestamp, now: now) else { throw NCMBError.staleTimestamp }
     let parameters = SortedParameters(
       rawQuery: request.rawQuery, applicationKey: applicationKey, timestamp: timestamp)
     let given = Array(signature.utf8)
@@ -211,6 +244,6 @@ public enum NCMBSignature {
         return
       }
     }
-    throw NCMBError.header
+    throw NCMBError.badSignature
   }
 }

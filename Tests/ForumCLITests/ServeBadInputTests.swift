@@ -34,7 +34,7 @@ struct ServeBadInputTests {
           ('stale timestamp', dict(stamp=now(-16)), 401, 'E401001'),
           ('timestamp from the future', dict(stamp=now(16)), 401, 'E401001'),
           ('unknown application key',
-           dict(headers={'X-NCMB-Application-Key': '0' * 64}), 401, 'E401001'),
+           dict(headers={'X-NCMB-Application-Key': '0' * 64}), 404, 'E404005'),
           ('forged session', dict(token='forged' + token), 401, 'E401001'),
           ('expired session', dict(token=expired), 401, 'E401001'),
           ('malformed JSON', dict(method='POST', path='classes/Todo', raw=b'{"a":'),

@@ -64,12 +64,21 @@ final class ServedBoard: @unchecked Sendable {
       ("host", host), ("x-ncmb-application-key", keys.applicationKey),
       ("x-ncmb-timestamp", time),
       ("x-ncmb-signature", NCMBSignature.sign(string, clientKey: clientKey ?? keys.clientKey)),
-      ("content-type", "application/json"),
+      ("content-type", formParts.isEmpty ? "application/json" : "multipart/form-data; boundary=B"),
     ]
     if let session { headers.append(("x-ncmb-apps-session-token", session)) }
+    // Parts as a multipart encoder writes them: the handler reads the body.
+    var multipart: [UInt8] = []
+    for part in formParts {
+      multipart += Array("--B\r\nContent-Disposition: form-data; name=\"\(part.name)\"".utf8)
+      if let name = part.fileName { multipart += Array("; filename=\"\(name)\"".utf8) }
+      if let type = part.contentType { multipart += Array("\r\nContent-Type: \(type)".utf8) }
+      multipart += Array("\r\n\r\n".utf8) + part.bytes + Array("\r\n".utf8)
+    }
+    if !formParts.isEmpty { multipart += Array("--B--\r\n".utf8) }
     return HTTPRequest(
       method: method, path: fullPath, rawQuery: query, headers: headers,
-      body: bodyBytes ?? Array(body.utf8), formParts: formParts)
+      body: bodyBytes ?? (formParts.isEmpty ? Array(body.utf8) : multipart), formParts: formParts)
   }
 
   func send(_ request: HTTPRequest) throws -> (Int, JSONValue) {
@@ -114,15 +123,17 @@ struct NCMBServiceTests {
     withPort.headers[0] = ("host", "mbaas.api.nifcloud.com:443")
     try NCMBSignature.verify(withPort, keys: keys, now: time)
     // A stale timestamp, another query, another key: refused.
-    #expect(throws: NCMBError.header) {
+    #expect(throws: NCMBError.staleTimestamp) {
       try NCMBSignature.verify(
         request, keys: keys, now: time + NCMBSignature.allowedSkewMilliseconds + 1)
     }
     var other = request
     other.rawQuery = "where=%7B%22testKey%22%3A%22other%22%7D"
-    #expect(throws: NCMBError.header) { try NCMBSignature.verify(other, keys: keys, now: time) }
+    #expect(throws: NCMBError.badSignature) {
+      try NCMBSignature.verify(other, keys: keys, now: time)
+    }
     let otherKeys = ApplicationKeys(applicationKey: keys.applicationKey, clientKey: "x")
-    #expect(throws: NCMBError.header) {
+    #expect(throws: NCMBError.badSignature) {
       try NCMBSignature.verify(request, keys: otherKeys, now: time)
     }
   }
@@ -411,7 +422,7 @@ struct NCMBServiceTests {
     let cases: [(String, HTTPRequest, Int, String)] = [
       ("missing signature", unsigned, 401, "E401001"),
       ("bad signature", board.request("GET", "classes/Thread", clientKey: "wrong"), 401, "E401001"),
-      ("unknown application key", unknownApp, 401, "E401001"),
+      ("unknown application key", unknownApp, 404, "E404005"),
       ("stale timestamp", board.request("GET", "classes/Thread", timestamp: stale), 401, "E401001"),
       (
         "forged session",

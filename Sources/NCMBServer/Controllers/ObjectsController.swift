@@ -1,0 +1,102 @@
+import Datastore
+
+/// `classes/CLASS[/ID]`: an app's objects (find, create, get, update, delete).
+struct ObjectsController: NCMBController {
+  /// NCMB's own classes, reached through their own paths only.
+  static let systemClasses: Set<String> = ["user", "role", "file", "installation", "push"]
+
+  /// Fields an app sends that are the datastore's: dropped as NCMB did (the Python SDK sends
+  /// `createDate` back on every update).
+  static let systemFields: Set<String> = ["objectId", "createDate", "updateDate"]
+
+  func respond(to call: NCMBCall) throws -> HTTPResponse {
+    let className = call.route.names[0]
+    guard !ObjectsController.systemClasses.contains(className) else { throw NCMBError.notFound }
+    let objectId = call.route.names.count == 2 ? call.route.names[1] : nil
+    let client = call.client
+    switch (call.method, objectId) {
+    case ("GET", nil):
+      return try ObjectsController.search(call, className)
+    case ("POST", nil):
+      return try create(call, className)
+    case ("GET", let id?):
+      let parameters = try NCMBQuery.parameters(call.request.rawQuery)
+      let include = parameters["include"].map { $0.split(separator: ",").map(String.init) } ?? []
+      guard include.isEmpty else {
+        guard let object = try client.get(className, objectIds: [id], include: include).first
+        else { throw NCMBError.notFound }
+        return NCMBService.json(NCMBJSON.object(object, call.policy))
+      }
+      return NCMBService.json(
+        NCMBJSON.object(try client.get(className, objectId: id), call.policy))
+    case ("PUT", let id?):
+      return try update(call, className, id)
+    case ("DELETE", let id?):
+      try client.delete(className, objectId: id)
+      return NCMBService.deleted
+    default:
+      throw NCMBError.method
+    }
+  }
+
+  /// A find (`where`, `order`, `limit`, `skip`, `count`, `include`) over `className`.
+  static func search(_ call: NCMBCall, _ className: String) throws -> HTTPResponse {
+    let parameters = try NCMBQuery.parameters(call.request.rawQuery)
+    let search = try NCMBQuery.query(
+      className: className, parameters, dates: call.policy.millisecondDates(className))
+    var body: [String: JSONValue] = [:]
+    let found = search.listsNothing ? [] : try call.client.find(search.query)
+    body["results"] = .array(found.map { NCMBJSON.object($0, call.policy) })
+    if search.withCount { body["count"] = .int(Int64(try call.client.count(search.query))) }
+    return NCMBService.json(.object(body))
+  }
+
+  private func create(_ call: NCMBCall, _ className: String) throws -> HTTPResponse {
+    let client = call.client
+    var fields = try NCMBJSON.object(call.request.body)
+    let acl = try fields.removeValue(forKey: "acl").map(ACL.init(json:))
+    for field in ObjectsController.systemFields { fields[field] = nil }
+    fields = try fields.mapValues(NCMBJSON.stored)
+    fields = try call.policy.object(className, fields, true, client)
+    // A class whose objects have an author: unless the app says otherwise, everyone reads and
+    // the author alone writes (the backend's public read and write would be refused).
+    var given = acl
+    if given == nil, client.store.rules.owner(of: className) != nil, let userId = client.userId {
+      given = .publicRead(owner: userId)
+    }
+    let object = try client.create(className, fields: fields, acl: given)
+    return NCMBService.json(
+      .object([
+        "objectId": .string(object.objectId), "createDate": NCMBJSON.date(object.createDate),
+      ]), status: 201)
+  }
+
+  private func update(_ call: NCMBCall, _ className: String, _ objectId: String) throws
+    -> HTTPResponse
+  {
+    var fields = try NCMBJSON.object(call.request.body)
+    let acl = try fields.removeValue(forKey: "acl").map(ACL.init(json:))
+    for field in ObjectsController.systemFields { fields[field] = nil }
+    var set: [String: JSONValue] = [:]
+    var increments: [String: Int64] = [:]
+    for (key, value) in fields {
+      if case .object(let operation) = value, let name = operation["__op"]?.stringValue {
+        switch name {
+        case "Increment":
+          guard let amount = operation["amount"]?.intValue else {
+            throw NCMBError.invalid(key, "Increment needs a whole amount")
+          }
+          increments[key] = amount
+        case "Delete": set[key] = .null
+        default: throw NCMBError.invalid(key, "\(name) is not supported")
+        }
+      } else {
+        set[key] = try NCMBJSON.stored(value)
+      }
+    }
+    set = try call.policy.object(className, set, false, call.client)
+    let object = try call.client.update(
+      className, objectId: objectId, set: set, increment: increments, acl: acl)
+    return NCMBService.json(.object(["updateDate": NCMBJSON.date(object.updateDate)]))
+  }
+}

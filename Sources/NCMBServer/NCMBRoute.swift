@@ -1,0 +1,90 @@
+import Datastore
+
+/// Where a request goes: the one route table of NCMB's paths the board serves
+/// (`/2013-09-01/RESOURCE[/NAME…]`), each resource answered by its controller.
+struct NCMBRoute {
+  enum Resource: Sendable {
+    case classes, users, login, logout, roles, files
+  }
+
+  let resource: Resource
+  /// The percent-decoded path segments after the resource's name (`Thread`, an object id, a
+  /// file name).
+  let names: [String]
+
+  /// The prefix every NCMB path starts with.
+  static let prefix = "/\(NCMBService.apiVersion)/"
+
+  /// Each resource's name in the path and how many segments may follow it.
+  static let table: [String: (resource: Resource, following: ClosedRange<Int>)] = [
+    "classes": (.classes, 1...2), "users": (.users, 0...1), "login": (.login, 0...0),
+    "logout": (.logout, 0...0), "roles": (.roles, 0...1), "files": (.files, 0...1),
+  ]
+
+  /// NCMB's paths the board does not serve, by the feature each was.
+  static let unsupported = [
+    "push": "push", "installations": "installations", "requestPasswordReset": "password reset",
+    "requestMailAddressUserEntry": "mail sign-up", "batch": "batch",
+  ]
+
+  /// A path outside NCMB's API version (scripts included) is refused before anything else.
+  static func checkVersion(_ path: String) throws {
+    guard path.hasPrefix(prefix) else {
+      if path.hasPrefix("/2015-09-01/script") { throw NCMBError.unsupported("scripts") }
+      throw NCMBError.notFound
+    }
+  }
+
+  init(path: String) throws {
+    try NCMBRoute.checkVersion(path)
+    var segments = path.dropFirst(NCMBRoute.prefix.count).split(
+      separator: "/", omittingEmptySubsequences: false
+    ).map(String.init)
+    if segments.last == "" { segments.removeLast() }  // the Python SDK's trailing slash
+    guard !segments.isEmpty, !segments.contains("") else { throw NCMBError.notFound }
+    let names = try segments.map { try NCMBQuery.decode($0, field: "path", plusIsSpace: false) }
+    guard let entry = NCMBRoute.table[names[0]] else {
+      if let feature = NCMBRoute.unsupported[names[0]] { throw NCMBError.unsupported(feature) }
+      throw NCMBError.notFound
+    }
+    guard entry.following.contains(names.count - 1) else { throw NCMBError.notFound }
+    resource = entry.resource
+    self.names = Array(names.dropFirst())
+  }
+
+  /// A GET here reads nothing but the database as the caller: its answer may be kept
+  /// (`ReadCache`).
+  var isCacheable: Bool {
+    switch resource {
+    case .classes, .users, .roles, .files: true
+    case .login, .logout: false
+    }
+  }
+}
+
+/// One admitted request as a controller sees it: signed, its session resolved, routed.
+struct NCMBCall {
+  let request: HTTPRequest
+  let route: NCMBRoute
+  let store: Datastore
+  let client: DatastoreClient
+  let policy: NCMBPolicy
+
+  var method: String { request.method }
+}
+
+/// Answers the requests of one resource.
+protocol NCMBController: Sendable {
+  func respond(to call: NCMBCall) throws -> HTTPResponse
+}
+
+extension NCMBService {
+  static let jsonHeaders = [(name: "content-type", value: "application/json; charset=utf-8")]
+
+  static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+    HTTPResponse(status: status, headers: jsonHeaders, body: value.jsonBytes())
+  }
+
+  /// An empty 200, as NCMB answers a delete.
+  static let deleted = HTTPResponse(status: 200, headers: jsonHeaders)
+}
