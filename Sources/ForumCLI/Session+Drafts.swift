@@ -183,6 +183,17 @@ extension Session {
     }
   }
 
+  /// The text for `target` when none was given: its saved draft if the person takes it, else a
+  /// new draft. Written out, not as `try offerSavedDraft(…) ?? draft(…)`: Swift 6.3 loses an
+  /// error thrown inside `??`'s autoclosure when it captures `guard case` bindings (reply's
+  /// thread and comment), so a cancelled draft went on as empty text, or crashed (issue 28 H8).
+  func savedDraftOrNew(
+    _ heading: String, for target: DraftTarget, edit: Bool = false
+  ) throws -> String {
+    if let saved = try offerSavedDraft(target) { return saved }
+    return try draft(heading, for: target, edit: edit)
+  }
+
   /// The post went through, or the person let the draft go.
   func discardDraft(_ target: DraftTarget) {
     drafts.discard(target)
