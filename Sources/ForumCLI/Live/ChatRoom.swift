@@ -72,8 +72,10 @@ struct ChatRoom {
       editor?.idle = { session.liveLines(force: false) }
       editor?.wakeDescriptor = { session.live.descriptor }
       editor?.idleInterval = session.live.interval
+      editor?.takesWholePastes = true
       let event = session.input.readLine(
         prompt: source.prompt, history: true, completion: .commands)
+      editor?.takesWholePastes = false
       editor?.idle = nil
       switch event {
       case .endOfInput: return .next
