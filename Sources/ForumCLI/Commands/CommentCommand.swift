@@ -56,6 +56,7 @@ enum CommentCommand: ForumCommand {
     } else {
       print(session.messages.posted("\(number)/\(comment.number)"))
     }
+    session.sayWhomMentionsMiss(text)
     return .next
   }
 }

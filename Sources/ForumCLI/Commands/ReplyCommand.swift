@@ -53,6 +53,7 @@ enum ReplyCommand: ForumCommand {
     } else {
       print(session.messages.posted("\(threadNumber)/\(comment.number)"))
     }
+    session.sayWhomMentionsMiss(text)
     return .next
   }
 }
