@@ -78,4 +78,23 @@ struct MentionNameTests {
     }
     #expect(try refs(["--author", bob.lowercased()]) == ["2"])
   }
+
+  /// In a room too, a `@Name` two people have is said to reach nobody; the line is posted.
+  @Test func aRoomSaysWhenAMentionReachesNobody() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["name", "Ken"], profile: "ken")
+    try forum.ok(["name", "KEN"], profile: "otherken")
+    try forum.ok(["new", "--title", "room"], profile: "bob")
+    let tmux = try TmuxSession(forum: forum, profile: "bob", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("chat 1")
+    try tmux.waitForPrompt("#1 chat>")
+    try tmux.enter("over to @Ken")
+    try tmux.wait("said") {
+      $0.contains { $0.hasPrefix("forum: nobody was told of @Ken: 2 people are called Ken") }
+    }
+    try tmux.waitForPrompt("#1 chat>")
+    #expect(try forum.storedComments().map { $0["text"] } == [.string("over to @Ken")])
+  }
 }

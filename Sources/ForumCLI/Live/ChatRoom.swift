@@ -105,6 +105,7 @@ struct ChatRoom {
         do {
           try source.post(text.hasPrefix("//") ? String(text.dropFirst()) : text)
           erase(typed: text)
+          if source.className == Board.commentClassName { session.sayWhomMentionsMiss(text) }
         } catch {
           // The typed line stays on screen (and in history, ↑) for another try.
           report(error)
