@@ -29,7 +29,9 @@ extension Board {
 
   // MARK: Handles
 
-  /// The user whose handle is `handle` (`@bob` or `bob`); `E404001` when there is none.
+  /// The user whose handle is `handle` (`@bob` or `bob`), or whom it names loosely (the handle
+  /// in another case, or a unique display name); `E404001` when there is none, or when several
+  /// people are called it (saying so).
   public func user(handle: String) throws -> User {
     let name = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
     let exact =
@@ -37,10 +39,14 @@ extension Board {
       ? try client.find(
         Query(className: User.className, equalTo: ["userName": .string(name)], limit: 1)
       ).first : nil
-    if exact == nil, !name.isEmpty, name.count <= User.maximumDisplayNameLength,
-      let loose = try user(looselyNamed: name)
-    {
-      return loose  // `@ken` for @Ken1234567's handle in another case, or `@Ken`, the only Ken
+    if exact == nil, !name.isEmpty, name.count <= User.maximumDisplayNameLength {
+      switch try user(looselyNamed: name) {
+      case .one(let user):
+        return user  // `@ken` for @Ken1234567's handle in another case, or `@Ken`, the only Ken
+      case .several(let count):
+        throw DatastoreError(.notFound, reason: BoardReason.severalNamed(name: name, count: count))
+      case .nobody: break
+      }
     }
     guard let object = exact else {
       // Only a well-formed handle is repeated back: anything else may carry escapes.

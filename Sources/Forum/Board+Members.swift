@@ -42,15 +42,36 @@ extension Board {
     }.sorted { ($0.lastActive, $1.user.userName) > ($1.lastActive, $0.user.userName) }
   }
 
+  /// Whom a loosely written name reaches: `@handle` in any case, or `@Name` when exactly one
+  /// person is called Name (any case).
+  enum LooseMatch {
+    case one(User)
+    case nobody
+    /// Several people are called this, and it is nobody's handle.
+    case several(Int)
+  }
+
   /// `@handle` in any case, or `@Name` when exactly one person is called Name (any case);
-  /// nil when no one or several are.
-  func user(looselyNamed name: String) throws -> User? {
-    let users = try client.find(Query(className: User.className, order: ["userName"], limit: 1000))
+  /// `dm`, `mod`, `search --author` and mentions all resolve names this way.
+  func user(looselyNamed name: String) throws -> LooseMatch {
+    Board.match(name, among: try usersToMatch())
+  }
+
+  /// The users a loose name is looked for among (the datastore has no case-folded queries).
+  func usersToMatch() throws -> [User] {
+    try client.find(Query(className: User.className, order: ["userName"], limit: 1000))
       .map(User.init(object:))
+  }
+
+  static func match(_ name: String, among users: [User]) -> LooseMatch {
     let folded = name.lowercased()
     let byHandle = users.filter { $0.userName.lowercased() == folded }
-    if byHandle.count == 1 { return byHandle[0] }
+    if byHandle.count == 1 { return .one(byHandle[0]) }
     let byName = users.filter { $0.displayName.lowercased() == folded }
-    return byName.count == 1 ? byName[0] : nil
+    switch byName.count {
+    case 0: return .nobody
+    case 1: return .one(byName[0])
+    default: return .several(byName.count)
+    }
   }
 }

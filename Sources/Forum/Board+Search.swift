@@ -61,7 +61,7 @@ extension Board {
 
   /// Posts holding every word (a word is matched as a substring, ASCII case ignored; a quoted
   /// phrase is one word), among those you can read, best first, `pageSize` a page. `author` is
-  /// a `userName` (`@` optional): only that person's posts; `thread`: only that thread and its
+  /// a handle in any case or a unique display name (`@` optional): only that person's posts; `thread`: only that thread and its
   /// comments. A missing author or thread is `E404001`; an empty query `E400003`; a query over
   /// `maximumQueryLength` characters or `TextSearch` limits `E400002`.
   public func search(_ words: [String], author: String? = nil, thread: Int? = nil, page: Int = 1)
@@ -109,16 +109,12 @@ extension Board {
     return Page(items: Array(hits), number: page, hasMore: objects.count > Board.pageSize)
   }
 
-  /// The user whose `userName` is `handle` (`@` optional).
+  /// The author `name` names, as `dm` resolves it (`@` optional): a handle in any case, or a
+  /// unique display name.
   private func userNamed(_ handle: String) throws -> String {
     let name = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
     guard !name.isEmpty, name.count <= 64 else { throw DatastoreError(.invalid, field: "author") }
-    guard
-      let user = try client.find(
-        Query(className: User.className, equalTo: ["userName": .string(name)], limit: 1)
-      ).first
-    else { throw DatastoreError(.notFound, reason: BoardReason.noUser(handle: name)) }
-    return user.objectId
+    return try user(handle: name).objectId
   }
 
   private func hit(_ object: DataObject, terms: [String], handles: inout [String: String]) throws

@@ -104,6 +104,9 @@ public final class Board {
 
   /// Where the board is: a path or a URI.
   public var location: String { store.location }
+  /// The board's random id, made with it and kept when its file moves (what a profile's secrets
+  /// and unsent drafts are filed under).
+  public var boardId: String { store.boardId }
   /// The largest image the store accepts, in bytes.
   public var fileSizeLimit: Int { store.fileSizeLimit }
 

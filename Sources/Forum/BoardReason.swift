@@ -11,6 +11,8 @@ public enum BoardReason: ErrorReason, Equatable {
   case noUser(handle: String)
   /// A name that is no handle and no one's display name (not repeated: it may carry escapes).
   case noSuchUser
+  /// `count` people are called `name` (display names, any case), and it is nobody's handle.
+  case severalNamed(name: String, count: Int)
   case noConversation(handle: String)
   case noImage(thread: Int)
   case conversationNeedsSomeoneElse
@@ -48,6 +50,8 @@ public enum BoardReason: ErrorReason, Equatable {
     case .takenDown(let label): return "\(label) was deleted by a moderator"
     case .noUser(let handle): return "there is no user @\(handle)"
     case .noSuchUser: return "no such user"
+    case .severalNamed(let name, let count):
+      return "\(count) people are called \(name); use their @handle (`who` lists them)"
     case .noConversation(let handle): return "no conversation with @\(handle) yet"
     case .noImage(let thread): return "thread #\(thread) has no image"
     case .conversationNeedsSomeoneElse: return "a conversation needs someone else"

@@ -139,6 +139,13 @@ public enum ForumMain {
       return Interrupt.requested ? 130 : 0
     } catch {
       let error = Interrupt.requested ? CLIError.interrupted : CLIError(error)
+      if case .cancelled = error, input.isInteractive, let draft = session.activeDraft,
+        session.unsavedDraft != nil || session.drafts.load(draft) != nil
+      {
+        // Ctrl-D in a draft: where the text is, not "nothing was saved" when it was.
+        session.sayWhereTheDraftIs(draft)
+        return error.exitStatus
+      }
       return report(error, json: session.jsonErrors, line: nil, japanese: terminal.japanese)
     }
   }

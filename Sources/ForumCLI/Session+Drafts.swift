@@ -98,8 +98,24 @@ extension Session {
     return edited
   }
 
-  /// Where unsent drafts are kept.
-  var drafts: DraftStore { DraftStore(directory: options.draftsDirectory) }
+  /// Where unsent drafts are kept: this board's, for this profile. The first time, drafts an
+  /// older forum kept for no board or profile in particular are put aside (never offered, to
+  /// no one), and where they are is said once.
+  var drafts: DraftStore {
+    let store = DraftStore(
+      root: options.draftsDirectory, boardId: board.boardId, profile: board.profileName)
+    if !olderDraftsSetAside {
+      olderDraftsSetAside = true
+      let moved = store.setAsideOlderDrafts()
+      if moved > 0 {
+        ForumMain.writeError(
+          "forum: "
+            + messages.olderDraftsSetAside(
+              moved, directory: SafeText.sanitize(store.unsortedDirectory)))
+      }
+    }
+    return store
+  }
 
   /// Keeps the text typed so far for `target` on disk. When it cannot be written (a full
   /// disk), that is said once, and the text is held so it can be printed if it is not posted.
@@ -114,7 +130,7 @@ extension Session {
           "forum: "
             + (failure.reason.map { messages.draftNotSaved(SafeText.sanitize($0)) }
               ?? messages.tooManyDrafts(
-                DraftStore.limit, directory: SafeText.sanitize(drafts.directory))))
+                DraftStore.limit, directory: SafeText.sanitize(drafts.root))))
       }
       unsavedDraft = text
     } catch {
@@ -141,48 +157,41 @@ extension Session {
     }
   }
 
-  /// At a terminal, a draft for `target` left from a refused post or a crash: shown, and used if
-  /// the person says so (or discarded). Returns its text when it is to be posted. A draft an
-  /// older forum kept without saying where it was for is offered too, but only posted on an
-  /// explicit yes.
+  /// At a terminal, a draft for `target` left from a refused post or a crash on this board by
+  /// this profile: shown, and used if the person says so (or discarded). Returns its text when
+  /// it is to be posted.
   func offerSavedDraft(_ target: DraftTarget) throws -> String? {
-    guard input.isInteractive else { return nil }
-    let legacy: Bool
-    let saved: String
-    if let text = drafts.load(target) {
-      (saved, legacy) = (text, false)
-    } else if let text = drafts.loadLegacy(target) {
-      (saved, legacy) = (text, true)
-    } else {
-      return nil
-    }
+    guard input.isInteractive, let saved = drafts.load(target) else { return nil }
     let label = target.label(messages)
-    print(
-      style.dim(legacy ? messages.savedDraftOfUnknownTarget : messages.savedDraftHeading(label)))
+    print(style.dim(messages.savedDraftHeading(label)))
     for line in SafeText.sanitize(saved, keepNewlines: true).split(
       separator: "\n", omittingEmptySubsequences: false)
     {
       print("  " + line)
     }
     while true {
-      let answer = try ask(
-        legacy ? messages.useUnknownDraft(label) : messages.useSavedDraft(label)
-      ).trimmingSpaces().lowercased()
-      if ["y", "yes", "はい"].contains(answer) || (answer.isEmpty && !legacy) {
-        if legacy {
-          // From now on it is this target's draft.
-          keepDraft(saved, for: target)
-          drafts.discardLegacy(target)
-        }
+      let answer = try ask(messages.useSavedDraft(label)).trimmingSpaces().lowercased()
+      if ["y", "yes", "はい"].contains(answer) || answer.isEmpty {
         activeDraft = target
         return saved
       }
       if ["n", "no", "いいえ"].contains(answer) {
-        if legacy { drafts.discardLegacy(target) } else { discardDraft(target) }
+        discardDraft(target)
         return nil
       }
       print(style.dim(messages.answerYesOrNo))
     }
+  }
+
+  /// The text for `target` when none was given: its saved draft if the person takes it, else a
+  /// new draft. Written out, not as `try offerSavedDraft(…) ?? draft(…)`: Swift 6.3 loses an
+  /// error thrown inside `??`'s autoclosure when it captures `guard case` bindings (reply's
+  /// thread and comment), so a cancelled draft went on as empty text, or crashed (issue 28 H8).
+  func savedDraftOrNew(
+    _ heading: String, for target: DraftTarget, edit: Bool = false
+  ) throws -> String {
+    if let saved = try offerSavedDraft(target) { return saved }
+    return try draft(heading, for: target, edit: edit)
   }
 
   /// The post went through, or the person let the draft go.

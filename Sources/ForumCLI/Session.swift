@@ -39,6 +39,8 @@ final class Session {
   var activeDraft: DraftTarget?
   /// The running command's draft when it could not be kept on disk, to print if not posted.
   var unsavedDraft: String?
+  /// Whether drafts an older forum kept without their board and profile were looked for.
+  var olderDraftsSetAside = false
 
   typealias SearchQuery = Navigation.SearchQuery
 

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 
+@testable import Datastore
+@testable import Forum
+
 /// Issue #21 item 1, #22 item 9: a draft belongs to where it was written (a thread, a reply, a
 /// person, a new thread). It is offered only there, the offer names it, an answer that is
 /// neither yes nor no asks again, and a draft that cannot be saved says so and is printed.
@@ -60,7 +63,7 @@ struct DraftTargetTests {
       try tmux.enter("n")
       try tmux.waitForPrompt(">")
       try tmux.enter("typed for ken before the crash")
-      let draft = forum.stateHome + "/forum/drafts/message-\(ken.dropFirst()).txt"
+      let draft = try forum.draftsDirectory(profile: "me") + "/message-\(ken.dropFirst()).txt"
       try tmux.wait("saved") { _ in
         (try? String(contentsOfFile: draft, encoding: .utf8)) == "typed for ken before the crash"
       }
@@ -112,7 +115,7 @@ struct DraftTargetTests {
     try tmux.enter("later")
     try tmux.wait("asked again") { $0.contains("Please answer y or n.") }
     try tmux.waitForPrompt("Post it to #2? [Y/n] (n discards it)")
-    #expect(FileManager.default.fileExists(atPath: forum.stateHome + "/forum/drafts/comment-2.txt"))
+    #expect(FileManager.default.fileExists(atPath: try forum.draftsDirectory() + "/comment-2.txt"))
     try tmux.enter("y")
     try tmux.wait("posted") { $0.contains("Posted 2/1.") }
     #expect(try forum.storedComments(ofThread: 1).map { $0["text"] } == [.string("for three")])
@@ -121,7 +124,8 @@ struct DraftTargetTests {
 
   @Test func anUnclearAnswerToANewThreadDraftKeepsIt() throws {
     let forum = try ForumFixture()
-    let drafts = forum.stateHome + "/forum/drafts"
+    try forum.ok(["whoami"])
+    let drafts = try forum.draftsDirectory()
     try FileManager.default.createDirectory(atPath: drafts, withIntermediateDirectories: true)
     try "Saved title\nsaved body".write(
       toFile: drafts + "/thread.txt", atomically: true, encoding: .utf8)
@@ -139,26 +143,145 @@ struct DraftTargetTests {
         == "Saved title\nsaved body")
   }
 
-  @Test func aDraftFromAnOlderForumIsPostedOnlyOnAnExplicitYes() throws {
+  /// Issue 28 H7: drafts an older forum kept for every profile and board alike are never
+  /// offered; they are put aside unchanged, and where they are is said once.
+  @Test func aDraftFromAnOlderForumIsNeverOffered() throws {
     let forum = try ForumFixture()
     try forum.ok(["new", "--title", "t"])
     let drafts = forum.stateHome + "/forum/drafts"
     try FileManager.default.createDirectory(atPath: drafts, withIntermediateDirectories: true)
-    try "whose is this".write(toFile: drafts + "/comment.txt", atomically: true, encoding: .utf8)
+    let older = [
+      "comment.txt": "whose is this", "comment-1.txt": "someone's comment on #1",
+      "message-Ken1234567.txt": "secret for Ken only",
+    ]
+    for (name, text) in older {
+      try text.write(toFile: drafts + "/" + name, atomically: true, encoding: .utf8)
+    }
     let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])
     defer { _ = try? tmux.run(["kill-server"]) }
     try tmux.waitForPrompt("forum>")
     try tmux.enter("comment 1")
-    try tmux.waitForPrompt("Post it to #1? [y/n] (n discards it)")
-    try tmux.press("Enter")
-    try tmux.wait("asked again") { $0.contains("Please answer y or n.") }
-    try tmux.enter("n")
-    try tmux.waitForPrompt(">")
+    let notice =
+      "forum: 3 unsent drafts an older forum kept without their board and profile are now in "
+      + drafts + "/unsorted; they are never offered, copy from them what you need"
+    try tmux.wait("said where they are") { $0.joined().contains(notice) }
     try tmux.wait("the draft's heading") { $0.suffix(2).first?.hasPrefix("Comment (end") == true }
+    #expect(!(try tmux.screen()).contains { $0.contains("Post it to") })
+    try tmux.enter("mine")
+    try tmux.enter(".")
+    try tmux.wait("posted") { $0.contains("Posted 1/1.") }
+    try tmux.enter("comment 1")
+    try tmux.waitForPrompt(">")
     try tmux.press("C-d")
     try tmux.wait("nothing saved") { $0.contains("Cancelled; nothing was saved.") }
-    #expect(!FileManager.default.fileExists(atPath: drafts + "/comment.txt"))
-    #expect(try forum.storedComments().isEmpty)
+    #expect(try tmux.screen().filter { $0.contains("older forum") }.count == 1, "said once")
+    #expect(try forum.storedComments().map { $0["text"] } == [.string("mine")])
+    for (name, text) in older {
+      #expect(!FileManager.default.fileExists(atPath: drafts + "/" + name))
+      #expect(
+        (try? String(contentsOfFile: drafts + "/unsorted/" + name, encoding: .utf8)) == text)
+    }
+  }
+
+  /// Issue 28 H7, as reported: Carol's message draft for Ken is never offered to Aiko, whose
+  /// Enter would have sent it under her name; it waits for Carol.
+  @Test func aMessageDraftIsNeverOfferedToAnotherProfile() throws {
+    let forum = try ForumFixture()
+    for (profile, name) in [("carol", "Carol"), ("aiko", "Aiko"), ("ken", "Ken")] {
+      try forum.ok(["name", name], profile: profile)
+    }
+    let ken = try handle(forum, "ken")
+    do {
+      let tmux = try TmuxSession(forum: forum, profile: "carol", arguments: ["--no-pager"])
+      defer { _ = try? tmux.run(["kill-server"]) }
+      try tmux.waitForPrompt("forum>")
+      try tmux.enter("dm @Ken --write")
+      try tmux.waitForPrompt(">")
+      try tmux.enterDraftLine("secret for Ken only")
+      try tmux.press("C-d")
+      try tmux.wait("the draft kept") {
+        $0.contains { $0.hasPrefix("Your text for \(ken) is kept") }
+      }
+      try tmux.waitForPrompt("forum>")
+      try tmux.enter("quit")
+      #expect(try tmux.waitForExit() == 0)
+    }
+    do {
+      let tmux = try TmuxSession(forum: forum, profile: "aiko", arguments: ["--no-pager"])
+      defer { _ = try? tmux.run(["kill-server"]) }
+      try tmux.waitForPrompt("forum>")
+      try tmux.enter("dm @Ken --write")
+      try tmux.waitForPrompt(">")  // a fresh draft: no offer of Carol's words
+      let screen = try tmux.screen()
+      #expect(!screen.contains { $0.contains("secret for Ken") }, "\(screen.suffix(8))")
+      #expect(!screen.contains { $0.contains("Post it to") }, "\(screen.suffix(8))")
+      try tmux.enter("hello from aiko")
+      try tmux.enter(".")
+      try tmux.wait("sent") { $0.contains { $0.hasPrefix("Sent to \(ken)") } }
+    }
+    #expect(try messages(forum, "ken", with: try handle(forum, "aiko")) == ["hello from aiko"])
+    #expect(try messages(forum, "ken", with: try handle(forum, "carol")) == [])
+
+    // Carol's draft is still hers.
+    let tmux = try TmuxSession(forum: forum, profile: "carol", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("dm @Ken --write")
+    try tmux.waitForPrompt("Post it to \(ken)? [Y/n] (n discards it)")
+    try tmux.press("Enter")
+    try tmux.wait("sent") { $0.contains { $0.hasPrefix("Sent to \(ken)") } }
+    #expect(
+      try messages(forum, "ken", with: try handle(forum, "carol")) == ["secret for Ken only"])
+  }
+
+  /// Issue 28 H7: a comment draft for #1 of one board is not offered on #1 of another board,
+  /// and is still there when its own board is opened, wherever its file has moved.
+  @Test func aCommentDraftStaysOnItsBoard() throws {
+    let forum = try ForumFixture()
+    let other = forum.root + "/other.sqlite"
+    try forum.ok(["new", "--title", "first board"])
+    #expect(try forum.run(["new", "--title", "other board"], database: other).status == 0)
+    do {
+      let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])
+      defer { _ = try? tmux.run(["kill-server"]) }
+      try tmux.waitForPrompt("forum>")
+      try tmux.enter("comment 1")
+      try tmux.waitForPrompt(">")
+      try tmux.enterDraftLine("for the first board")
+      try tmux.press("C-d")
+      try tmux.wait("kept") { $0.contains { $0.hasPrefix("Your text for #1 is kept") } }
+      try tmux.enter("quit")
+      #expect(try tmux.waitForExit() == 0)
+    }
+    do {
+      let tmux = try TmuxSession(
+        forum: forum, profile: "alice", arguments: ["--no-pager"], database: other)
+      defer { _ = try? tmux.run(["kill-server"]) }
+      try tmux.waitForPrompt("forum>")
+      try tmux.enter("comment 1")
+      try tmux.waitForPrompt(">")
+      #expect(!(try tmux.screen()).contains { $0.contains("Post it to") })
+      try tmux.enter("on the other board")
+      try tmux.enter(".")
+      try tmux.wait("posted") { $0.contains("Posted 1/1.") }
+    }
+    let moved = forum.root + "/renamed.sqlite"
+    try FileManager.default.moveItem(atPath: forum.db, toPath: moved)
+    let tmux = try TmuxSession(
+      forum: forum, profile: "alice", arguments: ["--no-pager"], database: moved)
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("comment 1")
+    try tmux.waitForPrompt("Post it to #1? [Y/n] (n discards it)")
+    try tmux.press("Enter")
+    try tmux.wait("posted") { $0.contains("Posted 1/1.") }
+    let texts = { (path: String) in
+      try Datastore.open(path, rules: Board.rules, indexes: Board.indexes).master.find(
+        Query(className: "Comment", limit: 10)
+      ).map { $0["text"]?.stringValue }
+    }
+    #expect(try texts(moved) == ["for the first board"])
+    #expect(try texts(other) == ["on the other board"])
   }
 
   @Test func aDraftThatCannotBeSavedSaysSoAndIsPrinted() throws {
@@ -197,7 +320,7 @@ struct DraftTargetTests {
   @Test func draftsHaveALimit() throws {
     let forum = try ForumFixture()
     try forum.ok(["new", "--title", "t"])
-    let drafts = forum.stateHome + "/forum/drafts"
+    let drafts = try forum.draftsDirectory()
     try FileManager.default.createDirectory(atPath: drafts, withIntermediateDirectories: true)
     for number in 100..<150 {
       try "old \(number)".write(

@@ -25,8 +25,8 @@ struct DraftTests {
     let forum = try ForumFixture()
     try forum.ok(["new", "--title", "going away"])
     try forum.ok(["new", "--title", "staying"])
-    let refused = forum.stateHome + "/forum/drafts/comment-1.txt"
-    let drafts = forum.stateHome + "/forum/drafts/comment-2.txt"
+    let refused = try forum.draftsDirectory() + "/comment-1.txt"
+    let drafts = try forum.draftsDirectory() + "/comment-2.txt"
     do {
       let tmux = try TmuxSession(forum: forum, profile: "alice")
       defer { _ = try? tmux.run(["kill-server"]) }
@@ -104,7 +104,7 @@ struct DraftTests {
     try tmux.press("Enter")
     try tmux.wait("posted without") { $0.contains("Posted #2.") }
     #expect(try forum.storedThreads().map { $0["fileName"] == nil } == [false, true])
-    #expect(!FileManager.default.fileExists(atPath: forum.stateHome + "/forum/drafts/thread.txt"))
+    #expect(!FileManager.default.fileExists(atPath: try forum.draftsDirectory() + "/thread.txt"))
   }
 
   @Test func anEditorComposesAndItsFileIsRemoved() throws {

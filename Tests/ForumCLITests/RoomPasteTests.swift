@@ -16,6 +16,13 @@ struct RoomPasteTests {
     try tmux.run(["paste-buffer", "-p", "-r", "-d", "-b", "paste", "-t", tmux.target])
   }
 
+  /// As a terminal that does not bracket pastes sends one: keys, each newline a carriage
+  /// return (Enter).
+  private func pasteUnbracketed(_ tmux: TmuxSession, _ text: String) throws {
+    try tmux.run(["set-buffer", "-b", "paste", text])
+    try tmux.run(["paste-buffer", "-d", "-b", "paste", "-t", tmux.target])
+  }
+
   private func texts(_ forum: ForumFixture) throws -> [String] {
     try forum.storedComments().compactMap { $0["text"]?.stringValue }
   }
@@ -67,5 +74,39 @@ struct RoomPasteTests {
     try tmux.waitForPrompt("forum #1>")
     try tmux.enter("quit")
     #expect(try tmux.waitForExit() == 0)
+  }
+
+  /// Issue 28: the usual copy has no final newline. Its last line is part of the paste (it
+  /// used to be left in the answer's field and never sent), bracketed or not.
+  @Test func aPasteWithoutAFinalNewlineKeepsItsLastLine() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "room"])
+    let tmux = try TmuxSession(forum: forum, profile: "alice", arguments: ["--no-pager"])
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("chat 1")
+    try tmux.waitForPrompt("#1 chat>")
+
+    let question = "Send them as one message (1), as 3 messages (3), or cancel (c)?"
+    try paste(tmux, "alpha\nbeta\ngamma")
+    try tmux.wait("the question") { $0.contains("You pasted 3 lines:") }
+    try tmux.waitForPrompt(question)  // nothing left in the answer's field
+    try tmux.enter("3")
+    try tmux.wait("three messages") { _ in (try? self.texts(forum)) == ["alpha", "beta", "gamma"] }
+    try tmux.waitForPrompt("#1 chat>")  // and nothing left on the room's line
+
+    try pasteUnbracketed(tmux, "one\ntwo\nthree")
+    try tmux.wait("asked again") { $0.filter { $0.hasPrefix("You pasted 3 lines:") }.count == 2 }
+    try tmux.waitForPrompt(question)
+    try tmux.enter("1")
+    try tmux.wait("one message") { _ in (try? self.texts(forum))?.last == "one\ntwo\nthree" }
+    try tmux.waitForPrompt("#1 chat>")
+    #expect(try texts(forum) == ["alpha", "beta", "gamma", "one\ntwo\nthree"])
+
+    // A line typed and entered is still a line: sent, not asked about.
+    try tmux.enter("typed")
+    try tmux.wait("sent") { _ in (try? self.texts(forum))?.last == "typed" }
+    try tmux.enter("/leave")
+    try tmux.waitForPrompt("forum #1>")
   }
 }

@@ -44,11 +44,8 @@ enum CommentCommand: ForumCommand {
       // The thread exists and may be read before any text is asked for; with the text given,
       // posting it finds out (one look at the thread, not two).
       _ = try session.board.thread(number)
-      text =
-        try session.offerSavedDraft(.comment(thread: number))
-        ?? session.draft(
-          session.messages.commentPrompt, for: .comment(thread: number),
-          edit: invocation[edit])
+      text = try session.savedDraftOrNew(
+        session.messages.commentPrompt, for: .comment(thread: number), edit: invocation[edit])
     }
     let comment = try session.board.addComment(to: number, text: text)
     if let draft = session.activeDraft { session.discardDraft(draft) }
@@ -59,6 +56,7 @@ enum CommentCommand: ForumCommand {
     } else {
       print(session.messages.posted("\(number)/\(comment.number)"))
     }
+    session.sayWhomMentionsMiss(text)
     return .next
   }
 }

@@ -68,11 +68,9 @@ enum DMCommand: ForumCommand {
       return .next
     }
     if text.isEmpty {
-      text =
-        try session.offerSavedDraft(.message(handle: partner.userName))
-        ?? session.draft(
-          session.messages.messagePrompt, for: .message(handle: partner.userName),
-          edit: invocation[edit])
+      text = try session.savedDraftOrNew(
+        session.messages.messagePrompt, for: .message(handle: partner.userName),
+        edit: invocation[edit])
     }
     let message = try board.sendMessage(to: address, text: text)
     if let draft = session.activeDraft { session.discardDraft(draft) }

@@ -55,7 +55,12 @@ enum NewCommand: ForumCommand {
       title = String(lines[0])
       description = lines.count > 1 ? String(lines[1]) : ""
     } else {
-      title = try givenTitle ?? session.ask(messages.titlePrompt)
+      // Not `givenTitle ?? ask(…)`: see `Session.savedDraftOrNew`.
+      if let givenTitle {
+        title = givenTitle
+      } else {
+        title = try session.ask(messages.titlePrompt)
+      }
       _ = try PostRules.title(title)  // refuse a bad title before asking for more
       if givenTitle == nil && session.input.isInteractive {
         session.keepDraft(title, for: .thread)

@@ -40,11 +40,9 @@ enum ReplyCommand: ForumCommand {
     _ = try session.board.comment(number, inThread: threadNumber)
     var text = invocation.text ?? ""
     if text.isEmpty {
-      text =
-        try session.offerSavedDraft(.reply(thread: threadNumber, comment: number))
-        ?? session.draft(
-          session.messages.commentPrompt, for: .reply(thread: threadNumber, comment: number),
-          edit: invocation[edit])
+      text = try session.savedDraftOrNew(
+        session.messages.commentPrompt, for: .reply(thread: threadNumber, comment: number),
+        edit: invocation[edit])
     }
     let comment = try session.board.addComment(to: threadNumber, text: text, replyTo: number)
     if let draft = session.activeDraft { session.discardDraft(draft) }
@@ -55,6 +53,7 @@ enum ReplyCommand: ForumCommand {
     } else {
       print(session.messages.posted("\(threadNumber)/\(comment.number)"))
     }
+    session.sayWhomMentionsMiss(text)
     return .next
   }
 }

@@ -27,15 +27,6 @@ enum DraftTarget: Equatable {
     }
   }
 
-  /// The file an older forum kept every draft of this kind in, whatever its target.
-  var legacyFileName: String? {
-    switch self {
-    case .comment, .reply: return "comment.txt"
-    case .message: return "message.txt"
-    case .thread: return nil
-    }
-  }
-
   /// How the person names it: `#5`, `5/3`, `@ken`.
   func label(_ messages: Messages) -> String {
     switch self {
@@ -47,33 +38,74 @@ enum DraftTarget: Equatable {
   }
 }
 
-/// Unsent drafts on disk, one per target, under `$XDG_STATE_HOME/forum/drafts/`: written as each
+/// Unsent drafts on disk, one per target, under `$XDG_STATE_HOME/forum/drafts/BOARD/PROFILE/`
+/// (BOARD is the board's id, which stays when its file is moved or renamed): written as each
 /// line is typed, so a crash or a refused post loses nothing; removed when the post goes
-/// through or the person discards it.
+/// through or the person discards it. A draft is only ever read back for the board, the profile
+/// and the target it was written for, so one person's words never go out under another's name.
 struct DraftStore {
+  /// `$XDG_STATE_HOME/forum/drafts`: every board's and profile's drafts.
+  let root: String
+  /// This board's and profile's drafts.
   let directory: String
+
+  init(root: String, boardId: String, profile: String) {
+    self.root = root
+    directory = root + "/" + DraftStore.component(boardId) + "/" + DraftStore.component(profile)
+  }
+
+  /// A name safe as one path component: board ids and profile names are letters, digits, `-`
+  /// and `_` already; anything else is replaced, and an empty name is never the root itself.
+  private static func component(_ name: String) -> String {
+    let safe = String(
+      name.unicodeScalars.map { scalar -> Character in
+        let value = scalar.value
+        let allowed =
+          (48...57).contains(value) || (65...90).contains(value) || (97...122).contains(value)
+          || value == 45 || value == 95
+        return allowed ? Character(scalar) : "_"
+      })
+    return safe.isEmpty ? "_" : safe
+  }
 
   func path(_ target: DraftTarget) -> String { directory + "/" + target.fileName }
 
   /// The saved text, if any.
-  func load(_ target: DraftTarget) -> String? { load(file: target.fileName) }
-
-  /// A draft an older forum kept without its target, if any.
-  func loadLegacy(_ target: DraftTarget) -> String? { target.legacyFileName.flatMap(load(file:)) }
-
-  func discardLegacy(_ target: DraftTarget) {
-    if let name = target.legacyFileName { unlink(directory + "/" + name) }
-  }
-
-  private func load(file name: String) -> String? {
-    guard let data = FileManager.default.contents(atPath: directory + "/" + name), !data.isEmpty
+  func load(_ target: DraftTarget) -> String? {
+    guard let data = FileManager.default.contents(atPath: path(target)), !data.isEmpty
     else { return nil }
     return String(decoding: data, as: UTF8.self)
   }
 
+  /// Where drafts an older forum kept, without their board and profile, are put aside.
+  var unsortedDirectory: String { root + "/unsorted" }
+
+  /// Drafts an older forum kept straight in `root` (`comment-5.txt`, `message-ken.txt`,
+  /// `comment.txt`…) say for whom and on which board nothing: they are never offered. They are
+  /// moved, unchanged, into `unsortedDirectory`; returns how many were, so that it is said once.
+  func setAsideOlderDrafts() -> Int {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+    let older = names.filter { $0.hasSuffix(".txt") }
+    guard !older.isEmpty else { return 0 }
+    try? FileManager.default.createDirectory(
+      atPath: unsortedDirectory, withIntermediateDirectories: true,
+      attributes: [.posixPermissions: 0o700])
+    var moved = 0
+    for name in older {
+      var destination = unsortedDirectory + "/" + name
+      var copy = 1
+      while access(destination, F_OK) == 0 {
+        copy += 1
+        destination = unsortedDirectory + "/" + String(name.dropLast(4)) + "-\(copy).txt"
+      }
+      if rename(root + "/" + name, destination) == 0 { moved += 1 }
+    }
+    return moved
+  }
+
   /// How many unsent drafts are kept at most, one a target, for every profile and board of the
-  /// account together (they share the directory): a new one past it is not saved, and is
-  /// printed if it is not posted, so the directory cannot grow without end.
+  /// account together (they share `root`): a new one past it is not saved, and is printed if it
+  /// is not posted, so the directory cannot grow without end.
   static let limit = 50
 
   /// Why a draft could not be written: the system's words (a full disk, a directory that is
@@ -82,10 +114,20 @@ struct DraftStore {
     let reason: String?
   }
 
-  /// The drafts kept now (an older forum's untargeted ones included).
+  /// The drafts kept now, on every board for every profile (an older forum's set-aside ones
+  /// included).
   func count() -> Int {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    return names.filter { $0.hasSuffix(".txt") }.count
+    let files = FileManager.default
+    func texts(_ path: String) -> Int {
+      ((try? files.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".txt") }.count
+    }
+    var total = texts(root)
+    for board in (try? files.contentsOfDirectory(atPath: root)) ?? [] where board != "unsorted" {
+      for profile in (try? files.contentsOfDirectory(atPath: root + "/" + board)) ?? [] {
+        total += texts(root + "/" + board + "/" + profile)
+      }
+    }
+    return total + texts(unsortedDirectory)
   }
 
   /// Replaces the saved text (private to the user: 0600 in a 0700 directory), or says why it

@@ -69,6 +69,12 @@ final class LineEditor: LineInput {
     return pastedLines
   }
 
+  /// Set in a room, where a paste is one thing to send: a paste's last line is part of it
+  /// even without a final newline (the usual copy), instead of waiting on the next line being
+  /// edited; and several lines arriving at once without paste brackets (a terminal that does
+  /// not bracket) are a paste too, as a bracketed one is.
+  var takesWholePastes = false
+
   func readLine(prompt: String, history: Bool, completion: CompletionKind) -> InputEvent {
     fflush(stdout)  // when stdout is not the terminal, it is block-buffered
     lastLineWasPasted = !pastedLines.isEmpty
@@ -150,11 +156,19 @@ final class LineEditor: LineInput {
       }
     }
     var event = pendingLine!
+    if takesWholePastes, case .line(let bytes) = event, let burst = LineEditor.burst() {
+      event = .line(bytes + [UInt8(ascii: "\n")] + burst)
+    }
     // A pasted block: its first line now, the others at the next reads.
     if case .line(let bytes) = event, bytes.contains(UInt8(ascii: "\n")) {
       var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         .map { Array($0).last == UInt8(ascii: "\r") ? Array($0.dropLast()) : Array($0) }
       if lines.last?.isEmpty == true { lines.removeLast() }
+      if takesWholePastes, !pastedRest.isEmpty {
+        // A bracketed paste without a final newline: its last line is part of it.
+        lines.append(Array(pastedRest.utf8))
+        pastedRest = ""
+      }
       event = .line(lines.first ?? [])
       pastedLines = Array(lines.dropFirst())
       lastLineWasPasted = true
@@ -179,6 +193,29 @@ final class LineEditor: LineInput {
     rl_callback_handler_remove()
     fputs("\n", stdout)
     pendingLine = .line(Array(bytes[...lastNewline]))
+  }
+
+  /// After a line ended by Enter: the keys already waiting behind it, when there are any (a
+  /// person's next key cannot be there yet; a paste's next line is), read on until input
+  /// pauses, with carriage returns as newlines. Nil when nothing was waiting.
+  private static func burst() -> [UInt8]? {
+    var bytes: [UInt8] = []
+    var wait: Int32 = 0
+    while true {
+      var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, wait) > 0, descriptor.revents & Int16(POLLIN) != 0 else { break }
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      let count = read(STDIN_FILENO, &chunk, chunk.count)
+      guard count > 0 else { break }
+      bytes += chunk[..<count]
+      wait = 20  // the rest of a paste follows within milliseconds
+      if bytes.count > 1 << 20 { break }
+    }
+    var lines = bytes.map { $0 == UInt8(ascii: "\r") ? UInt8(ascii: "\n") : $0 }
+    // Nothing but the end of the same line (a terminal's CR LF): no paste.
+    guard lines.contains(where: { $0 != UInt8(ascii: "\n") }) else { return nil }
+    if lines.last == UInt8(ascii: "\n") { lines.removeLast() }
+    return lines
   }
 
   /// Drops the rest of a pasted block (after Ctrl-C).

@@ -1,4 +1,5 @@
 import Datastore
+import Forum
 
 /// Text pasted into a room is text: a pasted line that starts with `/` is posted, never run as
 /// a command, and a paste of several lines asks once how to send them (one message, one each,
@@ -53,6 +54,7 @@ extension ChatRoom {
     for text in texts {
       do {
         try source.post(text)
+        if source.className == Board.commentClassName { session.sayWhomMentionsMiss(text) }
       } catch {
         report(error)
         return

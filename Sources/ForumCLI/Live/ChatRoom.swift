@@ -72,8 +72,10 @@ struct ChatRoom {
       editor?.idle = { session.liveLines(force: false) }
       editor?.wakeDescriptor = { session.live.descriptor }
       editor?.idleInterval = session.live.interval
+      editor?.takesWholePastes = true
       let event = session.input.readLine(
         prompt: source.prompt, history: true, completion: .commands)
+      editor?.takesWholePastes = false
       editor?.idle = nil
       switch event {
       case .endOfInput: return .next
@@ -103,6 +105,7 @@ struct ChatRoom {
         do {
           try source.post(text.hasPrefix("//") ? String(text.dropFirst()) : text)
           erase(typed: text)
+          if source.className == Board.commentClassName { session.sayWhomMentionsMiss(text) }
         } catch {
           // The typed line stays on screen (and in history, ↑) for another try.
           report(error)

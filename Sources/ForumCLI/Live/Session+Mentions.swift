@@ -47,3 +47,15 @@ extension Session {
     return lines
   }
 }
+
+extension Session {
+  /// After a post: each `@Name` in it that reaches nobody because several people are called
+  /// Name, said on stderr (the post stands).
+  func sayWhomMentionsMiss(_ text: String) {
+    guard text.contains("@"), let names = try? board.ambiguousMentions(in: text) else { return }
+    for name in names {
+      ForumMain.writeError(
+        "forum: " + messages.mentionReachesNobody(SafeText.sanitize(name.name), count: name.count))
+    }
+  }
+}

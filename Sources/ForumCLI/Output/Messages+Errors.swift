@@ -73,6 +73,11 @@ extension Messages {
     case .takenDown(let label): return pick(reason.description, "\(label) はモデレーターが削除しました。")
     case .noUser(let handle): return pick(reason.description, "ユーザー @\(handle) はいません。")
     case .noSuchUser: return pick(reason.description, "そのユーザーはいません。")
+    case .severalNamed(let name, let count):
+      return pick(
+        "\(count) people are called \(SafeText.sanitize(name)); use their @handle (`who` lists them)",
+        "\(SafeText.sanitize(name)) という名前の人が \(count) 人います。@ハンドルで指定してください"
+          + " (`who` で一覧できます)。")
     case .noConversation(let handle):
       return pick(reason.description, "@\(handle) との会話はまだありません。")
     case .noImage(let thread): return pick(reason.description, "スレッド #\(thread) に画像はありません。")

@@ -11,6 +11,14 @@ extension Messages {
       "↩ \(who) があなたの \(yours) に返信しました (#\(reference)): \(text) — show \(reference)")
   }
 
+  func mentionReachesNobody(_ name: String, count: Int) -> String {
+    say(
+      "nobody was told of @\(name): \(count) people are called \(name); use their @handle"
+        + " (`who` lists them)",
+      "@\(name) は誰にも通知されません: \(name) という名前の人が \(count) 人います。@ハンドルで"
+        + "指定してください (`who` で一覧できます)")
+  }
+
   func mentionNotice(_ who: String, reference: String, text: String) -> String {
     say(
       "@ \(who) mentioned you in #\(reference): \(text) — show \(reference)",

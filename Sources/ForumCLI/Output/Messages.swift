@@ -38,14 +38,15 @@ struct Messages {
     pick(
       "Post it to \(target)? [Y/n] (n discards it) ", "これを \(target) に投稿しますか? [Y/n] (n で破棄) ")
   }
-  var savedDraftOfUnknownTarget: String {
+  func olderDraftsSetAside(_ count: Int, directory: String) -> String {
     pick(
-      "An unsent draft from before (an older forum did not record where it was for):",
-      "送信されなかった下書きがあります (古い forum は宛先を記録していません):")
-  }
-  func useUnknownDraft(_ target: String) -> String {
-    pick(
-      "Post it to \(target)? [y/n] (n discards it) ", "これを \(target) に投稿しますか? [y/n] (n で破棄) ")
+      count == 1
+        ? "an unsent draft an older forum kept without its board and profile is now in"
+          + " \(directory); it is never offered, copy from it what you need"
+        : "\(count) unsent drafts an older forum kept without their board and profile are now in"
+          + " \(directory); they are never offered, copy from them what you need",
+      "古い forum がボードとプロファイルなしで保存した未送信の下書き \(count) 件を \(directory) に"
+        + "移しました。提案はしません。必要なものはそこからコピーしてください")
   }
   func pagerFailed(_ command: String) -> String {
     pick(

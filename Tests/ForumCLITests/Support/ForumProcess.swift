@@ -223,6 +223,13 @@ final class ForumFixture {
       stderrData: collected.stderr, arguments: arguments)
   }
 
+  /// Where `profile`'s unsent drafts for the board at `database` (the fixture's by default) are
+  /// kept: under the board's id, then the profile's name.
+  func draftsDirectory(profile: String = "alice", database: String? = nil) throws -> String {
+    let store = try Datastore.open(database ?? db, rules: Board.rules, indexes: Board.indexes)
+    return stateHome + "/forum/drafts/" + store.boardId + "/" + profile
+  }
+
   /// Opens the fixture's database directly, as the backend's master key sees it.
   func openStore() throws -> Datastore {
     try Datastore.open(db, rules: Board.rules, indexes: Board.indexes)
