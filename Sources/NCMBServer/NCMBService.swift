@@ -105,6 +105,30 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     }
   }
 
+  /// Head admission (`HTTPHandler.admit`): a request whose body is still to come is refused at
+  /// once, its body never read, unless its application key and signature are the board's (they
+  /// cover method, host, path and query, not the body) and its path is the API's.
+  public func admit(_ head: HTTPRequestHead) -> HTTPResponse? {
+    do {
+      guard head.path.hasPrefix(NCMBService.prefix) else {
+        throw head.path.hasPrefix("/2015-09-01/script")
+          ? NCMBError.unsupported("scripts") : NCMBError.notFound
+      }
+      try pool.with { pooled in
+        let now = clock()
+        guard
+          let keys = try pooled.cache.keys(
+            now: now, recheck: recheck,
+            { try pooled.store.existingApplicationKeys().map(NCMBSignature.Keys.init) })
+        else { throw NCMBError.header }
+        try NCMBSignature.verify(HTTPRequest(head), keys: keys, now: now)
+      }
+      return nil
+    } catch {
+      return failure(error)
+    }
+  }
+
   /// A batch of requests that may write: each in its own savepoint of one transaction, so a
   /// refused one undoes itself alone and gets its own error; all answered after the commit.
   private func write(_ jobs: [WriteQueue.Job]) {
