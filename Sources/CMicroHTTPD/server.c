@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <malloc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -152,16 +153,19 @@ static uint64_t now_milliseconds(void) {
   return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
 }
 
-// Takes `total` bytes of the server's budget for `state` (what it holds already counts): 0 when
-// that would pass the budget (nothing is taken then).
-static int reserve(request_state *state, size_t total) {
+// Takes what `held` bytes of body cost of the server's budget for `state` (what it holds already
+// counts): 0 when that would pass the budget (nothing is taken then). A byte held costs two: the
+// handler is given a copy while this one is still held (`forum_http_copied` frees this one).
+static int reserve(request_state *state, size_t held) {
   forum_http_server *server = state->server;
+  size_t total = held * 2;
+  if (total / 2 != held) return 0;
   if (total <= state->reserved) return 1;
   size_t extra = total - state->reserved;
-  size_t held = atomic_load(&server->buffered);
+  size_t now = atomic_load(&server->buffered);
   do {
-    if (held + extra > server->buffer_budget || held + extra < held) return 0;
-  } while (!atomic_compare_exchange_weak(&server->buffered, &held, held + extra));
+    if (now + extra > server->buffer_budget || now + extra < now) return 0;
+  } while (!atomic_compare_exchange_weak(&server->buffered, &now, now + extra));
   state->reserved = total;
   return 1;
 }
@@ -325,8 +329,8 @@ static enum MHD_Result on_form_data(
   return MHD_YES;
 }
 
-// What is kept of a body found over the limit: nothing.
-static void drop_body(request_state *state) {
+// Frees the body and its parts; what they took of the budget stays taken.
+static void free_body(request_state *state) {
   if (state->post != NULL) {
     mhd.MHD_destroy_post_processor(state->post);
     state->post = NULL;
@@ -336,6 +340,11 @@ static void drop_body(request_state *state) {
   state->body_length = state->body_capacity = 0;
   free_parts(state);
   state->held = 0;
+}
+
+// What is kept of a body found over the limit: nothing.
+static void drop_body(request_state *state) {
+  free_body(state);
   release(state);
 }
 
@@ -716,6 +725,9 @@ unsigned forum_http_bound_port(int socket) {
 forum_http_server *forum_http_start(
     const forum_http_config *config, char *reason, size_t reason_size) {
   pthread_once(&mhd_once, mhd_open);
+  // A body's buffers (up to the body limit) are mapped apart and given back to the system when
+  // freed, not kept in malloc's arenas to the process's high-water mark.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   if (mhd_failure[0] != 0) {
     snprintf(reason, reason_size, "%s", mhd_failure);
     close(config->listen_socket);
@@ -807,6 +819,10 @@ size_t forum_http_in_flight(forum_http_server *server) {
 }
 
 size_t forum_http_buffered(forum_http_server *server) { return atomic_load(&server->buffered); }
+
+void forum_http_copied(forum_http_exchange *exchange) {
+  if (exchange->state->answered) free_body(exchange->state);
+}
 
 void forum_http_stop(forum_http_server *server) {
   atomic_store(&server->stopping, 1);

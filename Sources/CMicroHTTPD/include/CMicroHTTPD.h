@@ -66,6 +66,11 @@ typedef void (*forum_http_admit)(
     void *_Nullable context, const forum_http_request *_Nonnull request,
     forum_http_exchange *_Nonnull exchange);
 
+/// Says the request's body and parts were copied: their bytes are freed now (the request no longer
+/// holds them), while what they took of `buffer_budget` stays taken until the request completes,
+/// for the copy. The request's pointers are not to be read after.
+void forum_http_copied(forum_http_exchange *_Nonnull exchange);
+
 /// Answers the request: `headers` holds `name NUL value NUL` pairs. The bytes are copied.
 /// Returns 0, or -1 when the answer is refused (a header with CR or LF, answered twice).
 int forum_http_answer(
@@ -98,8 +103,9 @@ typedef struct forum_http_config {
   unsigned header_deadline_seconds;
   /// A connection is closed when a request's body has not all come this long after its headers.
   unsigned body_deadline_seconds;
-  /// Bytes held for request bodies (and their decoded parts) across all connections; a request
-  /// that would pass it is answered by `respond` with `server_busy` set, its body unread or dropped.
+  /// Bytes held for request bodies (and their decoded parts) across all connections, each counted
+  /// twice (once for the handler's copy); a request that would pass it is answered by `respond`
+  /// with `server_busy` set, its body unread or dropped.
   size_t buffer_budget;
   /// Per connection: request line and headers must fit in it.
   size_t connection_memory;

@@ -71,8 +71,8 @@ enum ServeCommand: BoardlessCommand {
   static let bufferBudget = Option<ServeLimit>(
     "buffer-budget", value: "MIB",
     help: Localized(
-      "bodies held at once, all clients (default \(defaults.bufferedBytes >> 20); more: 503)",
-      "全クライアントで同時に保持する本文 (既定 \(defaults.bufferedBytes >> 20)、超えると 503)"))
+      "memory for bodies, all clients (default \(defaults.bufferedBytes >> 20); more: 503)",
+      "全クライアントの本文に使うメモリ (既定 \(defaults.bufferedBytes >> 20)、超えると 503)"))
 
   /// How long requests already received may take to finish once a stop is asked.
   static let graceSeconds = 30.0

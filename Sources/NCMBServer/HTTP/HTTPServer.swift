@@ -28,8 +28,9 @@ public final class HTTPServer: @unchecked Sendable {
     public var headerDeadlineSeconds: Int
     /// A request's body must all have come this long after its headers (0: none).
     public var bodyDeadlineSeconds: Int
-    /// Bytes held for request bodies and their decoded parts across all connections: a request
-    /// that would pass it is answered by the handler's `respondToBusy`, its body unread.
+    /// Memory for request bodies and their decoded parts across all connections, each byte
+    /// counted twice (the transport's and the handler's copy): a request that would pass it is
+    /// answered by the handler's `respondToBusy`, its body unread.
     public var bufferedBytes: Int
     /// Per connection: the request line and headers must fit (a bigger one is answered
     /// 431/414 and closed by libmicrohttpd).
@@ -42,7 +43,7 @@ public final class HTTPServer: @unchecked Sendable {
       connectionsPerAddress: Int = 128, idleTimeoutSeconds: Int = 30,
       headerDeadlineSeconds: Int = 10, bodyDeadlineSeconds: Int = 60,
       headerBytes: Int = 64 * 1024, bodyBytes: Int = 6 * 1024 * 1024,
-      bufferedBytes: Int = 48 * 1024 * 1024
+      bufferedBytes: Int = 64 * 1024 * 1024
     ) {
       self.threads = threads
       self.connections = connections
@@ -323,6 +324,8 @@ private let httpServerRespond: forum_http_respond = { context, request, exchange
   let handler = Unmanaged<HandlerBox>.fromOpaque(context!).takeUnretainedValue().handler
   let raw = request.pointee
   let message = message(raw)
+  // The copy is what the budget counts from here on.
+  forum_http_copied(exchange)
   let response =
     raw.body_too_large != 0
     ? handler.respondToOversizedBody(message)
