@@ -3,6 +3,7 @@
 latency during each, beside the same GET with no attack (the floor), on one fresh board.
 
 usage: python3 Scripts/bench-attacks.py BUILD_DIR [--seconds S] [--requests N]
+                                          [--rows none,flood,signed,slowloris]
 
 Each row starts a fresh `forum serve --listen 127.0.0.1:0` (so its VmHWM is that row's peak).
 The honest client is another process, from 127.0.0.1: N signed `GET classes/Thread`, each on a
@@ -22,10 +23,14 @@ if not args or args[0].startswith('-'):
     sys.exit(__doc__)
 build = args[0]
 seconds, requests = 10.0, 300
+rows = ['none', 'flood', 'signed', 'slowloris']
 i = 1
 while i < len(args):
     if args[i] == '--seconds':
         seconds = float(args[i + 1])
+        i += 2
+    elif args[i] == '--rows':
+        rows = args[i + 1].split(',')
         i += 2
     elif args[i] == '--requests':
         requests = int(args[i + 1])
@@ -155,6 +160,8 @@ def slowloris(port, stop, answers):
 
 
 def row(name, attack):
+    if (attack or 'none') not in rows:
+        return
     server, port = start()
     stop = threading.Event()
     answers = []
