@@ -56,22 +56,22 @@ enum ServeCommand: BoardlessCommand {
   static let connectionsPerAddress = Option<ServeLimit>(
     "connections-per-address", value: "N",
     help: Localized(
-      "of them from one address (default \(defaults.connectionsPerAddress); 0: any)",
+      "of them from one address (default \(defaults.connectionsPerAddress); 0: no limit)",
       "1 アドレスからの同時接続数 (既定 \(defaults.connectionsPerAddress)、0 は無制限)"))
   static let headerDeadline = Option<ServeLimit>(
     "header-deadline", value: "SECONDS",
     help: Localized(
-      "for a request's headers to come (default \(defaults.headerDeadlineSeconds))",
+      "seconds for a request's headers to come (default \(defaults.headerDeadlineSeconds))",
       "リクエストヘッダーが揃うまでの秒数 (既定 \(defaults.headerDeadlineSeconds))"))
   static let bodyDeadline = Option<ServeLimit>(
     "body-deadline", value: "SECONDS",
     help: Localized(
-      "for its body to come after them (default \(defaults.bodyDeadlineSeconds))",
+      "seconds for its body to come after them (default \(defaults.bodyDeadlineSeconds))",
       "その後本文が揃うまでの秒数 (既定 \(defaults.bodyDeadlineSeconds))"))
   static let bufferBudget = Option<ServeLimit>(
     "buffer-budget", value: "MIB",
     help: Localized(
-      "memory for bodies, all clients (default \(defaults.bufferedBytes >> 20); more: 503)",
+      "memory for bodies, all clients (default \(defaults.bufferedBytes >> 20) MiB; more: 503)",
       "全クライアントの本文に使うメモリ (既定 \(defaults.bufferedBytes >> 20)、超えると 503)"))
 
   /// How long requests already received may take to finish once a stop is asked.
