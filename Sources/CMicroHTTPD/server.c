@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <malloc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 // Every libmicrohttpd function the server calls, each field typed as the function it is named
@@ -26,6 +28,7 @@
   X(MHD_stop_daemon)                                                                           \
   X(MHD_is_feature_supported)                                                                  \
   X(MHD_get_connection_values_n)                                                               \
+  X(MHD_get_connection_info)                                                                   \
   X(MHD_lookup_connection_value)                                                               \
   X(MHD_create_post_processor)                                                                 \
   X(MHD_post_process)                                                                          \
@@ -66,12 +69,39 @@ static void mhd_open(void) {
 // How much of a body over the limit is read and dropped so that its answer reaches the client.
 #define DISCARD_ALLOWANCE ((unsigned long long)32 << 20)
 
+// Where a connection is in its request, for the deadlines: waiting for a request's line and
+// headers (from its opening or its last answer), for its body, or being answered (no deadline:
+// the handler's time is its own).
+enum phase { PHASE_HEAD, PHASE_BODY, PHASE_ANSWER };
+
+// One open connection, from libmicrohttpd's "started" notice to its "closed" one (given before it
+// closes the socket, so `fd` is never another connection's while it is listed).
+typedef struct connection_clock {
+  struct connection_clock *previous, *next;
+  int fd;
+  enum phase phase;
+  uint64_t since;  // milliseconds, CLOCK_MONOTONIC
+  int cut;
+} connection_clock;
+
 struct forum_http_server {
   struct MHD_Daemon *daemon;
   int listen_socket;
   size_t body_limit;
   forum_http_respond respond;
+  forum_http_admit admit;
   void *context;
+  // Bytes held for bodies and parts across all requests, and the most allowed.
+  atomic_size_t buffered;
+  size_t buffer_budget;
+  // The open connections, and the thread that cuts those past a deadline.
+  pthread_mutex_t clocks_lock;
+  pthread_cond_t clocks_wake;
+  connection_clock *clocks;
+  uint64_t header_deadline, body_deadline;  // milliseconds
+  pthread_t reaper;
+  int reaper_running;
+  int reaper_stop;
   atomic_size_t in_flight;
   atomic_int stopping;
   // The socket quiesce took back from libmicrohttpd, ours to close (-1 while it is the daemon's).
@@ -85,10 +115,18 @@ struct forum_http_server {
 // What one request gathers between libmicrohttpd's calls.
 typedef struct request_state {
   char *target;  // the request target as sent (path?query)
+  forum_http_server *server;
   int started;
   int counted;
   int answered;
   int too_large;
+  int busy;
+  // Bytes of `buffered` this request holds (its body's and its parts' capacities, or the length
+  // its Content-Length announced).
+  size_t reserved;
+  // What its body's and parts' buffers hold now (capacities), and the length announced.
+  size_t held;
+  size_t expected;
   int form_malformed;
   uint8_t *body;
   size_t body_length, body_capacity;
@@ -106,7 +144,110 @@ struct forum_http_exchange {
   forum_http_server *server;
   request_state *state;
   int queued;
+  int close;
 };
+
+static uint64_t now_milliseconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+}
+
+// Takes what `held` bytes of body cost of the server's budget for `state` (what it holds already
+// counts): 0 when that would pass the budget (nothing is taken then). A byte held costs two: the
+// handler is given a copy while this one is still held (`forum_http_copied` frees this one).
+static int reserve(request_state *state, size_t held) {
+  forum_http_server *server = state->server;
+  size_t total = held * 2;
+  if (total / 2 != held) return 0;
+  if (total <= state->reserved) return 1;
+  size_t extra = total - state->reserved;
+  size_t now = atomic_load(&server->buffered);
+  do {
+    if (now + extra > server->buffer_budget || now + extra < now) return 0;
+  } while (!atomic_compare_exchange_weak(&server->buffered, &now, now + extra));
+  state->reserved = total;
+  return 1;
+}
+
+static void release(request_state *state) {
+  if (state->reserved > 0) atomic_fetch_sub(&state->server->buffered, state->reserved);
+  state->reserved = 0;
+}
+
+// The connection's clock moves to `phase`, starting now.
+static void set_phase(struct MHD_Connection *connection, forum_http_server *server, enum phase phase) {
+  const union MHD_ConnectionInfo *info =
+      mhd.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  if (info == NULL || info->socket_context == NULL) return;
+  connection_clock *clock = info->socket_context;
+  pthread_mutex_lock(&server->clocks_lock);
+  clock->phase = phase;
+  clock->since = now_milliseconds();
+  pthread_mutex_unlock(&server->clocks_lock);
+}
+
+static void on_connection(
+    void *cls, struct MHD_Connection *connection, void **socket_context,
+    enum MHD_ConnectionNotificationCode code) {
+  forum_http_server *server = cls;
+  if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *info =
+        mhd.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    connection_clock *clock = calloc(1, sizeof *clock);
+    if (info == NULL || clock == NULL) {
+      free(clock);
+      return;
+    }
+    clock->fd = info->connect_fd;
+    clock->phase = PHASE_HEAD;
+    clock->since = now_milliseconds();
+    pthread_mutex_lock(&server->clocks_lock);
+    clock->next = server->clocks;
+    if (server->clocks != NULL) server->clocks->previous = clock;
+    server->clocks = clock;
+    pthread_mutex_unlock(&server->clocks_lock);
+    *socket_context = clock;
+    return;
+  }
+  connection_clock *clock = *socket_context;
+  if (clock == NULL) return;
+  pthread_mutex_lock(&server->clocks_lock);
+  if (clock->previous != NULL) clock->previous->next = clock->next;
+  else server->clocks = clock->next;
+  if (clock->next != NULL) clock->next->previous = clock->previous;
+  pthread_mutex_unlock(&server->clocks_lock);
+  free(clock);
+  *socket_context = NULL;
+}
+
+// Four times a second: a connection past its phase's deadline is shut down; libmicrohttpd then
+// reads its end and closes it as a client gone.
+static void *reap(void *cls) {
+  forum_http_server *server = cls;
+  pthread_mutex_lock(&server->clocks_lock);
+  while (!server->reaper_stop) {
+    uint64_t now = now_milliseconds();
+    for (connection_clock *clock = server->clocks; clock != NULL; clock = clock->next) {
+      uint64_t deadline = clock->phase == PHASE_HEAD   ? server->header_deadline
+                          : clock->phase == PHASE_BODY ? server->body_deadline
+                                                       : 0;
+      if (clock->cut || deadline == 0 || now - clock->since < deadline) continue;
+      clock->cut = 1;
+      shutdown(clock->fd, SHUT_RDWR);
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 250 * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec += 1;
+      until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&server->clocks_wake, &server->clocks_lock, &until);
+  }
+  pthread_mutex_unlock(&server->clocks_lock);
+  return NULL;
+}
 
 static void free_parts(request_state *state) {
   for (size_t i = 0; i < state->part_count; i++) {
@@ -124,6 +265,7 @@ static void free_parts(request_state *state) {
 
 static void free_state(request_state *state) {
   if (state == NULL) return;
+  if (state->server != NULL) release(state);
   if (state->post != NULL) mhd.MHD_destroy_post_processor(state->post);
   free_parts(state);
   free(state->headers);
@@ -172,9 +314,14 @@ static enum MHD_Result on_form_data(
   if (last->length + size > *capacity) {
     size_t wanted = *capacity == 0 ? 4096 : *capacity;
     while (wanted < last->length + size) wanted *= 2;
+    if (!reserve(state, state->held + wanted - *capacity)) {
+      state->busy = 1;
+      return MHD_NO;
+    }
     uint8_t *bytes = realloc((void *)last->bytes, wanted);
     if (bytes == NULL) return MHD_NO;
     last->bytes = bytes;
+    state->held += wanted - *capacity;
     *capacity = wanted;
   }
   memcpy((uint8_t *)last->bytes + last->length, data, size);
@@ -182,8 +329,8 @@ static enum MHD_Result on_form_data(
   return MHD_YES;
 }
 
-// What is kept of a body found over the limit: nothing.
-static void drop_body(request_state *state) {
+// Frees the body and its parts; what they took of the budget stays taken.
+static void free_body(request_state *state) {
   if (state->post != NULL) {
     mhd.MHD_destroy_post_processor(state->post);
     state->post = NULL;
@@ -192,6 +339,13 @@ static void drop_body(request_state *state) {
   state->body = NULL;
   state->body_length = state->body_capacity = 0;
   free_parts(state);
+  state->held = 0;
+}
+
+// What is kept of a body found over the limit: nothing.
+static void drop_body(request_state *state) {
+  free_body(state);
+  release(state);
 }
 
 static enum MHD_Result on_header(
@@ -247,32 +401,26 @@ int forum_http_answer(
     forum_http_exchange *exchange, unsigned status, const uint8_t *headers,
     size_t headers_length, const uint8_t *body, size_t body_length) {
   if (exchange->queued) return -1;
+  int close = exchange->close || exchange->state->too_large || exchange->state->busy;
   if (queue(
           exchange->connection, exchange->server, status, headers, headers_length, body,
-          body_length, exchange->state->too_large) != MHD_YES) {
+          body_length, close) != MHD_YES) {
     return -1;
   }
   exchange->queued = 1;
   return 0;
 }
 
-static enum MHD_Result dispatch(
-    forum_http_server *server, struct MHD_Connection *connection, const char *method,
-    request_state *state) {
-  state->answered = 1;
-  if (state->post != NULL) {
-    // A multipart body that ends before its closing boundary is refused here.
-    if (mhd.MHD_destroy_post_processor(state->post) != MHD_YES) state->form_malformed = 1;
-    state->post = NULL;
-  }
-  if (state->too_large) drop_body(state);
+// The request as gathered so far, for `respond` or `admit` (valid while `state` is).
+static forum_http_request gathered(
+    struct MHD_Connection *connection, const char *method, request_state *state) {
   state->header_count = 0;
   mhd.MHD_get_connection_values_n(connection, MHD_HEADER_KIND, on_header, state);
   const char *target = state->target != NULL ? state->target : "";
   const char *mark = strchr(target, '?');
   size_t path_length = mark != NULL ? (size_t)(mark - target) : strlen(target);
   const char *query = mark != NULL ? mark + 1 : "";
-  forum_http_request request = {
+  return (forum_http_request){
       .method = method,
       .path = target,
       .path_length = path_length,
@@ -285,10 +433,25 @@ static enum MHD_Result dispatch(
       .parts = state->form_malformed ? NULL : state->parts,
       .part_count = state->form_malformed ? 0 : state->part_count,
       .body_too_large = state->too_large,
+      .server_busy = state->busy && !state->too_large,
       .form_malformed = state->form_malformed,
   };
+}
+
+static enum MHD_Result dispatch(
+    forum_http_server *server, struct MHD_Connection *connection, const char *method,
+    request_state *state) {
+  state->answered = 1;
+  if (state->post != NULL) {
+    // A multipart body that ends before its closing boundary is refused here.
+    if (mhd.MHD_destroy_post_processor(state->post) != MHD_YES) state->form_malformed = 1;
+    state->post = NULL;
+  }
+  if (state->too_large || state->busy) drop_body(state);
+  set_phase(connection, server, PHASE_ANSWER);
+  forum_http_request request = gathered(connection, method, state);
   forum_http_exchange exchange = {
-      .connection = connection, .server = server, .state = state, .queued = 0};
+      .connection = connection, .server = server, .state = state, .queued = 0, .close = 0};
   server->respond(server->context, &request, &exchange);
   if (exchange.queued) return MHD_YES;
   static const char failure[] = "the server could not answer";
@@ -297,10 +460,121 @@ static enum MHD_Result dispatch(
       sizeof failure - 1, 1);
 }
 
+// The handler's head admission: 1 when it refused (its answer is queued, the body never read).
+static int admit(
+    forum_http_server *server, struct MHD_Connection *connection, const char *method,
+    request_state *state) {
+  forum_http_request head = gathered(connection, method, state);
+  forum_http_exchange exchange = {
+      .connection = connection, .server = server, .state = state, .queued = 0, .close = 1};
+  server->admit(server->context, &head, &exchange);
+  if (!exchange.queued) return 0;
+  state->answered = 1;
+  set_phase(connection, server, PHASE_ANSWER);
+  return 1;
+}
+
+// The Content-Length headers of a request: how many, the length they say, and whether they
+// disagree or one is no number (each may be a list: "5, 5").
+typedef struct lengths {
+  int count;
+  int invalid;
+  unsigned long long value;
+} lengths;
+
+static enum MHD_Result on_length(
+    void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value,
+    size_t value_size) {
+  (void)kind;
+  lengths *seen = cls;
+  if (key_size != 14 || strncasecmp(key, "Content-Length", 14) != 0) return MHD_YES;
+  size_t at = 0;
+  do {
+    while (at < value_size && (value[at] == ' ' || value[at] == '\t')) at++;
+    unsigned long long number = 0;
+    size_t digits = 0;
+    while (at < value_size && value[at] >= '0' && value[at] <= '9') {
+      unsigned digit = (unsigned)(value[at] - '0');
+      if (number > (~0ULL - digit) / 10) seen->invalid = 1;
+      number = number * 10 + digit;
+      digits++;
+      at++;
+    }
+    while (at < value_size && (value[at] == ' ' || value[at] == '\t')) at++;
+    if (digits == 0 || (at < value_size && value[at] != ',')) seen->invalid = 1;
+    if (seen->count > 0 && number != seen->value) seen->invalid = 1;
+    seen->value = number;
+    seen->count++;
+  } while (at++ < value_size && !seen->invalid);
+  return MHD_YES;
+}
+
+// RFC 9112 § 6.3: a length that cannot be trusted is answered 400 and the connection closed.
+static enum MHD_Result refuse_framing(
+    forum_http_server *server, struct MHD_Connection *connection, request_state *state) {
+  static const char body[] = "{\"code\":\"E400002\",\"error\":\"Content-Length is invalid.\"}";
+  static const char headers[] = "Content-Type\0application/json";
+  state->answered = 1;
+  set_phase(connection, server, PHASE_ANSWER);
+  return queue(
+      connection, server, MHD_HTTP_BAD_REQUEST, (const uint8_t *)headers, sizeof headers,
+      (const uint8_t *)body, sizeof body - 1, 1);
+}
+
 static int is_multipart(const char *content_type) {
   if (content_type == NULL) return 0;
   while (*content_type == ' ' || *content_type == '\t') content_type++;
   return strncasecmp(content_type, "multipart/form-data", 19) == 0;
+}
+
+// The first call, once the line and headers are in: nothing of the body is read yet.
+static enum MHD_Result on_head(
+    forum_http_server *server, struct MHD_Connection *connection, const char *method,
+    request_state *state) {
+  state->started = 1;
+  state->counted = 1;
+  state->server = server;
+  atomic_fetch_add(&server->in_flight, 1);
+  set_phase(connection, server, PHASE_BODY);
+  lengths length = {0, 0, 0};
+  mhd.MHD_get_connection_values_n(connection, MHD_HEADER_KIND, on_length, &length);
+  if (length.invalid) return refuse_framing(server, connection, state);
+  const char *coding = mhd.MHD_lookup_connection_value(
+      connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+  int has_body = (length.count > 0 && length.value > 0) || coding != NULL;
+  if (has_body && server->admit != NULL && admit(server, connection, method, state)) {
+    return MHD_YES;
+  }
+  const char *type =
+      mhd.MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+  int multipart = is_multipart(type);
+  if (length.count > 0 && coding == NULL) {
+    unsigned long long declared = length.value;
+    if (declared > server->body_limit) {
+      state->too_large = 1;
+    } else if (!reserve(state, (size_t)declared * (multipart ? 2 : 1))) {
+      // The body and its decoded parts would pass what all connections may hold.
+      state->busy = 1;
+    } else {
+      state->expected = (size_t)declared;
+    }
+    if (state->too_large || state->busy) {
+      const char *expect =
+          mhd.MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+      // A client waiting for "100 Continue" is answered now and sends nothing more. One that
+      // sends its body anyway would lose the answer to a reset if the connection closed on
+      // unread bytes: up to a bound, the body is read and dropped, and answered after.
+      if (expect != NULL || declared > server->body_limit + DISCARD_ALLOWANCE) {
+        return dispatch(server, connection, method, state);
+      }
+      return MHD_YES;
+    }
+  }
+  if (multipart) {
+    state->post = mhd.MHD_create_post_processor(connection, 64 * 1024, on_form_data, state);
+    if (state->post == NULL) state->form_malformed = 1;
+  }
+  return MHD_YES;
 }
 
 static enum MHD_Result on_request(
@@ -316,64 +590,43 @@ static enum MHD_Result on_request(
     if (state == NULL) return MHD_NO;
     *con_cls = state;
   }
-  if (!state->started) {
-    state->started = 1;
-    state->counted = 1;
-    atomic_fetch_add(&server->in_flight, 1);
-    const char *length =
-        mhd.MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (length != NULL) {
-      errno = 0;
-      char *end = NULL;
-      unsigned long long declared = strtoull(length, &end, 10);
-      if (errno == 0 && end != length && declared > server->body_limit) {
-        state->too_large = 1;
-        const char *expect =
-            mhd.MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
-        // A client waiting for "100 Continue" is answered now and sends nothing more. One that
-        // sends its body anyway would lose the answer to a reset if the connection closed on
-        // unread bytes: up to a bound, the body is read and dropped, and answered after.
-        if (expect != NULL || declared - server->body_limit > DISCARD_ALLOWANCE) {
-          return dispatch(server, connection, method, state);
-        }
-        return MHD_YES;
-      }
-    }
-    const char *type =
-        mhd.MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (is_multipart(type)) {
-      state->post = mhd.MHD_create_post_processor(connection, 64 * 1024, on_form_data, state);
-      if (state->post == NULL) state->form_malformed = 1;
-    }
-    return MHD_YES;
-  }
+  if (!state->started) return on_head(server, connection, method, state);
   if (*upload_data_size > 0) {
     size_t size = *upload_data_size;
     *upload_data_size = 0;
     if (state->answered) return MHD_YES;
-    if (state->too_large || state->body_length + size > server->body_limit) {
-      // Over the limit (a chunked body, or one announced so): dropped, answered at its end.
-      if (!state->too_large) {
-        state->too_large = 1;
-        drop_body(state);
-      }
-      state->discarded += size;
-      return state->discarded > server->body_limit + DISCARD_ALLOWANCE ? MHD_NO : MHD_YES;
+    if (!state->too_large && !state->busy && state->body_length + size > server->body_limit) {
+      // Over the limit (a chunked body, or one sent past its length): dropped, answered at its end.
+      state->too_large = 1;
+      drop_body(state);
     }
-    if (state->body_length + size > state->body_capacity) {
+    if (!state->too_large && !state->busy && state->body_length + size > state->body_capacity) {
       size_t wanted = state->body_capacity == 0 ? 16384 : state->body_capacity;
+      if (wanted < state->expected) wanted = state->expected;
       while (wanted < state->body_length + size) wanted *= 2;
       if (wanted > server->body_limit) wanted = server->body_limit;
-      uint8_t *body = realloc(state->body, wanted);
-      if (body == NULL) return MHD_NO;
-      state->body = body;
-      state->body_capacity = wanted;
+      if (!reserve(state, state->held + wanted - state->body_capacity)) {
+        state->busy = 1;
+        drop_body(state);
+      } else {
+        uint8_t *body = realloc(state->body, wanted);
+        if (body == NULL) return MHD_NO;
+        state->held += wanted - state->body_capacity;
+        state->body = body;
+        state->body_capacity = wanted;
+      }
+    }
+    if (state->too_large || state->busy) {
+      state->discarded += size;
+      return state->discarded > server->body_limit + DISCARD_ALLOWANCE ? MHD_NO : MHD_YES;
     }
     memcpy(state->body + state->body_length, upload_data, size);
     state->body_length += size;
     if (state->post != NULL && !state->form_malformed &&
         mhd.MHD_post_process(state->post, upload_data, size) != MHD_YES) {
       state->form_malformed = 1;
+      // The parts would pass the budget: all of it is dropped, answered at its end.
+      if (state->busy) drop_body(state);
     }
     return MHD_YES;
   }
@@ -393,9 +646,10 @@ static void *on_target(void *cls, const char *uri, struct MHD_Connection *connec
 static void on_completed(
     void *cls, struct MHD_Connection *connection, void **con_cls,
     enum MHD_RequestTerminationCode toe) {
-  (void)connection;
   (void)toe;
   forum_http_server *server = cls;
+  // The next request's line and headers are awaited from now.
+  set_phase(connection, server, PHASE_HEAD);
   request_state *state = *con_cls;
   if (state == NULL) return;
   if (state->counted) atomic_fetch_sub(&server->in_flight, 1);
@@ -471,6 +725,9 @@ unsigned forum_http_bound_port(int socket) {
 forum_http_server *forum_http_start(
     const forum_http_config *config, char *reason, size_t reason_size) {
   pthread_once(&mhd_once, mhd_open);
+  // A body's buffers (up to the body limit) are mapped apart and given back to the system when
+  // freed, not kept in malloc's arenas to the process's high-water mark.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   if (mhd_failure[0] != 0) {
     snprintf(reason, reason_size, "%s", mhd_failure);
     close(config->listen_socket);
@@ -492,6 +749,13 @@ forum_http_server *forum_http_start(
   server->quiesced_socket = -1;
   server->body_limit = config->body_limit;
   server->respond = config->respond;
+  server->admit = config->admit;
+  atomic_init(&server->buffered, 0);
+  server->buffer_budget = config->buffer_budget;
+  server->header_deadline = (uint64_t)config->header_deadline_seconds * 1000;
+  server->body_deadline = (uint64_t)config->body_deadline_seconds * 1000;
+  pthread_mutex_init(&server->clocks_lock, NULL);
+  pthread_cond_init(&server->clocks_wake, NULL);
   server->context = config->context;
   atomic_init(&server->in_flight, 0);
   atomic_init(&server->stopping, 0);
@@ -502,7 +766,7 @@ forum_http_server *forum_http_start(
                    MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
   // The logger first: libmicrohttpd says so in its first message otherwise, and that message
   // would be the start_reason kept in place of the TLS library's (a key that does not fit).
-  struct MHD_OptionItem options[16] = {
+  struct MHD_OptionItem options[20] = {
       {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_log, server},
       {MHD_OPTION_LISTEN_SOCKET, config->listen_socket, NULL},
       {MHD_OPTION_THREAD_POOL_SIZE, config->threads, NULL},
@@ -512,9 +776,13 @@ forum_http_server *forum_http_start(
       {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_target, server},
       {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, server},
       {MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL},
+      {MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->per_address_connection_limit, NULL},
+      {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, server},
   };
-  size_t count = 9;
+  size_t count = 11;
   if (tls) {
+    options[count++] =
+        (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)FORUM_HTTP_TLS_PRIORITIES};
     options[count++] = (struct MHD_OptionItem){
         MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)config->tls_certificate};
     options[count++] =
@@ -530,8 +798,13 @@ forum_http_server *forum_http_start(
         server->start_reason[0] != 0 ? server->start_reason : "libmicrohttpd did not start");
     // libmicrohttpd may have closed the socket already on its way out.
     if (fcntl(config->listen_socket, F_GETFD) != -1) close(config->listen_socket);
+    pthread_cond_destroy(&server->clocks_wake);
+    pthread_mutex_destroy(&server->clocks_lock);
     free(server);
     return NULL;
+  }
+  if (server->header_deadline > 0 || server->body_deadline > 0) {
+    server->reaper_running = pthread_create(&server->reaper, NULL, reap, server) == 0;
   }
   return server;
 }
@@ -545,10 +818,25 @@ size_t forum_http_in_flight(forum_http_server *server) {
   return atomic_load(&server->in_flight);
 }
 
+size_t forum_http_buffered(forum_http_server *server) { return atomic_load(&server->buffered); }
+
+void forum_http_copied(forum_http_exchange *exchange) {
+  if (exchange->state->answered) free_body(exchange->state);
+}
+
 void forum_http_stop(forum_http_server *server) {
   atomic_store(&server->stopping, 1);
+  if (server->reaper_running) {
+    pthread_mutex_lock(&server->clocks_lock);
+    server->reaper_stop = 1;
+    pthread_cond_signal(&server->clocks_wake);
+    pthread_mutex_unlock(&server->clocks_lock);
+    pthread_join(server->reaper, NULL);
+  }
   mhd.MHD_stop_daemon(server->daemon);
   // Until quiesced, the daemon closes the socket it was given itself.
   if (server->quiesced_socket >= 0) close(server->quiesced_socket);
+  pthread_cond_destroy(&server->clocks_wake);
+  pthread_mutex_destroy(&server->clocks_lock);
   free(server);
 }

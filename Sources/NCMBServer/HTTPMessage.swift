@@ -43,6 +43,42 @@ public struct HTTPRequest: Sendable {
   }
 }
 
+/// What a request says before its body: the transport hands it to `HTTPHandler.admit` once the
+/// line and headers are in, before it reads a byte of the body.
+public struct HTTPRequestHead: Sendable {
+  /// `GET`, `POST`, `PUT`, `DELETE`, … as sent.
+  public var method: String
+  /// As in `HTTPRequest.path`: percent-encoded, without the query.
+  public var path: String
+  /// The query string exactly as sent, without the `?`.
+  public var rawQuery: String
+  /// Header names lowercased, values as sent, in the order received.
+  public var headers: [(name: String, value: String)]
+
+  public init(
+    method: String, path: String, rawQuery: String = "",
+    headers: [(name: String, value: String)] = []
+  ) {
+    self.method = method
+    self.path = path
+    self.rawQuery = rawQuery
+    self.headers = headers
+  }
+
+  /// The first header called `name` (any case), or nil.
+  public func header(_ name: String) -> String? {
+    let name = name.lowercased()
+    return headers.first { $0.name == name }?.value
+  }
+}
+
+extension HTTPRequest {
+  /// A request of `head` with no body yet.
+  public init(_ head: HTTPRequestHead) {
+    self.init(method: head.method, path: head.path, rawQuery: head.rawQuery, headers: head.headers)
+  }
+}
+
 /// One part of a `multipart/form-data` body.
 public struct HTTPFormPart: Sendable {
   /// The part's `name` (`acl`, `file`).
@@ -76,15 +112,34 @@ public struct HTTPResponse: Sendable {
 
 /// Answers requests. Called from the transport's worker threads, several at once.
 public protocol HTTPHandler: AnyObject, Sendable {
+  /// Called once the line and headers of a request that announces a body (a Content-Length above
+  /// 0, or a Transfer-Encoding) are in, before a byte of the body is read or `100 Continue` is
+  /// sent. nil lets the request in (`respond` answers it once its body has come); an answer
+  /// refuses it: it is sent at once, the body is never read and the connection closes after it.
+  /// By default every request is let in.
+  func admit(_ head: HTTPRequestHead) -> HTTPResponse?
   func respond(to request: HTTPRequest) -> HTTPResponse
   /// Called instead of `respond` for a request whose body is over the transport's limit
   /// (`HTTPServer.Limits.bodyBytes`, by its Content-Length or as it arrived): `body` and
   /// `formParts` are empty, the rest of the body is never read and the connection closes after
   /// the answer. By default NCMB's E413002 with HTTP 413.
   func respondToOversizedBody(_ request: HTTPRequest) -> HTTPResponse
+  /// Called instead of `respond` for a request whose body would pass what the transport holds
+  /// for all connections at once (`HTTPServer.Limits.bufferedBytes`): as for an oversized body,
+  /// nothing of it is kept and the connection closes. By default NCMB's E503001 with HTTP 503.
+  func respondToBusy(_ request: HTTPRequest) -> HTTPResponse
 }
 
 extension HTTPHandler {
+  public func admit(_ head: HTTPRequestHead) -> HTTPResponse? { nil }
+
+  public func respondToBusy(_ request: HTTPRequest) -> HTTPResponse {
+    let body = #"{"code":"E503001","error":"Service unavailable."}"#
+    return HTTPResponse(
+      status: 503, headers: [("content-type", "application/json"), ("retry-after", "1")],
+      body: Array(body.utf8))
+  }
+
   public func respondToOversizedBody(_ request: HTTPRequest) -> HTTPResponse {
     let body = #"{"code":"E413002","error":"Request entity is too large."}"#
     return HTTPResponse(

@@ -130,6 +130,18 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     }
   }
 
+  /// Head admission (`HTTPHandler.admit`): a request whose body is still to come is refused at
+  /// once, its body never read, unless its application key and signature are the board's (they
+  /// cover method, host, path and query, not the body) and its path is the API's.
+  public func admit(_ head: HTTPRequestHead) -> HTTPResponse? {
+    do {
+      try admit(HTTPRequest(head))
+      return nil
+    } catch {
+      return failure(error)
+    }
+  }
+
   /// Checks a request's signature (application key, timestamp, HMAC) against the board's keys
   /// and its body's size: what a request passes before its session is looked at or it waits
   /// for a write. Needs only the request's head and body length.

@@ -148,10 +148,13 @@ struct ServeTests {
   }
 
   /// A thousand connections held open (half of them part-way through their headers) take no
-  /// worker from a client that asks something.
+  /// worker from a client that asks something (with the limit per address and the header
+  /// deadline turned off: `ServeGuardTests` has them).
   @Test func aThousandIdleConnectionsDoNotStarveAnother() throws {
     let (forum, _) = try board()
-    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
+    let server = try ServeProcess(
+      forum,
+      ["--listen", "127.0.0.1:0", "--connections-per-address", "0", "--header-deadline", "0"])
     let run = try Clients.python(
       """
       import resource, socket, subprocess, sys
@@ -204,34 +207,37 @@ struct ServeTests {
     #expect(server.stop() == 0)
   }
 
-  /// SIGTERM while a request is still arriving: the server takes no new connection, answers the
-  /// request once it is complete (closing its connection), then exits 0.
+  /// SIGTERM while a (signed) request is still arriving: the server takes no new connection,
+  /// answers the request once it is complete (closing its connection), then exits 0.
   @Test func sigtermLetsARequestInFlightFinish() throws {
     let (forum, _) = try board()
+    let keys = try forum.run(["--json", "keys"], profile: nil)
     let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
     let client = Process()
     client.executableURL = URL(fileURLWithPath: try Clients.require("/usr/bin/python3"))
     client.arguments = [
       "-c",
-      """
-      import socket, sys
-      s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
-      body = b'{"text":"' + b'x' * 2000 + b'"}'
-      s.sendall(b'POST /2013-09-01/classes/Comment HTTP/1.1\\r\\nHost: x\\r\\n'
-                b'Content-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n' % len(body)
-                + body[:1000])
-      print('half', flush=True)
-      sys.stdin.readline()
-      s.sendall(body[1000:])
-      answer = b''
-      while True:
-          chunk = s.recv(65536)
-          if not chunk:
-              break
-          answer += chunk
-      print(answer.split(b'\\r\\n')[0].decode(), 'close' if b'Connection: close' in answer else 'open')
-      """,
-      String(server.port),
+      SignedClient.prelude + """
+        import socket, sys
+        s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+        body = b'{"text":"' + b'x' * 2000 + b'"}'
+        h = ''.join('%s: %s\\r\\n' % pair
+                    for pair in signed('POST', '/2013-09-01/classes/Comment').items()).encode()
+        s.sendall(b'POST /2013-09-01/classes/Comment HTTP/1.1\\r\\nHost: 127.0.0.1:%d\\r\\n' % port
+                  + h + b'Content-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n' % len(body)
+                  + body[:1000])
+        print('half', flush=True)
+        sys.stdin.readline()
+        s.sendall(body[1000:])
+        answer = b''
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        print(answer.split(b'\\r\\n')[0].decode(), 'close' if b'Connection: close' in answer else 'open')
+        """,
+      String(server.port), keys.stdout,
     ]
     let input = Pipe()
     let output = Pipe()

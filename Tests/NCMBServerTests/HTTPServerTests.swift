@@ -317,4 +317,69 @@ struct HTTPServerTests {
     #expect(echo.server.requestsInFlight == 0, "waited \(waited)")
     #expect(echo.handler.calls == 0)
   }
+
+  /// Bodies held across all connections stay within `bufferedBytes`: with room for one 300 kB body
+  /// (counted twice, with its copy; held while its handler takes 1.5 s), eight sent at once are each served or answered 503 (the
+  /// handler's `respondToBusy`, E503001), and nothing stays held after (before: every body was).
+  @Test func bodiesHeldAcrossConnectionsStayWithinTheBudget() throws {
+    let echo = try EchoServer(limits: HTTPServer.Limits(bufferedBytes: 800_000))
+    let run = try Clients.python(
+      """
+      import http.client, sys, threading
+      answers = []
+      def send():
+          c = http.client.HTTPConnection('127.0.0.1', int(sys.argv[1]), timeout=30)
+          try:
+              c.request('POST', '/slow', b'x' * 300000, {'Expect': '100-continue'})
+              r = c.getresponse()
+              answers.append((r.status, r.read()[:60].decode()))
+          except OSError as error:
+              answers.append((0, type(error).__name__))
+      threads = [threading.Thread(target=send) for _ in range(8)]
+      for t in threads: t.start()
+      for t in threads: t.join()
+      for status, body in sorted(set(answers)): print(status, body)
+      """, [String(echo.server.port)])
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.contains { $0.hasPrefix("200 ") }, "\(run.summary)")
+    #expect(lines.contains { $0.hasPrefix("503 ") }, "\(run.summary)")
+    #expect(
+      lines.allSatisfy {
+        $0.hasPrefix("200 ") || $0 == #"503 {"code":"E503001","error":"Service unavailable."}"#
+      }, "\(run.summary)")
+    #expect(echo.server.bufferedBytes == 0)
+  }
+
+  /// A handler's head admission refuses a request before a byte of its body is read: the answer
+  /// comes though the body is never sent, and `respond` is never called.
+  @Test func anAdmissionRefusesBeforeTheBody() throws {
+    final class Refusing: HTTPHandler, @unchecked Sendable {
+      func admit(_ head: HTTPRequestHead) -> HTTPResponse? {
+        head.header("X-Key") == "yes" ? nil : HTTPResponse(status: 401, body: Array("no".utf8))
+      }
+      func respond(to request: HTTPRequest) -> HTTPResponse {
+        HTTPResponse(status: 200, body: Array("read \(request.body.count)".utf8))
+      }
+    }
+    let server = try HTTPServer(
+      address: ListenAddress(host: "127.0.0.1", port: 0), tls: nil, handler: Refusing())
+    let run = try Clients.python(
+      """
+      import socket, sys
+      def ask(key, body):
+          s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+          s.settimeout(10)
+          s.sendall(b'POST /x HTTP/1.1\\r\\nHost: h\\r\\nX-Key: ' + key
+                    + b'\\r\\nContent-Length: 5\\r\\n\\r\\n' + body)
+          try:
+              answer = s.recv(4096)
+          except socket.timeout:
+              answer = b'no answer'
+          print(answer.split(b'\\r\\n')[0].decode(), answer.split(b'\\r\\n\\r\\n')[-1].decode())
+      ask(b'no', b'')
+      ask(b'yes', b'abcde')
+      """, [String(server.port)])
+    #expect(
+      run.stdout == "HTTP/1.1 401 Unauthorized no\nHTTP/1.1 200 OK read 5\n", "\(run.summary)")
+  }
 }

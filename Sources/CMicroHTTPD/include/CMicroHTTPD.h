@@ -43,6 +43,9 @@ typedef struct forum_http_request {
   /// The body is over the limit (by Content-Length, or as it came): nothing of it is kept, and the
   /// connection is closed after the answer.
   int body_too_large;
+  /// The bytes buffered for all connections' bodies would pass `buffer_budget`: nothing of the
+  /// body is kept, and the connection is closed after the answer.
+  int server_busy;
   /// A multipart/form-data body libmicrohttpd could not decode (no boundary, cut short).
   int form_malformed;
 } forum_http_request;
@@ -54,6 +57,19 @@ typedef struct forum_http_exchange forum_http_exchange;
 typedef void (*forum_http_respond)(
     void *_Nullable context, const forum_http_request *_Nonnull request,
     forum_http_exchange *_Nonnull exchange);
+
+/// Called once the headers of a request that announces a body (a Content-Length above 0, or a
+/// Transfer-Encoding) are in, before a byte of its body is read or `100 Continue` is sent:
+/// `request` has no body. Answering with `forum_http_answer` refuses the request: the answer goes
+/// out at once, the body is never read and the connection is closed. Not answering lets it in.
+typedef void (*forum_http_admit)(
+    void *_Nullable context, const forum_http_request *_Nonnull request,
+    forum_http_exchange *_Nonnull exchange);
+
+/// Says the request's body and parts were copied: their bytes are freed now (the request no longer
+/// holds them), while what they took of `buffer_budget` stays taken until the request completes,
+/// for the copy. The request's pointers are not to be read after.
+void forum_http_copied(forum_http_exchange *_Nonnull exchange);
 
 /// Answers the request: `headers` holds `name NUL value NUL` pairs. The bytes are copied.
 /// Returns 0, or -1 when the answer is refused (a header with CR or LF, answered twice).
@@ -77,14 +93,32 @@ typedef struct forum_http_config {
   const char *_Nullable tls_key;
   unsigned threads;
   unsigned connection_limit;
+  /// Open connections from one client address at once (0: no limit of its own).
+  unsigned per_address_connection_limit;
   /// A connection with no traffic for this long is closed.
   unsigned idle_timeout_seconds;
+  /// A connection is closed when a request's line and headers have not all come this long after
+  /// it opened or after its last answer (the TLS handshake included): a byte now and then does
+  /// not keep it.
+  unsigned header_deadline_seconds;
+  /// A connection is closed when a request's body has not all come this long after its headers.
+  unsigned body_deadline_seconds;
+  /// Bytes held for request bodies (and their decoded parts) across all connections, each counted
+  /// twice (once for the handler's copy); a request that would pass it is answered by `respond`
+  /// with `server_busy` set, its body unread or dropped.
+  size_t buffer_budget;
   /// Per connection: request line and headers must fit in it.
   size_t connection_memory;
   size_t body_limit;
   forum_http_respond _Nonnull respond;
+  /// NULL: every request is let in.
+  forum_http_admit _Nullable admit;
   void *_Nullable context;
 } forum_http_config;
+
+/// TLS versions spoken: 1.2 and 1.3 only (GnuTLS priority string).
+#define FORUM_HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
 
 typedef struct forum_http_server forum_http_server;
 
@@ -103,5 +137,8 @@ size_t forum_http_in_flight(forum_http_server *_Nonnull server);
 /// Stops the worker threads (a handler running is let finish), closes every connection and the
 /// listening socket, and frees the server.
 void forum_http_stop(forum_http_server *_Nonnull server);
+
+/// Bytes held for request bodies across all connections now (for tests and benchmarks).
+size_t forum_http_buffered(forum_http_server *_Nonnull server);
 
 #endif

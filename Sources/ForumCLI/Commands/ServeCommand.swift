@@ -23,12 +23,18 @@ enum ServeCommand: BoardlessCommand {
       "HOST is an IPv4 address, an IPv6 address in brackets ([::1]:8443) or localhost; port 0 "
         + "takes a free one. With --tls-cert and --tls-key (PEM files) it speaks HTTPS, else "
         + "plain HTTP (put a TLS reverse proxy in front). When ready it prints one line: the URL "
-        + "and the application key. On stopping, requests already received are answered first.",
+        + "and the application key. On stopping, requests already received are answered first. "
+        + "A body is read only once its signature is checked; a connection whose headers or body "
+        + "miss their deadline is closed, however it trickles.",
       "HOST は IPv4 アドレス、角括弧で囲んだ IPv6 アドレス ([::1]:8443)、または localhost。ポート 0 は"
         + "空いているポートを使います。--tls-cert と --tls-key (PEM ファイル) があれば HTTPS、"
         + "なければ平文の HTTP です (前に TLS のリバースプロキシを置いてください)。準備ができると URL と"
-        + "アプリケーションキーを 1 行表示します。停止時は受け付け済みのリクエストに答えてから終わります。"),
-    parameters: [listen, db, certificate, key])
+        + "アプリケーションキーを 1 行表示します。停止時は受け付け済みのリクエストに答えてから終わります。"
+        + "本文は署名を確かめてから読みます。ヘッダーや本文が期限までに揃わない接続は切断されます。"),
+    parameters: [
+      listen, db, certificate, key, connections, connectionsPerAddress, headerDeadline,
+      bodyDeadline, bufferBudget,
+    ])
 
   static let listen = Option<String>(
     "listen", value: "HOST:PORT",
@@ -39,6 +45,34 @@ enum ServeCommand: BoardlessCommand {
     "tls-cert", value: "FILE", help: Localized("the certificate (PEM)", "証明書 (PEM)"))
   static let key = Option<FilePath>(
     "tls-key", value: "FILE", help: Localized("its private key (PEM)", "その秘密鍵 (PEM)"))
+
+  /// What a server allows a client unless told otherwise (shown in the options' help).
+  static let defaults = HTTPServer.Limits()
+  static let connections = Option<ServeLimit>(
+    "connections", value: "N",
+    help: Localized(
+      "open connections at once (default \(defaults.connections))",
+      "同時接続数 (既定 \(defaults.connections))"))
+  static let connectionsPerAddress = Option<ServeLimit>(
+    "connections-per-address", value: "N",
+    help: Localized(
+      "of them from one address (default \(defaults.connectionsPerAddress); 0: no limit)",
+      "1 アドレスからの同時接続数 (既定 \(defaults.connectionsPerAddress)、0 は無制限)"))
+  static let headerDeadline = Option<ServeLimit>(
+    "header-deadline", value: "SECONDS",
+    help: Localized(
+      "seconds for a request's headers to come (default \(defaults.headerDeadlineSeconds))",
+      "リクエストヘッダーが揃うまでの秒数 (既定 \(defaults.headerDeadlineSeconds))"))
+  static let bodyDeadline = Option<ServeLimit>(
+    "body-deadline", value: "SECONDS",
+    help: Localized(
+      "seconds for its body to come after them (default \(defaults.bodyDeadlineSeconds))",
+      "その後本文が揃うまでの秒数 (既定 \(defaults.bodyDeadlineSeconds))"))
+  static let bufferBudget = Option<ServeLimit>(
+    "buffer-budget", value: "MIB",
+    help: Localized(
+      "memory for bodies, all clients (default \(defaults.bufferedBytes >> 20) MiB; more: 503)",
+      "全クライアントの本文に使うメモリ (既定 \(defaults.bufferedBytes >> 20)、超えると 503)"))
 
   /// How long requests already received may take to finish once a stop is asked.
   static let graceSeconds = 30.0
@@ -57,6 +91,8 @@ enum ServeCommand: BoardlessCommand {
     var listen: ListenAddress
     var certificateFile: String?
     var keyFile: String?
+    /// What the server allows a client.
+    var limits = ServeCommand.defaults
     /// `--json` after the command.
     var json = false
   }
@@ -76,9 +112,18 @@ enum ServeCommand: BoardlessCommand {
     guard (certificate == nil) == (key == nil) else {
       throw CLIError.usage(messages.tlsNeedsBoth)
     }
+    var limits = defaults
+    if let value = invocation[connections]?.value { limits.connections = max(1, value) }
+    if let value = invocation[connectionsPerAddress]?.value {
+      limits.connectionsPerAddress = value
+    }
+    if let value = invocation[headerDeadline]?.value { limits.headerDeadlineSeconds = value }
+    if let value = invocation[bodyDeadline]?.value { limits.bodyDeadlineSeconds = value }
+    if let value = invocation[bufferBudget]?.value { limits.bufferedBytes = value << 20 }
     return Request(
       location: location(invocation[db], options: options), listen: listen,
-      certificateFile: certificate, keyFile: key, json: invocation[GlobalOptions.jsonFlag])
+      certificateFile: certificate, keyFile: key, limits: limits,
+      json: invocation[GlobalOptions.jsonFlag])
   }
 
   /// Serves until SIGTERM or SIGINT; returns the exit status. Errors before the ready line are
@@ -113,7 +158,8 @@ enum ServeCommand: BoardlessCommand {
     signal(SIGPIPE, SIG_IGN)
     let server: HTTPServer
     do {
-      server = try HTTPServer(address: request.listen, tls: tls, handler: service)
+      server = try HTTPServer(
+        address: request.listen, tls: tls, limits: request.limits, handler: service)
     } catch let error as HTTPServerError {
       throw CLIError.failed(messages.serverDidNotStart(error))
     }
@@ -173,5 +219,18 @@ enum ServeCommand: BoardlessCommand {
         messages.cannotReadTLSFile(shown, isKey: isKey, reason: messages.tlsFileNotPEM))
     }
     return bytes
+  }
+}
+
+/// A limit `serve` is given: a whole number from 0 to 1,000,000 (0 turns a deadline or the limit
+/// per address off).
+struct ServeLimit: ArgumentValue, Equatable {
+  let value: Int
+  static var valueName: String { "N" }
+  init(parsing word: String, messages: Messages) throws {
+    guard word.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(word),
+      value <= 1_000_000
+    else { throw CLIError.usage(messages.notANumber("limit", SafeText.sanitize(word))) }
+    self.value = value
   }
 }

@@ -18,8 +18,20 @@ public final class HTTPServer: @unchecked Sendable {
     public var threads: Int
     /// Open connections at once, idle ones included.
     public var connections: Int
+    /// Open connections from one client address at once (0: only `connections`): one address
+    /// cannot take them all.
+    public var connectionsPerAddress: Int
     /// A connection silent this long is closed (a half-sent request too).
     public var idleTimeoutSeconds: Int
+    /// A request's line and headers must all have come this long after its connection opened
+    /// (TLS handshake included) or after the last answer on it, however they trickle (0: none).
+    public var headerDeadlineSeconds: Int
+    /// A request's body must all have come this long after its headers (0: none).
+    public var bodyDeadlineSeconds: Int
+    /// Memory for request bodies and their decoded parts across all connections, each byte
+    /// counted twice (the transport's and the handler's copy): a request that would pass it is
+    /// answered by the handler's `respondToBusy`, its body unread.
+    public var bufferedBytes: Int
     /// Per connection: the request line and headers must fit (a bigger one is answered
     /// 431/414 and closed by libmicrohttpd).
     public var headerBytes: Int
@@ -28,12 +40,18 @@ public final class HTTPServer: @unchecked Sendable {
 
     public init(
       threads: Int = HTTPServer.defaultThreads, connections: Int = 4096,
-      idleTimeoutSeconds: Int = 30, headerBytes: Int = 64 * 1024,
-      bodyBytes: Int = 6 * 1024 * 1024
+      connectionsPerAddress: Int = 128, idleTimeoutSeconds: Int = 30,
+      headerDeadlineSeconds: Int = 10, bodyDeadlineSeconds: Int = 60,
+      headerBytes: Int = 64 * 1024, bodyBytes: Int = 6 * 1024 * 1024,
+      bufferedBytes: Int = 64 * 1024 * 1024
     ) {
       self.threads = threads
       self.connections = connections
+      self.connectionsPerAddress = connectionsPerAddress
       self.idleTimeoutSeconds = idleTimeoutSeconds
+      self.headerDeadlineSeconds = headerDeadlineSeconds
+      self.bodyDeadlineSeconds = bodyDeadlineSeconds
+      self.bufferedBytes = bufferedBytes
       self.headerBytes = headerBytes
       self.bodyBytes = bodyBytes
     }
@@ -90,9 +108,14 @@ public final class HTTPServer: @unchecked Sendable {
         var config = forum_http_config(
           listen_socket: socket, tls_certificate: certificate, tls_key: key,
           threads: UInt32(max(1, limits.threads)), connection_limit: UInt32(connections),
+          per_address_connection_limit: UInt32(clamping: max(0, limits.connectionsPerAddress)),
           idle_timeout_seconds: UInt32(max(1, limits.idleTimeoutSeconds)),
+          header_deadline_seconds: UInt32(clamping: max(0, limits.headerDeadlineSeconds)),
+          body_deadline_seconds: UInt32(clamping: max(0, limits.bodyDeadlineSeconds)),
+          buffer_budget: max(0, limits.bufferedBytes),
           connection_memory: max(4096, limits.headerBytes), body_limit: max(0, limits.bodyBytes),
-          respond: httpServerRespond, context: Unmanaged.passUnretained(box).toOpaque())
+          respond: httpServerRespond, admit: httpServerAdmit,
+          context: Unmanaged.passUnretained(box).toOpaque())
         return forum_http_start(&config, &reason, reason.count)
       }
     }
@@ -119,6 +142,9 @@ public final class HTTPServer: @unchecked Sendable {
 
   /// Requests begun and not yet answered.
   public var requestsInFlight: Int { Int(forum_http_in_flight(server)) }
+
+  /// Bytes held for request bodies across all connections now (`Limits.bufferedBytes`).
+  public var bufferedBytes: Int { Int(forum_http_buffered(server)) }
 
   /// Stops accepting, lets the requests already received be answered (each closing its
   /// connection) for up to `graceSeconds`, then stops the workers: a handler still running is let
@@ -244,10 +270,8 @@ private func bytes(_ pointer: UnsafePointer<UInt8>?, length: Int) -> [UInt8] {
   return Array(UnsafeBufferPointer(start: pointer, count: length))
 }
 
-/// The C shim's callback: one complete request in, one answer out, on a worker thread.
-private let httpServerRespond: forum_http_respond = { context, request, exchange in
-  let handler = Unmanaged<HandlerBox>.fromOpaque(context!).takeUnretainedValue().handler
-  let raw = request.pointee
+/// A request as the C shim gathered it.
+private func message(_ raw: forum_http_request) -> HTTPRequest {
   var headers: [(name: String, value: String)] = []
   headers.reserveCapacity(raw.header_count)
   for index in 0..<raw.header_count {
@@ -269,9 +293,11 @@ private let httpServerRespond: forum_http_respond = { context, request, exchange
     rawQuery: text(raw.query, length: raw.query_length), headers: headers,
     body: bytes(raw.body, length: raw.body_length), formParts: parts)
   message.formMalformed = raw.form_malformed != 0
-  let response =
-    raw.body_too_large != 0
-    ? handler.respondToOversizedBody(message) : handler.respond(to: message)
+  return message
+}
+
+/// Hands `response` to the C shim for `exchange`.
+private func answer(_ exchange: OpaquePointer, _ response: HTTPResponse) {
   var headerBytes: [UInt8] = []
   for (name, value) in response.headers {
     headerBytes += Array(name.utf8) + [0] + Array(value.utf8) + [0]
@@ -291,4 +317,27 @@ private let httpServerRespond: forum_http_respond = { context, request, exchange
       forum_http_answer(exchange, 500, nil, 0, $0.baseAddress, $0.count)
     }
   }
+}
+
+/// The C shim's callback: one complete request in, one answer out, on a worker thread.
+private let httpServerRespond: forum_http_respond = { context, request, exchange in
+  let handler = Unmanaged<HandlerBox>.fromOpaque(context!).takeUnretainedValue().handler
+  let raw = request.pointee
+  let message = message(raw)
+  // The copy is what the budget counts from here on.
+  forum_http_copied(exchange)
+  let response =
+    raw.body_too_large != 0
+    ? handler.respondToOversizedBody(message)
+    : raw.server_busy != 0 ? handler.respondToBusy(message) : handler.respond(to: message)
+  answer(exchange, response)
+}
+
+/// The C shim's head admission: the line and headers in, an answer out only to refuse.
+private let httpServerAdmit: forum_http_admit = { context, request, exchange in
+  let handler = Unmanaged<HandlerBox>.fromOpaque(context!).takeUnretainedValue().handler
+  let raw = message(request.pointee)
+  let head = HTTPRequestHead(
+    method: raw.method, path: raw.path, rawQuery: raw.rawQuery, headers: raw.headers)
+  if let refusal = handler.admit(head) { answer(exchange, refusal) }
 }
