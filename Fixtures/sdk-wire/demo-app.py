@@ -124,6 +124,8 @@ thread = (answer.json.get('results') or [{}])[0]
 answer = alice.find('Thread', where={'lastActivity': {'$gte': thread.get('lastActivity')}})
 expect('swift: a Date compared with lastActivity',
        [t.get('objectId') for t in answer.json.get('results', [])], [thread_id])
+
+
 # --- The iOS Objective-C SDK and the Unity SDK: each its own thread with a picture -----------
 def own_thread(sdk, label, upload, change_acl, picture_name, magic):
     """Sign-up, a picture as the SDK uploads it, a thread and a comment, a query with
@@ -174,5 +176,12 @@ frank = unity.UnitySDK(port, app, client)
 own_thread(frank, 'Unity', lambda name, acl: frank.save_file(name, png, acl),
            lambda name, acl: frank.save_file(name, png, acl, saved_before=True),
            'unity-picture.png', '8950')
+# A PUT's file part changes no bytes: the stored picture stays the one uploaded.
+answer = frank.save_file('unity-picture.png', jpeg, {'*': {'read': True}}, mime='image/jpeg',
+                         saved_before=True)
+expect('Unity: a PUT with other bytes changes the ACL only', answer.status, 200)
+answer = alice.fetch_file('unity-picture.png')
+expect('Unity: the stored bytes are unchanged', [answer.status, answer.body[:2].hex()],
+       [200, '8950'])
 
 print(json.dumps({'problems': problems, 'thread': thread}))
