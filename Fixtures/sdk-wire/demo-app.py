@@ -169,6 +169,11 @@ own_thread(erin, 'iOS', lambda name, acl: erin.save_file(name, jpeg, acl), erin.
 for hours in (-10, 14):
     answer = ios.IOSSDK(port, app, client, offset_hours=hours).find('Thread', limit=1)
     expect('iOS: a device at UTC%+d' % hours, answer.status, 200)
+# A where with its braces left unescaped (a reading of CF's escaping) is read alike.
+answer = ios.IOSSDK(port, app, client, braces=True).find('Thread', where={'title': {
+    '$in': ['From the iOS app']}}, order=['-createDate'], limit=5)
+expect('iOS: a where with raw braces', [answer.status, len(answer.json.get('results', []))],
+       [200, 1])
 # 15 hours is no time zone: refused as a stale timestamp.
 answer = ios.IOSSDK(port, app, client, offset_hours=15).find('Thread', limit=1)
 expect('iOS: a clock 15 hours off', status(answer), [401, 'E401001'])
@@ -176,6 +181,9 @@ frank = unity.UnitySDK(port, app, client)
 own_thread(frank, 'Unity', lambda name, acl: frank.save_file(name, png, acl),
            lambda name, acl: frank.save_file(name, png, acl, saved_before=True),
            'unity-picture.png', '8950')
+# A query without conditions: Unity sends where={} all the same.
+answer = frank.find('Thread', limit=2, order=['-createDate'])
+expect('Unity: where={}', [answer.status, len(answer.json.get('results', []))], [200, 2])
 # A PUT's file part changes no bytes: the stored picture stays the one uploaded.
 answer = frank.save_file('unity-picture.png', jpeg, {'*': {'read': True}}, mime='image/jpeg',
                          saved_before=True)

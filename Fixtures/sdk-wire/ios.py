@@ -38,9 +38,11 @@ def timestamp(offset_hours):
     return moment.strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
 
 
-def cf_escape(text):
-    """CFURLCreateStringByAddingPercentEscapes(text, NULL, "!*();@+,%#\\"", UTF-8)."""
-    return urllib.parse.quote(text, safe="-._~/?:&=$'")
+def cf_escape(text, braces=False):
+    """CFURLCreateStringByAddingPercentEscapes(text, NULL, "!*();@+,%#\\"", UTF-8). `braces`:
+    `{`, `}`, `[`, `]` left as they are (the lead's reading of the notes; RFC 2396 calls them
+    unwise, and CF escapes them)."""
+    return urllib.parse.quote(text, safe="-._~/?:&=$'" + ('{}[]' if braces else ''))
 
 
 def to_json(value):
@@ -49,15 +51,15 @@ def to_json(value):
 
 
 class IOSSDK:
-    def __init__(self, port, application_key, client_key, offset_hours=9):
+    def __init__(self, port, application_key, client_key, offset_hours=9, braces=False):
         self.port, self.application_key, self.client_key = port, application_key, client_key
-        self.offset_hours = offset_hours
+        self.offset_hours, self.braces = offset_hours, braces
         self.session_token = None
 
     def request(self, method, subpath, query='', body=None, content_type='application/json'):
-        path = cf_escape('/2013-09-01/' + subpath + ('?' + query if query else ''))
+        path = cf_escape('/2013-09-01/' + subpath + ('?' + query if query else ''), self.braces)
         api_path = path.split('?')[0]
-        escaped_query = cf_escape(query) if method == 'GET' else ''
+        escaped_query = cf_escape(query, self.braces) if method == 'GET' else ''
         stamp = timestamp(self.offset_hours)
         fqdn = '127.0.0.1:%d' % self.port  # kEndPoint split on "/": [2] keeps the port
         text = '%s\n%s\n%s\nSignatureMethod=HmacSHA256&SignatureVersion=2' % (
