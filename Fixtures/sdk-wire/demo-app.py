@@ -1,11 +1,11 @@
 """The seed's demo app (NCMBMania/Swift_Forum_Demo) call by call through the Swift SDK's
 requests (swift.py), then the same kinds of calls as the JavaScript (js.py) and Android
-(android.py) SDKs build them, against `forum serve`. Checks what each app would see and prints
+(android.py), iOS Objective-C (ios.py) and Unity (unity.py) SDKs build them, against `forum serve`. Checks what each app would see and prints
 {"problems": [...], "thread": <the app's thread as the server answers it>}.
 Arguments: PORT KEYS-JSON PICTURE.jpg PICTURE.png"""
 import json, os, sys, uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import android, js, swift, wire
+import android, ios, js, swift, unity, wire
 
 port, keys = int(sys.argv[1]), json.loads(sys.argv[2])
 jpeg, png = open(sys.argv[3], 'rb').read(), open(sys.argv[4], 'rb').read()
@@ -124,4 +124,72 @@ thread = (answer.json.get('results') or [{}])[0]
 answer = alice.find('Thread', where={'lastActivity': {'$gte': thread.get('lastActivity')}})
 expect('swift: a Date compared with lastActivity',
        [t.get('objectId') for t in answer.json.get('results', [])], [thread_id])
+
+
+# --- The iOS Objective-C SDK and the Unity SDK: each its own thread with a picture -----------
+def own_thread(sdk, label, upload, change_acl, picture_name, magic):
+    """Sign-up, a picture as the SDK uploads it, a thread and a comment, a query with
+    where/order/limit, a count, the picture's ACL changed as the SDK changes it, a fetch, and a
+    delete of another's post refused."""
+    answer = sdk.login_with_anonymous() if hasattr(sdk, 'login_with_anonymous') \
+        else sdk.log_in_anonymous()
+    expect(label + ': anonymous sign-up', answer.status, 201)
+    user = answer.json.get('objectId')
+    acl = {'*': {'read': True}, user: {'read': True, 'write': True}}
+    answer = upload(picture_name, acl)
+    expect(label + ': upload', [answer.status, answer.json.get('fileName')], [201, picture_name])
+    answer = sdk.save('Thread', {'title': 'From the %s app' % label, 'description': 'its picture',
+                                 'fileName': picture_name}, acl)
+    expect(label + ': new thread', answer.status, 201)
+    own = {'__type': 'Pointer', 'className': 'Thread', 'objectId': answer.json.get('objectId')}
+    expect(label + ': comment', sdk.save('Comment', {'text': label + ' says hi', 'thread': own},
+                                         acl).status, 201)
+    answer = sdk.find('Comment', where={'thread': own}, order=['-createDate'], limit=20)
+    expect(label + ': comments by pointer (where, order, limit)',
+           [answer.status, [c.get('text') for c in answer.json.get('results', [])]],
+           [200, [label + ' says hi']])
+    answer = sdk.find('Thread', where={'objectId': own['objectId']}, count=True)
+    expect(label + ': count', [answer.status, answer.json.get('count')], [200, 1])
+    answer = change_acl(picture_name, {user: {'read': True, 'write': True}})
+    expect(label + ': the picture\'s ACL changed',
+           [answer.status, 'updateDate' in (answer.json or {})], [200, True])
+    answer = sdk.fetch_file(picture_name)
+    expect(label + ': fetch', [answer.status, answer.body[:2].hex()], [200, magic])
+    expect(label + ': the picture is now its owner\'s alone',
+           alice.fetch_file(picture_name).status in (403, 404), True)
+    answer = sdk.delete('Comment', bob_comment)
+    expect(label + ': delete of another\'s comment', status(answer), [403, 'E403001'])
+
+
+# A device in Tokyo: its local time labelled Z, 9 hours ahead.
+erin = ios.IOSSDK(port, app, client, offset_hours=9)
+own_thread(erin, 'iOS', lambda name, acl: erin.save_file(name, jpeg, acl), erin.update_file_acl,
+           'ios-picture.jpg', 'ffd8')
+# A device in Honolulu (10 hours behind) and one in Kiribati (14 ahead), without a session.
+for hours in (-10, 14):
+    answer = ios.IOSSDK(port, app, client, offset_hours=hours).find('Thread', limit=1)
+    expect('iOS: a device at UTC%+d' % hours, answer.status, 200)
+# A where with its braces left unescaped (a reading of CF's escaping) is read alike.
+answer = ios.IOSSDK(port, app, client, braces=True).find('Thread', where={'title': {
+    '$in': ['From the iOS app']}}, order=['-createDate'], limit=5)
+expect('iOS: a where with raw braces', [answer.status, len(answer.json.get('results', []))],
+       [200, 1])
+# 15 hours is no time zone: refused as a stale timestamp.
+answer = ios.IOSSDK(port, app, client, offset_hours=15).find('Thread', limit=1)
+expect('iOS: a clock 15 hours off', status(answer), [401, 'E401001'])
+frank = unity.UnitySDK(port, app, client)
+own_thread(frank, 'Unity', lambda name, acl: frank.save_file(name, png, acl),
+           lambda name, acl: frank.save_file(name, png, acl, saved_before=True),
+           'unity-picture.png', '8950')
+# A query without conditions: Unity sends where={} all the same.
+answer = frank.find('Thread', limit=2, order=['-createDate'])
+expect('Unity: where={}', [answer.status, len(answer.json.get('results', []))], [200, 2])
+# A PUT's file part changes no bytes: the stored picture stays the one uploaded.
+answer = frank.save_file('unity-picture.png', jpeg, {'*': {'read': True}}, mime='image/jpeg',
+                         saved_before=True)
+expect('Unity: a PUT with other bytes changes the ACL only', answer.status, 200)
+answer = alice.fetch_file('unity-picture.png')
+expect('Unity: the stored bytes are unchanged', [answer.status, answer.body[:2].hex()],
+       [200, '8950'])
+
 print(json.dumps({'problems': problems, 'thread': thread}))

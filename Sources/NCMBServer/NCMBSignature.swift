@@ -172,22 +172,30 @@ public enum NCMBSignature {
     try verify(request, keys: Keys(keys), now: now)
   }
 
-  /// What the Android SDK's timestamps may be off by besides the skew: it writes the hour on a
-  /// 12-hour clock (`hh`), so after noon UTC its time reads 12 hours early, and at midnight 12
-  /// hours late. Accepted only from a timestamp sent percent-encoded, as that SDK sends it.
-  static let twelveHours: Int64 = 12 * 60 * 60 * 1000
+  /// How many whole hours a timestamp ending in `Z` may be off besides the skew, either way:
+  /// the iOS Objective-C SDK writes the device's local time with a literal `Z` (a device in
+  /// Tokyo reads 9 hours ahead; time zones run from UTC−12 to UTC+14), and the Android SDK
+  /// writes the hour on a 12-hour clock (`hh`: after noon UTC 12 hours early, at midnight 12
+  /// late). NCMB accepted both. The client key that signs is in every copy of an app, so the
+  /// window guards little; a half-hour zone (UTC+5:30) falls between the hours and is refused.
+  static let zoneHours: Int64 = 14
+  static let hour: Int64 = 60 * 60 * 1000
 
-  /// Whether `timestamp` (as sent) is within the skew of `now`.
+  /// Whether `timestamp` (as sent; percent-encoded as the Android and Unity SDKs send it, or
+  /// not) is within the skew of `now`, or, ending in `Z`, of `now` plus or minus whole hours up
+  /// to `zoneHours`.
   static func isFresh(_ timestamp: String, now: Int64) -> Bool {
-    let encoded = timestamp.contains("%")
     guard
-      let text = encoded
+      let text = timestamp.contains("%")
         ? try? NCMBQuery.decode(timestamp, field: "X-NCMB-Timestamp", plusIsSpace: false)
         : timestamp,
       let time = milliseconds(ofTimestamp: text)
     else { return false }
-    let shifts: [Int64] = encoded ? [0, twelveHours, -twelveHours] : [0]
-    return shifts.contains { abs(time + $0 - now) <= allowedSkewMilliseconds }
+    let off = time - now
+    guard text.hasSuffix("Z") else { return abs(off) <= allowedSkewMilliseconds }
+    // The nearest whole hour is the only one within the skew (15 minutes < half an hour).
+    let hours = (off + (off < 0 ? -hour / 2 : hour / 2)) / hour
+    return abs(hours) <= zoneHours && abs(off - hours * hour) <= allowedSkewMilliseconds
   }
 
   /// The three signature headers, or `E401001` naming the one missing: checked before

@@ -7,7 +7,9 @@ import Testing
 /// per SDK, each naming the source it follows), byte for byte on a socket, through the built
 /// `forum serve` on both engines: the seed's demo app (Swift_Forum_Demo) call by call through
 /// the Swift SDK's requests — its multipart with the epilogue CRLF, its count with `limit=0` —
-/// then the JavaScript and Android SDKs' uploads, queries and signatures; then the terminal
+/// then the JavaScript and Android SDKs' uploads, queries and signatures, and the iOS
+/// Objective-C SDK (a device's local time labelled `Z`) and the Unity SDK (its multipart `PUT`
+/// of a file's ACL) each with a thread of its own; then the terminal
 /// sees the app's thread with its picture, and `--json` writes it field for field as the server
 /// did.
 @Suite("forum serve: the official SDKs' wire")
@@ -44,6 +46,10 @@ struct ServeSDKWireTests {
     // The terminal sees the app's thread with its picture.
     let list = try forum.run(["list"], database: terminal ?? forum.db)
     #expect(list.status == 0 && list.stdout.contains("From the demo app"), "\(list.summary)")
+    // The iOS and Unity apps' threads (each with a picture) are the board's too.
+    #expect(
+      list.stdout.contains("From the iOS app") && list.stdout.contains("From the Unity app"),
+      "\(list.summary)")
     let show = try forum.run(["--images", "none", "show", String(number)], database: terminal)
     #expect(show.status == 0, "\(show.summary)")
     #expect(show.stdout.contains("with a picture"), "\(show.summary)")

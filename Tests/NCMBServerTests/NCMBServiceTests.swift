@@ -150,6 +150,33 @@ struct NCMBServiceTests {
     }
   }
 
+  /// A `Z` timestamp may be off by whole hours from −14 to +14 (±15 minutes): the iOS
+  /// Objective-C SDK's local time labelled `Z`, the Android SDK's 12-hour clock; nothing else.
+  @Test func timestampsOffByATimeZone() {
+    let now = BackendDate.now()
+    let hour: Int64 = 60 * 60 * 1000
+    let minute: Int64 = 60 * 1000
+    func fresh(_ off: Int64) -> Bool {
+      NCMBSignature.isFresh(BackendDate.string(milliseconds: now + off), now: now)
+    }
+    for off in [
+      0, 14 * minute, -14 * minute, 9 * hour, 9 * hour + 14 * minute, -10 * hour, 14 * hour,
+      -14 * hour, -14 * hour - 14 * minute, 12 * hour, 6 * hour - 14 * minute,
+    ] {
+      #expect(fresh(off), "\(off / minute) minutes")
+    }
+    for off in [
+      16 * minute, -16 * minute, 9 * hour + 16 * minute, 5 * hour + 30 * minute, 15 * hour,
+      -15 * hour, 14 * hour + 16 * minute, 100 * hour,
+    ] {
+      #expect(!fresh(off), "\(off / minute) minutes")
+    }
+    // Percent-encoded (Android, Unity): the same rule on the decoded text.
+    let tokyo = BackendDate.string(milliseconds: now + 9 * hour)
+    let encoded = tokyo.map { $0 == ":" ? "%3A" : String($0) }.joined()
+    #expect(encoded.contains("%3A") && NCMBSignature.isFresh(encoded, now: now))
+  }
+
   /// What the seed app does, call by call.
   @Test(arguments: EngineFixtures.all)
   func theSeedAppsFlow(engine: any EngineFixture) throws {
@@ -237,6 +264,8 @@ struct NCMBServiceTests {
     let (_, bobToken) = try board.signUp()
     let png = PNGImages.honest(width: 4, height: 4)
     let publicACL = #"{"*":{"read":true},"\#(alice)":{"read":true,"write":true}}"#
+    let filePart = HTTPFormPart(
+      name: "file", fileName: "shared.png", contentType: "image/png", bytes: png)
     var (status, body) = try board.send(
       board.request(
         "POST", "files/shared.png", session: aliceToken,
@@ -287,6 +316,22 @@ struct NCMBServiceTests {
       ),
       (
         "no session", board.request("PUT", "files/shared.png", body: privateACL), 403, "E403001"
+      ),
+      // The Unity SDK's multipart PUT: without an acl part, or by someone who may not write.
+      (
+        "multipart without an acl",
+        board.request(
+          "PUT", "files/shared.png", session: aliceToken,
+          formParts: [filePart]), 400, "E400003"
+      ),
+      (
+        "multipart by another",
+        board.request(
+          "PUT", "files/shared.png", session: bobToken,
+          formParts: [
+            filePart,
+            HTTPFormPart(name: "acl", bytes: Array(#"{"*":{"read":true,"write":true}}"#.utf8)),
+          ]), 403, "E403001"
       ),
     ]
     for (name, request, expectedStatus, code) in refusals {

@@ -20,12 +20,7 @@ struct FilesController: NCMBController {
     case "PUT":
       // NCMB's file update: the ACL only (the bytes of a stored file never change).
       try FilesController.checkFileName(name)
-      var fields = try NCMBJSON.object(call.request.body)
-      guard let given = fields.removeValue(forKey: "acl") else { throw NCMBError.empty("acl") }
-      if let other = fields.keys.sorted().first {
-        throw NCMBError.invalid(other, "only a file's acl can be changed")
-      }
-      let info = try client.setFileACL(name: name, acl: try ACL(json: given))
+      let info = try client.setFileACL(name: name, acl: try FilesController.newACL(call.request))
       return NCMBService.json(.object(["updateDate": NCMBJSON.date(info.updateDate)]))
     case "DELETE":
       try FilesController.checkFileName(name)
@@ -49,6 +44,27 @@ struct FilesController: NCMBController {
       body["count"] = .int(Int64(try call.client.countFiles(search.query)))
     }
     return NCMBService.json(.object(body))
+  }
+
+  /// The ACL a file update sets: `{"acl":{…}}` (the Swift, iOS and JS SDKs), or the multipart
+  /// body of the file's upload sent again (the Unity SDK's `NCMBFile.SaveAsync` on a file saved
+  /// before): its `acl` part is taken and its `file` part ignored, as NCMB's file update changes
+  /// the ACL only — the stored bytes may differ from the app's copy (the board strips a
+  /// picture's metadata), so they are not compared. No `acl` is `E400003`.
+  static func newACL(_ request: HTTPRequest) throws -> ACL {
+    if let boundary = try MultipartForm.boundary(
+      contentType: request.header(lowercased: "content-type"))
+    {
+      let form = try MultipartForm(request.body, boundary: boundary)
+      guard let part = form["acl"], !part.bytes.isEmpty else { throw NCMBError.empty("acl") }
+      return try ACL(json: NCMBJSON.parse(Array(part.bytes)))
+    }
+    var fields = try NCMBJSON.object(request.body)
+    guard let given = fields.removeValue(forKey: "acl") else { throw NCMBError.empty("acl") }
+    if let other = fields.keys.sorted().first {
+      throw NCMBError.invalid(other, "only a file's acl can be changed")
+    }
+    return try ACL(json: given)
   }
 
   /// A file as the SDKs send it: a `multipart/form-data` body with a `file` part and an
