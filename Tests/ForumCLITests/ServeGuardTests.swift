@@ -59,7 +59,9 @@ struct ServeGuardTests {
           answer = b'no answer in 10 s'
       print(answer.split(b'\\r\\n')[0].decode(), answer.split(b'\\r\\n\\r\\n')[-1].decode())
       """, [String(server.port)])
-    let refusal = #"{"code":"E401001","error":"Authentication error by header incorrect."}"#
+    let refusal =
+      #"{"code":"E401001","error":"Authentication error by header incorrect. "#
+      + #"(X-NCMB-Application-Key is missing)"}"#
     #expect(run.stdout == "HTTP/1.1 401 Unauthorized \(refusal)\n", "\(run.summary)")
     #expect(server.stop() == 0)
   }
@@ -163,8 +165,8 @@ struct ServeGuardTests {
       print(honest.stdout, honest.stderr.strip())
       """, [String(server.port)], timeout: 180)
     #expect(
-      run.stdout == #"{"code":"E401001","error":"Authentication error by header incorrect."} 401 "#
-        + "\n", "\(run.summary) \(server.stderr)")
+      run.stdout == #"{"code":"E401001","error":"Authentication error by header incorrect. "#
+        + #"(X-NCMB-Application-Key is missing)"} 401 "# + "\n", "\(run.summary) \(server.stderr)")
     #expect(server.stop() == 0)
     withExtendedLifetime(forum) {}
   }
