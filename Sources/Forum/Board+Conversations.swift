@@ -61,12 +61,9 @@ extension Board {
     let name = prefix.hasPrefix("@") ? String(prefix.dropFirst()) : prefix
     guard name.isEmpty || Board.isHandle(name) else { return [] }
     let partners = try conversationPage(skip: 0).items.map(\.partner)
-    let everyone =
-      scanLimit < 1
-      ? []
-      : try client.find(
-        Query(className: User.className, order: ["userName"], limit: min(1000, scanLimit))
-      ).map(User.init(object:))
+    var all = Query(className: User.className, order: ["userName"], limit: min(1000, scanLimit))
+    all.keys = User.shownFields
+    let everyone = scanLimit < 1 ? [] : try client.find(all).map(User.init(object:))
     var seen: Set<String> = []
     return (partners + everyone)
       .filter {
@@ -113,7 +110,7 @@ extension Board {
           className: Board.conversationClass,
           equalTo: [side: .pointer(className: User.className, objectId: me)],
           order: ["-lastActivity"], limit: skip + Board.pageSize + 1,
-          include: ["user", "partner"]))
+          include: ["user", "partner"], includeKeys: User.shownFields))
     }
     merged.sort {
       let (left, right) = ($0["lastActivity"]?.intValue ?? 0, $1["lastActivity"]?.intValue ?? 0)
@@ -147,7 +144,8 @@ extension Board {
       equalTo: [
         "conversation": .pointer(
           className: Board.conversationClass, objectId: conversation.objectId)
-      ], order: ["number"], limit: Board.pageSize + 1, skip: skip, include: ["user"])
+      ], order: ["number"], limit: Board.pageSize + 1, skip: skip, include: ["user"],
+      includeKeys: User.shownFields)
     // Without deletions the page starts by seeking the (conversation, number) index.
     if conversation.lastMessageNumber == conversation.messageCount {
       query.skip = 0
@@ -183,7 +181,7 @@ extension Board {
         equalTo: [
           "conversation": .pointer(
             className: Board.conversationClass, objectId: conversation.objectId)
-        ], order: ["-number"], limit: 1, include: ["user"])
+        ], order: ["-number"], limit: 1, include: ["user"], includeKeys: User.shownFields)
     ).first.map { ForumMessage($0, viewer: me.objectId) }
   }
 
@@ -232,7 +230,7 @@ extension Board {
       Query(
         className: Board.conversationClass,
         equalTo: ["pair": .string(PairRule.pairKey(me, partner.objectId))], limit: 1,
-        include: ["user", "partner"])
+        include: ["user", "partner"], includeKeys: User.shownFields)
     ).first
   }
 

@@ -18,9 +18,9 @@ extension Board {
   /// Everyone (up to `limit`, the datastore has no string range queries), most recently active
   /// first.
   public func members(limit: Int = 1000) throws -> [Member] {
-    let users = try client.find(
-      Query(className: User.className, order: ["userName"], limit: min(1000, limit))
-    ).map(User.init(object:))
+    var everyone = Query(className: User.className, order: ["userName"], limit: min(1000, limit))
+    everyone.keys = User.shownFields
+    let users = try client.find(everyone).map(User.init(object:))
     let moderators =
       (try? isOwner()) == true ? try? Set(client.members(ofRole: Board.moderatorRole)) : nil
     return try users.map { user in
@@ -42,15 +42,37 @@ extension Board {
     }.sorted { ($0.lastActive, $1.user.userName) > ($1.lastActive, $0.user.userName) }
   }
 
-  /// `@handle` in any case, or `@Name` when exactly one person is called Name (any case);
-  /// nil when no one or several are.
+  /// How many people the board has (`who` lists at most 1,000 of them).
+  public func memberCount() throws -> Int {
+    try client.count(Query(className: User.className))
+  }
+
+  /// `@handle` in any case, or `@Name` when exactly one person is called Name (exactly, or
+  /// else in any case); nil when no one is. Several people of that name are `E404001` (no one
+  /// person) naming their handles: a name is not an address, anyone may take one.
   func user(looselyNamed name: String) throws -> User? {
-    let users = try client.find(Query(className: User.className, order: ["userName"], limit: 1000))
-      .map(User.init(object:))
+    var everyone = Query(className: User.className, order: ["userName"], limit: 1000)
+    everyone.keys = User.shownFields
+    let users = try client.find(everyone).map(User.init(object:))
     let folded = name.lowercased()
     let byHandle = users.filter { $0.userName.lowercased() == folded }
     if byHandle.count == 1 { return byHandle[0] }
+    var exactly = Query(
+      className: User.className, equalTo: ["displayName": .string(name)], order: ["userName"],
+      limit: 5)
+    exactly.keys = User.shownFields
+    let named = try client.find(exactly).map(User.init(object:))
+    if named.count == 1 { return named[0] }
+    if named.count > 1 { throw try ambiguous(named, count: client.count(exactly)) }
     let byName = users.filter { $0.displayName.lowercased() == folded }
-    return byName.count == 1 ? byName[0] : nil
+    if byName.count > 1 { throw ambiguous(Array(byName.prefix(5)), count: byName.count) }
+    return byName.first
+  }
+
+  private func ambiguous(_ users: [User], count: Int) -> DatastoreError {
+    DatastoreError(
+      .notFound,
+      reason: BoardReason.ambiguousName(
+        handles: users.map(\.userName).filter(Board.isHandle), count: count))
   }
 }

@@ -8,8 +8,10 @@ extension Board {
   /// Unreadable or deleted ones do not exist here, like everywhere else.
   public func commentsAddressedToMe(objectIds: [String]) throws -> [AddressedComment] {
     guard !objectIds.isEmpty else { return [] }
-    let objects = try client.get(Board.commentClass, objectIds: objectIds, include: ["user"])
-      .filter { $0["user"]?.pointerId != me.objectId }
+    let objects = try client.get(
+      Board.commentClass, objectIds: objectIds, include: ["user"], includeKeys: User.shownFields
+    )
+    .filter { $0["user"]?.pointerId != me.objectId }
     guard !objects.isEmpty else { return [] }
     let threadIds = Array(Set(objects.compactMap { $0["thread"]?.pointerId }))
     let threads = Dictionary(

@@ -11,6 +11,9 @@ public enum BoardReason: ErrorReason, Equatable {
   case noUser(handle: String)
   /// A name that is no handle and no one's display name (not repeated: it may carry escapes).
   case noSuchUser
+  /// Several people share the display name: their handles (well-formed, safe to repeat), the
+  /// first few, and how many there are.
+  case ambiguousName(handles: [String], count: Int)
   case noConversation(handle: String)
   case noImage(thread: Int)
   case conversationNeedsSomeoneElse
@@ -48,6 +51,9 @@ public enum BoardReason: ErrorReason, Equatable {
     case .takenDown(let label): return "\(label) was deleted by a moderator"
     case .noUser(let handle): return "there is no user @\(handle)"
     case .noSuchUser: return "no such user"
+    case .ambiguousName(let handles, let count):
+      return "\(count) people have that name; say which by handle: "
+        + BoardReason.handleList(handles, count: count)
     case .noConversation(let handle): return "no conversation with @\(handle) yet"
     case .noImage(let thread): return "thread #\(thread) has no image"
     case .conversationNeedsSomeoneElse: return "a conversation needs someone else"
@@ -76,5 +82,11 @@ public enum BoardReason: ErrorReason, Equatable {
     case .privateThreadNotPinned(let number):
       return "#\(number) is private: only public threads are pinned"
     }
+  }
+
+  /// `@a, @b, … and N more`.
+  public static func handleList(_ handles: [String], count: Int) -> String {
+    handles.map { "@" + $0 }.joined(separator: ", ")
+      + (count > handles.count ? ", … and \(count - handles.count) more" : "")
   }
 }

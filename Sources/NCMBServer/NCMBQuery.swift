@@ -37,8 +37,14 @@ enum NCMBQuery {
     return decoded
   }
 
+  /// What building one answer's objects may cost (`Query.costBudget`): 16 MiB of
+  /// `JSONValue.readingCost`, so that the server's memory for an answer stays about that
+  /// whatever was stored (1 MB of `[[0],[0],…]` costs 34 MiB to build and is refused whole).
+  static let answerBudget = 16 * 1_048_576
+
   static func query(className: String, _ parameters: [String: String]) throws -> (Query, Bool) {
     var query = Query(className: className)
+    query.costBudget = answerBudget
     if let text = parameters["where"], !text.isEmpty {
       guard case .object(let fields) = try NCMBJSON.parse(Array(text.utf8)) else {
         throw NCMBError.invalid("where")
