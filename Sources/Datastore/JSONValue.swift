@@ -346,15 +346,38 @@ private struct JSONReader {
         open -= 1
         index += 1
       case UInt8(ascii: "\""):
-        guard string() != nil else { return false }
+        guard skipString() else { return false }
       case UInt8(ascii: ","), UInt8(ascii: ":"):
         guard open > 0 else { return false }
         index += 1
       default:
-        guard value() != nil else { return false }
+        // A number or a literal, stepped over by its bytes: nothing is built (a skipped field
+        // of a million numbers would otherwise make a String for each).
+        let start = index
+        while let byte = current, byte > 0x20, byte != UInt8(ascii: ","),
+          byte != UInt8(ascii: "]"), byte != UInt8(ascii: "}"), byte != UInt8(ascii: ":")
+        {
+          index += 1
+        }
+        guard index > start else { return false }
       }
     } while open > 0
     return true
+  }
+
+  /// Steps over a string at its opening quote without building it.
+  private mutating func skipString() -> Bool {
+    index += 1
+    while let byte = current {
+      index += 1
+      switch byte {
+      case UInt8(ascii: "\""): return true
+      case UInt8(ascii: "\\"): index += 1
+      case 0..<0x20: return false
+      default: break
+      }
+    }
+    return false
   }
 
   private mutating func skipSpace() {

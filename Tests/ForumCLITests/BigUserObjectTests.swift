@@ -72,7 +72,7 @@ struct BigUserObjectTests {
                  ('[' + ','.join(['[0]'] * 262144) + ']',))
       db.commit()
       print(db.execute("SELECT count(*) FROM objects WHERE length(data) > 1000000").fetchone()[0])
-      """, [forum.db])
+      """, [forum.db], timeout: 900)
     #expect(
       planted.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "20", "\(planted.summary)")
 

@@ -168,7 +168,7 @@ struct ServeBudgetTests {
         db.execute("UPDATE objects SET data = json_set(data, '$.payload', json(?)) "
                    "WHERE class = 'Bomb'", ('[' + ','.join(['[0]'] * \(elements)) + ']',))
         db.commit()
-        """, [served.forum.db])
+        """, [served.forum.db], timeout: 900)
       #expect(planted.status == 0, "\(planted.summary)")
     }
     let before = served.serverPeakMB
