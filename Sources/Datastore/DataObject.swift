@@ -85,13 +85,25 @@ public struct Query: Sendable {
   public var unreadOnly = false
   /// Further conditions, all of which must hold (`QueryCondition`).
   public var conditions: [QueryCondition] = []
+  /// Only these top-level fields of each object are read, the others stepped over unbuilt (a
+  /// listing that shows two fields of a user pays nothing for a big user object); nil: all.
+  public var keys: Set<String>? = nil
+  /// `keys` for the objects `include` brings.
+  public var includeKeys: Set<String>? = nil
+  /// The most building the answer's objects may cost (`JSONValue.readingCost` of each stored
+  /// object, included ones too); past it the find is `E400002` on `limit`, before anything
+  /// over it is built. nil: no bound (the board's own reads, whose fields it checks).
+  public var costBudget: Int? = nil
 
   public static let defaultLimit = 100
   public static let maximumLimit = 1000
+  /// Fields one `order` may name.
+  public static let maximumOrderFields = 16
 
   public init(
     className: String, equalTo: [String: JSONValue] = [:], order: [String] = [],
-    limit: Int = Query.defaultLimit, skip: Int = 0, include: [String] = []
+    limit: Int = Query.defaultLimit, skip: Int = 0, include: [String] = [],
+    includeKeys: Set<String>? = nil
   ) {
     self.className = className
     self.equalTo = equalTo
@@ -99,6 +111,7 @@ public struct Query: Sendable {
     self.limit = limit
     self.skip = skip
     self.include = include
+    self.includeKeys = includeKeys
   }
 }
 

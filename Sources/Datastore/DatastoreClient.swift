@@ -104,15 +104,19 @@ public final class DatastoreClient {
   public func find(_ query: Query) throws -> [DataObject] {
     try DatastoreClient.validate(query: query)
     var objects = try engine.find(query, as: principals)
-    if !query.include.isEmpty { objects = try resolveIncludes(query.include, in: objects) }
+    if !query.include.isEmpty {
+      objects = try resolveIncludes(
+        query.include, in: objects, keys: query.includeKeys, budget: query.costBudget)
+    }
     return objects
   }
 
   /// The objects of `className` with these ids that the caller may read, in any order (missing
   /// and unreadable ones are left out), with the pointers in `include` resolved.
-  public func get(_ className: String, objectIds: [String], include: [String] = []) throws
-    -> [DataObject]
-  {
+  public func get(
+    _ className: String, objectIds: [String], include: [String] = [],
+    includeKeys: Set<String>? = nil
+  ) throws -> [DataObject] {
     try DatastoreClient.validate(className: className)
     let ids = objectIds.filter(Validation.isObjectId)
     guard !ids.isEmpty else { return [] }
@@ -122,7 +126,9 @@ public final class DatastoreClient {
     var objects = try engine.fetch(objectIds: ids, as: principals).filter {
       $0.className == className
     }
-    if !include.isEmpty { objects = try resolveIncludes(include, in: objects) }
+    if !include.isEmpty {
+      objects = try resolveIncludes(include, in: objects, keys: includeKeys, budget: nil)
+    }
     return objects
   }
 
@@ -192,9 +198,15 @@ public final class DatastoreClient {
     try engine.delete(className, objectId: objectId, as: principals)
   }
 
-  private func resolveIncludes(_ keys: [String], in objects: [DataObject]) throws -> [DataObject] {
+  /// Resolves the pointers `keys` of `objects`, reading only `fields` of their targets (nil:
+  /// all), within `budget` (`Query.costBudget`).
+  private func resolveIncludes(
+    _ keys: [String], in objects: [DataObject], keys fields: Set<String>? = nil,
+    budget: Int? = nil
+  ) throws -> [DataObject] {
     let ids = Set(objects.flatMap { object in keys.compactMap { object[$0]?.pointerId } })
-    let targets = try engine.fetch(objectIds: Array(ids), as: principals)
+    let targets = try engine.fetch(
+      objectIds: Array(ids), keys: fields, budget: budget, as: principals)
     let byId = Dictionary(
       targets.map { ($0.objectId, $0) }, uniquingKeysWith: { first, _ in first })
     return objects.map { object in
@@ -341,6 +353,10 @@ public final class DatastoreClient {
   /// (SQLite triggers, PostgreSQL's check), so an app or a member with psql is bound too.
   static let maximumObjectBytes = 2_000_000
   static let maximumObjectDepth = 100
+  /// Values in one write (each field, element and member at any depth): what a reader builds
+  /// for a value is some 60 bytes a node, so 1 MB of `[[0],[0],…]` would cost every reader
+  /// 23 MB (issue 28).
+  public static let maximumObjectNodes = 20_000
 
   static func validate(className: String) throws {
     guard !className.isEmpty else { throw DatastoreError.empty("className") }
@@ -348,19 +364,26 @@ public final class DatastoreClient {
   }
 
   static func validate(fields: [String: JSONValue]) throws {
+    var nodes = 0
     for (key, value) in fields {
       guard Validation.isName(key), !reservedFields.contains(key) else {
         throw DatastoreError.invalid(key.isEmpty ? "field name" : key)
       }
-      try validate(value: value, field: key)
+      try validate(value: value, field: key, nodes: &nodes)
     }
   }
 
   /// `level` is the value's depth in the object (a field is at level 1), bounded as the engines
   /// bound it; the engines' own checks hold for writers that come past this client.
-  private static func validate(value: JSONValue, field: String, level: Int = 1) throws {
+  private static func validate(
+    value: JSONValue, field: String, level: Int = 1, nodes: inout Int
+  ) throws {
     guard level <= maximumObjectDepth else {
       throw DatastoreError.invalid(field, "nested deeper than \(maximumObjectDepth) levels")
+    }
+    nodes += 1
+    guard nodes <= maximumObjectNodes else {
+      throw DatastoreError.invalid(field, "more than \(maximumObjectNodes) values in one object")
     }
     switch value {
     case .string(let text):
@@ -374,11 +397,13 @@ public final class DatastoreClient {
     case .double(let number):
       guard number.isFinite else { throw DatastoreError.invalid(field, "not a finite number") }
     case .array(let values):
-      for value in values { try validate(value: value, field: field, level: level + 1) }
+      for value in values {
+        try validate(value: value, field: field, level: level + 1, nodes: &nodes)
+      }
     case .object(let nested):
       for (key, value) in nested {
         guard !key.isEmpty, key.utf8.count <= 64 else { throw DatastoreError.invalid(field) }
-        try validate(value: value, field: field, level: level + 1)
+        try validate(value: value, field: field, level: level + 1, nodes: &nodes)
       }
     case .null, .bool, .int: break
     }
@@ -390,6 +415,9 @@ public final class DatastoreClient {
       throw DatastoreError.invalid("limit", "between 1 and \(Query.maximumLimit)")
     }
     guard query.skip >= 0 else { throw DatastoreError.invalid("skip") }
+    guard query.order.count <= Query.maximumOrderFields else {
+      throw DatastoreError.invalid("order", "more than \(Query.maximumOrderFields) fields")
+    }
     for key in query.order {
       let field = key.hasPrefix("-") ? String(key.dropFirst()) : key
       guard isFieldPath(field) else { throw DatastoreError.invalid("order") }
@@ -400,6 +428,9 @@ public final class DatastoreClient {
     }
     for field in query.include where !Validation.isName(field) {
       throw DatastoreError.invalid("include")
+    }
+    for field in (query.keys ?? []).union(query.includeKeys ?? []) where !Validation.isName(field) {
+      throw DatastoreError.invalid("keys")
     }
     try validate(conditions: query.conditions)
   }

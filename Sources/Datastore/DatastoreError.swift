@@ -44,6 +44,8 @@ public enum StoreReason: ErrorReason, Equatable {
   /// A PostgreSQL board set up by an older forum: `forum init` brings it up to date (`owner`:
   /// the caller owns the schema, so may run it).
   case olderSchema(owner: Bool)
+  /// One answer's objects would cost more than `budget` to build (`Query.costBudget`).
+  case answerTooLarge(budget: Int)
 
   public var description: String {
     switch self {
@@ -62,6 +64,9 @@ public enum StoreReason: ErrorReason, Equatable {
     case .olderSchema(let owner):
       return "this board was set up by an older forum: " + (owner ? "run" : "its owner must run")
         + " `forum init --db URI` once to bring it up to date"
+    case .answerTooLarge(let budget):
+      return "the objects asked for are larger than one answer holds (\(budget / 1_048_576) MiB "
+        + "to build); ask for fewer"
     }
   }
 }

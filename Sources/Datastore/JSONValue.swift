@@ -218,6 +218,56 @@ extension JSONValue {
   }
 }
 
+extension JSONValue {
+  /// What building a stored object's values costs a reader, about: its bytes, and
+  /// `nodeCost` for each array, object and element it holds (each a value built, some 60 bytes
+  /// however small: 1 MB of `[[0],[0],…]` builds 23 MB). Counted without building anything.
+  public static func readingCost(_ text: String) -> Int {
+    var text = text
+    return text.withUTF8 { bytes -> Int in
+      var nodes = 0
+      var inString = false
+      var escaped = false
+      for byte in bytes {
+        if inString {
+          if escaped {
+            escaped = false
+          } else if byte == UInt8(ascii: "\\") {
+            escaped = true
+          } else if byte == UInt8(ascii: "\"") {
+            inString = false
+          }
+          continue
+        }
+        switch byte {
+        case UInt8(ascii: "\""): inString = true
+        case UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: ","): nodes += 1
+        default: break
+        }
+      }
+      return bytes.count + nodes * nodeCost
+    }
+  }
+
+  public static let nodeCost = 64
+
+  /// The top-level fields of a stored object named in `keys`, the others stepped over without
+  /// being built (`storedFields` when `keys` is nil).
+  public static func storedFields(_ text: String, keys: Set<String>?) -> (
+    fields: [String: JSONValue], damaged: Bool
+  ) {
+    guard let keys else { return storedFields(text) }
+    var text = text
+    let fields = text.withUTF8 { bytes -> [String: JSONValue]? in
+      var reader = JSONReader(bytes: bytes)
+      return reader.projectedObject(keys)
+    }
+    return fields.map { ($0, false) } ?? (
+      storedFields(text).fields.filter { keys.contains($0.key) }, true
+    )
+  }
+}
+
 /// A strict RFC 8259 reader: nil for anything that is not exactly one JSON value.
 private struct JSONReader {
   let bytes: UnsafeBufferPointer<UInt8>
@@ -256,6 +306,31 @@ private struct JSONReader {
     return fields
   }
 
+  /// The top-level fields of an object named in `keys`; the others are stepped over unbuilt.
+  /// nil when the text is not one well-formed object.
+  mutating func projectedObject(_ keys: Set<String>) -> [String: JSONValue]? {
+    var fields: [String: JSONValue] = [:]
+    guard consume(UInt8(ascii: "{")) else { return nil }
+    depth = 1
+    if !consume(UInt8(ascii: "}")) {
+      repeat {
+        skipSpace()
+        guard current == UInt8(ascii: "\""), let key = string(), consume(UInt8(ascii: ":"))
+        else { return nil }
+        skipSpace()
+        if keys.contains(key) {
+          guard let value = value() else { return nil }
+          fields[key] = value
+        } else {
+          guard skipValue() else { return nil }
+        }
+      } while consume(UInt8(ascii: ","))
+      guard consume(UInt8(ascii: "}")) else { return nil }
+    }
+    skipSpace()
+    return index == bytes.count ? fields : nil
+  }
+
   /// Steps over one value of any depth without building it (a counter, not recursion).
   private mutating func skipValue() -> Bool {
     var open = 0
@@ -271,15 +346,38 @@ private struct JSONReader {
         open -= 1
         index += 1
       case UInt8(ascii: "\""):
-        guard string() != nil else { return false }
+        guard skipString() else { return false }
       case UInt8(ascii: ","), UInt8(ascii: ":"):
         guard open > 0 else { return false }
         index += 1
       default:
-        guard value() != nil else { return false }
+        // A number or a literal, stepped over by its bytes: nothing is built (a skipped field
+        // of a million numbers would otherwise make a String for each).
+        let start = index
+        while let byte = current, byte > 0x20, byte != UInt8(ascii: ","),
+          byte != UInt8(ascii: "]"), byte != UInt8(ascii: "}"), byte != UInt8(ascii: ":")
+        {
+          index += 1
+        }
+        guard index > start else { return false }
       }
     } while open > 0
     return true
+  }
+
+  /// Steps over a string at its opening quote without building it.
+  private mutating func skipString() -> Bool {
+    index += 1
+    while let byte = current {
+      index += 1
+      switch byte {
+      case UInt8(ascii: "\""): return true
+      case UInt8(ascii: "\\"): index += 1
+      case 0..<0x20: return false
+      default: break
+      }
+    }
+    return false
   }
 
   private mutating func skipSpace() {

@@ -19,6 +19,10 @@ public struct User: Equatable, Sendable {
 
   public init(object: DataObject) { self.object = object }
 
+  /// The fields a listing shows of a person (`Query.keys`, `includeKeys`): reading only these,
+  /// a user object an app made big costs the reader nothing.
+  public static let shownFields: Set<String> = ["userName", "displayName"]
+
   /// What `whoami --json` prints: never the session token.
   public var json: JSONValue {
     .object([

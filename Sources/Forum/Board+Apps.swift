@@ -9,6 +9,10 @@ import Datastore
 /// The board's checks on what apps send through `forum serve`, beyond the engine's rules: the
 /// same field rules and image checks a post from the prompt passes.
 extension Board {
+  /// How large an app may make its user object (its fields as JSON): every listing of people
+  /// reads users.
+  public static let maximumUserBytes = 8192
+
   /// A file an app uploads is a thread's picture: it must pass the board's image checks, and is
   /// stored with its metadata stripped. Throws `ImageRejection` with a one-line reason.
   public static func checkAppFile(bytes: [UInt8], mimeType: String) throws -> (
@@ -18,7 +22,7 @@ extension Board {
     return ([UInt8](image.data), image.format.mimeType)
   }
 
-  /// The fields of a Thread, Comment or user an app writes, checked and cleaned as the prompt's
+  /// The fields of a Thread, Comment, Message or user an app writes, checked and cleaned as the prompt's
   /// are; a Thread's `image` facts are the board's, read from the file its `fileName` names.
   public static func checkAppObject(
     className: String, fields: [String: JSONValue], creating: Bool, client: DatastoreClient
@@ -52,9 +56,23 @@ extension Board {
       if creating || fields["text"] != nil {
         fields["text"] = .string(try PostRules.comment(try text("text") ?? ""))
       }
+    case messageClass:
+      if creating || fields["text"] != nil {
+        fields["text"] = .string(try PostRules.message(try text("text") ?? ""))
+      }
     case User.className:
       if let name = try text("displayName") {
         fields["displayName"] = .string(try PostRules.displayName(name))
+      }
+      // Everyone's listings show users: their objects stay small whatever an app keeps there.
+      var merged = try client.currentUser().object.fields
+      for (key, value) in fields { merged[key] = value == .null ? nil : value }
+      let bytes = JSONValue.object(merged).jsonBytes().count
+      if bytes > maximumUserBytes {
+        let field = fields.keys.filter { $0 != "displayName" }.sorted().first ?? "displayName"
+        throw DatastoreError(
+          .invalid, field: field,
+          reason: BoardReason.tooManyBytes(field: "user", bytes: bytes, limit: maximumUserBytes))
       }
     default: break
     }

@@ -7,9 +7,11 @@ extension Board {
 
   /// The messages with these ids that still exist and the caller may read, oldest first.
   public func messages(objectIds: [String]) throws -> [ForumMessage] {
-    try client.get(Board.messageClass, objectIds: objectIds, include: ["user"])
-      .map { ForumMessage($0, viewer: me.objectId) }
-      .sorted { ($0.createDate, $0.number) < ($1.createDate, $1.number) }
+    try client.get(
+      Board.messageClass, objectIds: objectIds, include: ["user"], includeKeys: User.shownFields
+    )
+    .map { ForumMessage($0, viewer: me.objectId) }
+    .sorted { ($0.createDate, $0.number) < ($1.createDate, $1.number) }
   }
 
   /// The newest messages of the conversation `conversationId` after message `after`, at most
@@ -20,7 +22,7 @@ extension Board {
     let pointer = JSONValue.pointer(className: Board.conversationClass, objectId: conversationId)
     var query = Query(
       className: Board.messageClass, equalTo: ["conversation": pointer], order: ["-number"],
-      limit: limit, include: ["user"])
+      limit: limit, include: ["user"], includeKeys: User.shownFields)
     query.greaterThan = ["number": Int64(after)]
     let newest = try client.find(query).reversed().map { ForumMessage($0, viewer: me.objectId) }
     guard newest.count >= limit else { return (newest, newest.count) }

@@ -43,8 +43,11 @@ extension Board {
       switch try user(looselyNamed: name) {
       case .one(let user):
         return user  // `@ken` for @Ken1234567's handle in another case, or `@Ken`, the only Ken
-      case .several(let count):
-        throw DatastoreError(.notFound, reason: BoardReason.severalNamed(name: name, count: count))
+      case .several(let users, let count):
+        throw DatastoreError(
+          .notFound,
+          reason: BoardReason.severalNamed(
+            name: name, handles: users.map(\.userName).filter(Board.isHandle), count: count))
       case .nobody: break
       }
     }
@@ -67,12 +70,9 @@ extension Board {
     let name = prefix.hasPrefix("@") ? String(prefix.dropFirst()) : prefix
     guard name.isEmpty || Board.isHandle(name) else { return [] }
     let partners = try conversationPage(skip: 0).items.map(\.partner)
-    let everyone =
-      scanLimit < 1
-      ? []
-      : try client.find(
-        Query(className: User.className, order: ["userName"], limit: min(1000, scanLimit))
-      ).map(User.init(object:))
+    var all = Query(className: User.className, order: ["userName"], limit: min(1000, scanLimit))
+    all.keys = User.shownFields
+    let everyone = scanLimit < 1 ? [] : try client.find(all).map(User.init(object:))
     var seen: Set<String> = []
     return (partners + everyone)
       .filter {
@@ -119,7 +119,7 @@ extension Board {
           className: Board.conversationClass,
           equalTo: [side: .pointer(className: User.className, objectId: me)],
           order: ["-lastActivity"], limit: skip + Board.pageSize + 1,
-          include: ["user", "partner"]))
+          include: ["user", "partner"], includeKeys: User.shownFields))
     }
     merged.sort {
       let (left, right) = ($0["lastActivity"]?.intValue ?? 0, $1["lastActivity"]?.intValue ?? 0)
@@ -153,7 +153,8 @@ extension Board {
       equalTo: [
         "conversation": .pointer(
           className: Board.conversationClass, objectId: conversation.objectId)
-      ], order: ["number"], limit: Board.pageSize + 1, skip: skip, include: ["user"])
+      ], order: ["number"], limit: Board.pageSize + 1, skip: skip, include: ["user"],
+      includeKeys: User.shownFields)
     // Without deletions the page starts by seeking the (conversation, number) index.
     if conversation.lastMessageNumber == conversation.messageCount {
       query.skip = 0
@@ -189,7 +190,7 @@ extension Board {
         equalTo: [
           "conversation": .pointer(
             className: Board.conversationClass, objectId: conversation.objectId)
-        ], order: ["-number"], limit: 1, include: ["user"])
+        ], order: ["-number"], limit: 1, include: ["user"], includeKeys: User.shownFields)
     ).first.map { ForumMessage($0, viewer: me.objectId) }
   }
 
@@ -238,7 +239,7 @@ extension Board {
       Query(
         className: Board.conversationClass,
         equalTo: ["pair": .string(PairRule.pairKey(me, partner.objectId))], limit: 1,
-        include: ["user", "partner"])
+        include: ["user", "partner"], includeKeys: User.shownFields)
     ).first
   }
 

@@ -24,18 +24,22 @@ extension Board {
 
   /// The threads with these ids that still exist and may be read, by number.
   public func threads(objectIds: [String]) throws -> [ForumThread] {
-    try client.get(Board.threadClass, objectIds: objectIds, include: ["user"])
-      .map { ForumThread($0, viewer: me.objectId) }.sorted { $0.number < $1.number }
+    try client.get(
+      Board.threadClass, objectIds: objectIds, include: ["user"], includeKeys: User.shownFields
+    )
+    .map { ForumThread($0, viewer: me.objectId) }.sorted { $0.number < $1.number }
   }
 
   /// The comments of `thread` with these ids that still exist, by number.
   public func comments(objectIds: [String], of thread: ForumThread) throws -> [ForumComment] {
     // With their quotes, as a page shows them: a live reply said its quote was gone.
     try withQuotes(
-      client.get(Board.commentClass, objectIds: objectIds, include: ["user"])
-        .filter { $0["thread"]?.pointerId == thread.objectId }
-        .map { ForumComment($0, threadNumber: thread.number, viewer: me.objectId) }
-        .sorted { $0.number < $1.number }, of: thread)
+      client.get(
+        Board.commentClass, objectIds: objectIds, include: ["user"], includeKeys: User.shownFields
+      )
+      .filter { $0["thread"]?.pointerId == thread.objectId }
+      .map { ForumComment($0, threadNumber: thread.number, viewer: me.objectId) }
+      .sorted { $0.number < $1.number }, of: thread)
   }
 
   /// The newest comments of `thread` after comment `after`, at most `limit` of them (oldest
@@ -46,7 +50,7 @@ extension Board {
     let pointer = Board.pointer(to: thread.objectId)
     var query = Query(
       className: Board.commentClass, equalTo: ["thread": pointer], order: ["-number"],
-      limit: limit, include: ["user"])
+      limit: limit, include: ["user"], includeKeys: User.shownFields)
     query.greaterThan = ["number": Int64(after)]
     var counting = Query(className: Board.commentClass, equalTo: ["thread": pointer])
     counting.greaterThan = ["number": Int64(after)]

@@ -18,9 +18,9 @@ extension Board {
   /// Everyone (up to `limit`, the datastore has no string range queries), most recently active
   /// first.
   public func members(limit: Int = 1000) throws -> [Member] {
-    let users = try client.find(
-      Query(className: User.className, order: ["userName"], limit: min(1000, limit))
-    ).map(User.init(object:))
+    var everyone = Query(className: User.className, order: ["userName"], limit: min(1000, limit))
+    everyone.keys = User.shownFields
+    let users = try client.find(everyone).map(User.init(object:))
     let moderators =
       (try? isOwner()) == true ? try? Set(client.members(ofRole: Board.moderatorRole)) : nil
     return try users.map { user in
@@ -42,25 +42,46 @@ extension Board {
     }.sorted { ($0.lastActive, $1.user.userName) > ($1.lastActive, $0.user.userName) }
   }
 
+  /// How many people the board has (`who` lists at most 1,000 of them).
+  public func memberCount() throws -> Int {
+    try client.count(Query(className: User.className))
+  }
+
   /// Whom a loosely written name reaches: `@handle` in any case, or `@Name` when exactly one
-  /// person is called Name (any case).
+  /// person is called Name (exactly, or else in any case).
   enum LooseMatch {
     case one(User)
     case nobody
-    /// Several people are called this, and it is nobody's handle.
-    case several(Int)
+    /// Several people are called this, and it is nobody's handle: the first few, and how many.
+    case several([User], count: Int)
   }
 
-  /// `@handle` in any case, or `@Name` when exactly one person is called Name (any case);
-  /// `dm`, `mod`, `search --author` and mentions all resolve names this way.
+  /// `@handle` in any case, or `@Name` when exactly one person is called Name (exactly, or else
+  /// in any case); `dm`, `mod`, `search --author` and mentions all resolve names this way. A
+  /// name is not an address (anyone may take one): several people of that name reach nobody.
   func user(looselyNamed name: String) throws -> LooseMatch {
-    Board.match(name, among: try usersToMatch())
+    let users = try usersToMatch()
+    let folded = name.lowercased()
+    let byHandle = users.filter { $0.userName.lowercased() == folded }
+    if byHandle.count == 1 { return .one(byHandle[0]) }
+    // Exact display names are asked of the datastore, so a name past the first 1,000 people
+    // (by handle) is still found, and still found ambiguous.
+    var exactly = Query(
+      className: User.className, equalTo: ["displayName": .string(name)], order: ["userName"],
+      limit: 5)
+    exactly.keys = User.shownFields
+    let named = try client.find(exactly).map(User.init(object:))
+    if named.count == 1 { return .one(named[0]) }
+    if named.count > 1 { return .several(named, count: try client.count(exactly)) }
+    return Board.match(name, among: users)
   }
 
-  /// The users a loose name is looked for among (the datastore has no case-folded queries).
+  /// The users a loose name is looked for among (the datastore has no case-folded queries):
+  /// their handles and names only, whatever else their objects hold.
   func usersToMatch() throws -> [User] {
-    try client.find(Query(className: User.className, order: ["userName"], limit: 1000))
-      .map(User.init(object:))
+    var everyone = Query(className: User.className, order: ["userName"], limit: 1000)
+    everyone.keys = User.shownFields
+    return try client.find(everyone).map(User.init(object:))
   }
 
   static func match(_ name: String, among users: [User]) -> LooseMatch {
@@ -71,7 +92,7 @@ extension Board {
     switch byName.count {
     case 0: return .nobody
     case 1: return .one(byName[0])
-    default: return .several(byName.count)
+    default: return .several(Array(byName.prefix(5)), count: byName.count)
     }
   }
 }

@@ -9,8 +9,10 @@ extension Board {
   /// Unreadable or deleted ones do not exist here, like everywhere else.
   public func commentsAddressedToMe(objectIds: [String]) throws -> [AddressedComment] {
     guard !objectIds.isEmpty else { return [] }
-    let objects = try client.get(Board.commentClass, objectIds: objectIds, include: ["user"])
-      .filter { $0["user"]?.pointerId != me.objectId }
+    let objects = try client.get(
+      Board.commentClass, objectIds: objectIds, include: ["user"], includeKeys: User.shownFields
+    )
+    .filter { $0["user"]?.pointerId != me.objectId }
     guard !objects.isEmpty else { return [] }
     let threadIds = Array(Set(objects.compactMap { $0["thread"]?.pointerId }))
     let threads = Dictionary(
@@ -96,7 +98,7 @@ extension Board {
     guard !names.isEmpty else { return [] }
     let users = try usersToMatch()
     return names.prefix(20).compactMap { name in
-      if case .several(let count) = Board.match(name, among: users) {
+      if case .several(_, let count) = Board.match(name, among: users) {
         return AmbiguousName(name: name, count: count)
       }
       return nil

@@ -139,8 +139,10 @@ extension Board {
     comment: ForumComment, thread: ForumThread
   )] {
     guard !objectIds.isEmpty, !numbers.isEmpty else { return [] }
-    let objects = try client.get(Board.commentClass, objectIds: objectIds, include: ["user"])
-      .filter { $0["user"]?.pointerId != me.objectId }
+    let objects = try client.get(
+      Board.commentClass, objectIds: objectIds, include: ["user"], includeKeys: User.shownFields
+    )
+    .filter { $0["user"]?.pointerId != me.objectId }
     guard !objects.isEmpty else { return [] }
     let threadIds = Array(Set(objects.compactMap { $0["thread"]?.pointerId }))
     let threads = Dictionary(

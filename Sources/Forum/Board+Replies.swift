@@ -15,7 +15,7 @@ extension Board {
         let query = Query(
           className: Board.commentClass,
           equalTo: ["thread": Board.pointer(to: thread.objectId), "number": .int(Int64(number))],
-          limit: 1, include: ["user"])
+          limit: 1, include: ["user"], includeKeys: User.shownFields)
         if let object = try client.find(query).first {
           byNumber[number] = ForumComment(object, threadNumber: thread.number, viewer: me.objectId)
         }

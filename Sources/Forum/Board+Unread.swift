@@ -36,7 +36,7 @@ extension Board {
     while true {
       var query = Query(
         className: Board.threadClass, order: ["-lastActivity"], limit: 100, skip: offset,
-        include: ["user"])
+        include: ["user"], includeKeys: User.shownFields)
       query.unreadOnly = true
       let batch = try client.find(query)
       let threads = try withUnread(batch.map { ForumThread($0, viewer: me.objectId) })

@@ -119,7 +119,7 @@ public final class Board {
     let skip = try Board.offset(page: page)
     var query = Query(
       className: Board.threadClass, order: ["-" + Board.pinField, "-lastActivity"],
-      limit: Board.pageSize + 1, skip: skip, include: ["user"])
+      limit: Board.pageSize + 1, skip: skip, include: ["user"], includeKeys: User.shownFields)
     if let total, skip > total / 2, skip < total {
       query.order = [Board.pinField, "lastActivity"]
       query.skip = max(0, total - skip - Board.pageSize)
@@ -158,7 +158,8 @@ public final class Board {
     let skip = try Board.offset(page: page)
     var query = Query(
       className: Board.commentClass, equalTo: ["thread": Board.pointer(to: thread.objectId)],
-      order: ["number"], limit: Board.pageSize + 1, skip: skip, include: ["user"])
+      order: ["number"], limit: Board.pageSize + 1, skip: skip, include: ["user"],
+      includeKeys: User.shownFields)
     // While no comment has been deleted, the comment `skip` places in is number `skip + 1`: the
     // page starts by seeking the (thread, number) index, so every page costs what the first does.
     if thread.lastCommentNumber == thread.commentCount {
@@ -382,7 +383,7 @@ public final class Board {
           className: Board.commentClass,
           equalTo: [
             "thread": Board.pointer(to: thread.objectId), "number": .int(Int64(number)),
-          ], limit: 1, include: ["user"])
+          ], limit: 1, include: ["user"], includeKeys: User.shownFields)
       ).first
     else {
       throw DatastoreError(

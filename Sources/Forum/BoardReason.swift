@@ -11,8 +11,9 @@ public enum BoardReason: ErrorReason, Equatable {
   case noUser(handle: String)
   /// A name that is no handle and no one's display name (not repeated: it may carry escapes).
   case noSuchUser
-  /// `count` people are called `name` (display names, any case), and it is nobody's handle.
-  case severalNamed(name: String, count: Int)
+  /// Several people are called `name` (display names), and it is nobody's handle: the first
+  /// few of their handles (well-formed, safe to repeat), and how many there are.
+  case severalNamed(name: String, handles: [String], count: Int)
   case noConversation(handle: String)
   case noImage(thread: Int)
   case conversationNeedsSomeoneElse
@@ -50,8 +51,9 @@ public enum BoardReason: ErrorReason, Equatable {
     case .takenDown(let label): return "\(label) was deleted by a moderator"
     case .noUser(let handle): return "there is no user @\(handle)"
     case .noSuchUser: return "no such user"
-    case .severalNamed(let name, let count):
-      return "\(count) people are called \(name); use their @handle (`who` lists them)"
+    case .severalNamed(let name, let handles, let count):
+      return "\(count) people are called \(name); say which by handle: "
+        + BoardReason.handleList(handles, count: count)
     case .noConversation(let handle): return "no conversation with @\(handle) yet"
     case .noImage(let thread): return "thread #\(thread) has no image"
     case .conversationNeedsSomeoneElse: return "a conversation needs someone else"
@@ -80,5 +82,11 @@ public enum BoardReason: ErrorReason, Equatable {
     case .privateThreadNotPinned(let number):
       return "#\(number) is private: only public threads are pinned"
     }
+  }
+
+  /// `@a, @b, … and N more`.
+  public static func handleList(_ handles: [String], count: Int) -> String {
+    handles.map { "@" + $0 }.joined(separator: ", ")
+      + (count > handles.count ? ", … and \(count - handles.count) more" : "")
   }
 }

@@ -37,6 +37,11 @@ enum NCMBQuery {
     return decoded
   }
 
+  /// What building one answer's objects may cost (`Query.costBudget`): 16 MiB of
+  /// `JSONValue.readingCost`, so that the server's memory for an answer stays about that
+  /// whatever was stored (1 MB of `[[0],[0],…]` costs 34 MiB to build and is refused whole).
+  static let answerBudget = 16 * 1_048_576
+
   /// A search as the parameters ask it.
   struct Search {
     var query: Query
@@ -54,6 +59,7 @@ enum NCMBQuery {
     className: String, _ parameters: [String: String], dates: Set<String> = []
   ) throws -> Search {
     var query = Query(className: className)
+    query.costBudget = answerBudget
     var listsNothing = false
     if let text = parameters["where"], !text.isEmpty {
       guard case .object(let fields) = try NCMBJSON.parse(Array(text.utf8)) else {

@@ -1,3 +1,4 @@
+import Datastore
 import Foundation
 import Testing
 
@@ -56,5 +57,32 @@ struct WhoTests {
     #expect(byName.stdout == "Sent to @\(bob) (message 3).\n", "\(byName.summary)")
     let twoKens = try forum.run(["dm", "@Ken", "which one?"])
     #expect(twoKens.status == 4, "two people are called Ken: \(twoKens.summary)")
+    let kens = try [handle(forum, "ken"), handle(forum, "ken2")].sorted()
+    #expect(
+      twoKens.stderr == "forum: 2 people are called Ken; say which by handle: "
+        + kens.map { "@" + $0 }.joined(separator: ", ") + "\n", "\(twoKens.summary)")
+  }
+
+  /// Issue 28: a name many people took (1,200 here, past one listing of users) still says it is
+  /// ambiguous and names a few of them, rather than finding nobody; `who` says how many it
+  /// leaves out.
+  @Test func aNameManyTookIsAmbiguousNotNobody() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["name", "Carol"], profile: "carol")
+    let store = try forum.openStore()
+    for _ in 0..<1200 {
+      let login = try store.loginAnonymously(secret: Datastore.newSecret())
+      _ = try store.client(login).setDisplayName("Alice")
+    }
+    let dm = try forum.run(["dm", "@Alice", "hi"], profile: "carol")
+    #expect(dm.status == 4, "\(dm.summary)")
+    #expect(
+      dm.stderr.hasPrefix("forum: 1200 people are called Alice; say which by handle: @"),
+      "\(dm.summary)")
+    #expect(dm.stderr.hasSuffix(", … and 1195 more\n"), "\(dm.summary)")
+    let who = try forum.ok(["who"], profile: "carol").stdoutLines
+    #expect(who.count == 1001, "\(who.count) lines")
+    #expect(
+      who.last == "Showing 1000 of 1201 people (the first 1000 by handle).", "\(who.last ?? "")")
   }
 }

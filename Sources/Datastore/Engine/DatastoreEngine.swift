@@ -121,8 +121,11 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// read, best first. A class without a text index is `E400002`.
   func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject]
 
-  /// The objects with these ids that the caller may read (for `include`), in any order.
-  func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject]
+  /// The objects with these ids that the caller may read (for `include`), in any order, with
+  /// only the top-level fields in `keys` (nil: all), building no more than `budget` of them
+  /// (`Query.costBudget`; nil: no bound).
+  func fetch(objectIds: [String], keys: Set<String>?, budget: Int?, as caller: Principals) throws
+    -> [DataObject]
 
   /// Conditional update: sets `fields` (`.null` removes one), adds `increments` to integer fields
   /// (a missing field counts as 0; a field holding anything but an integer is `E400002`), replaces
@@ -204,6 +207,11 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
 }
 
 extension DatastoreEngine {
+  /// The objects with these ids that the caller may read, whole.
+  func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
+    try fetch(objectIds: objectIds, keys: nil, budget: nil, as: caller)
+  }
+
   func caller(sessionToken: String, known: StateMark?) throws -> Principals? {
     try caller(sessionToken: sessionToken)
   }

@@ -35,13 +35,13 @@ enum QuerySQL {
       return list.isEmpty ? leaves.never : leaves.arrayHolds(field, list)
     case .arrayContainsAll(let field, let list):
       guard !list.isEmpty else { return leaves.never }
-      return "(\(sql: SQL.joined(list.map { leaves.arrayHolds(field, [$0]) }, separator: " AND ")))"
+      return SQL.balanced(list.map { leaves.arrayHolds(field, [$0]) }, separator: " AND ")
     case .and(let parts):
       guard !parts.isEmpty else { return leaves.always }
-      return "(\(sql: SQL.joined(parts.map { Self.condition($0, leaves) }, separator: " AND ")))"
+      return SQL.balanced(parts.map { Self.condition($0, leaves) }, separator: " AND ")
     case .or(let parts):
       guard !parts.isEmpty else { return leaves.never }
-      return "(\(sql: SQL.joined(parts.map { Self.condition($0, leaves) }, separator: " OR ")))"
+      return SQL.balanced(parts.map { Self.condition($0, leaves) }, separator: " OR ")
     }
   }
 
@@ -49,7 +49,7 @@ enum QuerySQL {
     -> SQL
   {
     guard !list.isEmpty else { return leaves.never }
-    return "(\(sql: SQL.joined(list.map { leaves.equals(field, $0) }, separator: " OR ")))"
+    return SQL.balanced(list.map { leaves.equals(field, $0) }, separator: " OR ")
   }
 
   /// `ORDER BY` the keys (`-field` descending), then the row id in the direction of the last

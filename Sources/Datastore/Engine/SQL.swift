@@ -152,6 +152,19 @@ extension SQL {
     }
     return joined
   }
+
+  /// `parts` joined by `separator` (` OR `, ` AND `) in parentheses nested as a balanced tree:
+  /// a flat chain of a thousand terms is an expression a thousand deep, past SQLite's limit
+  /// (`SQLITE_MAX_EXPR_DEPTH`), while the tree is ten deep.
+  static func balanced(_ parts: [SQL], separator: StaticString) -> SQL {
+    guard parts.count > 16 else { return "(\(sql: joined(parts, separator: separator)))" }
+    let half = parts.count / 2
+    let halves = [
+      balanced(Array(parts[..<half]), separator: separator),
+      balanced(Array(parts[half...]), separator: separator),
+    ]
+    return "(\(sql: joined(halves, separator: separator)))"
+  }
 }
 
 /// Where a statement will run: how its parameters are written.

@@ -39,7 +39,7 @@ struct PostgresLeaves: QueryLeaves {
   /// The field is an array with an element equal to one of `list`.
   func arrayHolds(_ field: String, _ list: [JSONValue]) -> SQL {
     let expression = expression(field)
-    let parts = SQL.joined(list.map { equality("j.value", $0) }, separator: " OR ")
+    let parts = SQL.balanced(list.map { equality("j.value", $0) }, separator: " OR ")
     return """
       EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(\(sql: expression)) = \
       'array' THEN \(sql: expression) END) j WHERE \(sql: parts))

@@ -297,11 +297,12 @@ final class PostgresEngine: DatastoreEngine {
   static let columns =
     "o.class, o.object_id, o.create_date, o.update_date, o.readers::text, o.writers::text, o.data::text"
 
-  func objects(_ result: PostgresResult) throws -> [DataObject] {
+  func objects(_ result: PostgresResult, reading: ObjectReading? = nil) throws -> [DataObject] {
     try result.rows { row in
       // A row from before the server's shape limit (or the owner's) may nest deeper than the
       // reader goes: it comes back damaged rather than failing the whole listing.
-      let (fields, damaged) = JSONValue.storedFields(result.text(row, 6) ?? "{}")
+      let text = result.text(row, 6) ?? "{}"
+      let (fields, damaged) = try reading?.fields(text) ?? JSONValue.storedFields(text)
       var object = DataObject(
         className: result.text(row, 0) ?? "", objectId: result.text(row, 1) ?? "",
         createDate: result.int(row, 2), updateDate: result.int(row, 3),
@@ -568,7 +569,8 @@ final class PostgresEngine: DatastoreEngine {
     try act(as: caller)
     let (sql, values) = PostgresEngine.findStatement(
       query, as: caller, keyColumns: keyColumns, rules: rules, privateClasses: privateClasses)
-    return try objects(run(sql, values))
+    return try objects(
+      run(sql, values), reading: ObjectReading(keys: query.keys, budget: query.costBudget))
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
@@ -582,7 +584,9 @@ final class PostgresEngine: DatastoreEngine {
     return Int(try run(sql, values).int(0, 0))
   }
 
-  func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
+  func fetch(objectIds: [String], keys: Set<String>?, budget: Int?, as caller: Principals)
+    throws -> [DataObject]
+  {
     try act(as: caller)
     guard !objectIds.isEmpty else { return [] }
     let ids = PostgresEngine.arrayValue(objectIds)
@@ -597,7 +601,7 @@ final class PostgresEngine: DatastoreEngine {
           UNION ALL
           SELECT \(sql: columns) FROM forum.private_rows(NULL, NULL, \(ids)::text[]) o
           WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
-          """))
+          """), reading: ObjectReading(keys: keys, budget: budget))
   }
 
   func update(
@@ -640,8 +644,7 @@ final class PostgresEngine: DatastoreEngine {
       } catch let error as DatastoreError
         where error.code == .invalid && error.field == "value" && !increments.isEmpty
       {
-        throw DatastoreError.invalid(
-          increments.keys.sorted().first!, "cannot add to a value that is not a number")
+        throw PostgresEngine.incrementRefused(error, increments)
       }
       if let object = try objects(result).first { return object }
       // Not written here: the row left for forum.private_objects (its readers lost '*'), or
@@ -697,13 +700,24 @@ final class PostgresEngine: DatastoreEngine {
       } catch let error as DatastoreError
         where error.code == .invalid && error.field == "value" && !increments.isEmpty
       {
-        throw DatastoreError.invalid(
-          increments.keys.sorted().first!, "cannot add to a value that is not a number")
+        throw PostgresEngine.incrementRefused(error, increments)
       }
       if let object = try objects(result).first { return object }
       if let moved = try movedRow(className, objectId, caller) { return moved }
       throw try refusal(className, objectId, caller)
     }
+  }
+
+  /// An increment PostgreSQL refused: the field held no integer, or the sum would pass
+  /// bigint's range (22003), which SQLite would have made a float.
+  private static func incrementRefused(_ error: DatastoreError, _ increments: [String: Int64])
+    -> DatastoreError
+  {
+    let field = increments.keys.sorted().first!
+    if error.detail?.contains("out of range") == true {
+      return DatastoreError.invalid(field, "the sum would pass a 64-bit integer's range")
+    }
+    return DatastoreError.invalid(field, "cannot add to a value that is not a number")
   }
 
   /// Why a conditional write changed nothing: `E403001` if the caller can read the row.

@@ -28,7 +28,7 @@ struct SQLiteLeaves: QueryLeaves {
       "coalesce(\(sql: equality(value: "j.value", type: "j.type", $0)), 0)" as SQL
     }
     return
-      "(\(sql: typeOf(field)) = 'array' AND EXISTS (SELECT 1 FROM json_each(o.data, \(literal: "$." + field)) j WHERE \(sql: SQL.joined(parts, separator: " OR "))))"
+      "(\(sql: typeOf(field)) = 'array' AND EXISTS (SELECT 1 FROM json_each(o.data, \(literal: "$." + field)) j WHERE \(sql: SQL.balanced(parts, separator: " OR "))))"
   }
 
   func orderExpression(_ field: String, presence: Set<String>) -> SQL {

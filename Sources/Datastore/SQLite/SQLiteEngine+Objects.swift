@@ -117,7 +117,10 @@ extension SQLiteEngine {
 
   func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
     let (sql, values) = SQLiteEngine.findStatement(query, readableBy: caller, rules: rules)
-    return try guarded { try connection.prepare(sql).rows(values, object) }
+    let reading = ObjectReading(keys: query.keys, budget: query.costBudget)
+    return try guarded {
+      try connection.prepare(sql).rows(values) { try object(from: $0, reading: reading) }
+    }
   }
 
   /// The SELECT that `find` runs and its parameters (tests explain its query plan).
@@ -176,14 +179,17 @@ extension SQLiteEngine {
     return try guarded { Int(try connection.firstRow(statement) { $0.int(0) } ?? 0) }
   }
 
-  func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
+  func fetch(objectIds: [String], keys: Set<String>?, budget: Int?, as caller: Principals)
+    throws -> [DataObject]
+  {
     guard !objectIds.isEmpty else { return [] }
+    let reading = ObjectReading(keys: keys, budget: budget)
     let ids = SQL.joined(objectIds.map { "\($0)" as SQL }, separator: ",")
     let statement: SQL = """
       SELECT \(sql: SQLiteEngine.objectColumnsSQL) FROM objects o
       WHERE o.objectId IN (\(sql: ids)) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
       """
-    return try guarded { try connection.rows(statement, object) }
+    return try guarded { try connection.rows(statement) { try object(from: $0, reading: reading) } }
   }
 
   func update(
@@ -245,6 +251,7 @@ extension SQLiteEngine {
     var conditions = increments.keys.sorted().map { key -> SQL in
       "coalesce(json_type(o.data, \(sql: SQLiteEngine.jsonPath(key))), 'integer') = 'integer'"
     }
+    conditions += Self.rangeConditions(increments)
     if let acl, let owner = rules.owner(of: className) {
       let writers = acl.writers.subtracting(owner.additionalWriters)
       if writers.count == 1, let writer = writers.first {
@@ -258,27 +265,44 @@ extension SQLiteEngine {
     return conditions
   }
 
+  /// The sums stay 64-bit integers: SQLite would make a sum past 2^63 − 1 a float.
+  private static func rangeConditions(_ increments: [String: Int64]) -> [SQL] {
+    increments.keys.sorted().compactMap { key -> SQL? in
+      let delta = increments[key]!
+      let value: SQL = "coalesce(json_extract(o.data, \(sql: SQLiteEngine.jsonPath(key))), 0)"
+      if delta > 0 { return "\(sql: value) <= \(Int64.max - delta)" }
+      if delta < 0 { return "\(sql: value) >= \(Int64.min - delta)" }
+      return nil
+    }
+  }
+
   /// Why a conditional update touched nothing.
   private func refusal(
     _ className: String, _ objectId: String, _ increments: [String: Int64], _ acl: ACL?,
     as caller: Principals
   ) throws -> DatastoreError {
-    let integers = updateConditions(className, increments, nil)
+    let ranges = Self.rangeConditions(increments)
+    let integers = updateConditions(className, increments, nil).filter { !ranges.contains($0) }
     let numbers = integers.isEmpty ? "1" : SQL.joined(integers, separator: " AND ")
+    let inRange = ranges.isEmpty ? "1" : SQL.joined(ranges, separator: " AND ")
     let found = try connection.firstRow(
       """
       SELECT \(sql: SQLiteEngine.aclTest("o.readers", caller)), \
-      \(sql: SQLiteEngine.aclTest("o.writers", caller)), \(sql: numbers)
+      \(sql: SQLiteEngine.aclTest("o.writers", caller)), \(sql: numbers), \(sql: inRange)
       FROM objects o WHERE o.objectId = \(objectId) AND o.class = \(className)
       """
-    ) { ($0.int(0) != 0, $0.int(1) != 0, $0.int(2) != 0) }
-    guard let (canRead, canWrite, holdsIntegers) = found, canRead || canWrite else {
+    ) { ($0.int(0) != 0, $0.int(1) != 0, $0.int(2) != 0, $0.int(3) != 0) }
+    guard let (canRead, canWrite, holdsIntegers, staysInRange) = found, canRead || canWrite
+    else {
       return .notFound
     }
     guard canWrite else { return .noAccess }
+    let field = increments.keys.sorted().first ?? "value"
     guard holdsIntegers else {
-      let field = increments.keys.sorted().first ?? "value"
       return DatastoreError.invalid(field, "cannot add to a value that is not a number")
+    }
+    guard staysInRange else {
+      return DatastoreError.invalid(field, "the sum would pass a 64-bit integer's range")
     }
     if acl != nil, rules.owner(of: className) != nil {
       return DatastoreError(.noAccess, reason: StoreReason.writersMustStayTheAuthor)

@@ -426,7 +426,13 @@ final class SQLiteEngine: DatastoreEngine {
   /// comes back damaged, with the fields that could be read, so that one bad row never makes a
   /// listing of other rows fail.
   func object(from row: Row) throws -> DataObject {
-    let (fields, damaged) = JSONValue.storedFields(row.lossyText(6) ?? "{}")
+    try object(from: row, reading: nil)
+  }
+
+  /// A row as an object, built as `reading` says (some fields, within a budget).
+  func object(from row: Row, reading: ObjectReading?) throws -> DataObject {
+    let text = row.lossyText(6) ?? "{}"
+    let (fields, damaged) = try reading?.fields(text) ?? JSONValue.storedFields(text)
     var object = DataObject(
       className: row.lossyText(0) ?? "", objectId: row.lossyText(1) ?? "",
       createDate: row.int(2), updateDate: row.int(3),

@@ -22,16 +22,19 @@ enum WhoCommand: ForumCommand {
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let members = try session.board.members()
+    // A listing holds 1,000 people at most: say so when the board has more.
+    let count = members.count >= 1000 ? try session.board.memberCount() : members.count
     if session.json {
       session.emit(
         .object([
+          "count": .int(Int64(count)),
           "results": .array(
             members.map { member in
               guard case .object(var fields) = member.user.json else { return member.user.json }
               fields["lastActive"] = Board.dateJSON(member.lastActive)
               if let moderator = member.isModerator { fields["moderator"] = .bool(moderator) }
               return .object(fields)
-            })
+            }),
         ]))
       return .next
     }
@@ -55,6 +58,9 @@ enum WhoCommand: ForumCommand {
         + SafeText.pad(renderer.age(member.lastActive), to: 6)
       if member.isModerator == true { line += "  " + messages.moderatorMark }
       lines.append(member.isYou ? session.style.mine(line) : line)
+    }
+    if count > members.count {
+      lines.append(session.style.dim(messages.whoShowsSome(members.count, of: count)))
     }
     session.printLines(lines)
     return .next

@@ -73,11 +73,12 @@ extension Messages {
     case .takenDown(let label): return pick(reason.description, "\(label) はモデレーターが削除しました。")
     case .noUser(let handle): return pick(reason.description, "ユーザー @\(handle) はいません。")
     case .noSuchUser: return pick(reason.description, "そのユーザーはいません。")
-    case .severalNamed(let name, let count):
+    case .severalNamed(let name, let handles, let count):
       return pick(
-        "\(count) people are called \(SafeText.sanitize(name)); use their @handle (`who` lists them)",
-        "\(SafeText.sanitize(name)) という名前の人が \(count) 人います。@ハンドルで指定してください"
-          + " (`who` で一覧できます)。")
+        "\(count) people are called \(SafeText.sanitize(name)); say which by handle: "
+          + BoardReason.handleList(handles, count: count),
+        "\(SafeText.sanitize(name)) という名前の人が \(count) 人います。ハンドルで指定してください: "
+          + BoardReason.handleList(handles, count: count))
     case .noConversation(let handle):
       return pick(reason.description, "@\(handle) との会話はまだありません。")
     case .noImage(let thread): return pick(reason.description, "スレッド #\(thread) に画像はありません。")
@@ -140,6 +141,8 @@ extension Messages {
     case .olderSchema(let owner):
       return "この掲示板は古い forum で作られています。\(owner ? "" : "掲示板の持ち主が ")"
         + "`forum init --db URI` を一度実行してください"
+    case .answerTooLarge(let budget):
+      return "求めたオブジェクトは一度の応答に収まりません (組み立てに \(budget / 1_048_576) MiB 以上)。数を減らしてください"
     }
   }
 

@@ -28,5 +28,11 @@ extension Messages {
   var whoNameHeader: String { japanese ? "名前" : "name" }
   var whoHandleHeader: String { japanese ? "ハンドル" : "handle" }
   var whoActiveHeader: String { japanese ? "最後の活動" : "last active" }
+  /// `who` of a board with more people than one listing holds.
+  func whoShowsSome(_ shown: Int, of count: Int) -> String {
+    japanese
+      ? "\(count) 人のうち \(shown) 人 (ハンドル順の最初の \(shown) 人) だけを表示しています。"
+      : "Showing \(shown) of \(count) people (the first \(shown) by handle)."
+  }
   var moderatorMark: String { japanese ? "モデレーター" : "moderator" }
 }
