@@ -27,6 +27,7 @@
   X(MHD_is_feature_supported)                                                                  \
   X(MHD_get_connection_values_n)                                                               \
   X(MHD_lookup_connection_value)                                                               \
+  X(MHD_get_connection_info)                                                                   \
   X(MHD_create_post_processor)                                                                 \
   X(MHD_post_process)                                                                          \
   X(MHD_destroy_post_processor)                                                                \
@@ -256,6 +257,25 @@ int forum_http_answer(
   return 0;
 }
 
+// The client's socket and numeric address, for the handler's hang-up probe and its budgets.
+static void client_of(struct MHD_Connection *connection, forum_http_request *request) {
+  request->client_socket = -1;
+  request->client_address[0] = 0;
+  const union MHD_ConnectionInfo *info =
+      mhd.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info != NULL) request->client_socket = info->connect_fd;
+  info = mhd.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == NULL || info->client_addr == NULL) return;
+  const struct sockaddr *address = info->client_addr;
+  if (address->sa_family == AF_INET) {
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, request->client_address,
+              sizeof request->client_address);
+  } else if (address->sa_family == AF_INET6) {
+    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr,
+              request->client_address, sizeof request->client_address);
+  }
+}
+
 static enum MHD_Result dispatch(
     forum_http_server *server, struct MHD_Connection *connection, const char *method,
     request_state *state) {
@@ -287,6 +307,7 @@ static enum MHD_Result dispatch(
       .body_too_large = state->too_large,
       .form_malformed = state->form_malformed,
   };
+  client_of(connection, &request);
   forum_http_exchange exchange = {
       .connection = connection, .server = server, .state = state, .queued = 0};
   server->respond(server->context, &request, &exchange);

@@ -55,7 +55,14 @@ public struct NCMBError: Error, Equatable, Sendable {
     case .noAccess: self = .noAccess
     case .notFound: self = .notFound
     case .fileTooLarge: self = .fileTooLarge
-    case .systemError: self = .system
+    case .systemError:
+      // A request stopped by its budget says why: the client may try again, or ask less.
+      if let stop = error.reason as? StatementStop {
+        self = NCMBError(
+          status: 500, code: "E500001", message: "Internal server error. (\(stop))")
+      } else {
+        self = .system
+      }
     }
   }
 

@@ -26,6 +26,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   private let policy: NCMBPolicy
   private let clock: @Sendable () -> Int64
   private let recheck: Int64
+  /// The time limit of each request and the rate limits (`RateLimits.swift`).
+  public let limits: ServeLimits
+  private let rateLimits: RateLimits
 
   /// How late a write by another process on the same SQLite file (the prompt, `sqlite3`) may
   /// be seen: answers, sessions and keys are looked up again once the database's state was
@@ -39,9 +42,11 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   public init(
     location: String, policy: NCMBPolicy = .none,
     clock: @escaping @Sendable () -> Int64 = { BackendDate.now() },
-    recheckMilliseconds: Int64 = NCMBService.recheckMilliseconds
+    recheckMilliseconds: Int64 = NCMBService.recheckMilliseconds, limits: ServeLimits = .none
   ) throws {
     recheck = recheckMilliseconds
+    self.limits = limits
+    rateLimits = RateLimits(limits)
     // A connection is opened again after a system error (a lost file or server): never onto a
     // new empty board made where a removed file was, nor onto another board put in its place.
     let board = BoardIdentity()
@@ -91,10 +96,19 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     try pool.with { try $0.store.applicationKeys() }
   }
 
+  /// Stops every request's statements now and those of requests still to come (a second
+  /// SIGTERM): each is answered E500001, its write undone.
+  public func stopRunning() { pool.stopAll() }
+
   public func respond(to request: HTTPRequest) -> HTTPResponse {
+    if let refusal = rateLimits.refusal(request, prefix: NCMBService.prefix) {
+      return failure(refusal)
+    }
     if let writers, request.method != "GET" { return writers.submit(request) }
     do {
       return try pool.with { pooled in
+        pooled.budget.begin(seconds: limits.timeLimitSeconds, clientGone: request.clientGone)
+        defer { pooled.budget.end() }
         // A read that wrote (`GET /logout`) is seen by every connection's next request.
         let before = pooled.store.ownChanges
         defer { if pooled.store.ownChanges != before { pool.noteWrite() } }
@@ -113,7 +127,10 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
         var answers = [HTTPResponse?](repeating: nil, count: jobs.count)
         let before = pooled.store.ownChanges
         let errors = try pooled.store.group(jobs.count) { index in
-          answers[index] = try answer(jobs[index].request, pooled)
+          let request = jobs[index].request
+          pooled.budget.begin(seconds: limits.timeLimitSeconds, clientGone: request.clientGone)
+          defer { pooled.budget.end() }
+          answers[index] = try answer(request, pooled)
         }
         if pooled.store.ownChanges != before { pool.noteWrite() }
         for (index, job) in jobs.enumerated() {

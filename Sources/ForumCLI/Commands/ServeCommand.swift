@@ -28,7 +28,9 @@ enum ServeCommand: BoardlessCommand {
         + "空いているポートを使います。--tls-cert と --tls-key (PEM ファイル) があれば HTTPS、"
         + "なければ平文の HTTP です (前に TLS のリバースプロキシを置いてください)。準備ができると URL と"
         + "アプリケーションキーを 1 行表示します。停止時は受け付け済みのリクエストに答えてから終わります。"),
-    parameters: [listen, db, certificate, key])
+    parameters: [
+      listen, db, certificate, key, timeLimit, signUps, logins, userWrites, addressWrites,
+    ])
 
   static let listen = Option<String>(
     "listen", value: "HOST:PORT",
@@ -39,6 +41,35 @@ enum ServeCommand: BoardlessCommand {
     "tls-cert", value: "FILE", help: Localized("the certificate (PEM)", "証明書 (PEM)"))
   static let key = Option<FilePath>(
     "tls-key", value: "FILE", help: Localized("its private key (PEM)", "その秘密鍵 (PEM)"))
+
+  // The budgets (`ServeLimits`): each request's time limit and the rate limits, answered
+  // E429001. 0 turns one off.
+  static let timeLimit = Option<LimitValue>(
+    "time-limit", value: "SECONDS",
+    help: Localized(
+      "stop a request's database work after this long (default \(LimitValue.shown(ServeLimits.defaults.timeLimitSeconds)); 0: no limit)",
+      "リクエストのデータベース処理をこの秒数で打ち切る (既定 \(LimitValue.shown(ServeLimits.defaults.timeLimitSeconds))、0 で無制限)"
+    ))
+  static let signUps = Option<LimitValue>(
+    "sign-ups", value: "N",
+    help: Localized(
+      "sign-ups a minute from one address (default \(ServeLimits.defaults.signUpsPerMinute); 0: no limit)",
+      "1 つのアドレスからの 1 分あたりのユーザー登録数 (既定 \(ServeLimits.defaults.signUpsPerMinute)、0 で無制限)"))
+  static let logins = Option<LimitValue>(
+    "logins", value: "N",
+    help: Localized(
+      "logins a minute from one address (default \(ServeLimits.defaults.loginsPerMinute); 0: no limit)",
+      "1 つのアドレスからの 1 分あたりのログイン数 (既定 \(ServeLimits.defaults.loginsPerMinute)、0 で無制限)"))
+  static let userWrites = Option<LimitValue>(
+    "user-writes", value: "N",
+    help: Localized(
+      "writes a minute by one app user (default \(ServeLimits.defaults.userWritesPerMinute); 0: no limit)",
+      "1 人のアプリユーザーの 1 分あたりの書き込み数 (既定 \(ServeLimits.defaults.userWritesPerMinute)、0 で無制限)"))
+  static let addressWrites = Option<LimitValue>(
+    "address-writes", value: "N",
+    help: Localized(
+      "writes a minute from one address (default \(ServeLimits.defaults.addressWritesPerMinute); 0: no limit)",
+      "1 つのアドレスからの 1 分あたりの書き込み数 (既定 \(ServeLimits.defaults.addressWritesPerMinute)、0 で無制限)"))
 
   /// How long requests already received may take to finish once a stop is asked.
   static let graceSeconds = 30.0
@@ -59,6 +90,7 @@ enum ServeCommand: BoardlessCommand {
     var keyFile: String?
     /// `--json` after the command.
     var json = false
+    var limits = ServeLimits.defaults
   }
 
   /// What the command's words ask for.
@@ -76,9 +108,18 @@ enum ServeCommand: BoardlessCommand {
     guard (certificate == nil) == (key == nil) else {
       throw CLIError.usage(messages.tlsNeedsBoth)
     }
+    var limits = ServeLimits.defaults
+    if let value = invocation[timeLimit] { limits.timeLimitSeconds = value.value }
+    if let value = invocation[signUps] { limits.signUpsPerMinute = try value.count(messages) }
+    if let value = invocation[logins] { limits.loginsPerMinute = try value.count(messages) }
+    if let value = invocation[userWrites] { limits.userWritesPerMinute = try value.count(messages) }
+    if let value = invocation[addressWrites] {
+      limits.addressWritesPerMinute = try value.count(messages)
+    }
     return Request(
       location: location(invocation[db], options: options), listen: listen,
-      certificateFile: certificate, keyFile: key, json: invocation[GlobalOptions.jsonFlag])
+      certificateFile: certificate, keyFile: key, json: invocation[GlobalOptions.jsonFlag],
+      limits: limits)
   }
 
   /// Serves until SIGTERM or SIGINT; returns the exit status. Errors before the ready line are
@@ -101,7 +142,8 @@ enum ServeCommand: BoardlessCommand {
     {
       try Board.initialize(location: request.location)
     }
-    let service = try NCMBService(location: request.location, policy: .board)
+    let service = try NCMBService(
+      location: request.location, policy: .board, limits: request.limits)
     // Blocked before the workers start, so that they inherit the mask and only `sigwait` below
     // sees the signals: a stop is then an ordinary step of this thread, not a handler.
     var stopSignals = sigset_t()
@@ -129,10 +171,13 @@ enum ServeCommand: BoardlessCommand {
     var received: Int32 = 0
     sigwait(&stopSignals, &received)
     server.stop(graceSeconds: graceSeconds) {
-      // A second Ctrl-C or SIGTERM: stop waiting for the requests still running.
+      // A second Ctrl-C or SIGTERM: stop waiting for the requests still running, and stop
+      // their statements (each answered E500001, its write undone), so the workers end now.
       var pending = sigset_t()
       sigpending(&pending)
-      return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1
+      let hurry = sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1
+      if hurry { service.stopRunning() }
+      return hurry
     }
     return 0
   }
@@ -173,5 +218,32 @@ enum ServeCommand: BoardlessCommand {
         messages.cannotReadTLSFile(shown, isKey: isKey, reason: messages.tlsFileNotPEM))
     }
     return bytes
+  }
+}
+
+/// A limit's value: a number from 0 (`--time-limit 2.5`, `--sign-ups 30`; 0 turns it off).
+struct LimitValue: ArgumentValue, Equatable {
+  let value: Double
+  let word: String
+  static var valueName: String { "N" }
+  init(parsing word: String, messages: Messages) throws {
+    guard let value = Double(word), value.isFinite, value >= 0, value <= 1e9 else {
+      throw CLIError.usage(messages.notANumber("the limit", SafeText.sanitize(word)))
+    }
+    self.value = value
+    self.word = word
+  }
+
+  /// A whole number of requests.
+  func count(_ messages: Messages) throws -> Int {
+    guard value == value.rounded() else {
+      throw CLIError.usage(messages.notANumber("the limit", SafeText.sanitize(word)))
+    }
+    return Int(value)
+  }
+
+  /// `5`, `2.5`.
+  static func shown(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
   }
 }

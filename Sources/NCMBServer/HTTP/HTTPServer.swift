@@ -269,6 +269,11 @@ private let httpServerRespond: forum_http_respond = { context, request, exchange
     rawQuery: text(raw.query, length: raw.query_length), headers: headers,
     body: bytes(raw.body, length: raw.body_length), formParts: parts)
   message.formMalformed = raw.form_malformed != 0
+  message.clientAddress = withUnsafeBytes(of: raw.client_address) { buffer in
+    String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
+  }
+  let socket = raw.client_socket
+  if socket >= 0 { message.clientGone = { clientHasHungUp(socket) } }
   let response =
     raw.body_too_large != 0
     ? handler.respondToOversizedBody(message) : handler.respond(to: message)
@@ -291,4 +296,13 @@ private let httpServerRespond: forum_http_respond = { context, request, exchange
       forum_http_answer(exchange, 500, nil, 0, $0.baseAddress, $0.count)
     }
   }
+}
+
+/// True when the peer closed its side of `socket` (or it failed): it will read no answer. Only
+/// looked at, never read from: libmicrohttpd owns the socket.
+private func clientHasHungUp(_ socket: Int32) -> Bool {
+  let peerClosed: Int16 = 0x2000  // POLLRDHUP (Linux; Glibc's module leaves it out)
+  var descriptor = pollfd(fd: socket, events: peerClosed, revents: 0)
+  guard poll(&descriptor, 1, 0) > 0 else { return false }
+  return descriptor.revents & (peerClosed | Int16(POLLHUP | POLLERR | POLLNVAL)) != 0
 }

@@ -1,0 +1,194 @@
+import Foundation
+import HTTPTestSupport
+import PostgresTestCluster
+import Testing
+
+/// Issue 28's H4 and its rate limits, through the built `forum serve` on both engines: a slow
+/// query is cut at the time limit (E500001 saying so) while a victim is served, a client that
+/// hangs up and a second SIGTERM stop the query at once, and a sign-up flood is answered
+/// E429001 after its budget while another address still signs up. No timing is asserted but
+/// "the server exits at all within 20 s" where the query alone would run far longer.
+@Suite("forum serve: budgets")
+struct ServeBudgetTests {
+  /// `sys.argv[3]`: the mode, `[4]`: the server's pid. The attacker's objects each hold 20,000
+  /// integers; `$all` of the last 400 scans each array 400 times (seconds a row).
+  static let script =
+    SignedClient.prelude + """
+      import os, signal, socket, threading, time
+      mode, pid = sys.argv[3], int(sys.argv[4])
+      problems = []
+      def heavy(rows):
+          me, token = signup()
+          for _ in range(rows):
+              status, _, raw = call('POST', 'classes/Heavy', {'numbers': list(range(20000))}, token)
+              assert status == 201, (status, raw[:200])
+          return token
+      slow = where({'numbers': {'$all': list(range(19600, 20000))}})
+      def attack(token, answers):
+          try:
+              answers.append(call('GET', 'classes/Heavy', token=token, query=slow))
+          except Exception as error:
+              answers.append(('failed', repr(error)))
+      if mode == 'limit':
+          token = heavy(6)
+          answers = []
+          attacker = threading.Thread(target=attack, args=(token, answers))
+          attacker.start()
+          time.sleep(1)
+          victim, victim_token = signup()
+          status, body, raw = call('GET', 'classes/Thread', token=victim_token)
+          if status != 200:
+              problems.append(['victim', status, raw[:200].decode(errors='replace')])
+          elif not attacker.is_alive():
+              problems.append(['the victim was answered only after the attacker', answers])
+          attacker.join()
+          answer = answers[0]
+          body = answer[1] if answer[0] != 'failed' else {}
+          if answer[0] != 500 or body.get('code') != 'E500001' or 'limit' not in body.get('error'):
+              problems.append(['attacker', answer[0], str(answer[-1])[:300]])
+          status, body, _ = call('GET', 'classes/Heavy', token=token, query='count=1&limit=1')
+          if (status, body.get('count')) != (200, 6):
+              problems.append(['stored', status, body])
+      elif mode == 'hangup':
+          token = heavy(8)
+          path = '/2013-09-01/classes/Heavy'
+          h = signed('GET', path, slow)
+          h.update({'X-NCMB-Apps-Session-Token': token, 'Host': '127.0.0.1:%d' % port})
+          s = socket.create_connection(('127.0.0.1', port), timeout=30)
+          s.sendall(('GET %s?%s HTTP/1.1\\r\\n' % (path, slow)).encode()
+                    + ''.join('%s: %s\\r\\n' % item for item in h.items()).encode() + b'\\r\\n')
+          time.sleep(1)
+          s.close()
+          time.sleep(0.5)
+          os.kill(pid, signal.SIGTERM)
+      elif mode == 'sigterm':
+          token = heavy(8)
+          answers = []
+          attacker = threading.Thread(target=attack, args=(token, answers))
+          attacker.start()
+          time.sleep(1)
+          os.kill(pid, signal.SIGTERM)
+          time.sleep(1)
+          os.kill(pid, signal.SIGTERM)
+          # The query alone runs for a minute or more; the second signal ends it now.
+          attacker.join(20)
+          answer = answers[0] if answers else ('still running', None, b'')
+          # Answered that the server stops, or the connection closed: never a result.
+          if answer[0] != 'failed' and (answer[0], (answer[1] or {}).get('code')) != (500, 'E500001'):
+              problems.append(['in flight', answer[0], answer[2][:300].decode(errors='replace')])
+      elif mode == 'signup':
+          answered = [call('POST', 'users', {'authData': {'anonymous': {'id': str(uuid.uuid4())}}})
+                      for _ in range(40)]
+          statuses = [a[0] for a in answered]
+          if statuses != [201] * 30 + [429] * 10:
+              problems.append(['statuses', statuses])
+          refused = answered[-1][1] or {}
+          if refused.get('code') != 'E429001' or 'sign-ups' not in refused.get('error', ''):
+              problems.append(['refusal', refused])
+          # Another address still signs up; the flooding one may still read and write.
+          original = http.client.HTTPConnection
+          http.client.HTTPConnection = lambda *a, **k: original(
+              *a, source_address=('127.0.0.2', 0), **k)
+          other = call('POST', 'users', {'authData': {'anonymous': {'id': str(uuid.uuid4())}}})
+          http.client.HTTPConnection = original
+          if other[0] != 201:
+              problems.append(['another address', other[0], other[2][:200].decode()])
+          token = answered[0][1]['sessionToken']
+          if call('POST', 'classes/Todo', {'a': 1}, token)[0] != 201:
+              problems.append(['a write by a user of the flooding address'])
+      print(json.dumps(problems))
+      """
+
+  /// Serves `location` with `options` and runs the script's `mode`; returns the server (still
+  /// running unless the mode stopped it).
+  private func run(
+    _ forum: ForumFixture, keys: String, location: String, mode: String, options: [String] = []
+  ) throws -> ServeProcess {
+    let server = try ServeProcess(
+      forum, ["--listen", "127.0.0.1:0"] + options, database: location)
+    let run = try Clients.python(
+      ServeBudgetTests.script,
+      [String(server.port), keys, mode, String(server.process.processIdentifier)], timeout: 300)
+    #expect(run.status == 0 && run.stdout == "[]\n", "\(run.summary)")
+    return server
+  }
+
+  private func sqliteBoard() throws -> (ForumFixture, String) {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let keys = try forum.run(["--json", "keys"], profile: nil)
+    #expect(keys.status == 0, "\(keys.summary)")
+    return (forum, keys.stdout)
+  }
+
+  // MARK: SQLite
+
+  @Test func aSlowQueryIsCutAtTheLimitWhileAVictimIsServed() throws {
+    let (forum, keys) = try sqliteBoard()
+    let server = try run(forum, keys: keys, location: forum.db, mode: "limit")
+    #expect(server.stop() == 0)
+    #expect(server.stderr == "", "\(server.stderr)")
+  }
+
+  @Test func aClientThatHangsUpStopsItsQuery() throws {
+    let (forum, keys) = try sqliteBoard()
+    let server = try run(
+      forum, keys: keys, location: forum.db, mode: "hangup", options: ["--time-limit", "0"])
+    // The script sent SIGTERM after the hang-up: nothing is left running to wait for.
+    #expect(server.waitForExit(timeout: 20) == 0)
+  }
+
+  @Test func aSecondSigtermStopsTheRunningQuery() throws {
+    let (forum, keys) = try sqliteBoard()
+    let server = try run(
+      forum, keys: keys, location: forum.db, mode: "sigterm", options: ["--time-limit", "0"])
+    #expect(server.waitForExit(timeout: 20) == 0)
+  }
+
+  @Test func aSignUpFloodIsLimitedPerAddress() throws {
+    let (forum, keys) = try sqliteBoard()
+    let server = try run(forum, keys: keys, location: forum.db, mode: "signup")
+    #expect(server.stop() == 0)
+  }
+
+  // MARK: PostgreSQL
+
+  @Test func aSlowQueryIsCutAtTheLimitOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let server = try run(
+      forum, keys: served.keys, location: served.server.uri, mode: "limit")
+    #expect(server.stop() == 0)
+    #expect(server.stderr == "", "\(server.stderr)")
+  }
+
+  @Test func aClientThatHangsUpStopsItsQueryOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let server = try run(
+      forum, keys: served.keys, location: served.server.uri, mode: "hangup",
+      options: ["--time-limit", "0"])
+    #expect(server.waitForExit(timeout: 20) == 0)
+  }
+
+  @Test func aSecondSigtermStopsTheRunningQueryOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let server = try run(
+      forum, keys: served.keys, location: served.server.uri, mode: "sigterm",
+      options: ["--time-limit", "0"])
+    #expect(server.waitForExit(timeout: 20) == 0)
+  }
+
+  @Test func aSignUpFloodIsLimitedPerAddressOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let server = try run(
+      forum, keys: served.keys, location: served.server.uri, mode: "signup")
+    #expect(server.stop() == 0)
+  }
+}
