@@ -106,6 +106,21 @@ struct ServeBudgetTests {
           token = answered[0][1]['sessionToken']
           if call('POST', 'classes/Todo', {'a': 1}, token)[0] != 201:
               problems.append(['a write by a user of the flooding address'])
+      elif mode == 'writes':
+          # Served with --user-writes 5: the sixth write of a session is refused, another's taken.
+          me, token = signup()
+          statuses = [call('POST', 'classes/Todo', {'n': n}, token)[0] for n in range(7)]
+          if statuses != [201] * 5 + [429] * 2:
+              problems.append(['statuses', statuses])
+          status, body, _ = call('PUT', 'users/' + me, {'displayName': 'x'}, token)
+          if (status, body.get('code')) != (429, 'E429001'):
+              problems.append(['an update', status, body])
+          other, other_token = signup()
+          if call('POST', 'classes/Todo', {'n': 99}, other_token)[0] != 201:
+              problems.append(['another user'])
+          status, body, _ = call('GET', 'classes/Todo', token=token, query='count=1&limit=1')
+          if (status, body.get('count')) != (200, 6):
+              problems.append(['stored', status, body])
       print(json.dumps(problems))
       """
 
@@ -161,6 +176,13 @@ struct ServeBudgetTests {
     #expect(server.stop() == 0)
   }
 
+  @Test func aSessionsWritesAreLimited() throws {
+    let (forum, keys) = try sqliteBoard()
+    let server = try run(
+      forum, keys: keys, location: forum.db, mode: "writes", options: ["--user-writes", "5"])
+    #expect(server.stop() == 0)
+  }
+
   // MARK: PostgreSQL
 
   @Test func aSlowQueryIsCutAtTheLimitOnPostgreSQL() throws {
@@ -191,6 +213,16 @@ struct ServeBudgetTests {
       forum, keys: served.keys, location: served.server.uri, mode: "sigterm",
       options: ["--time-limit", "0"])
     #expect(server.waitForExit(timeout: 20) == 0)
+  }
+
+  @Test func aSessionsWritesAreLimitedOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let server = try run(
+      forum, keys: served.keys, location: served.server.uri, mode: "writes",
+      options: ["--user-writes", "5"])
+    #expect(server.stop() == 0)
   }
 
   @Test func aSignUpFloodIsLimitedPerAddressOnPostgreSQL() throws {
