@@ -106,6 +106,11 @@ struct ServeBudgetTests {
           token = answered[0][1]['sessionToken']
           if call('POST', 'classes/Todo', {'a': 1}, token)[0] != 201:
               problems.append(['a write by a user of the flooding address'])
+          # Logins (refused here: every user is anonymous) have a budget of their own: 60.
+          logins = [call('GET', 'login', query='userName=a&password=b') for _ in range(61)]
+          codes = [(a[1] or {}).get('code') for a in logins]
+          if codes != ['E401002'] * 60 + ['E429001']:
+              problems.append(['logins', codes])
       elif mode == 'writes':
           # Served with --user-writes 5: the sixth write of a session is refused, another's taken.
           me, token = signup()
