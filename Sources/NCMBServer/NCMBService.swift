@@ -105,6 +105,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       return failure(refusal)
     }
     if let writers, request.method != "GET" { return writers.submit(request) }
+    let (slot, busy) = rateLimits.enter(request)
+    if let busy { return failure(busy) }
+    defer { rateLimits.leave(slot) }
     do {
       return try pool.with { pooled in
         pooled.budget.begin(seconds: limits.timeLimitSeconds, clientGone: request.clientGone)

@@ -20,11 +20,15 @@ public struct ServeLimits: Sendable, Equatable {
   public var userWritesPerMinute: Int
   /// Writes a minute from one address, all its sessions together.
   public var addressWritesPerMinute: Int
+  /// Reads (GET) one session runs at once; more are refused at once, so that a few slow queries
+  /// cannot hold every worker.
+  public var readsAtOnce: Int
 
   public init(
     timeLimitSeconds: Double = 5, signUpsPerMinute: Int = 30, loginsPerMinute: Int = 60,
-    userWritesPerMinute: Int = 600, addressWritesPerMinute: Int = 6000
+    userWritesPerMinute: Int = 600, addressWritesPerMinute: Int = 6000, readsAtOnce: Int = 2
   ) {
+    self.readsAtOnce = readsAtOnce
     self.timeLimitSeconds = timeLimitSeconds
     self.signUpsPerMinute = signUpsPerMinute
     self.loginsPerMinute = loginsPerMinute
@@ -37,7 +41,7 @@ public struct ServeLimits: Sendable, Equatable {
   /// No limit at all (an embedded service in tests).
   public static let none = ServeLimits(
     timeLimitSeconds: 0, signUpsPerMinute: 0, loginsPerMinute: 0, userWritesPerMinute: 0,
-    addressWritesPerMinute: 0)
+    addressWritesPerMinute: 0, readsAtOnce: 0)
 }
 
 /// Token buckets in memory, one per limit and address or session: each holds up to a minute's
@@ -115,6 +119,43 @@ final class RateLimits: @unchecked Sendable {
     for (name, bucket) in taken { buckets[name] = bucket }
     if buckets.count > RateLimits.pruneAbove { prune(now) }
     return nil
+  }
+
+  /// Reads running now, by session token.
+  private var reading: [String: Int] = [:]
+
+  /// Counts a GET in while it runs: nil when not counted (no limit, not a GET, no session),
+  /// else the key to give to `leave`; or the E429001 answer when its session already runs
+  /// `readsAtOnce` reads.
+  func enter(_ request: HTTPRequest) -> (key: String?, refusal: NCMBError?) {
+    let limit = limits.readsAtOnce
+    guard limit > 0, request.method == "GET" else { return (nil, nil) }
+    // Reads without a session are not counted: many apps' first reads come from one address
+    // (a carrier's NAT, a proxy); the time limit bounds them.
+    guard let key = request.header("X-NCMB-Apps-Session-Token") else { return (nil, nil) }
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    let running = reading[key, default: 0]
+    guard running < limit else {
+      return (
+        nil,
+        NCMBError(
+          status: 429, code: "E429001",
+          message:
+            "Too many requests. (one session runs at most \(limit) reads at once; "
+            + "wait for an answer first)")
+      )
+    }
+    reading[key] = running + 1
+    return (key, nil)
+  }
+
+  func leave(_ key: String?) {
+    guard let key else { return }
+    pthread_mutex_lock(&mutex)
+    let running = reading[key, default: 1] - 1
+    reading[key] = running > 0 ? running : nil
+    pthread_mutex_unlock(&mutex)
   }
 
   /// Drops the buckets that have filled again; if that is not enough (a flood of made-up

@@ -111,6 +111,35 @@ struct ServeBudgetTests {
           codes = [(a[1] or {}).get('code') for a in logins]
           if codes != ['E401002'] * 60 + ['E429001']:
               problems.append(['logins', codes])
+      elif mode == 'atonce':
+          # Served with no time limit: two slow reads of one session run (until they hang up);
+          # its third is refused at once; another session still reads.
+          token = heavy(30)
+          path = '/2013-09-01/classes/Heavy'
+          held = []
+          for _ in range(2):
+              h = signed('GET', path, slow)
+              h.update({'X-NCMB-Apps-Session-Token': token, 'Host': '127.0.0.1:%d' % port})
+              s = socket.create_connection(('127.0.0.1', port), timeout=30)
+              s.sendall(('GET %s?%s HTTP/1.1\\r\\n' % (path, slow)).encode()
+                        + ''.join('%s: %s\\r\\n' % item for item in h.items()).encode()
+                        + b'\\r\\n')
+              held.append(s)
+          time.sleep(3)
+          status, body, raw = call('GET', 'classes/Heavy', token=token, query=slow)
+          if status != 429 or body.get('code') != 'E429001' or 'at once' not in body['error']:
+              problems.append(['third', status, raw[:300].decode(errors='replace')])
+          victim, victim_token = signup()
+          status, _, _ = call('GET', 'classes/Thread', token=victim_token)
+          if status != 200:
+              problems.append(['victim', status])
+          for s in held:
+              s.close()
+          # Once they hung up, the session reads again.
+          time.sleep(1)
+          status, _, raw = call('GET', 'classes/Thread', token=token)
+          if status != 200:
+              problems.append(['after the hang-ups', status, raw[:300].decode(errors='replace')])
       elif mode == 'writes':
           # Served with --user-writes 5: the sixth write of a session is refused, another's taken.
           me, token = signup()
@@ -181,6 +210,13 @@ struct ServeBudgetTests {
     #expect(server.stop() == 0)
   }
 
+  @Test func aSessionRunsAtMostTwoReadsAtOnce() throws {
+    let (forum, keys) = try sqliteBoard()
+    let server = try run(
+      forum, keys: keys, location: forum.db, mode: "atonce", options: ["--time-limit", "0"])
+    #expect(server.stop() == 0)
+  }
+
   @Test func aSessionsWritesAreLimited() throws {
     let (forum, keys) = try sqliteBoard()
     let server = try run(
@@ -218,6 +254,16 @@ struct ServeBudgetTests {
       forum, keys: served.keys, location: served.server.uri, mode: "sigterm",
       options: ["--time-limit", "0"])
     #expect(server.waitForExit(timeout: 20) == 0)
+  }
+
+  @Test func aSessionRunsAtMostTwoReadsAtOnceOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let server = try run(
+      forum, keys: served.keys, location: served.server.uri, mode: "atonce",
+      options: ["--time-limit", "0"])
+    #expect(server.stop() == 0)
   }
 
   @Test func aSessionsWritesAreLimitedOnPostgreSQL() throws {

@@ -30,6 +30,7 @@ enum ServeCommand: BoardlessCommand {
         + "アプリケーションキーを 1 行表示します。停止時は受け付け済みのリクエストに答えてから終わります。"),
     parameters: [
       listen, db, certificate, key, timeLimit, signUps, logins, userWrites, addressWrites,
+      readsAtOnce,
     ])
 
   static let listen = Option<String>(
@@ -70,6 +71,13 @@ enum ServeCommand: BoardlessCommand {
     help: Localized(
       "writes a minute from one address (default \(ServeLimits.defaults.addressWritesPerMinute); 0: no limit)",
       "1 つのアドレスからの 1 分あたりの書き込み数 (既定 \(ServeLimits.defaults.addressWritesPerMinute)、0 で無制限)"))
+
+  static let readsAtOnce = Option<LimitValue>(
+    "reads-at-once", value: "N",
+    help: Localized(
+      "reads one app user's session runs at once (default \(ServeLimits.defaults.readsAtOnce); 0: no limit)",
+      "1 つのアプリユーザーのセッションが同時に実行できる読み出し数 (既定 \(ServeLimits.defaults.readsAtOnce)、0 で無制限)"
+    ))
 
   /// How long requests already received may take to finish once a stop is asked.
   static let graceSeconds = 30.0
@@ -113,6 +121,7 @@ enum ServeCommand: BoardlessCommand {
     if let value = invocation[signUps] { limits.signUpsPerMinute = try value.count(messages) }
     if let value = invocation[logins] { limits.loginsPerMinute = try value.count(messages) }
     if let value = invocation[userWrites] { limits.userWritesPerMinute = try value.count(messages) }
+    if let value = invocation[readsAtOnce] { limits.readsAtOnce = try value.count(messages) }
     if let value = invocation[addressWrites] {
       limits.addressWritesPerMinute = try value.count(messages)
     }

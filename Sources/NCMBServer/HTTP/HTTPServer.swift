@@ -39,9 +39,10 @@ public final class HTTPServer: @unchecked Sendable {
     }
   }
 
-  /// Two workers a core, at least four: a handler waiting on the database holds its thread.
+  /// Four workers a core, at least eight: a handler waiting on the database (or running a
+  /// query up to the time limit) holds its thread, and each session runs at most a few at once.
   public static var defaultThreads: Int {
-    max(4, min(32, 2 * Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    max(8, min(64, 4 * Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
   }
 
   /// The certificate chain and private key, PEM, for HTTPS.
