@@ -48,35 +48,35 @@ enum ServeCommand: BoardlessCommand {
   static let timeLimit = Option<LimitValue>(
     "time-limit", value: "SECONDS",
     help: Localized(
-      "stop a request's database work after this long (default \(LimitValue.shown(ServeLimits.defaults.timeLimitSeconds)); 0: no limit)",
-      "リクエストのデータベース処理をこの秒数で打ち切る (既定 \(LimitValue.shown(ServeLimits.defaults.timeLimitSeconds))、0 で無制限)"
+      "how long a request's database work may run (default \(LimitValue.shown(ServeLimits.defaults.timeLimitSeconds)); 0: no limit)",
+      "リクエストの DB 処理の上限秒数 (既定 \(LimitValue.shown(ServeLimits.defaults.timeLimitSeconds))、0 で無制限)"
     ))
   static let signUps = Option<LimitValue>(
     "sign-ups", value: "N",
     help: Localized(
       "sign-ups a minute from one address (default \(ServeLimits.defaults.signUpsPerMinute); 0: no limit)",
-      "1 つのアドレスからの 1 分あたりのユーザー登録数 (既定 \(ServeLimits.defaults.signUpsPerMinute)、0 で無制限)"))
+      "アドレスごとの毎分のユーザー登録数 (既定 \(ServeLimits.defaults.signUpsPerMinute)、0 で無制限)"))
   static let logins = Option<LimitValue>(
     "logins", value: "N",
     help: Localized(
       "logins a minute from one address (default \(ServeLimits.defaults.loginsPerMinute); 0: no limit)",
-      "1 つのアドレスからの 1 分あたりのログイン数 (既定 \(ServeLimits.defaults.loginsPerMinute)、0 で無制限)"))
+      "アドレスごとの毎分のログイン数 (既定 \(ServeLimits.defaults.loginsPerMinute)、0 で無制限)"))
   static let userWrites = Option<LimitValue>(
     "user-writes", value: "N",
     help: Localized(
       "writes a minute by one app user (default \(ServeLimits.defaults.userWritesPerMinute); 0: no limit)",
-      "1 人のアプリユーザーの 1 分あたりの書き込み数 (既定 \(ServeLimits.defaults.userWritesPerMinute)、0 で無制限)"))
+      "ユーザーごとの毎分の書き込み数 (既定 \(ServeLimits.defaults.userWritesPerMinute)、0 で無制限)"))
   static let addressWrites = Option<LimitValue>(
     "address-writes", value: "N",
     help: Localized(
       "writes a minute from one address (default \(ServeLimits.defaults.addressWritesPerMinute); 0: no limit)",
-      "1 つのアドレスからの 1 分あたりの書き込み数 (既定 \(ServeLimits.defaults.addressWritesPerMinute)、0 で無制限)"))
+      "アドレスごとの毎分の書き込み数 (既定 \(ServeLimits.defaults.addressWritesPerMinute)、0 で無制限)"))
 
   static let readsAtOnce = Option<LimitValue>(
     "reads-at-once", value: "N",
     help: Localized(
       "reads one app user's session runs at once (default \(ServeLimits.defaults.readsAtOnce); 0: no limit)",
-      "1 つのアプリユーザーのセッションが同時に実行できる読み出し数 (既定 \(ServeLimits.defaults.readsAtOnce)、0 で無制限)"
+      "セッションごとの同時読み出し数 (既定 \(ServeLimits.defaults.readsAtOnce)、0 で無制限)"
     ))
 
   /// How long requests already received may take to finish once a stop is asked.
