@@ -411,6 +411,25 @@ int forum_http_answer(
   return 0;
 }
 
+// The client's socket and numeric address, for the handler's hang-up probe and its budgets.
+static void client_of(struct MHD_Connection *connection, forum_http_request *request) {
+  request->client_socket = -1;
+  request->client_address[0] = 0;
+  const union MHD_ConnectionInfo *info =
+      mhd.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info != NULL) request->client_socket = info->connect_fd;
+  info = mhd.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == NULL || info->client_addr == NULL) return;
+  const struct sockaddr *address = info->client_addr;
+  if (address->sa_family == AF_INET) {
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, request->client_address,
+              sizeof request->client_address);
+  } else if (address->sa_family == AF_INET6) {
+    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr,
+              request->client_address, sizeof request->client_address);
+  }
+}
+
 // The request as gathered so far, for `respond` or `admit` (valid while `state` is).
 static forum_http_request gathered(
     struct MHD_Connection *connection, const char *method, request_state *state) {
@@ -450,6 +469,7 @@ static enum MHD_Result dispatch(
   if (state->too_large || state->busy) drop_body(state);
   set_phase(connection, server, PHASE_ANSWER);
   forum_http_request request = gathered(connection, method, state);
+  client_of(connection, &request);
   forum_http_exchange exchange = {
       .connection = connection, .server = server, .state = state, .queued = 0, .close = 0};
   server->respond(server->context, &request, &exchange);

@@ -82,6 +82,20 @@ public final class Datastore {
   /// a request wrote. Costs nothing (no statement); 0 on PostgreSQL.
   public var ownChanges: Int64 { engine.ownChanges }
 
+  /// Limits every statement this datastore runs from now on, as the budget says while it is
+  /// armed (a server arms it for each request: a time limit, its client hanging up, a stop).
+  /// A stopped statement fails with `E500001` whose reason is a `StatementStop`; nothing of its
+  /// write is kept. nil: no limit. The remote engine has no statements of its own.
+  public var statementBudget: StatementBudget? {
+    get {
+      (engine as? SQLiteEngine)?.connection.budget ?? (engine as? PostgresEngine)?.connection.budget
+    }
+    set {
+      (engine as? SQLiteEngine)?.connection.budget = newValue
+      (engine as? PostgresEngine)?.connection.budget = newValue
+    }
+  }
+
   /// True when `group` makes several writes one transaction and one commit (SQLite, whose
   /// writers otherwise wait for its lock in the busy handler's 10 ms naps; PostgreSQL, whose
   /// writers to one thread otherwise wait for its row, one commit at a time): a server with

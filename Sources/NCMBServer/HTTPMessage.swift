@@ -18,6 +18,11 @@ public struct HTTPRequest: Sendable {
   /// A `multipart/form-data` body the post processor could not decode (no boundary, cut short):
   /// `formParts` is then empty, `body` still holds the bytes.
   public var formMalformed = false
+  /// The client's numeric address (no port), "" when unknown (in-process tests): rate limits
+  /// count by it.
+  public var clientAddress = ""
+  /// True once the client has hung up (nil: cannot tell): a request still running is stopped.
+  public var clientGone: (@Sendable () -> Bool)?
 
   public init(
     method: String, path: String, rawQuery: String = "",

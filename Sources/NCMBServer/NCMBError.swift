@@ -75,7 +75,14 @@ public struct NCMBError: Error, Equatable, Sendable {
     case .noAccess: self = NCMBError.noAccess.because(error.detail)
     case .notFound: self = NCMBError.notFound.because(error.detail)
     case .fileTooLarge: self = NCMBError.fileTooLarge.because(error.detail)
-    case .systemError: self = .system
+    case .systemError:
+      // A request stopped by its budget says why: the client may try again, or ask less.
+      if let stop = error.reason as? StatementStop {
+        self = NCMBError(
+          status: 500, code: "E500001", message: "Internal server error. (\(stop))")
+      } else {
+        self = .system
+      }
     }
   }
 

@@ -27,6 +27,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   private let policy: NCMBPolicy
   private let clock: @Sendable () -> Int64
   private let recheck: Int64
+  /// The time limit of each request and the rate limits (`RateLimits.swift`).
+  public let limits: ServeLimits
+  private let rateLimits: RateLimits
 
   /// How late a write by another process on the same SQLite file (the prompt, `sqlite3`) may
   /// be seen: answers, sessions and keys are looked up again once the database's state was
@@ -40,9 +43,11 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   public init(
     location: String, policy: NCMBPolicy = .none,
     clock: @escaping @Sendable () -> Int64 = { BackendDate.now() },
-    recheckMilliseconds: Int64 = NCMBService.recheckMilliseconds
+    recheckMilliseconds: Int64 = NCMBService.recheckMilliseconds, limits: ServeLimits = .none
   ) throws {
     recheck = recheckMilliseconds
+    self.limits = limits
+    rateLimits = RateLimits(limits)
     // A connection is opened again after a system error (a lost file or server): never onto a
     // new empty board made where a removed file was, nor onto another board put in its place.
     let board = BoardIdentity()
@@ -92,6 +97,10 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     try pool.with { try $0.store.applicationKeys() }
   }
 
+  /// Stops every request's statements now and those of requests still to come (a second
+  /// SIGTERM): each is answered E500001, its write undone.
+  public func stopRunning() { pool.stopAll() }
+
   // MARK: The pipeline: limits → signature → session → cache → route → controller
 
   /// One controller per resource, by the route table (`NCMBRoute.table`).
@@ -105,9 +114,13 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   }
 
   public func respond(to request: HTTPRequest) -> HTTPResponse {
+    // Limits first: budgets per address and per session (`RateLimits`), before any key is looked up.
+    if let refusal = rateLimits.refusal(request, prefix: NCMBRoute.prefix) {
+      return failure(refusal)
+    }
     do {
       try NCMBRoute.checkVersion(request.path)
-      // (limits: budgets per address go first.) Unsigned: refused before the database.
+      // Unsigned: refused before the database.
       _ = try NCMBSignature.headers(request)
       if let writers, request.method != "GET" {
         // Admitted before it queues: a request that is not signed right, or names a session
@@ -118,7 +131,12 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
         }
         return writers.submit(request)
       }
+      let (slot, busy) = rateLimits.enter(request)
+      if let busy { return failure(busy) }
+      defer { rateLimits.leave(slot) }
       return try pool.with { pooled in
+        pooled.budget.begin(seconds: limits.timeLimitSeconds, clientGone: request.clientGone)
+        defer { pooled.budget.end() }
         // A read that wrote (`GET /logout`) is seen by every connection's next request.
         let before = pooled.store.ownChanges
         defer { if pooled.store.ownChanges != before { pool.noteWrite() } }
@@ -234,8 +252,11 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
         var answers = [HTTPResponse?](repeating: nil, count: jobs.count)
         let before = pooled.store.ownChanges
         let errors = try pooled.store.group(jobs.count) { index in
+          let request = jobs[index].request
+          pooled.budget.begin(seconds: limits.timeLimitSeconds, clientGone: request.clientGone)
+          defer { pooled.budget.end() }
           let mark = try state(pooled, now: clock())
-          answers[index] = try serve(jobs[index].request, mark, pooled)
+          answers[index] = try serve(request, mark, pooled)
         }
         if pooled.store.ownChanges != before { pool.noteWrite() }
         for (index, job) in jobs.enumerated() {

@@ -19,8 +19,18 @@ final class StorePool: @unchecked Sendable {
     /// `StorePool.generation` when this request borrowed the store: read before anything of
     /// the database is, so a write that commits after it moves the generation past it.
     fileprivate(set) var generation: UInt64 = 0
-    init(_ store: Datastore) { self.store = store }
+    /// The time limit and stop of the request using the store (armed by the service).
+    let budget = StatementBudget()
+    init(_ store: Datastore) {
+      self.store = store
+      store.statementBudget = budget
+    }
   }
+
+  /// Stores lent out now, so that a stop reaches the statements they run.
+  private var lent: [ObjectIdentifier: Pooled] = [:]
+  /// Set by `stopAll`: every store lent from then on starts stopped.
+  private var stopping = false
 
   private var generation: UInt64 = 0
 
@@ -46,11 +56,20 @@ final class StorePool: @unchecked Sendable {
     pthread_mutex_unlock(&mutex)
     let store = try reused ?? Pooled(open())
     store.generation = generation
+    pthread_mutex_lock(&mutex)
+    lent[ObjectIdentifier(store)] = store
+    if stopping { store.budget.cancel(.serverStopping) }
+    pthread_mutex_unlock(&mutex)
     do {
       let result = try body(store)
       giveBack(store)
       return result
-    } catch let error as DatastoreError where error.code == .systemError {
+    } catch let error as DatastoreError
+      where error.code == .systemError && !(error.reason is StatementStop)
+    {
+      pthread_mutex_lock(&mutex)
+      lent[ObjectIdentifier(store)] = nil
+      pthread_mutex_unlock(&mutex)
       throw error
     } catch {
       giveBack(store)
@@ -65,8 +84,18 @@ final class StorePool: @unchecked Sendable {
     pthread_mutex_unlock(&mutex)
   }
 
+  /// Stops the statements running now and any run after (a second SIGTERM): each fails with
+  /// `StatementStop.serverStopping`, its write undone.
+  func stopAll() {
+    pthread_mutex_lock(&mutex)
+    stopping = true
+    for store in lent.values { store.budget.cancel(.serverStopping) }
+    pthread_mutex_unlock(&mutex)
+  }
+
   private func giveBack(_ store: Pooled) {
     pthread_mutex_lock(&mutex)
+    lent[ObjectIdentifier(store)] = nil
     if idle.count < keep { idle.append(store) }
     pthread_mutex_unlock(&mutex)
   }

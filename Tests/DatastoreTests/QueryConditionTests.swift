@@ -92,6 +92,12 @@ struct QueryConditionTests {
     #expect(try found(.arrayContainsAll("v", [.int(1), .string("a")])) == ["array1a"])
     #expect(try found(.arrayContainsAll("v", [.int(1), .string("b")])) == [])
     #expect(try found(.arrayContainsAll("v", [])) == [])
+    // One pass for plain values (issue 28): repeats count once, 1.0 is 1, "1" is not 1.
+    #expect(
+      try found(.arrayContainsAll("v", [.int(1), .double(1), .string("a"), .int(1)])) == ["array1a"]
+    )
+    #expect(try found(.arrayContainsAll("v", [.string("1"), .string("a")])) == [])
+    #expect(try found(.arrayContainsAll("v", [.int(1), .null])) == [])
 
     #expect(try found(.or([.equal("v", .int(1)), .equal("v", .string("b"))])) == ["one", "b"])
     #expect(

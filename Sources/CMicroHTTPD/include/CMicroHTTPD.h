@@ -48,6 +48,10 @@ typedef struct forum_http_request {
   int server_busy;
   /// A multipart/form-data body libmicrohttpd could not decode (no boundary, cut short).
   int form_malformed;
+  /// The client's connection (-1 if unknown): polled for a hang-up while the request runs.
+  int client_socket;
+  /// The client's numeric address (IPv4 or IPv6, no port), "" if unknown.
+  char client_address[64];
 } forum_http_request;
 
 typedef struct forum_http_exchange forum_http_exchange;

@@ -13,10 +13,47 @@ protocol QueryLeaves {
   func exists(_ field: String, _ present: Bool) -> SQL
   /// The field is an array holding an element equal to one of `list` (not empty). Never NULL.
   func arrayHolds(_ field: String, _ list: [JSONValue]) -> SQL
+  /// The field is an array holding an element equal to each of `list` (not empty). Never NULL.
+  func arrayHoldsAll(_ field: String, _ list: [JSONValue]) -> SQL
   /// What a listing orders by for `field` (`presence`: flags ordered by whether they are set).
   func orderExpression(_ field: String, presence: Set<String>) -> SQL
   /// The row id, which breaks ties.
   var rowId: SQL { get }
+}
+
+extension QueryLeaves {
+  /// One look through the array for each value: what an engine does when it has nothing better
+  /// (the engines look once for lists of plain values).
+  func arrayHoldsEach(_ field: String, _ list: [JSONValue]) -> SQL {
+    "(\(sql: SQL.joined(list.map { arrayHolds(field, [$0]) }, separator: " AND ")))"
+  }
+}
+
+/// The values of `$all`/`$inArray` that are numbers and strings, each kind without repeats
+/// (1 and 1.0 are one number); nil when the list holds anything else, or an integer too large
+/// for a double to tell apart.
+struct PlainValues {
+  var numbers: [JSONValue] = []
+  var texts: [String] = []
+  /// How many different values: an array holds them all when it holds that many of them.
+  var distinctCount: Int { numbers.count + texts.count }
+
+  init?(_ list: [JSONValue]) {
+    var seenNumbers = Set<Double>()
+    var seenTexts = Set<String>()
+    for value in list {
+      switch value {
+      case .int(let number):
+        guard number.magnitude <= 1 << 53 else { return nil }
+        if seenNumbers.insert(Double(number)).inserted { numbers.append(value) }
+      case .double(let number):
+        if seenNumbers.insert(number).inserted { numbers.append(value) }
+      case .string(let text):
+        if seenTexts.insert(text).inserted { texts.append(text) }
+      default: return nil
+      }
+    }
+  }
 }
 
 /// The parts of a class query both engines share.
@@ -35,7 +72,7 @@ enum QuerySQL {
       return list.isEmpty ? leaves.never : leaves.arrayHolds(field, list)
     case .arrayContainsAll(let field, let list):
       guard !list.isEmpty else { return leaves.never }
-      return SQL.balanced(list.map { leaves.arrayHolds(field, [$0]) }, separator: " AND ")
+      return leaves.arrayHoldsAll(field, list)
     case .and(let parts):
       guard !parts.isEmpty else { return leaves.always }
       return SQL.balanced(parts.map { Self.condition($0, leaves) }, separator: " AND ")

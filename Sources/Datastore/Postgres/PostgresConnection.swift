@@ -125,6 +125,7 @@ final class PostgresConnection {
     var told = false
     var nextLook = 1.0
     var cancelled = false
+    var stopped = false
     while pq.PQisBusy(handle) == 1 {
       var descriptor = pollfd(fd: pq.PQsocket(handle), events: Int16(POLLIN), revents: 0)
       let ready = poll(&descriptor, 1, 50)
@@ -132,6 +133,10 @@ final class PostgresConnection {
       if pq.PQconsumeInput(handle) == 0 { break }
       if interruptible && !cancelled && Interrupt.requested {
         cancelled = true
+        cancel()
+      }
+      if interruptible && !stopped, budget?.check() != nil {
+        stopped = true
         cancel()
       }
       let waited = PostgresConnection.monotonicSeconds() - started
@@ -162,12 +167,18 @@ final class PostgresConnection {
     if let failure {
       let error = PostgresError(result: failure, connection: handle, sql: sql, pq: pq)
       pq.PQclear(failure)
+      if stopped && error.state == .queryCanceled, let why = budget?.error { throw why }
       if cancelled && error.state == .queryCanceled { throw Interrupted() }
       throw error
     }
     if cancelled { Interrupt.clear() }
     return last
   }
+
+  /// Limits the statements run from now on (nil: none): while one runs, its wait for the answer
+  /// looks at the budget and, when it says stop, asks the server to cancel the statement, which
+  /// then fails (its transaction rolls back) with the budget's reason.
+  var budget: StatementBudget?
 
   /// True when the statement this connection runs waits for a lock another session holds (a
   /// row another member's open transaction wrote, a table a DDL step needs), asked on

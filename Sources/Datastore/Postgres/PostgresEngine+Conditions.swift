@@ -46,6 +46,20 @@ struct PostgresLeaves: QueryLeaves {
       """
   }
 
+  /// Numbers and strings in one pass over the array: the elements found in the hashed list
+  /// of values, counted without repeats, must be as many as the values (jsonb equality: 1 and
+  /// 1.0 are one). Else one pass per value.
+  func arrayHoldsAll(_ field: String, _ list: [JSONValue]) -> SQL {
+    guard let plain = PlainValues(list) else { return arrayHoldsEach(field, list) }
+    let expression = expression(field)
+    let values = JSONValue.array(plain.numbers + plain.texts.map(JSONValue.string)).jsonText()
+    return """
+      (SELECT count(DISTINCT j.value) FROM jsonb_array_elements(CASE WHEN \
+      jsonb_typeof(\(sql: expression)) = 'array' THEN \(sql: expression) END) j WHERE j.value IN \
+      (SELECT v.value FROM jsonb_array_elements(\(values)::jsonb) v)) = \(Int64(plain.distinctCount))
+      """
+  }
+
   func orderExpression(_ field: String, presence: Set<String>) -> SQL {
     SQL(verbatim: PostgresSchema.orderExpression(for: field, presence: presence))
   }

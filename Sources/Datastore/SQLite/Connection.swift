@@ -38,9 +38,41 @@ public final class Connection {
   private static let configured: Int32 = forum_sqlite_statement_journals_in_memory()
 
   deinit {
+    sqlite3_progress_handler(handle, 0, nil, nil)
     cache.removeAll()
     sqlite3_close_v2(handle)
   }
+
+  /// Limits the statements run from now on (nil: none). SQLite calls a progress handler every
+  /// `progressSteps` virtual machine steps; when the budget says stop, the statement fails with
+  /// SQLITE_INTERRUPT (a write's transaction is rolled back) and `guarded` reports why.
+  public var budget: StatementBudget? {
+    didSet {
+      guard budget !== oldValue else { return }
+      if let budget {
+        sqlite3_progress_handler(
+          handle, Connection.progressSteps, progressHandler,
+          Unmanaged.passUnretained(budget).toOpaque())
+      } else {
+        sqlite3_progress_handler(handle, 0, nil, nil)
+      }
+    }
+  }
+
+  /// Undoes a transaction or savepoint; never stopped by the budget (a stopped statement's
+  /// transaction must end).
+  private func rollBack(_ sql: String) {
+    if budget != nil { sqlite3_progress_handler(handle, 0, nil, nil) }
+    _ = try? execute(sql)
+    if let budget {
+      sqlite3_progress_handler(
+        handle, Connection.progressSteps, progressHandler,
+        Unmanaged.passUnretained(budget).toOpaque())
+    }
+  }
+
+  /// Steps between two looks at the budget: a few tens of microseconds of work.
+  static let progressSteps: Int32 = 1000
 
   /// How many statements are cached (tests check the bound).
   var cachedStatementCount: Int { cache.count }
@@ -93,7 +125,7 @@ public final class Connection {
       try prepare("COMMIT").run()
       return result
     } catch {
-      try? execute("ROLLBACK")
+      rollBack("ROLLBACK")
       throw error
     }
   }
@@ -114,7 +146,7 @@ public final class Connection {
     while true {
       try prepare("BEGIN IMMEDIATE").run()
       do { try ensureFileInPlace() } catch {
-        try? execute("ROLLBACK")
+        rollBack("ROLLBACK")
         throw error
       }
       transactionDepth += 1
@@ -140,7 +172,7 @@ public final class Connection {
       do {
         try prepare("COMMIT").run()
       } catch {
-        try? execute("ROLLBACK")
+        rollBack("ROLLBACK")
         throw error
       }
       return errors
@@ -155,7 +187,7 @@ public final class Connection {
     try prepare(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE").run()
     if !nested {
       do { try ensureFileInPlace() } catch {
-        try? execute("ROLLBACK")
+        rollBack("ROLLBACK")
         throw error
       }
     }
@@ -167,11 +199,19 @@ public final class Connection {
       return result
     } catch {
       if nested {
-        try? execute("ROLLBACK TO nested; RELEASE nested")
+        rollBack("ROLLBACK TO nested; RELEASE nested")
       } else {
-        try? execute("ROLLBACK")
+        rollBack("ROLLBACK")
       }
       throw error
     }
   }
+}
+
+/// Non-zero stops the statement (SQLITE_INTERRUPT). The context is the connection's budget,
+/// kept alive by the connection while installed.
+private func progressHandler(_ context: UnsafeMutableRawPointer?) -> Int32 {
+  guard let context else { return 0 }
+  return Unmanaged<StatementBudget>.fromOpaque(context).takeUnretainedValue().check() == nil
+    ? 0 : 1
 }

@@ -31,6 +31,33 @@ struct SQLiteLeaves: QueryLeaves {
       "(\(sql: typeOf(field)) = 'array' AND EXISTS (SELECT 1 FROM json_each(o.data, \(literal: "$." + field)) j WHERE \(sql: SQL.balanced(parts, separator: " OR "))))"
   }
 
+  /// Numbers and strings in one pass over the array: the elements equal to one of them (an
+  /// `IN` list, looked up by index), counted without repeats, must be as many as the values.
+  /// Else one pass per value.
+  func arrayHoldsAll(_ field: String, _ list: [JSONValue]) -> SQL {
+    guard !QueryCondition.builtInFields.contains(field) else { return never }
+    guard let plain = PlainValues(list) else { return arrayHoldsEach(field, list) }
+    var parts: [SQL] = []
+    if !plain.numbers.isEmpty {
+      let numbers = plain.numbers.map { value -> SQL in
+        switch value {
+        case .int(let number): return "\(number)"
+        case .double(let number): return "\(.real(number))"
+        default: return "NULL"
+        }
+      }
+      parts.append(
+        "(j.type IN ('integer', 'real') AND j.value IN (\(sql: SQL.joined(numbers, separator: ", "))))"
+      )
+    }
+    if !plain.texts.isEmpty {
+      let texts = plain.texts.map { "\($0)" as SQL }
+      parts.append("(j.type = 'text' AND j.value IN (\(sql: SQL.joined(texts, separator: ", "))))")
+    }
+    return
+      "(\(sql: typeOf(field)) = 'array' AND (SELECT count(DISTINCT j.value) FROM json_each(o.data, \(literal: "$." + field)) j WHERE \(sql: SQL.joined(parts, separator: " OR "))) = \(Int64(plain.distinctCount)))"
+  }
+
   func orderExpression(_ field: String, presence: Set<String>) -> SQL {
     SQL(verbatim: SQLiteEngine.orderExpression(for: field, presence: presence))
   }

@@ -141,6 +141,9 @@ final class SQLiteEngine: DatastoreEngine {
     do {
       return try body()
     } catch let error as SQLiteError {
+      if error.primaryCode == SQLITE_INTERRUPT, let stopped = connection.budget?.error {
+        throw stopped
+      }
       if error.primaryCode == SQLITE_FULL { sawFullError = true }
       throw SQLiteEngine.describe(error, path: location)
     }

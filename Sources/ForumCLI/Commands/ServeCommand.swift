@@ -33,7 +33,8 @@ enum ServeCommand: BoardlessCommand {
         + "本文は署名を確かめてから読みます。ヘッダーや本文が期限までに揃わない接続は切断されます。"),
     parameters: [
       listen, db, certificate, key, connections, connectionsPerAddress, headerDeadline,
-      bodyDeadline, bufferBudget,
+      bodyDeadline, bufferBudget, timeLimit, signUps, logins, userWrites, addressWrites,
+      readsAtOnce,
     ])
 
   static let listen = Option<String>(
@@ -74,6 +75,42 @@ enum ServeCommand: BoardlessCommand {
       "memory for bodies, all clients (default \(defaults.bufferedBytes >> 20) MiB; more: 503)",
       "全クライアントの本文に使うメモリ (既定 \(defaults.bufferedBytes >> 20)、超えると 503)"))
 
+  // The budgets (`ServeLimits`): each request's time limit and the rate limits, answered
+  // E429001. 0 turns one off.
+  static let timeLimit = Option<LimitValue>(
+    "time-limit", value: "SECONDS",
+    help: Localized(
+      "how long a request's database work may run (default \(LimitValue.shown(ServeLimits.defaults.timeLimitSeconds)); 0: no limit)",
+      "リクエストの DB 処理の上限秒数 (既定 \(LimitValue.shown(ServeLimits.defaults.timeLimitSeconds))、0 で無制限)"
+    ))
+  static let signUps = Option<LimitValue>(
+    "sign-ups", value: "N",
+    help: Localized(
+      "sign-ups a minute from one address (default \(ServeLimits.defaults.signUpsPerMinute); 0: no limit)",
+      "アドレスごとの毎分のユーザー登録数 (既定 \(ServeLimits.defaults.signUpsPerMinute)、0 で無制限)"))
+  static let logins = Option<LimitValue>(
+    "logins", value: "N",
+    help: Localized(
+      "logins a minute from one address (default \(ServeLimits.defaults.loginsPerMinute); 0: no limit)",
+      "アドレスごとの毎分のログイン数 (既定 \(ServeLimits.defaults.loginsPerMinute)、0 で無制限)"))
+  static let userWrites = Option<LimitValue>(
+    "user-writes", value: "N",
+    help: Localized(
+      "writes a minute by one app user (default \(ServeLimits.defaults.userWritesPerMinute); 0: no limit)",
+      "ユーザーごとの毎分の書き込み数 (既定 \(ServeLimits.defaults.userWritesPerMinute)、0 で無制限)"))
+  static let addressWrites = Option<LimitValue>(
+    "address-writes", value: "N",
+    help: Localized(
+      "writes a minute from one address (default \(ServeLimits.defaults.addressWritesPerMinute); 0: no limit)",
+      "アドレスごとの毎分の書き込み数 (既定 \(ServeLimits.defaults.addressWritesPerMinute)、0 で無制限)"))
+
+  static let readsAtOnce = Option<LimitValue>(
+    "reads-at-once", value: "N",
+    help: Localized(
+      "reads one app user's session runs at once (default \(ServeLimits.defaults.readsAtOnce); 0: no limit)",
+      "セッションごとの同時読み出し数 (既定 \(ServeLimits.defaults.readsAtOnce)、0 で無制限)"
+    ))
+
   /// How long requests already received may take to finish once a stop is asked.
   static let graceSeconds = 30.0
 
@@ -91,10 +128,12 @@ enum ServeCommand: BoardlessCommand {
     var listen: ListenAddress
     var certificateFile: String?
     var keyFile: String?
-    /// What the server allows a client.
-    var limits = ServeCommand.defaults
+    /// What the transport allows a client (connections, deadlines, memory for bodies).
+    var transport = ServeCommand.defaults
     /// `--json` after the command.
     var json = false
+    /// Each request's time limit and the rate limits.
+    var limits = ServeLimits.defaults
   }
 
   /// What the command's words ask for.
@@ -112,18 +151,27 @@ enum ServeCommand: BoardlessCommand {
     guard (certificate == nil) == (key == nil) else {
       throw CLIError.usage(messages.tlsNeedsBoth)
     }
-    var limits = defaults
-    if let value = invocation[connections]?.value { limits.connections = max(1, value) }
+    var transport = defaults
+    if let value = invocation[connections]?.value { transport.connections = max(1, value) }
     if let value = invocation[connectionsPerAddress]?.value {
-      limits.connectionsPerAddress = value
+      transport.connectionsPerAddress = value
     }
-    if let value = invocation[headerDeadline]?.value { limits.headerDeadlineSeconds = value }
-    if let value = invocation[bodyDeadline]?.value { limits.bodyDeadlineSeconds = value }
-    if let value = invocation[bufferBudget]?.value { limits.bufferedBytes = value << 20 }
+    if let value = invocation[headerDeadline]?.value { transport.headerDeadlineSeconds = value }
+    if let value = invocation[bodyDeadline]?.value { transport.bodyDeadlineSeconds = value }
+    if let value = invocation[bufferBudget]?.value { transport.bufferedBytes = value << 20 }
+    var limits = ServeLimits.defaults
+    if let value = invocation[timeLimit] { limits.timeLimitSeconds = value.value }
+    if let value = invocation[signUps] { limits.signUpsPerMinute = try value.count(messages) }
+    if let value = invocation[logins] { limits.loginsPerMinute = try value.count(messages) }
+    if let value = invocation[userWrites] { limits.userWritesPerMinute = try value.count(messages) }
+    if let value = invocation[readsAtOnce] { limits.readsAtOnce = try value.count(messages) }
+    if let value = invocation[addressWrites] {
+      limits.addressWritesPerMinute = try value.count(messages)
+    }
     return Request(
       location: location(invocation[db], options: options), listen: listen,
-      certificateFile: certificate, keyFile: key, limits: limits,
-      json: invocation[GlobalOptions.jsonFlag])
+      certificateFile: certificate, keyFile: key, transport: transport,
+      json: invocation[GlobalOptions.jsonFlag], limits: limits)
   }
 
   /// Serves until SIGTERM or SIGINT; returns the exit status. Errors before the ready line are
@@ -146,7 +194,8 @@ enum ServeCommand: BoardlessCommand {
     {
       try Board.initialize(location: request.location)
     }
-    let service = try NCMBService(location: request.location, policy: .board)
+    let service = try NCMBService(
+      location: request.location, policy: .board, limits: request.limits)
     // Blocked before the workers start, so that they inherit the mask and only `sigwait` below
     // sees the signals: a stop is then an ordinary step of this thread, not a handler.
     var stopSignals = sigset_t()
@@ -159,7 +208,7 @@ enum ServeCommand: BoardlessCommand {
     let server: HTTPServer
     do {
       server = try HTTPServer(
-        address: request.listen, tls: tls, limits: request.limits, handler: service)
+        address: request.listen, tls: tls, limits: request.transport, handler: service)
     } catch let error as HTTPServerError {
       throw CLIError.failed(messages.serverDidNotStart(error))
     }
@@ -175,10 +224,13 @@ enum ServeCommand: BoardlessCommand {
     var received: Int32 = 0
     sigwait(&stopSignals, &received)
     server.stop(graceSeconds: graceSeconds) {
-      // A second Ctrl-C or SIGTERM: stop waiting for the requests still running.
+      // A second Ctrl-C or SIGTERM: stop waiting for the requests still running, and stop
+      // their statements (each answered E500001, its write undone), so the workers end now.
       var pending = sigset_t()
       sigpending(&pending)
-      return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1
+      let hurry = sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1
+      if hurry { service.stopRunning() }
+      return hurry
     }
     return 0
   }
@@ -232,5 +284,32 @@ struct ServeLimit: ArgumentValue, Equatable {
       value <= 1_000_000
     else { throw CLIError.usage(messages.notANumber("limit", SafeText.sanitize(word))) }
     self.value = value
+  }
+}
+
+/// A limit's value: a number from 0 (`--time-limit 2.5`, `--sign-ups 30`; 0 turns it off).
+struct LimitValue: ArgumentValue, Equatable {
+  let value: Double
+  let word: String
+  static var valueName: String { "N" }
+  init(parsing word: String, messages: Messages) throws {
+    guard let value = Double(word), value.isFinite, value >= 0, value <= 1e9 else {
+      throw CLIError.usage(messages.notANumber("the limit", SafeText.sanitize(word)))
+    }
+    self.value = value
+    self.word = word
+  }
+
+  /// A whole number of requests.
+  func count(_ messages: Messages) throws -> Int {
+    guard value == value.rounded() else {
+      throw CLIError.usage(messages.notANumber("the limit", SafeText.sanitize(word)))
+    }
+    return Int(value)
+  }
+
+  /// `5`, `2.5`.
+  static func shown(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
   }
 }

@@ -57,9 +57,10 @@ public final class HTTPServer: @unchecked Sendable {
     }
   }
 
-  /// Two workers a core, at least four: a handler waiting on the database holds its thread.
+  /// Four workers a core, at least eight: a handler waiting on the database (or running a
+  /// query up to the time limit) holds its thread, and each session runs at most a few at once.
   public static var defaultThreads: Int {
-    max(4, min(32, 2 * Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    max(8, min(64, 4 * Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
   }
 
   /// The certificate chain and private key, PEM, for HTTPS.
@@ -293,6 +294,11 @@ private func message(_ raw: forum_http_request) -> HTTPRequest {
     rawQuery: text(raw.query, length: raw.query_length), headers: headers,
     body: bytes(raw.body, length: raw.body_length), formParts: parts)
   message.formMalformed = raw.form_malformed != 0
+  message.clientAddress = withUnsafeBytes(of: raw.client_address) { buffer in
+    String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
+  }
+  let socket = raw.client_socket
+  if socket >= 0 { message.clientGone = { clientHasHungUp(socket) } }
   return message
 }
 
@@ -340,4 +346,13 @@ private let httpServerAdmit: forum_http_admit = { context, request, exchange in
   let head = HTTPRequestHead(
     method: raw.method, path: raw.path, rawQuery: raw.rawQuery, headers: raw.headers)
   if let refusal = handler.admit(head) { answer(exchange, refusal) }
+}
+
+/// True when the peer closed its side of `socket` (or it failed): it will read no answer. Only
+/// looked at, never read from: libmicrohttpd owns the socket.
+private func clientHasHungUp(_ socket: Int32) -> Bool {
+  let peerClosed: Int16 = 0x2000  // POLLRDHUP (Linux; Glibc's module leaves it out)
+  var descriptor = pollfd(fd: socket, events: peerClosed, revents: 0)
+  guard poll(&descriptor, 1, 0) > 0 else { return false }
+  return descriptor.revents & (peerClosed | Int16(POLLHUP | POLLERR | POLLNVAL)) != 0
 }

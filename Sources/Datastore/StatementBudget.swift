@@ -1,0 +1,123 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// Why a statement was stopped before it finished.
+public enum StatementStop: ErrorReason, Equatable {
+  /// It ran past the time limit the server sets for each request.
+  case timeLimit(seconds: Double)
+  /// The client that asked hung up.
+  case clientGone
+  /// The server was told to stop at once (a second SIGTERM or Ctrl-C).
+  case serverStopping
+
+  public var description: String {
+    switch self {
+    case .timeLimit(let seconds):
+      let shown =
+        seconds == seconds.rounded() ? String(Int(seconds)) : String((seconds * 10).rounded() / 10)
+      return "the request ran past the server's limit of \(shown) s and was stopped; "
+        + "nothing was written"
+    case .clientGone: return "the client hung up; the request was stopped and nothing was written"
+    case .serverStopping:
+      return "the server is stopping; the request was stopped and nothing was written"
+    }
+  }
+}
+
+/// A time limit and a stop for the statements one request runs on a connection, which the engine
+/// enforces while a statement runs (SQLite: a progress handler; PostgreSQL: the wait for the
+/// answer cancels the statement on the server). Between requests it is not armed and stops
+/// nothing. `cancel` may be called from any thread.
+public final class StatementBudget: @unchecked Sendable {
+  private var mutex = pthread_mutex_t()
+  private var armed = false
+  private var deadline: Double = .infinity
+  private var limit: Double = 0
+  private var cancelled: StatementStop?
+  private var fired: StatementStop?
+  /// Asked at most every `probeInterval` while armed: true when the client hung up.
+  private var clientGone: (() -> Bool)?
+  private var nextProbe: Double = 0
+  static let probeInterval = 0.05
+
+  public init() { pthread_mutex_init(&mutex, nil) }
+  deinit { pthread_mutex_destroy(&mutex) }
+
+  /// Arms the budget for one request: its statements may run until `seconds` from now (nil or
+  /// 0: no limit). `clientGone` tells whether the client is still there.
+  public func begin(seconds: Double?, clientGone: (() -> Bool)? = nil) {
+    let now = StatementBudget.now()
+    pthread_mutex_lock(&mutex)
+    armed = true
+    limit = seconds ?? 0
+    deadline = (seconds ?? 0) > 0 ? now + seconds! : .infinity
+    if cancelled != .serverStopping { cancelled = nil }
+    fired = nil
+    self.clientGone = clientGone
+    nextProbe = now + StatementBudget.probeInterval
+    pthread_mutex_unlock(&mutex)
+  }
+
+  /// The request is done: statements run after this are not limited.
+  public func end() {
+    pthread_mutex_lock(&mutex)
+    armed = false
+    clientGone = nil
+    pthread_mutex_unlock(&mutex)
+  }
+
+  /// Stops the statement running now (if any) and those after it, until the next `begin`
+  /// (`serverStopping` stays for good).
+  public func cancel(_ why: StatementStop) {
+    pthread_mutex_lock(&mutex)
+    if cancelled != .serverStopping { cancelled = why }
+    pthread_mutex_unlock(&mutex)
+  }
+
+  /// Why the running statement must stop, or nil. Called by the engines while a statement runs.
+  public func check() -> StatementStop? {
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    guard armed else { return nil }
+    if let fired { return fired }
+    if let cancelled {
+      fired = cancelled
+      return cancelled
+    }
+    let now = StatementBudget.now()
+    if now >= deadline {
+      fired = .timeLimit(seconds: limit)
+      return fired
+    }
+    if let clientGone, now >= nextProbe {
+      nextProbe = now + StatementBudget.probeInterval
+      if clientGone() {
+        fired = .clientGone
+        return fired
+      }
+    }
+    return nil
+  }
+
+  /// Why the budget stopped a statement of this request, if it did.
+  public var stopped: StatementStop? {
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    return fired
+  }
+
+  /// The error a stopped statement becomes.
+  public var error: DatastoreError? {
+    stopped.map { DatastoreError(.systemError, reason: $0) }
+  }
+
+  static func now() -> Double {
+    var clock = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &clock)
+    return Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9
+  }
+}
