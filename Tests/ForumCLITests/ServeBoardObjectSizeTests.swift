@@ -11,7 +11,21 @@ struct ServeBoardObjectSizeTests {
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)
     let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
-    let keys = try forum.ok(["keys", "--json"], profile: nil).stdout
+    try refusesTheLockout(server, keys: try forum.ok(["keys", "--json"], profile: nil).stdout)
+  }
+
+  @Test func bigThreadsAreRefusedAndTheListingStillAnswersOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let server = try ServeProcess(
+      forum, ["--listen", "127.0.0.1:0"], database: served.server.uri)
+    try refusesTheLockout(server, keys: served.keys)
+  }
+
+  /// An app user tries 16 threads of 20,000 values, a big comment, and a thread grown by
+  /// updates (all refused); a full page of threads just under the limit still lists.
+  private func refusesTheLockout(_ server: ServeProcess, keys: String) throws {
     let run = try Clients.python(
       SignedClient.prelude + """
         def code(answer):
