@@ -13,6 +13,13 @@ extension Board {
   /// reads users.
   public static let maximumUserBytes = 8192
 
+  /// What one object of the board's own classes (`boardClasses`) may cost a reader, as an app
+  /// leaves it: its fields' `JSONValue.readingCost` (JSON bytes plus 64 a value). A thread's
+  /// 10,000-character description is at most 40,000 bytes of UTF-8 (80,000 escaped), and a page
+  /// of 100 such objects stays under the server's 16 MiB answer budget, so that no app user
+  /// can make the board's listings too large to answer.
+  public static let maximumAppObjectCost = 131_072
+
   /// A file an app uploads is a thread's picture: it must pass the board's image checks, and is
   /// stored with its metadata stripped. Throws `ImageRejection` with a one-line reason.
   public static func checkAppFile(bytes: [UInt8], mimeType: String) throws -> (
@@ -25,9 +32,10 @@ extension Board {
   /// The fields of a Thread, Comment, Message or user an app writes, checked and cleaned as the prompt's
   /// are; a Thread's `image` facts are the board's, read from the file its `fileName` names.
   public static func checkAppObject(
-    className: String, fields: [String: JSONValue], creating: Bool, client: DatastoreClient
+    className: String, fields: [String: JSONValue], objectId: String?, client: DatastoreClient
   ) throws -> [String: JSONValue] {
     var fields = fields
+    let creating = objectId == nil
     func text(_ field: String) throws -> String? {
       guard let value = fields[field] else { return nil }
       guard let text = value.stringValue else { throw DatastoreError(.invalid, field: field) }
@@ -76,6 +84,33 @@ extension Board {
       }
     default: break
     }
+    if boardClasses.contains(className) {
+      try checkAppObjectCost(className: className, fields: fields, objectId: objectId, client)
+    }
     return fields
+  }
+
+  /// Refuses (`E400002` on `object`) a write that leaves an object of a board class costing
+  /// more than `maximumAppObjectCost` to read, unless it makes an object stored bigger before
+  /// the limit no bigger.
+  static func checkAppObjectCost(
+    className: String, fields: [String: JSONValue], objectId: String?, _ client: DatastoreClient
+  ) throws {
+    func cost(_ fields: [String: JSONValue]) -> Int {
+      JSONValue.readingCost(JSONValue.object(fields).jsonText())
+    }
+    var merged = fields
+    var before = 0
+    if let objectId {
+      let stored = try client.get(className, objectId: objectId).fields
+      before = cost(stored)
+      merged = stored
+      for (key, value) in fields { merged[key] = value == .null ? nil : value }
+    }
+    let after = cost(merged)
+    guard after > maximumAppObjectCost, after > before else { return }
+    throw DatastoreError(
+      .invalid, field: "object",
+      reason: BoardReason.tooCostlyToRead(cost: after, limit: maximumAppObjectCost))
   }
 }

@@ -23,6 +23,9 @@ public enum BoardReason: ErrorReason, Equatable {
   case tooLong(field: String, characters: Int, limit: Int)
   /// A text over its limit of UTF-8 bytes.
   case tooManyBytes(field: String, bytes: Int, limit: Int)
+  /// An app's object of a board class that would cost readers more than `limit` (its JSON
+  /// bytes plus 64 a value).
+  case tooCostlyToRead(cost: Int, limit: Int)
   case containsControlCharacters(field: String)
   case containsLineBreak(field: String)
   /// A character carrying more combining marks than `limit`.
@@ -63,6 +66,8 @@ public enum BoardReason: ErrorReason, Equatable {
       return "\(field) is \(characters) characters; the limit is \(limit)"
     case .tooManyBytes(let field, let bytes, let limit):
       return "\(field) is \(bytes) bytes of UTF-8; the limit is \(limit)"
+    case .tooCostlyToRead(let cost, let limit):
+      return "object costs \(cost) bytes to read (its JSON plus 64 a value); the limit is \(limit)"
     case .containsControlCharacters(let field):
       return "\(field) must not contain control characters"
     case .containsLineBreak(let field): return "\(field) must not contain a line break"

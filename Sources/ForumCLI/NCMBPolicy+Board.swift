@@ -8,8 +8,8 @@ extension NCMBPolicy {
   /// `forum serve` gives its `NCMBService`.
   public static let board = NCMBPolicy(
     file: { _, bytes, mimeType in try Board.checkAppFile(bytes: bytes, mimeType: mimeType) },
-    object: { className, fields, creating, client in
+    object: { className, fields, objectId, client in
       try Board.checkAppObject(
-        className: className, fields: fields, creating: creating, client: client)
+        className: className, fields: fields, objectId: objectId, client: client)
     }, present: Board.restObject, millisecondDates: Board.millisecondDates)
 }

@@ -11,11 +11,11 @@ public struct NCMBPolicy: Sendable {
     @Sendable (_ name: String, _ bytes: [UInt8], _ mimeType: String) throws -> (
       bytes: [UInt8], mimeType: String
     )
-  /// Checks the fields an app creates (`creating`) or updates an object of `className` with and
-  /// returns the fields to write, as the caller `client`.
+  /// Checks the fields an app creates (`objectId` nil) or updates the object `objectId` of
+  /// `className` with and returns the fields to write, as the caller `client`.
   public var object:
     @Sendable (
-      _ className: String, _ fields: [String: JSONValue], _ creating: Bool,
+      _ className: String, _ fields: [String: JSONValue], _ objectId: String?,
       _ client: DatastoreClient
     ) throws -> [String: JSONValue]
   /// An object as the API answers it (with the objects it includes): the application's one
@@ -31,7 +31,7 @@ public struct NCMBPolicy: Sendable {
         bytes: [UInt8], mimeType: String
       ) = { _, bytes, mimeType in (bytes, mimeType) },
     object:
-      @escaping @Sendable (String, [String: JSONValue], Bool, DatastoreClient) throws ->
+      @escaping @Sendable (String, [String: JSONValue], String?, DatastoreClient) throws ->
       [String: JSONValue] = { _, fields, _, _ in fields },
     present: @escaping @Sendable (DataObject) -> JSONValue = { $0.json },
     millisecondDates: @escaping @Sendable (String) -> Set<String> = { _ in [] }

@@ -22,9 +22,9 @@ final class ServedBoard: @unchecked Sendable {
 
   static let policy = NCMBPolicy(
     file: { _, bytes, mimeType in try Board.checkAppFile(bytes: bytes, mimeType: mimeType) },
-    object: { className, fields, creating, client in
+    object: { className, fields, objectId, client in
       try Board.checkAppObject(
-        className: className, fields: fields, creating: creating, client: client)
+        className: className, fields: fields, objectId: objectId, client: client)
     })
 
   /// The server connects where `forum serve` would: the SQLite file, or a PostgreSQL role

@@ -94,6 +94,10 @@ extension Messages {
       return pick(
         "\(named(field)) is \(bytes) bytes of UTF-8; the limit is \(limit)",
         "\(named(field))が長すぎます (UTF-8 で \(bytes) バイト、上限は \(limit) バイト)。")
+    case .tooCostlyToRead(let cost, let limit):
+      return pick(
+        reason.description,
+        "オブジェクトが大きすぎます (読み込みに \(cost) バイト相当、上限は \(limit))。")
     case .containsControlCharacters(let field):
       return pick(
         "\(named(field)) must not contain control characters", "\(named(field))に制御文字は使えません。")

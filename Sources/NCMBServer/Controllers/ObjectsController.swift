@@ -57,7 +57,7 @@ struct ObjectsController: NCMBController {
     let acl = try fields.removeValue(forKey: "acl").map(ACL.init(json:))
     for field in ObjectsController.systemFields { fields[field] = nil }
     fields = try fields.mapValues(NCMBJSON.stored)
-    fields = try call.policy.object(className, fields, true, client)
+    fields = try call.policy.object(className, fields, nil, client)
     // A class whose objects have an author: unless the app says otherwise, everyone reads and
     // the author alone writes (the backend's public read and write would be refused).
     var given = acl
@@ -94,7 +94,7 @@ struct ObjectsController: NCMBController {
         set[key] = try NCMBJSON.stored(value)
       }
     }
-    set = try call.policy.object(className, set, false, call.client)
+    set = try call.policy.object(className, set, objectId, call.client)
     let object = try call.client.update(
       className, objectId: objectId, set: set, increment: increments, acl: acl)
     return NCMBService.json(.object(["updateDate": NCMBJSON.date(object.updateDate)]))

@@ -57,7 +57,7 @@ struct UsersController: NCMBController {
       where fields[field] != nil {
         throw NCMBError.invalid(field, "cannot be changed here")
       }
-      fields = try call.policy.object(User.className, fields, false, client)
+      fields = try call.policy.object(User.className, fields, me, client)
       var updated = try client.currentUser().object
       if let name = fields.removeValue(forKey: "displayName") {
         guard let text = name.stringValue else { throw NCMBError.invalid("displayName") }
