@@ -53,6 +53,15 @@ struct QueryPlanTests {
         className: "Comment", equalTo: ["thread": pointer], order: ["createDate"], limit: 20),
       index: "objects_public_Comment_thread_createDate"),
     Case(
+      name: "a thread's comments, newest first",
+      query: Query(
+        className: "Comment", equalTo: ["thread": pointer], order: ["-createDate"], limit: 20),
+      index: "objects_public_Comment_thread_createDate"),
+    Case(
+      name: "20 newest threads, third page",
+      query: Query(className: "Thread", order: ["-createDate"], limit: 20, skip: 40),
+      index: "objects_public_createDate"),
+    Case(
       name: "a thread's comments by number",
       query: Query(
         className: "Comment", equalTo: ["thread": pointer], order: ["number"], limit: 20),
@@ -116,6 +125,30 @@ struct QueryPlanTests {
           #expect(!privateArm.contains { $0.contains("USING INDEX") }, "\(text)")
         }
         if principals == .anonymous { #expect(privateArm.isEmpty, "\(text)") }
+      }
+    }
+  }
+
+  /// Issue 29: a thread's comment count (`count=1`) seeks the index on the thread pointer and
+  /// reads only that thread's comments (and the reader's own), not the class's rows.
+  @Test func commentCountSeeksTheIndex() throws {
+    try withTemporaryDirectory { directory in
+      let store = try Datastore(path: directory.file("db.sqlite"), indexes: QueryPlanTests.indexes)
+      let storage = try #require(store.engine as? SQLiteEngine)
+      for principals in [QueryPlanTests.reader, Principals.anonymous] {
+        let (sql, values) = SQLiteEngine.countStatement(
+          Query(className: "Comment", equalTo: ["thread": QueryPlanTests.pointer], limit: 0),
+          readableBy: principals)
+        let plan = try storage.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows(values) {
+          try $0.text(3) ?? ""
+        }
+        let text = plan.joined(separator: "\n")
+        #expect(
+          plan.contains {
+            $0.contains("INDEX objects_public_Comment_thread_")
+              && $0.contains("(public_class=? AND <expr>=?)")
+          }, "\(text)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN o") }, "\(text)")
       }
     }
   }
