@@ -275,6 +275,10 @@ final class SQLiteEngine: DatastoreEngine {
     try prepare(rules: rules, indexes: indexes)
   }
 
+  func addIndex(_ spec: IndexSpec) throws {
+    try prepare(rules: EngineRules(), indexes: [spec])
+  }
+
   private func ensureIndexes(_ specs: [IndexSpec]) throws {
     let existing = Set(
       try connection.prepare("SELECT name FROM sqlite_schema WHERE type = 'index'").rows {
