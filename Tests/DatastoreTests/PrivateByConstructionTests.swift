@@ -148,4 +148,37 @@ struct PrivateByConstructionTests {
       #expect(privateRange.count == emptyRange.count)
     }
   }
+
+  /// Files too: a name range over others' private files costs what an empty range does.
+  @Test("a range over others' private files costs the same whether it holds one or not")
+  func privateFileRange() throws {
+    try withTemporaryDirectory { directory in
+      let board = try Self.board(directory)
+      let alice = try board.store.loginAnonymously(secret: Datastore.newSecret())
+      let client = board.store.client(alice)
+      let a = alice.user.objectId
+      for number in 1...200 {
+        try client.putFile(
+          name: "secret-\(number).txt", bytes: Array("x".utf8), mimeType: "text/plain",
+          acl: ACL(readers: [a], writers: [a]))
+      }
+      func cost(_ low: String, _ high: String) throws -> (rows: Int, steps: Int) {
+        var query = Query(className: "file", limit: 100)
+        query.conditions = [
+          .compare("fileName", .greaterThanOrEqual, .string(low)),
+          .compare("fileName", .lessThan, .string(high)),
+          .notIn("fileName", (0..<700).map { .string("decoy \($0)") }),
+        ]
+        let (sql, values) = SQLiteEngine.findFilesStatement(query, readableBy: board.carol)
+        let statement = try board.engine.connection.prepare(sql)
+        _ = statement.takeStepCount()
+        let rows = try statement.rows(values) { _ in 1 }.count
+        return (rows, statement.takeStepCount())
+      }
+      let holding = try cost("secret-1", "secret-2")
+      let empty = try cost("zz", "zzz")
+      #expect(holding.rows == 0 && empty.rows == 0)
+      #expect(holding.steps == empty.steps, "\(holding.steps) vs \(empty.steps) steps")
+    }
+  }
 }

@@ -472,21 +472,35 @@ extension SQLiteEngine {
        FROM files) o
       """)
 
-  /// A file search's `WHERE`: its conditions over `filesAsObjects`, and what the caller may read.
+  /// A file search's `WHERE`: what the caller may read, and only then (`CASE` evaluates in
+  /// order) its conditions over `filesAsObjects`, so that no condition is evaluated on, and no
+  /// index seeked for, a file the caller cannot read (issue 28).
   private static func fileSearchWhere(_ query: Query, _ caller: Principals) -> SQL {
-    var terms = query.conditions.map { QuerySQL.condition($0, SQLiteLeaves()) }
-    terms.append(aclTest("o.readers", caller))
-    return "WHERE \(sql: SQL.joined(terms, separator: " AND "))"
+    let readable = aclTest("o.readers", caller)
+    let terms = query.conditions.map { QuerySQL.condition($0, SQLiteLeaves()) }
+    guard !terms.isEmpty else { return "WHERE \(sql: readable)" }
+    return """
+      WHERE \(sql: readable) AND CASE WHEN \(sql: readable) \
+      THEN \(sql: SQL.joined(terms, separator: " AND ")) ELSE 0 END
+      """
   }
 
   func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
+    let (sql, values) = SQLiteEngine.findFilesStatement(query, readableBy: caller)
+    return try guarded { try connection.prepare(sql).rows(values, fileInfo) }
+  }
+
+  /// The SELECT that `findFiles` runs and its parameters.
+  static func findFilesStatement(_ query: Query, readableBy caller: Principals)
+    -> (sql: String, values: [SQLValue])
+  {
     let columns = SQL(verbatim: SQLiteEngine.fileColumns.replacing("f.", with: "o."))
     let statement: SQL = """
       SELECT \(sql: columns) FROM \(sql: SQLiteEngine.filesAsObjects) \
       \(sql: SQLiteEngine.fileSearchWhere(query, caller))
       \(sql: QuerySQL.order(query.order, SQLiteLeaves())) LIMIT \(query.limit) OFFSET \(query.skip)
       """
-    return try guarded { try connection.rows(statement, fileInfo) }
+    return statement.rendered(.sqlite)
   }
 
   func countFiles(_ query: Query, as caller: Principals) throws -> Int {
