@@ -319,14 +319,19 @@ def mix_requests(count, with_writes):
 
 def mix_lua(requests):
     """A wrk script that sends `requests` in turn, each wrk thread from its own part."""
-    lines = ['local requests = {']
-    for method, url, headers, body in requests:
-        header_text = ', '.join(f'[{json.dumps(k)}] = {json.dumps(v)}' for k, v in headers.items())
-        body_text = 'nil' if body is None else '"' + ''.join(
-            f'\\{ord(c):03d}' if (ord(c) < 32 or c in '"\\' or ord(c) > 126) else c
-            for c in body) + '"'
-        lines.append(f'  {{{json.dumps(method)}, {json.dumps(url)}, {{{header_text}}}, {body_text}}},')
-    lines.append('}')
+    # Lua allows 65,536 constants a function: the list is built by functions of 2,000 each.
+    lines = ['local requests = {}']
+    for start in range(0, len(requests), 2000):
+        lines.append('do local function part() return {')
+        for method, url, headers, body in requests[start:start + 2000]:
+            header_text = ', '.join(f'[{json.dumps(k)}] = {json.dumps(v)}'
+                                    for k, v in headers.items())
+            body_text = 'nil' if body is None else '"' + ''.join(
+                f'\\{ord(c):03d}' if (ord(c) < 32 or c in '"\\' or ord(c) > 126) else c
+                for c in body) + '"'
+            lines.append(f'  {{{json.dumps(method)}, {json.dumps(url)}, {{{header_text}}}, '
+                         f'{body_text}}},')
+        lines.append('} end for _, r in ipairs(part()) do table.insert(requests, r) end end')
     lines.append('''
 local counter = 1
 local threads = {}
