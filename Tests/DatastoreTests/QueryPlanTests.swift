@@ -53,6 +53,14 @@ struct QueryPlanTests {
         className: "Comment", equalTo: ["thread": pointer], order: ["createDate"], limit: 20),
       index: "objects_public_Comment_thread_createDate"),
     Case(
+      name: "a thread's comments as an app's where asks them",
+      query: {
+        var query = Query(className: "Comment", order: ["createDate"], limit: 20)
+        query.conditions = [.equal("thread", pointer)]
+        return query
+      }(),
+      index: "objects_public_Comment_thread_createDate"),
+    Case(
       name: "a thread's comments, newest first",
       query: Query(
         className: "Comment", equalTo: ["thread": pointer], order: ["-createDate"], limit: 20),

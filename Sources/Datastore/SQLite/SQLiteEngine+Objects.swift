@@ -401,6 +401,19 @@ extension SQLiteEngine {
     for field in query.lessThan.keys.sorted() {
       terms.append("\(sql: SQL(verbatim: expression(for: field))) < \(query.lessThan[field]!)")
     }
+    // An app's `where` equality (`{"thread":{pointer}}`) is a condition, typed exactly; the
+    // same equality on the bare expression beside it lets the planner seek the field's index
+    // (the typed term still decides).
+    for case .equal(let field, let value) in query.conditions
+    where !QueryCondition.builtInFields.contains(field) {
+      let expression = SQL(verbatim: expression(for: field))
+      switch value {
+      case .string(let text): terms.append("\(sql: expression) = \(text)")
+      case .int(let number): terms.append("\(sql: expression) = \(number)")
+      case .array, .object: terms.append("\(sql: expression) = \(value.jsonText())")
+      case .null, .bool, .double: break
+      }
+    }
     terms += query.conditions.map { QuerySQL.condition($0, SQLiteLeaves()) }
     return terms
   }
