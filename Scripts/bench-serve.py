@@ -2,7 +2,7 @@
 """forum serve under load: wrk over keep-alive connections beside two floors.
 
 usage: python3 Scripts/bench-serve.py BUILD_DIR BOARD.db [--seconds S] [--connections 1,8,64]
-                                     [--only floor,get,post] [--runs N] [--perf FILE]
+                                     [--only floor,get,post,mix] [--runs N] [--perf FILE]
        python3 Scripts/bench-serve.py BUILD_DIR --postgres THREADS,COMMENTS [options as above]
 
 BUILD_DIR holds release `forum` and `forum-bench`; BOARD.db is a seeded board (forum-bench seed),
@@ -10,6 +10,12 @@ copied to a temporary directory first so that it never changes. For each connect
 `GET /classes/Thread?limit=20&order=-createDate` and `POST /classes/Comment` against `forum serve`,
 the same GET against `forum-bench serve-floor` (the same HTTP server answering the same bytes from
 memory), and times the sqlite3 shell running the same query. Needs wrk, sqlite3 and curl.
+`mix` replays the seed demo app's requests over 2,000 random threads, so that the read cache is
+not what is measured: the thread list and its pages (20 a page, -createDate, skip up to 180), one
+thread by id, its comments by pointer (createDate, -createDate or number), a thread's comment
+count, a comment posted (10 %), a new thread (1 %) and a picture uploaded (1 %, multipart, each
+name once); `mix-read` is the same reads alone. Each request is signed beforehand, so wrk's Lua
+only picks the next one (each wrk thread from its own part of the list).
 --only runs some of the three; --runs N runs each N times, round-robin, and keeps the best
 (highest requests/s) of each, with the p50/p99 of that run.
 Requests are signed once per run (the server allows 15 minutes of clock difference).
@@ -30,7 +36,7 @@ build, board = args[0], args[1]
 postgres = None
 seconds = 10
 connection_counts = [1, 8, 64]
-only = ['floor', 'get', 'post']
+only = ['floor', 'get', 'post', 'mix']
 runs = 1
 perf_file = None
 for i, a in enumerate(args):
@@ -244,6 +250,129 @@ else:
                    check=True)
 shell_ms = (time.perf_counter() - started) * 1000 / shell_runs
 
+
+
+def thread_ids(count):
+    """Random public threads of the board, for the mix."""
+    if postgres:
+        text = psql('owner', f"SELECT object_id FROM forum.objects WHERE class = 'Thread' "
+                             f"ORDER BY random() LIMIT {count};")
+    else:
+        text = subprocess.run(['sqlite3', db, f"SELECT objectId FROM objects WHERE class = "
+                               f"'Thread' AND instr(readers, ' * ') > 0 ORDER BY random() "
+                               f"LIMIT {count};"], capture_output=True, text=True,
+                              check=True).stdout
+    return text.split()
+
+
+def signed_request(method, path, query=None, body=None, content_type=None):
+    headers = signed(method, path, query)
+    headers['X-NCMB-Apps-Session-Token'] = session
+    if content_type:
+        headers['Content-Type'] = content_type
+    url = '/2013-09-01/' + path
+    if query:
+        url += '?' + '&'.join(f'{k}={urllib.parse.quote(v, safe="")}' for k, v in query.items())
+    return (method, url, headers, body)
+
+
+def mix_requests(count, with_writes):
+    import random
+    rng = random.Random(29)
+    ids = thread_ids(2000)
+    png = base64.b64decode('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==')
+    requests = []
+    for n in range(count):
+        roll = rng.random()
+        thread = rng.choice(ids)
+        pointer = {'__type': 'Pointer', 'className': 'Thread', 'objectId': thread}
+        where = json.dumps({'thread': pointer}, separators=(',', ':'))
+        if with_writes and roll < 0.10:
+            requests.append(signed_request('POST', 'classes/Comment', body=json.dumps(
+                {'text': f'a comment from the mix {n}', 'thread': pointer})))
+        elif with_writes and roll < 0.11:
+            requests.append(signed_request('POST', 'classes/Thread', body=json.dumps(
+                {'title': f'a thread from the mix {n}', 'description': 'with a picture soon'})))
+        elif with_writes and roll < 0.12:
+            boundary = '_NCMBProjectBoundary'
+            body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+                    f'filename="mix{n}.png"\r\nContent-Type: image/png\r\n\r\n').encode()
+            body += png + f'\r\n--{boundary}--'.encode()
+            requests.append(signed_request('POST', f'files/mix{uuid.uuid4().hex[:12]}{n}.png',
+                                           body=body.decode('latin-1'),
+                                           content_type=f'multipart/form-data; boundary={boundary}'))
+        elif roll < 0.40:
+            page = rng.randrange(10)
+            query = {'limit': '20', 'order': '-createDate'}
+            if page:
+                query['skip'] = str(20 * page)
+            requests.append(signed_request('GET', 'classes/Thread', query))
+        elif roll < 0.55:
+            requests.append(signed_request('GET', f'classes/Thread/{thread}'))
+        elif roll < 0.95:
+            order = rng.choice(['createDate', 'createDate', '-createDate', 'number'])
+            requests.append(signed_request('GET', 'classes/Comment',
+                                           {'where': where, 'order': order, 'limit': '20'}))
+        else:
+            requests.append(signed_request('GET', 'classes/Comment',
+                                           {'where': where, 'count': '1', 'limit': '1'}))
+    return requests
+
+
+def mix_lua(requests):
+    """A wrk script that sends `requests` in turn, each wrk thread from its own part."""
+    # Lua allows 65,536 constants a function: the list is built by functions of 2,000 each.
+    lines = ['local requests = {}']
+    for start in range(0, len(requests), 2000):
+        lines.append('do local function part() return {')
+        for method, url, headers, body in requests[start:start + 2000]:
+            header_text = ', '.join(f'[{json.dumps(k)}] = {json.dumps(v)}'
+                                    for k, v in headers.items())
+            body_text = 'nil' if body is None else '"' + ''.join(
+                f'\\{ord(c):03d}' if (ord(c) < 32 or c in '"\\' or ord(c) > 126) else c
+                for c in body) + '"'
+            lines.append(f'  {{{json.dumps(method)}, {json.dumps(url)}, {{{header_text}}}, '
+                         f'{body_text}}},')
+        lines.append('} end for _, r in ipairs(part()) do table.insert(requests, r) end end')
+    lines.append('''
+local counter = 1
+local threads = {}
+local bad = 0
+local count = 0
+setup = function(thread)
+  table.insert(threads, thread)
+  thread:set("part", #threads - 1)
+end
+init = function(args)
+  counter = 1 + (part or 0) * math.floor(#requests / 2)
+end
+request = function()
+  local r = requests[counter]
+  counter = counter + 1
+  if counter > #requests then counter = 1 end
+  return wrk.format(r[1], r[2], r[3], r[4])
+end
+response = function(status, headers, body)
+  if status >= 300 then bad = bad + 1 end
+end
+done = function(summary, latency, requests)
+  local refused = 0
+  for _, thread in ipairs(threads) do refused = refused + (thread:get("bad") or 0) end
+  io.write(string.format("refused %d\\n", refused))
+end
+''')
+    # `bad` lives in each thread's Lua state: published for `done` through a global.
+    text = '\n'.join(lines).replace('if status >= 300 then bad = bad + 1 end',
+                                    'if status >= 300 then bad = bad + 1; _G.bad = bad end')
+    path = os.path.join(work, f'mix-{len(os.listdir(work))}.lua')
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
+mix_script = mix_lua(mix_requests(40000, True)) if 'mix' in only else None
+read_mix_script = mix_lua(mix_requests(40000, False)) if 'mix-read' in only else None
+
 rows = []
 peak = 0
 perf = None
@@ -254,7 +383,9 @@ if perf_file:
 for connections in connection_counts:
     cases = [('floor', 'GET floor (same bytes from memory)', floor_base + '/classes/Thread?limit=20&order=-createDate', get_script),
              ('get', 'GET /classes/Thread?limit=20&order=-createDate', get_url, get_script),
-             ('post', 'POST /classes/Comment', base + '/classes/Comment', post_script)]
+             ('post', 'POST /classes/Comment', base + '/classes/Comment', post_script),
+             ('mix', "the demo app's mix over 2,000 threads (12 % writes)", base, mix_script),
+             ('mix-read', "the demo app's reads alone over 2,000 threads", base, read_mix_script)]
     cases = [case for case in cases if case[0] in only]
     best = {}
     for _ in range(runs):

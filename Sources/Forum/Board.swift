@@ -82,6 +82,8 @@ public final class Board {
       IndexSpec(className: threadClass, fields: [pinField, "lastActivity"]),
       IndexSpec(className: threadClass, fields: ["number"]),
       IndexSpec(className: commentClass, fields: ["thread", "number"]),
+      // An app's thread view (NCMB's demo): a thread's comments in creation order.
+      IndexSpec(className: commentClass, fields: ["thread", "createDate"]),
     ] + conversationIndexes + textIndexes
 
   /// Opens the board at `location` (a path or a `postgresql://` URI) as the profile's user

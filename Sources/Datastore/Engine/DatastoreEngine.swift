@@ -52,6 +52,11 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// idempotently. PostgreSQL: run by the database owner. SQLite: the same as `prepare`.
   func install(rules: EngineRules, indexes: [IndexSpec]) throws
 
+  /// `forum index add`: one more ordered index (`IndexSpec`), over the class's public rows on
+  /// SQLite (`SQLiteEngine.findStatement`), its key columns and indexes on PostgreSQL (run by
+  /// the database owner). Idempotent. The board's rules stay as they are.
+  func addIndex(_ spec: IndexSpec) throws
+
   // MARK: Identity
 
   /// Signs in with the profile's secret for this board and returns the user, a fresh session and

@@ -37,6 +37,19 @@ extension Datastore {
     try engine(for: location).install(rules: rules, indexes: indexes)
   }
 
+  /// `forum index add CLASS FIELD…`: an index on the fields of the class, in that order
+  /// (equalities first, then the order), so that an app's query on them seeks instead of
+  /// walking the class (`DatastoreEngine.addIndex`). Names are checked: `E400002` otherwise.
+  public static func addIndex(_ spec: IndexSpec, at location: String) throws {
+    let isPath = { (field: String) in
+      field.split(separator: ".", omittingEmptySubsequences: false).allSatisfy(Validation.isName)
+    }
+    guard Validation.isName(spec.className) else { throw DatastoreError.invalid("className") }
+    guard spec.kind == .ordered, (1...4).contains(spec.fields.count), spec.fields.allSatisfy(isPath)
+    else { throw DatastoreError.invalid("field", "one to four field names") }
+    try engine(for: location).addIndex(spec)
+  }
+
   private static func engine(for location: String) throws -> any DatastoreEngine {
     switch EngineKind(location: location) {
     case .sqlite: return try SQLiteEngine(path: location)

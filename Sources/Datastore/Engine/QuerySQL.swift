@@ -94,13 +94,22 @@ enum QuerySQL {
   static func order(_ order: [String], presence: Set<String> = [], _ leaves: some QueryLeaves)
     -> SQL
   {
-    var keys = order.map { key -> SQL in
+    let keys = orderKeys(order, presence: presence, leaves).map { key -> SQL in
+      key.descending ? "\(sql: key.expression) DESC" : key.expression
+    }
+    return "ORDER BY \(sql: SQL.joined(keys, separator: ", "))"
+  }
+
+  /// The keys of `order`: each field's expression and direction, then the row id.
+  static func orderKeys(_ order: [String], presence: Set<String> = [], _ leaves: some QueryLeaves)
+    -> [(expression: SQL, descending: Bool)]
+  {
+    var keys = order.map { key -> (expression: SQL, descending: Bool) in
       let descending = key.hasPrefix("-")
       let field = descending ? String(key.dropFirst()) : key
-      let expression = leaves.orderExpression(field, presence: presence)
-      return descending ? "\(sql: expression) DESC" : expression
+      return (leaves.orderExpression(field, presence: presence), descending)
     }
-    keys.append(order.last?.hasPrefix("-") == true ? "\(sql: leaves.rowId) DESC" : leaves.rowId)
-    return "ORDER BY \(sql: SQL.joined(keys, separator: ", "))"
+    keys.append((leaves.rowId, order.last?.hasPrefix("-") == true))
+    return keys
   }
 }

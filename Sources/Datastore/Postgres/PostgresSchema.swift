@@ -607,8 +607,9 @@ enum PostgresSchema {
       if presence.contains(field) {
         return orderExpression(for: field, presence: presence).replacing("o.", with: "")
       }
+      // A built-in field is its column (`to_jsonb` is not immutable: no index may hold it).
       return keyColumn(for: field).map { "\"\($0)\"" }
-        ?? expression(for: field).replacing("o.", with: "")
+        ?? orderExpression(for: field, presence: presence).replacing("o.", with: "")
     }
     let ordered =
       spec.fields.dropLast().map(key)

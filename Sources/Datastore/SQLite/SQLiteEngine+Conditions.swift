@@ -98,7 +98,10 @@ struct SQLiteLeaves: QueryLeaves {
   private func range(
     _ field: String, _ comparison: QueryCondition.Comparison, _ value: JSONValue
   ) -> SQL {
-    let (expression, type) = operand(field)
+    var (expression, type) = operand(field)
+    // A range of ids is no seek: the id index holds rows the caller may not read (a listing
+    // seeks only indexes of readable rows, `SQLiteEngine.findStatement`).
+    if field == "objectId" { expression = "+o.objectId" }
     let operation = SQL(verbatim: comparison.rawValue)
     switch value {
     case .int(let number):

@@ -124,27 +124,80 @@ extension SQLiteEngine {
   }
 
   /// The SELECT that `find` runs and its parameters (tests explain its query plan).
+  ///
+  /// Private by construction (DESIGN §7, issue 28): the query's terms are only ever evaluated on
+  /// rows the caller may read. Public rows come from the indexes keyed by `public_class`, which
+  /// hold no other row; the caller's private rows from `object_readers`, keyed by the reader,
+  /// each then read by its rowid (`CROSS JOIN` fixes that order). The two are merged in the
+  /// query's order, each walking its own index or sorting its own rows. So neither the answer,
+  /// its count, its order nor the work it takes depends on a row the caller cannot read.
   static func findStatement(
     _ query: Query, readableBy caller: Principals, rules: EngineRules = EngineRules()
   ) -> (sql: String, values: [SQLValue]) {
-    let order = QuerySQL.order(
-      query.order, presence: rules.presenceOrdered(query.className), SQLiteLeaves())
+    let presence = rules.presenceOrdered(query.className)
+    let page: SQL = "LIMIT \(query.limit) OFFSET \(query.skip)"
+    let keys = QuerySQL.orderKeys(query.order, presence: presence, SQLiteLeaves())
+    let keyColumns = SQL.joined(keys.map(\.expression), separator: ", ")
+    let columns: SQL = "\(sql: objectColumnsSQL), \(sql: keyColumns)"
+    let arms = readableArms(query, caller, rules: rules).map {
+      "SELECT \(sql: columns) \(sql: $0)" as SQL
+    }
+    // The merged order names the key columns by position, after the object's seven.
+    let positions = keys.enumerated().map { offset, key -> SQL in
+      let position = SQL(verbatim: String(8 + offset))
+      return key.descending ? "\(sql: position) DESC" : position
+    }
     let statement: SQL = """
-      SELECT \(sql: objectColumnsSQL) FROM objects o \(sql: filter(query, caller, rules: rules)) \
-      \(sql: order) LIMIT \(query.limit) OFFSET \(query.skip)
+      \(sql: SQL.joined(arms, separator: " UNION ALL ")) \
+      ORDER BY \(sql: SQL.joined(positions, separator: ", ")) \(sql: page)
       """
     return statement.rendered(.sqlite)
   }
 
   private static let objectColumnsSQL = SQL(verbatim: objectColumns)
 
-  /// The WHERE clause of `find` and `count`: the query's terms and its unread filter.
-  private static func filter(_ query: Query, _ caller: Principals, rules: EngineRules) -> SQL {
-    var clause = whereClause(query, caller)
-    if let unread = unreadFilter(query, caller, rules: rules) {
-      clause.append(" AND \(sql: unread)")
+  /// The `FROM … WHERE …` of each part of a listing the caller may read: its public rows, and,
+  /// for a caller with a session or a role, its private rows (`findStatement`).
+  private static func readableArms(_ query: Query, _ caller: Principals, rules: EngineRules)
+    -> [SQL]
+  {
+    let publicArm: SQL = """
+      FROM objects o WHERE \(sql: terms(query, caller, rules: rules, in: "o.public_class"))
+      """
+    if caller.isMaster {
+      // Every row: the public ones as anyone reads them, then the others.
+      let others: SQL = """
+        FROM objects o WHERE \(sql: terms(query, caller, rules: rules, in: "o.class")) \
+        AND instr(o.readers, ' * ') = 0
+        """
+      return [publicArm, others]
     }
-    return clause
+    let principals = caller.names.subtracting(["*"]).sorted()
+    guard !principals.isEmpty else { return [publicArm] }
+    let marks = SQL.joined(principals.map { "\($0)" as SQL }, separator: ", ")
+    // Several principals may read one row: it is listed once.
+    let distinct: SQL = principals.count > 1 ? "DISTINCT " : ""
+    let privateArm: SQL = """
+      FROM (SELECT \(sql: distinct)r.object AS id FROM object_readers r \
+      WHERE r.principal IN (\(sql: marks)) AND r.class = \(literal: query.className)) m \
+      CROSS JOIN objects o ON o.id = m.id \
+      WHERE \(sql: terms(query, caller, rules: rules, in: nil))
+      """
+    return [publicArm, privateArm]
+  }
+
+  /// The query's terms, after the class test on `classColumn` (a literal class, so that the
+  /// planner uses the indexes partial to it; none for rows already known to be of the class).
+  private static func terms(
+    _ query: Query, _ caller: Principals, rules: EngineRules, in classColumn: String?
+  ) -> SQL {
+    var terms: [SQL] = []
+    if let classColumn {
+      terms.append("\(sql: SQL(verbatim: classColumn)) = \(literal: query.className)")
+    }
+    terms += fieldTerms(query)
+    if let unread = unreadFilter(query, caller, rules: rules) { terms.append(unread) }
+    return terms.isEmpty ? "1" : SQL.joined(terms, separator: " AND ")
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
@@ -153,12 +206,20 @@ extension SQLiteEngine {
     {
       return try classCount(query.className, caller)
     }
-    let statement: SQL =
-      "SELECT count(*) FROM objects o \(sql: SQLiteEngine.filter(query, caller, rules: rules))"
-    let (sql, values) = statement.rendered(.sqlite)
+    let (sql, values) = SQLiteEngine.countStatement(query, readableBy: caller, rules: rules)
     return try guarded {
       Int(try connection.prepare(sql).firstRow(values) { $0.int(0) } ?? 0)
     }
+  }
+
+  /// The SELECT that `count` runs when the query has conditions, and its parameters.
+  static func countStatement(
+    _ query: Query, readableBy caller: Principals, rules: EngineRules = EngineRules()
+  ) -> (sql: String, values: [SQLValue]) {
+    let arms = readableArms(query, caller, rules: rules).map { "SELECT 1 \(sql: $0)" as SQL }
+    let statement: SQL =
+      "SELECT count(*) FROM (\(sql: SQL.joined(arms, separator: " UNION ALL ")))"
+    return statement.rendered(.sqlite)
   }
 
   /// Rows of a class the caller may read, without walking them: the public count the triggers
@@ -336,6 +397,14 @@ extension SQLiteEngine {
   /// `whereClause` without its `WHERE`: the terms joined by `AND` (search adds its own).
   static func whereTerms(_ query: Query, _ caller: Principals) -> SQL {
     var terms: [SQL] = ["o.class = \(literal: query.className)"]
+    terms += fieldTerms(query)
+    if !caller.isMaster { terms.append(listingFilter(query.className, caller)) }
+    return SQL.joined(terms, separator: " AND ")
+  }
+
+  /// The query's equalities, bounds and conditions.
+  private static func fieldTerms(_ query: Query) -> [SQL] {
+    var terms: [SQL] = []
     for field in query.equalTo.keys.sorted() {
       let expression = SQL(verbatim: expression(for: field))
       switch query.equalTo[field]! {
@@ -356,9 +425,21 @@ extension SQLiteEngine {
     for field in query.lessThan.keys.sorted() {
       terms.append("\(sql: SQL(verbatim: expression(for: field))) < \(query.lessThan[field]!)")
     }
+    // An app's `where` equality (`{"thread":{pointer}}`) is a condition, typed exactly; the
+    // same equality on the bare expression beside it lets the planner seek the field's index
+    // (the typed term still decides).
+    for case .equal(let field, let value) in query.conditions
+    where !QueryCondition.builtInFields.contains(field) {
+      let expression = SQL(verbatim: expression(for: field))
+      switch value {
+      case .string(let text): terms.append("\(sql: expression) = \(text)")
+      case .int(let number): terms.append("\(sql: expression) = \(number)")
+      case .array, .object: terms.append("\(sql: expression) = \(value.jsonText())")
+      case .null, .bool, .double: break
+      }
+    }
     terms += query.conditions.map { QuerySQL.condition($0, SQLiteLeaves()) }
-    if !caller.isMaster { terms.append(listingFilter(query.className, caller)) }
-    return SQL.joined(terms, separator: " AND ")
+    return terms
   }
 
   /// Rows of `className` the caller may read, for listings: a public row by its flag in the row
@@ -428,21 +509,35 @@ extension SQLiteEngine {
        FROM files) o
       """)
 
-  /// A file search's `WHERE`: its conditions over `filesAsObjects`, and what the caller may read.
+  /// A file search's `WHERE`: what the caller may read, and only then (`CASE` evaluates in
+  /// order) its conditions over `filesAsObjects`, so that no condition is evaluated on, and no
+  /// index seeked for, a file the caller cannot read (issue 28).
   private static func fileSearchWhere(_ query: Query, _ caller: Principals) -> SQL {
-    var terms = query.conditions.map { QuerySQL.condition($0, SQLiteLeaves()) }
-    terms.append(aclTest("o.readers", caller))
-    return "WHERE \(sql: SQL.joined(terms, separator: " AND "))"
+    let readable = aclTest("o.readers", caller)
+    let terms = query.conditions.map { QuerySQL.condition($0, SQLiteLeaves()) }
+    guard !terms.isEmpty else { return "WHERE \(sql: readable)" }
+    return """
+      WHERE \(sql: readable) AND CASE WHEN \(sql: readable) \
+      THEN \(sql: SQL.joined(terms, separator: " AND ")) ELSE 0 END
+      """
   }
 
   func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
+    let (sql, values) = SQLiteEngine.findFilesStatement(query, readableBy: caller)
+    return try guarded { try connection.prepare(sql).rows(values, fileInfo) }
+  }
+
+  /// The SELECT that `findFiles` runs and its parameters.
+  static func findFilesStatement(_ query: Query, readableBy caller: Principals)
+    -> (sql: String, values: [SQLValue])
+  {
     let columns = SQL(verbatim: SQLiteEngine.fileColumns.replacing("f.", with: "o."))
     let statement: SQL = """
       SELECT \(sql: columns) FROM \(sql: SQLiteEngine.filesAsObjects) \
       \(sql: SQLiteEngine.fileSearchWhere(query, caller))
       \(sql: QuerySQL.order(query.order, SQLiteLeaves())) LIMIT \(query.limit) OFFSET \(query.skip)
       """
-    return try guarded { try connection.rows(statement, fileInfo) }
+    return statement.rendered(.sqlite)
   }
 
   func countFiles(_ query: Query, as caller: Principals) throws -> Int {

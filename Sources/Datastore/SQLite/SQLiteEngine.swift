@@ -278,6 +278,10 @@ final class SQLiteEngine: DatastoreEngine {
     try prepare(rules: rules, indexes: indexes)
   }
 
+  func addIndex(_ spec: IndexSpec) throws {
+    try prepare(rules: EngineRules(), indexes: [spec])
+  }
+
   private func ensureIndexes(_ specs: [IndexSpec]) throws {
     let existing = Set(
       try connection.prepare("SELECT name FROM sqlite_schema WHERE type = 'index'").rows {
@@ -291,13 +295,15 @@ final class SQLiteEngine: DatastoreEngine {
         let columns = spec.fields.map {
           SQLiteEngine.orderExpression(for: $0, presence: presence, table: nil)
         }
-        // Partial to the class: other classes' rows are neither in it nor computed for it. The
-        // class stays the first column, so a listing seeks it (`SEARCH … (class=?)`).
+        // Partial to the class's public rows: other classes' rows and rows `*` may not read
+        // are neither in it nor computed for it (private by construction: a listing seeks it
+        // for public rows only, `findStatement`). The class stays the first column, so a
+        // listing seeks it (`SEARCH … (public_class=?)`).
         try connection.execute(
           """
           CREATE INDEX IF NOT EXISTS "\(SQLiteEngine.indexName(spec))"
-          ON objects(class, \(columns.joined(separator: ", ")))
-          WHERE class = \(SQLiteRules.literal(spec.className))
+          ON objects(public_class, \(columns.joined(separator: ", ")))
+          WHERE public_class = \(SQLiteRules.literal(spec.className))
           """)
       }
     }
@@ -309,7 +315,7 @@ final class SQLiteEngine: DatastoreEngine {
     let fields = spec.fields.joined(separator: "_").utf8.map {
       $0 == UInt8(ascii: ".") ? UInt8(ascii: "_") : $0
     }
-    return "objects_\(spec.className)_" + String(decoding: fields, as: UTF8.self)
+    return "objects_public_\(spec.className)_" + String(decoding: fields, as: UTF8.self)
   }
 
   // MARK: Identity

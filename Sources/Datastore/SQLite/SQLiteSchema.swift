@@ -16,7 +16,7 @@
 enum SQLiteSchema {
   /// How many steps `migrations` has: the `user_version` of an up-to-date file, known without
   /// building the steps' SQL (a test checks that the two agree).
-  static let version: Int64 = 15
+  static let version: Int64 = 16
 
   static let migrations = Migrations(steps: [
     .sql(
@@ -253,7 +253,57 @@ enum SQLiteSchema {
       """
       CREATE VIRTUAL TABLE IF NOT EXISTS search_terms USING fts5vocab(search_text, instance);
       """),
+    // Version 16 (issue 28, private by construction): `public_class` is a row's class when `*`
+    // may read it, else NULL. The indexes a listing walks for public rows are keyed by it, so
+    // they hold no row the caller might not read (`SQLiteEngine.findStatement`); the indexes on
+    // fields declared before (keyed by `class`, holding every row) are made again keyed by it.
+    .swift(indexPublicRows),
   ])
+
+  private static func indexPublicRows(_ connection: Connection) throws {
+    // Idempotent, as a board whose version was set back by hand runs it again.
+    let hasColumn =
+      try connection.prepare(
+        "SELECT 1 FROM pragma_table_xinfo('objects') WHERE name = 'public_class'"
+      ).firstRow { $0.int(0) } != nil
+    if !hasColumn {
+      try connection.execute(
+        """
+        ALTER TABLE objects ADD COLUMN public_class TEXT
+          GENERATED ALWAYS AS (CASE WHEN instr(readers, ' * ') > 0 THEN class END) VIRTUAL
+        """)
+    }
+    try connection.execute(
+      """
+      CREATE INDEX IF NOT EXISTS objects_public_createDate ON objects(public_class, createDate)
+        WHERE public_class IS NOT NULL
+      """)
+    // The declared indexes (`SQLiteEngine.ensureIndexes`, partial to their class since version
+    // 13) are made again over the class's public rows, so that a server, which declares none,
+    // finds them.
+    let declared = try connection.prepare(
+      """
+      SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'objects'
+        AND sql IS NOT NULL AND name <> 'objects_class_createDate'
+        AND name NOT LIKE 'objects\\_owner\\_%' ESCAPE '\\'
+        AND name NOT LIKE 'objects\\_unique\\_%' ESCAPE '\\'
+        AND name NOT LIKE 'objects\\_public\\_%' ESCAPE '\\'
+      """
+    ).rows { (try $0.text(0) ?? "", try $0.text(1) ?? "") }
+    for (name, sql) in declared {
+      try connection.execute("DROP INDEX \"\(name.replacing("\"", with: "\"\""))\"")
+      guard name.hasPrefix("objects_"), sql.contains("ON objects(class, "),
+        sql.contains("WHERE class = '")
+      else { continue }
+      let publicName = "objects_public_" + name.dropFirst("objects_".count)
+      let made = sql.replacing(
+        "CREATE INDEX \"\(name)\"", with: "CREATE INDEX IF NOT EXISTS \"\(publicName)\""
+      )
+      .replacing("ON objects(class, ", with: "ON objects(public_class, ")
+      .replacing("WHERE class = '", with: "WHERE public_class = '")
+      try connection.execute(made)
+    }
+  }
 
   /// The last change number the feed pruned (0 for none), in SQL.
   static let prunedThrough =

@@ -38,6 +38,12 @@ public final class Statement {
 
   deinit { sqlite3_finalize(handle) }
 
+  /// How many virtual-machine steps the statement has run since the last call (which resets the
+  /// count): the work a statement did, counted exactly, for tests that prove two runs alike.
+  public func takeStepCount() -> Int {
+    Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, 1))
+  }
+
   /// Binds positional parameters (1-based in SQL, 0-based here).
   public func bind(_ values: [SQLValue]) throws {
     sqlite3_reset(handle)

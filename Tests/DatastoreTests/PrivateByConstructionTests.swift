@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+@testable import Datastore
+
+/// Issue 28 H2 (DESIGN §7 "Private by construction"): a client's conditions are evaluated only
+/// over rows the caller may read, so the work a query does — counted exactly, in SQLite's
+/// virtual-machine steps, not timed — is the same whether or not a range holds another person's
+/// private rows. Two probes that differ only in the range they ask must cost the same.
+@Suite("SQLite: hidden rows cost nothing to a query")
+struct PrivateByConstructionTests {
+  /// A board with hundreds of others' private messages and private threads, a few public rows,
+  /// and Carol, who reads none of the private ones.
+  struct Board {
+    let store: Datastore
+    let engine: SQLiteEngine
+    let carol: Principals
+    let conversation: String
+  }
+
+  static let indexes = [
+    IndexSpec(className: "Message", fields: ["conversation", "number"]),
+    IndexSpec(className: "Thread", fields: ["lastActivity"]),
+  ]
+
+  static func board(_ directory: TemporaryDirectory) throws -> Board {
+    let store = try Datastore(path: directory.file("db.sqlite"), indexes: indexes)
+    let alice = try store.loginAnonymously(secret: Datastore.newSecret())
+    let bob = try store.loginAnonymously(secret: Datastore.newSecret())
+    let carol = try store.loginAnonymously(secret: Datastore.newSecret())
+    let (a, b) = (alice.user.objectId, bob.user.objectId)
+    let aliceClient = store.client(alice)
+    let carolClient = store.client(carol)
+    let pair = ACL(readers: [a, b], writers: [a])
+    let conversation = try aliceClient.create("Conversation", fields: [:], acl: pair)
+    let pointer = JSONValue.pointer(className: "Conversation", objectId: conversation.objectId)
+    for number in 1...400 {
+      let text = number == 200 ? "TOPSECRET-DM alice to bob" : "note \(number) about lunch"
+      try aliceClient.create(
+        "Message",
+        fields: ["conversation": pointer, "number": .int(Int64(number)), "text": .string(text)],
+        acl: pair)
+    }
+    for number in 1...200 {
+      try aliceClient.create(
+        "Thread",
+        fields: ["title": .string("private plan \(number)"), "lastActivity": .int(Int64(number))],
+        acl: ACL(readers: [a], writers: [a]))
+    }
+    for number in 1...20 {
+      try carolClient.create(
+        "Thread",
+        fields: ["title": .string("public \(number)"), "lastActivity": .int(Int64(number))],
+        acl: .publicRead(owner: carol.user.objectId))
+    }
+    return Board(
+      store: store, engine: try #require(store.engine as? SQLiteEngine),
+      carol: carol.principals, conversation: conversation.objectId)
+  }
+
+  /// Carol's range probe of issue 28: `$gte`/`$lt` on a field, and a long `$nin` that makes
+  /// every row it is evaluated on cost more.
+  static func probe(_ className: String, _ field: String, from low: String, to high: String)
+    -> Query
+  {
+    var query = Query(className: className, limit: 100)
+    query.conditions = [
+      .compare(field, .greaterThanOrEqual, .string(low)),
+      .compare(field, .lessThan, .string(high)),
+      .notIn(field, (0..<700).map { .string("decoy \($0)") }),
+    ]
+    return query
+  }
+
+  /// The rows and the exact work of the statements `find` and `count` run for `query`.
+  static func cost(_ board: Board, _ query: Query) throws -> (rows: Int, find: Int, count: Int) {
+    let (findSQL, findValues) = SQLiteEngine.findStatement(query, readableBy: board.carol)
+    let find = try board.engine.connection.prepare(findSQL)
+    _ = find.takeStepCount()
+    let rows = try find.rows(findValues) { _ in 1 }.count
+    let findSteps = find.takeStepCount()
+    let (countSQL, countValues) = SQLiteEngine.countStatement(query, readableBy: board.carol)
+    let count = try board.engine.connection.prepare(countSQL)
+    _ = count.takeStepCount()
+    _ = try count.rows(countValues) { $0.int(0) }
+    return (rows, findSteps, count.takeStepCount())
+  }
+
+  @Test("a range over others' private messages costs the same whether it holds one or not")
+  func privateMessageRange() throws {
+    try withTemporaryDirectory { directory in
+      let board = try Self.board(directory)
+      let holding = try Self.cost(
+        board, Self.probe("Message", "text", from: "TOPSECRET-DM a", to: "TOPSECRET-DM b"))
+      let empty = try Self.cost(
+        board, Self.probe("Message", "text", from: "TOPSECRET-DM x", to: "TOPSECRET-DM y"))
+      #expect(holding.rows == 0 && empty.rows == 0)
+      #expect(holding.find == empty.find, "find: \(holding.find) vs \(empty.find) steps")
+      #expect(holding.count == empty.count, "count: \(holding.count) vs \(empty.count) steps")
+    }
+  }
+
+  @Test("a range over others' private threads costs the same whether it holds one or not")
+  func privateThreadRange() throws {
+    try withTemporaryDirectory { directory in
+      let board = try Self.board(directory)
+      let holding = try Self.cost(
+        board, Self.probe("Thread", "title", from: "private plan 1", to: "private plan 2"))
+      let empty = try Self.cost(
+        board, Self.probe("Thread", "title", from: "private zzz", to: "private zzzz"))
+      #expect(holding.rows == 0 && empty.rows == 0)
+      #expect(holding.find == empty.find, "find: \(holding.find) vs \(empty.find) steps")
+      #expect(holding.count == empty.count, "count: \(holding.count) vs \(empty.count) steps")
+    }
+  }
+
+  /// An index on the field a client names must not seek among rows the caller cannot read:
+  /// a hidden conversation's messages cost the same as a conversation that does not exist.
+  @Test("an indexed field seeks no hidden rows")
+  func indexedFieldSeeksNoHiddenRows() throws {
+    try withTemporaryDirectory { directory in
+      let board = try Self.board(directory)
+      func messages(of id: String) -> Query {
+        Query(
+          className: "Message",
+          equalTo: ["conversation": .pointer(className: "Conversation", objectId: id)],
+          order: ["number"], limit: 20)
+      }
+      let hidden = try Self.cost(board, messages(of: board.conversation))
+      let none = try Self.cost(board, messages(of: "ZZZZZZZZZZZZZZZZ"))
+      #expect(hidden.rows == 0 && none.rows == 0)
+      #expect(hidden.find == none.find, "find: \(hidden.find) vs \(none.find) steps")
+      #expect(hidden.count == none.count, "count: \(hidden.count) vs \(none.count) steps")
+      // An ordered index (Thread.lastActivity): its range over 100 private threads and over
+      // none cost the same (Carol's public threads are at 1...20).
+      func active(_ low: Int64, _ high: Int64) -> Query {
+        var query = Query(className: "Thread", order: ["-lastActivity"], limit: 20)
+        query.conditions = [
+          .compare("lastActivity", .greaterThan, .int(low)),
+          .compare("lastActivity", .lessThanOrEqual, .int(high)),
+        ]
+        return query
+      }
+      let privateRange = try Self.cost(board, active(100, 200))
+      let emptyRange = try Self.cost(board, active(1000, 1100))
+      #expect(privateRange.rows == 0 && emptyRange.rows == 0)
+      #expect(privateRange.find == emptyRange.find, "\(privateRange.find) vs \(emptyRange.find)")
+      #expect(privateRange.count == emptyRange.count)
+    }
+  }
+
+  /// Files too: a name range over others' private files costs what an empty range does.
+  @Test("a range over others' private files costs the same whether it holds one or not")
+  func privateFileRange() throws {
+    try withTemporaryDirectory { directory in
+      let board = try Self.board(directory)
+      let alice = try board.store.loginAnonymously(secret: Datastore.newSecret())
+      let client = board.store.client(alice)
+      let a = alice.user.objectId
+      for number in 1...200 {
+        try client.putFile(
+          name: "secret-\(number).txt", bytes: Array("x".utf8), mimeType: "text/plain",
+          acl: ACL(readers: [a], writers: [a]))
+      }
+      func cost(_ low: String, _ high: String) throws -> (rows: Int, steps: Int) {
+        var query = Query(className: "file", limit: 100)
+        query.conditions = [
+          .compare("fileName", .greaterThanOrEqual, .string(low)),
+          .compare("fileName", .lessThan, .string(high)),
+          .notIn("fileName", (0..<700).map { .string("decoy \($0)") }),
+        ]
+        let (sql, values) = SQLiteEngine.findFilesStatement(query, readableBy: board.carol)
+        let statement = try board.engine.connection.prepare(sql)
+        _ = statement.takeStepCount()
+        let rows = try statement.rows(values) { _ in 1 }.count
+        return (rows, statement.takeStepCount())
+      }
+      let holding = try cost("secret-1", "secret-2")
+      let empty = try cost("zz", "zzz")
+      #expect(holding.rows == 0 && empty.rows == 0)
+      #expect(holding.steps == empty.steps, "\(holding.steps) vs \(empty.steps) steps")
+    }
+  }
+}

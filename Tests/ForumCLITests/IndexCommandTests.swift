@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@testable import Datastore
+
+/// `forum index add CLASS FIELD…` (issue 29): the board's owner indexes a field an app queries,
+/// and the app's query on it then seeks that index instead of walking the class.
+@Suite("forum index")
+struct IndexCommandTests {
+  /// The public rows' part of the plan of the app's `where={"tag":…}&order=createDate`.
+  static func plan(_ path: String) throws -> [String] {
+    let store = try Datastore.open(path)
+    let engine = try #require(store.engine as? SQLiteEngine)
+    let query = Query(
+      className: "Note", equalTo: ["tag": .string("x")], order: ["createDate"], limit: 20)
+    let (sql, values) = SQLiteEngine.findStatement(query, readableBy: .anonymous)
+    return try engine.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows(values) {
+      try $0.text(3) ?? ""
+    }
+  }
+
+  @Test func anAppsFieldIsIndexed() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let before = try Self.plan(forum.db).joined(separator: "\n")
+    #expect(!before.contains("objects_public_Note_tag_createDate"), "\(before)")
+    let made = try forum.ok(["index", "add", "Note", "tag", "createDate", "--json"], profile: nil)
+    #expect(made.stdout == #"{"className":"Note","fields":["tag","createDate"]}"# + "\n")
+    try forum.ok(["index", "add", "Note", "tag", "createDate"], profile: nil)
+    let after = try Self.plan(forum.db)
+    #expect(
+      after.contains {
+        $0.hasPrefix("SEARCH o USING INDEX objects_public_Note_tag_createDate (public_class=? AND")
+      }, "\(after)")
+    #expect(!after.contains { $0.contains("TEMP B-TREE") }, "\(after)")
+  }
+
+  @Test(arguments: [
+    ["index", "add", "Note"], ["index", "drop", "Note", "tag"], ["index", "add", "No te", "tag"],
+    ["index", "add", "Note", "ta'g"], ["index", "add", "Note", "a", "b", "c", "d", "e"],
+  ])
+  func badInputChangesNothing(arguments: [String]) throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let before = try Data(contentsOf: URL(fileURLWithPath: forum.db))
+    let result = try forum.run(arguments, profile: nil)
+    #expect(result.status != 0, "\(result.summary)")
+    #expect(result.stderr.split(separator: "\n").count == 1, "\(result.summary)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: forum.db)) == before)
+  }
+}
