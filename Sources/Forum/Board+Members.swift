@@ -64,16 +64,22 @@ extension Board {
     let folded = name.lowercased()
     let byHandle = users.filter { $0.userName.lowercased() == folded }
     if byHandle.count == 1 { return .one(byHandle[0]) }
-    // Exact display names are asked of the datastore, so a name past the first 1,000 people
-    // (by handle) is still found, and still found ambiguous.
+    let byName = users.filter { $0.displayName.lowercased() == folded }
+    // Exact display names are asked of the datastore too, so a name past the first 1,000
+    // people (by handle) is still found, and still found ambiguous.
     var exactly = Query(
       className: User.className, equalTo: ["displayName": .string(name)], order: ["userName"],
       limit: 5)
     exactly.keys = User.shownFields
     let named = try client.find(exactly).map(User.init(object:))
-    if named.count == 1 { return .one(named[0]) }
-    if named.count > 1 { return .several(named, count: try client.count(exactly)) }
-    return Board.match(name, among: users)
+    let namedCount = named.count > 1 ? try client.count(exactly) : named.count
+    if byName.count > 1 || namedCount > 1 {
+      return namedCount >= byName.count
+        ? .several(named, count: namedCount)
+        : .several(Array(byName.prefix(5)), count: byName.count)
+    }
+    if let one = byName.first ?? named.first { return .one(one) }
+    return .nobody
   }
 
   /// The users a loose name is looked for among (the datastore has no case-folded queries):
