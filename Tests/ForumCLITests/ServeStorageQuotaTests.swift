@@ -26,7 +26,7 @@ struct ServeStorageQuotaTests {
 
   /// An app user stores three objects of a megabyte in an app's class; a fourth and growing one
   /// of them are refused, nothing of them stored; a small one still fits; another user is not
-  /// concerned; a delete makes room again.
+  /// concerned; a delete makes room again, of a public object or of one made private.
   private func refusesPastTheQuota(_ server: ServeProcess, keys: String) throws {
     let run = try Clients.python(
       SignedClient.prelude + """
@@ -47,6 +47,10 @@ struct ServeStorageQuotaTests {
             ids.append(body['objectId'])
         seen['third'] = code(call('POST', 'classes/Blob', big, token))
         seen['count'] = count(token)
+        # An object made private (on PostgreSQL it changes tables) still counts, once.
+        private = {me: {'read': True, 'write': True}}
+        seen['private'] = code(call('PUT', 'classes/Blob/' + ids[2], {'acl': private}, token))[0]
+        seen['still'] = code(call('POST', 'classes/Blob', big, token))[0]
         # Growing one's own object past the quota is refused too; a small write still fits.
         seen['grow'] = code(call('PUT', 'classes/Blob/' + ids[0], {'c': 'z' * 900000}, token))
         seen['small'] = code(call('POST', 'classes/Blob', {'a': 'tiny'}, token))[0]
@@ -54,6 +58,9 @@ struct ServeStorageQuotaTests {
         seen['other'] = code(call('POST', 'classes/Blob', big, other_token))[0]
         seen['delete'] = code(call('DELETE', 'classes/Blob/' + ids[1], token=token))[0]
         seen['again'] = code(call('POST', 'classes/Blob', big, token))[0]
+        seen['full'] = code(call('POST', 'classes/Blob', big, token))[0]
+        seen['delete private'] = code(call('DELETE', 'classes/Blob/' + ids[2], token=token))[0]
+        seen['after'] = [code(call('POST', 'classes/Blob', big, token))[0] for i in range(2)]
         print(json.dumps(seen))
         """, [String(server.port), keys], timeout: 600)
     #expect(run.status == 0, "\(run.summary)")
@@ -70,5 +77,10 @@ struct ServeStorageQuotaTests {
     #expect(seen["other"] as? Int == 201, "\(run.stdout)")
     #expect(seen["delete"] as? Int == 200, "\(run.stdout)")
     #expect(seen["again"] as? Int == 201, "\(run.stdout)")
+    #expect(seen["private"] as? Int == 200, "\(run.stdout)")
+    #expect(seen["still"] as? Int == 413, "\(run.stdout)")
+    #expect(seen["full"] as? Int == 413, "\(run.stdout)")
+    #expect(seen["delete private"] as? Int == 200, "\(run.stdout)")
+    #expect(seen["after"] as? [Int] == [201, 413], "\(run.stdout)")
   }
 }
