@@ -191,6 +191,12 @@ public final class DatastoreClient {
       as: principals)
   }
 
+  /// Bytes of JSON the objects this client's user created hold (`DatastoreEngine.storedBytes`);
+  /// nil when the engine does not count them or there is no user.
+  public func storedBytes() throws -> Int? {
+    try engine.storedBytes(as: principals)
+  }
+
   /// Deletes an object, with what the rules cascade. Needs write access.
   public func delete(_ className: String, objectId: String) throws {
     try DatastoreClient.validate(className: className)

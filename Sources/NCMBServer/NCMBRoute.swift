@@ -69,6 +69,7 @@ struct NCMBCall {
   let store: Datastore
   let client: DatastoreClient
   let policy: NCMBPolicy
+  var limits: ServeLimits = .none
 
   var method: String { request.method }
 }

@@ -206,7 +206,8 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     let client = try session(request, store, mark)
     let route = try NCMBRoute(path: request.path)
     let call = NCMBCall(
-      request: request, route: route, store: store, client: client, policy: policy)
+      request: request, route: route, store: store, client: client, policy: policy,
+      limits: limits)
     let controller = NCMBService.controller(for: route.resource)
     guard request.method == "GET", route.isCacheable else {
       return try NCMBService.refusal(of: client) { try controller.respond(to: call) }

@@ -23,11 +23,16 @@ public struct ServeLimits: Sendable, Equatable {
   /// Reads (GET) one session runs at once; more are refused at once, so that a few slow queries
   /// cannot hold every worker.
   public var readsAtOnce: Int
+  /// Bytes of JSON the objects one app user created may hold together (`storedBytes`); a
+  /// write that grows them past it is refused (E413002). 0: no limit.
+  public var storageBytesPerUser: Int
 
   public init(
     timeLimitSeconds: Double = 5, signUpsPerMinute: Int = 30, loginsPerMinute: Int = 60,
-    userWritesPerMinute: Int = 600, addressWritesPerMinute: Int = 6000, readsAtOnce: Int = 2
+    userWritesPerMinute: Int = 600, addressWritesPerMinute: Int = 6000, readsAtOnce: Int = 2,
+    storageBytesPerUser: Int = 64 << 20
   ) {
+    self.storageBytesPerUser = storageBytesPerUser
     self.readsAtOnce = readsAtOnce
     self.timeLimitSeconds = timeLimitSeconds
     self.signUpsPerMinute = signUpsPerMinute
@@ -41,7 +46,7 @@ public struct ServeLimits: Sendable, Equatable {
   /// No limit at all (an embedded service in tests).
   public static let none = ServeLimits(
     timeLimitSeconds: 0, signUpsPerMinute: 0, loginsPerMinute: 0, userWritesPerMinute: 0,
-    addressWritesPerMinute: 0, readsAtOnce: 0)
+    addressWritesPerMinute: 0, readsAtOnce: 0, storageBytesPerUser: 0)
 }
 
 /// Token buckets in memory, one per limit and address or session: each holds up to a minute's

@@ -82,7 +82,7 @@ struct RulesSQLPinTests {
     board | newRow Preference | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
     board | newRow Conversation | 8bd4f2723d5c966c27d71ba2386affa2595b65afc7001b60aa0675d50e046862
     board | newRow Other | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
-    board | triggerSQL | ebd329d5fe89a6e5951e866029963b3a9fdd297e2ee5a5e2f3e312ed796e0f86
+    board | triggerSQL | 02246cae68b6e6d57a6d44aa3fc8ebe5de6604b9198c94d2ac93e234fe2dfc79
     board | pairIndexSQL | 6ec1796ad8c05bf24a0f21e11dc1feda05466db599cf1c38e078be62bb68f023
     board | privateClasses | Conversation,Message
     board | managed | 0c85ad483aa345699ca6a43c003217850e613e7b064c8d970d6c7c46b9d2679a
@@ -97,7 +97,7 @@ struct RulesSQLPinTests {
     board without pins | newRow Preference | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
     board without pins | newRow Conversation | 8bd4f2723d5c966c27d71ba2386affa2595b65afc7001b60aa0675d50e046862
     board without pins | newRow Other | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
-    board without pins | triggerSQL | c6f784d533b33f032fbc0f17d1d09b0e1c20d50e6c78cd0780357cf3665cde48
+    board without pins | triggerSQL | 964a80e63e4cb5434c5d366f9143470456ad8213044534a146dbb88b7bdbce5e
     board without pins | pairIndexSQL | 6ec1796ad8c05bf24a0f21e11dc1feda05466db599cf1c38e078be62bb68f023
     board without pins | privateClasses | Conversation,Message
     board without pins | managed | 1e7c1e752d15edab2375b9f90178d4cd577840503bb28c375ace9610ea14e6d3
@@ -112,7 +112,7 @@ struct RulesSQLPinTests {
     none | newRow Preference | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
     none | newRow Conversation | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
     none | newRow Other | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
-    none | triggerSQL | 0634960e0c757420cde175b583b4b2ee2bffec23e1cf00c62c82fd2bdfaa7fb8
+    none | triggerSQL | 11da547a8586f700f6901f04d0879625849a96856fa44a7ccc3b19b397759e87
     none | pairIndexSQL | e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
     none | privateClasses | 
     none | managed | da5e8a5d471af16f6ea895f242941e3df9beb0ad3f84fc9179e441263f537efe

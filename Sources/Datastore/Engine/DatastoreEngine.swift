@@ -209,6 +209,11 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
 
   /// Throws when the database is gone, as `stateMark()` does, without reading its state.
   func checkInPlace() throws
+
+  /// Bytes of JSON the objects the caller created hold (their `data`, as stored), for a quota
+  /// per user; nil when the engine does not count them (PostgreSQL, remote) or the caller has
+  /// no user.
+  func storedBytes(as caller: Principals) throws -> Int?
 }
 
 extension DatastoreEngine {
@@ -224,6 +229,8 @@ extension DatastoreEngine {
   var ownChanges: Int64 { 0 }
 
   func checkInPlace() throws {}
+
+  func storedBytes(as caller: Principals) throws -> Int? { nil }
 
   func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
     (0..<count).map { index in

@@ -740,6 +740,14 @@ final class PostgresEngine: DatastoreEngine {
     caller.isMaster ? .null : arrayValue(caller.names)
   }
 
+  /// What the app user a server acts for created (`forum.my_storage()`); nil for a member's own
+  /// connection, whose writes are not counted.
+  func storedBytes(as caller: Principals) throws -> Int? {
+    guard isServer, caller.sessionHash != nil else { return nil }
+    try act(as: caller)
+    return Int(try run("SELECT forum.my_storage()::text").text(0, 0) ?? "0") ?? 0
+  }
+
   func delete(_ className: String, objectId: String, as caller: Principals) throws {
     try act(as: caller)
     try write {

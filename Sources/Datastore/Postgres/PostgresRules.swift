@@ -496,16 +496,16 @@ struct PostgresRules: Equatable {
       IF TG_TABLE_NAME = 'objects' THEN
         DELETE FROM forum.objects WHERE id = OLD.id;
         INSERT INTO forum.private_objects(class, object_id, create_date, update_date, readers,
-                                          writers, data)
+                                          writers, data, creator)
         VALUES (NEW.class, NEW.object_id, NEW.create_date, NEW.update_date, NEW.readers,
-                NEW.writers, NEW.data);
+                NEW.writers, NEW.data, NEW.creator);
     \(moveChildren(from: "forum.objects"))
       ELSE
         DELETE FROM forum.private_objects WHERE id = OLD.id;
         INSERT INTO forum.objects(class, object_id, create_date, update_date, readers, writers,
-                                  data)
+                                  data, creator)
         VALUES (NEW.class, NEW.object_id, NEW.create_date, NEW.update_date, NEW.readers,
-                NEW.writers, NEW.data);
+                NEW.writers, NEW.data, NEW.creator);
     \(moveChildren(from: "forum.private_objects"))
       END IF;
       PERFORM set_config('forum.moving', was, true);

@@ -328,13 +328,69 @@ enum PostgresSchema {
       END
       $$;
     """,
+    // Issue 28 H5: who created each row (`creator`: the app user a server acts for, set by a
+    // trigger at insert, never from the client's columns, which members cannot name; NULL for
+    // rows written before and for members' own writes), carried when a row changes tables
+    // (`forum.objects_move`, `movePrivateRows`), and the bytes of JSON text each creator's rows
+    // hold (`forum.storage`, owner-only, kept by definer triggers on both tables), read by
+    // `forum serve`'s quota per user through `forum.my_storage()`.
+    """
+    ALTER TABLE forum.objects ADD COLUMN IF NOT EXISTS creator text;
+    ALTER TABLE forum.private_objects ADD COLUMN IF NOT EXISTS creator text;
+    CREATE TABLE IF NOT EXISTS forum.storage(user_id text PRIMARY KEY, bytes bigint NOT NULL);
+    CREATE OR REPLACE FUNCTION forum.objects_creator() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF NOT forum.is_moving() THEN NEW.creator := forum.acting_user(); END IF;
+      RETURN NEW;
+    END
+    $$;
+    CREATE OR REPLACE FUNCTION forum.objects_storage() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.creator IS NOT NULL THEN
+        UPDATE forum.storage SET bytes = bytes - octet_length(OLD.data::text)
+        WHERE user_id = OLD.creator;
+      END IF;
+      IF TG_OP IN ('UPDATE', 'INSERT') AND NEW.creator IS NOT NULL THEN
+        INSERT INTO forum.storage(user_id, bytes) VALUES (NEW.creator, octet_length(NEW.data::text))
+        ON CONFLICT (user_id) DO UPDATE SET bytes = forum.storage.bytes + excluded.bytes;
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+    CREATE OR REPLACE FUNCTION forum.my_storage() RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      RETURN coalesce((SELECT bytes FROM forum.storage WHERE user_id = forum.acting_user()), 0);
+    END
+    $$;
+    REVOKE ALL ON FUNCTION forum.objects_creator(), forum.objects_storage(), forum.my_storage()
+      FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.my_storage() TO forum_member;
+    DROP TRIGGER IF EXISTS a_creator ON forum.objects;
+    CREATE TRIGGER a_creator BEFORE INSERT ON forum.objects
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_creator();
+    DROP TRIGGER IF EXISTS a_creator ON forum.private_objects;
+    CREATE TRIGGER a_creator BEFORE INSERT ON forum.private_objects
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_creator();
+    DROP TRIGGER IF EXISTS z_storage ON forum.objects;
+    CREATE TRIGGER z_storage AFTER INSERT OR DELETE OR UPDATE OF data ON forum.objects
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_storage();
+    DROP TRIGGER IF EXISTS z_storage ON forum.private_objects;
+    CREATE TRIGGER z_storage AFTER INSERT OR DELETE OR UPDATE OF data ON forum.private_objects
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_storage();
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [
     "meta", "objects", "files", "users", "counters", "changes", "read_positions", "revisions",
     "feed_lock", "secrets", "app_identities", "app_sessions", "private_objects", "private_changes",
-    "private_search_text", "private_files", "changes_pruned",
+    "private_search_text", "private_files", "changes_pruned", "storage",
   ]
 
   /// Creates or brings up to date the whole schema, in one transaction, as the current role
@@ -432,19 +488,20 @@ enum PostgresSchema {
       ALTER TABLE forum.private_objects DISABLE TRIGGER USER;
       WITH moved AS (
         DELETE FROM forum.objects WHERE \(isPrivate)
-        RETURNING class, object_id, create_date, update_date, readers, writers, data
+        RETURNING class, object_id, create_date, update_date, readers, writers, data, creator
       )
       INSERT INTO forum.private_objects(class, object_id, create_date, update_date, readers,
-                                        writers, data, parent_id, reader_keys)
+                                        writers, data, creator, parent_id, reader_keys)
       SELECT m.*, p.parent_id,
         forum.reader_keys(m.class, p.parent_id, m.object_id, m.readers)
       FROM moved m, LATERAL (SELECT forum.private_parent(m.class, m.data) AS parent_id) p
       ORDER BY m.create_date, m.object_id;
       WITH moved AS (
         DELETE FROM forum.private_objects WHERE NOT \(isPrivate)
-        RETURNING class, object_id, create_date, update_date, readers, writers, data
+        RETURNING class, object_id, create_date, update_date, readers, writers, data, creator
       )
-      INSERT INTO forum.objects(class, object_id, create_date, update_date, readers, writers, data)
+      INSERT INTO forum.objects(class, object_id, create_date, update_date, readers, writers, data,
+                                creator)
       SELECT * FROM moved ORDER BY create_date, object_id;
       ALTER TABLE forum.objects ENABLE TRIGGER USER;
       ALTER TABLE forum.private_objects ENABLE TRIGGER USER;

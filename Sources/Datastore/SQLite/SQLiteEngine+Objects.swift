@@ -32,19 +32,19 @@ extension SQLiteEngine {
       let readers = row.readers ?? "\(ACL.column(acl.readers))"
       let first: SQL = """
         \(className), \(Validation.randomId()), \(sql: now), \(sql: now), \(sql: readers), \
-        \(ACL.column(acl.writers)), \(sql: row.data)
+        \(ACL.column(acl.writers)), \(sql: row.data), \(caller.userId.map(SQLValue.text) ?? .null)
         """
       let statement: SQL
       if let parent = row.parentCondition {
         statement = """
-          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns))
+          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator)
           SELECT \(sql: first)
           FROM objects p WHERE \(sql: parent) AND \(sql: SQLiteEngine.aclTest("p.readers", caller)) \
           RETURNING \(sql: SQLiteEngine.insertedColumns)
           """
       } else {
         statement = """
-          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns))
+          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator)
           VALUES (\(sql: first)) RETURNING \(sql: SQLiteEngine.insertedColumns)
           """
       }
@@ -54,6 +54,14 @@ extension SQLiteEngine {
       }
       return object
     }
+  }
+
+  func storedBytes(as caller: Principals) throws -> Int? {
+    guard let userId = caller.userId else { return nil }
+    let bytes = try connection.firstRow(
+      "SELECT bytes FROM storage WHERE userId = \(userId)"
+    ) { $0.int(0) }
+    return Int(bytes ?? 0)
   }
 
   private static let insertedColumns: SQL =

@@ -16,7 +16,7 @@
 enum SQLiteSchema {
   /// How many steps `migrations` has: the `user_version` of an up-to-date file, known without
   /// building the steps' SQL (a test checks that the two agree).
-  static let version: Int64 = 16
+  static let version: Int64 = 17
 
   static let migrations = Migrations(steps: [
     .sql(
@@ -258,6 +258,12 @@ enum SQLiteSchema {
     // they hold no row the caller might not read (`SQLiteEngine.findStatement`); the indexes on
     // fields declared before (keyed by `class`, holding every row) are made again keyed by it.
     .swift(indexPublicRows),
+    // Version 17 (issue 28 H5): who created each object (`creator`, the caller's user id, set by
+    // the engine at insert, never from an object's fields; NULL for rows written before and for
+    // writes with no user), and the bytes of JSON each creator's objects hold (`storage`, kept
+    // by triggers), read by `forum serve`'s quota per user in one row. Idempotent, as a board
+    // whose version was set back by hand runs it again.
+    .swift(addCreators),
   ])
 
   private static func indexPublicRows(_ connection: Connection) throws {
@@ -303,6 +309,41 @@ enum SQLiteSchema {
       .replacing("WHERE class = '", with: "WHERE public_class = '")
       try connection.execute(made)
     }
+  }
+
+  private static func addCreators(_ connection: Connection) throws {
+    let present = try connection.prepare(
+      "SELECT 1 FROM pragma_table_info('objects') WHERE name = 'creator'"
+    ).firstRow { $0.int(0) }
+    if present == nil { try connection.execute("ALTER TABLE objects ADD COLUMN creator TEXT") }
+    try connection.execute(
+      """
+      CREATE TABLE IF NOT EXISTS storage(userId TEXT PRIMARY KEY, bytes INTEGER NOT NULL)
+        WITHOUT ROWID;
+      DROP TRIGGER IF EXISTS objects_storage_insert;
+      CREATE TRIGGER objects_storage_insert AFTER INSERT ON objects
+      WHEN NEW.creator IS NOT NULL BEGIN
+        \(storage("NEW.creator", by: "+ length(CAST(NEW.data AS BLOB))"))
+      END;
+      DROP TRIGGER IF EXISTS objects_storage_update;
+      CREATE TRIGGER objects_storage_update AFTER UPDATE OF data ON objects
+      WHEN OLD.creator IS NOT NULL BEGIN
+        \(storage("OLD.creator", by: "+ length(CAST(NEW.data AS BLOB)) - length(CAST(OLD.data AS BLOB))"))
+      END;
+      DROP TRIGGER IF EXISTS objects_storage_delete;
+      CREATE TRIGGER objects_storage_delete AFTER DELETE ON objects
+      WHEN OLD.creator IS NOT NULL BEGIN
+        \(storage("OLD.creator", by: "- length(CAST(OLD.data AS BLOB))"))
+      END;
+      """)
+  }
+
+  /// Adds `change` to the stored bytes of the user `userId` (an SQL expression).
+  private static func storage(_ userId: String, by change: String) -> String {
+    """
+    INSERT INTO storage(userId, bytes) VALUES (\(userId), 0 \(change))
+          ON CONFLICT(userId) DO UPDATE SET bytes = bytes \(change);
+    """
   }
 
   /// The last change number the feed pruned (0 for none), in SQL.

@@ -34,7 +34,7 @@ enum ServeCommand: BoardlessCommand {
     parameters: [
       listen, db, certificate, key, connections, connectionsPerAddress, headerDeadline,
       bodyDeadline, bufferBudget, timeLimit, signUps, logins, userWrites, addressWrites,
-      readsAtOnce,
+      readsAtOnce, storagePerUser,
     ])
 
   static let listen = Option<String>(
@@ -111,6 +111,13 @@ enum ServeCommand: BoardlessCommand {
       "セッションごとの同時読み出し数 (既定 \(ServeLimits.defaults.readsAtOnce)、0 で無制限)"
     ))
 
+  static let storagePerUser = Option<ServeLimit>(
+    "storage-per-user", value: "MIB",
+    help: Localized(
+      "bytes of objects one app user may store (default \(ServeLimits.defaults.storageBytesPerUser >> 20) MiB; 0: no limit)",
+      "アプリのユーザーごとに保存できるオブジェクトの量 (既定 \(ServeLimits.defaults.storageBytesPerUser >> 20) MiB、0 で無制限)"
+    ))
+
   /// How long requests already received may take to finish once a stop is asked.
   static let graceSeconds = 30.0
 
@@ -165,6 +172,7 @@ enum ServeCommand: BoardlessCommand {
     if let value = invocation[logins] { limits.loginsPerMinute = try value.count(messages) }
     if let value = invocation[userWrites] { limits.userWritesPerMinute = try value.count(messages) }
     if let value = invocation[readsAtOnce] { limits.readsAtOnce = try value.count(messages) }
+    if let value = invocation[storagePerUser]?.value { limits.storageBytesPerUser = value << 20 }
     if let value = invocation[addressWrites] {
       limits.addressWritesPerMinute = try value.count(messages)
     }

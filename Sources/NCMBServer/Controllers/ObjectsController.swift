@@ -64,7 +64,9 @@ struct ObjectsController: NCMBController {
     if given == nil, client.store.rules.owner(of: className) != nil, let userId = client.userId {
       given = .publicRead(owner: userId)
     }
-    let object = try client.create(className, fields: fields, acl: given)
+    let object = try ObjectsController.withinStorage(call) {
+      try client.create(className, fields: fields, acl: given)
+    }
     return NCMBService.json(
       .object([
         "objectId": .string(object.objectId), "createDate": NCMBJSON.date(object.createDate),
@@ -95,8 +97,26 @@ struct ObjectsController: NCMBController {
       }
     }
     set = try call.policy.object(className, set, objectId, call.client)
-    let object = try call.client.update(
-      className, objectId: objectId, set: set, increment: increments, acl: acl)
+    let object = try ObjectsController.withinStorage(call) {
+      try call.client.update(
+        className, objectId: objectId, set: set, increment: increments, acl: acl)
+    }
     return NCMBService.json(.object(["updateDate": NCMBJSON.date(object.updateDate)]))
+  }
+
+  /// Runs `write` and refuses it (E413002; its savepoint undoes it) when it grew the bytes the
+  /// caller's objects hold past `ServeLimits.storageBytesPerUser`. A write that leaves them no
+  /// bigger passes, so a user over the limit may still shrink or delete. Writes run one at a
+  /// time in the server's write queue, so the two reads see no other write between them.
+  static func withinStorage<T>(_ call: NCMBCall, _ write: () throws -> T) throws -> T {
+    let limit = call.limits.storageBytesPerUser
+    guard limit > 0, let before = try call.client.storedBytes() else { return try write() }
+    let result = try write()
+    let after = try call.client.storedBytes() ?? 0
+    if after > limit, after > before {
+      throw NCMBError.tooLarge.because(
+        "your objects would hold \(after) bytes; the storage per user is \(limit) bytes")
+    }
+    return result
   }
 }
