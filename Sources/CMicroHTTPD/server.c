@@ -780,16 +780,16 @@ forum_http_server *forum_http_start(
   atomic_init(&server->in_flight, 0);
   atomic_init(&server->stopping, 0);
   atomic_init(&server->starting, 1);
-  // epoll in each of a pool of threads, each accepting from the one socket; ITC so that quiesce
-  // can take the socket away from running threads.
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
-                   MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
+  // A thread of its own for each connection (poll, not select: descriptors past 1,024), so a
+  // request never waits for another connection's handler, however long that one runs; one
+  // listening thread accepts. ITC so that quiesce can take the socket away from it.
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                   MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
   // The logger first: libmicrohttpd says so in its first message otherwise, and that message
   // would be the start_reason kept in place of the TLS library's (a key that does not fit).
   struct MHD_OptionItem options[20] = {
       {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_log, server},
       {MHD_OPTION_LISTEN_SOCKET, config->listen_socket, NULL},
-      {MHD_OPTION_THREAD_POOL_SIZE, config->threads, NULL},
       {MHD_OPTION_CONNECTION_LIMIT, config->connection_limit, NULL},
       {MHD_OPTION_CONNECTION_TIMEOUT, config->idle_timeout_seconds, NULL},
       {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)config->connection_memory, NULL},
@@ -799,7 +799,7 @@ forum_http_server *forum_http_start(
       {MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->per_address_connection_limit, NULL},
       {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, server},
   };
-  size_t count = 11;
+  size_t count = 10;
   if (tls) {
     options[count++] =
         (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)FORUM_HTTP_TLS_PRIORITIES};

@@ -56,7 +56,7 @@ typedef struct forum_http_request {
 
 typedef struct forum_http_exchange forum_http_exchange;
 
-/// Called on a worker thread, several at once, for every request. It answers with
+/// Called on the connection's thread, several at once, for every request. It answers with
 /// `forum_http_answer` before returning (or the client gets a 500).
 typedef void (*forum_http_respond)(
     void *_Nullable context, const forum_http_request *_Nonnull request,
@@ -95,7 +95,7 @@ typedef struct forum_http_config {
   /// PEM text, NUL-terminated; both NULL for plain HTTP.
   const char *_Nullable tls_certificate;
   const char *_Nullable tls_key;
-  unsigned threads;
+  /// Open connections at once; each has a thread of its own, which runs the handler for it.
   unsigned connection_limit;
   /// Open connections from one client address at once (0: no limit of its own).
   unsigned per_address_connection_limit;
@@ -126,7 +126,7 @@ typedef struct forum_http_config {
 
 typedef struct forum_http_server forum_http_server;
 
-/// Opens libmicrohttpd (once per process) and starts the server's worker threads. On failure
+/// Opens libmicrohttpd (once per process) and starts the server's listening thread. On failure
 /// returns NULL with the reason (the loader's, or libmicrohttpd's own words) in `reason`.
 forum_http_server *_Nullable forum_http_start(
     const forum_http_config *_Nonnull config, char *_Nonnull reason, size_t reason_size);
@@ -138,8 +138,8 @@ void forum_http_quiesce(forum_http_server *_Nonnull server);
 /// Requests begun and not yet completed (answered, or their client gone).
 size_t forum_http_in_flight(forum_http_server *_Nonnull server);
 
-/// Stops the worker threads (a handler running is let finish), closes every connection and the
-/// listening socket, and frees the server.
+/// Stops the listening and connection threads (a handler running is let finish), closes every
+/// connection and the listening socket, and frees the server.
 void forum_http_stop(forum_http_server *_Nonnull server);
 
 /// Bytes held for request bodies across all connections now (for tests and benchmarks).

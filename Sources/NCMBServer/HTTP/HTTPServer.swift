@@ -7,16 +7,16 @@ import CMicroHTTPD
   import Foundation
 #endif
 
-/// Serves an `HTTPHandler` over HTTP or HTTPS with libmicrohttpd: a pool of worker threads, each
-/// with its own epoll loop over the connections it accepted, calls the handler with each complete
-/// request. libmicrohttpd parses, keeps connections alive, refuses what is over the limits and
-/// speaks TLS (GnuTLS); this type only sets it up and stops it.
+/// Serves an `HTTPHandler` over HTTP or HTTPS with libmicrohttpd: one thread accepts, and each
+/// connection's own thread calls the handler with each complete request on it (so none waits for
+/// another connection's, however long that one runs). libmicrohttpd parses, keeps connections
+/// alive, refuses what is over the limits and speaks TLS (GnuTLS); this type only sets it up and
+/// stops it.
 public final class HTTPServer: @unchecked Sendable {
   /// What one server allows a client.
   public struct Limits: Sendable {
-    /// Worker threads; each runs the handler for the connections it holds.
-    public var threads: Int
-    /// Open connections at once, idle ones included.
+    /// Open connections at once, idle ones included; each has a thread of its own, which runs
+    /// the handler for its requests (so none waits behind another connection's).
     public var connections: Int
     /// Open connections from one client address at once (0: only `connections`): one address
     /// cannot take them all.
@@ -39,13 +39,12 @@ public final class HTTPServer: @unchecked Sendable {
     public var bodyBytes: Int
 
     public init(
-      threads: Int = HTTPServer.defaultThreads, connections: Int = 4096,
+      connections: Int = 4096,
       connectionsPerAddress: Int = 128, idleTimeoutSeconds: Int = 30,
       headerDeadlineSeconds: Int = 10, bodyDeadlineSeconds: Int = 60,
       headerBytes: Int = 64 * 1024, bodyBytes: Int = 6 * 1024 * 1024,
       bufferedBytes: Int = 64 * 1024 * 1024
     ) {
-      self.threads = threads
       self.connections = connections
       self.connectionsPerAddress = connectionsPerAddress
       self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -55,12 +54,6 @@ public final class HTTPServer: @unchecked Sendable {
       self.headerBytes = headerBytes
       self.bodyBytes = bodyBytes
     }
-  }
-
-  /// Four workers a core, at least eight: a handler waiting on the database (or running a
-  /// query up to the time limit) holds its thread, and each session runs at most a few at once.
-  public static var defaultThreads: Int {
-    max(8, min(64, 4 * Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
   }
 
   /// The certificate chain and private key, PEM, for HTTPS.
@@ -108,7 +101,7 @@ public final class HTTPServer: @unchecked Sendable {
       withOptionalCString(tls?.keyPEM) { key in
         var config = forum_http_config(
           listen_socket: socket, tls_certificate: certificate, tls_key: key,
-          threads: UInt32(max(1, limits.threads)), connection_limit: UInt32(connections),
+          connection_limit: UInt32(connections),
           per_address_connection_limit: UInt32(clamping: max(0, limits.connectionsPerAddress)),
           idle_timeout_seconds: UInt32(max(1, limits.idleTimeoutSeconds)),
           header_deadline_seconds: UInt32(clamping: max(0, limits.headerDeadlineSeconds)),
@@ -148,7 +141,7 @@ public final class HTTPServer: @unchecked Sendable {
   public var bufferedBytes: Int { Int(forum_http_buffered(server)) }
 
   /// Stops accepting, lets the requests already received be answered (each closing its
-  /// connection) for up to `graceSeconds`, then stops the workers: a handler still running is let
+  /// connection) for up to `graceSeconds`, then stops the threads: a handler still running is let
   /// finish, so no write is cut half-way. `hurry` is asked while waiting: true stops the wait.
   /// Idempotent.
   public func stop(graceSeconds: Double, hurry: () -> Bool = { false }) {
@@ -325,7 +318,7 @@ private func answer(_ exchange: OpaquePointer, _ response: HTTPResponse) {
   }
 }
 
-/// The C shim's callback: one complete request in, one answer out, on a worker thread.
+/// The C shim's callback: one complete request in, one answer out, on its connection's thread.
 private let httpServerRespond: forum_http_respond = { context, request, exchange in
   let handler = Unmanaged<HandlerBox>.fromOpaque(context!).takeUnretainedValue().handler
   let raw = request.pointee
