@@ -22,7 +22,92 @@ struct ServeStorageQuotaTests {
     try refusesPastTheQuota(server, keys: served.keys)
   }
 
+  @Test func filesCountTowardTheQuota() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let server = try ServeProcess(forum, ServeStorageQuotaTests.arguments)
+    try filesCount(server, keys: try forum.ok(["keys", "--json"], profile: nil).stdout)
+  }
+
+  @Test func filesCountTowardTheQuotaOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let server = try ServeProcess(
+      forum, ServeStorageQuotaTests.arguments, database: served.server.uri)
+    try filesCount(server, keys: served.keys)
+  }
+
   static let arguments = ["--listen", "127.0.0.1:0", "--storage-per-user", "3"]
+
+  /// Uploads count too: three pictures of a megabyte fit in 3 MiB, a fourth is refused and not
+  /// stored; a delete makes room; objects and files count together; a private file counts (on
+  /// PostgreSQL in its own table, and still once when its ACL moves it); another user is not
+  /// concerned.
+  private func filesCount(_ server: ServeProcess, keys: String) throws {
+    let run = try Clients.python(
+      SignedClient.prelude + """
+        import os, struct, zlib
+        def png():
+            # A 600x560 RGB picture of noise, no metadata: stored as sent, 1,009,000 bytes or so.
+            width, height = 600, 560
+            raw = b''.join(b'\\x00' + os.urandom(width * 3) for _ in range(height))
+            def chunk(kind, data):
+                return (struct.pack('>I', len(data)) + kind + data
+                        + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff))
+            header = struct.pack('>IIBBBBB', width, height, 8, 2, 0, 0, 0)
+            return (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', header)
+                    + chunk(b'IDAT', zlib.compress(raw, 9)) + chunk(b'IEND', b''))
+        def code(answer):
+            status, body, _ = answer
+            return [status, (body or {}).get('code'), (body or {}).get('error', '')]
+        seen = {}
+        me, token = signup()
+        private = {me: {'read': True, 'write': True}}
+        seen['three'] = [upload('f%d.png' % i, png(), None, token)[0] for i in range(3)]
+        seen['fourth'] = code(upload('f3.png', png(), None, token))
+        seen['not stored'] = code(call('GET', 'files/f3.png', token=token))[:2]
+        seen['object'] = code(call('POST', 'classes/Blob', {'a': 'x' * 1000000}, token))[0]
+        other, other_token = signup()
+        seen['other'] = upload('o0.png', png(), None, other_token)[0]
+        seen['delete'] = code(call('DELETE', 'files/f0.png', token=token))[0]
+        seen['again'] = upload('f3.png', png(), None, token)[0]
+        seen['full'] = upload('f4.png', png(), None, token)[0]
+        # Objects and files together: an object of a megabyte in a file's place.
+        seen['delete 2'] = code(call('DELETE', 'files/f1.png', token=token))[0]
+        seen['object fits'] = code(call('POST', 'classes/Blob', {'a': 'x' * 1000000}, token))[0]
+        seen['full 2'] = upload('f4.png', png(), None, token)[0]
+        # A private file counts, and still once when its ACL makes it public (a move between
+        # tables on PostgreSQL); its delete frees it.
+        seen['delete 3'] = code(call('DELETE', 'files/f2.png', token=token))[0]
+        seen['private'] = upload('p0.png', png(), private, token)[0]
+        seen['full 3'] = upload('f4.png', png(), None, token)[0]
+        public = {'*': {'read': True}, me: {'read': True, 'write': True}}
+        seen['public'] = code(call('PUT', 'files/p0.png', {'acl': public}, token))[0]
+        seen['full 4'] = upload('f4.png', png(), None, token)[0]
+        seen['delete private'] = code(call('DELETE', 'files/p0.png', token=token))[0]
+        seen['after'] = [upload('f%d.png' % i, png(), None, token)[0] for i in (4, 5)]
+        print(json.dumps(seen))
+        """, [String(server.port), keys], timeout: 600)
+    #expect(run.status == 0, "\(run.summary)")
+    #expect(server.stop() == 0)
+    let seen =
+      (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any] ?? [:]
+    let fourth = seen["fourth"] as? [Any] ?? []
+    #expect(fourth.first as? Int == 413 && fourth[1] as? String == "E413002", "\(fourth)")
+    #expect((fourth.last as? String)?.contains("storage") == true, "\(fourth)")
+    #expect(seen["three"] as? [Int] == [201, 201, 201], "\(run.stdout)")
+    #expect(seen["not stored"] as? [AnyHashable] == [404, "E404001"], "\(run.stdout)")
+    let expected: [String: Int] = [
+      "object": 413, "other": 201, "delete": 200, "again": 201, "full": 413, "delete 2": 200,
+      "object fits": 201, "full 2": 413, "delete 3": 200, "private": 201, "full 3": 413,
+      "public": 200, "full 4": 413, "delete private": 200,
+    ]
+    for (key, status) in expected {
+      #expect(seen[key] as? Int == status, "\(key): \(run.stdout)")
+    }
+    #expect(seen["after"] as? [Int] == [201, 413], "\(run.stdout)")
+  }
 
   /// An app user stores three objects of a megabyte in an app's class; a fourth and growing one
   /// of them are refused, nothing of them stored; a small one still fits; another user is not

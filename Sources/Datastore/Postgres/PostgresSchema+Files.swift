@@ -96,15 +96,15 @@ extension PostgresSchema {
       IF TG_TABLE_NAME = 'files' THEN
         DELETE FROM forum.files WHERE name = OLD.name;
         INSERT INTO forum.private_files(name, mime_type, file_size, create_date, update_date,
-                                        readers, writers, data)
+                                        readers, writers, data, creator)
         VALUES (NEW.name, NEW.mime_type, NEW.file_size, NEW.create_date, NEW.update_date,
-                NEW.readers, NEW.writers, NEW.data);
+                NEW.readers, NEW.writers, NEW.data, NEW.creator);
       ELSE
         DELETE FROM forum.private_files WHERE name = OLD.name;
         INSERT INTO forum.files(name, mime_type, file_size, create_date, update_date, readers,
-                                writers, data)
+                                writers, data, creator)
         VALUES (NEW.name, NEW.mime_type, NEW.file_size, NEW.create_date, NEW.update_date,
-                NEW.readers, NEW.writers, NEW.data);
+                NEW.readers, NEW.writers, NEW.data, NEW.creator);
       END IF;
       PERFORM set_config('forum.moving', was, true);
       RETURN NULL;
@@ -251,17 +251,19 @@ extension PostgresSchema {
       ALTER TABLE forum.private_files DISABLE TRIGGER USER;
       WITH moved AS (
         DELETE FROM forum.files WHERE NOT ('*' = ANY(readers))
-        RETURNING name, mime_type, file_size, create_date, update_date, readers, writers, data
+        RETURNING name, mime_type, file_size, create_date, update_date, readers, writers, data,
+          creator
       )
       INSERT INTO forum.private_files(name, mime_type, file_size, create_date, update_date,
-                                      readers, writers, data, reader_keys)
+                                      readers, writers, data, creator, reader_keys)
       SELECT m.*, forum.file_keys(m.name, m.readers) FROM moved m;
       WITH moved AS (
         DELETE FROM forum.private_files WHERE '*' = ANY(readers)
-        RETURNING name, mime_type, file_size, create_date, update_date, readers, writers, data
+        RETURNING name, mime_type, file_size, create_date, update_date, readers, writers, data,
+          creator
       )
       INSERT INTO forum.files(name, mime_type, file_size, create_date, update_date, readers,
-                              writers, data)
+                              writers, data, creator)
       SELECT * FROM moved;
       ALTER TABLE forum.files ENABLE TRIGGER USER;
       ALTER TABLE forum.private_files ENABLE TRIGGER USER;

@@ -384,6 +384,41 @@ enum PostgresSchema {
     CREATE TRIGGER z_storage AFTER INSERT OR DELETE OR UPDATE OF data ON forum.private_objects
       FOR EACH ROW EXECUTE FUNCTION forum.objects_storage();
     """,
+    // Issue 28 H5: files count too: who uploaded each (`creator` on both file tables, set by
+    // `forum.objects_creator` at insert, carried when a file changes tables: `forum.files_move`,
+    // `movePrivateFiles`), its bytes added to `forum.storage` and taken away at its delete.
+    """
+    ALTER TABLE forum.files ADD COLUMN IF NOT EXISTS creator text;
+    ALTER TABLE forum.private_files ADD COLUMN IF NOT EXISTS creator text;
+    CREATE OR REPLACE FUNCTION forum.files_storage() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.creator IS NOT NULL THEN
+        UPDATE forum.storage SET bytes = bytes - octet_length(OLD.data)
+        WHERE user_id = OLD.creator;
+      END IF;
+      IF TG_OP IN ('UPDATE', 'INSERT') AND NEW.creator IS NOT NULL THEN
+        INSERT INTO forum.storage(user_id, bytes) VALUES (NEW.creator, octet_length(NEW.data))
+        ON CONFLICT (user_id) DO UPDATE SET bytes = forum.storage.bytes + excluded.bytes;
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+    REVOKE ALL ON FUNCTION forum.files_storage() FROM PUBLIC;
+    DROP TRIGGER IF EXISTS a_creator ON forum.files;
+    CREATE TRIGGER a_creator BEFORE INSERT ON forum.files
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_creator();
+    DROP TRIGGER IF EXISTS a_creator ON forum.private_files;
+    CREATE TRIGGER a_creator BEFORE INSERT ON forum.private_files
+      FOR EACH ROW EXECUTE FUNCTION forum.objects_creator();
+    DROP TRIGGER IF EXISTS z_storage ON forum.files;
+    CREATE TRIGGER z_storage AFTER INSERT OR DELETE OR UPDATE OF data ON forum.files
+      FOR EACH ROW EXECUTE FUNCTION forum.files_storage();
+    DROP TRIGGER IF EXISTS z_storage ON forum.private_files;
+    CREATE TRIGGER z_storage AFTER INSERT OR DELETE OR UPDATE OF data ON forum.private_files
+      FOR EACH ROW EXECUTE FUNCTION forum.files_storage();
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.

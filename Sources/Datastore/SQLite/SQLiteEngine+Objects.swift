@@ -480,9 +480,11 @@ extension SQLiteEngine {
   ) throws -> FileInfo {
     let now = SQL(verbatim: SQLiteRules.now)
     let statement: SQL = """
-      INSERT INTO files(name, mimeType, fileSize, createDate, updateDate, readers, writers, data)
+      INSERT INTO files(name, mimeType, fileSize, createDate, updateDate, readers, writers, data,
+        creator)
       VALUES (\(name), \(mimeType), \(bytes.count), \(sql: now), \(sql: now), \
-      \(ACL.column(acl.readers)), \(ACL.column(acl.writers)), \(.blob(bytes)))
+      \(ACL.column(acl.readers)), \(ACL.column(acl.writers)), \(.blob(bytes)), \
+      \(caller.userId.map(SQLValue.text) ?? .null))
       ON CONFLICT(name) DO NOTHING
       RETURNING name, mimeType, fileSize, createDate, updateDate, readers, writers
       """

@@ -16,7 +16,7 @@
 enum SQLiteSchema {
   /// How many steps `migrations` has: the `user_version` of an up-to-date file, known without
   /// building the steps' SQL (a test checks that the two agree).
-  static let version: Int64 = 17
+  static let version: Int64 = 18
 
   static let migrations = Migrations(steps: [
     .sql(
@@ -264,6 +264,10 @@ enum SQLiteSchema {
     // by triggers), read by `forum serve`'s quota per user in one row. Idempotent, as a board
     // whose version was set back by hand runs it again.
     .swift(addCreators),
+    // Version 18 (issue 28 H5): files count too: who uploaded each (`files.creator`, set by the
+    // engine from the session at insert), its stored bytes added to `storage` and taken away
+    // when it is deleted. Idempotent.
+    .swift(addFileCreators),
   ])
 
   private static func indexPublicRows(_ connection: Connection) throws {
@@ -334,6 +338,31 @@ enum SQLiteSchema {
       CREATE TRIGGER objects_storage_delete AFTER DELETE ON objects
       WHEN OLD.creator IS NOT NULL BEGIN
         \(storage("OLD.creator", by: "- length(CAST(OLD.data AS BLOB))"))
+      END;
+      """)
+  }
+
+  private static func addFileCreators(_ connection: Connection) throws {
+    let present = try connection.prepare(
+      "SELECT 1 FROM pragma_table_info('files') WHERE name = 'creator'"
+    ).firstRow { $0.int(0) }
+    if present == nil { try connection.execute("ALTER TABLE files ADD COLUMN creator TEXT") }
+    try connection.execute(
+      """
+      DROP TRIGGER IF EXISTS files_storage_insert;
+      CREATE TRIGGER files_storage_insert AFTER INSERT ON files
+      WHEN NEW.creator IS NOT NULL BEGIN
+        \(storage("NEW.creator", by: "+ length(NEW.data)"))
+      END;
+      DROP TRIGGER IF EXISTS files_storage_update;
+      CREATE TRIGGER files_storage_update AFTER UPDATE OF data ON files
+      WHEN OLD.creator IS NOT NULL BEGIN
+        \(storage("OLD.creator", by: "+ length(NEW.data) - length(OLD.data)"))
+      END;
+      DROP TRIGGER IF EXISTS files_storage_delete;
+      CREATE TRIGGER files_storage_delete AFTER DELETE ON files
+      WHEN OLD.creator IS NOT NULL BEGIN
+        \(storage("OLD.creator", by: "- length(OLD.data)"))
       END;
       """)
   }

@@ -100,7 +100,10 @@ struct FilesController: NCMBController {
     } catch {
       throw NCMBError.mediaType(String(describing: error))
     }
-    let info = try client.putFile(name: name, bytes: bytes, mimeType: mimeType, acl: acl)
+    // The file's bytes count toward the uploader's storage (issue 28 H5).
+    let info = try ObjectsController.withinStorage(call) {
+      try client.putFile(name: name, bytes: bytes, mimeType: mimeType, acl: acl)
+    }
     return NCMBService.json(
       .object(["fileName": .string(info.fileName), "createDate": NCMBJSON.date(info.createDate)]),
       status: 201)
