@@ -114,8 +114,8 @@ enum ServeCommand: BoardlessCommand {
   static let storagePerUser = Option<ServeLimit>(
     "storage-per-user", value: "MIB",
     help: Localized(
-      "bytes of objects and files one app user may store (default \(ServeLimits.defaults.storageBytesPerUser >> 20) MiB; 0: no limit)",
-      "アプリのユーザーごとに保存できるオブジェクトとファイルの量 (既定 \(ServeLimits.defaults.storageBytesPerUser >> 20) MiB、0 で無制限)"
+      "objects and files one app user may store (default \(ServeLimits.defaults.storageBytesPerUser >> 20); 0: no limit)",
+      "ユーザーごとの保存量の上限 (既定 \(ServeLimits.defaults.storageBytesPerUser >> 20)、0 で無制限)"
     ))
 
   /// How long requests already received may take to finish once a stop is asked.
