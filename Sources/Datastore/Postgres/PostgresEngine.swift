@@ -210,13 +210,16 @@ final class PostgresEngine: DatastoreEngine {
       // Only the hash travels: the token never reaches the server's logs.
       let hash = SHA256.hash(token)
       acting = .unknown
-      let userId = try run("SELECT forum.act_as($1::bytea)", [.bytes(hash)]).text(0, 0)
-      guard let userId else {
+      let answer = try run("SELECT forum.act_as($1::bytea)", [.bytes(hash)]).text(0, 0)
+      guard let answer else {
         acting = .nobody
         return nil
       }
       acting = .session(hash)
-      return Principals(userId: userId, sessionHash: hash)
+      // The user's id, then its roles (`forum.act_as`: an imported app's roles).
+      let words = answer.split(separator: " ").map(String.init)
+      return Principals(
+        userId: words.first ?? "", roles: Array(words.dropFirst()), sessionHash: hash)
     }
     guard token == sessionToken, let principals else { return nil }
     return try serverPrincipals(userId: principals.userId ?? "")

@@ -87,7 +87,9 @@ extension PostgresSchema {
       END IF;
       PERFORM set_config('forum.acting',
                          CASE WHEN found_id IS NULL THEN '' ELSE encode(token, 'hex') END, false);
-      RETURN found_id;
+      -- The user's roles follow its id, space-separated (an imported app's roles, issue 34).
+      RETURN found_id || coalesce((SELECT ' ' || string_agg(m.role, ' ' ORDER BY m.role)
+                                   FROM forum.app_role_members m WHERE m.user_id = found_id), '');
     END
     $$;
 

@@ -419,13 +419,22 @@ enum PostgresSchema {
     CREATE TRIGGER z_storage AFTER INSERT OR DELETE OR UPDATE OF data ON forum.private_files
       FOR EACH ROW EXECUTE FUNCTION forum.files_storage();
     """,
+    // Issue 34: the roles of app users (`forum import ncmb` brings an app's roles; a server's
+    // `forum.principals()` adds the roles of the user it acts for). Owner-only.
+    """
+    CREATE TABLE IF NOT EXISTS forum.app_role_members(
+      role text NOT NULL,
+      user_id text NOT NULL,
+      PRIMARY KEY (user_id, role)
+    );
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [
     "meta", "objects", "files", "users", "counters", "changes", "read_positions", "revisions",
     "feed_lock", "secrets", "app_identities", "app_sessions", "private_objects", "private_changes",
-    "private_search_text", "private_files", "changes_pruned", "storage",
+    "private_search_text", "private_files", "changes_pruned", "storage", "app_role_members",
   ]
 
   /// Creates or brings up to date the whole schema, in one transaction, as the current role
@@ -807,7 +816,11 @@ enum PostgresSchema {
       me text := forum.caller_id();
       mine text[] := ARRAY['*'] || CASE WHEN me IS NULL THEN '{}'::text[] ELSE ARRAY[me] END;
     BEGIN
-      IF forum.is_server() THEN RETURN mine; END IF;
+      IF forum.is_server() THEN
+        RETURN mine || coalesce((SELECT array_agg('role:' || m.role ORDER BY m.role)
+                                 FROM forum.app_role_members m WHERE m.user_id = me),
+                                '{}'::text[]);
+      END IF;
       RETURN mine
         || coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
                      FROM pg_roles r
