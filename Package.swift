@@ -123,7 +123,8 @@ let package = Package(
       dependencies: [
         "ForumCLI", "Forum", "Datastore", "HostileImages", "CImageDecode", "PostgresTestCluster",
         "HTTPTestSupport",
-      ]),
+      ],
+      exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v5]
 )

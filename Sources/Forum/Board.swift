@@ -421,7 +421,7 @@ public final class Board {
   }
 
   /// The classes whose objects the board writes and shapes.
-  static let boardClasses: Set<String> = [
+  public static let boardClasses: Set<String> = [
     threadClass, commentClass, conversationClass, messageClass, preferenceClass,
   ]
 

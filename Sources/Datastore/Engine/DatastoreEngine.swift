@@ -214,6 +214,13 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// per user; nil when the engine does not count them (PostgreSQL, remote) or the caller has
   /// no user.
   func storedBytes(as caller: Principals) throws -> Int?
+
+  /// `forum import`: the items as given (ids, dates, ACLs; anonymous ids stored as sign-up
+  /// stores them, hashed), in one transaction, as the board's owner (PostgreSQL: the schema's
+  /// owner, else `E403001`). An item already there exactly so is `unchanged`; one whose id is
+  /// taken otherwise is a `conflict` and writes nothing. Rows are written as they were, not
+  /// through the rules: the caller refuses the rules' classes (`Datastore.importItems`).
+  func importItems(_ items: [ImportItem]) throws -> [ImportOutcome]
 }
 
 extension DatastoreEngine {

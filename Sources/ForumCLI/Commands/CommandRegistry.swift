@@ -11,7 +11,8 @@ enum CommandRegistry {
     InboxCommand.self, MuteCommand.self, UnmuteCommand.self, FollowCommand.self,
     UnfollowCommand.self, PinCommand.self, UnpinCommand.self, ModCommand.self,
     WhoCommand.self, WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self,
-    QuitCommand.self, InitCommand.self, KeysCommand.self, IndexCommand.self, ServeCommand.self,
+    QuitCommand.self, InitCommand.self, KeysCommand.self, IndexCommand.self, ImportCommand.self,
+    ServeCommand.self,
   ]
 
   static var names: [String] { all.map { $0.name } }

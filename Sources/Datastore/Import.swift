@@ -1,0 +1,159 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// What an import brings onto a board as it was elsewhere (`forum import ncmb`): objects with
+/// their own objectIds, dates and ACLs, users with their anonymous ids, role memberships and
+/// files. The board's owner only (on SQLite whoever holds the file, on PostgreSQL the schema's
+/// owner). Each batch is one transaction; an item already on the board exactly as given is
+/// `unchanged`, one whose id is taken by something else is a `conflict` and writes nothing.
+public enum ImportItem: Sendable {
+  /// An object; a user (`User.className`) may bring its anonymous id, stored hashed as sign-up
+  /// stores it, so the device holding the id signs in as this user.
+  case object(ImportedObject, anonymousId: String?)
+  /// `userId` holds `role` (both as the export named them).
+  case roleMember(role: String, userId: String)
+  case file(ImportedFile)
+}
+
+public struct ImportedObject: Equatable, Sendable {
+  public let className: String
+  public let objectId: String
+  public let createDate: Int64
+  public let updateDate: Int64
+  public let acl: ACL
+  public let fields: [String: JSONValue]
+
+  public init(
+    className: String, objectId: String, createDate: Int64, updateDate: Int64, acl: ACL,
+    fields: [String: JSONValue]
+  ) {
+    self.className = className
+    self.objectId = objectId
+    self.createDate = createDate
+    self.updateDate = updateDate
+    self.acl = acl
+    self.fields = fields
+  }
+
+  /// Whose storage the object counts toward: its one user writer, if it has exactly one.
+  var creator: String? {
+    let users = acl.writers.filter { $0 != "*" && !$0.hasPrefix("role:") }
+    return users.count == 1 ? users.first : nil
+  }
+}
+
+public struct ImportedFile: Equatable, Sendable {
+  public let name: String
+  public let mimeType: String
+  public let bytes: [UInt8]
+  public let acl: ACL
+  public let createDate: Int64
+  public let updateDate: Int64
+
+  public init(
+    name: String, mimeType: String, bytes: [UInt8], acl: ACL, createDate: Int64,
+    updateDate: Int64
+  ) {
+    self.name = name
+    self.mimeType = mimeType
+    self.bytes = bytes
+    self.acl = acl
+    self.createDate = createDate
+    self.updateDate = updateDate
+  }
+
+  var creator: String? {
+    let users = acl.writers.filter { $0 != "*" && !$0.hasPrefix("role:") }
+    return users.count == 1 ? users.first : nil
+  }
+}
+
+public enum ImportOutcome: Equatable, Sendable {
+  case imported
+  /// Already on the board exactly so (a second run).
+  case unchanged
+  /// Its id (or anonymous id, or file name) is on the board with other values: nothing written.
+  case conflict
+}
+
+extension Datastore {
+  /// Writes `items` in one transaction (`ImportItem`); the outcome of each, in order. Items are
+  /// checked as the API checks a write (names, values, ACL principals, ids) before any is
+  /// written: a bad one throws `E400002` naming it and nothing is written.
+  public func importItems(_ items: [ImportItem]) throws -> [ImportOutcome] {
+    for item in items {
+      switch item {
+      case .object(let object, let anonymousId):
+        try DatastoreClient.validate(className: object.className)
+        guard Validation.isObjectId(object.objectId) else {
+          throw DatastoreError.invalid("objectId")
+        }
+        try DatastoreClient.validate(fields: object.fields)
+        if let anonymousId, !Validation.isSecret(anonymousId) {
+          throw DatastoreError.invalid("authData.anonymous.id")
+        }
+      case .roleMember(let role, let userId):
+        guard Validation.isRoleName(role) else { throw DatastoreError.invalid("roleName") }
+        guard Validation.isObjectId(userId) else { throw DatastoreError.invalid("objectId") }
+      case .file(let file):
+        guard Validation.isFileName(file.name) else { throw DatastoreError.invalid("fileName") }
+        guard !file.bytes.isEmpty else { throw DatastoreError.empty("file") }
+        guard file.bytes.count <= fileSizeLimit else {
+          throw DatastoreError(
+            .fileTooLarge,
+            reason: StoreReason.fileTooLarge(bytes: file.bytes.count, limit: fileSizeLimit))
+        }
+        guard !file.mimeType.isEmpty, file.mimeType.utf8.count <= 100, file.mimeType.contains("/")
+        else { throw DatastoreError.invalid("mimeType") }
+      }
+    }
+    return try engine.importItems(items)
+  }
+}
+
+/// NCMB's dates: `yyyy-MM-ddTHH:mm:ss.SSSZ` (UTC; a fraction of any length, or none).
+public enum ImportDate {
+  /// Milliseconds since 1970, nil when `text` is not such a date.
+  public static func milliseconds(_ text: String) -> Int64? {
+    var bytes = Array(text.utf8)
+    guard bytes.last == UInt8(ascii: "Z") else { return nil }
+    bytes.removeLast()
+    guard bytes.count >= 19, bytes.count <= 32 else { return nil }
+    func number(_ range: Range<Int>) -> Int? {
+      var value = 0
+      for byte in bytes[range] {
+        guard (0x30...0x39).contains(byte) else { return nil }
+        value = value * 10 + Int(byte - 0x30)
+      }
+      return value
+    }
+    let separators: [(Int, UInt8)] = [(4, 0x2D), (7, 0x2D), (10, 0x54), (13, 0x3A), (16, 0x3A)]
+    for (index, separator) in separators where bytes[index] != separator { return nil }
+    guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+      let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+      (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+    else { return nil }
+    var millis: Int64 = 0
+    if bytes.count > 19 {
+      let fraction = bytes[20...]
+      guard bytes[19] == UInt8(ascii: "."), !fraction.isEmpty,
+        fraction.allSatisfy({ (0x30...0x39).contains($0) })
+      else { return nil }
+      for (place, byte) in zip([100, 10, 1] as [Int64], fraction) {
+        millis += place * Int64(byte - 0x30)
+      }
+    }
+    // Days from 1970-01-01 in the proleptic Gregorian calendar (civil-from-days inverted).
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yearOfEra = y - era * 400
+    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    let days = Int64(era * 146_097 + dayOfEra - 719_468)
+    return (days * 86_400 + Int64(hour * 3600 + minute * 60 + second)) * 1000 + millis
+  }
+}

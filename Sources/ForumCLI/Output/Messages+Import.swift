@@ -1,0 +1,109 @@
+/// `forum import ncmb`'s sentences.
+extension Messages {
+  func importLine(
+    _ name: String, imported: Int, unchanged: Int, refused: Int, conflicts: [String]
+  ) -> String {
+    var line = pick(
+      "\(name): imported \(imported), unchanged \(unchanged), refused \(refused)",
+      "\(name): 取り込み \(imported)、変更なし \(unchanged)、拒否 \(refused)")
+    if !conflicts.isEmpty {
+      let shown =
+        conflicts.prefix(5).joined(separator: ", ")
+        + (conflicts.count > 5 ? ", …" : "")
+      line += pick(
+        " (already on the board with other values: \(shown))",
+        " (別の内容ですでに掲示板にあります: \(shown))")
+    }
+    return line
+  }
+
+  func importNeedsPassword(_ name: String, objectId: String) -> String {
+    pick(
+      "need a new password: \(name) (\(objectId)): NCMB's password hashes cannot be used",
+      "新しいパスワードが必要: \(name) (\(objectId)): NCMB のパスワードハッシュは使えません")
+  }
+
+  func importNothingWritten(_ count: Int) -> String {
+    pick(
+      "import refused: \(count) problem\(count == 1 ? "" : "s") above; nothing was written",
+      "取り込みを中止しました: 上の \(count) 件の問題のため、何も書き込んでいません")
+  }
+
+  func importNoDirectory(_ path: String) -> String {
+    pick("\(path): no such directory", "\(path): ディレクトリがありません")
+  }
+
+  func importRenameUnknown(_ name: String) -> String {
+    pick(
+      "--rename \(name)=…: the export has no \(name).json",
+      "--rename \(name)=…: エクスポートに \(name).json がありません")
+  }
+
+  func importRenameTaken(_ from: String, _ to: String) -> String {
+    pick(
+      "--rename \(from)=\(to): \(to) is the board's own class or another class of the export",
+      "--rename \(from)=\(to): \(to) は掲示板自身のクラスか、エクスポートの別のクラスです")
+  }
+
+  func importSkipped(_ name: String) -> String {
+    pick(
+      "\(name): not imported (push notifications and installations are not supported)",
+      "\(name): 取り込みません (プッシュ通知と端末登録は未対応です)")
+  }
+
+  func importBadJSON(_ name: String) -> String {
+    pick("\(name): not valid JSON (UTF-8)", "\(name): JSON (UTF-8) として読めません")
+  }
+
+  func importNoResults(_ name: String) -> String {
+    pick(
+      "\(name): not an export ({\"results\":[…]} expected)",
+      "\(name): エクスポートの形ではありません ({\"results\":[…]} のはず)")
+  }
+
+  func importNotAnObject(_ name: String, index: Int) -> String {
+    pick(
+      "\(name) #\(index + 1): not an object", "\(name) #\(index + 1): オブジェクトではありません")
+  }
+
+  func importMissing(_ name: String) -> String {
+    pick("\(name): missing or not a regular file", "\(name): ないか、通常のファイルではありません")
+  }
+
+  func importTooLarge(_ name: String, bytes: Int, limit: Int) -> String {
+    pick(
+      "\(name): \(bytes) bytes, over the limit of \(limit)",
+      "\(name): \(bytes) バイトで、上限 \(limit) を超えています")
+  }
+
+  func importMissingField(_ place: String, _ field: String) -> String {
+    pick("\(place): no \(field)", "\(place): \(field) がありません")
+  }
+
+  func importDuplicate(_ file: String, _ id: String) -> String {
+    pick("\(file): \(id) appears twice", "\(file): \(id) が 2 回あります")
+  }
+
+  func importBadField(_ place: String, _ field: String, _ reason: String) -> String {
+    pick("\(place): \(field) is invalid: \(reason)", "\(place): \(field) が不正です: \(reason)")
+  }
+
+  func importBoardClass(_ name: String) -> String {
+    pick(
+      "\(name).json: \(name) is the board's own class; import the app's under another name "
+        + "with --rename \(name)=App\(name)",
+      "\(name).json: \(name) は掲示板自身のクラスです。--rename \(name)=App\(name) で"
+        + "別の名前にして取り込んでください")
+  }
+
+  func importModeratorRole(_ place: String) -> String {
+    pick(
+      "\(place): a role named moderator would moderate the board; rename it in role.json",
+      "\(place): moderator という名前のロールは掲示板のモデレーターになります。role.json で名前を変えてください")
+  }
+
+  func importEscapes(_ place: String) -> String {
+    pick(
+      "\(place): the name leads outside the files folder", "\(place): 名前が files フォルダの外を指しています")
+  }
+}
