@@ -85,33 +85,37 @@ extension Datastore {
   /// checked as the API checks a write (names, values, ACL principals, ids) before any is
   /// written: a bad one throws `E400002` naming it and nothing is written.
   public func importItems(_ items: [ImportItem]) throws -> [ImportOutcome] {
-    for item in items {
-      switch item {
-      case .object(let object, let anonymousId):
-        try DatastoreClient.validate(className: object.className)
-        guard Validation.isObjectId(object.objectId) else {
-          throw DatastoreError.invalid("objectId")
-        }
-        try DatastoreClient.validate(fields: object.fields)
-        if let anonymousId, !Validation.isSecret(anonymousId) {
-          throw DatastoreError.invalid("authData.anonymous.id")
-        }
-      case .roleMember(let role, let userId):
-        guard Validation.isRoleName(role) else { throw DatastoreError.invalid("roleName") }
-        guard Validation.isObjectId(userId) else { throw DatastoreError.invalid("objectId") }
-      case .file(let file):
-        guard Validation.isFileName(file.name) else { throw DatastoreError.invalid("fileName") }
-        guard !file.bytes.isEmpty else { throw DatastoreError.empty("file") }
-        guard file.bytes.count <= fileSizeLimit else {
-          throw DatastoreError(
-            .fileTooLarge,
-            reason: StoreReason.fileTooLarge(bytes: file.bytes.count, limit: fileSizeLimit))
-        }
-        guard !file.mimeType.isEmpty, file.mimeType.utf8.count <= 100, file.mimeType.contains("/")
-        else { throw DatastoreError.invalid("mimeType") }
-      }
-    }
+    for item in items { try check(item) }
     return try engine.importItems(items)
+  }
+
+  /// Checks one item as `importItems` will, writing nothing: an importer checks a whole export
+  /// before its first batch.
+  public func check(_ item: ImportItem) throws {
+    switch item {
+    case .object(let object, let anonymousId):
+      try DatastoreClient.validate(className: object.className)
+      guard Validation.isObjectId(object.objectId) else {
+        throw DatastoreError.invalid("objectId")
+      }
+      try DatastoreClient.validate(fields: object.fields)
+      if let anonymousId, !Validation.isSecret(anonymousId) {
+        throw DatastoreError.invalid("authData.anonymous.id")
+      }
+    case .roleMember(let role, let userId):
+      guard Validation.isRoleName(role) else { throw DatastoreError.invalid("roleName") }
+      guard Validation.isObjectId(userId) else { throw DatastoreError.invalid("objectId") }
+    case .file(let file):
+      guard Validation.isFileName(file.name) else { throw DatastoreError.invalid("fileName") }
+      guard !file.bytes.isEmpty else { throw DatastoreError.empty("file") }
+      guard file.bytes.count <= fileSizeLimit else {
+        throw DatastoreError(
+          .fileTooLarge,
+          reason: StoreReason.fileTooLarge(bytes: file.bytes.count, limit: fileSizeLimit))
+      }
+      guard !file.mimeType.isEmpty, file.mimeType.utf8.count <= 100, file.mimeType.contains("/")
+      else { throw DatastoreError.invalid("mimeType") }
+    }
   }
 }
 

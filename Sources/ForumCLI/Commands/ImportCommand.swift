@@ -78,9 +78,20 @@ enum ImportCommand: BoardlessCommand {
       directory: ImageFile.expandTilde(dir), renames: renames, messages: messages,
       fileSizeLimit: store.fileSizeLimit)
     let plan = reader.read()
-    guard reader.problems.isEmpty else {
-      for problem in reader.problems { ForumMain.writeError(SafeText.sanitize(problem)) }
-      throw CLIError.failed(messages.importNothingWritten(reader.problems.count))
+    // The datastore's own checks (ids, field names, values), on everything before any write.
+    var problems = reader.problems
+    for batch in plan.batches {
+      for (item, label) in zip(batch.items, batch.labels) {
+        do {
+          try store.check(item)
+        } catch let error as DatastoreError {
+          problems.append("\(batch.name) \(label ?? ""): \(messages.failure(error))")
+        }
+      }
+    }
+    guard problems.isEmpty else {
+      for problem in problems { ForumMain.writeError(SafeText.sanitize(problem)) }
+      throw CLIError.failed(messages.importNothingWritten(problems.count))
     }
     let pause = ProcessInfo.processInfo.environment["FORUM_IMPORT_TEST_PAUSE"].flatMap(Double.init)
     var first = true

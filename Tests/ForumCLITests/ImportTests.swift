@@ -1,0 +1,329 @@
+import Foundation
+import HTTPTestSupport
+import PostgresTestCluster
+import Testing
+
+@testable import Datastore
+
+/// `forum import ncmb DIR` (issue 34) through the built binary, then the imported app through
+/// `forum serve` with the SDKs' request formats, on both engines: an imported anonymous user
+/// signs in with its old id and deletes its own post, others are refused; GET returns the
+/// exported values; a second run changes nothing; bad input is one line and writes nothing.
+@Suite("forum import ncmb")
+struct ImportTests {
+  static let export = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/ncmb-export").path
+
+  static let expectedFirstRun = """
+    user: imported 3, unchanged 0, refused 0
+    role: imported 2, unchanged 0, refused 0
+    files: imported 1, unchanged 0, refused 0
+    Post: imported 3, unchanged 0, refused 0
+    Shop: imported 2, unchanged 0, refused 0
+    AppThread: imported 1, unchanged 0, refused 0
+    installation.json: not imported (push notifications and installations are not supported)
+    need a new password: taro (TaroPassword0003): NCMB's password hashes cannot be used
+
+    """
+
+  static let expectedSecondRun = """
+    user: imported 0, unchanged 3, refused 0
+    role: imported 0, unchanged 2, refused 0
+    files: imported 0, unchanged 1, refused 0
+    Post: imported 0, unchanged 3, refused 0
+    Shop: imported 0, unchanged 2, refused 0
+    AppThread: imported 0, unchanged 1, refused 0
+    installation.json: not imported (push notifications and installations are not supported)
+    need a new password: taro (TaroPassword0003): NCMB's password hashes cannot be used
+
+    """
+
+  /// What the app sees through `forum serve` after the import (signed HTTP as the SDKs send it).
+  static let script =
+    SignedClient.prelude + """
+      problems = []
+      def expect(name, got, want):
+          if got != want:
+              problems.append([name, got, want])
+      A, B, T = 'AnonUserA0000001', 'AnonUserB0000002', 'TaroPassword0003'
+      def ptr(c, i):
+          return {'__type': 'Pointer', 'className': c, 'objectId': i}
+      def anonymous(id):
+          status, user, _ = call('POST', 'users', {'authData': {'anonymous': {'id': id}}})
+          return status, (user or {}).get('objectId'), (user or {}).get('sessionToken')
+      status, a, at = anonymous('3F2504E0-4F89-11D3-9A0C-0305E82C3301')
+      expect('A signs in as itself', [status, a], [201, A])
+      status, b, bt = anonymous('9C1B7E2A-1D3F-4B5C-8E9F-0A1B2C3D4E5F')
+      expect('B signs in as itself', [status, b], [201, B])
+      other, ot = signup()
+      expect('a new device is someone new', other in (A, B, T), False)
+      status, post, _ = call('GET', 'classes/Post/PostPublic000001', token=ot)
+      expect('GET', status, 200)
+      post = post or {}
+      expect('dates', [post.get('createDate'), post.get('updateDate')],
+             ['2021-06-01T12:00:00.001Z', '2021-06-02T12:00:00.002Z'])
+      expect('pointer', post.get('author'), ptr('user', A))
+      expect('pointer to a renamed class', post.get('thread'), ptr('AppThread', 'AppThreadOne0001'))
+      expect('pointer across classes', post.get('shop'), ptr('Shop', 'ShopTokyo0000001'))
+      expect('geo', post.get('location'),
+             {'__type': 'GeoPoint', 'latitude': 35.681236, 'longitude': 139.767125})
+      expect('date', post.get('publishedAt'),
+             {'__type': 'Date', 'iso': '2021-06-01T11:59:59.999Z'})
+      expect('relation', post.get('likedBy'),
+             {'__type': 'Relation', 'className': 'user',
+              'objects': [ptr('user', B), ptr('user', T)]})
+      expect('values', [post.get('text'), post.get('tags'), post.get('likes')],
+             ['はじめまして', ['hello', 'tokyo'], 3])
+      expect('acl', post.get('acl'), {'*': {'read': True}, A: {'read': True, 'write': True}})
+      status, body, _ = call('GET', 'classes/Post/PostEditors00002', token=at)
+      expect('a role reader reads', [status, (body or {}).get('likedBy')],
+             [200, {'__type': 'Relation', 'className': 'user'}])
+      expect('others do not', call('GET', 'classes/Post/PostEditors00002', token=bt)[0], 404)
+      status, body, _ = call('GET', 'classes/Post', token=ot,
+                             query=where({'author': ptr('user', A)}))
+      expect('query by pointer', [status, [p['objectId'] for p in (body or {}).get('results', [])]],
+             [200, ['PostPublic000001']])
+      status, body, _ = call('GET', 'classes/Shop/ShopOsaka0000002', token=ot)
+      expect('another class', [status, (body or {}).get('geo'), (body or {}).get('openedAt')],
+             [200, {'__type': 'GeoPoint', 'latitude': 34.702485, 'longitude': 135.495951},
+              {'__type': 'Date', 'iso': '2019-10-01T01:00:00.000Z'}])
+      status, body, _ = call('DELETE', 'classes/Post/PostPublic000001', token=ot)
+      expect('a new user may not delete it', [status, (body or {}).get('code')], [403, 'E403001'])
+      status, body, _ = call('DELETE', 'classes/Post/PostPublic000001', token=bt)
+      expect('B may not delete it', [status, (body or {}).get('code')], [403, 'E403001'])
+      expect('A deletes its own post', call('DELETE', 'classes/Post/PostPublic000001', token=at)[0],
+             200)
+      expect('gone', call('GET', 'classes/Post/PostPublic000001', token=at)[0], 404)
+      expect('B deletes its own', call('DELETE', 'classes/Post/PostByB000000003', token=bt)[0], 200)
+      status, _, raw = call('GET', 'files/photo.png', token=ot)
+      expect('file', [status, raw[:8]], [200, b'\\x89PNG\\r\\n\\x1a\\n'])
+      status, body, _ = call('GET', 'files', token=ot, query=where({'fileName': 'photo.png'}))
+      found = ((body or {}).get('results') or [{}])[0]
+      expect('file dates and acl', [found.get('createDate'), found.get('acl')],
+             ['2021-06-01T11:00:00.000Z', {'*': {'read': True}, A: {'read': True, 'write': True}}])
+      print(json.dumps(problems, ensure_ascii=False))
+      """
+
+  /// Imports the fixture (refused first without --rename, nothing written), again (unchanged),
+  /// then serves `serveLocation` and runs the app's checks.
+  private func check(
+    _ forum: ForumFixture, importing location: String, serving serveLocation: String,
+    keys: String, fingerprint: () throws -> [String]
+  ) throws {
+    let before = try fingerprint()
+    let refused = try forum.run(
+      ["import", "ncmb", ImportTests.export], profile: nil, database: location)
+    #expect(refused.status == 1, "\(refused.summary)")
+    #expect(refused.stdout == "")
+    #expect(
+      refused.stderr
+        == "Thread.json: Thread is the board's own class; import the app's under another name "
+        + "with --rename Thread=AppThread\nforum: import refused: 1 problem above; nothing was "
+        + "written\n", "\(refused.stderr)")
+    #expect(try fingerprint() == before)
+    let arguments = ["import", "ncmb", ImportTests.export, "--rename", "Thread=AppThread"]
+    let first = try forum.run(arguments, profile: nil, database: location)
+    #expect(first.status == 0 && first.stdout == ImportTests.expectedFirstRun, "\(first.summary)")
+    let imported = try fingerprint()
+    let second = try forum.run(arguments, profile: nil, database: location)
+    #expect(
+      second.status == 0 && second.stdout == ImportTests.expectedSecondRun, "\(second.summary)")
+    #expect(try fingerprint() == imported)
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"], database: serveLocation)
+    let run = try Clients.python(ImportTests.script, [String(server.port), keys], timeout: 180)
+    #expect(run.status == 0 && run.stdout == "[]\n", "\(run.summary)")
+    #expect(server.stop() == 0)
+  }
+
+  @Test func anExportOnSQLite() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let keys = try forum.run(["--json", "keys"], profile: nil)
+    try check(
+      forum, importing: forum.db, serving: forum.db, keys: keys.stdout,
+      fingerprint: { try forum.importFingerprint() })
+  }
+
+  @Test func anExportOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let owner = served.board.owner.uri
+    try check(
+      forum, importing: owner, serving: served.server.uri, keys: served.keys,
+      fingerprint: { try served.board.importFingerprint() })
+    // A member cannot import: only the schema's owner.
+    let member = try forum.run(
+      ["import", "ncmb", ImportTests.export, "--rename", "Thread=AppThread"], profile: nil,
+      database: served.board.members["alice"]!.uri)
+    #expect(member.status == 3, "\(member.summary)")
+  }
+
+  /// Each bad input: one line naming it, exit 1, nothing written.
+  @Test func badInputIsOneLineAndWritesNothing() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let before = try forum.importFingerprint()
+    let good =
+      #"{"objectId":"GoodObject000001","createDate":"2021-01-01T00:00:00.000Z","#
+      + #""updateDate":"2021-01-01T00:00:00.000Z","name":"ok"}"#
+    func entry(_ id: String) -> String {
+      #"{"objectId":""# + id + #"","createDate":"2021-01-01T00:00:00.000Z","#
+        + #""updateDate":"2021-01-01T00:00:00.000Z"}"#
+    }
+    let cases: [(files: [String: String], line: String)] = [
+      (["Item.json": #"{"results":[{"objectId":"#], "Item.json: not valid JSON (UTF-8)"),
+      (
+        ["Item.json": #"{"results":{"objectId":"x"}}"#],
+        #"Item.json: not an export ({"results":[…]} expected)"#
+      ),
+      (["Item.json": #"{"results":[1]}"#], "Item.json #1: not an object"),
+      (["Item.json": #"{"results":["# + entry("short") + "]}"], "Item short: objectId"),
+      (["Item.json": #"{"results":[{"name":"no id"}]}"#], "Item.json #1: no objectId"),
+      (
+        [
+          "Item.json": #"{"results":["# + entry("Same000000000001") + ","
+            + entry("Same000000000001") + "]}"
+        ],
+        "Item.json: Same000000000001 appears twice"
+      ),
+      (
+        [
+          "Item.json": #"{"results":[{"objectId":"Bad0000000000001","createDate":"yesterday","#
+            + #""updateDate":"2021-01-01T00:00:00.000Z"}]}"#
+        ],
+        "Item.json Bad0000000000001: createDate is invalid: not a date yyyy-MM-ddTHH:mm:ss.SSSZ"
+      ),
+      (
+        [
+          "Item.json":
+            #"{"results":[{"objectId":"Bad0000000000001","createDate":"2021-01-01T00:00:00.000Z","#
+            + #""updateDate":"2021-01-01T00:00:00.000Z","acl":{"*":{"read":"yes"}}}]}"#
+        ],
+        "Item.json Bad0000000000001: acl is invalid: bad flag read"
+      ),
+      (
+        ["files.json": #"{"results":[{"fileName":"gone.png","mimeType":"image/png"}]}"#],
+        "files/gone.png: missing or not a regular file"
+      ),
+      (
+        ["files.json": #"{"results":[{"fileName":"../Item.json","mimeType":"image/png"}]}"#],
+        "files.json ../Item.json: the name leads outside the files folder"
+      ),
+      (
+        [
+          "files.json": #"{"results":[{"fileName":"big.png","mimeType":"image/png"}]}"#,
+          "files/big.png": String(repeating: "x", count: 5 * 1024 * 1024 + 1),
+        ],
+        "files/big.png: 5242881 bytes, over the limit of 5242880"
+      ),
+      (
+        [
+          "files.json": #"{"results":[{"fileName":"text.png","mimeType":"image/png"}]}"#,
+          "files/text.png": "not a picture",
+        ],
+        "files.json text.png: file is invalid: "
+      ),
+    ]
+    for (index, bad) in cases.enumerated() {
+      let dir = forum.root + "/export\(index)"
+      try FileManager.default.createDirectory(
+        atPath: dir + "/files", withIntermediateDirectories: true)
+      // A good class beside the bad input: not written either.
+      try Data(#"{"results":[\#(good)]}"#.utf8).write(to: URL(fileURLWithPath: dir + "/Good.json"))
+      for (name, text) in bad.files {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: dir + "/" + name))
+      }
+      let run = try forum.run(["import", "ncmb", dir], profile: nil)
+      let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+      #expect(run.status == 1 && run.stdout == "" && lines.count == 3, "\(run.summary)")
+      #expect(lines.first?.hasPrefix(bad.line) == true, "\(bad.line) / \(run.stderr)")
+      #expect(
+        lines.dropFirst().first == "forum: import refused: 1 problem above; nothing was written")
+      #expect(try forum.importFingerprint() == before, "\(bad.line)")
+    }
+  }
+
+  /// A kill -9 between two classes' transactions leaves whole classes; the next run imports
+  /// the rest and the board ends as one uninterrupted run leaves it.
+  @Test func aKilledImportIsResumed() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let arguments = ["import", "ncmb", ImportTests.export, "--rename", "Thread=AppThread"]
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: forum.binary)
+    process.arguments = ["--db", forum.db] + arguments
+    process.environment = forum.environment(extra: ["FORUM_IMPORT_TEST_PAUSE": "60"])
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var seen = Data()
+    while !seen.contains(UInt8(ascii: "\n")) {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      seen += chunk
+    }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    #expect(String(decoding: seen, as: UTF8.self) == "user: imported 3, unchanged 0, refused 0\n")
+    let killed = try forum.importFingerprint()
+    #expect(killed.contains { $0.hasPrefix("user|AnonUserA0000001|") })
+    #expect(!killed.contains { $0.hasPrefix("role|") || $0.hasPrefix("Post|") })
+    let resumed = try forum.run(arguments, profile: nil)
+    #expect(
+      resumed.status == 0
+        && resumed.stdout
+          == ImportTests.expectedFirstRun.replacing(
+            "user: imported 3, unchanged 0", with: "user: imported 0, unchanged 3"),
+      "\(resumed.summary)")
+    let whole = try ForumFixture()
+    try whole.ok(["init"], profile: nil)
+    try whole.ok(arguments, profile: nil)
+    let strip = { (rows: [String]) in rows.filter { !$0.hasPrefix("boardId") } }
+    #expect(strip(try forum.importFingerprint()) == strip(try whole.importFingerprint()))
+  }
+}
+
+extension ForumFixture {
+  /// The rows an import writes, as text (objects, files, identities, role members).
+  func importFingerprint() throws -> [String] {
+    let store = try openStore()
+    let storage = try #require(store.engine as? SQLiteEngine)
+    let queries: [(sql: String, columns: Int32)] = [
+      ("SELECT class, objectId, createDate, updateDate, readers, writers, data FROM objects", 7),
+      ("SELECT name, mimeType, fileSize, createDate, updateDate, readers, hex(data) FROM files", 7),
+      ("SELECT hex(secretHash), userId FROM identities", 2),
+      ("SELECT role, userId FROM role_members", 2),
+    ]
+    var rows: [String] = []
+    for (sql, columns) in queries {
+      rows.append(sql)
+      rows += try storage.connection.prepare(sql + " ORDER BY 1, 2").rows { row in
+        try (0..<columns).map { try row.text($0) ?? "NULL" }.joined(separator: "|")
+      }
+    }
+    return rows
+  }
+}
+
+extension PostgresTestBoard {
+  /// The rows an import writes, as text, read by the cluster's superuser.
+  func importFingerprint() throws -> [String] {
+    let tables = [
+      "SELECT class, object_id, create_date, update_date, readers, writers, data FROM forum.objects",
+      "SELECT class, object_id, create_date, update_date, readers, writers, data FROM forum.private_objects",
+      "SELECT name, mime_type, file_size, create_date, readers, md5(data) FROM forum.files",
+      "SELECT name, mime_type, file_size, create_date, readers, md5(data) FROM forum.private_files",
+      "SELECT encode(secret_hash, 'hex'), user_id FROM forum.app_identities",
+      "SELECT role, user_id FROM forum.app_role_members",
+    ]
+    var rows: [String] = []
+    for sql in tables {
+      rows.append(sql)
+      rows += try cluster.admin(sql + " ORDER BY 1, 2", database: database)
+        .split(separator: "\n").map(String.init)
+    }
+    return rows
+  }
+}
