@@ -244,6 +244,28 @@ struct ImportTests {
     }
   }
 
+  /// A link in `files/` leading out of it is refused like `../`, whatever it points at.
+  @Test func aLinkOutOfTheFilesFolderIsRefused() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let before = try forum.importFingerprint()
+    let dir = forum.root + "/linked"
+    try FileManager.default.createDirectory(
+      atPath: dir + "/files", withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: ImportTests.export + "/files/photo.png", toPath: forum.root + "/outside.png")
+    try FileManager.default.createSymbolicLink(
+      atPath: dir + "/files/link.png", withDestinationPath: forum.root + "/outside.png")
+    try Data(#"{"results":[{"fileName":"link.png","mimeType":"image/png"}]}"#.utf8).write(
+      to: URL(fileURLWithPath: dir + "/files.json"))
+    let run = try forum.run(["import", "ncmb", dir], profile: nil)
+    #expect(run.status == 1, "\(run.summary)")
+    #expect(
+      run.stderr == "files.json link.png: the name leads outside the files folder\n"
+        + "forum: import refused: 1 problem above; nothing was written\n")
+    #expect(try forum.importFingerprint() == before)
+  }
+
   /// A kill -9 between two classes' transactions leaves whole classes; the next run imports
   /// the rest and the board ends as one uninterrupted run leaves it.
   @Test func aKilledImportIsResumedOnSQLite() throws {
