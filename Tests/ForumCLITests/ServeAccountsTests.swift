@@ -98,6 +98,55 @@ struct ServeAccountsTests {
     try replay(server, keys: served.keys)
   }
 
+  /// The `ncmb` package from PyPI (a client nobody here wrote): a user saved with a userName
+  /// and a password, then `NCMBUser.login`, which sends `GET login/?userName=…&password=…`.
+  @Test func thePyPISDKLogsIn() throws {
+    let python = try NCMBSDKTests.python()
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let keys = try forum.ok(["keys", "--json"], profile: nil).json()
+    let certificate = try ThrowawayCertificate(in: forum.root)
+    let server = try ServeProcess(
+      forum,
+      [
+        "--listen", "127.0.0.1:0", "--tls-cert", certificate.certificateFile, "--tls-key",
+        certificate.keyFile,
+      ])
+    let script = """
+      import json, sys
+      from NCMB.Client import NCMB
+      NCMB.fqdn = sys.argv[1]
+      ncmb = NCMB(sys.argv[2], sys.argv[3])
+      user = ncmb.User()
+      user.set('userName', 'pypi_user').set('password', 'pypi pass word')
+      user.save()
+      me = ncmb.User.login('pypi_user', 'pypi pass word')
+      seen = {'signed up': user.get('objectId'), 'logged in': me.get('objectId'),
+              'token': bool(ncmb.session_token), 'password': me.get('password')}
+      try:
+          ncmb.User.login('pypi_user', 'wrong')
+          seen['wrong'] = 'accepted'
+      except Exception as error:
+          seen['wrong'] = 'refused'
+      print(json.dumps(seen))
+      """
+    let run = try Clients.run(
+      "/usr/bin/env",
+      [
+        "SSL_CERT_FILE=\(certificate.certificateFile)", python, "-c", script,
+        "127.0.0.1:\(server.port)", keys.string("applicationKey") ?? "",
+        keys.string("clientKey") ?? "",
+      ], timeout: 120)
+    #expect(server.stop() == 0)
+    #expect(run.status == 0, "\(run.summary)")
+    let seen =
+      (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any] ?? [:]
+    #expect(seen["signed up"] is String, "\(run.summary)")
+    #expect(seen["logged in"] as? String == seen["signed up"] as? String, "\(run.summary)")
+    #expect(seen["token"] as? Bool == true && seen["password"] is NSNull, "\(run.summary)")
+    #expect(seen["wrong"] as? String == "refused", "\(run.summary)")
+  }
+
   private func replay(_ server: ServeProcess, keys: String) throws {
     let run = try Clients.run(
       "/usr/bin/python3",
