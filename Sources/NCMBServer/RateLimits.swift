@@ -133,7 +133,7 @@ final class RateLimits: @unchecked Sendable {
   func wrongPasswordRefusal(_ name: String) -> NCMBError? {
     let perMinute = limits.loginsPerMinute
     guard perMinute > 0 else { return nil }
-    let key = Kind.wrongPassword.rawValue + "\u{0}" + name.lowercased()
+    let key = RateLimits.nameKey(name)
     let now = MonotonicClock.now()
     pthread_mutex_lock(&mutex)
     defer { pthread_mutex_unlock(&mutex) }
@@ -149,11 +149,18 @@ final class RateLimits: @unchecked Sendable {
         + "minute; try again in \(max(1, wait)) s)")
   }
 
+  /// The bucket of a user name: in lower case, its first 200 bytes (a name is at most 40
+  /// characters; a longer one, which nobody has, must not make the limits hold megabytes).
+  private static func nameKey(_ name: String) -> String {
+    Kind.wrongPassword.rawValue + "\u{0}"
+      + String(decoding: Array(name.lowercased().utf8.prefix(200)), as: UTF8.self)
+  }
+
   /// Counts a wrong password (or an unknown name) against `name`.
   func noteWrongPassword(_ name: String) {
     let perMinute = limits.loginsPerMinute
     guard perMinute > 0 else { return }
-    let key = Kind.wrongPassword.rawValue + "\u{0}" + name.lowercased()
+    let key = RateLimits.nameKey(name)
     let now = MonotonicClock.now()
     let capacity = Double(perMinute)
     pthread_mutex_lock(&mutex)
