@@ -234,6 +234,12 @@ struct ServeAccountsTests {
         for path in ['requestPasswordReset', 'requestMailAddressUserEntry']:
             status, body, _ = call('POST', path, {'mailAddress': 'a@example.com'})
             seen[path] = [status, 'mail server' in (body or {}).get('error', '')]
+        # A user that deletes itself takes its password account along: its name is free again.
+        status, gone, _ = call('POST', 'users', {'userName': 'gone_1', 'password': 'pw'})
+        seen['delete self'] = code(call('DELETE', 'users/' + gone['objectId'],
+                                        token=gone['sessionToken']))[0]
+        seen['deleted login'] = code(login_get('gone_1', 'pw'))
+        seen['name free'] = code(call('POST', 'users', {'userName': 'GONE_1', 'password': 'x'}))[0]
         # Anonymous users go on as before.
         seen['anonymous'] = bool(signup()[1])
         print(json.dumps(seen))
@@ -258,7 +264,8 @@ struct ServeAccountsTests {
       "old password": [401, "E401002"], "new password": 200, "own session": 200,
       "other session": [401, "E401001"], "logout": 200, "after logout": [401, "E401001"],
       "mail sign-up": [400, true], "requestPasswordReset": [404, true],
-      "requestMailAddressUserEntry": [404, true], "anonymous": true,
+      "requestMailAddressUserEntry": [404, true], "anonymous": true, "delete self": 200,
+      "deleted login": [401, "E401002"], "name free": 201,
     ]
     for (key, want) in expected {
       #expect(
