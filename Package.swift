@@ -45,6 +45,7 @@ let package = Package(
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
     .systemLibrary(name: "CNettle", providers: [.apt(["nettle-dev"])]),
+    .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
     // The image libraries' headers only: CImageDecode opens the libraries at run time.
     .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
@@ -66,8 +67,11 @@ let package = Package(
     // when a postgresql:// board is opened, so its 37 shared libraries do not load at every start.
     // Needs libpq-dev to build, libpq5 to open a PostgreSQL board.
     .target(name: "CLibPQ"),
-    // SHA-256, HMAC-SHA256 and base64 from nettle, linked from its archive.
-    .target(name: "ForumCrypto", dependencies: ["CNettle"], linkerSettings: archives("nettle")),
+    // SHA-256, HMAC-SHA256 and base64 from nettle, and passwords hashed with Argon2id by
+    // libsodium (`crypto_pwhash_str`), both linked from their archives: nothing is mapped at start.
+    .target(
+      name: "ForumCrypto", dependencies: ["CNettle", "CSodium"],
+      linkerSettings: archives("nettle", "sodium")),
     .target(
       name: "Datastore", dependencies: ["CSQLite", "CLibPQ", "ForumCrypto"],
       linkerSettings: archives("sqlite3")),

@@ -53,6 +53,18 @@ public struct NCMBError: Error, Equatable, Sendable {
       status: 404, code: "E404001",
       message: "No data available. (\(feature) is not supported by this server)")
   }
+  /// What needs mail (sign-up by mail address, password reset): the board sends none.
+  static func mailServer(_ feature: String) -> String {
+    "\(feature) needs a mail server, which this board does not have"
+  }
+  static func needsMail(_ feature: String) -> NCMBError {
+    NCMBError(
+      status: 404, code: "E404001", message: "No data available. (\(mailServer(feature)))")
+  }
+  /// A unique value taken (a `userName`): NCMB's E409001.
+  static func duplicate(_ field: String) -> NCMBError {
+    NCMBError(status: 409, code: "E409001", message: "\(field) is duplication.")
+  }
   static let method = NCMBError(status: 405, code: "E405001", message: "Method not allowed.")
   static let fileTooLarge = NCMBError(
     status: 413, code: "E413001", message: "File size Limit error.")

@@ -23,8 +23,13 @@ struct NCMBRoute {
 
   /// NCMB's paths the board does not serve, by the feature each was.
   static let unsupported = [
-    "push": "push", "installations": "installations", "requestPasswordReset": "password reset",
-    "requestMailAddressUserEntry": "mail sign-up", "batch": "batch",
+    "push": "push", "installations": "installations", "batch": "batch",
+  ]
+
+  /// NCMB's paths that send mail, which the board cannot: each said so.
+  static let needMail = [
+    "requestPasswordReset": "password reset by mail",
+    "requestMailAddressUserEntry": "sign-up by mail address",
   ]
 
   /// A path outside NCMB's API version (scripts included) is refused before anything else.
@@ -45,6 +50,7 @@ struct NCMBRoute {
     let names = try segments.map { try NCMBQuery.decode($0, field: "path", plusIsSpace: false) }
     guard let entry = NCMBRoute.table[names[0]] else {
       if let feature = NCMBRoute.unsupported[names[0]] { throw NCMBError.unsupported(feature) }
+      if let feature = NCMBRoute.needMail[names[0]] { throw NCMBError.needsMail(feature) }
       throw NCMBError.notFound
     }
     guard entry.following.contains(names.count - 1) else { throw NCMBError.notFound }
@@ -70,6 +76,8 @@ struct NCMBCall {
   let client: DatastoreClient
   let policy: NCMBPolicy
   var limits: ServeLimits = .none
+  /// The server's rate limits, for what a controller counts itself (wrong passwords by name).
+  var rates: RateLimits? = nil
 
   var method: String { request.method }
 }

@@ -122,7 +122,10 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       try NCMBRoute.checkVersion(request.path)
       // Unsigned: refused before the database.
       _ = try NCMBSignature.headers(request)
-      if let writers, request.method != "GET" {
+      // A password is hashed (Argon2id, 64 MiB, a tenth of a second or more) outside any
+      // transaction: a login, a password sign-up or change does not wait in a write batch, nor
+      // hold one while it hashes.
+      if let writers, request.method != "GET", !NCMBService.hashesPassword(request) {
         // Admitted before it queues: a request that is not signed right, or names a session
         // that is unknown or over (the keys are in every copy of an app; the session is what
         // authorizes), never waits among honest writes, nor holds a batch's transaction.
@@ -146,6 +149,17 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     } catch {
       return failure(error)
     }
+  }
+
+  /// A login, or a `POST users` / `PUT users/ID` whose body sets a password.
+  static func hashesPassword(_ request: HTTPRequest) -> Bool {
+    var path = Substring(request.path)
+    guard path.hasPrefix(NCMBRoute.prefix) else { return false }
+    path = path.dropFirst(NCMBRoute.prefix.count)
+    if path.hasSuffix("/") { path = path.dropLast() }
+    if path == "login" { return true }
+    guard path == "users" || path.hasPrefix("users/") else { return false }
+    return (try? NCMBJSON.object(request.body))?["password"] != nil
   }
 
   /// Head admission (`HTTPHandler.admit`): a request whose body is still to come is refused at
@@ -207,7 +221,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     let route = try NCMBRoute(path: request.path)
     let call = NCMBCall(
       request: request, route: route, store: store, client: client, policy: policy,
-      limits: limits)
+      limits: limits, rates: rateLimits)
     let controller = NCMBService.controller(for: route.resource)
     guard request.method == "GET", route.isCacheable else {
       return try NCMBService.refusal(of: client) { try controller.respond(to: call) }

@@ -58,6 +58,7 @@ final class RateLimits: @unchecked Sendable {
     case login = "logins from this address"
     case addressWrite = "writes from this address"
     case userWrite = "writes by this session"
+    case wrongPassword = "wrong passwords for this user name"
   }
 
   private struct Bucket {
@@ -126,6 +127,51 @@ final class RateLimits: @unchecked Sendable {
     return nil
   }
 
+  /// E429001 when the user name `name` (in any case, whether someone has it or not) had
+  /// `loginsPerMinute` wrong passwords in the last minute, from any addresses: its logins then
+  /// wait, so a guesser spread over many addresses is slowed too. Takes nothing.
+  func wrongPasswordRefusal(_ name: String) -> NCMBError? {
+    let perMinute = limits.loginsPerMinute
+    guard perMinute > 0 else { return nil }
+    let key = RateLimits.nameKey(name)
+    let now = MonotonicClock.now()
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    guard let bucket = buckets[key] else { return nil }
+    let rate = Double(perMinute) / 60
+    let tokens = min(Double(perMinute), bucket.tokens + (now - bucket.stamp) * rate)
+    guard tokens < 1 else { return nil }
+    let wait = Int(((1 - tokens) / rate).rounded(.up))
+    return NCMBError(
+      status: 429, code: "E429001",
+      message:
+        "Too many requests. (\(Kind.wrongPassword.rawValue) are limited to \(perMinute) a "
+        + "minute; try again in \(max(1, wait)) s)")
+  }
+
+  /// The bucket of a user name: in lower case, its first 200 bytes (a name is at most 40
+  /// characters; a longer one, which nobody has, must not make the limits hold megabytes).
+  private static func nameKey(_ name: String) -> String {
+    Kind.wrongPassword.rawValue + "\u{0}"
+      + String(decoding: Array(name.lowercased().utf8.prefix(200)), as: UTF8.self)
+  }
+
+  /// Counts a wrong password (or an unknown name) against `name`.
+  func noteWrongPassword(_ name: String) {
+    let perMinute = limits.loginsPerMinute
+    guard perMinute > 0 else { return }
+    let key = RateLimits.nameKey(name)
+    let now = MonotonicClock.now()
+    let capacity = Double(perMinute)
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    var bucket = buckets[key] ?? Bucket(tokens: capacity, stamp: now)
+    bucket.tokens = max(0, min(capacity, bucket.tokens + (now - bucket.stamp) * capacity / 60) - 1)
+    bucket.stamp = now
+    buckets[key] = bucket
+    if buckets.count > RateLimits.pruneAbove { prune(now) }
+  }
+
   /// Reads running now, by session token.
   private var reading: [String: Int] = [:]
 
@@ -175,7 +221,9 @@ final class RateLimits: @unchecked Sendable {
 
   private func perMinute(of name: String) -> Int {
     if name.hasPrefix(Kind.signUp.rawValue) { return limits.signUpsPerMinute }
-    if name.hasPrefix(Kind.login.rawValue) { return limits.loginsPerMinute }
+    if name.hasPrefix(Kind.login.rawValue) || name.hasPrefix(Kind.wrongPassword.rawValue) {
+      return limits.loginsPerMinute
+    }
     if name.hasPrefix(Kind.addressWrite.rawValue) { return limits.addressWritesPerMinute }
     return limits.userWritesPerMinute
   }

@@ -107,10 +107,14 @@ struct ServeBudgetTests {
           token = answered[0][1]['sessionToken']
           if call('POST', 'classes/Todo', {'a': 1}, token)[0] != 201:
               problems.append(['a write by a user of the flooding address'])
-          # Logins (refused here: every user is anonymous) have a budget of their own: 60.
-          logins = [call('GET', 'login', query='userName=a&password=b') for _ in range(61)]
-          codes = [(a[1] or {}).get('code') for a in logins]
-          if codes != ['E401002'] * 60 + ['E429001']:
+          # Logins (refused here: nobody is named a) have a budget of their own: 60 a minute.
+          # Each checks a password hash (issue 34), so the budget refills a little meanwhile:
+          # the first refusal comes after at least 60.
+          codes = []
+          while len(codes) < 200 and 'E429001' not in codes:
+              codes.append((call('GET', 'login', query='userName=a&password=b')[1] or {})
+                           .get('code'))
+          if codes[-1] != 'E429001' or set(codes[:-1]) != {'E401002'} or len(codes) < 61:
               problems.append(['logins', codes])
       elif mode == 'atonce':
           # Served with a 30 s limit: two slow reads of one session run (until they hang up);

@@ -82,6 +82,28 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// Ends every session of `userId`; their next request is `E401001`.
   func endSessions(userId: String) throws
 
+  /// A new app user with a password account (`Accounts.swift`): `userName` in its `user` object
+  /// (readers `*`, writers itself), `passwordHash` (Argon2id, made by the caller) under `key`
+  /// (the name in lower case) where no caller reads it, and a new session. A `key` or name
+  /// someone has already is `E400002` on `userName` with `StoreReason.alreadyExists`.
+  /// PostgreSQL: a server role only.
+  func signUp(userName: String, key: String, passwordHash: String, sessionLifetime: Double)
+    throws -> Login
+
+  /// The user and hash of the password account under `key`; nil when there is none.
+  func passwordCredential(key: String) throws -> PasswordCredential?
+
+  /// A new session for `userId` if its password hash is still `passwordHash` (it was checked
+  /// against it); nil when it changed meanwhile or the user went.
+  func startPasswordSession(userId: String, passwordHash: String, sessionLifetime: Double)
+    throws -> Login?
+
+  /// Sets the password hash of `userId`, the caller itself (an anonymous user gets a password
+  /// account under its `userName`), and ends the user's sessions but the one whose token hashes
+  /// to `keeping`.
+  func setPassword(userId: String, passwordHash: String, keeping: [UInt8]?, as caller: Principals)
+    throws
+
   /// The board's NCMB keys (see `ApplicationKeys`): nil when none were made and `create` is
   /// false; new ones replace the old with `rotate`. Only the board's owner may call it.
   func applicationKeys(create: Bool, rotate: Bool) throws -> ApplicationKeys?

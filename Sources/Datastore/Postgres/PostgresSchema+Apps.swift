@@ -9,8 +9,9 @@
 ///   `forum.acting`, which counts only for a server role and only for a live session). Both refuse
 ///   any role that is not a server, so a member with psql cannot act as anyone, whatever token
 ///   or setting they hold.
-/// - The tables behind them (`secrets`, `app_identities`, `app_sessions`) are owner-only: only
-///   SHA-256 hashes of ids and tokens are stored, and no member reads the keys.
+/// - The tables behind them (`secrets`, `app_identities`, `app_sessions`, `app_passwords`) are
+///   owner-only: only SHA-256 hashes of ids and tokens and Argon2id hashes of passwords are
+///   stored, and no member reads the keys.
 extension PostgresSchema {
   /// The group role whose members may act for app users.
   static let serverRole = "forum_server"
@@ -103,6 +104,100 @@ extension PostgresSchema {
     END
     $$;
 
+    -- Password accounts (schema step 19). A new app user named `user_name` with its password's
+    -- hash under `name_key` (the name in lower case) and a new session: NULL when the name is
+    -- someone's already, a password account's or any user's, in any case.
+    CREATE OR REPLACE FUNCTION forum.app_sign_up(user_name text, name_key text,
+                                                 password_hash text, token bytea,
+                                                 lifetime_ms bigint)
+    RETURNS text
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      new_id text := forum.random_id(16);
+      now_ms bigint := forum.now_ms();
+    BEGIN
+      PERFORM forum.refuse_non_server();
+      IF EXISTS (SELECT 1 FROM forum.objects
+                 WHERE class = 'user' AND lower(data->>'userName') = lower(user_name)) THEN
+        RETURN NULL;
+      END IF;
+      INSERT INTO forum.app_passwords(name_key, user_id, password_hash)
+      VALUES (name_key, new_id, password_hash) ON CONFLICT ON CONSTRAINT app_passwords_pkey
+      DO NOTHING;
+      IF NOT FOUND THEN
+        RETURN NULL;
+      END IF;
+      INSERT INTO forum.objects(class, object_id, create_date, update_date, readers, writers, data)
+      VALUES ('user', new_id, now_ms, now_ms, ARRAY['*'], ARRAY[new_id],
+              jsonb_build_object('userName', user_name));
+      INSERT INTO forum.app_sessions(token_hash, user_id, expires_at)
+      VALUES (token, new_id, now_ms + lifetime_ms);
+      RETURN new_id;
+    END
+    $$;
+
+    -- The user and hash of a password account, for the server to check a password against.
+    CREATE OR REPLACE FUNCTION forum.app_password_of(key text)
+    RETURNS TABLE(account text, hash text)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      PERFORM forum.refuse_non_server();
+      RETURN QUERY SELECT p.user_id, p.password_hash FROM forum.app_passwords p
+        WHERE p.name_key = key;
+    END
+    $$;
+
+    -- A new session for a password account whose hash is still the one the server checked.
+    CREATE OR REPLACE FUNCTION forum.app_password_session(target text, checked text, token bytea,
+                                                          lifetime_ms bigint)
+    RETURNS boolean
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      PERFORM forum.refuse_non_server();
+      PERFORM 1 FROM forum.app_passwords p WHERE p.user_id = target AND p.password_hash = checked
+        FOR UPDATE;
+      IF NOT FOUND THEN
+        RETURN false;
+      END IF;
+      INSERT INTO forum.app_sessions(token_hash, user_id, expires_at)
+      VALUES (token, target, forum.now_ms() + lifetime_ms);
+      RETURN true;
+    END
+    $$;
+
+    -- The acting app user's new password hash (an anonymous user takes a password account
+    -- under its name); its other sessions end, the one hashing to `keeping` goes on. False when
+    -- its name is a password account's already.
+    CREATE OR REPLACE FUNCTION forum.app_set_password(new_hash text, keeping bytea)
+    RETURNS boolean
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      target text := forum.acting_user();
+    BEGIN
+      PERFORM forum.refuse_non_server();
+      IF target IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA401', MESSAGE = 'no session';
+      END IF;
+      UPDATE forum.app_passwords p SET password_hash = new_hash WHERE p.user_id = target;
+      IF NOT FOUND THEN
+        INSERT INTO forum.app_passwords(name_key, user_id, password_hash)
+        SELECT lower(o.data->>'userName'), target, new_hash FROM forum.objects o
+        WHERE o.object_id = target AND o.class = 'user'
+        ON CONFLICT ON CONSTRAINT app_passwords_pkey DO NOTHING;
+        IF NOT FOUND THEN
+          RETURN false;
+        END IF;
+      END IF;
+      DELETE FROM forum.app_sessions s
+      WHERE s.user_id = target AND s.token_hash IS DISTINCT FROM keeping;
+      RETURN true;
+    END
+    $$;
+
     -- The board's NCMB keys: read by the owner and servers, made on first use (`make`), replaced
     -- by the owner alone (`rotate`). Made here from the server's random source, so they never
     -- travel as parameters.
@@ -155,10 +250,14 @@ extension PostgresSchema {
       FOR EACH ROW EXECUTE FUNCTION forum.files_before_update();
 
     REVOKE ALL ON FUNCTION forum.refuse_non_server(), forum.app_sign_in(bytea, bytea, bigint),
-      forum.act_as(bytea), forum.end_app_sessions(text), forum.application_keys(boolean, boolean)
+      forum.act_as(bytea), forum.end_app_sessions(text), forum.application_keys(boolean, boolean),
+      forum.app_sign_up(text, text, text, bytea, bigint), forum.app_password_of(text),
+      forum.app_password_session(text, text, bytea, bigint), forum.app_set_password(text, bytea)
       FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.refuse_non_server(), forum.app_sign_in(bytea, bytea, bigint),
-      forum.act_as(bytea), forum.end_app_sessions(text), forum.application_keys(boolean, boolean)
+      forum.act_as(bytea), forum.end_app_sessions(text), forum.application_keys(boolean, boolean),
+      forum.app_sign_up(text, text, text, bytea, bigint), forum.app_password_of(text),
+      forum.app_password_session(text, text, bytea, bigint), forum.app_set_password(text, bytea)
       TO forum_member;
     """
 }

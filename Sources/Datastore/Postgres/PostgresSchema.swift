@@ -428,6 +428,18 @@ enum PostgresSchema {
       PRIMARY KEY (user_id, role)
     );
     """,
+    // Issue 34: password accounts of app users, owner-only like `app_identities`: the name in
+    // lower case, the user, and the Argon2id hash of the password (libsodium's string, made by
+    // the server in Swift); a server reaches them through `forum.app_sign_up`,
+    // `forum.app_password_of`, `forum.app_password_session` and `forum.app_set_password`
+    // (`PostgresSchema+Apps.swift`). No member reads or writes a row of it.
+    """
+    CREATE TABLE IF NOT EXISTS forum.app_passwords(
+      name_key text PRIMARY KEY,
+      user_id text NOT NULL UNIQUE,
+      password_hash text NOT NULL
+    );
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
@@ -435,6 +447,7 @@ enum PostgresSchema {
     "meta", "objects", "files", "users", "counters", "changes", "read_positions", "revisions",
     "feed_lock", "secrets", "app_identities", "app_sessions", "private_objects", "private_changes",
     "private_search_text", "private_files", "changes_pruned", "storage", "app_role_members",
+    "app_passwords",
   ]
 
   /// Creates or brings up to date the whole schema, in one transaction, as the current role
@@ -1222,6 +1235,7 @@ enum PostgresSchema {
         IF class_name = 'user' THEN
           DELETE FROM forum.app_sessions WHERE user_id = target;
           DELETE FROM forum.app_identities WHERE user_id = target;
+          DELETE FROM forum.app_passwords WHERE user_id = target;
         END IF;
         RETURN true;
       END IF;

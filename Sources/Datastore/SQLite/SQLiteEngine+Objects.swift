@@ -392,6 +392,7 @@ extension SQLiteEngine {
         noteIdentityWrite()
         try connection.run(sql: "DELETE FROM sessions WHERE userId = \(objectId)")
         try connection.run(sql: "DELETE FROM identities WHERE userId = \(objectId)")
+        try connection.run(sql: "DELETE FROM passwords WHERE userId = \(objectId)")
       }
     }
   }

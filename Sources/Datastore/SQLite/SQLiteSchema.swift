@@ -5,6 +5,8 @@
 /// - `files`: file bytes with their ACL.
 /// - `identities`: SHA-256 of each user's anonymous secret, never the secret.
 /// - `sessions`: SHA-256 of each session token, never the token.
+/// - `passwords`: password accounts, by the name in lower case: the Argon2id hash, never the
+///   password.
 /// - `object_readers`: for every object not readable by `*`, one row per reader principal, so a
 ///   listing finds the private objects a caller may read by one range of its primary key
 ///   (principal, class, object) instead of testing every row's text.
@@ -16,7 +18,7 @@
 enum SQLiteSchema {
   /// How many steps `migrations` has: the `user_version` of an up-to-date file, known without
   /// building the steps' SQL (a test checks that the two agree).
-  static let version: Int64 = 18
+  static let version: Int64 = 19
 
   static let migrations = Migrations(steps: [
     .sql(
@@ -268,6 +270,17 @@ enum SQLiteSchema {
     // engine from the session at insert), its stored bytes added to `storage` and taken away
     // when it is deleted. Idempotent.
     .swift(addFileCreators),
+    // Version 19 (issue 34): password accounts. Each holds the user's name in lower case (two
+    // names that differ only in case are one), the user, and the Argon2id hash of its password
+    // (libsodium's string); never the password. No API reads this table.
+    .sql(
+      """
+      CREATE TABLE IF NOT EXISTS passwords(
+        key TEXT PRIMARY KEY,
+        userId TEXT NOT NULL UNIQUE,
+        passwordHash TEXT NOT NULL
+      ) WITHOUT ROWID;
+      """),
   ])
 
   private static func indexPublicRows(_ connection: Connection) throws {

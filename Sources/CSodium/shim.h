@@ -1,0 +1,2 @@
+#include <sodium/core.h>
+#include <sodium/crypto_pwhash.h>
