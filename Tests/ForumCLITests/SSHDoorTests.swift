@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+/// The ssh door through a real OpenSSH server (`SSHDoorFixture`): keys are members, one-shot
+/// commands come from the client's command line, and nothing but forum runs.
+@Suite("ssh door", .serialized, .timeLimit(.minutes(3)))
+struct SSHDoorTests {
+  @Test("each key is a member: one-shot commands, the same key the same member, JSON")
+  func keysAreMembers() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    let posted = try door.ssh(alice, ["new", "--title", "Hello", "--description", "first"])
+    #expect(posted.status == 0, "\(posted.summary)\n\(door.sshdLog)")
+    #expect(posted.stdout.contains("Posted #1."), "\(posted.summary)")
+    let aliceMe = try door.ssh(alice, ["--json", "whoami"]).json()["objectId"] as? String
+    let aliceAgain = try door.ssh(alice, ["--json", "whoami"]).json()["objectId"] as? String
+    let bobMe = try door.ssh(bob, ["--json", "whoami"]).json()["objectId"] as? String
+    #expect(aliceMe != nil && aliceMe == aliceAgain)
+    #expect(bobMe != nil && bobMe != aliceMe)
+    // `comment 1 TEXT` over ssh arrives as one line; the text is taken as typed.
+    let comment = try door.ssh(bob, ["comment", "1", "hello from bob"])
+    #expect(comment.status == 0, "\(comment.summary)")
+    let shown = try door.ssh(alice, ["--json", "show", "1"])
+    #expect(shown.status == 0, "\(shown.summary)")
+    #expect(shown.stdout.contains("hello from bob"), "\(shown.summary)")
+    // Another key's post cannot be deleted.
+    let delete = try door.ssh(bob, ["delete", "1", "--yes"])
+    #expect(delete.status == 3, "\(delete.summary)")
+    #expect(try door.ssh(alice, ["list"]).stdout.contains("Hello"))
+    // The members live in the door's state, by fingerprint.
+    let fingerprint = try door.fingerprint(alice)
+    let name = "key-" + fingerprint.dropFirst(7).map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }
+    #expect(FileManager.default.fileExists(atPath: door.state + "/keys/" + String(name)))
+  }
+
+  @Test("a shell, sftp, a forward, an environment variable or another identity get only forum")
+  func nothingButForum() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    #expect(try door.ssh(alice, ["new", "--title", "Mine", "--description", "x"]).status == 0)
+    let shell = try door.ssh(bob, ["/bin/sh", "-c", "id"])
+    #expect(shell.status != 0 && !shell.stdout.contains("uid="), "\(shell.summary)")
+    #expect(shell.stderr.contains("forum: "), "\(shell.summary)")
+    let sftp = try door.ssh(bob, ["sftp"], options: ["-s"])
+    #expect(sftp.status != 0 && sftp.stdout.isEmpty, "\(sftp.summary)")
+    let remote = try door.ssh(
+      bob, ["list"], options: ["-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:\(door.port)"])
+    #expect(remote.status != 0, "\(remote.summary)")
+    #expect(!remote.stdout.contains("Mine"), "a remote forward was allowed: \(remote.summary)")
+    // A variable the client sends is not taken: the board stays the door's.
+    let other = door.directory + "/other.sqlite"
+    let env = try door.ssh(
+      bob, ["list"], options: ["-o", "SetEnv=FORUM_DB=\(other) FORUM_PROFILE=x"])
+    #expect(env.status == 0 && env.stdout.contains("Mine"), "\(env.summary)")
+    #expect(!FileManager.default.fileExists(atPath: other))
+    // A command line naming another board or identity is refused in one line.
+    let aliceName = "key-" + (try door.fingerprint(alice)).dropFirst(7)
+    for words in [
+      ["--profile", String(aliceName), "delete", "1", "--yes"], ["--db", other, "list"],
+      ["ssh-session", "--db", other, "--key", try door.fingerprint(alice)],
+      ["new", "--title", "T", "--image", "/etc/shadow"],
+    ] {
+      let refused = try door.ssh(bob, words)
+      #expect(refused.status == 2, "\(refused.summary)")
+      #expect(refused.stderrLines.count == 1, "\(refused.summary)")
+    }
+    #expect(try door.ssh(alice, ["list"]).stdout.contains("Mine"))
+    #expect(!FileManager.default.fileExists(atPath: other))
+  }
+
+  @Test("a moderator bans a key: one line and out; the member's posts stay")
+  func bannedKey() throws {
+    let door = try SSHDoorFixture()
+    let owner = try door.makeKey("owner")
+    let bob = try door.makeKey("bob")
+    let rules = try door.ssh(owner, ["new", "--title", "Rules", "--description", "'be kind'"])
+    #expect(rules.status == 0, "\(rules.summary)\n\(door.sshdLog)")
+    let spam = try door.ssh(bob, ["comment", "1", "spam"])
+    #expect(spam.status == 0, "\(spam.summary)")
+    let notModerator = try door.ssh(bob, ["mod", "ban-key", try door.fingerprint(owner)])
+    #expect(notModerator.status == 3, "\(notModerator.summary)")
+    let ban = try door.ssh(owner, ["mod", "ban-key", try door.fingerprint(bob)])
+    #expect(ban.status == 0, "\(ban.summary)")
+    let refused = try door.ssh(bob, ["list"])
+    #expect(refused.status == 3, "\(refused.summary)")
+    #expect(refused.stdout.isEmpty && refused.stderrLines == ["forum: this key is banned from the board."])
+    #expect(try door.ssh(owner, ["show", "1"]).stdout.contains("spam"))
+    #expect(try door.ssh(owner, ["mod", "unban-key", try door.fingerprint(bob)]).status == 0)
+    #expect(try door.ssh(bob, ["list"]).status == 0)
+  }
+
+  @Test("a picture piped in is checked as a file is, and shown to another member")
+  func imageFromStandardInput() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    let png = try Data(
+      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Fixtures/corpus/png/suite/basn2c08.png").standardized)
+    let posted = try door.ssh(alice, ["new", "--title", "Picture", "--image", "-"], input: png)
+    #expect(posted.status == 0, "\(posted.summary)")
+    let shown = try door.ssh(bob, ["--images", "blocks", "show", "1"])
+    #expect(shown.stdout.contains("▀") && shown.stdout.contains("32×32 PNG"), "\(shown.summary)")
+    let text = try door.ssh(alice, ["new", "--title", "Bad", "--image", "-"], input: Data("hi".utf8))
+    #expect(text.status != 0 && text.stderrLines.count == 1, "\(text.summary)")
+    #expect(try door.ssh(bob, ["--json", "list"]).stdout.contains("Bad") == false)
+  }
+
+  @Test("each key has a posting budget: past it one line, nothing posted")
+  func postingBudget() throws {
+    let door = try SSHDoorFixture(postsPerMinute: 2)
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    #expect(try door.ssh(alice, ["new", "--title", "One", "--description", "x"]).status == 0)
+    #expect(try door.ssh(alice, ["comment", "1", "two"]).status == 0)
+    let third = try door.ssh(alice, ["comment", "1", "three"])
+    #expect(third.status == 3 && third.stderrLines.count == 1, "\(third.summary)")
+    #expect(third.stderr.contains("2 times a minute"), "\(third.summary)")
+    #expect(!(try door.ssh(bob, ["show", "1"]).stdout.contains("three")))
+    #expect(try door.ssh(bob, ["comment", "1", "bob is not limited by alice"]).status == 0)
+  }
+
+  @Test("a board the door's user cannot write: one clear line")
+  func unwritableBoard() throws {
+    let door = try SSHDoorFixture(boardOwnedByRoot: true)
+    let alice = try door.makeKey("alice")
+    let result = try door.ssh(alice, ["list"])
+    #expect(result.status == 1 && result.stderrLines.count == 1, "\(result.summary)")
+    #expect(result.stderr.contains("cannot write the board"), "\(result.summary)")
+  }
+}
