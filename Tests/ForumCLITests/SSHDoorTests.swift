@@ -85,7 +85,9 @@ struct SSHDoorTests {
     #expect(ban.status == 0, "\(ban.summary)")
     let refused = try door.ssh(bob, ["list"])
     #expect(refused.status == 3, "\(refused.summary)")
-    #expect(refused.stdout.isEmpty && refused.stderrLines == ["forum: this key is banned from the board."])
+    #expect(
+      refused.stdout.isEmpty && refused.stderrLines == ["forum: this key is banned from the board."]
+    )
     #expect(try door.ssh(owner, ["show", "1"]).stdout.contains("spam"))
     #expect(try door.ssh(owner, ["mod", "unban-key", try door.fingerprint(bob)]).status == 0)
     #expect(try door.ssh(bob, ["list"]).status == 0)
@@ -103,7 +105,8 @@ struct SSHDoorTests {
     #expect(posted.status == 0, "\(posted.summary)")
     let shown = try door.ssh(bob, ["--images", "blocks", "show", "1"])
     #expect(shown.stdout.contains("▀") && shown.stdout.contains("32×32 PNG"), "\(shown.summary)")
-    let text = try door.ssh(alice, ["new", "--title", "Bad", "--image", "-"], input: Data("hi".utf8))
+    let text = try door.ssh(
+      alice, ["new", "--title", "Bad", "--image", "-"], input: Data("hi".utf8))
     #expect(text.status != 0 && text.stderrLines.count == 1, "\(text.summary)")
     #expect(try door.ssh(bob, ["--json", "list"]).stdout.contains("Bad") == false)
   }
@@ -129,5 +132,103 @@ struct SSHDoorTests {
     let result = try door.ssh(alice, ["list"])
     #expect(result.status == 1 && result.stderrLines.count == 1, "\(result.summary)")
     #expect(result.stderr.contains("cannot write the board"), "\(result.summary)")
+  }
+}
+
+/// The door's prompt in a real terminal: `ssh -t` in tmux.
+@Suite(
+  "ssh door at the prompt", .serialized, .timeLimit(.minutes(3)),
+  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+struct SSHDoorTerminalTests {
+  func prompt(_ door: SSHDoorFixture, _ key: String, term: String = "screen") throws -> TmuxSession
+  {
+    try TmuxSession(
+      forum: door.forum, profile: "unused", environment: ["TERM": term],
+      command: ["/usr/bin/ssh", "-t"] + door.sshArguments(key))
+  }
+
+  @Test("first visit asks a name; a post by one key appears live on the other's screen")
+  func liveAcrossKeys() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    #expect(try door.ssh(alice, ["new", "--title", "Welcome", "--description", "hi"]).status == 0)
+    let tmux = try prompt(door, bob)
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("Your display name:")
+    try tmux.enter("Bob Door")
+    try tmux.waitForPrompt("forum>")
+    #expect(try tmux.screen().contains { $0.contains("Bob Door") })
+    #expect(
+      try door.ssh(alice, ["new", "--title", "'Live from alice'", "--description", "x"]).status == 0
+    )
+    try tmux.wait("alice's thread on bob's screen") {
+      $0.contains { $0.contains("Live from alice") }
+    }
+    // The same key next time: no question, the same name.
+    try tmux.enter("quit")
+    _ = try tmux.waitForExit()
+    let again = try door.ssh(bob, ["whoami"])
+    #expect(again.stdout.contains("Bob Door"), "\(again.summary)")
+  }
+
+  @Test("a disconnect in the middle of a post keeps the draft for that key alone")
+  func disconnectKeepsDraft() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    #expect(try door.ssh(alice, ["new", "--title", "Topic", "--description", "x"]).status == 0)
+    #expect(try door.ssh(bob, ["name", "Bob"]).status == 0)
+    do {
+      let tmux = try prompt(door, bob, term: "weird;term$(id)")
+      defer { _ = try? tmux.run(["kill-server"]) }
+      try tmux.waitForPrompt("forum>")
+      try tmux.enter("comment 1")
+      try tmux.waitForPrompt(">")
+      try tmux.enter("half of what bob meant")
+      // The line reached the door (echoed, and the next line asked for) before the cut.
+      try tmux.wait("the line echoed") { lines in
+        lines.contains { $0.contains("half of what bob meant") } && lines.last == ">"
+      }
+      // ssh's escape after a newline: ~. drops the connection at once.
+      try tmux.type("~.")
+      try tmux.wait("ssh to end") { $0.contains { $0.contains("[forum exited with") } }
+    }
+    let bobDrafts =
+      door.state + "/keys/key-"
+      + (try door.fingerprint(bob)).dropFirst(7).map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }
+      + "/state/forum/drafts"
+    let deadline = Date().addingTimeInterval(10)
+    var kept = ""
+    while Date() < deadline {
+      kept = (try? allText(under: String(bobDrafts))) ?? ""
+      if kept.contains("half of what bob meant") { break }
+      usleep(50_000)
+    }
+    #expect(kept.contains("half of what bob meant"), "drafts: \(kept)")
+    // The door's side ends when sshd sees the client gone; the next visit starts after it.
+    let bobKey = try door.fingerprint(bob)
+    while Date() < deadline.addingTimeInterval(10) {
+      let running = try ForumFixture.launch(
+        "/usr/bin/pgrep", arguments: ["-f", "--", "--key " + bobKey], environment: [:],
+        input: Data(), timeout: 10)
+      if running.status != 0 { break }
+      usleep(50_000)
+    }
+    #expect(!(try door.ssh(alice, ["show", "1"]).stdout.contains("half of what")))
+    let tmux = try prompt(door, bob)
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("comment 1")
+    try tmux.wait("the kept draft") { $0.contains { $0.contains("half of what bob meant") } }
+  }
+
+  private func allText(under directory: String) throws -> String {
+    var text = ""
+    let enumerator = FileManager.default.enumerator(atPath: directory)
+    while let name = enumerator?.nextObject() as? String {
+      text += (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)) ?? ""
+    }
+    return text
   }
 }

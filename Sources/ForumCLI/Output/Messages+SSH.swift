@@ -91,6 +91,7 @@ extension Messages {
   func doorSetupDone(_ user: String, _ config: String) -> String {
     pick(
       "Done. Check and reload sshd (sshd -t && systemctl reload ssh); members join with: ssh -t \(user)@HOST (sshd's lines: \(config))",
-      "完了しました。sshd を確認して再読み込みしてください (sshd -t && systemctl reload ssh)。参加は: ssh -t \(user)@HOST (設定: \(config))")
+      "完了しました。sshd を確認して再読み込みしてください (sshd -t && systemctl reload ssh)。参加は: ssh -t \(user)@HOST (設定: \(config))"
+    )
   }
 }

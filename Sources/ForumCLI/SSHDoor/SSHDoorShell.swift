@@ -10,7 +10,8 @@
 /// gets one line.
 enum SSHDoorShell {
   static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
-    let messages = Messages(japanese: Terminal(environment: environment, noColorFlag: true).japanese)
+    let messages = Messages(
+      japanese: Terminal(environment: environment, noColorFlag: true).japanese)
     guard arguments.count == 2 else { return refuse(messages) }
     let words = CommandWords(line: arguments[1]).words
     let values = words.compactMap(\.value)

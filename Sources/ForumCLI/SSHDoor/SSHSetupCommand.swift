@@ -43,12 +43,12 @@ enum SSHSetupCommand: BoardlessCommand {
   static let keysCommand = Option<FilePath>(
     "keys-command", value: "PATH",
     help: Localized(
-      "where the root-owned keys command goes (default /usr/local/lib/forum-ssh/keys-USER)",
+      "the root-owned keys command (default /usr/local/lib/forum-ssh/keys-USER)",
       "root 所有の鍵コマンドの置き場所 (既定 /usr/local/lib/forum-ssh/keys-USER)"))
   static let configFile = Option<FilePath>(
     "config-file", value: "PATH",
     help: Localized(
-      "where sshd's lines go (default /etc/ssh/sshd_config.d/forum-USER.conf)",
+      "sshd's lines (default /etc/ssh/sshd_config.d/forum-USER.conf)",
       "sshd の設定の置き場所 (既定 /etc/ssh/sshd_config.d/forum-USER.conf)"))
 
   /// This program's own path (`/proc/self/exe`).
@@ -157,7 +157,9 @@ enum SSHSetupCommand: BoardlessCommand {
         "chown \(plan.user): \(folder.isEmpty ? "/" : folder) \(plan.location)",
       ]
     } else {
-      lines += ["# 2. The board: PostgreSQL's role for \(plan.user) signs members in as serve does."]
+      lines += [
+        "# 2. The board: PostgreSQL's role for \(plan.user) signs members in as serve does."
+      ]
     }
     lines += [
       "# 3. The keys command sshd runs for each key offered: root's, in a folder only root writes.",
@@ -213,7 +215,8 @@ enum SSHSetupCommand: BoardlessCommand {
     }
     let bytes = Array(text.utf8)
     let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-    let ok = written == bytes.count && fchown(descriptor, 0, 0) == 0 && fchmod(descriptor, mode) == 0
+    let ok =
+      written == bytes.count && fchown(descriptor, 0, 0) == 0 && fchmod(descriptor, mode) == 0
     close(descriptor)
     guard ok, rename(temporary, path) == 0 else {
       unlink(temporary)

@@ -171,8 +171,10 @@ final class SSHDoorFixture {
     if getpwnam(user) == nil {
       try run(
         "/usr/sbin/useradd",
-        ["--system", "--no-create-home", "--home-dir", testsRoot, "--shell", shell,
-         "--password", "*", user])
+        [
+          "--system", "--no-create-home", "--home-dir", testsRoot, "--shell", shell,
+          "--password", "*", user,
+        ])
     } else if let entry = getpwnam(user), String(cString: entry.pointee.pw_shell) != shell {
       try run("/usr/sbin/usermod", ["--shell", shell, "--home", testsRoot, user])
     }
