@@ -9,7 +9,7 @@ Prints the p50 and p90 of:
   - live: from Enter on `comment 1 TEXT` at one member's prompt to TEXT on another member's screen,
     both over ssh (floor: the same two prompts run locally).
 """
-import os, pty, pwd, select, shutil, socket, subprocess, sys, tempfile, time, uuid
+import fcntl, os, pty, pwd, select, shutil, socket, struct, subprocess, sys, termios, time, uuid
 
 forum = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/forum")
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 20
@@ -20,7 +20,7 @@ if os.geteuid() != 0:
 
 os.makedirs(root, mode=0o755, exist_ok=True)
 d = os.path.join(root, "bench-" + uuid.uuid4().hex[:8])
-os.makedirs(d + "/board"); os.makedirs(d + "/state"); os.chmod(d, 0o755)
+os.makedirs(d + "/board"); os.makedirs(d + "/state"); os.makedirs(d + "/local"); os.chmod(d, 0o755)
 os.makedirs("/run/sshd", exist_ok=True)
 try:
     pwd.getpwnam(user)
@@ -33,7 +33,7 @@ subprocess.run([forum, "ssh-setup", "--apply", "--db", board, "--user", user, "-
                 d + "/state", "--forum", forum, "--posts-per-minute", "0", "--keys-command",
                 d + "/keys", "--config-file", d + "/door.conf"], check=True,
                stdout=subprocess.DEVNULL)
-subprocess.run(["chown", "-R", user + ":", d + "/state"], check=True)
+subprocess.run(["chown", "-R", user + ":", d + "/state", d + "/local"], check=True)
 for name in ["hostkey", "alice", "bob"]:
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", d + "/" + name], check=True)
 s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
@@ -56,11 +56,11 @@ for _ in range(200):
 
 def ssh_words(key, tty=True):
     return ["ssh", "-tt" if tty else "-T", "-F", "/dev/null", "-i", f"{d}/{key}", "-p", str(port),
-            "-o", "IdentitiesOnly=yes", "-o", f"UserKnownHostsFile={d}/known", "-o",
+            "-o", "IdentitiesOnly=yes", "-o", "SendEnv=LANG", "-o", f"UserKnownHostsFile={d}/known", "-o",
             "StrictHostKeyChecking=no", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
             f"{user}@127.0.0.1"]
 
-local_env = {"PATH": "/usr/bin:/bin", "TERM": "xterm", "LANG": "C.UTF-8", "HOME": d,
+local_env = {"PATH": "/usr/bin:/bin", "TERM": "xterm", "LANG": "C.UTF-8", "HOME": d + "/local",
              "XDG_CONFIG_HOME": d + "/local/config", "XDG_STATE_HOME": d + "/local/state",
              "XDG_DATA_HOME": d + "/local/data"}
 
@@ -69,6 +69,8 @@ class Pane:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             os.execvpe(words[0], words, env)
+        # A tall window: a thread's page is drawn, never paged.
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 500, 120, 0, 0))
         self.seen = b""
     def wait_for(self, text, timeout=20):
         deadline = time.monotonic() + timeout
@@ -115,6 +117,8 @@ def connect_times(words, env):
 def live_times(writer_words, reader_words, env):
     writer, reader = Pane(writer_words, env), Pane(reader_words, env)
     writer.wait_for(b"forum> "); reader.wait_for(b"forum> ")
+    # Inside the thread, each new comment is drawn as it arrives.
+    reader.send("show 1\r"); reader.wait_for(b"forum #1> ")
     times = []
     for i in range(rounds):
         text = f"live-{uuid.uuid4().hex[:10]}"
@@ -128,13 +132,13 @@ def live_times(writer_words, reader_words, env):
 
 try:
     # The floor runs as the door's user would, on the same board, without ssh.
-    sudo = ["runuser", "-u", user, "--"]
+    sudo = ["/usr/sbin/runuser", "-u", user, "--"]
     floor_connect = connect_times(sudo + local + ["--profile", "floor"], local_env)
-    ssh_connect = connect_times(ssh_words("bob"), {"PATH": "/usr/bin:/bin", "TERM": "xterm"})
+    ssh_connect = connect_times(ssh_words("bob"), {"PATH": "/usr/bin:/bin", "TERM": "xterm", "LANG": "C.UTF-8"})
     floor_live = live_times(sudo + local + ["--profile", "w"], sudo + local + ["--profile", "r"],
                             local_env)
     ssh_live = live_times(ssh_words("alice"), ssh_words("bob"),
-                          {"PATH": "/usr/bin:/bin", "TERM": "xterm"})
+                          {"PATH": "/usr/bin:/bin", "TERM": "xterm", "LANG": "C.UTF-8"})
     print(f"rounds: {rounds}")
     print("| measurement | p50 | p90 | floor p50 (forum without ssh) | ratio |")
     print("|---|---|---|---|---|")
