@@ -49,6 +49,9 @@ struct SSHDoorTests {
       bob, ["list"], options: ["-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:\(door.port)"])
     #expect(remote.status != 0, "\(remote.summary)")
     #expect(!remote.stdout.contains("Mine"), "a remote forward was allowed: \(remote.summary)")
+    // A local forward (-L) opens a direct-tcpip channel, as -W does: refused.
+    let direct = try door.ssh(bob, [], options: ["-W", "127.0.0.1:\(door.port)"])
+    #expect(direct.status != 0 && !direct.stdout.contains("SSH-2.0"), "\(direct.summary)")
     // A variable the client sends is not taken: the board stays the door's.
     let other = door.directory + "/other.sqlite"
     let env = try door.ssh(
@@ -91,6 +94,13 @@ struct SSHDoorTests {
     #expect(try door.ssh(owner, ["show", "1"]).stdout.contains("spam"))
     #expect(try door.ssh(owner, ["mod", "unban-key", try door.fingerprint(bob)]).status == 0)
     #expect(try door.ssh(bob, ["list"]).status == 0)
+    // By the member: every key they came in with.
+    let handle = try door.ssh(bob, ["whoami", "--json"]).json()["userName"] as? String ?? "?"
+    let byHandle = try door.ssh(owner, ["mod", "ban-key", "@" + handle])
+    #expect(byHandle.status == 0, "\(byHandle.summary)")
+    #expect(try door.ssh(bob, ["list"]).status == 3)
+    let own = try door.ssh(owner, ["mod", "ban-key", try door.fingerprint(owner)])
+    #expect(own.status == 2 && own.stderrLines.count == 1, "\(own.summary)")
   }
 
   @Test("a picture piped in is checked as a file is, and shown to another member")
@@ -123,6 +133,57 @@ struct SSHDoorTests {
     #expect(third.stderr.contains("2 times a minute"), "\(third.summary)")
     #expect(!(try door.ssh(bob, ["show", "1"]).stdout.contains("three")))
     #expect(try door.ssh(bob, ["comment", "1", "bob is not limited by alice"]).status == 0)
+  }
+
+  @Test("the client's LANG is honoured when sent; nothing else from its environment")
+  func clientLanguage() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let japanese = try door.ssh(
+      alice, ["list"], options: ["-o", "SendEnv=LANG"], environment: ["LANG": "ja_JP.UTF-8"])
+    #expect(japanese.stdout.contains("掲示板はまだ空です"), "\(japanese.summary)")
+    let english = try door.ssh(alice, ["list"])
+    #expect(english.stdout.contains("The board is empty"), "\(english.summary)")
+  }
+
+  @Test("a fingerprint or key text with odd characters is refused in one line, nothing made")
+  func oddFingerprints() throws {
+    let forum = try ForumFixture()
+    let state = forum.root + "/door"
+    for key in [
+      "SHA256:../../../etc/passwd", "SHA256:" + String(repeating: "A", count: 42) + "$",
+      "MD5:aa:bb", "",
+    ] {
+      let session = try ForumFixture.launch(
+        forum.binary, arguments: ["ssh-session", "--db", forum.db, "--key", key, "--state", state],
+        environment: forum.environment(), input: Data(), timeout: 60)
+      #expect(session.status == 2 && session.stderrLines.count == 1, "\(session.summary)")
+      let keys = try ForumFixture.launch(
+        forum.binary,
+        arguments: [
+          "ssh-keys", "--db", forum.db, "--fingerprint", key, "--type", "ssh-ed25519", "--key",
+          "AAAA",
+        ], environment: forum.environment(), input: Data(), timeout: 60)
+      #expect(keys.status == 2 && keys.stdout.isEmpty, "\(keys.summary)")
+    }
+    let good = "SHA256:" + String(repeating: "A", count: 43)
+    let badType = try ForumFixture.launch(
+      forum.binary,
+      arguments: [
+        "ssh-keys", "--db", forum.db, "--fingerprint", good, "--type", "ssh-ed25519\" x",
+        "--key", "AAAA",
+      ], environment: forum.environment(), input: Data(), timeout: 60)
+    #expect(badType.status == 2 && badType.stdout.isEmpty, "\(badType.summary)")
+    let line = try ForumFixture.launch(
+      forum.binary,
+      arguments: [
+        "ssh-keys", "--db", forum.db, "--fingerprint", good, "--type", "ssh-ed25519", "--key",
+        "AAAA",
+      ], environment: forum.environment(), input: Data(), timeout: 60)
+    #expect(line.stdout.hasPrefix("restrict,pty,command=\""), "\(line.summary)")
+    #expect(line.stdout.contains("--key \(good)\" ssh-ed25519 AAAA"), "\(line.summary)")
+    #expect(!FileManager.default.fileExists(atPath: state))
+    #expect(!FileManager.default.fileExists(atPath: forum.db))
   }
 
   @Test("a board the door's user cannot write: one clear line")
