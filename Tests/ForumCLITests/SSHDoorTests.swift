@@ -226,6 +226,14 @@ struct SSHDoorTerminalTests {
     try tmux.wait("alice's thread on bob's screen") {
       $0.contains { $0.contains("Live from alice") }
     }
+    // A window of 1×1 and a storm of resizes: the prompt is still there, the board unharmed.
+    for (columns, rows) in [(1, 1), (200, 60), (2, 3), (40, 10), (1, 1), (100, 30)] {
+      try tmux.run(["resize-window", "-t", tmux.target, "-x", String(columns), "-y", String(rows)])
+    }
+    try tmux.enter("whoami")
+    try tmux.wait("whoami after the resizes") {
+      $0.contains { $0.contains("@") } && $0.last == "forum>"
+    }
     // The same key next time: no question, the same name.
     try tmux.enter("quit")
     _ = try tmux.waitForExit()
