@@ -95,3 +95,13 @@ extension Messages {
     )
   }
 }
+
+extension Messages {
+  func doorBoardFolderShared(_ folder: String) -> String {
+    pick(
+      "the board's folder \(folder) is shared: give the board a folder of its own for the door's "
+        + "user to own (e.g. /srv/forum/board.sqlite)",
+      "掲示板のフォルダ \(folder) は共有されています: 入口のユーザーが所有する専用のフォルダに"
+        + "置いてください (例 /srv/forum/board.sqlite)")
+  }
+}

@@ -191,7 +191,20 @@ enum SSHSetupCommand: BoardlessCommand {
     let gid = entry.pointee.pw_gid
     if !plan.location.contains("://") {
       let folder = plan.location.lastIndex(of: "/").map { String(plan.location[..<$0]) } ?? "."
-      for path in [folder.isEmpty ? "/" : folder, plan.location]
+      // Never a folder that holds anything but the board (/, /tmp, someone's home): the board
+      // gets a folder of its own for the door's user to own.
+      var info = stat()
+      let base = String(
+        plan.location[(plan.location.lastIndex(of: "/") ?? plan.location.startIndex)...].dropFirst()
+      )
+      let own = Set([base, base + "-wal", base + "-shm", base + "-journal"])
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+      let shared =
+        !folder.hasPrefix("/") || folder.split(separator: "/").isEmpty
+        || (stat(folder, &info) == 0 && info.st_mode & S_ISVTX != 0)
+        || names.contains { !own.contains($0) }
+      if shared { throw CLIError.failed(messages.doorBoardFolderShared(folder)) }
+      for path in [folder, plan.location]
       where access(path, F_OK) == 0 {
         guard chown(path, uid, gid) == 0 else {
           throw CLIError.failed("cannot chown \(path): \(String(cString: strerror(errno)))")
