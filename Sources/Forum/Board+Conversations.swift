@@ -202,6 +202,7 @@ extension Board {
   public func sendMessage(to handle: String, text: String) throws -> ForumMessage {
     let text = try PostRules.message(text)
     let partner = try user(handle: handle)
+    try beforePost?()
     let conversation = try conversationObject(startingWith: partner)
     var created = try client.create(
       Board.messageClass,

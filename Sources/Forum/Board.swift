@@ -104,6 +104,10 @@ public final class Board {
   /// True when opening the board made the profile a new user here (its first time on it).
   public let isNewIdentity: Bool
 
+  /// Called before each thread, comment or message is posted, once its text is checked: the
+  /// ssh door counts a key's posts against its budget here; an error stops the post.
+  public var beforePost: (() throws -> Void)?
+
   /// Where the board is: a path or a URI.
   public var location: String { store.location }
   /// The board's random id, made with it and kept when its file moves (what a profile's secrets
@@ -269,6 +273,7 @@ public final class Board {
   {
     let title = try PostRules.title(title)
     let description = try PostRules.description(description)
+    try beforePost?()
     let userId = try signedInUser()
     let acl = ACL.publicRead(owner: userId)
     let object = try client.transaction { () -> DataObject in
@@ -301,6 +306,7 @@ public final class Board {
     -> ForumComment
   {
     let text = try PostRules.comment(text)
+    try beforePost?()
     let userId = try signedInUser()
     let (object, thread) = try client.transaction { () -> (DataObject, DataObject) in
       let thread = try threadObject(threadNumber, withAuthor: false)

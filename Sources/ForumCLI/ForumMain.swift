@@ -14,6 +14,8 @@ public enum ForumMain {
   public static let version = "0.1.0"
 
   public static func run(arguments: [String], environment: [String: String]) -> Int32 {
+    // The ssh door's user has forum as its shell: sshd runs `forum -c "FORCED COMMAND"`.
+    if arguments.first == "-c" { return SSHDoorShell.run(arguments, environment: environment) }
     // A terminal sees each line as it is printed. Into a pipe or a file the output goes in blocks
     // (a page of `show` was a hundred writes); it is flushed at the end of each command, before
     // any input is waited for and before anything goes to stderr, so a program driving the

@@ -39,6 +39,9 @@ struct GlobalOptions {
   var environment: [String: String]
   /// The command and its words, when given on the command line.
   var command: [String] = []
+  /// Set when the run is a member's through the ssh door: no file of this machine is read or
+  /// written for them, and their key's budget and bans apply.
+  var door: SSHDoor?
 
   static let db = Option<String>(
     "db", value: "PATH|URI",

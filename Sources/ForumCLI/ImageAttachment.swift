@@ -15,12 +15,15 @@ enum ImageAttachment {
   /// the path.
   static func load(path: String, limit: Int) throws -> PreparedImage {
     do {
-      let data = try ImageFile.read(path: path, limit: limit)
+      let data =
+        path == "-"
+        ? try ImageFile.readStandardInput(limit: limit)
+        : try ImageFile.read(path: path, limit: limit)
       let image = try ImagePreparer.prepare(data)
       try ImageDecoder.verify(image)
       return image
     } catch let rejection as ImageRejection {
-      throw rejection.about(SafeText.sanitize(path))
+      throw rejection.about(path == "-" ? "standard input" : SafeText.sanitize(path))
     }
   }
 

@@ -16,7 +16,7 @@ extension Session {
   {
     switch completion {
     case .none: return .words([])
-    case .files: return .files
+    case .files: return options.door == nil ? .files : .words([])
     case .commands: return .words(CommandRegistry.names)
     case .words(let words): return .words(words)
     case .handles: return .words(handles(startingWith: partial))

@@ -14,7 +14,8 @@ final class TmuxSession {
 
   init(
     forum: ForumFixture, profile: String, environment extra: [String: String] = [:],
-    arguments: [String] = [], interactiveShell: Bool = false, database: String? = nil
+    arguments: [String] = [], interactiveShell: Bool = false, database: String? = nil,
+    command given: [String]? = nil
   ) throws {
     guard let tmux = TmuxSession.path else { throw ForumTestError("tmux is not installed") }
     self.forum = forum
@@ -24,8 +25,9 @@ final class TmuxSession {
     // A shell around forum shows its exit status and keeps the pane open afterwards. It traps
     // SIGINT (a trap, unlike an ignored signal, is not inherited) so Ctrl-C reaches forum alone.
     let wrapper = "trap : INT; \"$@\"; echo \"[forum exited with $?]\"; exec sleep 600"
+    // `command`: another program in the pane (ssh to the door), run as forum would be.
     let forumCommand =
-      [forum.binary, "--db", database ?? forum.db, "--profile", profile] + arguments
+      given ?? [forum.binary, "--db", database ?? forum.db, "--profile", profile] + arguments
     // With `interactiveShell`, forum runs under an interactive bash with job control, typed at
     // its `$` prompt, so Ctrl-Z stops it and `fg` brings it back as at a real terminal.
     if interactiveShell { environment["PS1"] = "$ " }

@@ -30,6 +30,15 @@ public enum ImageFile {
     return Data(bytes)
   }
 
+  /// The picture on standard input (`--image -`), read to its end or to just past `limit`,
+  /// refused as a file would be when empty or too large.
+  public static func readStandardInput(limit: Int) throws -> Data {
+    let bytes = try readAll(STDIN_FILENO, upTo: limit + 1, expected: 0)
+    if bytes.isEmpty { throw ImageRejection(.unreadable, "is empty", cause: .empty) }
+    if bytes.count > limit { throw overLimit(limit, size: nil) }
+    return Data(bytes)
+  }
+
   /// `84 KB`, `1.2 MB`: sizes as the board shows them, in binary units like the 5 MB limit.
   public static func formatSize(_ bytes: Int) -> String {
     if bytes < 1024 { return "\(bytes) B" }

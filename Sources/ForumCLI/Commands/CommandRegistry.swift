@@ -12,7 +12,7 @@ enum CommandRegistry {
     UnfollowCommand.self, PinCommand.self, UnpinCommand.self, ModCommand.self,
     WhoCommand.self, WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self,
     QuitCommand.self, InitCommand.self, KeysCommand.self, IndexCommand.self, ImportCommand.self,
-    ServeCommand.self,
+    ServeCommand.self, SSHSetupCommand.self, SSHKeysCommand.self, SSHSessionCommand.self,
   ]
 
   static var names: [String] { all.map { $0.name } }

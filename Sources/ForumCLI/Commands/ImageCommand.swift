@@ -40,6 +40,9 @@ enum ImageCommand: ForumCommand {
       session.printLines(session.imageBlock(for: thread, large: true))
       return .next
     }
+    if session.options.door != nil && path != "-" {
+      throw CLIError.usage(session.messages.doorSaveToStandardOutput)
+    }
     let bytes = try session.board.imageBytes(of: thread)
     if path == "-" {
       try ImageAttachment.writeToStandardOutput(bytes)

@@ -30,7 +30,9 @@ enum NewCommand: ForumCommand {
     "description", value: "D", help: Localized("the text; without it, asked for", "本文 (なければ尋ねます)"))
   static let image = Option<FilePath>(
     "image",
-    help: Localized("a PNG, JPEG, GIF or WebP file up to 5 MB", "5 MB までの PNG、JPEG、GIF、WebP"))
+    help: Localized(
+      "a PNG, JPEG, GIF or WebP file up to 5 MB (-: standard input)",
+      "5 MB までの PNG、JPEG、GIF、WebP (-: 標準入力)"))
   static let edit = Flag(
     "edit", help: Localized("write the text in $VISUAL or $EDITOR", "本文を $VISUAL か $EDITOR で書く"))
 
@@ -46,6 +48,15 @@ enum NewCommand: ForumCommand {
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let messages = session.messages
     let givenTitle = invocation[Self.title]
+    let imagePath = invocation[Self.image]?.path
+    // Through the ssh door no file of the server is read: the picture comes on standard input.
+    if session.options.door != nil, let imagePath, imagePath != "-" {
+      throw CLIError.usage(messages.doorImageFromStandardInput)
+    }
+    // Standard input holds the picture: the description is not read from it too.
+    if imagePath == "-", isatty(STDIN_FILENO) != 0 {
+      throw CLIError.usage(messages.imageFromTerminal)
+    }
     var title: String
     var description: String
     if givenTitle == nil, invocation[Self.description] == nil,
@@ -67,6 +78,8 @@ enum NewCommand: ForumCommand {
       }
       if let given = invocation[Self.description] {
         description = given
+      } else if imagePath == "-" {
+        description = ""
       } else if givenTitle != nil && !session.input.isInteractive && !session.oneShot {
         description = ""  // a script line that gives the title is complete
       } else {
@@ -78,9 +91,11 @@ enum NewCommand: ForumCommand {
     _ = try PostRules.title(title)
     _ = try PostRules.description(description)
     var image: PreparedImage?
-    if let path = invocation[Self.image] {
-      image = try ImageAttachment.load(path: path.path, limit: session.board.fileSizeLimit)
-    } else if session.atPrompt || (givenTitle == nil && session.input.isInteractive) {
+    if let imagePath {
+      image = try ImageAttachment.load(path: imagePath, limit: session.board.fileSizeLimit)
+    } else if session.options.door == nil
+      && (session.atPrompt || (givenTitle == nil && session.input.isInteractive))
+    {
       // At the prompt a picture is asked for whatever the line gave; Enter posts without.
       image = try askForImage(in: session)
     }

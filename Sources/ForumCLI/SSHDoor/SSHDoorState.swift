@@ -1,0 +1,150 @@
+import Datastore
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// What the ssh door keeps beside the board, in a directory the dedicated user owns (by default
+/// `~/.forum-ssh` of that user): one directory per key (`keys/key-…/`, its member's profile,
+/// drafts and history, so nothing of one key is ever read for another), the banned fingerprints
+/// (`banned`, one a line) and each key's recent posts (`keys/key-…/posts`, for its budget).
+struct SSHDoorState {
+  let directory: String
+
+  /// `~/.forum-ssh` of the user running the door, from the password database (never `$HOME`).
+  static func defaultDirectory() -> String {
+    if let entry = getpwuid(getuid()), let home = entry.pointee.pw_dir {
+      return String(cString: home) + "/.forum-ssh"
+    }
+    return "/var/lib/forum-ssh"
+  }
+
+  var bannedPath: String { directory + "/banned" }
+
+  func keyDirectory(_ key: SSHFingerprint) -> String { directory + "/keys/" + key.memberName }
+
+  /// Makes the key's directory (and the state directory) private to the door's user.
+  func prepare(_ key: SSHFingerprint) throws -> String {
+    let path = keyDirectory(key)
+    for part in [directory, directory + "/keys", path] {
+      if mkdir(part, 0o700) != 0 && errno != EEXIST {
+        throw CLIError.failed(
+          "cannot make \(SafeText.sanitize(part)): \(String(cString: strerror(errno)))")
+      }
+    }
+    return path
+  }
+
+  // MARK: Bans
+
+  func bannedKeys() -> Set<String> {
+    guard let text = try? String(contentsOfFile: bannedPath, encoding: .utf8) else { return [] }
+    return Set(text.split(separator: "\n").map(String.init).filter { SSHFingerprint($0) != nil })
+  }
+
+  func isBanned(_ key: SSHFingerprint) -> Bool { bannedKeys().contains(key.text) }
+
+  /// Adds or removes fingerprints, writing the list through a temporary file and a rename.
+  func setBanned(_ keys: [SSHFingerprint], _ banned: Bool) throws {
+    _ = try? prepareDirectory()
+    try withLock {
+      var current = bannedKeys()
+      for key in keys {
+        if banned { current.insert(key.text) } else { current.remove(key.text) }
+      }
+      try writeAtomically(bannedPath, current.sorted().map { $0 + "\n" }.joined())
+    }
+  }
+
+  // MARK: Members
+
+  /// Records which user the key signed in as, so a ban by @handle finds the member's keys.
+  func recordMember(_ key: SSHFingerprint, userId: String) {
+    let path = keyDirectory(key) + "/member"
+    if (try? String(contentsOfFile: path, encoding: .utf8)) == userId { return }
+    try? writeAtomically(path, userId)
+  }
+
+  /// The keys that signed in as `userId`.
+  func keys(ofUser userId: String) -> [SSHFingerprint] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/keys")) ?? []
+    return names.sorted().compactMap { name in
+      guard let key = SSHFingerprint(memberName: name),
+        (try? String(contentsOfFile: keyDirectory(key) + "/member", encoding: .utf8)) == userId
+      else { return nil }
+      return key
+    }
+  }
+
+  /// True once the key's member chose a display name (asked on the first visit until then).
+  func isNamed(_ key: SSHFingerprint) -> Bool {
+    FileManager.default.fileExists(atPath: keyDirectory(key) + "/named")
+  }
+
+  func markNamed(_ key: SSHFingerprint) { try? writeAtomically(keyDirectory(key) + "/named", "") }
+
+  // MARK: Budget
+
+  /// Counts a post against the key's budget of `perMinute` posts in any 60 seconds; throws the
+  /// one line to say when the budget is spent (nothing is posted then).
+  func spend(_ key: SSHFingerprint, perMinute: Int, now: Double, messages: Messages) throws {
+    guard perMinute > 0 else { return }
+    let path = keyDirectory(key) + "/posts"
+    try withLock {
+      let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+      var times = text.split(separator: "\n").compactMap { Double($0) }.filter {
+        $0 > now - 60 && $0 <= now + 1
+      }
+      if times.count >= perMinute {
+        let wait = max(1, Int((times.min()! + 60 - now).rounded(.up)))
+        throw CLIError.refused(
+          messages.postingBudgetSpent(perMinute, wait: wait),
+          DatastoreError(.noAccess, detail: "posting budget"))
+      }
+      times.append(now)
+      try writeAtomically(path, times.map { String($0) + "\n" }.joined())
+    }
+  }
+
+  // MARK: Files
+
+  private func prepareDirectory() throws {
+    if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+      throw CLIError.failed(
+        "cannot make \(SafeText.sanitize(directory)): \(String(cString: strerror(errno)))")
+    }
+  }
+
+  /// Runs `body` holding an exclusive lock on the state directory.
+  private func withLock<T>(_ body: () throws -> T) throws -> T {
+    let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw CLIError.failed(
+        "cannot open \(SafeText.sanitize(directory)): \(String(cString: strerror(errno)))")
+    }
+    defer { close(descriptor) }
+    while flock(descriptor, LOCK_EX) != 0 {
+      guard errno == EINTR else { throw CLIError.failed("cannot lock the ssh door's state") }
+    }
+    return try body()
+  }
+
+  private func writeAtomically(_ path: String, _ text: String) throws {
+    let temporary = path + ".\(getpid()).tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard descriptor >= 0 else {
+      throw CLIError.failed(
+        "cannot write \(SafeText.sanitize(path)): \(String(cString: strerror(errno)))")
+    }
+    let bytes = Array(text.utf8)
+    let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+    close(descriptor)
+    guard written == bytes.count, rename(temporary, path) == 0 else {
+      unlink(temporary)
+      throw CLIError.failed("cannot write \(SafeText.sanitize(path))")
+    }
+  }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import Testing
+
+/// The ssh door through a real OpenSSH server (`SSHDoorFixture`): keys are members, one-shot
+/// commands come from the client's command line, and nothing but forum runs.
+@Suite("ssh door", .serialized, .timeLimit(.minutes(3)))
+struct SSHDoorTests {
+  @Test("each key is a member: one-shot commands, the same key the same member, JSON")
+  func keysAreMembers() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    let posted = try door.ssh(alice, ["new", "--title", "Hello", "--description", "first"])
+    #expect(posted.status == 0, "\(posted.summary)\n\(door.sshdLog)")
+    #expect(posted.stdout.contains("Posted #1."), "\(posted.summary)")
+    let aliceMe = try door.ssh(alice, ["--json", "whoami"]).json()["objectId"] as? String
+    let aliceAgain = try door.ssh(alice, ["--json", "whoami"]).json()["objectId"] as? String
+    let bobMe = try door.ssh(bob, ["--json", "whoami"]).json()["objectId"] as? String
+    #expect(aliceMe != nil && aliceMe == aliceAgain)
+    #expect(bobMe != nil && bobMe != aliceMe)
+    // `comment 1 TEXT` over ssh arrives as one line; the text is taken as typed.
+    let comment = try door.ssh(bob, ["comment", "1", "hello from bob"])
+    #expect(comment.status == 0, "\(comment.summary)")
+    let shown = try door.ssh(alice, ["--json", "show", "1"])
+    #expect(shown.status == 0, "\(shown.summary)")
+    #expect(shown.stdout.contains("hello from bob"), "\(shown.summary)")
+    // Another key's post cannot be deleted.
+    let delete = try door.ssh(bob, ["delete", "1", "--yes"])
+    #expect(delete.status == 3, "\(delete.summary)")
+    #expect(try door.ssh(alice, ["list"]).stdout.contains("Hello"))
+    // The members live in the door's state, by fingerprint.
+    let fingerprint = try door.fingerprint(alice)
+    let name = "key-" + fingerprint.dropFirst(7).map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }
+    #expect(FileManager.default.fileExists(atPath: door.state + "/keys/" + String(name)))
+  }
+
+  @Test("a shell, sftp, a forward, an environment variable or another identity get only forum")
+  func nothingButForum() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    #expect(try door.ssh(alice, ["new", "--title", "Mine", "--description", "x"]).status == 0)
+    let shell = try door.ssh(bob, ["/bin/sh", "-c", "id"])
+    #expect(shell.status != 0 && !shell.stdout.contains("uid="), "\(shell.summary)")
+    #expect(shell.stderr.contains("forum: "), "\(shell.summary)")
+    let sftp = try door.ssh(bob, ["sftp"], options: ["-s"])
+    #expect(sftp.status != 0 && sftp.stdout.isEmpty, "\(sftp.summary)")
+    let remote = try door.ssh(
+      bob, ["list"], options: ["-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:\(door.port)"])
+    #expect(remote.status != 0, "\(remote.summary)")
+    #expect(!remote.stdout.contains("Mine"), "a remote forward was allowed: \(remote.summary)")
+    // A local forward (-L) opens a direct-tcpip channel, as -W does: refused.
+    let direct = try door.ssh(bob, [], options: ["-W", "127.0.0.1:\(door.port)"])
+    #expect(direct.status != 0 && !direct.stdout.contains("SSH-2.0"), "\(direct.summary)")
+    // A variable the client sends is not taken: the board stays the door's.
+    let other = door.directory + "/other.sqlite"
+    let env = try door.ssh(
+      bob, ["list"], options: ["-o", "SetEnv=FORUM_DB=\(other) FORUM_PROFILE=x"])
+    #expect(env.status == 0 && env.stdout.contains("Mine"), "\(env.summary)")
+    #expect(!FileManager.default.fileExists(atPath: other))
+    // A command line naming another board or identity is refused in one line.
+    let aliceName = "key-" + (try door.fingerprint(alice)).dropFirst(7)
+    for words in [
+      ["--profile", String(aliceName), "delete", "1", "--yes"], ["--db", other, "list"],
+      ["ssh-session", "--db", other, "--key", try door.fingerprint(alice)],
+      ["new", "--title", "T", "--image", "/etc/shadow"],
+    ] {
+      let refused = try door.ssh(bob, words)
+      #expect(refused.status == 2, "\(refused.summary)")
+      #expect(refused.stderrLines.count == 1, "\(refused.summary)")
+    }
+    #expect(try door.ssh(alice, ["list"]).stdout.contains("Mine"))
+    #expect(!FileManager.default.fileExists(atPath: other))
+  }
+
+  @Test("a moderator bans a key: one line and out; the member's posts stay")
+  func bannedKey() throws {
+    let door = try SSHDoorFixture()
+    let owner = try door.makeKey("owner")
+    let bob = try door.makeKey("bob")
+    let rules = try door.ssh(owner, ["new", "--title", "Rules", "--description", "'be kind'"])
+    #expect(rules.status == 0, "\(rules.summary)\n\(door.sshdLog)")
+    let spam = try door.ssh(bob, ["comment", "1", "spam"])
+    #expect(spam.status == 0, "\(spam.summary)")
+    let notModerator = try door.ssh(bob, ["mod", "ban-key", try door.fingerprint(owner)])
+    #expect(notModerator.status == 3, "\(notModerator.summary)")
+    let ban = try door.ssh(owner, ["mod", "ban-key", try door.fingerprint(bob)])
+    #expect(ban.status == 0, "\(ban.summary)")
+    let refused = try door.ssh(bob, ["list"])
+    #expect(refused.status == 3, "\(refused.summary)")
+    #expect(
+      refused.stdout.isEmpty && refused.stderrLines == ["forum: this key is banned from the board."]
+    )
+    #expect(try door.ssh(owner, ["show", "1"]).stdout.contains("spam"))
+    #expect(try door.ssh(owner, ["mod", "unban-key", try door.fingerprint(bob)]).status == 0)
+    #expect(try door.ssh(bob, ["list"]).status == 0)
+    // By the member: every key they came in with.
+    let handle = try door.ssh(bob, ["whoami", "--json"]).json()["userName"] as? String ?? "?"
+    let byHandle = try door.ssh(owner, ["mod", "ban-key", "@" + handle])
+    #expect(byHandle.status == 0, "\(byHandle.summary)")
+    #expect(try door.ssh(bob, ["list"]).status == 3)
+    let own = try door.ssh(owner, ["mod", "ban-key", try door.fingerprint(owner)])
+    #expect(own.status == 2 && own.stderrLines.count == 1, "\(own.summary)")
+  }
+
+  @Test("a picture piped in is checked as a file is, and shown to another member")
+  func imageFromStandardInput() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    let png = try Data(
+      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Fixtures/corpus/png/suite/basn2c08.png").standardized)
+    let posted = try door.ssh(alice, ["new", "--title", "Picture", "--image", "-"], input: png)
+    #expect(posted.status == 0, "\(posted.summary)")
+    let shown = try door.ssh(bob, ["--images", "blocks", "show", "1"])
+    #expect(shown.stdout.contains("▀") && shown.stdout.contains("32×32 PNG"), "\(shown.summary)")
+    let text = try door.ssh(
+      alice, ["new", "--title", "Bad", "--image", "-"], input: Data("hi".utf8))
+    #expect(text.status != 0 && text.stderrLines.count == 1, "\(text.summary)")
+    #expect(try door.ssh(bob, ["--json", "list"]).stdout.contains("Bad") == false)
+  }
+
+  @Test("each key has a posting budget: past it one line, nothing posted")
+  func postingBudget() throws {
+    let door = try SSHDoorFixture(postsPerMinute: 2)
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    #expect(try door.ssh(alice, ["new", "--title", "One", "--description", "x"]).status == 0)
+    #expect(try door.ssh(alice, ["comment", "1", "two"]).status == 0)
+    let third = try door.ssh(alice, ["comment", "1", "three"])
+    #expect(third.status == 3 && third.stderrLines.count == 1, "\(third.summary)")
+    #expect(third.stderr.contains("2 times a minute"), "\(third.summary)")
+    #expect(!(try door.ssh(bob, ["show", "1"]).stdout.contains("three")))
+    #expect(try door.ssh(bob, ["comment", "1", "bob is not limited by alice"]).status == 0)
+  }
+
+  @Test("the client's LANG is honoured when sent; nothing else from its environment")
+  func clientLanguage() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let japanese = try door.ssh(
+      alice, ["list"], options: ["-o", "SendEnv=LANG"], environment: ["LANG": "ja_JP.UTF-8"])
+    #expect(japanese.stdout.contains("掲示板はまだ空です"), "\(japanese.summary)")
+    let english = try door.ssh(alice, ["list"])
+    #expect(english.stdout.contains("The board is empty"), "\(english.summary)")
+  }
+
+  @Test("a fingerprint or key text with odd characters is refused in one line, nothing made")
+  func oddFingerprints() throws {
+    let forum = try ForumFixture()
+    let state = forum.root + "/door"
+    for key in [
+      "SHA256:../../../etc/passwd", "SHA256:" + String(repeating: "A", count: 42) + "$",
+      "MD5:aa:bb", "",
+    ] {
+      let session = try ForumFixture.launch(
+        forum.binary, arguments: ["ssh-session", "--db", forum.db, "--key", key, "--state", state],
+        environment: forum.environment(), input: Data(), timeout: 60)
+      #expect(session.status == 2 && session.stderrLines.count == 1, "\(session.summary)")
+      let keys = try ForumFixture.launch(
+        forum.binary,
+        arguments: [
+          "ssh-keys", "--db", forum.db, "--fingerprint", key, "--type", "ssh-ed25519", "--key",
+          "AAAA",
+        ], environment: forum.environment(), input: Data(), timeout: 60)
+      #expect(keys.status == 2 && keys.stdout.isEmpty, "\(keys.summary)")
+    }
+    let good = "SHA256:" + String(repeating: "A", count: 43)
+    let badType = try ForumFixture.launch(
+      forum.binary,
+      arguments: [
+        "ssh-keys", "--db", forum.db, "--fingerprint", good, "--type", "ssh-ed25519\" x",
+        "--key", "AAAA",
+      ], environment: forum.environment(), input: Data(), timeout: 60)
+    #expect(badType.status == 2 && badType.stdout.isEmpty, "\(badType.summary)")
+    let line = try ForumFixture.launch(
+      forum.binary,
+      arguments: [
+        "ssh-keys", "--db", forum.db, "--fingerprint", good, "--type", "ssh-ed25519", "--key",
+        "AAAA",
+      ], environment: forum.environment(), input: Data(), timeout: 60)
+    #expect(line.stdout.hasPrefix("restrict,pty,command=\""), "\(line.summary)")
+    #expect(line.stdout.contains("--key \(good)\" ssh-ed25519 AAAA"), "\(line.summary)")
+    #expect(!FileManager.default.fileExists(atPath: state))
+    #expect(!FileManager.default.fileExists(atPath: forum.db))
+  }
+
+  @Test("a board the door's user cannot write: one clear line")
+  func unwritableBoard() throws {
+    let door = try SSHDoorFixture(boardOwnedByRoot: true)
+    let alice = try door.makeKey("alice")
+    let result = try door.ssh(alice, ["list"])
+    #expect(result.status == 1 && result.stderrLines.count == 1, "\(result.summary)")
+    #expect(result.stderr.contains("cannot write the board"), "\(result.summary)")
+  }
+}
+
+/// The door's prompt in a real terminal: `ssh -t` in tmux.
+@Suite(
+  "ssh door at the prompt", .serialized, .timeLimit(.minutes(3)),
+  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+struct SSHDoorTerminalTests {
+  func prompt(_ door: SSHDoorFixture, _ key: String, term: String = "screen") throws -> TmuxSession
+  {
+    try TmuxSession(
+      forum: door.forum, profile: "unused", environment: ["TERM": term],
+      command: ["/usr/bin/ssh", "-t"] + door.sshArguments(key))
+  }
+
+  @Test("first visit asks a name; a post by one key appears live on the other's screen")
+  func liveAcrossKeys() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    #expect(try door.ssh(alice, ["new", "--title", "Welcome", "--description", "hi"]).status == 0)
+    let tmux = try prompt(door, bob)
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("Your display name:")
+    try tmux.enter("Bob Door")
+    try tmux.waitForPrompt("forum>")
+    #expect(try tmux.screen().contains { $0.contains("Bob Door") })
+    #expect(
+      try door.ssh(alice, ["new", "--title", "'Live from alice'", "--description", "x"]).status == 0
+    )
+    try tmux.wait("alice's thread on bob's screen") {
+      $0.contains { $0.contains("Live from alice") }
+    }
+    // A window of 1×1 and a storm of resizes: the prompt is still there, the board unharmed.
+    for (columns, rows) in [(1, 1), (200, 60), (2, 3), (40, 10), (1, 1), (100, 30)] {
+      try tmux.run(["resize-window", "-t", tmux.target, "-x", String(columns), "-y", String(rows)])
+    }
+    try tmux.enter("whoami")
+    try tmux.wait("whoami after the resizes") {
+      $0.contains { $0.contains("@") } && $0.last == "forum>"
+    }
+    // The same key next time: no question, the same name.
+    try tmux.enter("quit")
+    _ = try tmux.waitForExit()
+    let again = try door.ssh(bob, ["whoami"])
+    #expect(again.stdout.contains("Bob Door"), "\(again.summary)")
+  }
+
+  @Test("a disconnect in the middle of a post keeps the draft for that key alone")
+  func disconnectKeepsDraft() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    #expect(try door.ssh(alice, ["new", "--title", "Topic", "--description", "x"]).status == 0)
+    #expect(try door.ssh(bob, ["name", "Bob"]).status == 0)
+    do {
+      let tmux = try prompt(door, bob, term: "weird;term$(id)")
+      defer { _ = try? tmux.run(["kill-server"]) }
+      try tmux.waitForPrompt("forum>")
+      try tmux.enter("comment 1")
+      try tmux.waitForPrompt(">")
+      try tmux.enter("half of what bob meant")
+      // The line reached the door (echoed, and the next line asked for) before the cut.
+      try tmux.wait("the line echoed") { lines in
+        lines.contains { $0.contains("half of what bob meant") } && lines.last == ">"
+      }
+      // ssh's escape after a newline: ~. drops the connection at once.
+      try tmux.type("~.")
+      try tmux.wait("ssh to end") { $0.contains { $0.contains("[forum exited with") } }
+    }
+    let bobDrafts =
+      door.state + "/keys/key-"
+      + (try door.fingerprint(bob)).dropFirst(7).map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }
+      + "/state/forum/drafts"
+    let deadline = Date().addingTimeInterval(10)
+    var kept = ""
+    while Date() < deadline {
+      kept = (try? allText(under: String(bobDrafts))) ?? ""
+      if kept.contains("half of what bob meant") { break }
+      usleep(50_000)
+    }
+    #expect(kept.contains("half of what bob meant"), "drafts: \(kept)")
+    // The door's side ends when sshd sees the client gone; the next visit starts after it.
+    let bobKey = try door.fingerprint(bob)
+    while Date() < deadline.addingTimeInterval(10) {
+      let running = try ForumFixture.launch(
+        "/usr/bin/pgrep", arguments: ["-f", "--", "--key " + bobKey], environment: [:],
+        input: Data(), timeout: 10)
+      if running.status != 0 { break }
+      usleep(50_000)
+    }
+    #expect(!(try door.ssh(alice, ["show", "1"]).stdout.contains("half of what")))
+    let tmux = try prompt(door, bob)
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("comment 1")
+    try tmux.wait("the kept draft") { $0.contains { $0.contains("half of what bob meant") } }
+  }
+
+  private func allText(under directory: String) throws -> String {
+    var text = ""
+    let enumerator = FileManager.default.enumerator(atPath: directory)
+    while let name = enumerator?.nextObject() as? String {
+      text += (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)) ?? ""
+    }
+    return text
+  }
+}
