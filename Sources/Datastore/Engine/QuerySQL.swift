@@ -27,7 +27,7 @@ protocol QueryLeaves {
   /// The number at a dotted path, or NULL when it holds anything else.
   func coordinate(_ path: String) -> SQL
   /// The path holds a number within `low...high`, written on the expression an index of the
-  /// path would hold. Never NULL.
+  /// path would hold. May be NULL when the path holds none: only boxes use it, never negated.
   func numberWithin(_ path: String, _ low: Double, _ high: Double) -> SQL
   /// A floating-point value as the engine binds it.
   func real(_ value: Double) -> SQL

@@ -79,12 +79,12 @@ struct SQLiteLeaves: QueryLeaves {
       "(CASE WHEN \(sql: typeOf(path)) IN ('integer', 'real') THEN \(sql: expression) END)"
   }
 
-  /// On `json_extract` itself, which an expression index of the path holds: between two
-  /// numbers, SQLite's order leaves out text, blobs and NULL.
+  /// On `json_extract` itself, which an expression index of the path holds (bare, so the
+  /// planner can seek it: NULL for a missing path, which a box, never negated, takes as no
+  /// match): between two numbers, SQLite's order leaves out text, blobs and NULL.
   func numberWithin(_ path: String, _ low: Double, _ high: Double) -> SQL {
     let expression = SQL(verbatim: SQLiteEngine.expression(for: path))
-    return
-      "coalesce(\(sql: expression) >= \(.real(low)) AND \(sql: expression) <= \(.real(high)), 0)"
+    return "(\(sql: expression) >= \(.real(low)) AND \(sql: expression) <= \(.real(high)))"
   }
 
   func real(_ value: Double) -> SQL { "\(.real(value))" }
