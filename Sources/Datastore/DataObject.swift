@@ -85,6 +85,9 @@ public struct Query: Sendable {
   public var unreadOnly = false
   /// Further conditions, all of which must hold (`QueryCondition`).
   public var conditions: [QueryCondition] = []
+  /// The answer is ordered by the distance of this GeoPoint field from the point, nearest
+  /// first, before `order` (`$nearSphere`).
+  public var nearest: (field: String, point: GeoPoint)? = nil
   /// Only these top-level fields of each object are read, the others stepped over unbuilt (a
   /// listing that shows two fields of a user pays nothing for a big user object); nil: all.
   public var keys: Set<String>? = nil
@@ -140,5 +143,61 @@ public struct IndexSpec: Hashable, Sendable {
     self.className = className
     self.fields = fields
     kind = .text
+  }
+}
+
+/// A change to an array field made in the engine, atomically (NCMB's `Add`, `AddUnique`,
+/// `Remove`, `AddRelation`, `RemoveRelation`). A relation lives in its owner's data as
+/// `{"__type":"Relation","className":X,"objects":[pointers…]}`.
+public enum ArrayChange: Equatable, Sendable {
+  /// Appends the values (a missing field is an empty array).
+  case add([JSONValue])
+  /// Appends the values the array does not hold yet, each once.
+  case addUnique([JSONValue])
+  /// Takes out every element equal to one of the values.
+  case remove([JSONValue])
+  /// Adds pointers to objects of `className` to the relation (each once).
+  case addRelation(className: String, objectIds: [String])
+  /// Takes pointers out of the relation.
+  case removeRelation(className: String, objectIds: [String])
+
+  /// The values the engine compares and adds: for a relation, its pointers.
+  public var values: [JSONValue] {
+    switch self {
+    case .add(let values), .addUnique(let values), .remove(let values): return values
+    case .addRelation(let className, let ids), .removeRelation(let className, let ids):
+      return ids.map { .pointer(className: className, objectId: $0) }
+    }
+  }
+
+  /// The related class, for a relation.
+  public var relationClass: String? {
+    switch self {
+    case .addRelation(let className, _), .removeRelation(let className, _): return className
+    default: return nil
+    }
+  }
+
+  /// Adds (unique or not) rather than removes.
+  var adds: Bool {
+    switch self {
+    case .add, .addUnique, .addRelation: return true
+    case .remove, .removeRelation: return false
+    }
+  }
+
+  /// Adds only what is not there yet.
+  var isUnique: Bool {
+    switch self {
+    case .addUnique, .addRelation: return true
+    default: return false
+    }
+  }
+
+  /// `values` without repeats, in their order (what `AddUnique` adds).
+  var distinctValues: [JSONValue] {
+    var seen: [JSONValue] = []
+    for value in values where !seen.contains(value) { seen.append(value) }
+    return seen
   }
 }

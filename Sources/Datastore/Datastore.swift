@@ -111,6 +111,12 @@ public final class Datastore {
     try engine.group(count, write)
   }
 
+  /// Runs `body` atomically: in a transaction, or a savepoint of the one running (a request
+  /// of NCMB's `batch`), undone when it throws.
+  public func atomically<T>(_ body: () throws -> T) throws -> T {
+    try engine.transaction(body)
+  }
+
   /// The client a login signed in.
   public func client(_ login: Login) -> DatastoreClient {
     DatastoreClient(store: self, principals: login.principals)

@@ -173,21 +173,36 @@ public final class DatastoreClient {
   @discardableResult
   public func update(
     _ className: String, objectId: String, set fields: [String: JSONValue] = [:],
-    increment increments: [String: Int64] = [:], acl: ACL? = nil
+    increment increments: [String: Int64] = [:], arrays: [String: ArrayChange] = [:],
+    acl: ACL? = nil
   ) throws -> DataObject {
     try DatastoreClient.validate(className: className)
     guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
     try DatastoreClient.validate(fields: fields)
     try DatastoreClient.validate(fields: increments.mapValues { JSONValue.int($0) })
+    for (field, change) in arrays {
+      guard fields[field] == nil, increments[field] == nil else {
+        throw DatastoreError.invalid(field, "changed twice in one update")
+      }
+      guard !change.values.isEmpty else { throw DatastoreError.empty(field) }
+      try DatastoreClient.validate(fields: [field: .array(change.values)])
+      if let related = change.relationClass {
+        try DatastoreClient.validate(className: related)
+        guard change.values.allSatisfy({ $0.pointerId.map(Validation.isObjectId) == true }) else {
+          throw DatastoreError.invalid(field, "a relation holds objectIds")
+        }
+      }
+    }
     if !principals.isMaster {
       let rules = store.rules
       let untouchable = rules.managedFields(of: className).union(rules.fixedFields(of: className))
-      for field in Set(fields.keys).union(increments.keys) where untouchable.contains(field) {
+      for field in Set(fields.keys).union(increments.keys).union(arrays.keys)
+      where untouchable.contains(field) {
         throw DatastoreError.invalid(field, "set by the datastore, not by clients")
       }
     }
     return try engine.update(
-      className, objectId: objectId, set: fields, increment: increments, acl: acl,
+      className, objectId: objectId, set: fields, increment: increments, arrays: arrays, acl: acl,
       as: principals)
   }
 
@@ -210,19 +225,36 @@ public final class DatastoreClient {
     _ keys: [String], in objects: [DataObject], keys fields: Set<String>? = nil,
     budget: Int? = nil
   ) throws -> [DataObject] {
-    let ids = Set(objects.flatMap { object in keys.compactMap { object[$0]?.pointerId } })
-    let targets = try engine.fetch(
-      objectIds: Array(ids), keys: fields, budget: budget, as: principals)
+    // `a.b` includes `a`, then `b` of what `a` points at (NCMB's `include=a.b`).
+    var heads: [String] = []
+    var tails: [String: [String]] = [:]
+    for key in keys {
+      let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+      if !heads.contains(parts[0]) { heads.append(parts[0]) }
+      if parts.count == 2 { tails[parts[0], default: []].append(parts[1]) }
+    }
+    let ids = Set(objects.flatMap { object in heads.compactMap { object[$0]?.pointerId } })
+    let deeperHeads = tails.values.flatMap { $0 }.map { String($0.prefix { $0 != "." }) }
+    let wanted = fields.map { $0.union(deeperHeads) }
+    var targets = try engine.fetch(
+      objectIds: Array(ids), keys: wanted, budget: budget, as: principals)
+    let deeper = Array(Set(tails.values.flatMap { $0 })).sorted()
+    if !deeper.isEmpty {
+      targets = try resolveIncludes(deeper, in: targets, keys: fields, budget: budget)
+    }
     let byId = Dictionary(
       targets.map { ($0.objectId, $0) }, uniquingKeysWith: { first, _ in first })
     return objects.map { object in
       var object = object
-      for key in keys {
+      for key in heads {
         if let id = object[key]?.pointerId, let target = byId[id] { object.included[key] = target }
       }
       return object
     }
   }
+
+  /// Levels one `include` may reach (`a.b.c`).
+  public static let maximumIncludeDepth = 3
 
   // MARK: Files
 
@@ -298,7 +330,9 @@ public final class DatastoreClient {
       switch condition {
       case .equal(let field, _), .notEqual(let field, _), .compare(let field, _, _),
         .isIn(let field, _), .notIn(let field, _), .exists(let field, _),
-        .arrayContainsAny(let field, _), .arrayContainsAll(let field, _):
+        .arrayContainsAny(let field, _), .arrayContainsAll(let field, _),
+        .arrayContainsNone(let field, _), .matches(let field, _, _), .withinBox(let field, _, _),
+        .near(let field, _, _):
         guard fileFields.contains(field) else {
           throw DatastoreError.invalid("where", "a file has no field \(field)")
         }
@@ -432,13 +466,21 @@ public final class DatastoreClient {
     for field in conditions where !isFieldPath(field) {
       throw DatastoreError.invalid("where")
     }
-    for field in query.include where !Validation.isName(field) {
-      throw DatastoreError.invalid("include")
+    for field in query.include {
+      let parts = field.split(separator: ".", omittingEmptySubsequences: false)
+      guard parts.count <= maximumIncludeDepth, parts.allSatisfy({ Validation.isName($0) }) else {
+        throw DatastoreError.invalid("include")
+      }
     }
     for field in (query.keys ?? []).union(query.includeKeys ?? []) where !Validation.isName(field) {
       throw DatastoreError.invalid("keys")
     }
     try validate(conditions: query.conditions)
+    if let nearest = query.nearest {
+      guard isFieldPath(nearest.field), nearest.point.isValid else {
+        throw DatastoreError.invalid("where")
+      }
+    }
   }
 
   /// A field name or a dotted path into object fields (`authData.anonymous.id`).

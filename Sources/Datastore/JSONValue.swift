@@ -44,6 +44,15 @@ public enum JSONValue: Equatable, Sendable {
     }
   }
 
+  /// A number, whole or not.
+  public var doubleValue: Double? {
+    switch self {
+    case .int(let value): return Double(value)
+    case .double(let value): return value
+    default: return nil
+    }
+  }
+
   public var objectValue: [String: JSONValue]? {
     if case .object(let value) = self { return value }
     return nil

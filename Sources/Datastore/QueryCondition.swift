@@ -23,10 +23,26 @@ public indirect enum QueryCondition: Equatable, Sendable {
   case arrayContainsAny(String, [JSONValue])
   /// The field is an array holding every one of the values (`$all`); none given matches nothing.
   case arrayContainsAll(String, [JSONValue])
+  /// The field is not an array holding any of the values (`$ninArray`): a missing field or one
+  /// that is not an array matches.
+  case arrayContainsNone(String, [JSONValue])
+  /// The field is a string matching `pattern` (`$regex`), a regular expression as PCRE and
+  /// PostgreSQL both read it; `options` is a set of `i` (case), `m` (lines), `x` (spaces),
+  /// `s` (a dot matches a line break, which it always does here).
+  case matches(String, pattern: String, options: String)
+  /// The field is a GeoPoint (`latitude`, `longitude`) inside the box, edges included
+  /// (`$within` `$box`): a `west` east of `east` crosses the 180th meridian.
+  case withinBox(String, southwest: GeoPoint, northeast: GeoPoint)
+  /// The field is a GeoPoint at most `maxRadians` of a great circle from `point` (nil: any
+  /// distance). With `Query.nearest` the answer is ordered nearest first (`$nearSphere`).
+  case near(String, GeoPoint, maxRadians: Double?)
   /// Every condition holds.
   case and([QueryCondition])
   /// At least one condition holds (`$or`).
   case or([QueryCondition])
+
+  /// The longest `$regex` pattern, in bytes.
+  public static let maximumPatternBytes = 512
 
   /// Nodes in one query's conditions, values in their lists, and nesting of `and`/`or`.
   public static let maximumNodes = 200
@@ -35,6 +51,26 @@ public indirect enum QueryCondition: Equatable, Sendable {
 
   /// The built-in columns a condition may name besides the object's own fields.
   static let builtInFields: Set<String> = ["objectId", "createDate", "updateDate"]
+}
+
+/// A point on the earth in degrees (NCMB's `{"__type":"GeoPoint","latitude","longitude"}`).
+public struct GeoPoint: Equatable, Sendable {
+  public var latitude: Double
+  public var longitude: Double
+
+  public init(latitude: Double, longitude: Double) {
+    self.latitude = latitude
+    self.longitude = longitude
+  }
+
+  /// The mean radius of the earth the distances use: kilometres and miles per radian.
+  public static let kilometresPerRadian = 6371.0
+  public static let milesPerRadian = 3958.8
+
+  /// Latitude within ±90 and longitude within ±180.
+  public var isValid: Bool {
+    latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
+  }
 }
 
 extension DatastoreClient {
@@ -74,7 +110,29 @@ extension DatastoreClient {
       case .isIn(let name, let given), .notIn(let name, let given),
         .arrayContainsAny(let name, let given), .arrayContainsAll(let name, let given):
         try list(name, given)
+      case .arrayContainsNone(let name, let given): try list(name, given)
       case .exists(let name, _): try field(name)
+      case .matches(let name, let pattern, let options):
+        try field(name)
+        guard pattern.utf8.count <= QueryCondition.maximumPatternBytes else {
+          throw DatastoreError.invalid(
+            "where", "$regex longer than \(QueryCondition.maximumPatternBytes) bytes")
+        }
+        guard !pattern.utf8.contains(0) else { throw DatastoreError.invalid("where") }
+        guard options.allSatisfy({ "imsx".contains($0) }) else {
+          throw DatastoreError.invalid("where", "$options takes only i, m, s and x")
+        }
+      case .withinBox(let name, let southwest, let northeast):
+        try field(name)
+        guard southwest.isValid, northeast.isValid, southwest.latitude <= northeast.latitude
+        else {
+          throw DatastoreError.invalid("where", "$box takes a southwest and a northeast point")
+        }
+      case .near(let name, let point, let maxRadians):
+        try field(name)
+        guard point.isValid, maxRadians.map({ $0.isFinite && $0 >= 0 }) ?? true else {
+          throw DatastoreError.invalid("where", "$nearSphere takes a GeoPoint and a distance")
+        }
       case .and(let parts), .or(let parts):
         guard depth < QueryCondition.maximumDepth else {
           throw DatastoreError.invalid(

@@ -60,6 +60,24 @@ enum NCMBJSON {
         fields[key] = .object(nested)
       }
     }
-    return .object(fields)
+    return .object(hidingRelationMembers(fields, depth: 3))
+  }
+
+  /// A relation answers as NCMB's did, `{"__type":"Relation","className":X}`: its members are
+  /// found with `$relatedTo`, not listed. Included objects (up to `depth` levels) alike.
+  static func hidingRelationMembers(_ fields: [String: JSONValue], depth: Int)
+    -> [String: JSONValue]
+  {
+    var fields = fields
+    for (key, value) in fields {
+      guard case .object(var nested) = value else { continue }
+      if nested["__type"] == .string("Relation") {
+        nested["objects"] = nil
+        fields[key] = .object(nested)
+      } else if depth > 0, nested["__type"] == .string("Object") {
+        fields[key] = .object(hidingRelationMembers(nested, depth: depth - 1))
+      }
+    }
+    return fields
   }
 }

@@ -52,11 +52,37 @@ enum NCMBQuery {
     var listsNothing = false
   }
 
+  /// How `$inQuery`, `$select` and `$relatedTo` read the other objects they name: as the
+  /// caller, so a subquery sees only what the caller may read (its own finds and gets).
+  struct Subqueries {
+    var find: (Query) throws -> [DataObject]
+    var get: (_ className: String, _ objectId: String) throws -> DataObject?
+    /// `NCMBPolicy.millisecondDates` of a class.
+    var dates: (String) -> Set<String> = { _ in [] }
+  }
+
+  /// Objects one subquery may name: its answer is a list of values, bounded as any list.
+  static let maximumSubqueryObjects = 1000
+  /// Subqueries inside subqueries.
+  static let maximumSubqueryDepth = 2
+
+  /// What one `where` asks beside its conditions (`$nearSphere`'s order).
+  private final class Reading {
+    let subqueries: Subqueries?
+    let depth: Int
+    var nearest: (field: String, point: GeoPoint)?
+    init(_ subqueries: Subqueries?, depth: Int) {
+      self.subqueries = subqueries
+      self.depth = depth
+    }
+  }
+
   /// `dates`: fields of the class the application stores as milliseconds and answers as
   /// NCMB's Dates (`NCMBPolicy.millisecondDates`): a Date compared with them is its
   /// milliseconds, as for `createDate`.
   static func query(
-    className: String, _ parameters: [String: String], dates: Set<String> = []
+    className: String, _ parameters: [String: String], dates: Set<String> = [],
+    subqueries: Subqueries? = nil
   ) throws -> Search {
     var query = Query(className: className)
     query.costBudget = answerBudget
@@ -65,7 +91,9 @@ enum NCMBQuery {
       guard case .object(let fields) = try NCMBJSON.parse(Array(text.utf8)) else {
         throw NCMBError.invalid("where")
       }
-      query.conditions = try conditions(fields, dates: dates)
+      let reading = Reading(subqueries, depth: 0)
+      query.conditions = try conditions(fields, dates: dates, reading)
+      query.nearest = reading.nearest
     }
     let order = parameters["order"].map { $0.split(separator: ",").map(String.init) } ?? []
     query.order = order.isEmpty ? ["-createDate"] : order
@@ -95,6 +123,12 @@ enum NCMBQuery {
   static func conditions(_ fields: [String: JSONValue], dates: Set<String> = []) throws
     -> [QueryCondition]
   {
+    try conditions(fields, dates: dates, Reading(nil, depth: 0))
+  }
+
+  private static func conditions(
+    _ fields: [String: JSONValue], dates: Set<String>, _ reading: Reading
+  ) throws -> [QueryCondition] {
     var result: [QueryCondition] = []
     for key in fields.keys.sorted() {
       let value = fields[key]!
@@ -108,19 +142,21 @@ enum NCMBQuery {
               guard case .object(let inner) = alternative else {
                 throw NCMBError.invalid("where", "$or takes an array of conditions")
               }
-              return .and(try conditions(inner, dates: dates))
+              return .and(try conditions(inner, dates: dates, reading))
             }))
+      } else if key == "$relatedTo" {
+        result.append(try relatedTo(value, reading))
       } else if key.hasPrefix("$") {
         throw NCMBError.invalid("where", "\(key) is not supported")
       } else {
-        result += try fieldConditions(key, value, dates)
+        result += try fieldConditions(key, value, dates, reading)
       }
     }
     return result
   }
 
   private static func fieldConditions(
-    _ field: String, _ value: JSONValue, _ dates: Set<String>
+    _ field: String, _ value: JSONValue, _ dates: Set<String>, _ reading: Reading
   ) throws -> [QueryCondition] {
     func operand(_ field: String, _ value: JSONValue) throws -> JSONValue {
       try NCMBQuery.operand(field, value, dates)
@@ -161,13 +197,158 @@ enum NCMBQuery {
           result.append(.arrayContainsAny(field, [try operand(field, argument)]))
         }
       case "$all": result.append(.arrayContainsAll(field, try list()))
+      case "$ninArray":
+        if case .array = argument {
+          result.append(.arrayContainsNone(field, try list()))
+        } else {
+          result.append(.arrayContainsNone(field, [try operand(field, argument)]))
+        }
       case "$regex":
-        throw NCMBError.invalid("where", "regular expressions are not supported")
+        guard case .string(let pattern) = argument else {
+          throw NCMBError.invalid("where", "$regex takes a string")
+        }
+        var options = ""
+        if let given = operators["$options"] {
+          guard case .string(let text) = given, text.allSatisfy({ "imsx".contains($0) }) else {
+            throw NCMBError.invalid("where", "$options takes only i, m, s and x")
+          }
+          options = text
+        }
+        result.append(.matches(field, pattern: pattern, options: options))
+      case "$options":
+        guard operators["$regex"] != nil else {
+          throw NCMBError.invalid("where", "$options goes with $regex")
+        }
+      case "$nearSphere":
+        let point = try geoPoint(argument, "$nearSphere")
+        var radians: Double? = nil
+        let units: [(String, Double)] = [
+          ("$maxDistanceInRadians", 1), ("$maxDistanceInKilometers", GeoPoint.kilometresPerRadian),
+          ("$maxDistanceInMiles", GeoPoint.milesPerRadian),
+        ]
+        for (unit, perRadian) in units {
+          guard let distance = operators[unit] else { continue }
+          guard let number = distance.doubleValue, number.isFinite, number >= 0, radians == nil
+          else { throw NCMBError.invalid("where", "\(unit) takes one distance") }
+          radians = number / perRadian
+        }
+        result.append(.near(field, point, maxRadians: radians))
+        guard reading.nearest == nil else {
+          throw NCMBError.invalid("where", "one $nearSphere a query")
+        }
+        reading.nearest = (field, point)
+      case "$maxDistanceInRadians", "$maxDistanceInKilometers", "$maxDistanceInMiles":
+        guard operators["$nearSphere"] != nil else {
+          throw NCMBError.invalid("where", "\(name) goes with $nearSphere")
+        }
+      case "$within":
+        guard case .object(let within) = argument, within.count == 1,
+          case .array(let corners)? = within["$box"], corners.count == 2
+        else { throw NCMBError.invalid("where", "$within takes a $box of two GeoPoints") }
+        let southwest = try geoPoint(corners[0], "$box")
+        let northeast = try geoPoint(corners[1], "$box")
+        result.append(.withinBox(field, southwest: southwest, northeast: northeast))
+      case "$inQuery":
+        let (inner, objects) = try subquery(argument, reading, keys: [])
+        result.append(
+          .isIn(field, objects.map { .pointer(className: inner, objectId: $0.objectId) }))
+      case "$select":
+        guard case .object(let select) = argument, case .string(let key)? = select["key"],
+          let query = select["query"]
+        else { throw NCMBError.invalid("where", "$select takes a query and a key") }
+        let (_, objects) = try subquery(query, reading, keys: [key])
+        var values: [JSONValue] = []
+        for object in objects {
+          let value: JSONValue? =
+            switch key {
+            case "objectId": .string(object.objectId)
+            default: object.fields[key]
+            }
+          if let value, !values.contains(value) { values.append(value) }
+        }
+        result.append(.isIn(field, values))
       default:
         throw NCMBError.invalid("where", "\(name) is not supported")
       }
     }
     return result
+  }
+
+  /// `{"__type":"GeoPoint","latitude","longitude"}` (the type may be left out).
+  private static func geoPoint(_ value: JSONValue, _ name: String) throws -> GeoPoint {
+    guard case .object(let object) = value,
+      object["__type"] == nil || object["__type"] == .string("GeoPoint"),
+      let latitude = object["latitude"]?.doubleValue,
+      let longitude = object["longitude"]?.doubleValue
+    else { throw NCMBError.invalid("where", "\(name) takes a GeoPoint") }
+    let point = GeoPoint(latitude: latitude, longitude: longitude)
+    guard point.isValid else {
+      throw NCMBError.invalid("where", "a GeoPoint's latitude is within ±90, longitude ±180")
+    }
+    return point
+  }
+
+  /// The objects a subquery (`{"className","where"}`) finds as the caller, at most
+  /// `maximumSubqueryObjects` (more is refused, never cut short), reading only `keys`.
+  private static func subquery(_ value: JSONValue, _ reading: Reading, keys: Set<String>)
+    throws -> (className: String, objects: [DataObject])
+  {
+    guard let subqueries = reading.subqueries else {
+      throw NCMBError.invalid("where", "subqueries are not supported here")
+    }
+    guard reading.depth < maximumSubqueryDepth else {
+      throw NCMBError.invalid("where", "subqueries nested more than \(maximumSubqueryDepth) deep")
+    }
+    guard case .object(let inner) = value, case .string(let className)? = inner["className"],
+      !ObjectsController.systemClasses.contains(className)
+    else { throw NCMBError.invalid("where", "a subquery takes the className of an app's class") }
+    var query = Query(className: className, limit: maximumSubqueryObjects)
+    query.keys = keys
+    query.costBudget = answerBudget
+    if let given = inner["where"] {
+      guard case .object(let fields) = given else { throw NCMBError.invalid("where") }
+      let nested = Reading(subqueries, depth: reading.depth + 1)
+      query.conditions = try conditions(fields, dates: subqueries.dates(className), nested)
+    }
+    // One more than the limit tells a full answer from one cut short.
+    query.limit = maximumSubqueryObjects
+    var found = try subqueries.find(query)
+    if found.count == maximumSubqueryObjects {
+      query.skip = maximumSubqueryObjects
+      query.limit = 1
+      query.keys = []
+      found += try subqueries.find(query)
+    }
+    guard found.count <= maximumSubqueryObjects else {
+      throw NCMBError.invalid(
+        "where", "a subquery finds more than \(maximumSubqueryObjects) objects")
+    }
+    return (className, found)
+  }
+
+  /// `{"$relatedTo":{"object":<pointer>,"key":"field"}}`: the objects of the query's class in
+  /// that object's relation, read as the caller (an owner it cannot read relates nothing).
+  private static func relatedTo(_ value: JSONValue, _ reading: Reading) throws -> QueryCondition {
+    guard let subqueries = reading.subqueries else {
+      throw NCMBError.invalid("where", "$relatedTo is not supported here")
+    }
+    guard case .object(let related) = value, case .string(let key)? = related["key"],
+      case .object(let owner)? = related["object"],
+      let className = owner["className"]?.stringValue,
+      let objectId = owner["objectId"]?.stringValue
+    else { throw NCMBError.invalid("where", "$relatedTo takes an object pointer and a key") }
+    guard !ObjectsController.systemClasses.contains(className),
+      let found = try subqueries.get(className, objectId),
+      case .object(let relation)? = found.fields[key],
+      relation["__type"] == .string("Relation"), case .array(let members)? = relation["objects"]
+    else { return .isIn("objectId", []) }
+    let ids = members.compactMap { member -> JSONValue? in
+      guard case .object(let pointer) = member, let id = pointer["objectId"]?.stringValue else {
+        return nil
+      }
+      return .string(id)
+    }
+    return .isIn("objectId", ids)
   }
 
   /// A value to compare with: a Date on the built-in dates is their milliseconds; a pointer is

@@ -4,7 +4,7 @@ import Datastore
 /// (`/2013-09-01/RESOURCE[/NAME…]`), each resource answered by its controller.
 struct NCMBRoute {
   enum Resource: Sendable {
-    case classes, users, login, logout, roles, files
+    case classes, users, login, logout, roles, files, batch
   }
 
   let resource: Resource
@@ -19,11 +19,12 @@ struct NCMBRoute {
   static let table: [String: (resource: Resource, following: ClosedRange<Int>)] = [
     "classes": (.classes, 1...2), "users": (.users, 0...1), "login": (.login, 0...0),
     "logout": (.logout, 0...0), "roles": (.roles, 0...1), "files": (.files, 0...1),
+    "batch": (.batch, 0...0),
   ]
 
   /// NCMB's paths the board does not serve, by the feature each was.
   static let unsupported = [
-    "push": "push", "installations": "installations", "batch": "batch",
+    "push": "push", "installations": "installations",
   ]
 
   /// NCMB's paths that send mail, which the board cannot: each said so.
@@ -63,7 +64,7 @@ struct NCMBRoute {
   var isCacheable: Bool {
     switch resource {
     case .classes, .users, .roles, .files: true
-    case .login, .logout: false
+    case .login, .logout, .batch: false
     }
   }
 }

@@ -110,6 +110,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     case .users, .login, .logout: UsersController()
     case .roles: RolesController()
     case .files: FilesController()
+    case .batch: BatchController()
     }
   }
 

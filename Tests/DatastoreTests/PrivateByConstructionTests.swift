@@ -47,6 +47,25 @@ struct PrivateByConstructionTests {
         fields: ["title": .string("private plan \(number)"), "lastActivity": .int(Int64(number))],
         acl: ACL(readers: [a], writers: [a]))
     }
+    // Issue 34: Alice's private spots around Tokyo, Carol's public ones around Osaka.
+    for number in 1...100 {
+      let place = JSONValue.object([
+        "__type": .string("GeoPoint"), "latitude": .double(35.6 + Double(number) / 1000),
+        "longitude": .double(139.7),
+      ])
+      try aliceClient.create(
+        "Spot", fields: ["location": place, "name": .string("secret \(number)")],
+        acl: ACL(readers: [a], writers: [a]))
+    }
+    for number in 1...5 {
+      let place = JSONValue.object([
+        "__type": .string("GeoPoint"), "latitude": .double(34.7 + Double(number) / 1000),
+        "longitude": .double(135.5),
+      ])
+      try carolClient.create(
+        "Spot", fields: ["location": place, "name": .string("public \(number)")],
+        acl: .publicRead(owner: carol.user.objectId))
+    }
     for number in 1...20 {
       try carolClient.create(
         "Thread",
@@ -111,6 +130,64 @@ struct PrivateByConstructionTests {
       #expect(holding.rows == 0 && empty.rows == 0)
       #expect(holding.find == empty.find, "find: \(holding.find) vs \(empty.find) steps")
       #expect(holding.count == empty.count, "count: \(holding.count) vs \(empty.count) steps")
+    }
+  }
+
+  /// Issue 34's operators: a `$regex`, a `$within` box, a `$nearSphere` with a distance and a
+  /// `$ninArray`, each asked where others' private rows are and where nothing is, cost the same.
+  @Test("the new operators over others' private rows cost the same whether they hold one or not")
+  func newOperatorsOverPrivateRows() throws {
+    try withTemporaryDirectory { directory in
+      let board = try Self.board(directory)
+      func query(_ className: String, _ conditions: [QueryCondition], near: GeoPoint? = nil)
+        -> Query
+      {
+        var query = Query(className: className, limit: 100)
+        query.conditions = conditions
+        query.nearest = near.map { ("location", $0) }
+        return query
+      }
+      let tokyo = GeoPoint(latitude: 35.65, longitude: 139.7)
+      // North of the hidden spots as they are of Carol's: her rows fail the same test first.
+      let nowhere = GeoPoint(latitude: 36.65, longitude: 139.7)
+      let pairs: [(String, Query, Query)] = [
+        (
+          "regex", query("Message", [.matches("text", pattern: "^TOPSECRET", options: "")]),
+          query("Message", [.matches("text", pattern: "^NOSUCHTEXT", options: "")])
+        ),
+        (
+          "box",
+          query(
+            "Spot",
+            [
+              .withinBox(
+                "location", southwest: GeoPoint(latitude: 35.6, longitude: 139.6),
+                northeast: GeoPoint(latitude: 35.8, longitude: 139.8))
+            ]),
+          query(
+            "Spot",
+            [
+              .withinBox(
+                "location", southwest: GeoPoint(latitude: 36.6, longitude: 139.6),
+                northeast: GeoPoint(latitude: 36.8, longitude: 139.8))
+            ])
+        ),
+        (
+          "near", query("Spot", [.near("location", tokyo, maxRadians: 0.01)], near: tokyo),
+          query("Spot", [.near("location", nowhere, maxRadians: 0.01)], near: nowhere)
+        ),
+        (
+          "ninArray",
+          query("Message", [.arrayContainsNone("text", [.string("TOPSECRET-DM alice to bob")])]),
+          query("Message", [.arrayContainsNone("text", [.string("NOSUCHTEXT")])])
+        ),
+      ]
+      for (name, holding, empty) in pairs {
+        let (held, none) = (try Self.cost(board, holding), try Self.cost(board, empty))
+        #expect(held.rows == 0 && none.rows == 0, "\(name)")
+        #expect(held.find == none.find, "\(name) find: \(held.find) vs \(none.find) steps")
+        #expect(held.count == none.count, "\(name) count: \(held.count) vs \(none.count) steps")
+      }
     }
   }
 

@@ -70,7 +70,8 @@ struct ServeFilesTests {
       # The errors of an object query.
       for query, status, code in [
               (where({'fileName': {'$where': '1'}}), 400, 'E400002'),
-              (where({'fileName': {'$regex': '(a+)+$'}}), 400, 'E400002'),
+              (where({'fileName': {'$regex': '(a'}}), 400, 'E400002'),
+              (where({'fileName': {'$regex': 'a', '$options': 'q'}}), 400, 'E400002'),
               ('limit=1000000000', 400, 'E400002'), ('skip=-1', 400, 'E400002'),
               (where({'title': 'x'}), 400, 'E400002'), ('order=title', 400, 'E400002'),
               ('include=user', 400, 'E400002'), ('count=yes', 400, 'E400002'),

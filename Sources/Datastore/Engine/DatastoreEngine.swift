@@ -156,11 +156,13 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
 
   /// Conditional update: sets `fields` (`.null` removes one), adds `increments` to integer fields
   /// (a missing field counts as 0; a field holding anything but an integer is `E400002`), replaces
-  /// the ACL when `acl` is given, and moves `updateDate` to `now()` (never backwards), all in one
+  /// the ACL when `acl` is given, changes `arrays` in place (a field that holds neither an array
+  /// nor null, or another class's relation, is `E400002`), and moves `updateDate` to `now()` (never backwards), all in one
   /// `UPDATE … WHERE <writable> RETURNING`. Nothing returned: `E403001` if readable, else `E404001`.
   func update(
     _ className: String, objectId: String, set fields: [String: JSONValue],
-    increment increments: [String: Int64], acl: ACL?, as caller: Principals
+    increment increments: [String: Int64], arrays: [String: ArrayChange], acl: ACL?,
+    as caller: Principals
   ) throws -> DataObject
 
   /// Conditional delete (`DELETE … WHERE <writable> RETURNING`), with the rules' cascades.
@@ -277,4 +279,16 @@ extension DatastoreEngine {
 public struct StateMark: Equatable, Sendable {
   let external: Int64
   let own: Int64
+}
+
+extension DatastoreEngine {
+  /// `update` without array changes.
+  func update(
+    _ className: String, objectId: String, set fields: [String: JSONValue],
+    increment increments: [String: Int64], acl: ACL?, as caller: Principals
+  ) throws -> DataObject {
+    try update(
+      className, objectId: objectId, set: fields, increment: increments, arrays: [:], acl: acl,
+      as: caller)
+  }
 }

@@ -60,6 +60,44 @@ struct PostgresLeaves: QueryLeaves {
       """
   }
 
+  /// PostgreSQL's own regular expressions (`~`), which its statement timeout cuts; the
+  /// options as the embedded options of an ARE (`m` is its `w`: `^` and `$` at line breaks,
+  /// a dot still matching one).
+  func matches(_ field: String, _ pattern: String, _ options: String) -> SQL {
+    let expression = expression(field)
+    var embedded = ""
+    if options.contains("i") { embedded += "i" }
+    if options.contains("m") { embedded += "w" }
+    if options.contains("x") { embedded += "x" }
+    let full = embedded.isEmpty ? pattern : "(?" + embedded + ")" + pattern
+    return """
+      coalesce(jsonb_typeof(\(sql: expression)) = 'string' AND \
+      (\(sql: expression) #>> '{}') ~ \(full)::text, false)
+      """
+  }
+
+  func coordinate(_ path: String) -> SQL {
+    let expression = expression(path)
+    return """
+      (CASE WHEN jsonb_typeof(\(sql: expression)) = 'number' THEN \
+      (\(sql: expression) #>> '{}')::float8 END)
+      """
+  }
+
+  /// On the jsonb expression an index of the path holds: between two numbers, jsonb's order
+  /// leaves out every other type.
+  func numberWithin(_ path: String, _ low: Double, _ high: Double) -> SQL {
+    let expression = expression(path)
+    return """
+      coalesce(\(sql: expression) >= \(JSONValue.double(low).jsonText())::jsonb AND \
+      \(sql: expression) <= \(JSONValue.double(high).jsonText())::jsonb, false)
+      """
+  }
+
+  func real(_ value: Double) -> SQL { "\(.real(value))::float8" }
+
+  func smaller(_ first: SQL, _ second: SQL) -> SQL { "least(\(sql: first), \(sql: second))" }
+
   func orderExpression(_ field: String, presence: Set<String>) -> SQL {
     SQL(verbatim: PostgresSchema.orderExpression(for: field, presence: presence))
   }

@@ -550,7 +550,8 @@ final class PostgresEngine: DatastoreEngine {
     let mine = privateRows(query.className, parent: parent)
     let whereClause = whereClause(query, caller, keyColumns: keyColumns, rules: rules)
     let order = QuerySQL.order(
-      query.order, presence: rules.presenceOrdered(query.className), PostgresLeaves())
+      query.order, presence: rules.presenceOrdered(query.className), nearest: query.nearest,
+      PostgresLeaves())
     let (limit, skip) = (query.limit, query.skip)
     let columns = SQL(verbatim: columns)
     guard !privateClasses.contains(query.className) else {
@@ -616,7 +617,8 @@ final class PostgresEngine: DatastoreEngine {
 
   func update(
     _ className: String, objectId: String, set fields: [String: JSONValue],
-    increment increments: [String: Int64], acl: ACL?, as caller: Principals
+    increment increments: [String: Int64], arrays: [String: ArrayChange], acl: ACL?,
+    as caller: Principals
   ) throws -> DataObject {
     try act(as: caller)
     let removed = fields.filter { $0.value == .null }.map(\.key)
@@ -632,6 +634,13 @@ final class PostgresEngine: DatastoreEngine {
         coalesce((o.data->>\(literal: key))::bigint, 0) + \(delta)::bigint)
         """)
     }
+    for key in arrays.keys.sorted() {
+      data.append(
+        """
+         || jsonb_build_object(\(literal: key), forum.array_changed(\(key), \
+        o.data -> \(literal: key), \(Self.changeJSON(arrays[key]!).jsonText())::jsonb))
+        """)
+    }
     var assignments: [SQL] = ["data = \(sql: data)"]
     if let acl {
       assignments.append("readers = \(PostgresEngine.arrayValue(acl.readers))::text[]")
@@ -639,7 +648,8 @@ final class PostgresEngine: DatastoreEngine {
     }
     if privateClasses.contains(className) {
       return try updatePrivate(
-        className, objectId: objectId, set: fields, increment: increments, acl: acl, as: caller)
+        className, objectId: objectId, set: fields, increment: increments, arrays: arrays,
+        acl: acl, as: caller)
     }
     let statement: SQL = """
       UPDATE forum.objects o SET \(sql: SQL.joined(assignments, separator: ", "))
@@ -662,12 +672,22 @@ final class PostgresEngine: DatastoreEngine {
       if let moved = try movedRow(className, objectId, caller) { return moved }
       do {
         return try updatePrivate(
-          className, objectId: objectId, set: fields, increment: increments, acl: acl,
-          as: caller)
+          className, objectId: objectId, set: fields, increment: increments, arrays: arrays,
+          acl: acl, as: caller)
       } catch let error as DatastoreError where error.code == .notFound {
         throw try refusal(className, objectId, caller)
       }
     }
+  }
+
+  /// An array change as `forum.array_changed` (and `forum.update_object`) take it.
+  static func changeJSON(_ change: ArrayChange) -> JSONValue {
+    var fields: [String: JSONValue] = [
+      "op": .string(change.adds ? (change.isUnique ? "addUnique" : "add") : "remove"),
+      "objects": .array(change.isUnique ? change.distinctValues : change.values),
+    ]
+    if let related = change.relationClass { fields["relation"] = .string(related) }
+    return .object(fields)
   }
 
   /// The row an UPDATE just moved to the other table (`forum.objects_move` names it in the
@@ -690,13 +710,17 @@ final class PostgresEngine: DatastoreEngine {
   /// `update` of a private class: `forum.update_object` checks what the UPDATE's filters would.
   private func updatePrivate(
     _ className: String, objectId: String, set fields: [String: JSONValue],
-    increment increments: [String: Int64], acl: ACL?, as caller: Principals
+    increment increments: [String: Int64], arrays: [String: ArrayChange], acl: ACL?,
+    as caller: Principals
   ) throws -> DataObject {
     let removed = fields.filter { $0.value == .null }.map(\.key)
     let kept = fields.filter { $0.value != .null }
     let readers: SQLValue = acl.map { PostgresEngine.arrayValue($0.readers) } ?? .null
     let writers: SQLValue = acl.map { PostgresEngine.arrayValue($0.writers) } ?? .null
-    let added = JSONValue.object(increments.mapValues { .int($0) }).jsonText()
+    // Numbers are increments; objects are array changes (`forum.array_changed`).
+    let added = JSONValue.object(
+      increments.mapValues { .int($0) }.merging(arrays.mapValues(Self.changeJSON)) { $1 }
+    ).jsonText()
     let statement: SQL = """
       SELECT \(sql: SQL(verbatim: PostgresEngine.columns)) FROM forum.update_object(\(className), \
       \(objectId), \(PostgresEngine.arrayValue(removed))::text[], \

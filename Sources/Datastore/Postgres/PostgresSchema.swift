@@ -440,6 +440,13 @@ enum PostgresSchema {
       password_hash text NOT NULL
     );
     """,
+    // Issue 34: NCMB's array changes (`Add`, `AddUnique`, `Remove`, `AddRelation`,
+    // `RemoveRelation`) are made by `forum.array_changed`, which the engine's UPDATE and
+    // `forum.update_object` call (both in `functionsSQL`, remade by `forum init` after this
+    // step): a board set up before asks its owner for `forum init`.
+    """
+    SELECT 1;
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
@@ -1084,9 +1091,57 @@ enum PostgresSchema {
       WHERE k IS NOT NULL
     $$;
 
+    -- An array field after an NCMB array change (`change`: {"op": "add" | "addUnique" |
+    -- "remove", "objects": [...], "relation": class or absent}), from its value `current`: a
+    -- missing or null field is an empty array; a relation lives in its owner's data as
+    -- {"__type":"Relation","className":X,"objects":[pointers]}. A field holding anything
+    -- else is refused (FA400 naming it), so nothing is written.
+    CREATE OR REPLACE FUNCTION forum.array_changed(field text, current jsonb, change jsonb)
+    RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      related text := change->>'relation';
+      given jsonb := coalesce(change->'objects', '[]'::jsonb);
+      elements jsonb;
+      result jsonb;
+    BEGIN
+      IF current IS NULL OR jsonb_typeof(current) = 'null' THEN
+        elements := '[]'::jsonb;
+      ELSIF related IS NULL AND jsonb_typeof(current) = 'array' THEN
+        elements := current;
+      ELSIF related IS NOT NULL AND jsonb_typeof(current) = 'object'
+          AND current->>'__type' = 'Relation' AND current->>'className' = related
+          AND coalesce(jsonb_typeof(current->'objects'), 'array') = 'array' THEN
+        elements := coalesce(current->'objects', '[]'::jsonb);
+      ELSE
+        RAISE EXCEPTION USING ERRCODE = 'FA400', MESSAGE = field;
+      END IF;
+      IF change->>'op' = 'add' THEN
+        result := elements || given;
+      ELSIF change->>'op' = 'addUnique' THEN
+        result := elements || coalesce((SELECT jsonb_agg(v.value ORDER BY v.n)
+          FROM jsonb_array_elements(given) WITH ORDINALITY v(value, n)
+          WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(elements) e
+                            WHERE e.value = v.value)), '[]'::jsonb);
+      ELSE
+        result := coalesce((SELECT jsonb_agg(e.value ORDER BY e.n)
+          FROM jsonb_array_elements(elements) WITH ORDINALITY e(value, n)
+          WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(given) v
+                            WHERE v.value = e.value)), '[]'::jsonb);
+      END IF;
+      IF related IS NOT NULL THEN
+        result := jsonb_build_object('__type', 'Relation', 'className', related,
+                                     'objects', result);
+      END IF;
+      RETURN result;
+    END
+    $$;
+
     -- Changes an object of a private class, as `UPDATE forum.objects` does for the others: the
     -- caller must be able to read it (else it is not found) and write it; the triggers keep the
-    -- managed fields. `increments` adds to numbers; NULL readers or writers keep them.
+    -- managed fields. `increments` adds to numbers, or changes arrays where it holds an object
+    -- (`forum.array_changed`); NULL readers or writers keep them.
     CREATE OR REPLACE FUNCTION forum.update_object(class_name text, target text,
       removed text[], kept jsonb, increments jsonb, new_readers text[], new_writers text[],
       narrowing text[])
@@ -1111,8 +1166,13 @@ enum PostgresSchema {
       SELECT o.data INTO changed FROM forum.private_objects o WHERE o.id = found_row.id FOR UPDATE;
       changed := (changed - coalesce(removed, '{}'::text[])) || coalesce(kept, '{}'::jsonb);
       FOR field, delta IN SELECT * FROM jsonb_each(coalesce(increments, '{}'::jsonb)) LOOP
-        changed := changed || jsonb_build_object(field,
-          coalesce((changed->>field)::bigint, 0) + (delta #>> '{}')::bigint);
+        IF jsonb_typeof(delta) = 'object' THEN
+          changed := changed || jsonb_build_object(field,
+            forum.array_changed(field, changed->field, delta));
+        ELSE
+          changed := changed || jsonb_build_object(field,
+            coalesce((changed->>field)::bigint, 0) + (delta #>> '{}')::bigint);
+        END IF;
       END LOOP;
       RETURN QUERY UPDATE forum.private_objects o
         SET data = changed, readers = coalesce(new_readers, o.readers),
@@ -1269,15 +1329,15 @@ enum PostgresSchema {
       forum.private_changes(bigint, bigint, bigint), forum.read_positions_of(text[]),
       forum.read_position(text), forum.my_read_positions(), forum.mark_read(text[], bigint[]),
       forum.may_read(text, text), forum.revisions_of(text, text, bigint, bigint),
-      forum.revision_totals(text, text) FROM PUBLIC;
+      forum.revision_totals(text, text), forum.array_changed(text, jsonb, jsonb) FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.now_ms(), forum.caller_id(), forum.principals(),
       forum.sign_in(), forum.is_bookkeeping(), forum.latest_change(), forum.is_trusted(),
       forum.private_rows(text, text, text[]),
       forum.update_object(text, text, text[], jsonb, jsonb, text[], text[], text[]),
       forum.private_changes(bigint, bigint, bigint), forum.read_positions_of(text[]),
       forum.read_position(text), forum.my_read_positions(), forum.mark_read(text[], bigint[]),
-      forum.revisions_of(text, text, bigint, bigint), forum.revision_totals(text, text)
-      TO forum_member;
+      forum.revisions_of(text, text, bigint, bigint), forum.revision_totals(text, text),
+      forum.array_changed(text, jsonb, jsonb) TO forum_member;
     """
 
   /// Row-level security, grants and the owner's reach, rebuilt on every `forum init`.

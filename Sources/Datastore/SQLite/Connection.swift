@@ -32,6 +32,7 @@ public final class Connection {
     self.path = path
     sqlite3_extended_result_codes(handle, 1)
     BusyWait.install(on: handle, timeout: busyTimeout)
+    _ = forum_sqlite_register_regexp(handle)
   }
 
   /// Process-wide settings, made before the first connection initializes SQLite.

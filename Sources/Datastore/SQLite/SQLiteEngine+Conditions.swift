@@ -58,6 +58,44 @@ struct SQLiteLeaves: QueryLeaves {
       "(\(sql: typeOf(field)) = 'array' AND (SELECT count(DISTINCT j.value) FROM json_each(o.data, \(literal: "$." + field)) j WHERE \(sql: SQL.joined(parts, separator: " OR "))) = \(Int64(plain.distinctCount)))"
   }
 
+  /// PCRE2 through `forum_regexp` (the shim registers it on each connection; it loads the
+  /// library on first use and stops a match past its step limit).
+  func matches(_ field: String, _ pattern: String, _ options: String) -> SQL {
+    guard !QueryCondition.builtInFields.contains(field) || field == "objectId" else {
+      return never
+    }
+    let (expression, type) = operand(field)
+    var flags: Int64 = 0
+    if options.contains("i") { flags |= 1 }
+    if options.contains("m") { flags |= 2 }
+    if options.contains("x") { flags |= 4 }
+    return
+      "coalesce(\(sql: type) = 'text' AND forum_regexp(\(pattern), \(flags), \(sql: expression)), 0)"
+  }
+
+  func coordinate(_ path: String) -> SQL {
+    let expression = SQL(verbatim: SQLiteEngine.expression(for: path))
+    return
+      "(CASE WHEN \(sql: typeOf(path)) IN ('integer', 'real') THEN \(sql: expression) END)"
+  }
+
+  /// On `json_extract` itself, which an expression index of the path holds (bare, so the
+  /// planner can seek it: NULL for a missing path, which a box, never negated, takes as no
+  /// match): between two numbers, SQLite's order leaves out text, blobs and NULL.
+  func numberWithin(_ path: String, _ low: Double, _ high: Double) -> SQL {
+    let expression = SQL(verbatim: SQLiteEngine.expression(for: path))
+    return "(\(sql: expression) >= \(.real(low)) AND \(sql: expression) <= \(.real(high)))"
+  }
+
+  func real(_ value: Double) -> SQL { "\(.real(value))" }
+
+  func smaller(_ first: SQL, _ second: SQL) -> SQL { "min(\(sql: first), \(sql: second))" }
+
+  /// The element `j` of a `json_each` is `value`, type for type. Never NULL.
+  func elementEquals(_ value: JSONValue) -> SQL {
+    "coalesce(\(sql: equality(value: "j.value", type: "j.type", value)), 0)"
+  }
+
   func orderExpression(_ field: String, presence: Set<String>) -> SQL {
     SQL(verbatim: SQLiteEngine.orderExpression(for: field, presence: presence))
   }

@@ -144,7 +144,8 @@ extension SQLiteEngine {
   ) -> (sql: String, values: [SQLValue]) {
     let presence = rules.presenceOrdered(query.className)
     let page: SQL = "LIMIT \(query.limit) OFFSET \(query.skip)"
-    let keys = QuerySQL.orderKeys(query.order, presence: presence, SQLiteLeaves())
+    let keys = QuerySQL.orderKeys(
+      query.order, presence: presence, nearest: query.nearest, SQLiteLeaves())
     let keyColumns = SQL.joined(keys.map(\.expression), separator: ", ")
     let columns: SQL = "\(sql: objectColumnsSQL), \(sql: keyColumns)"
     let arms = readableArms(query, caller, rules: rules).map {
@@ -263,7 +264,8 @@ extension SQLiteEngine {
 
   func update(
     _ className: String, objectId: String, set fields: [String: JSONValue],
-    increment increments: [String: Int64], acl: ACL?, as caller: Principals
+    increment increments: [String: Int64], arrays: [String: ArrayChange], acl: ACL?,
+    as caller: Principals
   ) throws -> DataObject {
     var data: SQL = "o.data"
     let removed = fields.filter { $0.value == .null }.keys.sorted()
@@ -279,6 +281,9 @@ extension SQLiteEngine {
       let path = SQLiteEngine.jsonPath(key)
       pairs.append(
         "\(sql: path), coalesce(json_extract(o.data, \(sql: path)), 0) + \(increments[key]!)")
+    }
+    for key in arrays.keys.sorted() {
+      pairs.append("\(sql: SQLiteEngine.jsonPath(key)), \(sql: Self.changed(key, arrays[key]!))")
     }
     if !pairs.isEmpty {
       data = "json_set(\(sql: data), \(sql: SQL.joined(pairs, separator: ", ")))"
@@ -297,6 +302,7 @@ extension SQLiteEngine {
     }
     let conditions =
       [SQLiteEngine.aclTest("o.writers", caller)] + updateConditions(className, increments, acl)
+      + arrays.keys.sorted().map { Self.holdsArray($0, arrays[$0]!) }
     let statement: SQL = """
       UPDATE objects AS o SET \(sql: SQL.joined(assignments, separator: ", "))
       WHERE o.objectId = \(objectId) AND o.class = \(className) \
@@ -305,8 +311,82 @@ extension SQLiteEngine {
       """
     return try transaction {
       if let updated = try connection.firstRow(statement, object) { return updated }
+      if let field = try arrays.keys.sorted().first(where: { key in
+        try connection.firstRow(
+          """
+          SELECT \(sql: Self.holdsArray(key, arrays[key]!)) FROM objects o
+          WHERE o.objectId = \(objectId) AND o.class = \(className) \
+          AND \(sql: SQLiteEngine.aclTest("o.writers", caller))
+          """
+        ) { $0.int(0) == 0 } == true
+      }) {
+        let what = arrays[field]!.relationClass.map { "a relation to \($0)" } ?? "an array"
+        throw DatastoreError.invalid(field, "holds something else than \(what)")
+      }
       throw try refusal(className, objectId, increments, acl, as: caller)
     }
+  }
+
+  /// Where an array change reads its array: the field, or a relation's `objects`.
+  private static func arrayPath(_ field: String, _ change: ArrayChange) -> String {
+    change.relationClass == nil ? field : field + ".objects"
+  }
+
+  /// The field may take the change: missing, null, an array, or (for a relation) a relation
+  /// to the same class.
+  private static func holdsArray(_ field: String, _ change: ArrayChange) -> SQL {
+    let type: SQL = "json_type(o.data, \(sql: jsonPath(field)))"
+    guard let related = change.relationClass else {
+      return "coalesce(\(sql: type) IN ('array', 'null'), 1)"
+    }
+    return """
+      coalesce(\(sql: type) = 'null' OR (json_extract(o.data, \(sql: jsonPath(field + ".__type"))) \
+      = 'Relation' AND json_extract(o.data, \(sql: jsonPath(field + ".className"))) = \(related) \
+      AND coalesce(json_type(o.data, \(sql: jsonPath(field + ".objects"))), 'array') = 'array'), 1)
+      """
+  }
+
+  /// The field's new value after `change`, computed from the stored row in the UPDATE itself:
+  /// the elements kept in their order (`json_each`'s ids), then those added.
+  private static func changed(_ field: String, _ change: ArrayChange) -> SQL {
+    let path = jsonPath(arrayPath(field, change))
+    let array: SQL = """
+      (CASE WHEN json_type(o.data, \(sql: path)) = 'array' THEN json_extract(o.data, \(sql: path)) \
+      ELSE '[]' END)
+      """
+    let leaves = SQLiteLeaves()
+    let element: SQL = """
+      CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN 'null' \
+      WHEN 'text' THEN json_quote(j.value) ELSE CAST(j.value AS TEXT) END
+      """
+    var arms: [SQL] = []
+    if change.adds {
+      arms.append(
+        "SELECT 0 AS arm, j.id AS k, \(sql: element) AS v FROM json_each(\(sql: array)) j")
+      let added = change.isUnique ? change.distinctValues : change.values
+      for (offset, value) in added.enumerated() {
+        let absent: SQL =
+          change.isUnique
+          ? " WHERE NOT EXISTS (SELECT 1 FROM json_each(\(sql: array)) j WHERE \(sql: leaves.elementEquals(value)))"
+          : ""
+        arms.append("SELECT 1, \(Int64(offset)), \(value.jsonText())\(sql: absent)")
+      }
+    } else {
+      let removed = SQL.balanced(change.values.map(leaves.elementEquals), separator: " OR ")
+      arms.append(
+        """
+        SELECT 0 AS arm, j.id AS k, \(sql: element) AS v FROM json_each(\(sql: array)) j \
+        WHERE NOT (\(sql: removed))
+        """)
+    }
+    let result: SQL = """
+      (SELECT json_group_array(json(e.v)) FROM (\(sql: SQL.joined(arms, separator: " UNION ALL ")) \
+      ORDER BY 1, 2) e)
+      """
+    guard let related = change.relationClass else { return "json(\(sql: result))" }
+    return """
+      json_object('__type', 'Relation', 'className', \(related), 'objects', json(\(sql: result)))
+      """
   }
 
   /// A field's JSON path as an SQL literal (`'$.title'`), as the expression indexes spell it.

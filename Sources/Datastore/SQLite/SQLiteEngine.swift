@@ -145,6 +145,13 @@ final class SQLiteEngine: DatastoreEngine {
         throw stopped
       }
       if error.primaryCode == SQLITE_FULL { sawFullError = true }
+      // What `forum_regexp` (CSQLite's shim) answers for a `$regex` it refuses.
+      if error.primaryCode == SQLITE_RANGE {
+        throw DatastoreError.invalid("where", "the $regex pattern backtracks too much")
+      }
+      if error.primaryCode == SQLITE_FORMAT {
+        throw DatastoreError.invalid("where", "the $regex pattern is invalid")
+      }
       throw SQLiteEngine.describe(error, path: location)
     }
   }

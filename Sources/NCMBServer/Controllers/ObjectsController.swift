@@ -42,8 +42,21 @@ struct ObjectsController: NCMBController {
   /// A find (`where`, `order`, `limit`, `skip`, `count`, `include`) over `className`.
   static func search(_ call: NCMBCall, _ className: String) throws -> HTTPResponse {
     let parameters = try NCMBQuery.parameters(call.request.rawQuery)
+    let client = call.client
+    let policy = call.policy
+    let subqueries = NCMBQuery.Subqueries(
+      find: { try client.find($0) },
+      get: { className, objectId in
+        do {
+          return try client.get(className, objectId: objectId)
+        } catch let error as DatastoreError where error.code == .notFound {
+          return nil
+        }
+      },
+      dates: { policy.millisecondDates($0) })
     let search = try NCMBQuery.query(
-      className: className, parameters, dates: call.policy.millisecondDates(className))
+      className: className, parameters, dates: call.policy.millisecondDates(className),
+      subqueries: subqueries)
     var body: [String: JSONValue] = [:]
     let found = search.listsNothing ? [] : try call.client.find(search.query)
     body["results"] = .array(found.map { NCMBJSON.object($0, call.policy) })
@@ -81,6 +94,7 @@ struct ObjectsController: NCMBController {
     for field in ObjectsController.systemFields { fields[field] = nil }
     var set: [String: JSONValue] = [:]
     var increments: [String: Int64] = [:]
+    var arrays: [String: ArrayChange] = [:]
     for (key, value) in fields {
       if case .object(let operation) = value, let name = operation["__op"]?.stringValue {
         switch name {
@@ -90,16 +104,47 @@ struct ObjectsController: NCMBController {
           }
           increments[key] = amount
         case "Delete": set[key] = .null
+        case "Add", "AddUnique", "Remove":
+          guard case .array(let objects)? = operation["objects"], !objects.isEmpty else {
+            throw NCMBError.invalid(key, "\(name) takes objects: an array of values")
+          }
+          let values = try objects.map(NCMBJSON.stored)
+          arrays[key] =
+            name == "Add"
+            ? .add(values) : name == "AddUnique" ? .addUnique(values) : .remove(values)
+        case "AddRelation", "RemoveRelation":
+          guard case .array(let objects)? = operation["objects"], !objects.isEmpty else {
+            throw NCMBError.invalid(key, "\(name) takes objects: an array of pointers")
+          }
+          var related: String?
+          var ids: [String] = []
+          for object in objects {
+            guard case .object(let pointer) = try NCMBJSON.stored(object),
+              let className = pointer["className"]?.stringValue,
+              let id = pointer["objectId"]?.stringValue, related == nil || related == className
+            else { throw NCMBError.invalid(key, "a relation holds pointers of one class") }
+            related = className
+            ids.append(id)
+          }
+          arrays[key] =
+            name == "AddRelation"
+            ? .addRelation(className: related!, objectIds: ids)
+            : .removeRelation(className: related!, objectIds: ids)
         default: throw NCMBError.invalid(key, "\(name) is not supported")
         }
       } else {
         set[key] = try NCMBJSON.stored(value)
       }
     }
-    set = try call.policy.object(className, set, objectId, call.client)
+    // The application checks array changes as if their values were the field's (its rules of
+    // types and sizes), and keeps only what it says of the fields set.
+    let given = set.merging(arrays.mapValues { .array($0.values) }) { first, _ in first }
+    set = try call.policy.object(className, given, objectId, call.client).filter {
+      arrays[$0.key] == nil
+    }
     let object = try ObjectsController.withinStorage(call) {
       try call.client.update(
-        className, objectId: objectId, set: set, increment: increments, acl: acl)
+        className, objectId: objectId, set: set, increment: increments, arrays: arrays, acl: acl)
     }
     return NCMBService.json(.object(["updateDate": NCMBJSON.date(object.updateDate)]))
   }

@@ -232,6 +232,44 @@ struct PostgresSideChannelTests {
     #expect(carolSees.int(0, 0) == 0)
   }
 
+  /// Issue 34: the new operators' leaves as the engine writes them (`PostgresLeaves`): a
+  /// `$regex` and a GeoPoint box over others' private messages, as Carol runs them,
+  /// look the same whether they would match those messages or nothing (none of their operators
+  /// is leakproof, so row-level security filters first, whatever the plan).
+  @Test("a $regex and a GeoPoint box learn nothing about others' messages")
+  func newOperatorsProbes() throws {
+    let scene = try PostgresSideChannelTests.scene(messages: 20)
+    defer { scene.board.remove() }
+    let leaves = PostgresLeaves()
+    func probe(_ condition: QueryCondition) -> String {
+      let (sql, values) =
+        ("SELECT 1 FROM forum.objects o WHERE o.class = 'Message' AND \(sql: QuerySQL.condition(condition, leaves))"
+        as SQL).rendered(.postgres)
+      // Inline the values as literals for `expectSame`'s text probes.
+      var text = sql
+      for (index, value) in values.enumerated().reversed() {
+        let literal: String =
+          switch value {
+          case .text(let string): "'" + string.replacing("'", with: "''") + "'"
+          case .integer(let number): String(number)
+          case .real(let number): String(number)
+          default: "NULL"
+          }
+        text = text.replacing("$\(index + 1)", with: literal)
+      }
+      return text
+    }
+    try PostgresSideChannelTests.expectSame(
+      "regex", scene.carol, ["^the launch code", "^nothing at all"]
+    ) { probe(.matches("text", pattern: $0, options: "")) }
+    try PostgresSideChannelTests.expectSame("box", scene.carol, ["-90", "89"]) {
+      probe(
+        .withinBox(
+          "text", southwest: GeoPoint(latitude: Double($0)!, longitude: -180),
+          northeast: GeoPoint(latitude: 90, longitude: 180)))
+    }
+  }
+
   /// The same probes through the function members read private rows with: what it costs (rows,
   /// buffers) is the same whether the guessed parent or id is someone else's or nobody's.
   @Test("forum.private_rows costs the same for others' rows and for none")
