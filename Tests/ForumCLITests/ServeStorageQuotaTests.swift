@@ -58,6 +58,33 @@ struct ServeStorageQuotaTests {
     try refusedAfterTheUpgrade(server, keys: keys, token: token)
   }
 
+  @Test func objectsFromBeforeTheQuotaCountOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let before = try ServeProcess(
+      forum, ["--listen", "127.0.0.1:0", "--storage-per-user", "0"],
+      database: served.server.uri)
+    let token = try storeBeforeTheQuota(before, keys: served.keys)
+    // As before schema step 16: no creators, no totals; then the owner's `forum init`.
+    _ = try served.board.cluster.admin(
+      """
+      ALTER TABLE forum.objects DISABLE TRIGGER USER;
+      ALTER TABLE forum.private_objects DISABLE TRIGGER USER;
+      UPDATE forum.objects SET creator = NULL;
+      UPDATE forum.private_objects SET creator = NULL;
+      ALTER TABLE forum.objects ENABLE TRIGGER USER;
+      ALTER TABLE forum.private_objects ENABLE TRIGGER USER;
+      DELETE FROM forum.storage;
+      UPDATE forum.meta SET value = '15' WHERE key = 'schema_version';
+      """, database: served.board.database)
+    let upgraded = try forum.run(["init"], profile: nil, database: served.board.owner.uri)
+    #expect(upgraded.status == 0, "\(upgraded.summary)")
+    let server = try ServeProcess(
+      forum, ServeStorageQuotaTests.arguments, database: served.server.uri)
+    try refusedAfterTheUpgrade(server, keys: served.keys, token: token)
+  }
+
   /// With no quota: an app user stores three megabytes its ACL says are its own, a thread, and
   /// one megabyte anyone may write (which stays no one's). Returns the user's session token.
   private func storeBeforeTheQuota(_ server: ServeProcess, keys: String) throws -> String {
