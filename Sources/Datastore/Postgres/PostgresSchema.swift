@@ -420,7 +420,8 @@ enum PostgresSchema {
       FOR EACH ROW EXECUTE FUNCTION forum.files_storage();
     """,
     // Issue 28 H5: rows and files stored before step 16 get a creator where the board knows one
-    // (as SQLite's version 19 does): for a class with an owner rule (the rules recorded in
+    // (as SQLite's version 19 does), when that is an app user (members' own writes are not
+    // counted, as step 16 says): for a class with an owner rule (the rules recorded in
     // `forum.meta`), the user its author pointer names; else the one user its ACL lets write
     // (roles aside, not when `*` may write). Rows anyone, several users, only roles or no one
     // may write stay without one. Nothing else runs meanwhile (no trigger: dates, feed and
@@ -441,12 +442,15 @@ enum PostgresSchema {
                   WHERE m.key = 'rules') r
             WHERE o.creator IS NULL AND o.class = r.class
               AND o.data #>> ARRAY[r.field, '__type'] = 'Pointer'
-              AND jsonb_typeof(o.data #> ARRAY[r.field, 'objectId']) = 'string'$q$, t);
+              AND o.data #>> ARRAY[r.field, 'objectId'] IN
+                (SELECT user_id FROM forum.app_identities)$q$, t);
         END IF;
         EXECUTE format($q$
           UPDATE forum.%I SET creator = (SELECT w FROM unnest(writers) w WHERE w NOT LIKE 'role:%%')
           WHERE creator IS NULL AND NOT '*' = ANY(writers)
-            AND (SELECT count(*) FROM unnest(writers) w WHERE w NOT LIKE 'role:%%') = 1$q$, t);
+            AND (SELECT count(*) FROM unnest(writers) w WHERE w NOT LIKE 'role:%%') = 1
+            AND EXISTS (SELECT 1 FROM unnest(writers) w
+                        JOIN forum.app_identities a ON a.user_id = w)$q$, t);
         EXECUTE format('ALTER TABLE forum.%I ENABLE TRIGGER USER', t);
       END LOOP;
       DELETE FROM forum.storage;
