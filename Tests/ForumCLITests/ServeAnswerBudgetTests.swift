@@ -65,7 +65,7 @@ struct ServeAnswerBudgetTests {
   @Test(arguments: ["sqlite", "postgres"])
   func refusedAnswersBuildNothing(engine: String) throws {
     let served = try Served(engine)
-    let tokens = try served.python(
+    let made = try served.python(
       """
       tokens = []
       bomb = {'a': [[0]] * 9999}
@@ -76,7 +76,8 @@ struct ServeAnswerBudgetTests {
               assert status == 201, (status, made)
           tokens.append(token)
       print(json.dumps({'tokens': tokens}))
-      """)["tokens"] as? [String] ?? []
+      """)
+    let tokens = made["tokens"] as? [String] ?? []
     #expect(tokens.count == 8)
     let before = served.serverPeakMB
     let seen = try served.python(
