@@ -3,7 +3,8 @@
 latency during each, beside the same GET with no attack (the floor), on one fresh board.
 
 usage: python3 Scripts/bench-attacks.py BUILD_DIR [--seconds S] [--requests N]
-                                          [--rows none,flood,signed,slowloris]
+                 [--rows none,flood,signed,slowloris,bombs,writes] [--engines sqlite,postgres]
+                 [--board BOARD.db]
 
 Each row starts a fresh `forum serve --listen 127.0.0.1:0` (so its VmHWM is that row's peak).
 The honest client is another process, from 127.0.0.1: N signed `GET classes/Thread`, each on a
@@ -12,18 +13,33 @@ new connection, one after another. Attackers come from 127.0.0.2 (loopback too, 
   signed     the same with the board's keys (an app's keys are in every copy of the app): the
              body budget (--buffer-budget) is what bounds it
   slowloris  4,200 connections each sending half a header line, then a byte every 15 s
+  bombs      H5: 8 app users, each with 20 stored `Bomb` objects of 9,999 `[0]` (about 40 KB and
+             20,000 values, the most one write may hold), each asking `GET classes/Bomb?limit=1000`
+             over and over (two at once each: the reads-at-once budget): refused by the answer
+             budget (E400002) after weighing the stored text
+  writes     H6: 8 app users, each POSTing 1 MiB objects (9,990 arrays of one 96-byte string:
+             19,981 values, the most nodes and strings a write may hold) to `classes/Big` over and
+             over: every check of the engine runs (on PostgreSQL `forum.shape_within` and
+             `forum.texts_within`), until --storage-per-user answers E413002 (the write runs,
+             then is undone)
+--engines postgres serves a throwaway PostgreSQL cluster's board (initdb as the postgres user when
+run as root, a private socket, `forum init` by its owner, a server role granted forum_member and
+forum_server), the same rows; its peak is the server's, not PostgreSQL's. --board serves a copy of
+an SQLite board (e.g. the million-post one); else a new board with 20 threads.
 Prints a Markdown table: peak MB, honest p50 / p99 / max ms, honest failures, and what the
 attackers were answered.
 """
-import base64, datetime, hashlib, hmac, json, multiprocessing, os, resource, socket, statistics
-import subprocess, sys, tempfile, threading, time
+import base64, datetime, hashlib, hmac, http.client, json, multiprocessing, os, resource, shutil
+import socket, subprocess, sys, tempfile, threading, time, uuid
 
 args = sys.argv[1:]
 if not args or args[0].startswith('-'):
     sys.exit(__doc__)
 build = args[0]
 seconds, requests = 10.0, 300
-rows = ['none', 'flood', 'signed', 'slowloris']
+rows = ['none', 'flood', 'signed', 'slowloris', 'bombs', 'writes']
+engines = ['sqlite']
+board = None
 i = 1
 while i < len(args):
     if args[i] == '--seconds':
@@ -32,6 +48,12 @@ while i < len(args):
     elif args[i] == '--rows':
         rows = args[i + 1].split(',')
         i += 2
+    elif args[i] == '--engines':
+        engines = args[i + 1].split(',')
+        i += 2
+    elif args[i] == '--board':
+        board = args[i + 1]
+        i += 2
     elif args[i] == '--requests':
         requests = int(args[i + 1])
         i += 2
@@ -39,20 +61,74 @@ while i < len(args):
         sys.exit('unknown option ' + args[i])
 forum = os.path.join(build, 'forum')
 root = tempfile.mkdtemp(prefix='bench-attacks.')
+os.chmod(root, 0o755)
 env = dict(os.environ, HOME=root, XDG_CONFIG_HOME=root + '/config', XDG_STATE_HOME=root + '/state',
            XDG_DATA_HOME=root + '/data', LANG='C')
-db = root + '/board.sqlite'
-subprocess.run([forum, '--db', db, 'init'], env=env, check=True, capture_output=True)
-keys = json.loads(subprocess.run([forum, '--db', db, '--json', 'keys'], env=env, check=True,
-                                 capture_output=True, text=True).stdout)
+db = keys = None
+cluster_stop = None
+
+
+def postgres_board():
+    """A throwaway cluster (the pattern of bench-serve.py): the server's URI and the owner's."""
+    global cluster_stop
+    binaries = '/usr/lib/postgresql/%s/bin' % sorted(os.listdir('/usr/lib/postgresql'))[-1]
+    as_postgres = ['runuser', '-u', 'postgres', '--'] if os.getuid() == 0 else []
+    data, sockets = root + '/pgdata', root + '/pgsocket'
+    os.mkdir(sockets)
+    os.mkdir(data)
+    if as_postgres:
+        shutil.chown(sockets, 'postgres', 'postgres')
+        shutil.chown(data, 'postgres', 'postgres')
+    subprocess.run(as_postgres + [binaries + '/initdb', '-D', data, '-U', 'postgres', '--auth=trust',
+                                  '-E', 'UTF8', '--locale=C', '--no-instructions'],
+                   check=True, capture_output=True)
+    probe = socket.socket()
+    probe.bind(('127.0.0.1', 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    subprocess.run(as_postgres + [binaries + '/pg_ctl', '-D', data, '-l', sockets + '/server.log',
+                                  '-w', '-o', '-k %s -c listen_addresses= -p %d '
+                                  '-c max_connections=200' % (sockets, port), 'start'],
+                   check=True, capture_output=True)
+    cluster_stop = as_postgres + [binaries + '/pg_ctl', '-D', data, '-m', 'immediate', 'stop']
+
+    def psql(role, sql, database='board'):
+        subprocess.run(['psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', sockets, '-p', str(port),
+                        '-U', role, '-d', database], input=sql, text=True, check=True,
+                       capture_output=True)
+    psql('postgres', 'CREATE ROLE forum_member NOLOGIN; CREATE ROLE owner LOGIN CREATEROLE; '
+         'CREATE DATABASE board OWNER owner;', database='postgres')
+    uri = 'postgresql://%s@/board?host=' + sockets + '&port=' + str(port)
+    subprocess.run([forum, '--db', uri % 'owner', 'init'], env=env, check=True, capture_output=True)
+    psql('postgres', 'CREATE ROLE server LOGIN; GRANT forum_member, forum_server TO server;')
+    return uri % 'server', uri % 'owner'
+
+
+def prepare(engine):
+    """Sets `db` and `keys` for a board of `engine`; True when it is new (threads to be made)."""
+    global db, keys
+    if engine == 'postgres':
+        db, owner = postgres_board()
+    else:
+        db = owner = root + '/board.sqlite'
+        if board:
+            shutil.copy(board, db)
+        else:
+            subprocess.run([forum, '--db', db, 'init'], env=env, check=True, capture_output=True)
+    keys = json.loads(subprocess.run([forum, '--db', owner, '--json', 'keys'], env=env, check=True,
+                                     capture_output=True, text=True).stdout)
+    return engine == 'postgres' or not board
+
+
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))
 
 
-def signed(method, path, port):
+def signed(method, path, port, query=''):
     stamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
     pairs = ['SignatureMethod=HmacSHA256', 'SignatureVersion=2',
              'X-NCMB-Application-Key=' + keys['applicationKey'], 'X-NCMB-Timestamp=' + stamp]
+    pairs += query.split('&') if query else []
     text = '\n'.join([method, '127.0.0.1:%d' % port, path, '&'.join(sorted(pairs))])
     signature = base64.b64encode(hmac.new(keys['clientKey'].encode(), text.encode(),
                                           hashlib.sha256).digest()).decode()
@@ -66,6 +142,83 @@ def start():
     line = server.stdout.readline()
     port = int(line.split('http://127.0.0.1:')[1].split('/')[0])
     return server, port
+
+
+def call(port, method, path, body=None, token=None, query='', connection=None):
+    """One signed request of an app (from 127.0.0.2): its status and NCMB code ('' for none)."""
+    path = '/2013-09-01/' + path
+    headers = dict(line.split(': ', 1) for line in signed(method, path, port, query).split('\r\n')
+                   if line)
+    headers['Content-Type'] = 'application/json'
+    if token:
+        headers['X-NCMB-Apps-Session-Token'] = token
+    c = connection or http.client.HTTPConnection('127.0.0.1', port, timeout=60,
+                                                 source_address=('127.0.0.2', 0))
+    c.request(method, path + ('?' + query if query else ''),
+              body if isinstance(body, (bytes, type(None))) else json.dumps(body), headers)
+    r = c.getresponse()
+    answer = r.read()
+    if connection is None:
+        c.close()
+    try:
+        answer = json.loads(answer) if answer else {}
+    except ValueError:
+        answer = {}
+    return r.status, answer
+
+
+def app_users(port, count):
+    """Signs `count` app users up (from 127.0.0.2); their session tokens."""
+    tokens = []
+    for _ in range(count):
+        status, user = call(port, 'POST', 'users', {'authData': {'anonymous': {'id': str(uuid.uuid4())}}})
+        assert status == 201, (status, user)
+        tokens.append(user['sessionToken'])
+    return tokens
+
+
+BOMB = json.dumps({'a': [[0]] * 9999}).encode()  # 20,000 values: the most a write may hold
+BIG = json.dumps({'a': [['x' * 96]] * 9990}).encode()  # 19,981 values, 1 MiB with its strings
+assert len(BIG) <= 1 << 20, len(BIG)
+
+
+def app_attack(port, stop, answers, kind):
+    """8 app users: `bombs` store their objects, then read them in bulk two at once each;
+    `writes` POST 1 MiB objects one after another each."""
+    tokens = app_users(port, 8)
+    if kind == 'bombs':
+        for token in tokens:
+            for _ in range(20):
+                status, answer = call(port, 'POST', 'classes/Bomb', BOMB, token)
+                assert status == 201, (status, answer)
+    lock = threading.Lock()
+
+    def attacker(token):
+        connection = http.client.HTTPConnection('127.0.0.1', port, timeout=60,
+                                                source_address=('127.0.0.2', 0))
+        while not stop.is_set():
+            try:
+                if kind == 'bombs':
+                    status, answer = call(port, 'GET', 'classes/Bomb', token=token,
+                                          query='limit=1000', connection=connection)
+                else:
+                    status, answer = call(port, 'POST', 'classes/Big', BIG, token,
+                                          connection=connection)
+                said = '%d %s' % (status, answer.get('code', '')) if status >= 300 else str(status)
+            except (OSError, http.client.HTTPException) as error:
+                said = type(error).__name__
+                connection.close()
+                connection = http.client.HTTPConnection('127.0.0.1', port, timeout=60,
+                                                        source_address=('127.0.0.2', 0))
+            with lock:
+                answers.append(said)
+        connection.close()
+    per_user = 2 if kind == 'bombs' else 1
+    threads = [threading.Thread(target=attacker, args=(t,)) for t in tokens for _ in range(per_user)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def peak_mb(server):
@@ -159,20 +312,28 @@ def slowloris(port, stop, answers):
     answers.append('%d still open at the end' % alive)
 
 
-def row(name, attack):
+def row(engine, name, attack):
     if (attack or 'none') not in rows:
         return
     server, port = start()
     stop = threading.Event()
     answers = []
     attackers = []
-    if attack == 'flood' or attack == 'signed':
+    if attack in ('bombs', 'writes'):
+        attackers = [threading.Thread(target=app_attack, args=(port, stop, answers, attack))]
+        attackers[0].start()
+        # The attackers' setup (sign-ups, and for bombs their stored objects) is done before
+        # the honest client starts: wait for their first answers.
+        while not answers and attackers[0].is_alive():
+            time.sleep(0.1)
+    elif attack == 'flood' or attack == 'signed':
         attackers = [threading.Thread(target=flood, args=(port, stop, answers, attack == 'signed'))
                      for _ in range(100)]
     elif attack == 'slowloris':
         attackers = [threading.Thread(target=slowloris, args=(port, stop, answers))]
     for t in attackers:
-        t.start()
+        if attack not in ('bombs', 'writes'):
+            t.start()
     if attackers:
         time.sleep(2)
     out = multiprocessing.Queue()
@@ -196,15 +357,42 @@ def row(name, attack):
     for answer in answers:
         tally[answer] = tally.get(answer, 0) + 1
     said = ', '.join('%s x%d' % (k, v) if v > 1 else k for k, v in sorted(tally.items())) or '-'
-    print('| %s | %.0f | %.2f | %.2f | %.2f | %d | %s |'
-          % (name, peak, p(0.5), p(0.99), served[-1] if served else float('nan'), failed, said),
-          flush=True)
+    print('| %s | %s | %.0f | %.2f | %.2f | %.2f | %d / %d | %s |'
+          % (engine, name, peak, p(0.5), p(0.99), served[-1] if served else float('nan'), failed,
+             len(latencies), said), flush=True)
 
 
-print('| attack | server peak MB | honest GET p50 ms | p99 ms | max ms | failed | attackers got |')
-print('|---|---|---|---|---|---|---|')
-row('none (floor)', None)
-row('H3 flood: 100 x 6 MiB multipart, no keys', 'flood')
-row('the same, signed with the app keys', 'signed')
-row('slowloris: 4,200 half headers from one address', 'slowloris')
-subprocess.run(['rm', '-rf', root])
+def threads(port):
+    """A new board's 20 threads, for the honest GET to read."""
+    token = app_users(port, 1)[0]
+    for n in range(20):
+        status, answer = call(port, 'POST', 'classes/Thread',
+                              {'title': 'thread %d' % n, 'description': 'words'}, token)
+        assert status == 201, (status, answer)
+
+
+print('| engine | attack | server peak MB | honest GET p50 ms | p99 ms | max ms | failed '
+      '| attackers got |')
+print('|---|---|---|---|---|---|---|---|')
+try:
+    for engine in engines:
+        if prepare(engine):
+            server, port = start()
+            threads(port)
+            server.terminate()
+            server.wait()
+        row(engine, 'none (floor)', None)
+        row(engine, 'H3 flood: 100 x 6 MiB multipart, no keys', 'flood')
+        row(engine, 'the same, signed with the app keys', 'signed')
+        row(engine, 'slowloris: 4,200 half headers from one address', 'slowloris')
+        row(engine, 'H5 bombs: 8 users x 2 reads at once of 20 x 40 KB of [[0],...]', 'bombs')
+        row(engine, 'H6 writes: 8 users POSTing 1 MiB objects', 'writes')
+        if cluster_stop:
+            subprocess.run(cluster_stop, capture_output=True)
+            cluster_stop = None
+            shutil.rmtree(root + '/pgdata')
+            shutil.rmtree(root + '/pgsocket')
+finally:
+    if cluster_stop:
+        subprocess.run(cluster_stop, capture_output=True)
+    subprocess.run(['rm', '-rf', root])

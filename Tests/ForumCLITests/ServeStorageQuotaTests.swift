@@ -40,6 +40,98 @@ struct ServeStorageQuotaTests {
 
   static let arguments = ["--listen", "127.0.0.1:0", "--storage-per-user", "3"]
 
+  /// Objects stored before the quota existed count for whoever the board knows made them: a
+  /// board whose rows have no creator (as before SQLite's version 17) is brought up to date,
+  /// and its user, three megabytes stored then, is refused a fourth.
+  @Test func objectsFromBeforeTheQuotaCount() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let keys = try forum.ok(["keys", "--json"], profile: nil).stdout
+    let before = try ServeProcess(forum, ["--listen", "127.0.0.1:0", "--storage-per-user", "0"])
+    let token = try storeBeforeTheQuota(before, keys: keys)
+    // The board as it was before the quota: no creators, no totals, at version 16.
+    try HostileRowTests.sqlite(
+      forum,
+      "UPDATE objects SET creator = NULL; UPDATE files SET creator = NULL; DELETE FROM storage; "
+        + "PRAGMA user_version = 16;")
+    let server = try ServeProcess(forum, ServeStorageQuotaTests.arguments)
+    try refusedAfterTheUpgrade(server, keys: keys, token: token)
+  }
+
+  @Test func objectsFromBeforeTheQuotaCountOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let before = try ServeProcess(
+      forum, ["--listen", "127.0.0.1:0", "--storage-per-user", "0"],
+      database: served.server.uri)
+    let token = try storeBeforeTheQuota(before, keys: served.keys)
+    // As before schema step 16: no creators, no totals; then the owner's `forum init`.
+    _ = try served.board.cluster.admin(
+      """
+      ALTER TABLE forum.objects DISABLE TRIGGER USER;
+      ALTER TABLE forum.private_objects DISABLE TRIGGER USER;
+      UPDATE forum.objects SET creator = NULL;
+      UPDATE forum.private_objects SET creator = NULL;
+      ALTER TABLE forum.objects ENABLE TRIGGER USER;
+      ALTER TABLE forum.private_objects ENABLE TRIGGER USER;
+      DELETE FROM forum.storage;
+      UPDATE forum.meta SET value = '15' WHERE key = 'schema_version';
+      """, database: served.board.database)
+    let upgraded = try forum.run(["init"], profile: nil, database: served.board.owner.uri)
+    #expect(upgraded.status == 0, "\(upgraded.summary)")
+    let server = try ServeProcess(
+      forum, ServeStorageQuotaTests.arguments, database: served.server.uri)
+    try refusedAfterTheUpgrade(server, keys: served.keys, token: token)
+  }
+
+  /// With no quota: an app user stores three megabytes its ACL says are its own, a thread, and
+  /// one megabyte anyone may write (which stays no one's). Returns the user's session token.
+  private func storeBeforeTheQuota(_ server: ServeProcess, keys: String) throws -> String {
+    let run = try Clients.python(
+      SignedClient.prelude + """
+        me, token = signup()
+        own = {'*': {'read': True}, me: {'read': True, 'write': True}}
+        for i in range(3):
+            status, body, _ = call('POST', 'classes/Blob', {'a': 'x' * 1000000, 'acl': own}, token)
+            assert status == 201, (i, status, body)
+        thread = {'title': 'old', 'description': 'before'}
+        status, body, _ = call('POST', 'classes/Thread', thread, token)
+        assert status == 201, (status, body)
+        status, body, _ = call('POST', 'classes/Blob', {'a': 'y' * 1000000}, token)
+        assert status == 201, (status, body)
+        print(token)
+        """, [String(server.port), keys], timeout: 600)
+    #expect(run.status == 0, "\(run.summary)")
+    #expect(server.stop() == 0)
+    return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// After the upgrade, with 3 MiB a user: the old three megabytes count, so a fourth is
+  /// refused (E413002) and not stored; a small object still fits.
+  private func refusedAfterTheUpgrade(_ server: ServeProcess, keys: String, token: String)
+    throws
+  {
+    let run = try Clients.python(
+      SignedClient.prelude + """
+        token = sys.argv[3]
+        seen = {}
+        status, body, _ = call('POST', 'classes/Blob', {'a': 'z' * 1000000}, token)
+        seen['fourth'] = [status, (body or {}).get('code')]
+        status, body, _ = call('GET', 'classes/Blob', token=token, query='count=1&limit=0')
+        seen['count'] = (body or {}).get('count')
+        seen['small'] = call('POST', 'classes/Blob', {'a': 'tiny'}, token)[0]
+        print(json.dumps(seen))
+        """, [String(server.port), keys, token], timeout: 600)
+    #expect(run.status == 0, "\(run.summary)")
+    #expect(server.stop() == 0)
+    let seen =
+      (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any] ?? [:]
+    #expect(seen["fourth"] as? [AnyHashable] == [413, "E413002"], "\(run.stdout)")
+    #expect(seen["count"] as? Int == 4, "\(run.stdout)")
+    #expect(seen["small"] as? Int == 201, "\(run.stdout)")
+  }
+
   /// Uploads count too: three pictures of a megabyte fit in 3 MiB, a fourth is refused and not
   /// stored; a delete makes room; objects and files count together; a private file counts (on
   /// PostgreSQL in its own table, and still once when its ACL moves it); another user is not

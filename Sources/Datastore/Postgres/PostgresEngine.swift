@@ -308,11 +308,15 @@ final class PostgresEngine: DatastoreEngine {
     "o.class, o.object_id, o.create_date, o.update_date, o.readers::text, o.writers::text, o.data::text"
 
   func objects(_ result: PostgresResult, reading: ObjectReading? = nil) throws -> [DataObject] {
-    try result.rows { row in
+    // The whole answer is weighed before any of it is built: past the budget, nothing is.
+    if let reading {
+      for row in 0..<result.rowCount { try reading.weigh(result.text(row, 6) ?? "{}") }
+    }
+    return try result.rows { row in
       // A row from before the server's shape limit (or the owner's) may nest deeper than the
       // reader goes: it comes back damaged rather than failing the whole listing.
       let text = result.text(row, 6) ?? "{}"
-      let (fields, damaged) = try reading?.fields(text) ?? JSONValue.storedFields(text)
+      let (fields, damaged) = reading?.build(text) ?? JSONValue.storedFields(text)
       var object = DataObject(
         className: result.text(row, 0) ?? "", objectId: result.text(row, 1) ?? "",
         createDate: result.int(row, 2), updateDate: result.int(row, 3),

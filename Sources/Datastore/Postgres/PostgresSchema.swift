@@ -447,6 +447,51 @@ enum PostgresSchema {
     """
     SELECT 1;
     """,
+    // Issue 28 H5: rows and files stored before step 16 get a creator where the board knows one
+    // (as SQLite's version 20 does), when that is an app user (members' own writes are not
+    // counted, as step 16 says): for a class with an owner rule (the rules recorded in
+    // `forum.meta`), the user its author pointer names; else the one user its ACL lets write
+    // (roles aside, not when `*` may write). Rows anyone, several users, only roles or no one
+    // may write stay without one. Nothing else runs meanwhile (no trigger: dates, feed and
+    // revisions stay); then `forum.storage` is counted again from the four tables, each row by
+    // the measure its trigger uses. Only rows without a creator are looked at.
+    """
+    DO $$
+    DECLARE
+      t text;
+    BEGIN
+      FOREACH t IN ARRAY ARRAY['objects', 'private_objects', 'files', 'private_files'] LOOP
+        EXECUTE format('ALTER TABLE forum.%I DISABLE TRIGGER USER', t);
+        IF t LIKE '%objects' THEN
+          EXECUTE format($q$
+            UPDATE forum.%I o SET creator = o.data #>> ARRAY[r.field, 'objectId']
+            FROM (SELECT x->>'className' AS class, x->>'field' AS field
+                  FROM forum.meta m, jsonb_array_elements(m.value::jsonb -> 'owners') x
+                  WHERE m.key = 'rules') r
+            WHERE o.creator IS NULL AND o.class = r.class
+              AND o.data #>> ARRAY[r.field, '__type'] = 'Pointer'
+              AND o.data #>> ARRAY[r.field, 'objectId'] IN
+                (SELECT user_id FROM forum.app_identities)$q$, t);
+        END IF;
+        EXECUTE format($q$
+          UPDATE forum.%I SET creator = (SELECT w FROM unnest(writers) w WHERE w NOT LIKE 'role:%%')
+          WHERE creator IS NULL AND NOT '*' = ANY(writers)
+            AND (SELECT count(*) FROM unnest(writers) w WHERE w NOT LIKE 'role:%%') = 1
+            AND EXISTS (SELECT 1 FROM unnest(writers) w
+                        JOIN forum.app_identities a ON a.user_id = w)$q$, t);
+        EXECUTE format('ALTER TABLE forum.%I ENABLE TRIGGER USER', t);
+      END LOOP;
+      DELETE FROM forum.storage;
+      INSERT INTO forum.storage(user_id, bytes)
+      SELECT creator, sum(bytes) FROM (
+        SELECT creator, octet_length(data::text) AS bytes FROM forum.objects
+        UNION ALL SELECT creator, octet_length(data::text) FROM forum.private_objects
+        UNION ALL SELECT creator, octet_length(data) FROM forum.files
+        UNION ALL SELECT creator, octet_length(data) FROM forum.private_files) AS stored
+      WHERE creator IS NOT NULL GROUP BY creator;
+    END
+    $$;
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.

@@ -127,7 +127,7 @@ extension SQLiteEngine {
     let (sql, values) = SQLiteEngine.findStatement(query, readableBy: caller, rules: rules)
     let reading = ObjectReading(keys: query.keys, budget: query.costBudget)
     return try guarded {
-      try connection.prepare(sql).rows(values) { try object(from: $0, reading: reading) }
+      try objects(connection.prepare(sql), values, reading: reading)
     }
   }
 
@@ -259,7 +259,8 @@ extension SQLiteEngine {
       SELECT \(sql: SQLiteEngine.objectColumnsSQL) FROM objects o
       WHERE o.objectId IN (\(sql: ids)) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
       """
-    return try guarded { try connection.rows(statement) { try object(from: $0, reading: reading) } }
+    let (sql, values) = statement.rendered(.sqlite)
+    return try guarded { try objects(connection.prepare(sql), values, reading: reading) }
   }
 
   func update(

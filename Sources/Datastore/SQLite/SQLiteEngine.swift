@@ -442,17 +442,44 @@ final class SQLiteEngine: DatastoreEngine {
   /// comes back damaged, with the fields that could be read, so that one bad row never makes a
   /// listing of other rows fail.
   func object(from row: Row) throws -> DataObject {
-    try object(from: row, reading: nil)
+    object(from: StoredRow(row))
   }
 
-  /// A row as an object, built as `reading` says (some fields, within a budget).
-  func object(from row: Row, reading: ObjectReading?) throws -> DataObject {
-    let text = row.lossyText(6) ?? "{}"
-    let (fields, damaged) = try reading?.fields(text) ?? JSONValue.storedFields(text)
+  /// A row's columns copied out of its statement, so that an answer is weighed whole before
+  /// any of it is built (`ObjectReading`).
+  struct StoredRow {
+    let className, objectId, readers, writers, text: String
+    let createDate, updateDate: Int64
+
+    init(_ row: Row) {
+      className = row.lossyText(0) ?? ""
+      objectId = row.lossyText(1) ?? ""
+      createDate = row.int(2)
+      updateDate = row.int(3)
+      readers = row.lossyText(4) ?? ""
+      writers = row.lossyText(5) ?? ""
+      text = row.lossyText(6) ?? "{}"
+    }
+  }
+
+  /// The rows of one answer, each weighed by `reading` as it is stepped, then built as it says
+  /// (some fields): past the budget, nothing is built.
+  func objects(_ statement: Statement, _ values: [SQLValue], reading: ObjectReading) throws
+    -> [DataObject]
+  {
+    let rows = try statement.rows(values) { row -> StoredRow in
+      let stored = StoredRow(row)
+      try reading.weigh(stored.text)
+      return stored
+    }
+    return rows.map { object(from: $0, reading: reading) }
+  }
+
+  private func object(from row: StoredRow, reading: ObjectReading? = nil) -> DataObject {
+    let (fields, damaged) = reading?.build(row.text) ?? JSONValue.storedFields(row.text)
     var object = DataObject(
-      className: row.lossyText(0) ?? "", objectId: row.lossyText(1) ?? "",
-      createDate: row.int(2), updateDate: row.int(3),
-      acl: acl(readers: row.lossyText(4) ?? "", writers: row.lossyText(5) ?? ""),
+      className: row.className, objectId: row.objectId, createDate: row.createDate,
+      updateDate: row.updateDate, acl: acl(readers: row.readers, writers: row.writers),
       fields: fields)
     object.isDamaged = damaged
     return object

@@ -18,7 +18,7 @@
 enum SQLiteSchema {
   /// How many steps `migrations` has: the `user_version` of an up-to-date file, known without
   /// building the steps' SQL (a test checks that the two agree).
-  static let version: Int64 = 19
+  static let version: Int64 = 20
 
   static let migrations = Migrations(steps: [
     .sql(
@@ -281,6 +281,9 @@ enum SQLiteSchema {
         passwordHash TEXT NOT NULL
       ) WITHOUT ROWID;
       """),
+    // Version 20 (issue 28 H5): rows stored before version 17 get a creator where the board
+    // knows one (`attributeOldRows`), and `storage` is counted again from the rows.
+    .swift(attributeOldRows),
   ])
 
   private static func indexPublicRows(_ connection: Connection) throws {
@@ -337,21 +340,7 @@ enum SQLiteSchema {
       """
       CREATE TABLE IF NOT EXISTS storage(userId TEXT PRIMARY KEY, bytes INTEGER NOT NULL)
         WITHOUT ROWID;
-      DROP TRIGGER IF EXISTS objects_storage_insert;
-      CREATE TRIGGER objects_storage_insert AFTER INSERT ON objects
-      WHEN NEW.creator IS NOT NULL BEGIN
-        \(storage("NEW.creator", by: "+ length(CAST(NEW.data AS BLOB))"))
-      END;
-      DROP TRIGGER IF EXISTS objects_storage_update;
-      CREATE TRIGGER objects_storage_update AFTER UPDATE OF data ON objects
-      WHEN OLD.creator IS NOT NULL BEGIN
-        \(storage("OLD.creator", by: "+ length(CAST(NEW.data AS BLOB)) - length(CAST(OLD.data AS BLOB))"))
-      END;
-      DROP TRIGGER IF EXISTS objects_storage_delete;
-      CREATE TRIGGER objects_storage_delete AFTER DELETE ON objects
-      WHEN OLD.creator IS NOT NULL BEGIN
-        \(storage("OLD.creator", by: "- length(CAST(OLD.data AS BLOB))"))
-      END;
+      \(storageTriggers("objects"))
       """)
   }
 
@@ -360,23 +349,87 @@ enum SQLiteSchema {
       "SELECT 1 FROM pragma_table_info('files') WHERE name = 'creator'"
     ).firstRow { $0.int(0) }
     if present == nil { try connection.execute("ALTER TABLE files ADD COLUMN creator TEXT") }
+    try connection.execute(storageTriggers("files"))
+  }
+
+  /// The bytes a row of each table counts for in its creator's `storage`, in SQL (`row` is `NEW`,
+  /// `OLD` or the table's name): the one definition the triggers and the recount share.
+  private static func storedBytes(_ table: String, _ row: String) -> String {
+    table == "files" ? "length(\(row).data)" : "length(CAST(\(row).data AS BLOB))"
+  }
+
+  /// The triggers that keep `storage` as the creators' rows of `table` are written, changed and
+  /// deleted (versions 17 and 18).
+  private static func storageTriggers(_ table: String) -> String {
+    let new = storedBytes(table, "NEW")
+    let old = storedBytes(table, "OLD")
+    return """
+      DROP TRIGGER IF EXISTS \(table)_storage_insert;
+      CREATE TRIGGER \(table)_storage_insert AFTER INSERT ON \(table)
+      WHEN NEW.creator IS NOT NULL BEGIN
+        \(storage("NEW.creator", by: "+ \(new)"))
+      END;
+      DROP TRIGGER IF EXISTS \(table)_storage_update;
+      CREATE TRIGGER \(table)_storage_update AFTER UPDATE OF data ON \(table)
+      WHEN OLD.creator IS NOT NULL BEGIN
+        \(storage("OLD.creator", by: "+ \(new) - \(old)"))
+      END;
+      DROP TRIGGER IF EXISTS \(table)_storage_delete;
+      CREATE TRIGGER \(table)_storage_delete AFTER DELETE ON \(table)
+      WHEN OLD.creator IS NOT NULL BEGIN
+        \(storage("OLD.creator", by: "- \(old)"))
+      END;
+      """
+  }
+
+  /// Rows stored before version 17 have no creator. Each gets the one the board knows: for a
+  /// class with an owner rule (the rules recorded in `meta`), the user its author pointer names;
+  /// else, and for files, the one user its ACL lets write (roles aside, and not when `*` may
+  /// write). Rows anyone may write (no ACL), rows several users or only roles may write, and
+  /// rows no one may write stay without one: no one's storage counts them. Then `storage` is
+  /// counted again from the rows. Idempotent: only rows without a creator are looked at.
+  private static func attributeOldRows(_ connection: Connection) throws {
+    let record = try connection.prepare("SELECT value FROM meta WHERE key = 'rules'").firstRow {
+      try $0.text(0)
+    }
+    var owners: [OwnerRule] = []
+    if let text = record ?? nil, let space = text.firstIndex(of: " ") {
+      owners =
+        (try? EngineRules(record: JSONValue.parse(String(text[space...].dropFirst()))))?.owners
+        ?? []
+    }
+    for owner in owners where Validation.isName(owner.field) {
+      try connection.run(
+        """
+        UPDATE objects SET creator = json_extract(data, ?)
+        WHERE creator IS NULL AND class = ? AND json_extract(data, ?) = 'Pointer'
+          AND typeof(json_extract(data, ?)) = 'text'
+        """,
+        [
+          .text("$.\(owner.field).objectId"), .text(owner.className),
+          .text("$.\(owner.field).__type"), .text("$.\(owner.field).objectId"),
+        ])
+    }
+    for (table, key) in [("objects", "objectId"), ("files", "name")] {
+      let rows = try connection.prepare(
+        "SELECT \(key), writers FROM \(table) WHERE creator IS NULL AND instr(writers, ' * ') = 0"
+      ).rows { (try $0.text(0) ?? "", try $0.text(1) ?? "") }
+      let update = try connection.prepare("UPDATE \(table) SET creator = ? WHERE \(key) = ?")
+      for (id, writers) in rows {
+        let users = writers.split(separator: " ").filter { !$0.hasPrefix("role:") }
+        guard users.count == 1 else { continue }
+        try update.run([.text(String(users[0])), .text(id)])
+      }
+    }
+    let rows = ["objects", "files"].map {
+      "SELECT creator, \(storedBytes($0, $0)) AS bytes FROM \($0) WHERE creator IS NOT NULL"
+    }
     try connection.execute(
       """
-      DROP TRIGGER IF EXISTS files_storage_insert;
-      CREATE TRIGGER files_storage_insert AFTER INSERT ON files
-      WHEN NEW.creator IS NOT NULL BEGIN
-        \(storage("NEW.creator", by: "+ length(NEW.data)"))
-      END;
-      DROP TRIGGER IF EXISTS files_storage_update;
-      CREATE TRIGGER files_storage_update AFTER UPDATE OF data ON files
-      WHEN OLD.creator IS NOT NULL BEGIN
-        \(storage("OLD.creator", by: "+ length(NEW.data) - length(OLD.data)"))
-      END;
-      DROP TRIGGER IF EXISTS files_storage_delete;
-      CREATE TRIGGER files_storage_delete AFTER DELETE ON files
-      WHEN OLD.creator IS NOT NULL BEGIN
-        \(storage("OLD.creator", by: "- length(OLD.data)"))
-      END;
+      DELETE FROM storage;
+      INSERT INTO storage(userId, bytes)
+        SELECT creator, sum(bytes) FROM (\(rows.joined(separator: " UNION ALL ")))
+        GROUP BY creator;
       """)
   }
 
