@@ -69,9 +69,12 @@ struct ImportTests {
              {'__type': 'GeoPoint', 'latitude': 35.681236, 'longitude': 139.767125})
       expect('date', post.get('publishedAt'),
              {'__type': 'Date', 'iso': '2021-06-01T11:59:59.999Z'})
-      expect('relation', post.get('likedBy'),
-             {'__type': 'Relation', 'className': 'user',
-              'objects': [ptr('user', B), ptr('user', T)]})
+      expect('relation, answered as NCMB does', post.get('likedBy'),
+             {'__type': 'Relation', 'className': 'user'})
+      status, body, _ = call('GET', 'users', token=ot, query=where(
+          {'$relatedTo': {'object': ptr('Post', 'PostPublic000001'), 'key': 'likedBy'}}))
+      expect('members of the relation', [status, sorted(u['objectId'] for u in
+             (body or {}).get('results', []))], [200, [B, T]])
       expect('values', [post.get('text'), post.get('tags'), post.get('likes')],
              ['はじめまして', ['hello', 'tokyo'], 3])
       expect('acl', post.get('acl'), {'*': {'read': True}, A: {'read': True, 'write': True}})
