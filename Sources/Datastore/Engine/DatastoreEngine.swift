@@ -214,6 +214,11 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// per user; nil when the engine does not count them (PostgreSQL, remote) or the caller has
   /// no user.
   func storedBytes(as caller: Principals) throws -> Int?
+
+  /// One bounded step of index upkeep that no commit of a person's write does (SQLite: merging
+  /// the full-text index's segments, `SQLiteSearch.mergeStep`), in its own short transaction.
+  /// True when it did work and more may be left; false when there was nothing to do.
+  func tidy() throws -> Bool
 }
 
 extension DatastoreEngine {
@@ -231,6 +236,8 @@ extension DatastoreEngine {
   func checkInPlace() throws {}
 
   func storedBytes(as caller: Principals) throws -> Int? { nil }
+
+  func tidy() throws -> Bool { false }
 
   func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
     (0..<count).map { index in

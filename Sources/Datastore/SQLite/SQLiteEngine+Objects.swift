@@ -56,6 +56,17 @@ extension SQLiteEngine {
     }
   }
 
+  /// A merge step of the full-text index in its own transaction (`SQLiteSearch.mergeStep`).
+  func tidy() throws -> Bool {
+    try guarded {
+      try connection.transaction {
+        let before = connection.totalChanges
+        try connection.prepare(SQLiteSearch.mergeStep).run()
+        return connection.totalChanges - before >= 2
+      }
+    }
+  }
+
   func storedBytes(as caller: Principals) throws -> Int? {
     guard let userId = caller.userId else { return nil }
     let bytes = try connection.firstRow(
