@@ -5,7 +5,7 @@ import Foundation
 
 /// `forum-bench writes`' per-comment figures (issue 33): `Board.addComment` in this process on a
 /// copy of the board, each comment timed from the call to its return (its one transaction and
-/// commit), `Board.tidy` between comments as the prompt and scripts run it (timed apart), beside
+/// commit), one `Board.tidy` step between comments as scripts run it (timed apart), beside
 /// the floor: the comment's row alone in `objects` (triggers dropped, indexes kept) on another
 /// copy of the same file, one `BEGIN IMMEDIATE … COMMIT` each through the C API, timed the same.
 enum CommitLatency {
@@ -43,7 +43,8 @@ enum CommitLatency {
         to: thread, text: "in-process comment number \(index) of the latency run, ordinary length")
       let after = DispatchTime.now().uptimeNanoseconds
       figures.latencies.append(Double(after - before) / 1e9)
-      while board.tidy() { figures.tidySteps += 1 }
+      // One step between two comments, as a script runs them between two commands.
+      if board.tidy() { figures.tidySteps += 1 }
       let tidied = Double(DispatchTime.now().uptimeNanoseconds - after) / 1e9
       figures.tidySeconds += tidied
       figures.longestStep = max(figures.longestStep, tidied)

@@ -49,6 +49,7 @@ enum PipedWrites {
     ]
     environment["FORUM_PROFILE"] = "bench"
     var forumRates: [Double] = []
+    var forumCPU: [Double] = []
     var floorRates: [Double] = []
     var sizes: [String] = []
     for round in 0..<settings.rounds {
@@ -60,9 +61,11 @@ enum PipedWrites {
       let lines = (0..<settings.count).map {
         "comment \(settings.thread) piped comment number \($0) of round \(round), ordinary length\n"
       }.joined()
+      let cpuBefore = childrenCPUSeconds()
       let seconds = try runProcess(
         settings.forum, ["--db", board], input: lines, environment: environment)
       forumRates.append(Double(settings.count) / seconds)
+      forumCPU.append((childrenCPUSeconds() - cpuBefore) / Double(settings.count))
       sizes.append(
         "round \(round + 1): \(before) → \(fileSize(board)) bytes after \(settings.count) comments")
       removeBoard(board)
@@ -103,8 +106,8 @@ enum PipedWrites {
       latency = """
 
         \(settings.latency) comments in this process (`Board.addComment`, one transaction each, \
-        `Board.tidy` between them): \(figures.line); tidy \(figures.tidySteps) merge steps, \
-        \(String(format: "%.2f", figures.tidySeconds)) s in all, longest pause between two comments \
+        a `Board.tidy` step between them): \(figures.line); \(figures.tidySteps) merge steps, \
+        \(String(format: "%.2f", figures.tidySeconds)) s of tidying in all, the longest \
         \(String(format: "%.2f", figures.longestStep * 1000)) ms
         floor, the comment's row alone in `objects` (triggers dropped), same file: \(row.line)
         piped forum takes \(String(format: "%.2f", row.rate / forum))x the row alone's time; \
@@ -117,7 +120,8 @@ enum PipedWrites {
       (rounds: \(forumRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")))
       floor (sqlite3 shell, row + counters + search row + feed row a transaction): \
       \(String(format: "%.0f", floor)) commits/s (rounds: \(floorRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")))
-      forum takes \(String(format: "%.2f", floor / forum))x the floor's time
+      forum takes \(String(format: "%.2f", floor / forum))x the floor's time; its CPU (user + sys) \
+      \(String(format: "%.3f", median(forumCPU) * 1000)) ms a comment
       \(sizes.joined(separator: "\n"))\(latency)
       """
   }
@@ -151,6 +155,14 @@ enum PipedWrites {
         """
     }
     return script
+  }
+
+  /// User and system CPU seconds of the children this process has waited for.
+  static func childrenCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
   }
 
   static func threadAndUser(_ path: String, number: Int) throws -> (String, String) {
