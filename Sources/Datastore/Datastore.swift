@@ -78,6 +78,16 @@ public final class Datastore {
     try engine.checkInPlace()
   }
 
+  /// One bounded step of the index upkeep the engine keeps off every commit (SQLite: a merge
+  /// of at most `SQLiteSearch.mergePages` pages of the full-text index), in its own
+  /// transaction: callers run it when idle (the prompt, a script between commands, a server
+  /// between batches). True when it did work and more may be left. It changes no answer: what a
+  /// search finds is indexed by the commit that wrote it; a kill in the middle rolls the step
+  /// back whole. A lock held by another writer makes it do nothing (false).
+  public func tidy() -> Bool {
+    (try? engine.tidy()) ?? false
+  }
+
   /// Rows this datastore's connection has written since it opened: a server tells by it that
   /// a request wrote. Costs nothing (no statement); 0 on PostgreSQL.
   public var ownChanges: Int64 { engine.ownChanges }

@@ -20,6 +20,20 @@ public final class Board {
 
   public static let pageSize = 20
 
+  /// `ownChanges` when `tidy` last found nothing left to do.
+  private var tidiedAt: Int64 = 0
+
+  /// One bounded step of the index upkeep that no commit does (`Datastore.tidy`), once this
+  /// board has written since it last found nothing to do: the prompt and scripts run it between
+  /// commands, a one-shot before it exits. True when more may be left.
+  @discardableResult
+  public func tidy() -> Bool {
+    guard store.ownChanges != tidiedAt else { return false }
+    if store.tidy() { return true }
+    tidiedAt = store.ownChanges
+    return false
+  }
+
   static let threadClass = "Thread"
   static let commentClass = "Comment"
   static let threadSequence = "threadNumber"

@@ -34,7 +34,10 @@ struct CommandLoop {
       if editor != nil {
         for line in session.liveLines(force: true) { print(line) }
       }
-      editor?.idle = { session.liveLines(force: false) }
+      editor?.idle = {
+        for _ in 0..<8 where session.board.tidy() {}
+        return session.liveLines(force: false)
+      }
       editor?.wakeDescriptor = { session.live.descriptor }
       editor?.idleInterval = session.live.interval
       editor?.livePrompt = { session.prompt }
@@ -44,6 +47,9 @@ struct CommandLoop {
       // commands after it would leave no record of what they did (`ForumMain.run` says why).
       fflush(stdout)
       if ferror(stdout) != 0 { return status == 0 ? 1 : status }
+      // Between two commands, once the last one's output is out: a step of the index upkeep
+      // its commit left (`Board.tidy`); at the prompt, more steps while it waits.
+      session.board.tidy()
       let event = input.readLine(prompt: session.prompt, history: true, completion: .commands)
       editor?.idle = nil
       let commandLine = input.isInteractive ? nil : input.lineNumber

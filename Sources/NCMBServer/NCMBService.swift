@@ -81,7 +81,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     }
     writers = nil
     if queues {
-      writers = WriteQueue { [unowned self] jobs in self.write(jobs) }
+      writers = WriteQueue(
+        run: { [unowned self] jobs in self.write(jobs) },
+        between: { [unowned self] in _ = try? self.pool.with { $0.store.tidy() } })
     }
   }
 

@@ -21,6 +21,9 @@ final class WriteQueue: @unchecked Sendable {
   static let batchLimit = 64
 
   private let run: ([Job]) -> Void
+  /// Run after each batch has its answers, before the next batch starts (which gathers
+  /// meanwhile): index upkeep that no commit does (`Datastore.tidy`).
+  private let between: () -> Void
   private var waiting: [Job] = []
   private var writing = false
   /// The most requests one batch took so far (tests see batches form).
@@ -29,8 +32,9 @@ final class WriteQueue: @unchecked Sendable {
   private var done = pthread_cond_t()
 
   /// `run` must give every job of its batch a response.
-  init(run: @escaping ([Job]) -> Void) {
+  init(run: @escaping ([Job]) -> Void, between: @escaping () -> Void = {}) {
     self.run = run
+    self.between = between
     pthread_mutex_init(&mutex, nil)
     pthread_cond_init(&done, nil)
   }
@@ -65,6 +69,11 @@ final class WriteQueue: @unchecked Sendable {
       largest = max(largest, batch.count)
       pthread_mutex_unlock(&mutex)
       run(batch)
+      // The batch's writers are answered now; the upkeep runs before the next batch.
+      pthread_mutex_lock(&mutex)
+      pthread_cond_broadcast(&done)
+      pthread_mutex_unlock(&mutex)
+      between()
       pthread_mutex_lock(&mutex)
       writing = false
       pthread_cond_broadcast(&done)

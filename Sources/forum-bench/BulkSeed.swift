@@ -98,7 +98,8 @@ final class BulkSeed {
     try database.execute("BEGIN")
     try database.execute("DROP TRIGGER \"\(counting.name)\"")
     if searchIndexed {
-      // One merge at the end instead of FTS5's merges at every flush of its pending terms.
+      // One merge at the end instead of FTS5's merges at every flush of its pending terms; the
+      // settings schema 21 gives every board are put back after it.
       try database.execute(
         """
         INSERT INTO search_text(search_text, rank) VALUES ('automerge', 0);
@@ -176,9 +177,9 @@ final class BulkSeed {
       try database.execute(
         """
         INSERT INTO search_text(search_text) VALUES ('optimize');
-        INSERT INTO search_text(search_text, rank) VALUES ('automerge', 4);
-        INSERT INTO search_text(search_text, rank) VALUES ('crisismerge', 16);
-        DELETE FROM search_text_config WHERE k IN ('automerge', 'crisismerge');
+        INSERT INTO search_text(search_text, rank) VALUES ('automerge', 0);
+        INSERT INTO search_text(search_text, rank) VALUES ('usermerge', 16);
+        INSERT INTO search_text(search_text, rank) VALUES ('crisismerge', 64);
         """)
       done("search index merged")
     }

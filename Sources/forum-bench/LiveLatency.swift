@@ -11,12 +11,12 @@ import Foundation
 enum LiveLatency {
   static let usage =
     "usage: forum-bench live [--forum PATH] [--db PATH|URI] [--writer-db URI] [--posts N] "
-    + "[--mode show|chat]"
+    + "[--mode show|chat] [--writers N]"
 
   static func main(_ arguments: [String]) -> Int32 {
     do {
       let options = try Options(
-        arguments, known: ["forum", "db", "writer-db", "posts", "mode"])
+        arguments, known: ["forum", "db", "writer-db", "posts", "mode", "writers"])
       let posts = try options.int("posts", fallback: 60)!
       let mode = options.string("mode") ?? "show"
       guard mode == "show" || mode == "chat" else { throw UsageError("--mode show or chat") }
@@ -24,10 +24,11 @@ enum LiveLatency {
       guard FileManager.default.isExecutableFile(atPath: forum) else {
         throw BenchError("no forum executable at \(forum) (give --forum PATH)")
       }
+      let writers = max(1, try options.int("writers", fallback: 1)!)
       let samples = try measure(
         forum: forum, database: options.string("db"), writer: options.string("writer-db"),
-        posts: posts, mode: mode)
-      report(samples, mode: mode)
+        posts: posts, mode: mode, writers: writers)
+      report(samples, mode: mode, writers: writers)
       return 0
     } catch {
       return reportFailure("live", error)
@@ -41,7 +42,7 @@ enum LiveLatency {
   }
 
   static func measure(
-    forum: String, database: String?, writer: String?, posts: Int, mode: String
+    forum: String, database: String?, writer: String?, posts: Int, mode: String, writers: Int
   ) throws -> [Double] {
     let root = try makeTemporaryDirectory("forum-bench-live")
     defer { try? FileManager.default.removeItem(atPath: root) }
@@ -93,6 +94,12 @@ enum LiveLatency {
       environment)
     usleep(200_000)
 
+    if writers > 1 {
+      return try chat(
+        writers: writers, posts: posts, location: writerDB,
+        profiles: root + "/config/forum/profiles",
+        watcher: watcher)
+    }
     var samples: [Double] = []
     for index in 0..<posts {
       usleep(UInt32.random(in: 150_000...350_000))
@@ -107,16 +114,69 @@ enum LiveLatency {
     return samples
   }
 
-  static func report(_ samples: [Double], mode: String) {
+  /// A chat room of `writers` people typing fast (issue 33): each its own `Board` (its own
+  /// connection, as each person's `forum` has) on a thread of its own, posting a short line,
+  /// waiting until it is on alice's screen, then typing the next for 100–400 ms; `posts` lines in
+  /// all. One sample: from the moment a line is sent (before `addComment`, so its commit and any
+  /// wait for another writer's lock count) to its arrival on alice's screen.
+  static func chat(
+    writers: Int, posts: Int, location: String, profiles: String, watcher: OutputWatcher
+  ) throws -> [Double] {
+    let boards = try (0..<writers).map {
+      try Board(
+        location: location, profile: "writer\($0)", profiles: ProfileStore(directory: profiles))
+    }
+    final class Shared: @unchecked Sendable {
+      let lock = NSLock()
+      var samples: [Double] = []
+      var failure: String?
+      var boards: [Board] = []
+    }
+    let shared = Shared()
+    shared.boards = boards
+    let group = DispatchGroup()
+    for writer in 0..<writers {
+      group.enter()
+      Thread.detachNewThread {
+        defer { group.leave() }
+        let board = shared.boards[writer]
+        for index in stride(from: writer, to: posts, by: writers) {
+          usleep(UInt32.random(in: 100_000...400_000))
+          let marker = "chat-\(writer)-\(index)-x"
+          let sent = Date().timeIntervalSince1970
+          do {
+            try board.addComment(to: 1, text: marker)
+          } catch {
+            shared.lock.withLock { shared.failure = "\(marker): \(error)" }
+            return
+          }
+          guard let seen = watcher.wait(for: marker, timeout: 5) else {
+            shared.lock.withLock { shared.failure = "\(marker) did not appear within 5 s" }
+            return
+          }
+          shared.lock.withLock { shared.samples.append(max(0, seen - sent) * 1000) }
+        }
+      }
+    }
+    group.wait()
+    if let failure = shared.failure { throw BenchError(failure) }
+    return shared.samples
+  }
+
+  static func report(_ samples: [Double], mode: String, writers: Int = 1) {
     let sorted = samples.sorted()
     func percentile(_ p: Double) -> Double {
       sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))]
     }
-    print("commit → screen (\(mode)), \(sorted.count) comments:")
+    if writers > 1 {
+      print("send → alice's screen (\(mode)), \(writers) people typing, \(sorted.count) lines:")
+    } else {
+      print("commit → screen (\(mode)), \(sorted.count) comments:")
+    }
     print(
       String(
-        format: "  p50 %.1f ms   p95 %.1f ms   max %.1f ms   min %.1f ms", percentile(0.5),
-        percentile(0.95), sorted.last ?? 0, sorted.first ?? 0))
+        format: "  p50 %.1f ms   p95 %.1f ms   p99 %.1f ms   max %.1f ms   min %.1f ms",
+        percentile(0.5), percentile(0.95), percentile(0.99), sorted.last ?? 0, sorted.first ?? 0))
   }
 
   /// Runs a program to its end and returns its output. The client that starts the tmux server

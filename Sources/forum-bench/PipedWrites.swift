@@ -13,12 +13,14 @@ enum PipedWrites {
     var count: Int
     var rounds: Int
     var thread: Int
+    /// Comments of the in-process run timed one by one (`CommitLatency`); 0 skips it.
+    var latency: Int
   }
 
   static func main(_ arguments: [String]) -> Int32 {
     do {
       let options = try Options(
-        arguments, known: ["db", "forum", "sqlite3", "count", "rounds", "thread"])
+        arguments, known: ["db", "forum", "sqlite3", "count", "rounds", "thread", "latency"])
       guard let database = options.string("db"), FileManager.default.fileExists(atPath: database)
       else { throw UsageError("--db names a seeded board (forum-bench seed)") }
       let settings = Settings(
@@ -27,7 +29,8 @@ enum PipedWrites {
         sqlite3: options.string("sqlite3") ?? "/usr/bin/sqlite3",
         count: max(1, try options.int("count", fallback: 2000)!),
         rounds: max(1, try options.int("rounds", fallback: 3)!),
-        thread: max(1, try options.int("thread", fallback: 3)!))
+        thread: max(1, try options.int("thread", fallback: 3)!),
+        latency: max(0, try options.int("latency", fallback: 10_000)!))
       print(RunCommand.machineDescription())
       print(try run(settings))
       return 0
@@ -46,6 +49,7 @@ enum PipedWrites {
     ]
     environment["FORUM_PROFILE"] = "bench"
     var forumRates: [Double] = []
+    var forumCPU: [Double] = []
     var floorRates: [Double] = []
     var sizes: [String] = []
     for round in 0..<settings.rounds {
@@ -57,9 +61,11 @@ enum PipedWrites {
       let lines = (0..<settings.count).map {
         "comment \(settings.thread) piped comment number \($0) of round \(round), ordinary length\n"
       }.joined()
+      let cpuBefore = childrenCPUSeconds()
       let seconds = try runProcess(
         settings.forum, ["--db", board], input: lines, environment: environment)
       forumRates.append(Double(settings.count) / seconds)
+      forumCPU.append((childrenCPUSeconds() - cpuBefore) / Double(settings.count))
       sizes.append(
         "round \(round + 1): \(before) → \(fileSize(board)) bytes after \(settings.count) comments")
       removeBoard(board)
@@ -83,14 +89,40 @@ enum PipedWrites {
     }
     let forum = median(forumRates)
     let floor = median(floorRates)
+    var latency = ""
+    if settings.latency > 0 {
+      // The same file twice: the board's comments, then the comment's row alone.
+      let board = scratch + "/latency.db"
+      try copyBoard(settings.database, to: board)
+      let figures = try CommitLatency.board(
+        board, thread: settings.thread, count: settings.latency, scratch: scratch)
+      let (thread, user) = try threadAndUser(board, number: settings.thread)
+      removeBoard(board)
+      let rowBoard = scratch + "/row-alone.db"
+      try copyBoard(settings.database, to: rowBoard)
+      let row = try CommitLatency.rowAlone(
+        rowBoard, thread: thread, user: user, count: settings.latency)
+      removeBoard(rowBoard)
+      latency = """
+
+        \(settings.latency) comments in this process (`Board.addComment`, one transaction each, \
+        a `Board.tidy` step between them): \(figures.line); \(figures.tidySteps) merge steps, \
+        \(String(format: "%.2f", figures.tidySeconds)) s of tidying in all, the longest \
+        \(String(format: "%.2f", figures.longestStep * 1000)) ms
+        floor, the comment's row alone in `objects` (triggers dropped), same file: \(row.line)
+        piped forum takes \(String(format: "%.2f", row.rate / forum))x the row alone's time; \
+        in process \(String(format: "%.2f", row.rate / figures.rate))x
+        """
+    }
     return """
       piped comments on a copy of \(settings.database), \(settings.count) a round, \(settings.rounds) rounds
       forum (one process, one transaction a comment): \(String(format: "%.0f", forum)) comments/s \
       (rounds: \(forumRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")))
       floor (sqlite3 shell, row + counters + search row + feed row a transaction): \
       \(String(format: "%.0f", floor)) commits/s (rounds: \(floorRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")))
-      forum takes \(String(format: "%.2f", floor / forum))x the floor's time
-      \(sizes.joined(separator: "\n"))
+      forum takes \(String(format: "%.2f", floor / forum))x the floor's time; its CPU (user + sys) \
+      \(String(format: "%.3f", median(forumCPU) * 1000)) ms a comment
+      \(sizes.joined(separator: "\n"))\(latency)
       """
   }
 
@@ -123,6 +155,14 @@ enum PipedWrites {
         """
     }
     return script
+  }
+
+  /// User and system CPU seconds of the children this process has waited for.
+  static func childrenCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
   }
 
   static func threadAndUser(_ path: String, number: Int) throws -> (String, String) {

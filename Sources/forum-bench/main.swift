@@ -8,7 +8,7 @@ let usage = """
          forum-bench run --db PATH [--db PATH …] [--forum PATH] [--sqlite3 PATH] [--repeats R]
                          [--big-thread NUMBER] [--small-thread NUMBER] [--comment-thread NUMBER]
          forum-bench writes --db PATH [--forum PATH] [--sqlite3 PATH] [--count N] [--rounds R]
-                            [--thread NUMBER]
+                            [--thread NUMBER] [--latency N]
          forum-bench private --db PATH [--db PATH …] [--repeats R]
          forum-bench pg --owner URI --member URI --threads N [--big-thread C] [--repeats R]
          forum-bench hammer --db PATH --count N --tag T

@@ -245,6 +245,11 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// taken otherwise is a `conflict` and writes nothing. Rows are written as they were, not
   /// through the rules: the caller refuses the rules' classes (`Datastore.importItems`).
   func importItems(_ items: [ImportItem]) throws -> [ImportOutcome]
+
+  /// One bounded step of index upkeep that no commit of a person's write does (SQLite: merging
+  /// the full-text index's segments, `SQLiteSearch.mergeStep`), in its own short transaction.
+  /// True when it did work and more may be left; false when there was nothing to do.
+  func tidy() throws -> Bool
 }
 
 extension DatastoreEngine {
@@ -262,6 +267,8 @@ extension DatastoreEngine {
   func checkInPlace() throws {}
 
   func storedBytes(as caller: Principals) throws -> Int? { nil }
+
+  func tidy() throws -> Bool { false }
 
   func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
     (0..<count).map { index in

@@ -56,6 +56,17 @@ extension SQLiteEngine {
     }
   }
 
+  /// A merge step of the full-text index in its own transaction (`SQLiteSearch.mergeStep`).
+  func tidy() throws -> Bool {
+    try guarded {
+      try connection.transaction {
+        let before = connection.totalChanges
+        try connection.prepare(SQLiteSearch.mergeStep).run()
+        return connection.totalChanges - before >= 2
+      }
+    }
+  }
+
   func storedBytes(as caller: Principals) throws -> Int? {
     guard let userId = caller.userId else { return nil }
     let bytes = try connection.firstRow(
@@ -156,9 +167,35 @@ extension SQLiteEngine {
       let position = SQL(verbatim: String(8 + offset))
       return key.descending ? "\(sql: position) DESC" : position
     }
+    guard query.skip > 0 else {
+      let statement: SQL = """
+        \(sql: SQL.joined(arms, separator: " UNION ALL ")) \
+        ORDER BY \(sql: SQL.joined(positions, separator: ", ")) \(sql: page)
+        """
+      return statement.rendered(.sqlite)
+    }
+    // A page past the first (issue 33): the rows it steps over are walked as their keys only
+    // (what the listing's index holds: no row of `objects` read for them), and only the page's
+    // rows are then read whole by rowid. The keys end in the rowid, so the order is total and
+    // the page the same as read whole.
+    let keyNames = keys.indices.map { SQL(verbatim: "page_k\($0)") }
+    let keyed = SQL.joined(
+      zip(keys, keyNames).map { key, name in "\(sql: key.expression) AS \(sql: name)" as SQL },
+      separator: ", ")
+    let keyArms = readableArms(query, caller, rules: rules).map {
+      "SELECT o.id AS page_id, \(sql: keyed) \(sql: $0)" as SQL
+    }
+    let keyPositions = keys.enumerated().map { offset, key -> SQL in
+      let position = SQL(verbatim: String(2 + offset))
+      return key.descending ? "\(sql: position) DESC" : position
+    }
+    let pageKeys = SQL.joined(keyNames.map { "p.\(sql: $0)" as SQL }, separator: ", ")
     let statement: SQL = """
-      \(sql: SQL.joined(arms, separator: " UNION ALL ")) \
-      ORDER BY \(sql: SQL.joined(positions, separator: ", ")) \(sql: page)
+      SELECT \(sql: objectColumnsSQL), \(sql: pageKeys) FROM (\
+      \(sql: SQL.joined(keyArms, separator: " UNION ALL ")) \
+      ORDER BY \(sql: SQL.joined(keyPositions, separator: ", ")) \(sql: page)) p \
+      CROSS JOIN objects o ON o.id = p.page_id \
+      ORDER BY \(sql: SQL.joined(positions, separator: ", "))
       """
     return statement.rendered(.sqlite)
   }

@@ -18,7 +18,7 @@
 enum SQLiteSchema {
   /// How many steps `migrations` has: the `user_version` of an up-to-date file, known without
   /// building the steps' SQL (a test checks that the two agree).
-  static let version: Int64 = 20
+  static let version: Int64 = 21
 
   static let migrations = Migrations(steps: [
     .sql(
@@ -284,6 +284,20 @@ enum SQLiteSchema {
     // Version 20 (issue 28 H5): rows stored before version 17 get a creator where the board
     // knows one (`attributeOldRows`), and `storage` is counted again from the rows.
     .swift(attributeOldRows),
+    // Version 21 (issue 33): no commit merges the full-text index. A commit writes its own small
+    // segment and nothing else (`automerge` 0); merges run in bounded steps between writes
+    // (`SQLiteSearch.mergeStep`, called by `Datastore.tidy`) once a level holds 16 segments
+    // (`usermerge`), so a bulk-seeded board's one large segment is rewritten only after some
+    // 60,000 commits, not a few hundred. `crisismerge` 64 is the backstop of a writer that never
+    // tidies (the sqlite3 shell, a script killed before its steps): a merge in its commit of the
+    // 64 smallest segments, not of the large one. Settings in the file, so every connection
+    // keeps them.
+    .sql(
+      """
+      INSERT INTO search_text(search_text, rank) VALUES ('automerge', 0);
+      INSERT INTO search_text(search_text, rank) VALUES ('usermerge', 16);
+      INSERT INTO search_text(search_text, rank) VALUES ('crisismerge', 64);
+      """),
   ])
 
   private static func indexPublicRows(_ connection: Connection) throws {

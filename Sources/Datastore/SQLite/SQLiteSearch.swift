@@ -117,6 +117,15 @@ enum SQLiteSearch {
     return fields
   }
 
+  /// Pages one `mergeStep` writes at most: a few milliseconds of work, between two writes.
+  static let mergePages = 32
+
+  /// One step of merging the index's segments (schema 21 turned FTS5's merges in commits off):
+  /// only when a level holds `usermerge` (16) segments or a merge is under way, at most
+  /// `mergePages` pages. FTS5 counts two changes or more when it merged.
+  static let mergeStep =
+    "INSERT INTO search_text(search_text, rank) VALUES ('merge', \(mergePages))"
+
   /// The FTS5 query for the terms that trigrams can serve (three or more characters): each a
   /// quoted phrase, so nothing in it is syntax (`"` doubled; `*`, `-`, `:`, `NEAR` are text);
   /// and for each shorter term, the index's trigrams it begins (`shortTerms`), any of them.
