@@ -100,7 +100,12 @@ struct QueryPlanTests {
 
   /// A listing's plan split into its arms: the public rows' (`LEFT` of the merge, or the whole
   /// plan when there is no other arm) and the others'.
+  /// A later page's merge runs in the co-routine `p` (`SCAN p` then reads the page's rows by
+  /// rowid and sorts those 20): its arms are those of the merge inside.
   static func arms(_ plan: [String]) -> (public: [String], private: [String]) {
+    if plan.first == "CO-ROUTINE p", let end = plan.firstIndex(of: "SCAN p") {
+      return arms(Array(plan[1..<end]))
+    }
     guard plan.first == "MERGE (UNION ALL)", let left = plan.firstIndex(of: "LEFT"),
       let right = plan.firstIndex(of: "RIGHT")
     else { return (plan, []) }
@@ -133,6 +138,31 @@ struct QueryPlanTests {
           #expect(!privateArm.contains { $0.contains("USING INDEX") }, "\(text)")
         }
         if principals == .anonymous { #expect(privateArm.isEmpty, "\(text)") }
+      }
+    }
+  }
+
+  /// Issue 29: a later page (`skip`) merges the rows it skips by id and key alone, the public
+  /// ones from the index without reading a row, and reads whole only the page's rows, each by
+  /// its rowid after the merge.
+  @Test func aLaterPageReadsOnlyItsRowsWhole() throws {
+    try withTemporaryDirectory { directory in
+      let store = try Datastore(path: directory.file("db.sqlite"), indexes: QueryPlanTests.indexes)
+      for principals in [QueryPlanTests.reader, Principals.anonymous] {
+        let plan = try QueryPlanTests.plan(
+          store, Query(className: "Thread", order: ["-createDate"], limit: 20, skip: 4980),
+          principals)
+        let text = plan.joined(separator: "\n")
+        // The merge of ids and keys in the co-routine `p`, the public arm from its index …
+        #expect(plan.first == "CO-ROUTINE p", "\(text)")
+        #expect(
+          QueryPlanTests.arms(plan).public.contains {
+            $0.hasPrefix("SEARCH o USING INDEX objects_public_createDate (")
+          }, "\(text)")
+        // … then the page's 20 rows read whole, each by its rowid, after the merge.
+        let scan = try #require(plan.firstIndex(of: "SCAN p"), "\(text)")
+        #expect(
+          plan[(scan + 1)...].first == "SEARCH o USING INTEGER PRIMARY KEY (rowid=?)", "\(text)")
       }
     }
   }

@@ -155,9 +155,37 @@ extension SQLiteEngine {
       let position = SQL(verbatim: String(8 + offset))
       return key.descending ? "\(sql: position) DESC" : position
     }
+    guard query.skip > 0 else {
+      let statement: SQL = """
+        \(sql: SQL.joined(arms, separator: " UNION ALL ")) \
+        ORDER BY \(sql: SQL.joined(positions, separator: ", ")) \(sql: page)
+        """
+      return statement.rendered(.sqlite)
+    }
+    // A later page (`skip`): the rows skipped are merged by their ids and keys alone (the
+    // public arm from its index, covering), and only the page's rows are read whole. Merging
+    // whole rows read each skipped row's data: 15 ms for skip 4,980 where the shell takes 0.2.
+    let keyNames = keys.indices.map { SQL(verbatim: "k\($0)") }
+    let named = SQL.joined(
+      zip(keys, keyNames).map { key, name in "\(sql: key.expression) AS \(sql: name)" as SQL },
+      separator: ", ")
+    let idArms = readableArms(query, caller, rules: rules).map {
+      "SELECT o.id AS page_id, \(sql: named) \(sql: $0)" as SQL
+    }
+    let idPositions = keys.enumerated().map { offset, key -> SQL in
+      let position = SQL(verbatim: String(2 + offset))
+      return key.descending ? "\(sql: position) DESC" : position
+    }
+    let outerOrder = zip(keys, keyNames).map { key, name -> SQL in
+      key.descending ? "p.\(sql: name) DESC" : "p.\(sql: name)"
+    }
+    let outerKeys = SQL.joined(keyNames.map { "p.\(sql: $0)" as SQL }, separator: ", ")
     let statement: SQL = """
-      \(sql: SQL.joined(arms, separator: " UNION ALL ")) \
-      ORDER BY \(sql: SQL.joined(positions, separator: ", ")) \(sql: page)
+      SELECT \(sql: objectColumnsSQL), \(sql: outerKeys) FROM (\
+      \(sql: SQL.joined(idArms, separator: " UNION ALL ")) \
+      ORDER BY \(sql: SQL.joined(idPositions, separator: ", ")) \(sql: page)) p \
+      CROSS JOIN objects o ON o.id = p.page_id \
+      ORDER BY \(sql: SQL.joined(outerOrder, separator: ", "))
       """
     return statement.rendered(.sqlite)
   }
