@@ -18,9 +18,13 @@ let staticSwift: [LinkerSetting] = [
 ]
 
 /// A release `forum` carries no symbol table (8 MB of names; the debug build keeps them).
-let strippedRelease: [LinkerSetting] = [
-  .unsafeFlags(["-Xlinker", "--strip-all"], .when(platforms: [.linux], configuration: .release))
-]
+/// `FORUM_KEEP_SYMBOLS=1 swift build -c release` keeps it, for a profiler (`perf`, callgrind).
+let strippedRelease: [LinkerSetting] =
+  Context.environment["FORUM_KEEP_SYMBOLS"] != nil
+  ? []
+  : [
+    .unsafeFlags(["-Xlinker", "--strip-all"], .when(platforms: [.linux], configuration: .release))
+  ]
 
 /// C libraries taken from their static archives on Linux (`-l:libX.a`, found on the library path
 /// where Debian's -dev packages put them), in dependency order: a one-shot command then maps,

@@ -127,6 +127,23 @@ public final class Datastore {
     try engine.transaction(body)
   }
 
+  /// Sets this datastore's connection up to be one of a server's pool. SQLite: the file is
+  /// read through a memory map (a commit by another connection empties each connection's page
+  /// cache, and a map reads the pages again without a system call each); with
+  /// `checkpointsApart`, a commit no longer copies the log into the database itself (the
+  /// checkpoint's two `fdatasync`s held the write queue for up to 40 ms): whoever asks for it
+  /// must call `checkpoint()` after commits, from elsewhere. PostgreSQL: nothing.
+  public func serve(checkpointsApart: Bool) throws {
+    try engine.serve(checkpointsApart: checkpointsApart)
+  }
+
+  /// SQLite: copies what was committed to the log (WAL) into the database as far as no reader
+  /// still needs the older pages, without waiting for readers or writers (a passive
+  /// checkpoint). PostgreSQL: nothing.
+  public func checkpoint() throws {
+    try engine.checkpoint()
+  }
+
   /// The client a login signed in.
   public func client(_ login: Login) -> DatastoreClient {
     DatastoreClient(store: self, principals: login.principals)

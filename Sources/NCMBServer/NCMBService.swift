@@ -23,7 +23,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   /// Largest JSON body taken (`E413002` above it).
   public static let maximumJSONBytes = 1 << 20
 
-  private let pool: StorePool
+  let pool: StorePool
   private let policy: NCMBPolicy
   private let clock: @Sendable () -> Int64
   private let recheck: Int64

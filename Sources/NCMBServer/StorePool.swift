@@ -40,12 +40,26 @@ final class StorePool: @unchecked Sendable {
   /// Idle connections kept for the next requests; more are closed when given back.
   private let keep = 16
 
+  /// Checkpoints the log after this server's commits, so that none waits for one.
+  let checkpointer: Checkpointer
+
   init(open: @escaping @Sendable () throws -> Datastore) {
-    self.open = open
+    let checkpointer = Checkpointer(open: open)
+    self.checkpointer = checkpointer
+    // Every connection of the pool reads through a map, and leaves checkpoints to the
+    // checkpointer while its thread runs.
+    self.open = {
+      let store = try open()
+      try store.serve(checkpointsApart: checkpointer.isRunning)
+      return store
+    }
     pthread_mutex_init(&mutex, nil)
   }
 
-  deinit { pthread_mutex_destroy(&mutex) }
+  deinit {
+    checkpointer.stop()
+    pthread_mutex_destroy(&mutex)
+  }
 
   /// Runs `body` with a store. One whose request failed with a system error is not reused
   /// (its file may be gone, its server connection lost).
@@ -82,6 +96,7 @@ final class StorePool: @unchecked Sendable {
     pthread_mutex_lock(&mutex)
     generation &+= 1
     pthread_mutex_unlock(&mutex)
+    checkpointer.noteCommit()
   }
 
   /// Stops the statements running now and any run after (a second SIGTERM): each fails with

@@ -172,6 +172,31 @@ struct QueryPlanTests {
     }
   }
 
+  /// Issue 29: a later page (`skip`) merges the rows it skips by id and key alone, the public
+  /// ones from the index without reading a row, and reads whole only the page's rows, each by
+  /// its rowid after the merge.
+  @Test func aLaterPageReadsOnlyItsRowsWhole() throws {
+    try withTemporaryDirectory { directory in
+      let store = try Datastore(path: directory.file("db.sqlite"), indexes: QueryPlanTests.indexes)
+      for principals in [QueryPlanTests.reader, Principals.anonymous] {
+        let plan = try QueryPlanTests.plan(
+          store, Query(className: "Thread", order: ["-createDate"], limit: 20, skip: 4980),
+          principals)
+        let text = plan.joined(separator: "\n")
+        // The merge of ids and keys in the co-routine `p`, the public arm from its index …
+        #expect(plan.first == "CO-ROUTINE p", "\(text)")
+        #expect(
+          QueryPlanTests.arms(plan).public.contains {
+            $0.hasPrefix("SEARCH o USING INDEX objects_public_createDate (")
+          }, "\(text)")
+        // … then the page's 20 rows read whole, each by its rowid, after the merge.
+        let scan = try #require(plan.firstIndex(of: "SCAN p"), "\(text)")
+        #expect(
+          plan[(scan + 1)...].first == "SEARCH o USING INTEGER PRIMARY KEY (rowid=?)", "\(text)")
+      }
+    }
+  }
+
   /// Issue 29: a thread's comment count (`count=1`) seeks the index on the thread pointer and
   /// reads only that thread's comments (and the reader's own), not the class's rows.
   @Test func commentCountSeeksTheIndex() throws {

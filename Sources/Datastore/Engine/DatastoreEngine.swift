@@ -125,6 +125,13 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// throws, made durable together. By default each is a transaction of its own.
   func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?]
 
+  /// Sets the connection up for a server's pool (`Datastore.serve`).
+  func serve(checkpointsApart: Bool) throws
+
+  /// Copies committed writes from the log into the database without waiting for anyone
+  /// (`Datastore.checkpoint`).
+  func checkpoint() throws
+
   // MARK: Objects (input is already validated by `DatastoreClient`)
 
   /// Inserts an object with a fresh objectId, dates from the engine's clock, `fields` and `acl`,
@@ -265,6 +272,10 @@ extension DatastoreEngine {
   var ownChanges: Int64 { 0 }
 
   func checkInPlace() throws {}
+
+  func serve(checkpointsApart: Bool) throws {}
+
+  func checkpoint() throws {}
 
   func storedBytes(as caller: Principals) throws -> Int? { nil }
 

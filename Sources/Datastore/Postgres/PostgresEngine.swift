@@ -539,6 +539,28 @@ final class PostgresEngine: DatastoreEngine {
       }
     }
     terms += query.conditions.map { QuerySQL.condition($0, PostgresLeaves()) }
+    // An app's `where` equality (`{"thread":{pointer}}`) is a condition, typed exactly (and
+    // wrapped so that it is never NULL): no index serves it. The same equality on the field's
+    // stored key beside it lets the planner seek the field's index; the typed term still
+    // decides. Only for text and objects of text (a pointer), whose key is their one spelling
+    // (`1` and `1.0` are equal numbers with two texts).
+    for case .equal(let field, let value) in query.conditions {
+      guard let key = PostgresSchema.keyColumn(for: field), keyColumns.contains(key) else {
+        continue
+      }
+      let oneSpelling: Bool
+      switch value {
+      case .string: oneSpelling = true
+      case .object(let fields):
+        oneSpelling = fields.values.allSatisfy {
+          if case .string = $0 { return true } else { return false }
+        }
+      default: oneSpelling = false
+      }
+      if oneSpelling {
+        terms.append("o.\(column: key) = (\(value.jsonText())::jsonb #>> '{}')")
+      }
+    }
     if let unread = unreadFilter(query, rules: rules) { terms.append(unread) }
     return "\(sql: SQL.joined(terms, separator: " AND "))\(sql: readFilter(caller))"
   }

@@ -179,6 +179,30 @@ final class SQLiteEngine: DatastoreEngine {
     }
   }
 
+  /// The server's pool (`Datastore.serve`): the file read through a map as large as SQLite
+  /// allows (it maps only what the file holds), and no checkpoint at commit when
+  /// `checkpointsApart`.
+  func serve(checkpointsApart: Bool) throws {
+    try guarded {
+      _ = try connection.prepare("PRAGMA mmap_size = \(SQLiteEngine.servingMapBytes)").firstRow {
+        $0.int(0)
+      }
+      if checkpointsApart {
+        _ = try connection.prepare("PRAGMA wal_autocheckpoint = 0").firstRow { $0.int(0) }
+      }
+    }
+  }
+
+  /// The largest memory map a serving connection asks for (SQLite clamps it to its own
+  /// compile-time limit, 2 GB by default).
+  static let servingMapBytes: Int64 = 1 << 40
+
+  func checkpoint() throws {
+    try guarded {
+      _ = try connection.prepare("PRAGMA wal_checkpoint(PASSIVE)").firstRow { $0.int(0) }
+    }
+  }
+
   /// One `BEGIN IMMEDIATE … COMMIT` for all the writes, each in its own savepoint
   /// (`Connection.group`).
   func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {

@@ -103,25 +103,33 @@ struct PostgresPrivateFindTests {
       """)
     let connection = try PostgresConnection(uri: board["alice"].uri)
     let thread = JSONValue.pointer(className: "Thread", objectId: "T000000000000007")
-    let queries: [(String, Query)] = [
-      ("thread list", Query(className: "Thread", order: ["-createDate"], limit: 20)),
-      (
-        "thread list, third page",
-        Query(className: "Thread", order: ["-createDate"], limit: 20, skip: 40)
-      ),
-      (
-        "comments by creation",
-        Query(className: "Comment", equalTo: ["thread": thread], order: ["createDate"], limit: 20)
-      ),
-      (
-        "comments newest first",
-        Query(className: "Comment", equalTo: ["thread": thread], order: ["-createDate"], limit: 20)
-      ),
-      (
-        "comments by number",
-        Query(className: "Comment", equalTo: ["thread": thread], order: ["number"], limit: 20)
-      ),
-    ]
+    let queries: [(String, Query)] =
+      [
+        ("thread list", Query(className: "Thread", order: ["-createDate"], limit: 20)),
+        (
+          "thread list, third page",
+          Query(className: "Thread", order: ["-createDate"], limit: 20, skip: 40)
+        ),
+        (
+          "comments by creation",
+          Query(className: "Comment", equalTo: ["thread": thread], order: ["createDate"], limit: 20)
+        ),
+        (
+          "comments newest first",
+          Query(
+            className: "Comment", equalTo: ["thread": thread], order: ["-createDate"], limit: 20)
+        ),
+        (
+          "comments by number",
+          Query(className: "Comment", equalTo: ["thread": thread], order: ["number"], limit: 20)
+        ),
+      ]
+      // Issue 29: the same, as an app's `where` asks them (a condition, typed exactly).
+      + ["createDate", "-createDate", "number"].map { order in
+        var query = Query(className: "Comment", order: [order], limit: 20)
+        query.conditions = [.equal("thread", thread)]
+        return ("an app's where, comments by \(order)", query)
+      }
     for mode in ["force_custom_plan", "force_generic_plan"] {
       try connection.execute("SET plan_cache_mode = \(mode)")
       for (what, query) in queries {
