@@ -149,7 +149,8 @@ struct BadInputTests {
         Query(className: "Thread", order: ["-"]), Query(className: "Thread", order: [""]),
         Query(className: "Thread", order: ["a..b"]),
         Query(className: "Thread", equalTo: ["x') OR 1=1 --": .int(1)]),
-        Query(className: "Thread", include: ["a.b"]),
+        Query(className: "Thread", include: ["a.b.c.d"]),
+        Query(className: "Thread", include: ["a..b"]),
       ] {
         expectError(.invalid, "\(query)") { try fixture.client.find(query) }
       }

@@ -381,6 +381,20 @@ struct PartialIndexTests {
       #expect(
         mine.contains("SEARCH c USING INDEX objects_owner_Comment_user_thread_number (class=? AND"),
         "\(mine)")
+      // A thread's unread comments are counted in the indexes of what the caller may read:
+      // the public (thread, number) index, or the caller's own private rows. Counted with
+      // `c.class`, SQLite took the owner index by class alone and walked every comment.
+      let rule = try #require(boardRulesForTests.parentRules(of: "Thread").first)
+      let counting = SQLiteEngine.unreadCounting(
+        rule, parentClass: "Thread", caller: QueryPlanTests.reader)
+      let everyone = try plan(counting.public.rendered(.sqlite).sql)
+      #expect(
+        everyone.contains(
+          "SEARCH c USING INDEX objects_public_Comment_thread_number (public_class=? AND"),
+        "\(everyone)")
+      let some = try plan(counting.private.rendered(.sqlite).sql)
+      #expect(some.contains("SEARCH r USING PRIMARY KEY (principal=? AND class=?)"), "\(some)")
+      #expect(!some.contains("SCAN"), "\(some)")
       // The check can fail: another class's rows are not in the index.
       let other = try plan(
         "SELECT 1 FROM objects o WHERE o.class = 'Thread' AND json_extract(o.data, '$.pair') = 'x'")

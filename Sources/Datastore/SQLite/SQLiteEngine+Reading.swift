@@ -89,21 +89,13 @@ extension SQLiteEngine {
     // rows; without it SQLite may walk a class index over every thread (seen on 100,000).
     let parents: SQL = """
       SELECT p.objectId, rp.position, \(sql: position) >= \(sql: last),
-        CASE WHEN \(sql: position) >= \(sql: last) THEN 0 ELSE \(sql: mine) END
+        CASE WHEN \(sql: position) >= \(sql: last) THEN 0 ELSE \(sql: mine) END,
+        instr(p.readers, ' * ') = 0
       FROM objects p LEFT JOIN read_positions rp ON rp.userId = \(me) AND rp.object = p.objectId
       WHERE +p.class = \(parentClass) AND p.objectId IN (\(sql: ids)) \
       AND \(sql: SQLiteEngine.aclTest("p.readers", caller))
       """
-    // All children after the position, in the (parent, number) index, up to `limit` beyond the
-    // caller's own: what is left after taking those away is the count, or at least `limit`.
-    // One text for every parent, rendered and prepared once, run with each parent's values.
-    let counting: SQL = """
-      SELECT count(*) FROM (SELECT 1 FROM objects c WHERE c.class = \(literal: rule.childClass)
-        AND json_extract(c.data, \(literal: "$." + rule.parentField))
-          = \(sql: SQLiteRules.pointer(parentClass, id: "\(named: "parent")"))
-        AND json_extract(c.data, \(literal: "$." + rule.numberField)) > \(named: "position") \
-      LIMIT \(named: "limit"))
-      """
+    let counting = SQLiteEngine.unreadCounting(rule, parentClass: parentClass, caller: caller)
     // One snapshot and one lock for the parents and each of their counts.
     return try guarded {
       try connection.reading {
@@ -112,24 +104,64 @@ extension SQLiteEngine {
     }
   }
 
-  private func unreadStates(_ statement: SQL, counting: SQL, limit: Int) throws
-    -> [String: UnreadState]
+  /// The statements that count a parent's children after a position, up to a limit (named
+  /// `parent`, `position`, `limit`), reading only children the caller may read, through the
+  /// indexes that hold nothing else (issue 28): a public parent's in the public (parent,
+  /// number) index; a private parent's among the caller's own private rows (`object_readers`).
+  /// Counting in an index of every row of the class walked all of them for each parent a new
+  /// member had not read (2 s for `list` on the million-post board). One text for every
+  /// parent, rendered and prepared once, run with each parent's values.
+  static func unreadCounting(_ rule: ChildRule, parentClass: String, caller: Principals)
+    -> (public: SQL, private: SQL)
+  {
+    let after: SQL = """
+      json_extract(c.data, \(literal: "$." + rule.parentField)) \
+      = \(sql: SQLiteRules.pointer(parentClass, id: "\(named: "parent")")) \
+      AND json_extract(c.data, \(literal: "$." + rule.numberField)) > \(named: "position")
+      """
+    let everyone: SQL = """
+      SELECT count(*) FROM (SELECT 1 FROM objects c \
+      WHERE c.public_class = \(literal: rule.childClass) AND \(sql: after) LIMIT \(named: "limit"))
+      """
+    guard !caller.isMaster else {
+      let others: SQL = """
+        SELECT count(*) FROM (SELECT 1 FROM objects c WHERE c.class = \(literal: rule.childClass) \
+        AND \(sql: after) LIMIT \(named: "limit"))
+        """
+      return (everyone, others)
+    }
+    let principals = caller.names.subtracting(["*"]).sorted()
+    let marks = SQL.joined(principals.map { "\($0)" as SQL }, separator: ", ")
+    let some: SQL = """
+      SELECT count(*) FROM (SELECT DISTINCT c.id FROM object_readers r \
+      CROSS JOIN objects c ON c.id = r.object \
+      WHERE r.principal IN (\(sql: principals.isEmpty ? "NULL" : marks)) \
+      AND r.class = \(literal: rule.childClass) AND \(sql: after) LIMIT \(named: "limit"))
+      """
+    return (everyone, some)
+  }
+
+  private func unreadStates(_ statement: SQL, counting: (public: SQL, private: SQL), limit: Int)
+    throws -> [String: UnreadState]
   {
     let parents = try connection.rows(statement) { row in
       (
         objectId: row.lossyText(0) ?? "", position: row.isNull(1) ? nil : row.int(1),
-        caughtUp: row.int(2) != 0, mine: row.int(3)
+        caughtUp: row.int(2) != 0, mine: row.int(3), isPrivate: row.int(4) != 0
       )
     }
-    let count = try connection.prepare(counting.rendered(.sqlite).sql)
+    let countPublic = try connection.prepare(counting.public.rendered(.sqlite).sql)
+    let countPrivate = try connection.prepare(counting.private.rendered(.sqlite).sql)
     var states: [String: UnreadState] = [:]
     for parent in parents where states[parent.objectId] == nil {
       var unread = 0
       if !parent.caughtUp {
-        let values = counting.values([
+        let statement = parent.isPrivate ? counting.private : counting.public
+        let values = statement.values([
           "parent": .text(parent.objectId), "position": .integer(parent.position ?? 0),
           "limit": .integer(Int64(limit) + parent.mine),
         ])
+        let count = parent.isPrivate ? countPrivate : countPublic
         let after = try count.firstRow(values) { $0.int(0) }
         unread = Int(min(Int64(limit), max(0, (after ?? 0) - parent.mine)))
       }
