@@ -61,6 +61,14 @@ struct SSHDoorTests {
     let identities = try board.cluster.admin(
       "SELECT count(*) FROM forum.app_identities", database: board.database)
     #expect(identities.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+    // App users are no moderators: the owner bans a key in the door's `banned` file (README).
+    let bobKey = try door.fingerprint(bob)
+    #expect(try door.ssh(alice, ["mod", "ban-key", bobKey]).status == 3)
+    try (bobKey + "\n").write(toFile: door.state + "/banned", atomically: true, encoding: .utf8)
+    let refused = try door.ssh(bob, ["list"])
+    #expect(refused.status == 3, "\(refused.summary)")
+    #expect(refused.stderrLines == ["forum: this key is banned from the board."])
+    #expect(try door.ssh(alice, ["show", "1"]).stdout.contains("hello from bob"))
   }
 
   @Test("a shell, sftp, a forward, an environment variable or another identity get only forum")
