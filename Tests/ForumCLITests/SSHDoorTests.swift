@@ -314,6 +314,29 @@ struct SSHDoorTerminalTests {
     #expect(again.stdout.contains("Bob Door"), "\(again.summary)")
   }
 
+  @Test("on PostgreSQL: the first visit asks a name; another key's post appears live")
+  func liveOnPostgres() throws {
+    let door = try SSHDoorFixture(postgres: true)
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    #expect(try door.ssh(alice, ["new", "--title", "Welcome", "--description", "hi"]).status == 0)
+    let tmux = try prompt(door, bob)
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("Your display name:")
+    try tmux.enter("Bob Door")
+    try tmux.waitForPrompt("forum>")
+    #expect(
+      try door.ssh(alice, ["new", "--title", "'Live from alice'", "--description", "x"]).status == 0
+    )
+    try tmux.wait("alice's thread on bob's screen") {
+      $0.contains { $0.contains("Live from alice") }
+    }
+    try tmux.enter("quit")
+    _ = try tmux.waitForExit()
+    let again = try door.ssh(bob, ["whoami"])
+    #expect(again.stdout.contains("Bob Door"), "\(again.summary)")
+  }
+
   @Test("a disconnect in the middle of a post keeps the draft for that key alone")
   func disconnectKeepsDraft() throws {
     let door = try SSHDoorFixture()
