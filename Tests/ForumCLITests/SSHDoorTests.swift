@@ -34,6 +34,43 @@ struct SSHDoorTests {
     #expect(FileManager.default.fileExists(atPath: door.state + "/keys/" + String(name)))
   }
 
+  @Test("on a PostgreSQL board the door's role acts for each key: two keys are two members")
+  func postgresBoard() throws {
+    let door = try SSHDoorFixture(postgres: true)
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    let posted = try door.ssh(alice, ["new", "--title", "Hello", "--description", "first"])
+    #expect(posted.status == 0, "\(posted.summary)\n\(door.sshdLog)")
+    #expect(posted.stdout.contains("Posted #1."), "\(posted.summary)")
+    let aliceMe = try door.ssh(alice, ["--json", "whoami"]).json()["objectId"] as? String
+    let aliceAgain = try door.ssh(alice, ["--json", "whoami"]).json()["objectId"] as? String
+    let bobMe = try door.ssh(bob, ["--json", "whoami"]).json()["objectId"] as? String
+    #expect(aliceMe != nil && aliceMe == aliceAgain)
+    #expect(bobMe != nil && bobMe != aliceMe)
+    let comment = try door.ssh(bob, ["comment", "1", "hello from bob"])
+    #expect(comment.status == 0, "\(comment.summary)")
+    let shown = try door.ssh(alice, ["--json", "show", "1"])
+    #expect(shown.status == 0, "\(shown.summary)")
+    #expect(shown.stdout.contains("hello from bob"), "\(shown.summary)")
+    // Row-level security holds for the key's member: another key's post cannot be deleted.
+    let delete = try door.ssh(bob, ["delete", "1", "--yes"])
+    #expect(delete.status == 3, "\(delete.summary)")
+    #expect(try door.ssh(alice, ["list"]).stdout.contains("Hello"))
+    // The two keys are two app users of the board, not the door's role itself.
+    let board = try #require(door.postgresBoard)
+    let identities = try board.cluster.admin(
+      "SELECT count(*) FROM forum.app_identities", database: board.database)
+    #expect(identities.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+    // App users are no moderators: the owner bans a key in the door's `banned` file (README).
+    let bobKey = try door.fingerprint(bob)
+    #expect(try door.ssh(alice, ["mod", "ban-key", bobKey]).status == 3)
+    try (bobKey + "\n").write(toFile: door.state + "/banned", atomically: true, encoding: .utf8)
+    let refused = try door.ssh(bob, ["list"])
+    #expect(refused.status == 3, "\(refused.summary)")
+    #expect(refused.stderrLines == ["forum: this key is banned from the board."])
+    #expect(try door.ssh(alice, ["show", "1"]).stdout.contains("hello from bob"))
+  }
+
   @Test("a shell, sftp, a forward, an environment variable or another identity get only forum")
   func nothingButForum() throws {
     let door = try SSHDoorFixture()
@@ -186,6 +223,42 @@ struct SSHDoorTests {
     #expect(!FileManager.default.fileExists(atPath: forum.db))
   }
 
+  @Test("a PostgreSQL location is quoted into the forced command; quotes or a password refused")
+  func postgresLocationQuoted() throws {
+    let forum = try ForumFixture()
+    let good = "SHA256:" + String(repeating: "A", count: 43)
+    func keys(_ location: String) throws -> RunResult {
+      try ForumFixture.launch(
+        forum.binary,
+        arguments: [
+          "ssh-keys", "--db", location, "--fingerprint", good, "--type", "ssh-ed25519", "--key",
+          "AAAA", "--forum", "/usr/bin/forum",
+        ], environment: forum.environment(), input: Data(), timeout: 60)
+    }
+    let uri = "postgresql:///board?host=/run/postgresql&port=5432"
+    let line = try keys(uri)
+    #expect(line.status == 0, "\(line.summary)")
+    #expect(
+      line.stdout.hasPrefix(
+        "restrict,pty,command=\"/usr/bin/forum ssh-session --db '\(uri)' --key \(good)\""),
+      "\(line.summary)")
+    let setup = try ForumFixture.launch(
+      forum.binary, arguments: ["ssh-setup", "--db", uri, "--user", "board"],
+      environment: forum.environment(), input: Data(), timeout: 60)
+    #expect(setup.status == 0, "\(setup.summary)")
+    #expect(setup.stdout.contains("--db '\(uri)' --fingerprint \"$1\""), "\(setup.summary)")
+    #expect(setup.stdout.contains("IN ROLE forum_member, forum_server"), "\(setup.summary)")
+    for bad in [
+      uri + "&user=x'$(id)'", uri + "&options=\"-c", "postgresql://board:secret@localhost/board",
+      uri + "&password=secret", "postgresql:///board?host=/run/my socket",
+    ] {
+      let refused = try keys(bad)
+      #expect(refused.status == 2 && refused.stdout.isEmpty, "\(refused.summary)")
+      #expect(refused.stderrLines.count == 1, "\(refused.summary)")
+      #expect(!refused.stderr.contains("secret"), "\(refused.summary)")
+    }
+  }
+
   @Test("a board the door's user cannot write: one clear line")
   func unwritableBoard() throws {
     let door = try SSHDoorFixture(boardOwnedByRoot: true)
@@ -235,6 +308,29 @@ struct SSHDoorTerminalTests {
       $0.contains { $0.contains("@") } && $0.last == "forum>"
     }
     // The same key next time: no question, the same name.
+    try tmux.enter("quit")
+    _ = try tmux.waitForExit()
+    let again = try door.ssh(bob, ["whoami"])
+    #expect(again.stdout.contains("Bob Door"), "\(again.summary)")
+  }
+
+  @Test("on PostgreSQL: the first visit asks a name; another key's post appears live")
+  func liveOnPostgres() throws {
+    let door = try SSHDoorFixture(postgres: true)
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    #expect(try door.ssh(alice, ["new", "--title", "Welcome", "--description", "hi"]).status == 0)
+    let tmux = try prompt(door, bob)
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("Your display name:")
+    try tmux.enter("Bob Door")
+    try tmux.waitForPrompt("forum>")
+    #expect(
+      try door.ssh(alice, ["new", "--title", "'Live from alice'", "--description", "x"]).status == 0
+    )
+    try tmux.wait("alice's thread on bob's screen") {
+      $0.contains { $0.contains("Live from alice") }
+    }
     try tmux.enter("quit")
     _ = try tmux.waitForExit()
     let again = try door.ssh(bob, ["whoami"])

@@ -75,6 +75,19 @@ extension Messages {
       "the ssh door's paths must be plain (letters, digits, / . _ - + : @ % = , ~): \(word)",
       "ssh の入口のパスは英数字と / . _ - + : @ % = , ~ だけにしてください: \(word)")
   }
+  func doorBadLocation(_ word: String) -> String {
+    pick(
+      "the ssh door's board location must be printable ASCII without blanks, quotes or "
+        + "backslashes: \(word)",
+      "ssh の入口のボードの場所は空白・引用符・バックスラッシュのない ASCII にしてください: \(word)")
+  }
+  var doorLocationPassword: String {
+    pick(
+      "the ssh door's board location must not hold a password (every process listing shows it): "
+        + "use peer authentication on a local socket or the door user's ~/.pgpass",
+      "ssh の入口のボードの場所にパスワードを書かないでください (プロセス一覧に見えます): "
+        + "ローカルソケットの peer 認証か、入口のユーザーの ~/.pgpass を使ってください")
+  }
   var doorShellOnly: String {
     pick(
       "this account only opens the forum board: ssh -t board@host",

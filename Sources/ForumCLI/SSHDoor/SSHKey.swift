@@ -77,4 +77,40 @@ enum SSHKeyText {
           || "/._-+:@%=,~".utf8.contains($0)
       }
   }
+
+  /// A board location for the forced command and the keys script: printable ASCII with no blank,
+  /// quote or backslash (a `postgresql://…?host=/run/postgresql&port=5432` URI or a path), so
+  /// that in single quotes neither sh, sshd's `command="…"` nor the door's shell reads it another
+  /// way. A location holding a password is refused by `locationWord`.
+  static func isLocation(_ text: String) -> Bool {
+    !text.isEmpty && text.utf8.count <= 1024
+      && text.utf8.allSatisfy {
+        $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "'") && $0 != UInt8(ascii: "\"")
+          && $0 != UInt8(ascii: "\\")
+      }
+  }
+
+  /// True when a `postgresql://` location carries a password (`user:pw@` or `password=`).
+  static func holdsPassword(_ location: String) -> Bool {
+    let parts = location.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
+    guard parts.count == 2 else { return false }
+    let rest = parts[1]
+    let authority = rest.prefix { $0 != "/" && $0 != "?" }
+    if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") { return true }
+    guard let query = rest.firstIndex(of: "?") else { return false }
+    return rest[rest.index(after: query)...].split(separator: "&").contains {
+      $0.lowercased().hasPrefix("password=")
+    }
+  }
+
+  /// The location as one word for sh and the door's shell: as it is when plain, else in single
+  /// quotes; refused in one line when it cannot be quoted safely or holds a password.
+  static func locationWord(_ location: String, messages: Messages) throws -> String {
+    guard !holdsPassword(location) else { throw CLIError.usage(messages.doorLocationPassword) }
+    guard isLocation(location) else {
+      let shown = SafeText.sanitize(String(location.prefix(200)))
+      throw CLIError.usage(messages.doorBadLocation(shown))
+    }
+    return isPlainWord(location) ? location : "'" + location + "'"
+  }
 }

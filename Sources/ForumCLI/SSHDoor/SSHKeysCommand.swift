@@ -69,18 +69,20 @@ enum SSHKeysCommand: BoardlessCommand {
     return 0
   }
 
-  /// The forced command for `key`: every word plain (checked), so neither sshd's quoting nor the
-  /// door's shell can read it another way.
+  /// The forced command for `key`: every word plain (checked) but the board's location, which is
+  /// single-quoted when it is not (`SSHKeyText.locationWord`), so neither sshd's quoting, sh nor
+  /// the door's shell can read it another way.
   static func sessionCommand(
     forum: String, location: String, key: SSHFingerprint, state: String?, postsPerMinute: Int?,
     messages: Messages
   ) throws -> String {
-    var words = [forum, SSHSessionCommand.name, "--db", location, "--key", key.text]
+    var words = [forum, SSHSessionCommand.name, "--key", key.text]
     if let state { words += ["--state", state] }
     if let postsPerMinute { words += ["--posts-per-minute", String(postsPerMinute)] }
     for word in words where !SSHKeyText.isPlainWord(word) {
       throw CLIError.usage(messages.doorPlainWord(SafeText.sanitize(word)))
     }
-    return words.joined(separator: " ")
+    let board = try SSHKeyText.locationWord(location, messages: messages)
+    return (words.prefix(2) + ["--db", board] + words.dropFirst(2)).joined(separator: " ")
   }
 }

@@ -84,19 +84,23 @@ enum SSHSetupCommand: BoardlessCommand {
     let keysCommand = invocation[Self.keysCommand]?.path ?? "/usr/local/lib/forum-ssh/keys-\(user)"
     let configFile =
       invocation[Self.configFile]?.path ?? "/etc/ssh/sshd_config.d/forum-\(user).conf"
-    var keysWords = [forum, SSHKeysCommand.name, "--db", location]
+    var keysWords = [forum, SSHKeysCommand.name]
     if let state = invocation[state]?.path { keysWords += ["--state", state] }
     if let allow = invocation[allow]?.path { keysWords += ["--allow", allow] }
     if let budget = invocation[postsPerMinute]?.count {
       keysWords += ["--posts-per-minute", String(budget)]
     }
-    for word in keysWords + [keysCommand, configFile] where !SSHKeyText.isPlainWord(word) {
+    // A file's path is in the script's plain commands too; a PostgreSQL URI only here, quoted.
+    let fileWords = location.contains("://") ? [] : [location]
+    for word in keysWords + fileWords + [keysCommand, configFile]
+    where !SSHKeyText.isPlainWord(word) {
       throw CLIError.usage(messages.doorPlainWord(SafeText.sanitize(word)))
     }
+    let board = try SSHKeyText.locationWord(location, messages: messages)
     let keysScript = """
       #!/bin/sh
       # sshd's AuthorizedKeysCommand for the forum door (forum ssh-setup): %f %t %k.
-      exec \(keysWords.joined(separator: " ")) --fingerprint "$1" --type "$2" --key "$3"
+      exec \(keysWords.joined(separator: " ")) --db \(board) --fingerprint "$1" --type "$2" --key "$3"
 
       """
     let sshdConfig = """
@@ -158,7 +162,9 @@ enum SSHSetupCommand: BoardlessCommand {
       ]
     } else {
       lines += [
-        "# 2. The board: PostgreSQL's role for \(plan.user) signs members in as serve does."
+        "# 2. The board: PostgreSQL's role \(plan.user) (peer authentication on the local socket,",
+        "#    or its ~/.pgpass) acts for each key's member as `forum serve` acts for app users:",
+        "#    psql as the board's owner: CREATE ROLE \(plan.user) LOGIN IN ROLE forum_member, forum_server;",
       ]
     }
     lines += [

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestCluster
 import Testing
 
 /// A real OpenSSH server on a loopback port for the ssh door: its own directory (root-owned,
@@ -14,9 +15,14 @@ final class SSHDoorFixture {
   let board: String
   let state: String
   let port: Int
+  /// With `postgres`: the board's database on the test cluster (its owner ran `forum init`).
+  let postgresBoard: PostgresTestBoard?
   private let sshd: pid_t
 
-  init(postsPerMinute: Int? = nil, boardOwnedByRoot: Bool = false) throws {
+  /// `postgres`: the board is a PostgreSQL database reached over the cluster's socket with peer
+  /// authentication, the door user's role granted `forum_member` and `forum_server` (as
+  /// `ssh-setup` tells the owner), so each key's member is an app user that role acts for.
+  init(postsPerMinute: Int? = nil, boardOwnedByRoot: Bool = false, postgres: Bool = false) throws {
     guard getuid() == 0 else {
       throw ForumTestError(
         "the ssh door tests start sshd and switch to a Unix user: run them as root (CI does)")
@@ -29,7 +35,31 @@ final class SSHDoorFixture {
     try SSHDoorFixture.makeRootDirectory(SSHDoorFixture.testsRoot)
     directory = SSHDoorFixture.testsRoot + "/" + UUID().uuidString.lowercased().prefix(12)
     try SSHDoorFixture.makeRootDirectory(directory)
-    board = directory + "/board/board.sqlite"
+    if postgres {
+      let cluster = try PostgresTestCluster.shared()
+      guard let socket = cluster.socketDirectory else {
+        throw ForumTestError("the ssh door on PostgreSQL needs the test cluster's local socket")
+      }
+      let database = try cluster.board(members: [])
+      postgresBoard = database
+      let initialized = try forum.run(["init"], profile: nil, database: database.owner.uri)
+      guard initialized.status == 0 else { throw ForumTestError("init: \(initialized.summary)") }
+      let user = SSHDoorFixture.user
+      try cluster.admin(
+        """
+        DO $$ BEGIN
+          IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '\(user)') THEN
+            CREATE ROLE \(user) LOGIN;
+          END IF;
+        END $$;
+        GRANT forum_member, forum_server, \(PostgresTestCluster.peerGroup) TO \(user);
+        """)
+      // No user and no password: peer authentication names the door's Unix user.
+      board = "postgresql:///\(database.database)?host=\(socket)&port=\(cluster.port)"
+    } else {
+      postgresBoard = nil
+      board = directory + "/board/board.sqlite"
+    }
     state = directory + "/state"
     // sshd's privilege separation directory.
     try? FileManager.default.createDirectory(
@@ -89,6 +119,7 @@ final class SSHDoorFixture {
     var status: Int32 = 0
     waitpid(sshd, &status, 0)
     try? FileManager.default.removeItem(atPath: directory)
+    postgresBoard?.remove()
   }
 
   var sshdLog: String {
