@@ -120,12 +120,14 @@ extension Datastore {
 }
 
 /// NCMB's dates: `yyyy-MM-ddTHH:mm:ss.SSSZ` (UTC; a fraction of any length, or none).
-public enum ImportDate {
-  /// Milliseconds since 1970, nil when `text` is not such a date.
-  public static func milliseconds(_ text: String) -> Int64? {
-    var bytes = Array(text.utf8)
-    guard bytes.last == UInt8(ascii: "Z") else { return nil }
-    bytes.removeLast()
+public enum NCMBDate {
+  /// The fields of `yyyy-MM-ddTHH:mm:ss[.fraction]` with no zone (the caller takes off a `Z`),
+  /// the fraction's first three digits as milliseconds; nil when `bytes` is not such a time. A
+  /// second of 60 (a leap second) is read; whoever needs it refuses it. Also the signature's
+  /// timestamp (`NCMBSignature`), so that the importer and the server read one format one way.
+  public static func fields(_ bytes: [UInt8]) -> (
+    year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, millis: Int64
+  )? {
     guard bytes.count >= 19, bytes.count <= 32 else { return nil }
     func number(_ range: Range<Int>) -> Int? {
       var value = 0
@@ -139,7 +141,7 @@ public enum ImportDate {
     for (index, separator) in separators where bytes[index] != separator { return nil }
     guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
       let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-      (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+      (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
     else { return nil }
     var millis: Int64 = 0
     if bytes.count > 19 {
@@ -151,6 +153,16 @@ public enum ImportDate {
         millis += place * Int64(byte - 0x30)
       }
     }
+    return (year, month, day, hour, minute, second, millis)
+  }
+
+  /// Milliseconds since 1970, nil when `text` is not such a date.
+  public static func milliseconds(_ text: String) -> Int64? {
+    var bytes = Array(text.utf8)
+    guard bytes.last == UInt8(ascii: "Z") else { return nil }
+    bytes.removeLast()
+    guard let (year, month, day, hour, minute, second, millis) = fields(bytes), second < 60
+    else { return nil }
     // Days from 1970-01-01 in the proleptic Gregorian calendar (civil-from-days inverted).
     let y = month <= 2 ? year - 1 : year
     let era = (y >= 0 ? y : y - 399) / 400

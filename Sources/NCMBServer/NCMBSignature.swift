@@ -123,41 +123,15 @@ public enum NCMBSignature {
       utc = true
       bytes.removeLast()
     }
-    guard bytes.count >= 19, bytes.count <= 32 else { return nil }
-    func number(_ range: Range<Int>) -> Int32? {
-      var value: Int32 = 0
-      for byte in bytes[range] {
-        guard (0x30...0x39).contains(byte) else { return nil }
-        value = value * 10 + Int32(byte - 0x30)
-      }
-      return value
-    }
-    let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
-    for (index, character) in separators where bytes[index] != character.asciiValue! {
-      return nil
-    }
-    guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-      let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-      (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+    guard let (year, month, day, hour, minute, second, millis) = NCMBDate.fields(bytes)
     else { return nil }
-    var millis: Int64 = 0
-    if bytes.count > 19 {
-      // A fraction of any precision; milliseconds are its first three digits.
-      let fraction = bytes[20...]
-      guard bytes[19] == UInt8(ascii: "."), !fraction.isEmpty,
-        fraction.allSatisfy({ (0x30...0x39).contains($0) })
-      else { return nil }
-      for (place, byte) in zip([100, 10, 1] as [Int64], fraction) {
-        millis += place * Int64(byte - 0x30)
-      }
-    }
     var parts = tm()
-    parts.tm_year = year - 1900
-    parts.tm_mon = month - 1
-    parts.tm_mday = day
-    parts.tm_hour = hour
-    parts.tm_min = minute
-    parts.tm_sec = second
+    parts.tm_year = Int32(year - 1900)
+    parts.tm_mon = Int32(month - 1)
+    parts.tm_mday = Int32(day)
+    parts.tm_hour = Int32(hour)
+    parts.tm_min = Int32(minute)
+    parts.tm_sec = Int32(second)
     parts.tm_isdst = -1
     let seconds = utc ? timegm(&parts) : mktime(&parts)
     guard seconds != -1 else { return nil }

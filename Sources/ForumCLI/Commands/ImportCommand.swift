@@ -266,7 +266,7 @@ struct NCMBExportReader {
         problems.append(messages.importMissingField(at, field))
         return nil
       }
-      guard let milliseconds = ImportDate.milliseconds(text) else {
+      guard let milliseconds = NCMBDate.milliseconds(text) else {
         problems.append(messages.importBadField(at, field, "not a date yyyy-MM-ddTHH:mm:ss.SSSZ"))
         return nil
       }
@@ -484,7 +484,7 @@ struct NCMBExportReader {
       var dates: [Int64] = []
       for field in ["createDate", "updateDate"] {
         let text = fields[field]?.stringValue ?? fields[field]?.objectValue?["iso"]?.stringValue
-        dates.append(text.flatMap(ImportDate.milliseconds) ?? now)
+        dates.append(text.flatMap(NCMBDate.milliseconds) ?? now)
       }
       // Each file is its own transaction (their lines are added up under "files").
       var batch = ImportBatch(name: "files")
