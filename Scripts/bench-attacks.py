@@ -4,7 +4,7 @@ latency during each, beside the same GET with no attack (the floor), on one fres
 
 usage: python3 Scripts/bench-attacks.py BUILD_DIR [--seconds S] [--requests N]
                  [--rows none,flood,signed,slowloris,bombs,writes] [--engines sqlite,postgres]
-                 [--board BOARD.db]
+                 [--board BOARD.db] [--serve-args 'ARGS'] [--warmup S]
 
 Each row starts a fresh `forum serve --listen 127.0.0.1:0` (so its VmHWM is that row's peak).
 The honest client is another process, from 127.0.0.1: N signed `GET classes/Thread`, each on a
@@ -25,7 +25,10 @@ new connection, one after another. Attackers come from 127.0.0.2 (loopback too, 
 --engines postgres serves a throwaway PostgreSQL cluster's board (initdb as the postgres user when
 run as root, a private socket, `forum init` by its owner, a server role granted forum_member and
 forum_server), the same rows; its peak is the server's, not PostgreSQL's. --board serves a copy of
-an SQLite board (e.g. the million-post one); else a new board with 20 threads.
+an SQLite board (e.g. the million-post one); else a new board with 20 threads. --serve-args adds
+options to each `forum serve` (e.g. '--read-bytes 0', the server without its read budget).
+--warmup S: seconds the attack runs before the honest client starts (2; a bucket's minute's worth
+is spent at once, so a budget shows only once it is: --warmup 30).
 Prints a Markdown table: peak MB, honest p50 / p99 / max ms, honest failures, and what the
 attackers were answered.
 """
@@ -40,6 +43,8 @@ seconds, requests = 10.0, 300
 rows = ['none', 'flood', 'signed', 'slowloris', 'bombs', 'writes']
 engines = ['sqlite']
 board = None
+serve_args = []
+warmup = 2.0
 i = 1
 while i < len(args):
     if args[i] == '--seconds':
@@ -56,6 +61,12 @@ while i < len(args):
         i += 2
     elif args[i] == '--requests':
         requests = int(args[i + 1])
+        i += 2
+    elif args[i] == '--warmup':
+        warmup = float(args[i + 1])
+        i += 2
+    elif args[i] == '--serve-args':
+        serve_args = args[i + 1].split()
         i += 2
     else:
         sys.exit('unknown option ' + args[i])
@@ -137,7 +148,8 @@ def signed(method, path, port, query=''):
 
 
 def start():
-    server = subprocess.Popen([forum, '--db', db, 'serve', '--listen', '127.0.0.1:0'], env=env,
+    server = subprocess.Popen([forum, '--db', db, 'serve', '--listen', '127.0.0.1:0'] + serve_args,
+                              env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = server.stdout.readline()
     port = int(line.split('http://127.0.0.1:')[1].split('/')[0])
@@ -335,7 +347,7 @@ def row(engine, name, attack):
         if attack not in ('bombs', 'writes'):
             t.start()
     if attackers:
-        time.sleep(2)
+        time.sleep(warmup)
     out = multiprocessing.Queue()
     client = multiprocessing.Process(target=honest, args=(port, requests, out))
     began = time.time()

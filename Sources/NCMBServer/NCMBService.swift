@@ -226,6 +226,27 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       request: request, route: route, store: store, client: client, policy: policy,
       limits: limits, rates: rateLimits)
     let controller = NCMBService.controller(for: route.resource)
+    // A GET's answer is charged to its reader's bytes a minute, kept answers too (they cost
+    // the wire as much); one refused for its size costs the whole answer budget.
+    let reader = route.resource == .login ? nil : rateLimits.reader(request, user: client.userId)
+    if let refusal = rateLimits.readRefusal(reader) { throw refusal }
+    do {
+      let response = try answer(request, route, call, controller, client, pooled)
+      rateLimits.charge(reader, bytes: response.body.count)
+      return response
+    } catch let error as DatastoreError {
+      if case .answerTooLarge? = error.reason as? StoreReason {
+        rateLimits.charge(reader, bytes: NCMBQuery.answerBudget)
+      }
+      throw error
+    }
+  }
+
+  /// The controller's answer, or for a cacheable GET the kept one.
+  private func answer(
+    _ request: HTTPRequest, _ route: NCMBRoute, _ call: NCMBCall,
+    _ controller: any NCMBController, _ client: DatastoreClient, _ pooled: StorePool.Pooled
+  ) throws -> HTTPResponse {
     guard request.method == "GET", route.isCacheable else {
       return try NCMBService.refusal(of: client) { try controller.respond(to: call) }
     }

@@ -26,12 +26,17 @@ public struct ServeLimits: Sendable, Equatable {
   /// Bytes of JSON the objects one app user created may hold together (`storedBytes`); a
   /// write that grows them past it is refused (E413002). 0: no limit.
   public var storageBytesPerUser: Int
+  /// Bytes of answers (GET) a minute to one app user, all its sessions together; reads without
+  /// a session are counted per address. A read refused for its size (E400002) costs
+  /// `NCMBQuery.answerBudget`. 0: no limit.
+  public var readBytesPerMinute: Int
 
   public init(
     timeLimitSeconds: Double = 5, signUpsPerMinute: Int = 30, loginsPerMinute: Int = 60,
     userWritesPerMinute: Int = 600, addressWritesPerMinute: Int = 6000, readsAtOnce: Int = 2,
-    storageBytesPerUser: Int = 64 << 20
+    storageBytesPerUser: Int = 64 << 20, readBytesPerMinute: Int = 512 << 20
   ) {
+    self.readBytesPerMinute = readBytesPerMinute
     self.storageBytesPerUser = storageBytesPerUser
     self.readsAtOnce = readsAtOnce
     self.timeLimitSeconds = timeLimitSeconds
@@ -46,7 +51,7 @@ public struct ServeLimits: Sendable, Equatable {
   /// No limit at all (an embedded service in tests).
   public static let none = ServeLimits(
     timeLimitSeconds: 0, signUpsPerMinute: 0, loginsPerMinute: 0, userWritesPerMinute: 0,
-    addressWritesPerMinute: 0, readsAtOnce: 0, storageBytesPerUser: 0)
+    addressWritesPerMinute: 0, readsAtOnce: 0, storageBytesPerUser: 0, readBytesPerMinute: 0)
 }
 
 /// Token buckets in memory, one per limit and address or session: each holds up to a minute's
@@ -59,6 +64,8 @@ final class RateLimits: @unchecked Sendable {
     case addressWrite = "writes from this address"
     case userWrite = "writes by this session"
     case wrongPassword = "wrong passwords for this user name"
+    case userRead = "answers to this app user"
+    case addressRead = "answers without a session to this address"
   }
 
   private struct Bucket {
@@ -87,6 +94,9 @@ final class RateLimits: @unchecked Sendable {
     path = path.dropFirst(prefix.count)
     if path.hasSuffix("/") { path = path.dropLast() }
     let address = request.clientAddress
+    if request.method == "GET", path != "login", let refusal = readRefusal(before: request) {
+      return refusal
+    }
     var asks: [(Kind, String, Int)] = []
     if path == "login" {
       asks.append((.login, address, limits.loginsPerMinute))
@@ -172,6 +182,106 @@ final class RateLimits: @unchecked Sendable {
     if buckets.count > RateLimits.pruneAbove { prune(now) }
   }
 
+  // MARK: Bytes read
+
+  /// The app user each session token read as, learned at its reads: a known session's reads
+  /// are refused before the database is touched once its user is over the budget.
+  private var readers: [String: String] = [:]
+
+  /// The bucket a GET is charged to: its app user's (`user`, once its session is known), else
+  /// its address's. Reads without a session are counted per address, not left free: a bomb
+  /// anyone may read costs as much without a session, and an honest app's reads without one
+  /// (a page of threads, a few kilobytes) stay far below a minute's budget even for many
+  /// people behind one address.
+  struct Reader {
+    fileprivate let name: String
+    fileprivate let token: String?
+    fileprivate let user: String?
+  }
+
+  func reader(_ request: HTTPRequest, user: String?) -> Reader? {
+    guard limits.readBytesPerMinute > 0, request.method == "GET" else { return nil }
+    let token = request.header("X-NCMB-Apps-Session-Token")
+    if let user, token != nil {
+      return Reader(name: Kind.userRead.rawValue + "\u{0}" + user, token: token, user: user)
+    }
+    return Reader(
+      name: Kind.addressRead.rawValue + "\u{0}" + request.clientAddress, token: nil, user: nil)
+  }
+
+  /// Before anything is looked up: E429001 when the request's session is known to belong to an
+  /// app user over the budget, or (without a session) its address is.
+  private func readRefusal(before request: HTTPRequest) -> NCMBError? {
+    guard limits.readBytesPerMinute > 0 else { return nil }
+    let name: String
+    if let token = request.header("X-NCMB-Apps-Session-Token") {
+      pthread_mutex_lock(&mutex)
+      let user = readers[token]
+      pthread_mutex_unlock(&mutex)
+      guard let user else { return nil }
+      name = Kind.userRead.rawValue + "\u{0}" + user
+    } else {
+      name = Kind.addressRead.rawValue + "\u{0}" + request.clientAddress
+    }
+    return readRefusal(name)
+  }
+
+  /// Once the session is known (a new session of a user over the budget), before the cache
+  /// and the route: E429001 when `reader` owes bytes.
+  func readRefusal(_ reader: Reader?) -> NCMBError? {
+    guard let reader else { return nil }
+    if let token = reader.token, let user = reader.user {
+      pthread_mutex_lock(&mutex)
+      if readers[token] != user {
+        if readers.count > RateLimits.pruneAbove { readers.removeAll() }
+        readers[token] = user
+      }
+      pthread_mutex_unlock(&mutex)
+    }
+    return readRefusal(reader.name)
+  }
+
+  private func readRefusal(_ name: String) -> NCMBError? {
+    let perMinute = limits.readBytesPerMinute
+    let rate = Double(perMinute) / 60
+    let now = MonotonicClock.now()
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    guard let bucket = buckets[name] else { return nil }
+    let tokens = min(Double(perMinute), bucket.tokens + (now - bucket.stamp) * rate)
+    guard tokens <= 0 else { return nil }
+    let wait = Int((-tokens / rate).rounded(.up))
+    let kind = name.hasPrefix(Kind.userRead.rawValue) ? Kind.userRead : Kind.addressRead
+    return NCMBError(
+      status: 429, code: "E429001",
+      message:
+        "Too many requests. (\(kind.rawValue) are limited to \(RateLimits.shownBytes(perMinute)) "
+        + "a minute; try again in \(max(1, wait)) s)")
+  }
+
+  /// Takes `bytes` from `reader`'s bucket, which may go below zero (the next read waits until
+  /// it refills), though never owing more than a minute's budget.
+  func charge(_ reader: Reader?, bytes: Int) {
+    guard let reader else { return }
+    let capacity = Double(limits.readBytesPerMinute)
+    let now = MonotonicClock.now()
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    var bucket = buckets[reader.name] ?? Bucket(tokens: capacity, stamp: now)
+    bucket.tokens = min(capacity, bucket.tokens + (now - bucket.stamp) * capacity / 60)
+    bucket.tokens = max(-capacity, bucket.tokens - Double(bytes))
+    bucket.stamp = now
+    buckets[reader.name] = bucket
+    if buckets.count > RateLimits.pruneAbove { prune(now) }
+  }
+
+  /// `512 MiB`, `256 KiB`, `1000 bytes`.
+  static func shownBytes(_ bytes: Int) -> String {
+    if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+    if bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+    return "\(bytes) bytes"
+  }
+
   /// Reads running now, by session token.
   private var reading: [String: Int] = [:]
 
@@ -225,6 +335,9 @@ final class RateLimits: @unchecked Sendable {
       return limits.loginsPerMinute
     }
     if name.hasPrefix(Kind.addressWrite.rawValue) { return limits.addressWritesPerMinute }
+    if name.hasPrefix(Kind.userRead.rawValue) || name.hasPrefix(Kind.addressRead.rawValue) {
+      return limits.readBytesPerMinute
+    }
     return limits.userWritesPerMinute
   }
 }

@@ -206,6 +206,38 @@ struct ServeBudgetTests {
           status, body, _ = call('GET', 'classes/Todo', token=token, query='count=1&limit=1')
           if (status, body.get('count')) != (200, 6):
               problems.append(['stored', status, body])
+      elif mode == 'readbytes':
+          # Served with --read-bytes 0.25 (262,144 bytes of answers a minute to one app user):
+          # a user reading a class of some 120 KB again and again is refused once over; another
+          # user still reads; a read refused for its size (E400002) costs the whole answer
+          # budget (16 MiB), so that user's next read, however small, is refused too.
+          me, token = signup()
+          for i in range(4):
+              status, _, raw = call('POST', 'classes/Big', {'text': 'x' * 30000, 'i': i}, token)
+              assert status == 201, (status, raw[:200])
+          codes = []
+          while len(codes) < 20 and 'E429001' not in codes:
+              status, body, _ = call('GET', 'classes/Big', token=token)
+              codes.append('200' if status == 200 else (body or {}).get('code'))
+          if codes[-1] != 'E429001' or codes[:-1] != ['200'] * (len(codes) - 1) or len(codes) < 3:
+              problems.append(['reader', codes])
+          status, body, raw = call('GET', 'classes/Big', token=token, query='limit=1')
+          if status != 429 or 'try again in' not in (body or {}).get('error', ''):
+              problems.append(['refusal', status, raw[:300].decode(errors='replace')])
+          other, other_token = signup()
+          status, body, raw = call('GET', 'classes/Big', token=other_token)
+          if status != 200:
+              problems.append(['another user', status, raw[:200].decode(errors='replace')])
+          bomber, bomber_token = signup()
+          for i in range(20):
+              status, _, raw = call('POST', 'classes/Bomb', {'a': [[0]] * 9999}, bomber_token)
+              assert status == 201, (status, raw[:200])
+          status, body, raw = call('GET', 'classes/Bomb', token=bomber_token, query='limit=1000')
+          if (status, (body or {}).get('code')) != (400, 'E400002'):
+              problems.append(['bomb', status, raw[:200].decode(errors='replace')])
+          status, body, raw = call('GET', 'classes/Thread', token=bomber_token, query='limit=1')
+          if (status, (body or {}).get('code')) != (429, 'E429001'):
+              problems.append(['after the bomb', status, raw[:200].decode(errors='replace')])
       print(json.dumps(problems))
       """
 
@@ -282,6 +314,13 @@ struct ServeBudgetTests {
     #expect(server.stop() == 0)
   }
 
+  @Test func anAppUsersReadsAreLimitedInBytes() throws {
+    let (forum, keys) = try sqliteBoard()
+    let server = try run(
+      forum, keys: keys, location: forum.db, mode: "readbytes", options: ["--read-bytes", "0.25"])
+    #expect(server.stop() == 0)
+  }
+
   // MARK: PostgreSQL
 
   @Test func aSlowQueryIsCutAtTheLimitOnPostgreSQL() throws {
@@ -331,6 +370,16 @@ struct ServeBudgetTests {
     let server = try run(
       forum, keys: served.keys, location: served.server.uri, mode: "writes",
       options: ["--user-writes", "5"])
+    #expect(server.stop() == 0)
+  }
+
+  @Test func anAppUsersReadsAreLimitedInBytesOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let server = try run(
+      forum, keys: served.keys, location: served.server.uri, mode: "readbytes",
+      options: ["--read-bytes", "0.25"])
     #expect(server.stop() == 0)
   }
 

@@ -34,7 +34,7 @@ enum ServeCommand: BoardlessCommand {
     parameters: [
       listen, db, certificate, key, connections, connectionsPerAddress, headerDeadline,
       bodyDeadline, bufferBudget, timeLimit, signUps, logins, userWrites, addressWrites,
-      readsAtOnce, storagePerUser,
+      readsAtOnce, readBytes, storagePerUser,
     ])
 
   static let listen = Option<String>(
@@ -111,6 +111,13 @@ enum ServeCommand: BoardlessCommand {
       "セッションごとの同時読み出し数 (既定 \(ServeLimits.defaults.readsAtOnce)、0 で無制限)"
     ))
 
+  static let readBytes = Option<LimitValue>(
+    "read-bytes", value: "MIB",
+    help: Localized(
+      "answers to one app user a minute (default \(ServeLimits.defaults.readBytesPerMinute >> 20); 0: no limit)",
+      "ユーザーごとの毎分の読み出し量 (既定 \(ServeLimits.defaults.readBytesPerMinute >> 20)、0 で無制限)"
+    ))
+
   static let storagePerUser = Option<ServeLimit>(
     "storage-per-user", value: "MIB",
     help: Localized(
@@ -173,6 +180,9 @@ enum ServeCommand: BoardlessCommand {
     if let value = invocation[userWrites] { limits.userWritesPerMinute = try value.count(messages) }
     if let value = invocation[readsAtOnce] { limits.readsAtOnce = try value.count(messages) }
     if let value = invocation[storagePerUser]?.value { limits.storageBytesPerUser = value << 20 }
+    if let value = invocation[readBytes] {
+      limits.readBytesPerMinute = Int((value.value * 1_048_576).rounded())
+    }
     if let value = invocation[addressWrites] {
       limits.addressWritesPerMinute = try value.count(messages)
     }
