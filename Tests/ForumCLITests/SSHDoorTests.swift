@@ -138,7 +138,8 @@ struct SSHDoorTests {
     let spam = try door.ssh(bob, ["comment", "1", "spam"])
     #expect(spam.status == 0, "\(spam.summary)")
     let notModerator = try door.ssh(bob, ["mod", "ban-key", try door.fingerprint(moderator)])
-    #expect(notModerator.status == 3 && notModerator.stderrLines.count == 1, "\(notModerator.summary)")
+    #expect(
+      notModerator.status == 3 && notModerator.stderrLines.count == 1, "\(notModerator.summary)")
     let ban = try door.ssh(moderator, ["mod", "ban-key", try door.fingerprint(bob)])
     #expect(ban.status == 0, "\(ban.summary)")
     let oneLine = ["forum: this key is banned from the board."]
@@ -152,7 +153,8 @@ struct SSHDoorTests {
     #expect(around.status == 3, "\(around.summary)")
     #expect(around.stderr.contains("banned"), "\(around.summary)")
     let shown = try door.ssh(moderator, ["show", "1"])
-    #expect(shown.stdout.contains("spam") && !shown.stdout.contains("more spam"), "\(shown.summary)")
+    #expect(
+      shown.stdout.contains("spam") && !shown.stdout.contains("more spam"), "\(shown.summary)")
     #expect(!shown.stdout.contains("around the door"), "\(shown.summary)")
     // Unban restores, at the door and around it.
     let unban = try door.ssh(moderator, ["mod", "unban-key", try door.fingerprint(bob)])
