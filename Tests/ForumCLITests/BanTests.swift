@@ -72,6 +72,16 @@ struct BanTests {
     try place.ok(["mod", "unban-key", "@" + alice], "mod")
     try place.ok(["comment", "1", "back again"], "alice")
 
+    // A banned moderator stays banned: no unbanning themself, no take-down.
+    try place.ok(["mod", "ban-key", "@" + mod], "owner")
+    let selfUnban = try place.run(["mod", "unban-key", "@" + mod], "mod")
+    #expect(selfUnban.status == 3 && selfUnban.stderrLines.count == 1, "\(selfUnban.summary)")
+    let takeDown = try place.run(["delete", "1/2", "--yes"], "mod")
+    #expect(takeDown.status == 3, "\(takeDown.summary)")
+    #expect(try place.ok(["show", "1"], "owner").stdout.contains("back again"))
+    try place.ok(["mod", "unban-key", "@" + mod], "owner")
+    try place.ok(["delete", "1/2", "--yes"], "mod")
+
     // The posting budget is the board's setting: the moderator sets it, everyone reads it.
     #expect(try place.run(["mod", "posts-per-minute", "5"], "alice").status == 3)
     try place.ok(["mod", "posts-per-minute", "5"], "mod")

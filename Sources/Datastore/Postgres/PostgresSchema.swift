@@ -1294,7 +1294,8 @@ enum PostgresSchema {
       group_role text := 'forum_role_' || board_role;
       owner boolean := forum.is_board_owner();
     BEGIN
-      IF NOT owner AND NOT forum.keeps_role(board_role) THEN
+      -- A steward keeps others' roles, never their own (a banned moderator stays banned).
+      IF NOT owner AND (NOT forum.keeps_role(board_role) OR target = forum.caller_id()) THEN
         RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'only the board''s owner manages roles';
       END IF;
       IF board_role !~ '^[A-Za-z0-9_-]{1,50}$' THEN

@@ -203,6 +203,7 @@ extension SQLiteEngine {
     let me = try userId(caller)
     try transaction {
       try guarded {
+        try refuseBanned(caller)  // as PostgreSQL's trigger refuses the take-down's row
         let isModerator = try connection.firstRow(
           "SELECT 1 FROM role_members WHERE role = \(rule.role) AND userId = \(me)"
         ) { $0.int(0) }
@@ -247,6 +248,7 @@ extension SQLiteEngine {
     let me = try userId(caller)
     try transaction {
       try guarded {
+        try refuseBanned(caller)
         let inRole = try connection.firstRow(
           "SELECT 1 FROM role_members WHERE role = \(rule.role) AND userId = \(me)"
         ) { $0.int(0) }
@@ -298,7 +300,10 @@ extension SQLiteEngine {
 
   func setRole(_ role: String, userId target: String, member: Bool, as caller: Principals) throws {
     let owner = try isBoardOwner(caller)
-    guard try owner || isSteward(caller, keeping: role) else { throw DatastoreError.noAccess }
+    // A steward keeps others' roles, never their own (a banned moderator stays banned).
+    guard try owner || (isSteward(caller, keeping: role) && target != caller.userId) else {
+      throw DatastoreError.noAccess
+    }
     noteIdentityWrite()
     try guarded {
       try connection.transaction {
