@@ -23,6 +23,8 @@ public struct TextReason: ErrorReason, Equatable {
 
 /// The datastore's own reasons.
 public enum StoreReason: ErrorReason, Equatable {
+  /// What a ban's refusal says, on every engine (PostgreSQL's trigger raises these words).
+  public static let bannedWords = "you are banned from this board: you may read, not write"
   /// A file of `bytes` over the board's `limit`.
   case fileTooLarge(bytes: Int, limit: Int)
   /// A pointer names a user that does not exist.
@@ -46,6 +48,8 @@ public enum StoreReason: ErrorReason, Equatable {
   case olderSchema(owner: Bool)
   /// One answer's objects would cost more than `budget` to build (`Query.costBudget`).
   case answerTooLarge(budget: Int)
+  /// The caller is in the banned role (`StewardRule`): they write nothing on this board.
+  case banned
 
   public var description: String {
     switch self {
@@ -67,6 +71,7 @@ public enum StoreReason: ErrorReason, Equatable {
     case .answerTooLarge(let budget):
       return "the objects asked for are larger than one answer holds (\(budget / 1_048_576) MiB "
         + "to build); ask for fewer"
+    case .banned: return StoreReason.bannedWords
     }
   }
 }

@@ -73,13 +73,24 @@ public final class Board {
         markField: "moderatedDate"),
     ],
     // A pinned thread is listed first (`threads(page:)`, the index below).
-    flags: [FlagRule(className: threadClass, field: pinField, role: moderatorRole)])
+    flags: [FlagRule(className: threadClass, field: pinField, role: moderatorRole)],
+    // Moderators and the owner ban members (who then write nothing) and set the posting budget.
+    stewards: [
+      StewardRule(role: moderatorRole, bannedRole: bannedRole, settings: [postsPerMinuteSetting])
+    ])
 
   /// When a moderator or the owner pinned a thread; absent when it is not pinned.
   static let pinField = "pinnedDate"
 
   /// The role whose members may take down others' public posts (granted by the board's owner).
   public static let moderatorRole = "moderator"
+
+  /// The role of banned members: the engine refuses their every write; their posts stay.
+  public static let bannedRole = "banned"
+
+  /// The board's posting budget: posts a member may make in any minute (the ssh door holds each
+  /// key to it). Set by the owner or a moderator; absent, the door's default.
+  public static let postsPerMinuteSetting = "postsPerMinute"
 
   /// `forum init`: creates or migrates the schema at `location` with the board's rules and
   /// indexes (on PostgreSQL, run as the database owner). Returns the location without secrets.

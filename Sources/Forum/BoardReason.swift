@@ -33,6 +33,7 @@ public enum BoardReason: ErrorReason, Equatable {
   /// A character made of more code points than `limit`.
   case tooManyCodePoints(field: String, codePoints: Int, limit: Int)
   case queryTooLong(limit: Int)
+  case cannotBanYourself
   case onlyOwnerChoosesModerators
   case onlyOwnerListsModerators
   /// Someone else's post: only its `author` (and moderators, when deleting) may.
@@ -76,6 +77,7 @@ public enum BoardReason: ErrorReason, Equatable {
     case .tooManyCodePoints(let field, let codePoints, let limit):
       return "\(field) has a character made of \(codePoints) code points; at most \(limit)"
     case .queryTooLong(let limit): return "longer than \(limit) characters"
+    case .cannotBanYourself: return "you cannot ban yourself"
     case .onlyOwnerChoosesModerators: return "only the board's owner may choose moderators"
     case .onlyOwnerListsModerators: return "only the board's owner may list moderators"
     case .onlyAuthorMayDelete(let author, let label):

@@ -218,7 +218,10 @@ public enum ForumMain {
     case .imageLibrary(let missing): return messages.imageLibraryUnavailable(missing)
     case .datastore(let error):
       switch error.code {
-      case .noAccess: return messages.permissionRefused
+      case .noAccess:
+        // A banned member is told so (the engine's refusal, on every path).
+        if case .banned? = error.reason as? StoreReason { return messages.failure(error) }
+        return messages.permissionRefused
       case .authentication: return messages.sessionRefused
       case .fileTooLarge: return messages.fileTooLarge(error)
       case .empty: return messages.empty(error.field ?? "value")

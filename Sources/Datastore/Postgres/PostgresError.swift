@@ -55,6 +55,9 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
   /// one backend code (`PostgresRefusal`); the server's own states map to the nearest code.
   var datastoreError: DatastoreError {
     if let refusal = PostgresRefusal(sqlState: sqlState, message: message) {
+      if refusal.code == .noAccess && message == StoreReason.bannedWords {
+        return DatastoreError(.noAccess, reason: StoreReason.banned)
+      }
       return DatastoreError(refusal.code, field: refusal.field, reason: nil)
     }
     switch state {

@@ -492,6 +492,14 @@ enum PostgresSchema {
     END
     $$;
     """,
+    // Issue 32: bans and settings are the board's (`StewardRule`): stewards grant the banned
+    // role, to app users too (`forum.set_board_role`, in `functionsSQL`), set the board's
+    // settings (`forum.set_board_setting`), and the rules' trigger refuses a banned member's
+    // writes (`PostgresRules.stewardSQL`). Nothing to store anew: a board set up before asks
+    // its owner for `forum init`, which remakes the functions and the rules.
+    """
+    SELECT 1;
+    """,
   ]
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
@@ -1265,8 +1273,18 @@ enum PostgresSchema {
                      WHERE r.rolname = 'forum_owner'), false)
     $$;
 
-    -- Grants or revokes a board role (forum_role_<name>) to a user's database role: the board's
-    -- owner only. Runs as the schema's owner, who may create and grant roles.
+    -- What a `StewardRule` lets its stewards do: defaults for rules that declare none, remade
+    -- by the rules' SQL (`PostgresRules.stewardSQL`) when they do.
+    CREATE OR REPLACE FUNCTION forum.keeps_role(board_role text) RETURNS boolean
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$ SELECT false $$;
+    CREATE OR REPLACE FUNCTION forum.may_set_setting(setting text) RETURNS boolean
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$ SELECT false $$;
+
+    -- Grants or revokes a board role: the board's owner, or a steward for the role it keeps
+    -- (`forum.keeps_role`). A member's database role gets forum_role_<name>; an app user (no
+    -- database role: a key at the ssh door, an app's user) a row of forum.app_role_members,
+    -- which `forum.principals()` reads for a server. Runs as the schema's owner, who may create
+    -- and grant roles. Only the owner gives a role to the owner.
     CREATE OR REPLACE FUNCTION forum.set_board_role(board_role text, target text, member boolean)
     RETURNS void
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -1274,8 +1292,10 @@ enum PostgresSchema {
     DECLARE
       target_role name;
       group_role text := 'forum_role_' || board_role;
+      owner boolean := forum.is_board_owner();
     BEGIN
-      IF NOT forum.is_board_owner() THEN
+      -- A steward keeps others' roles, never their own (a banned moderator stays banned).
+      IF NOT owner AND (NOT forum.keeps_role(board_role) OR target = forum.caller_id()) THEN
         RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'only the board''s owner manages roles';
       END IF;
       IF board_role !~ '^[A-Za-z0-9_-]{1,50}$' THEN
@@ -1284,7 +1304,22 @@ enum PostgresSchema {
       SELECT r.rolname INTO target_role FROM forum.users u JOIN pg_roles r ON r.oid = u.role_oid
       WHERE u.user_id = target;
       IF target_role IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+        IF NOT EXISTS (SELECT 1 FROM forum.objects WHERE class = 'user' AND object_id = target) THEN
+          RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+        END IF;
+        IF member THEN
+          INSERT INTO forum.app_role_members(role, user_id) VALUES (board_role, target)
+          ON CONFLICT DO NOTHING;
+        ELSE
+          DELETE FROM forum.app_role_members WHERE role = board_role AND user_id = target;
+        END IF;
+        RETURN;
+      END IF;
+      IF member AND NOT owner AND (
+          target_role = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'forum')
+          OR EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = 'forum_owner'
+                     AND pg_has_role(target_role, r.oid, 'MEMBER'))) THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'nobody but the owner changes the owner''s roles';
       END IF;
       IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = group_role) THEN
         BEGIN
@@ -1300,18 +1335,42 @@ enum PostgresSchema {
     END
     $$;
 
-    -- The users holding a board role: the board's owner only.
+    -- The users holding a board role, database roles' and app users': the board's owner, or a
+    -- steward for the role it keeps.
     CREATE OR REPLACE FUNCTION forum.board_role_members(board_role text) RETURNS SETOF text
     LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
-      IF NOT forum.is_board_owner() THEN
+      IF NOT forum.is_board_owner() AND NOT forum.keeps_role(board_role) THEN
         RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'only the board''s owner manages roles';
       END IF;
       RETURN QUERY SELECT u.user_id FROM forum.users u
         JOIN pg_auth_members m ON m.member = u.role_oid
         JOIN pg_roles g ON g.oid = m.roleid AND g.rolname = 'forum_role_' || board_role
+        UNION SELECT a.user_id FROM forum.app_role_members a WHERE a.role = board_role
         ORDER BY 1;
+    END
+    $$;
+
+    -- The board's settings (`StewardRule.settings`), kept in forum.meta as `setting.<name>`:
+    -- every member reads them; the owner and the stewards set them (`forum.may_set_setting`).
+    CREATE OR REPLACE FUNCTION forum.board_setting(setting text) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$ SELECT value FROM forum.meta WHERE key = 'setting.' || setting $$;
+    CREATE OR REPLACE FUNCTION forum.set_board_setting(setting text, setting_value text)
+    RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF NOT forum.may_set_setting(setting) THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'only the board''s keepers set that';
+      END IF;
+      IF setting_value IS NULL THEN
+        DELETE FROM forum.meta WHERE key = 'setting.' || setting;
+      ELSE
+        INSERT INTO forum.meta(key, value) VALUES ('setting.' || setting, setting_value)
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+      END IF;
     END
     $$;
 
@@ -1359,9 +1418,12 @@ enum PostgresSchema {
     GRANT EXECUTE ON FUNCTION forum.delete_object(text, text, text[]) TO forum_member;
 
     REVOKE ALL ON FUNCTION forum.is_board_owner(), forum.set_board_role(text, text, boolean),
-      forum.board_role_members(text) FROM PUBLIC;
+      forum.board_role_members(text), forum.board_setting(text),
+      forum.set_board_setting(text, text), forum.keeps_role(text), forum.may_set_setting(text)
+      FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.is_board_owner(), forum.set_board_role(text, text, boolean),
-      forum.board_role_members(text) TO forum_member;
+      forum.board_role_members(text), forum.board_setting(text),
+      forum.set_board_setting(text, text) TO forum_member;
 
     REVOKE ALL ON FUNCTION forum.is_server(), forum.acting_user() FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.is_server(), forum.acting_user() TO forum_member;

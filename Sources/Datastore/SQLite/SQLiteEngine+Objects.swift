@@ -8,6 +8,7 @@ extension SQLiteEngine {
     throws -> DataObject
   {
     try transaction {
+      try refuseBanned(caller)
       var fields = fields
       // Numbers and counters are the engine's to write, whatever was passed.
       for field in rules.managedFields(of: className)
@@ -54,6 +55,16 @@ extension SQLiteEngine {
       }
       return object
     }
+  }
+
+  /// A member of the banned role (`StewardRule`) writes nothing: read in the write's own
+  /// transaction, so a ban counts from the next write, whatever the caller's principals say.
+  func refuseBanned(_ caller: Principals) throws {
+    guard let role = rules.bannedRole, let me = caller.userId else { return }
+    let banned = try connection.firstRow(
+      "SELECT 1 FROM role_members WHERE role = \(role) AND userId = \(me)"
+    ) { $0.int(0) }
+    if banned != nil { throw DatastoreError(.noAccess, reason: StoreReason.banned) }
   }
 
   /// A merge step of the full-text index in its own transaction (`SQLiteSearch.mergeStep`).
@@ -348,6 +359,7 @@ extension SQLiteEngine {
       RETURNING class, objectId, createDate, updateDate, readers, writers, data
       """
     return try transaction {
+      try refuseBanned(caller)
       if let updated = try connection.firstRow(statement, object) { return updated }
       if let field = try arrays.keys.sorted().first(where: { key in
         try connection.firstRow(
@@ -608,6 +620,7 @@ extension SQLiteEngine {
       RETURNING name, mimeType, fileSize, createDate, updateDate, readers, writers
       """
     return try transaction {
+      try refuseBanned(caller)
       guard let inserted = try connection.firstRow(statement, fileInfo) else {
         throw DatastoreError.invalid("fileName", "a file named \(name) already exists")
       }
@@ -697,6 +710,7 @@ extension SQLiteEngine {
       RETURNING \(sql: SQL(verbatim: SQLiteEngine.fileColumns.replacing("f.", with: "")))
       """
     return try transaction {
+      try refuseBanned(caller)
       if let updated = try connection.firstRow(statement, fileInfo) { return updated }
       throw try fileRefusal(name, caller)
     }

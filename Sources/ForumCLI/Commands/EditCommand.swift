@@ -113,6 +113,8 @@ enum EditCommand: ForumCommand {
         }
       }
     } catch let error as DatastoreError where error.code == .noAccess {
+      // A banned member is told so, not whose post it is.
+      if case .banned? = error.reason as? StoreReason { throw error }
       let author: String?
       switch target {
       case .thread(let number): author = try? session.board.thread(number).authorName

@@ -113,6 +113,7 @@ extension Messages {
         "\(named(field))にコードポイントが多すぎる文字があります (\(codePoints) 個、上限は \(limit) 個)。")
     case .queryTooLong(let limit):
       return pick(reason.description, "検索語が長すぎます (上限は \(limit) 文字)。")
+    case .cannotBanYourself: return pick(reason.description, "自分自身は締め出せません。")
     case .onlyOwnerChoosesModerators: return ownerOnly
     case .onlyOwnerListsModerators:
       return pick(reason.description, "モデレーターの一覧を見られるのは掲示板の所有者だけです")
@@ -147,6 +148,7 @@ extension Messages {
         + "`forum init --db URI` を一度実行してください"
     case .answerTooLarge(let budget):
       return "求めたオブジェクトは一度の応答に収まりません (組み立てに \(budget / 1_048_576) MiB 以上)。数を減らしてください"
+    case .banned: return "この掲示板から締め出されています。読むことはできますが、書き込めません"
     }
   }
 

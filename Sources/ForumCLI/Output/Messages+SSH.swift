@@ -52,7 +52,29 @@ extension Messages {
   }
   var banKeyModeratorsOnly: String {
     pick(
-      "only moderators and the board's owner may ban keys", "鍵を締め出せるのはモデレーターと所有者だけです")
+      "only moderators and the board's owner may ban, and nobody bans the owner",
+      "締め出せるのはモデレーターと所有者だけです (所有者は締め出せません)")
+  }
+  var budgetModeratorsOnly: String {
+    pick(
+      "only moderators and the board's owner set the posting budget",
+      "投稿数の上限を決められるのはモデレーターと所有者だけです")
+  }
+  func postsPerMinuteIs(_ count: Int?) -> String {
+    guard let count else {
+      return pick(
+        "The board sets no posting budget (the ssh door's default holds).",
+        "掲示板は投稿数の上限を決めていません (ssh の入口の既定値が使われます)。")
+    }
+    return count == 0
+      ? pick("The board's posting budget: none (no limit).", "掲示板の投稿数の上限: なし (無制限)。")
+      : pick(
+        "The board's posting budget: \(count) posts a minute for each key.",
+        "掲示板の投稿数の上限: 鍵ごとに毎分 \(count) 件。")
+  }
+  var noMemberOfKey: String {
+    pick(
+      "no member has come in with that key yet", "その鍵で入ったメンバーはまだいません")
   }
   func keysBanned(_ keys: [String], _ banned: Bool) -> String {
     let list = keys.joined(separator: " ")
@@ -60,12 +82,8 @@ extension Messages {
       ? pick("Banned: \(list) (their posts stay).", "締め出しました: \(list) (投稿は残ります)。")
       : pick("Allowed again: \(list)", "締め出しを解除しました: \(list)")
   }
-  var noKeysOfMember: String {
-    pick(
-      "that member has not come in through the ssh door", "そのメンバーは ssh から入ったことがありません")
-  }
   var cannotBanOwnKey: String {
-    pick("you cannot ban your own key", "自分の鍵は締め出せません")
+    pick("you cannot ban yourself", "自分自身は締め出せません")
   }
 }
 
