@@ -611,10 +611,15 @@ final class PostgresEngine: DatastoreEngine {
       PostgresLeaves())
     let (limit, skip) = (query.limit, query.skip)
     let columns = SQL(verbatim: columns)
+    // The page is chosen in a subquery and its text made above it: PostgreSQL computes a
+    // select list below a sort, so `data::text` at the sort's level would render every row
+    // that matched (seconds for rows of nested arrays, issue 28 H5), not only the page's, and
+    // before the first row could be weighed.
     guard !privateClasses.contains(query.className) else {
       let statement: SQL = """
-        SELECT \(sql: columns) FROM \(sql: mine) o \(sql: whereClause) \(sql: order) \
-        LIMIT \(limit) OFFSET \(skip)
+        SELECT \(sql: columns) FROM (
+          SELECT * FROM \(sql: mine) o \(sql: whereClause) \(sql: order) \
+          LIMIT \(limit) OFFSET \(skip)) o
         """
       return statement.postgres
     }
@@ -623,12 +628,13 @@ final class PostgresEngine: DatastoreEngine {
     // Each branch binds its own copy of the page's values.
     let statement: SQL = """
       SELECT \(sql: columns) FROM (
-        (SELECT \(sql: names), false AS in_private
-         FROM forum.objects o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)
-        UNION ALL
-        (SELECT \(sql: names), true
-         FROM \(sql: mine) o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)) o
-      \(sql: order), \(sql: last) LIMIT \(limit) OFFSET \(skip)
+        SELECT o.* FROM (
+          (SELECT \(sql: names), false AS in_private
+           FROM forum.objects o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)
+          UNION ALL
+          (SELECT \(sql: names), true
+           FROM \(sql: mine) o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)) o
+        \(sql: order), \(sql: last) LIMIT \(limit) OFFSET \(skip)) o
       """
     return statement.postgres
   }
