@@ -228,17 +228,10 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     let controller = NCMBService.controller(for: route.resource)
     // A GET's answer is charged to its reader's bytes a minute, kept answers too (they cost
     // the wire as much); one refused for its size costs the whole answer budget.
+    // The reads inside a `POST batch` are charged each on its own (`BatchController`).
     let reader = route.resource == .login ? nil : rateLimits.reader(request, user: client.userId)
-    if let refusal = rateLimits.readRefusal(reader) { throw refusal }
-    do {
-      let response = try answer(request, route, call, controller, client, pooled)
-      rateLimits.charge(reader, bytes: response.body.count)
-      return response
-    } catch let error as DatastoreError {
-      if case .answerTooLarge? = error.reason as? StoreReason {
-        rateLimits.charge(reader, bytes: NCMBQuery.answerBudget)
-      }
-      throw error
+    return try rateLimits.charged(reader) {
+      try answer(request, route, call, controller, client, pooled)
     }
   }
 

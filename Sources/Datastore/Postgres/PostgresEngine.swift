@@ -312,18 +312,49 @@ final class PostgresEngine: DatastoreEngine {
     if let reading {
       for row in 0..<result.rowCount { try reading.weigh(result.text(row, 6) ?? "{}") }
     }
-    return try result.rows { row in
-      // A row from before the server's shape limit (or the owner's) may nest deeper than the
-      // reader goes: it comes back damaged rather than failing the whole listing.
-      let text = result.text(row, 6) ?? "{}"
-      let (fields, damaged) = reading?.build(text) ?? JSONValue.storedFields(text)
-      var object = DataObject(
-        className: result.text(row, 0) ?? "", objectId: result.text(row, 1) ?? "",
-        createDate: result.int(row, 2), updateDate: result.int(row, 3),
-        acl: acl(readers: result.text(row, 4), writers: result.text(row, 5)), fields: fields)
-      object.isDamaged = damaged
-      return object
+    return result.rows { object(result, $0, reading) }
+  }
+
+  /// The objects a SELECT of `columns` returns, weighed row by row as the server sends them
+  /// (`PostgresConnection.query(_:_:eachRow:)`): past the budget the statement is cancelled and
+  /// nothing is built, so a reader who asks for too much costs the rows up to the budget, not
+  /// the whole result held in libpq's memory (issue 28 H5).
+  func objects(reading sql: SQL, _ reading: ObjectReading) throws -> [DataObject] {
+    let (text, values) = sql.postgres
+    return try objects(reading: text, values, reading)
+  }
+
+  func objects(reading sql: String, _ values: [PostgresValue], _ reading: ObjectReading) throws
+    -> [DataObject]
+  {
+    var rows: [(result: PostgresResult, row: Int)] = []
+    do {
+      try connection.query(sql, values) { result in
+        for row in 0..<result.rowCount {
+          try reading.weigh(result.text(row, 6) ?? "{}")
+          rows.append((result, row))
+        }
+      }
+    } catch let error as PostgresError {
+      if error.isRetryable && connection.inTransaction { throw error }
+      throw error.datastoreError
     }
+    return rows.map { object($0.result, $0.row, reading) }
+  }
+
+  private func object(_ result: PostgresResult, _ row: Int, _ reading: ObjectReading?)
+    -> DataObject
+  {
+    // A row from before the server's shape limit (or the owner's) may nest deeper than the
+    // reader goes: it comes back damaged rather than failing the whole listing.
+    let text = result.text(row, 6) ?? "{}"
+    let (fields, damaged) = reading?.build(text) ?? JSONValue.storedFields(text)
+    var object = DataObject(
+      className: result.text(row, 0) ?? "", objectId: result.text(row, 1) ?? "",
+      createDate: result.int(row, 2), updateDate: result.int(row, 3),
+      acl: acl(readers: result.text(row, 4), writers: result.text(row, 5)), fields: fields)
+    object.isDamaged = damaged
+    return object
   }
 
   /// Parsed ACL columns by their text: a board has few distinct ACLs.
@@ -580,10 +611,15 @@ final class PostgresEngine: DatastoreEngine {
       PostgresLeaves())
     let (limit, skip) = (query.limit, query.skip)
     let columns = SQL(verbatim: columns)
+    // The page is chosen in a subquery and its text made above it: PostgreSQL computes a
+    // select list below a sort, so `data::text` at the sort's level would render every row
+    // that matched (seconds for rows of nested arrays, issue 28 H5), not only the page's, and
+    // before the first row could be weighed.
     guard !privateClasses.contains(query.className) else {
       let statement: SQL = """
-        SELECT \(sql: columns) FROM \(sql: mine) o \(sql: whereClause) \(sql: order) \
-        LIMIT \(limit) OFFSET \(skip)
+        SELECT \(sql: columns) FROM (
+          SELECT * FROM \(sql: mine) o \(sql: whereClause) \(sql: order) \
+          LIMIT \(limit) OFFSET \(skip)) o
         """
       return statement.postgres
     }
@@ -592,12 +628,13 @@ final class PostgresEngine: DatastoreEngine {
     // Each branch binds its own copy of the page's values.
     let statement: SQL = """
       SELECT \(sql: columns) FROM (
-        (SELECT \(sql: names), false AS in_private
-         FROM forum.objects o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)
-        UNION ALL
-        (SELECT \(sql: names), true
-         FROM \(sql: mine) o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)) o
-      \(sql: order), \(sql: last) LIMIT \(limit) OFFSET \(skip)
+        SELECT o.* FROM (
+          (SELECT \(sql: names), false AS in_private
+           FROM forum.objects o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)
+          UNION ALL
+          (SELECT \(sql: names), true
+           FROM \(sql: mine) o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)) o
+        \(sql: order), \(sql: last) LIMIT \(limit) OFFSET \(skip)) o
       """
     return statement.postgres
   }
@@ -607,7 +644,7 @@ final class PostgresEngine: DatastoreEngine {
     let (sql, values) = PostgresEngine.findStatement(
       query, as: caller, keyColumns: keyColumns, rules: rules, privateClasses: privateClasses)
     return try objects(
-      run(sql, values), reading: ObjectReading(keys: query.keys, budget: query.costBudget))
+      reading: sql, values, ObjectReading(keys: query.keys, budget: query.costBudget))
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
@@ -631,14 +668,13 @@ final class PostgresEngine: DatastoreEngine {
     let columns = SQL(verbatim: PostgresEngine.columns)
     // The caller's private rows among the ids, of any class, found from the caller's own.
     return try objects(
-      run(
-        sql: """
-          SELECT \(sql: columns) FROM forum.objects o
-          WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
-          UNION ALL
-          SELECT \(sql: columns) FROM forum.private_rows(NULL, NULL, \(ids)::text[]) o
-          WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
-          """), reading: ObjectReading(keys: keys, budget: budget))
+      reading: """
+        SELECT \(sql: columns) FROM forum.objects o
+        WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
+        UNION ALL
+        SELECT \(sql: columns) FROM forum.private_rows(NULL, NULL, \(ids)::text[]) o
+        WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
+        """, ObjectReading(keys: keys, budget: budget))
   }
 
   func update(

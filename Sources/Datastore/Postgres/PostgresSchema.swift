@@ -455,43 +455,8 @@ enum PostgresSchema {
     // may write stay without one. Nothing else runs meanwhile (no trigger: dates, feed and
     // revisions stay); then `forum.storage` is counted again from the four tables, each row by
     // the measure its trigger uses. Only rows without a creator are looked at.
-    """
-    DO $$
-    DECLARE
-      t text;
-    BEGIN
-      FOREACH t IN ARRAY ARRAY['objects', 'private_objects', 'files', 'private_files'] LOOP
-        EXECUTE format('ALTER TABLE forum.%I DISABLE TRIGGER USER', t);
-        IF t LIKE '%objects' THEN
-          EXECUTE format($q$
-            UPDATE forum.%I o SET creator = o.data #>> ARRAY[r.field, 'objectId']
-            FROM (SELECT x->>'className' AS class, x->>'field' AS field
-                  FROM forum.meta m, jsonb_array_elements(m.value::jsonb -> 'owners') x
-                  WHERE m.key = 'rules') r
-            WHERE o.creator IS NULL AND o.class = r.class
-              AND o.data #>> ARRAY[r.field, '__type'] = 'Pointer'
-              AND o.data #>> ARRAY[r.field, 'objectId'] IN
-                (SELECT user_id FROM forum.app_identities)$q$, t);
-        END IF;
-        EXECUTE format($q$
-          UPDATE forum.%I SET creator = (SELECT w FROM unnest(writers) w WHERE w NOT LIKE 'role:%%')
-          WHERE creator IS NULL AND NOT '*' = ANY(writers)
-            AND (SELECT count(*) FROM unnest(writers) w WHERE w NOT LIKE 'role:%%') = 1
-            AND EXISTS (SELECT 1 FROM unnest(writers) w
-                        JOIN forum.app_identities a ON a.user_id = w)$q$, t);
-        EXECUTE format('ALTER TABLE forum.%I ENABLE TRIGGER USER', t);
-      END LOOP;
-      DELETE FROM forum.storage;
-      INSERT INTO forum.storage(user_id, bytes)
-      SELECT creator, sum(bytes) FROM (
-        SELECT creator, octet_length(data::text) AS bytes FROM forum.objects
-        UNION ALL SELECT creator, octet_length(data::text) FROM forum.private_objects
-        UNION ALL SELECT creator, octet_length(data) FROM forum.files
-        UNION ALL SELECT creator, octet_length(data) FROM forum.private_files) AS stored
-      WHERE creator IS NOT NULL GROUP BY creator;
-    END
-    $$;
-    """,
+    creatorsBackfill(from: "forum.app_identities"),
+    memberStorageStep,
     // Issue 32: bans and settings are the board's (`StewardRule`): stewards grant the banned
     // role, to app users too (`forum.set_board_role`, in `functionsSQL`), set the board's
     // settings (`forum.set_board_setting`), and the rules' trigger refuses a banned member's
@@ -501,6 +466,141 @@ enum PostgresSchema {
     SELECT 1;
     """,
   ]
+
+  /// Steps 21 and 22: gives rows and files without a creator the one the board knows, among
+  /// `users` (a table with a `user_id` column), then counts `forum.storage` again.
+  static func creatorsBackfill(from users: String) -> String {
+    return """
+      DO $$
+      DECLARE
+        t text;
+      BEGIN
+        FOREACH t IN ARRAY ARRAY['objects', 'private_objects', 'files', 'private_files'] LOOP
+          EXECUTE format('ALTER TABLE forum.%I DISABLE TRIGGER USER', t);
+          IF t LIKE '%objects' THEN
+            EXECUTE format($q$
+              UPDATE forum.%I o SET creator = o.data #>> ARRAY[r.field, 'objectId']
+              FROM (SELECT x->>'className' AS class, x->>'field' AS field
+                    FROM forum.meta m, jsonb_array_elements(m.value::jsonb -> 'owners') x
+                    WHERE m.key = 'rules') r
+              WHERE o.creator IS NULL AND o.class = r.class
+                AND o.data #>> ARRAY[r.field, '__type'] = 'Pointer'
+                AND o.data #>> ARRAY[r.field, 'objectId'] IN
+                  (SELECT user_id FROM \(users))$q$, t);
+          END IF;
+          EXECUTE format($q$
+            UPDATE forum.%I SET creator = (SELECT w FROM unnest(writers) w WHERE w NOT LIKE 'role:%%')
+            WHERE creator IS NULL AND NOT '*' = ANY(writers)
+              AND (SELECT count(*) FROM unnest(writers) w WHERE w NOT LIKE 'role:%%') = 1
+              AND EXISTS (SELECT 1 FROM unnest(writers) w
+                          JOIN \(users) a ON a.user_id = w)$q$, t);
+          EXECUTE format('ALTER TABLE forum.%I ENABLE TRIGGER USER', t);
+        END LOOP;
+        DELETE FROM forum.storage;
+        INSERT INTO forum.storage(user_id, bytes)
+        SELECT creator, sum(bytes) FROM (
+          SELECT creator, octet_length(data::text) AS bytes FROM forum.objects
+          UNION ALL SELECT creator, octet_length(data::text) FROM forum.private_objects
+          UNION ALL SELECT creator, octet_length(data) FROM forum.files
+          UNION ALL SELECT creator, octet_length(data) FROM forum.private_files) AS stored
+        WHERE creator IS NOT NULL GROUP BY creator;
+      END
+      $$;
+      """
+  }
+
+  /// Issue 28 H5, step 22: members' own writes (psql, `forum` on the terminal) count in the
+  /// storage per user and are bounded, as an app user's are by `forum serve`. A row or file a
+  /// member inserts has the member as its creator (`forum.caller_id()`); rows stored before get
+  /// theirs as step 21 gave app users theirs. A member's write that grows the bytes of a
+  /// creator past `member_storage_bytes` in `forum.meta` (64 MiB; the owner sets it, 0 turns
+  /// it off; members may read it) fails with check_violation and writes nothing, whatever
+  /// client made it. Writes by a server (whose quota is `forum serve --storage-per-user`), by
+  /// the board's owner, and the board's own bookkeeping inside another write (a thread's
+  /// counts when someone comments on it) are not refused.
+  static let memberStorageStep = """
+    INSERT INTO forum.meta(key, value) VALUES ('member_storage_bytes', '\(64 << 20)')
+    ON CONFLICT (key) DO NOTHING;
+    CREATE OR REPLACE FUNCTION forum.objects_creator() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF NOT forum.is_moving() THEN NEW.creator := forum.caller_id(); END IF;
+      RETURN NEW;
+    END
+    $$;
+    CREATE OR REPLACE FUNCTION forum.within_member_storage(creator text, grown bigint)
+    RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      bound bigint;
+      held bigint;
+    BEGIN
+      IF creator IS NULL OR grown <= 0 OR forum.is_server() OR forum.is_board_owner() THEN
+        RETURN;
+      END IF;
+      -- Bookkeeping inside another write (trigger depth 2 and more) grows others' rows a few
+      -- bytes; the member's own statement, and any row of theirs, is what is bounded.
+      IF pg_trigger_depth() > 1 AND creator IS DISTINCT FROM forum.caller_id() THEN RETURN; END IF;
+      bound := (SELECT value::bigint FROM forum.meta WHERE key = 'member_storage_bytes');
+      IF bound IS NULL OR bound <= 0 THEN RETURN; END IF;
+      held := coalesce((SELECT s.bytes FROM forum.storage s WHERE s.user_id = creator), 0);
+      IF held > bound THEN
+        RAISE EXCEPTION 'your objects would hold % bytes; the storage per user is % bytes',
+          held, bound
+          USING ERRCODE = 'check_violation',
+                HINT = 'delete some first, or ask the board''s owner '
+                       '(forum.meta member_storage_bytes)';
+      END IF;
+    END
+    $$;
+    REVOKE ALL ON FUNCTION forum.within_member_storage(text, bigint) FROM PUBLIC;
+    CREATE OR REPLACE FUNCTION forum.objects_storage() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      before bigint := 0;
+      after bigint;
+    BEGIN
+      IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.creator IS NOT NULL THEN
+        before := octet_length(OLD.data::text);
+        UPDATE forum.storage SET bytes = bytes - before WHERE user_id = OLD.creator;
+      END IF;
+      IF TG_OP IN ('UPDATE', 'INSERT') AND NEW.creator IS NOT NULL THEN
+        after := octet_length(NEW.data::text);
+        INSERT INTO forum.storage(user_id, bytes) VALUES (NEW.creator, after)
+        ON CONFLICT (user_id) DO UPDATE SET bytes = forum.storage.bytes + excluded.bytes;
+        PERFORM forum.within_member_storage(NEW.creator,
+          after - CASE WHEN TG_OP = 'UPDATE' AND OLD.creator IS NOT DISTINCT FROM NEW.creator
+                       THEN before ELSE 0 END);
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+    CREATE OR REPLACE FUNCTION forum.files_storage() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      before bigint := 0;
+      after bigint;
+    BEGIN
+      IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.creator IS NOT NULL THEN
+        before := octet_length(OLD.data);
+        UPDATE forum.storage SET bytes = bytes - before WHERE user_id = OLD.creator;
+      END IF;
+      IF TG_OP IN ('UPDATE', 'INSERT') AND NEW.creator IS NOT NULL THEN
+        after := octet_length(NEW.data);
+        INSERT INTO forum.storage(user_id, bytes) VALUES (NEW.creator, after)
+        ON CONFLICT (user_id) DO UPDATE SET bytes = forum.storage.bytes + excluded.bytes;
+        PERFORM forum.within_member_storage(NEW.creator,
+          after - CASE WHEN TG_OP = 'UPDATE' AND OLD.creator IS NOT DISTINCT FROM NEW.creator
+                       THEN before ELSE 0 END);
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+    """ + creatorsBackfill(from: "forum.users")
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [
