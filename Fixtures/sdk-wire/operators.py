@@ -8,6 +8,10 @@ with the conditions as each SDK's query source writes them:
   targetClassName:objectId:key:)` is {"$relatedTo":{"object":<pointer>,"key":…}}.
   NCMB/fieldtype/NCMBAddRelationOperator.swift (and Remove…): {"__op":"AddRelation",
   "objects":[<pointer>…]} inside the PUT of the object (NCMBObject.save()).
+- ncmb_js lib/relation.js, lib/datastore.js (update) and lib/request.js: a Relation's add/remove
+  is {"__op":"AddRelation"|"RemoveRelation","objects":[…]}, its objects made pointers and its
+  relatingClass deleted before the PUT, which carries every field the object holds but
+  objectId, createDate and updateDate.
 - ncmb_js lib/query.js: withinKilometers/withinMiles/withinRadians ($nearSphere with
   toJSON(), then $maxDistanceIn… as given), withinSquare ($within/$box), regularExpressionTo
   ($regex), relatedTo, include(key) (one key: include=key), count() (count=1); fetchAll
@@ -184,6 +188,18 @@ for sdk, answer in [('swift', alice.find('Player', related)),
 answer = alice.request('GET', 'classes/Team/' + team)
 expect('swift: the relation as NCMB answers it', (answer.json or {}).get('members'),
        {'__type': 'Relation', 'className': 'Player'})
+# The JavaScript SDK: fetchById, then `team.set("members", new ncmb.Relation().add(p))` and
+# update(), which PUTs every field it holds but objectId and the dates (acl and name too),
+# the relation's objects made pointers and its relatingClass deleted (lib/request.js).
+for op, player, wanted in [('AddRelation', 'p1', ['p1', 'p2', 'p3']),
+                           ('RemoveRelation', 'p3', ['p1', 'p2'])]:
+    fetched = web.request('GET', 'classes/Team/' + team).json or {}
+    body = {k: v for k, v in fetched.items() if k not in ('objectId', 'createDate', 'updateDate')}
+    body['members'] = {'__op': op, 'objects': [pointer('Player', players[player])]}
+    expect('js: update with ' + op, web.request('PUT', 'classes/Team/' + team,
+                                                body=js.stringify(body).encode()).status, 200)
+    expect('js: relatedTo after ' + op, sorted(names(web.fetch_all('Player', related)) or []),
+           wanted)
 
 # --- $regex (Swift, JS) --------------------------------------------------------------------------
 for text in ['Hello world', 'hello there', 'bye', 'say hello', 'hello+plus']:
