@@ -112,7 +112,10 @@ final class PostgresEngine: DatastoreEngine {
     try prepare(rules: EngineRules(), indexes: [])
     let presence = rules.presenceOrdered(spec.className)
     // The owner's DDL (a member is refused, E403001), on the public rows' table.
-    for sql in PostgresSchema.indexSQL(spec, presence: presence) { _ = try run(sql) }
+    let statements =
+      spec.kind == .geo
+      ? PostgresSchema.geoIndexSQL(spec) : PostgresSchema.indexSQL(spec, presence: presence)
+    for sql in statements { _ = try run(sql) }
   }
 
   func install(rules: EngineRules, indexes: [IndexSpec]) throws {
@@ -136,7 +139,8 @@ final class PostgresEngine: DatastoreEngine {
     isServer = try run("SELECT forum.is_server()").bool(0, 0)
   }
 
-  /// The `key_*` columns `forum init` made for the indexes' fields.
+  /// The `key_*` columns `forum init` made for the indexes' fields, and the `geo_*` columns
+  /// of `forum index geo` (`PostgresSchema.geoIndexSQL`).
   private(set) var keyColumns: Set<String> = []
   /// The text fields of each class declared searchable by the board (`IndexSpec(textOf:)`).
   private(set) var textFields: [String: [String]] = [:]
@@ -160,7 +164,8 @@ final class PostgresEngine: DatastoreEngine {
     let result = try run(
       """
       SELECT attname::text FROM pg_attribute
-      WHERE attrelid = 'forum.objects'::regclass AND attname LIKE 'key\\_%' AND NOT attisdropped
+      WHERE attrelid = 'forum.objects'::regclass AND NOT attisdropped
+        AND (attname LIKE 'key\\_%' OR attname LIKE 'geo\\_%')
       """)
     keyColumns = Set(result.rows { result.text($0, 0) ?? "" })
   }
@@ -569,7 +574,8 @@ final class PostgresEngine: DatastoreEngine {
         terms.append("\(sql: expression)\(String(bounds[field]!))::jsonb")
       }
     }
-    terms += query.conditions.map { QuerySQL.condition($0, PostgresLeaves()) }
+    let leaves = PostgresLeaves(columns: keyColumns)
+    terms += query.conditions.map { QuerySQL.condition($0, leaves) }
     // An app's `where` equality (`{"thread":{pointer}}`) is a condition, typed exactly (and
     // wrapped so that it is never NULL): no index serves it. The same equality on the field's
     // stored key beside it lets the planner seek the field's index; the typed term still

@@ -465,6 +465,7 @@ enum PostgresSchema {
     """
     SELECT 1;
     """,
+    geoCoordinateStep,
   ]
 
   /// Steps 21 and 22: gives rows and files without a creator the one the board knows, among
@@ -601,6 +602,52 @@ enum PostgresSchema {
     END
     $$;
     """ + creatorsBackfill(from: "forum.users")
+
+  /// Issue 34: a GeoPoint's coordinate as a float8 column an index can hold (`forum index geo
+  /// CLASS FIELD` makes the columns, `geoIndexSQL`). Row-level security lets only leakproof
+  /// operators into an index condition; no jsonb operator is, float8's comparisons are. NULL
+  /// for anything but a number within ±180 (no box or distance reaches past it), so no stored
+  /// value makes the cast fail a write. Nested CASEs: `AND` does not promise an order.
+  static let geoCoordinateStep = """
+    CREATE OR REPLACE FUNCTION forum.geo_coordinate(point jsonb, axis text) RETURNS float8
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog
+    AS $$
+      SELECT CASE WHEN jsonb_typeof(point -> axis) = 'number' THEN
+        CASE WHEN (point -> axis)::numeric BETWEEN -180 AND 180
+          THEN (point -> axis)::numeric::float8 END END
+    $$;
+    GRANT EXECUTE ON FUNCTION forum.geo_coordinate(jsonb, text) TO forum_member;
+    """
+
+  /// The float8 column holding `axis` ("lat" or "lon") of the GeoPoint `field`.
+  static func geoColumn(_ field: String, _ axis: String) -> String { "geo_\(field)_\(axis)" }
+
+  /// A geo index (`IndexSpec(geoOf:field:)`): both coordinates as stored columns of both tables
+  /// (the engine's WHERE clauses are the same for both), and on the public rows' table one
+  /// index of the class's rows by latitude, then longitude: a box seeks its latitudes and
+  /// checks longitudes in the index. Names are validated (`Validation.isName`).
+  static func geoIndexSQL(_ spec: IndexSpec) -> [String] {
+    let field = spec.fields[0]
+    var statements: [String] = []
+    for (axis, name) in [("lat", "latitude"), ("lon", "longitude")] {
+      for target in ["forum.objects", "forum.private_objects"] {
+        statements.append(
+          """
+          ALTER TABLE \(target) ADD COLUMN IF NOT EXISTS "\(geoColumn(field, axis))" float8
+          GENERATED ALWAYS AS (forum.geo_coordinate(data -> '\(field)', '\(name)')) STORED
+          """)
+      }
+    }
+    let name = "objects_geo_\(spec.className)_\(field)".prefix(63)
+    statements.append(
+      """
+      CREATE INDEX IF NOT EXISTS "\(name)" ON forum.objects
+      ("\(geoColumn(field, "lat"))", "\(geoColumn(field, "lon"))", id)
+      WHERE class = '\(spec.className)'
+      """)
+    statements.append("ANALYZE forum.objects")
+    return statements
+  }
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [

@@ -297,7 +297,7 @@ final class SQLiteEngine: DatastoreEngine {
         // The record is the rules' one encoding: recorded equal, they are these rules.
         self.rules = rules
       }
-      try ensureIndexes(indexes.filter { $0.kind == .ordered })
+      try ensureIndexes(indexes.map(SQLiteEngine.ordered).filter { $0.kind == .ordered })
       let text = SQLiteSearch.fields(of: indexes)
       if !text.isEmpty && text != textFields {
         textFields = try SQLiteSearch.install(text, on: connection)
@@ -311,6 +311,15 @@ final class SQLiteEngine: DatastoreEngine {
 
   func addIndex(_ spec: IndexSpec) throws {
     try prepare(rules: EngineRules(), indexes: [spec])
+  }
+
+  /// A GeoPoint index on SQLite is the class's public rows by latitude, then longitude: a box
+  /// (and a distance's box) seeks its latitudes and checks longitudes in the index, where the
+  /// expressions are the ones `SQLiteLeaves.numberWithin` writes.
+  static func ordered(_ spec: IndexSpec) -> IndexSpec {
+    guard spec.kind == .geo, let field = spec.fields.first else { return spec }
+    return IndexSpec(
+      className: spec.className, fields: [field + ".latitude", field + ".longitude"])
   }
 
   private func ensureIndexes(_ specs: [IndexSpec]) throws {
