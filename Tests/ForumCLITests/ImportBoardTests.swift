@@ -216,6 +216,46 @@ struct ImportBoardTests {
       fingerprint: { try served.board.importFingerprint() })
   }
 
+  /// A kill -9 after the users' transaction leaves no thread and no comment (they are one
+  /// transaction); the next run brings them, numbered as one uninterrupted run numbers them.
+  @Test func aKilledImportOfTheBoardIsResumed() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let whole = try ForumFixture()
+    try whole.ok(["init"], profile: nil)
+    let dir = forum.root + "/seed-export"
+    try ImportBoardTests.writeExport(to: dir)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: forum.binary)
+    process.arguments = ["--db", forum.db, "import", "ncmb", dir]
+    process.environment = forum.environment(extra: ["FORUM_IMPORT_TEST_PAUSE": "60"])
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var seen = Data()
+    while !seen.contains(UInt8(ascii: "\n")) {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      seen += chunk
+    }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    #expect(String(decoding: seen, as: UTF8.self) == "user: imported 2, unchanged 0, refused 0\n")
+    let killed = try forum.importFingerprint()
+    #expect(!killed.contains { $0.hasPrefix("Thread|") || $0.hasPrefix("Comment|") }, "\(killed)")
+    let resumed = try forum.run(["import", "ncmb", dir], profile: nil)
+    #expect(
+      resumed.status == 0
+        && resumed.stdout
+          == ImportBoardTests.firstRun.replacing(
+            "user: imported 2, unchanged 0", with: "user: imported 0, unchanged 2"),
+      "\(resumed.summary)")
+    let once = try whole.run(["import", "ncmb", dir], profile: nil)
+    #expect(once.status == 0, "\(once.summary)")
+    #expect(try forum.importFingerprint() == (try whole.importFingerprint()))
+  }
+
   /// A Thread or Comment that is not the board's shape is one line saying how to import it as
   /// the app's own class; a comment whose thread is not exported, or a thread without an
   /// author, one line naming it; nothing is written.
