@@ -215,7 +215,7 @@ struct BoardNumbering {
     var comments: Int64 = 0
     var lastActivity: Int64
     var readers: Set<String>
-    /// The board's fields of a thread already there (an earlier run): given again as they are.
+    /// The counts and last activity of a thread already there (an earlier run): given again.
     var stored: [String: JSONValue]?
   }
   var threads: [String: Thread] = [:]
@@ -792,7 +792,10 @@ struct NCMBExportReader {
       {
         numbering.threads[id]!.number = number
         numbering.threads[id]!.comments = object.fields["lastCommentNumber"]?.intValue ?? 0
-        numbering.threads[id]!.stored = object.fields
+        // Only what the board keeps itself and the export cannot say again.
+        numbering.threads[id]!.stored = object.fields.filter {
+          ["commentCount", "lastCommentNumber", "lastActivity"].contains($0.key)
+        }
       } else {
         next += 1
         numbering.threads[id]!.number = next
