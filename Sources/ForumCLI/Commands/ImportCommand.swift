@@ -775,10 +775,20 @@ struct NCMBExportReader {
   /// 1 in date order; a thread an earlier run brought keeps its fields and its comments their
   /// numbers (new ones follow its last).
   private func number(_ numbering: inout BoardNumbering) throws {
-    var stored: [String: ImportedObject] = [:]
+    // Threads an earlier run brought keep their number; of their row only what the board keeps
+    // itself and the export cannot say again is held.
     for start in stride(from: 0, to: numbering.threadIds.count, by: 500) {
       let chunk = Array(numbering.threadIds[start..<min(start + 500, numbering.threadIds.count)])
-      stored.merge(try store.storedObjects(chunk)) { first, _ in first }
+      for (id, object) in try store.storedObjects(chunk) {
+        guard object.className == BoardImport.threadClass,
+          let number = object.fields["number"]?.intValue
+        else { continue }
+        numbering.threads[id]!.number = number
+        numbering.threads[id]!.comments = object.fields["lastCommentNumber"]?.intValue ?? 0
+        numbering.threads[id]!.stored = object.fields.filter {
+          ["commentCount", "lastCommentNumber", "lastActivity"].contains($0.key)
+        }
+      }
     }
     var next = try store.counter(BoardImport.threadSequence)
     let order = numbering.threadIds.sorted {
@@ -787,16 +797,7 @@ struct NCMBExportReader {
       return (a.createDate, $0) < (b.createDate, $1)
     }
     for id in order {
-      if let object = stored[id], object.className == BoardImport.threadClass,
-        let number = object.fields["number"]?.intValue
-      {
-        numbering.threads[id]!.number = number
-        numbering.threads[id]!.comments = object.fields["lastCommentNumber"]?.intValue ?? 0
-        // Only what the board keeps itself and the export cannot say again.
-        numbering.threads[id]!.stored = object.fields.filter {
-          ["commentCount", "lastCommentNumber", "lastActivity"].contains($0.key)
-        }
-      } else {
+      if numbering.threads[id]!.stored == nil {
         next += 1
         numbering.threads[id]!.number = next
       }
