@@ -256,6 +256,42 @@ struct ImportBoardTests {
     #expect(try forum.importFingerprint() == (try whole.importFingerprint()))
   }
 
+  /// Peak memory does not grow with the export: an app class of 10 MB and one of 50 MB are
+  /// imported, each into a fresh board, under `/usr/bin/time` (its `%M`, the peak RSS in KB).
+  /// Before streaming the importer held the parsed export, over 3 times the file.
+  @Test func peakMemoryDoesNotGrowWithTheExport() throws {
+    let forum = try ForumFixture()
+    func peak(objects: Int) throws -> Int {
+      let dir = forum.root + "/notes\(objects)"
+      try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+      var text = #"{"results":["#
+      text.reserveCapacity(objects * 1_050)
+      let body = String(repeating: "x", count: 900)
+      for index in 0..<objects {
+        if index > 0 { text += "," }
+        text +=
+          #"{"objectId":"Note"# + String(format: "%012d", index)
+          + #"","createDate":"2021-01-01T00:00:00.000Z","updateDate":"2021-01-01T00:00:00.000Z","#
+          + #""text":""# + body + #"","n":"# + String(index) + "}"
+      }
+      try Data((text + "]}").utf8).write(to: URL(fileURLWithPath: dir + "/Note.json"))
+      let db = dir + "/board.sqlite"
+      let made = try forum.run(["init"], profile: nil, database: db)
+      #expect(made.status == 0, "\(made.summary)")
+      let run = try ForumFixture.launch(
+        "/usr/bin/time",
+        arguments: ["-f", "peak %M", forum.binary, "--db", db, "import", "ncmb", dir],
+        environment: forum.environment(), input: Data(), timeout: 600, directory: nil)
+      #expect(run.status == 0, "\(run.summary)")
+      let line = run.stderr.split(separator: "\n").last { $0.hasPrefix("peak ") } ?? ""
+      return Int(line.dropFirst(5)) ?? Int.max
+    }
+    let small = try peak(objects: 10_000)
+    let large = try peak(objects: 50_000)
+    // Five times the objects (about 40 MB more JSON): at most 8 MB more memory.
+    #expect(large < small + 8 * 1024, "10 MB: \(small) KB, 50 MB: \(large) KB")
+  }
+
   /// A Thread or Comment that is not the board's shape is one line saying how to import it as
   /// the app's own class; a comment whose thread is not exported, or a thread without an
   /// author, one line naming it; nothing is written.
