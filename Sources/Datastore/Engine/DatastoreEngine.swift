@@ -250,8 +250,17 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// stores them, hashed), in one transaction, as the board's owner (PostgreSQL: the schema's
   /// owner, else `E403001`). An item already there exactly so is `unchanged`; one whose id is
   /// taken otherwise is a `conflict` and writes nothing. Rows are written as they were, not
-  /// through the rules: the caller refuses the rules' classes (`Datastore.importItems`).
-  func importItems(_ items: [ImportItem]) throws -> [ImportOutcome]
+  /// through the rules: what a rule's trigger changes in a row the batch imported (a parent's
+  /// counters when its children come) is set back to as given at the end of the batch. Items
+  /// come from `next` (nil: the end), each outcome goes to `outcome`.
+  func importItems(
+    next: () throws -> ImportItem?, outcome: (ImportOutcome) throws -> Void) throws
+
+  /// `forum import`: the rows stored under these ids, as the owner reads them.
+  func storedObjects(_ objectIds: [String]) throws -> [String: ImportedObject]
+
+  /// `forum import`: the counter `name`'s value (0 when absent).
+  func counter(_ name: String) throws -> Int64
 
   /// One bounded step of index upkeep that no commit of a person's write does (SQLite: merging
   /// the full-text index's segments, `SQLiteSearch.mergeStep`), in its own short transaction.
