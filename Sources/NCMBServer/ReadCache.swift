@@ -139,7 +139,7 @@ final class ReadCache {
     let className: String
     let kind: Kind
     /// Every object id the answer's bytes name (its rows' and their pointers').
-    let ids: Set<String>
+    let ids: [String]
     /// The query's `where` or `order` names a field the rules' bookkeeping writes (a parent's
     /// counters and last activity), which a child's write changes with no update date.
     let readsBookkeeping: Bool
@@ -188,20 +188,40 @@ final class ReadCache {
         readsBookkeeping: readsBookkeeping)
     }
 
-    /// The values of every `"objectId":"…"` in compact JSON (`JSONValue.jsonBytes`).
-    static func objectIds(in body: [UInt8]) -> Set<String> {
-      let marker = Array(#""objectId":""#.utf8)
-      var ids: Set<String> = []
-      var index = 0
-      let end = body.count - marker.count
-      while index < end {
-        if body[index] == marker[0], body[index..<index + marker.count].elementsEqual(marker) {
-          var close = index + marker.count
-          while close < body.count, body[close] != UInt8(ascii: "\"") { close += 1 }
-          ids.insert(String(decoding: body[(index + marker.count)..<close], as: UTF8.self))
+    /// The values of every `"objectId":"…"` in compact JSON (`JSONValue.jsonBytes`), each once
+    /// or more (the indexes take repeats).
+    static func objectIds(in body: [UInt8]) -> [String] {
+      let marker: [UInt8] = Array(#""objectId":""#.utf8)
+      let quote = UInt8(ascii: "\"")
+      let o = UInt8(ascii: "o")
+      let colon = UInt8(ascii: ":")
+      var ids: [String] = []
+      body.withUnsafeBufferPointer { bytes in
+        let count = bytes.count
+        var index = 0
+        while index + marker.count < count {
+          // Cheap tests first: most quotes open other keys or values.
+          guard bytes[index] == quote, bytes[index + 1] == o, bytes[index + 10] == colon,
+            bytes[index + 9] == quote
+          else {
+            index += 1
+            continue
+          }
+          var matches = true
+          for offset in 2..<marker.count where bytes[index + offset] != marker[offset] {
+            matches = false
+            break
+          }
+          guard matches else {
+            index += 1
+            continue
+          }
+          let start = index + marker.count
+          var close = start
+          while close < count, bytes[close] != quote { close += 1 }
+          ids.append(
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<close]), as: UTF8.self))
           index = close
-        } else {
-          index += 1
         }
       }
       return ids
@@ -215,7 +235,7 @@ final class ReadCache {
 /// that depend on what it wrote.
 final class KeptAnswers: @unchecked Sendable {
   /// Bodies kept in all, and the largest one kept.
-  static let maximumBytes = 32 << 20
+  static let maximumBytes = 128 << 20
   static let maximumAnswerBytes = 256 << 10
   /// How long answers are kept after the first write told precisely (by the feed) rather than
   /// by emptying everything: a hand edit that no clock records, committed beside an object
