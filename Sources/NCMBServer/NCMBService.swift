@@ -294,11 +294,13 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       try pool.with { pooled in
         var answers = [HTTPResponse?](repeating: nil, count: jobs.count)
         let before = pooled.store.ownChanges
+        // Looked at before the transaction: a look inside it would read the batch's own rows,
+        // which a rollback takes back, as written (`KeptAnswers.advance`).
+        let mark = try state(pooled, now: clock())
         let errors = try pooled.store.group(jobs.count) { index in
           let request = jobs[index].request
           pooled.budget.begin(seconds: limits.timeLimitSeconds, clientGone: request.clientGone)
           defer { pooled.budget.end() }
-          let mark = try state(pooled, now: clock())
           answers[index] = try serve(request, mark, pooled)
         }
         if pooled.store.ownChanges != before { pool.noteWrite() }
