@@ -72,6 +72,13 @@ public final class Datastore {
     try engine.stateMark()
   }
 
+  /// The objects written after the feed's number `sequence` (`StateMark.feed`), at most
+  /// `limit`: what a server's kept answers may depend on. Nil when they cannot all be told
+  /// (pruned, more than `limit`, an engine without marks): then forget everything.
+  public func writtenObjects(after sequence: Int64, limit: Int) throws -> [WrittenObject]? {
+    try engine.writtenObjects(after: sequence, limit: limit)
+  }
+
   /// Throws `E500001` when the database is gone (SQLite: the file was removed or replaced since
   /// it was opened). A `stat`: far cheaper than `stateMark()`.
   public func checkInPlace() throws {

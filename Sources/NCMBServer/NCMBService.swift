@@ -209,9 +209,11 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   /// board is E500001 at once), its state only when it may have changed.
   private func state(_ pooled: StorePool.Pooled, now: Int64) throws -> StateMark? {
     try pooled.store.checkInPlace()
-    return try pooled.cache.revalidate(generation: pooled.generation, now: now, recheck: recheck) {
-      try pooled.store.stateMark()
-    }
+    let store = pooled.store
+    return try pooled.cache.revalidate(
+      generation: pooled.generation, now: now, recheck: recheck, look: { try store.stateMark() },
+      written: { try store.writtenObjects(after: $0, limit: KeptAnswers.writtenLimit) },
+      rules: { store.rules })
   }
 
   /// An admitted request: its session, then (for a read) the kept answer, then its route's
@@ -246,7 +248,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     let key = ReadCache.key(request, client.principals)
     if let kept = pooled.cache.answer(for: key) { return kept }
     let response = try NCMBService.refusal(of: client) { try controller.respond(to: call) }
-    pooled.cache.keep(response, for: key)
+    pooled.cache.keep(
+      response, for: key,
+      dependsOn: .of(route, request, body: response.body, rules: pooled.store.rules))
     return response
   }
 
@@ -283,11 +287,13 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       try pool.with { pooled in
         var answers = [HTTPResponse?](repeating: nil, count: jobs.count)
         let before = pooled.store.ownChanges
+        // Looked at before the transaction: a look inside it would read the batch's own rows,
+        // which a rollback takes back, as written (`KeptAnswers.advance`).
+        let mark = try state(pooled, now: clock())
         let errors = try pooled.store.group(jobs.count) { index in
           let request = jobs[index].request
           pooled.budget.begin(seconds: limits.timeLimitSeconds, clientGone: request.clientGone)
           defer { pooled.budget.end() }
-          let mark = try state(pooled, now: clock())
           answers[index] = try serve(request, mark, pooled)
         }
         if pooled.store.ownChanges != before { pool.noteWrite() }

@@ -241,6 +241,11 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// Throws when the database is gone, as `stateMark()` does, without reading its state.
   func checkInPlace() throws
 
+  /// The objects written after the feed's number `sequence`, oldest first, at most `limit`;
+  /// nil when the feed no longer holds them all (pruned) or there are more, or the engine
+  /// keeps no feed it can read so (then the caller forgets everything).
+  func writtenObjects(after sequence: Int64, limit: Int) throws -> [WrittenObject]?
+
   /// Bytes of JSON the objects the caller created hold (their `data`, as stored), for a quota
   /// per user; nil when the engine does not count them (PostgreSQL, remote) or the caller has
   /// no user.
@@ -282,6 +287,8 @@ extension DatastoreEngine {
 
   func checkInPlace() throws {}
 
+  func writtenObjects(after sequence: Int64, limit: Int) throws -> [WrittenObject]? { nil }
+
   func serve(checkpointsApart: Bool) throws {}
 
   func checkpoint() throws {}
@@ -306,6 +313,66 @@ extension DatastoreEngine {
 public struct StateMark: Equatable, Sendable {
   let external: Int64
   let own: Int64
+  /// What the commits between two marks wrote (SQLite's `write_clocks`): the change feed's
+  /// last number (objects written) and a clock per kind of write outside the feed. Two marks
+  /// whose `external`/`own` differ while all of these are equal saw a commit that none of them
+  /// records (a hand edit of another table, or of a row that left its update date alone).
+  public let feed: Int64
+  /// Sessions, role members, anonymous identities, password accounts.
+  public let identity: Int64
+  /// The board's keys and rules (`meta`).
+  public let meta: Int64
+  public let files: Int64
+  /// Commits that change no answer (index upkeep, `tidy`).
+  public let quiet: Int64
+
+  init(external: Int64, own: Int64, clocks: StateMark? = nil) {
+    self.external = external
+    self.own = own
+    feed = clocks?.feed ?? 0
+    identity = clocks?.identity ?? 0
+    meta = clocks?.meta ?? 0
+    files = clocks?.files ?? 0
+    quiet = clocks?.quiet ?? 0
+  }
+
+  init(feed: Int64, identity: Int64, meta: Int64, files: Int64, quiet: Int64) {
+    external = 0
+    own = 0
+    self.feed = feed
+    self.identity = identity
+    self.meta = meta
+    self.files = files
+    self.quiet = quiet
+  }
+
+  /// True when every clock is the same as `other`'s: no commit between the two marks wrote
+  /// anything recorded.
+  public func recordsTheSameWrites(as other: StateMark) -> Bool {
+    feed == other.feed && identity == other.identity && meta == other.meta
+      && files == other.files && quiet == other.quiet
+  }
+}
+
+/// An object written, as the change feed recorded it (`DatastoreEngine.writtenObjects`): no
+/// readers, for a server that empties what it remembered of it, not for a reader.
+public struct WrittenObject: Equatable, Sendable {
+  public let sequence: Int64
+  public let className: String
+  public let objectId: String
+  /// The parent a child names (`ChildRule.parentField`), if the class is a child's.
+  public let parentId: String?
+  public let kind: Change.Kind
+
+  public init(
+    sequence: Int64, className: String, objectId: String, parentId: String?, kind: Change.Kind
+  ) {
+    self.sequence = sequence
+    self.className = className
+    self.objectId = objectId
+    self.parentId = parentId
+    self.kind = kind
+  }
 }
 
 extension DatastoreEngine {

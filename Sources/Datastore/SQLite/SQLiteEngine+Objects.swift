@@ -73,7 +73,10 @@ extension SQLiteEngine {
       try connection.transaction {
         let before = connection.totalChanges
         try connection.prepare(SQLiteSearch.mergeStep).run()
-        return connection.totalChanges - before >= 2
+        guard connection.totalChanges - before >= 2 else { return false }
+        // A commit that changes no answer, said so to servers' read caches (`StateMark.quiet`).
+        try connection.execute("UPDATE write_clocks SET n = n + 1 WHERE name = 'quiet'")
+        return true
       }
     }
   }
