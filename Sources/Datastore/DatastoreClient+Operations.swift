@@ -139,8 +139,12 @@ extension DatastoreClient {
 }
 
 extension DatastoreEngine {
-  /// `perform` of an engine that runs the steps itself: one transaction of its own.
   func perform(_ operation: WriteOperation, for client: DatastoreClient) throws -> WriteOutcome {
+    try runWhole(operation, for: client)
+  }
+
+  /// `perform` of an engine that runs the steps itself: one transaction of its own.
+  func runWhole(_ operation: WriteOperation, for client: DatastoreClient) throws -> WriteOutcome {
     var failed = 0
     do {
       return try transaction { try client.run(operation, failed: &failed) }
