@@ -10,7 +10,9 @@ import Testing
 /// engine's.
 @Suite("one write, one operation")
 struct WriteOperationTests {
-  @Test("a thread whose record is refused after its image was stored leaves no image", arguments: EngineFixtures.all)
+  @Test(
+    "a thread whose record is refused after its image was stored leaves no image",
+    arguments: EngineFixtures.all)
   func threadRefusedAfterItsImage(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -33,7 +35,9 @@ struct WriteOperationTests {
     }
   }
 
-  @Test("a comment refused midway leaves no row, counter, feed or search row", arguments: EngineFixtures.all)
+  @Test(
+    "a comment refused midway leaves no row, counter, feed or search row",
+    arguments: EngineFixtures.all)
   func commentRefusedMidway(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -71,7 +75,9 @@ struct WriteOperationTests {
     #expect(try world.database.fingerprint() == before)
   }
 
-  @Test("an edit of another's post changes nothing, even after an edit of one's own", arguments: EngineFixtures.all)
+  @Test(
+    "an edit of another's post changes nothing, even after an edit of one's own",
+    arguments: EngineFixtures.all)
   func editOfAnothersPost(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
