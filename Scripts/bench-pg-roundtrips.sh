@@ -3,7 +3,7 @@
 # logging to /tmp/wo30pg/server.log, its socket in /tmp/wo30pg/sock on port 5491, a board made
 # by `forum init` in database `forum` and members `alice` and `bob` (BENCHMARKS.md, "The board's writes
 # as single engine operations"). Change LOG and U below for another cluster.
-# Usage: wo30-roundtrips.sh FORUM_BINARY LABEL — PostgreSQL round trips (Parse of a new prepared
+# Usage: Scripts/bench-pg-roundtrips.sh FORUM_BINARY LABEL — PostgreSQL round trips (Parse of a new prepared
 # statement, Execute of a prepared one, or a simple query) per one-shot command, from the server's log.
 F=$1; L=$2; LOG=/tmp/wo30pg/server.log
 U='postgresql:///forum?host=/tmp/wo30pg/sock&port=5491'
