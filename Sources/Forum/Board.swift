@@ -291,7 +291,8 @@ public final class Board {
     return try thread(number)
   }
 
-  /// Posts a thread, with its image stored in the same transaction. The engine numbers it.
+  /// Posts a thread, with its image stored in the same write (`BoardWrites.newThread`). The
+  /// engine numbers it.
   @discardableResult
   public func createThread(title: String, description: String, image: PreparedImage?) throws
     -> ForumThread
@@ -300,30 +301,16 @@ public final class Board {
     let description = try PostRules.description(description)
     try beforePost?()
     let userId = try signedInUser()
-    let acl = ACL.publicRead(owner: userId)
-    let object = try client.transaction { () -> DataObject in
-      var fields: [String: JSONValue] = [
-        "title": .string(title), "description": .string(description),
-      ]
-      if let image {
-        let fileName = "thread-\(UUID().uuidString.lowercased()).\(image.format.fileExtension)"
-        try client.putFile(
-          name: fileName, bytes: [UInt8](image.data), mimeType: image.format.mimeType, acl: acl)
-        fields["fileName"] = .string(fileName)
-        fields["image"] = ImageSummary(fileName: fileName, image: image).json
-      }
-      let thread = try client.create(Board.threadClass, fields: fields, acl: acl)
-      // You have read your own thread: nothing in it is new to you until others comment.
-      try client.markRead(Board.threadClass, objectId: thread.objectId, upTo: 0)
-      return thread
-    }
-    var created = object
+    let write = BoardWrites.newThread(
+      title: title, description: description, image: image, author: userId)
+    let outcome = try perform(write) { _, error in error }
+    guard var created = outcome.object(write.steps.count - 2) else { throw missingOutcome }
     created.included["user"] = me.object
     return ForumThread(created, viewer: me.objectId)
   }
 
-  /// Adds a comment to thread `threadNumber`. The engine numbers it, counts it and moves the
-  /// thread to the top of the list, in the same statement's transaction.
+  /// Adds a comment to thread `threadNumber` (`BoardWrites.comment`). The engine numbers it,
+  /// counts it and moves the thread to the top of the list, in the same transaction.
   /// With `replyTo`, the comment answers that comment of the same thread (`E404001` when there
   /// is none).
   @discardableResult
@@ -333,21 +320,26 @@ public final class Board {
     let text = try PostRules.comment(text)
     try beforePost?()
     let userId = try signedInUser()
-    let (object, thread) = try client.transaction { () -> (DataObject, DataObject) in
-      let thread = try threadObject(threadNumber, withAuthor: false)
-      var fields: [String: JSONValue] = [
-        "text": .string(text), "thread": Board.pointer(to: thread.objectId),
-      ]
-      if let replyTo {
-        _ = try commentObject(replyTo, of: thread)
-        fields["replyTo"] = .int(Int64(replyTo))
-      }
-      let object = try client.create(
-        Board.commentClass, fields: fields, acl: .publicRead(owner: userId))
-      try keepCaughtUp(thread: thread.objectId, after: object)
-      return (object, thread)
+    if let replyTo, replyTo <= 0 {
+      // Said as before: a missing thread first, then the comment's number.
+      _ = try threadObject(threadNumber, withAuthor: false)
+      try Board.checkNumber(replyTo, .comment)
     }
-    var created = object
+    try Board.checkNumber(threadNumber, .thread)
+    let write = BoardWrites.comment(
+      threadNumber: threadNumber, text: text, replyTo: replyTo, author: userId)
+    let outcome = try perform(write) { step, error in
+      switch (step, error.code) {
+      case (0, .notFound):
+        return DatastoreError(.notFound, reason: BoardReason.noThread(threadNumber))
+      case (1, .notFound) where replyTo != nil:
+        return DatastoreError(
+          .notFound, reason: BoardReason.noComment(thread: threadNumber, comment: replyTo ?? 0))
+      default: return error
+      }
+    }
+    guard let thread = outcome.object(0), var created = outcome.object(write.steps.count - 2)
+    else { throw missingOutcome }
     created.included["user"] = me.object
     let comment = ForumComment(created, threadNumber: threadNumber, viewer: me.objectId)
     return try withQuotes([comment], of: ForumThread(thread, viewer: me.objectId))[0]
@@ -359,21 +351,27 @@ public final class Board {
   /// `Deletion`); anyone else is refused, saying who may.
   @discardableResult
   public func deleteThread(_ number: Int) throws -> Deletion {
-    try client.transaction {
-      try deleteOrTakeDown(Board.threadClass, try threadObject(number), label: "#\(number)")
-    }
+    try Board.checkNumber(number, .thread)
+    let write = BoardWrites.removeThread(number)
+    return try deletion(
+      write, label: "#\(number)", threadNumber: number,
+      author: { try self.threadObject(number) })
   }
 
   /// Deletes a comment of yours; the engine counts the thread down. Someone else's is
   /// `E403001` and nothing is deleted.
   @discardableResult
   public func deleteComment(_ number: Int, inThread threadNumber: Int) throws -> Deletion {
-    try client.transaction {
-      let thread = try threadObject(threadNumber)
-      return try deleteOrTakeDown(
-        Board.commentClass, try commentObject(number, of: thread),
-        label: "\(threadNumber)/\(number)")
+    if number <= 0 {
+      _ = try threadObject(threadNumber, withAuthor: false)
+      try Board.checkNumber(number, .comment)
     }
+    try Board.checkNumber(threadNumber, .thread)
+    let write = BoardWrites.removeComment(number, inThread: threadNumber)
+    return try deletion(
+      write, label: "\(threadNumber)/\(number)", threadNumber: threadNumber,
+      commentNumber: number,
+      author: { try self.commentObject(number, of: try self.threadObject(threadNumber)) })
   }
 
   /// Sets your display name (1 to 40 characters).
@@ -392,9 +390,7 @@ public final class Board {
   /// Thread `number`, with its author unless `withAuthor` is false (a write needs only the
   /// thread: one statement less).
   func threadObject(_ number: Int, withAuthor: Bool = true) throws -> DataObject {
-    guard number > 0 else {
-      throw DatastoreError(.invalid, field: "thread", reason: BoardReason.startsAtOne(.thread))
-    }
+    try Board.checkNumber(number, .thread)
     guard
       let object = try client.find(
         Query(
@@ -407,9 +403,7 @@ public final class Board {
 
   func commentObject(_ number: Int, of thread: DataObject) throws -> DataObject {
     let threadNumber = thread["number"]?.intValue ?? 0
-    guard number > 0 else {
-      throw DatastoreError(.invalid, field: "comment", reason: BoardReason.startsAtOne(.comment))
-    }
+    try Board.checkNumber(number, .comment)
     guard
       let object = try client.find(
         Query(

@@ -1,4 +1,4 @@
-import Datastore
+@_spi(Server) import Datastore
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

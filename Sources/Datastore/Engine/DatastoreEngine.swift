@@ -121,6 +121,11 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// effects outside the store.
   func transaction<T>(_ body: () throws -> T) throws -> T
 
+  /// Runs `operation` whole for `client` (`DatastoreClient.perform`): the engines here run its
+  /// steps (`DatastoreClient.run`) in one transaction of their own; an engine across the network
+  /// sends it as one request.
+  func perform(_ operation: WriteOperation, for client: DatastoreClient) throws -> WriteOutcome
+
   /// Group commit (`Datastore.group`): `count` independent writes, each undone alone when it
   /// throws, made durable together. By default each is a transaction of its own.
   func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?]

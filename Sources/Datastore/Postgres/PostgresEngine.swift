@@ -67,6 +67,14 @@ final class PostgresEngine: DatastoreEngine {
   /// undoes an `act_as` made inside (settings are transactional), so each attempt, and a
   /// failure, starts again from whom the connection acted for when it began.
   func write<T>(_ body: () throws -> T) throws -> T {
+    // A step of an operation (`perform`) needs no savepoint of its own: the operation is one
+    // transaction, undone whole when any step fails. Two round trips less a step. A write
+    // nested inside a step keeps its savepoint (it may be caught and answered otherwise).
+    if operationDepth == 1 && connection.inTransaction {
+      operationDepth += 1
+      defer { operationDepth -= 1 }
+      return try body()
+    }
     let start = acting
     let nested = connection.inTransaction
     do {
@@ -281,6 +289,17 @@ final class PostgresEngine: DatastoreEngine {
 
   func transaction<T>(_ body: () throws -> T) throws -> T {
     try write(body)
+  }
+
+  /// 1 while an operation's transaction runs its steps, 2 inside one of them (`write`).
+  private var operationDepth = 0
+
+  func perform(_ operation: WriteOperation, for client: DatastoreClient) throws -> WriteOutcome {
+    // Inside another transaction (a server's group), the steps keep their savepoints.
+    guard !connection.inTransaction else { return try runWhole(operation, for: client) }
+    operationDepth = 1
+    defer { operationDepth = 0 }
+    return try runWhole(operation, for: client)
   }
 
   /// One transaction and one commit for all the writes, each in its own savepoint

@@ -1,4 +1,4 @@
-import Datastore
+@_spi(Server) import Datastore
 
 /// `POST batch`: NCMB's `{"requests":[{"method","path","body"}…]}` (the iOS SDK's `saveAll`).
 /// Each request is served as the caller, by the objects' own controller, in its own savepoint,
