@@ -78,10 +78,8 @@ enum SSHSessionCommand: BoardlessCommand {
   static let postsPerMinute = Option<Budget>(
     "posts-per-minute", value: "N",
     help: Localized(
-      "posts a key may make in a minute where the board sets none with mod posts-per-minute "
-        + "(default \(SSHDoor.defaultPostsPerMinute); 0: no limit)",
-      "掲示板が mod posts-per-minute で決めていないときの鍵ごとの毎分の投稿数 "
-        + "(既定 \(SSHDoor.defaultPostsPerMinute)、0 で無制限)"))
+      "a key's posts a minute if the board sets none (default \(SSHDoor.defaultPostsPerMinute))",
+      "掲示板が決めていないときの鍵ごとの毎分の投稿数 (既定 \(SSHDoor.defaultPostsPerMinute))"))
 
   struct Budget: ArgumentValue {
     let count: Int
