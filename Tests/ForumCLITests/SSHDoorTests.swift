@@ -497,3 +497,92 @@ struct SSHDoorTerminalTests {
     return text
   }
 }
+
+/// A key flood at the door: new keys from one address are held to a budget (5 an hour by
+/// default), counted under a lock in the door's state; known keys are never held by it.
+@Suite("ssh door key flood", .serialized, .timeLimit(.minutes(5)))
+struct SSHDoorKeyFloodTests {
+  /// The board's members, as `who --json` lists them (through a known key).
+  private func members(_ door: SSHDoorFixture, _ key: String) throws -> Int {
+    let result = try door.ssh(key, ["--json", "who"])
+    guard let count = try result.json()["count"] as? Int else {
+      throw ForumTestError("who: \(result.summary)")
+    }
+    return count
+  }
+
+  private func memberFile(_ door: SSHDoorFixture, _ key: String) throws -> String {
+    door.state + "/keys/" + (try door.memberName(key)) + "/member"
+  }
+
+  @Test("7 fresh keys from one address: the 6th and 7th refused in one line, no member made")
+  func newKeysPerAddress() throws {
+    let door = try SSHDoorFixture()
+    let keys = try (1...7).map { try door.makeKey("flood\($0)") }
+    for key in keys.prefix(5) {
+      let result = try door.ssh(key, ["whoami"])
+      #expect(result.status == 0, "\(result.summary)\n\(door.sshdLog)")
+    }
+    #expect(try members(door, keys[0]) == 5)
+    for key in keys.suffix(2) {
+      let refused = try door.ssh(key, ["new", "--title", "Flood", "--description", "x"])
+      #expect(refused.status == 3, "\(refused.summary)")
+      #expect(
+        refused.stderrLines == ["forum: too many new keys from this address; try again later."],
+        "\(refused.summary)")
+      #expect(!FileManager.default.fileExists(atPath: try memberFile(door, key)))
+    }
+    #expect(try members(door, keys[0]) == 5)
+    #expect(!(try door.ssh(keys[0], ["list"]).stdout.contains("Flood")))
+    // Keys already known are never held by the budget.
+    for key in keys.prefix(5) {
+      let again = try door.ssh(key, ["whoami"])
+      #expect(again.status == 0, "\(again.summary)")
+    }
+  }
+
+  @Test("7 fresh keys at once: exactly 5 come in, the lock keeps the count whole")
+  func parallelNewKeys() throws {
+    let door = try SSHDoorFixture()
+    let keys = try (1...7).map { try door.makeKey("rush\($0)") }
+    let lock = NSLock()
+    nonisolated(unsafe) var all: [Int: RunResult] = [:]
+    DispatchQueue.concurrentPerform(iterations: keys.count) { index in
+      let result = try? door.ssh(keys[index], ["whoami"])
+      lock.withLock { all[index] = result }
+    }
+    #expect(all.count == 7)
+    let admitted = all.values.filter { $0.status == 0 }
+    let refused = all.values.filter {
+      $0.stderrLines == ["forum: too many new keys from this address; try again later."]
+    }
+    #expect(admitted.count == 5, "\(all.values.map(\.summary))\n\(door.sshdLog)")
+    #expect(refused.count == 2, "\(all.values.map(\.summary))")
+    let known = try keys.filter { FileManager.default.fileExists(atPath: try memberFile(door, $0)) }
+    #expect(known.count == 5)
+    if let first = known.first {
+      #expect(try members(door, first) == 5)
+      // The state is whole afterwards: a known key in, another new one still refused.
+      #expect(try door.ssh(first, ["whoami"]).status == 0)
+      let late = try door.ssh(try door.makeKey("late"), ["whoami"])
+      #expect(late.status == 3, "\(late.summary)")
+    }
+  }
+
+  @Test("ssh-setup prints sshd's own per-address limit beside the door's budget")
+  func setupPrintsPerSourceLimit() throws {
+    let forum = try ForumFixture()
+    let printed = try ForumFixture.launch(
+      forum.binary,
+      arguments: [
+        "ssh-setup", "--db", "/srv/forum/board.sqlite", "--sshd-config", "--new-keys-per-hour", "3",
+      ], environment: forum.environment(), input: Data(), timeout: 60)
+    #expect(printed.status == 0, "\(printed.summary)")
+    #expect(printed.stdout.contains("PerSourceMaxStartups"), "\(printed.summary)")
+    let script = try ForumFixture.launch(
+      forum.binary,
+      arguments: ["ssh-setup", "--db", "/srv/forum/board.sqlite", "--new-keys-per-hour", "3"],
+      environment: forum.environment(), input: Data(), timeout: 60)
+    #expect(script.stdout.contains("--new-keys-per-hour 3"), "\(script.summary)")
+  }
+}

@@ -19,6 +19,11 @@ extension Messages {
       "slow down: a key may post \(perMinute) times a minute; try again in \(wait) s. Nothing was posted.",
       "投稿が多すぎます: 鍵ごとに毎分 \(perMinute) 件までです。\(wait) 秒後にもう一度どうぞ。投稿していません。")
   }
+  var tooManyNewKeys: String {
+    pick(
+      "too many new keys from this address; try again later.",
+      "このアドレスからの新しい鍵が多すぎます。しばらくしてからもう一度どうぞ。")
+  }
   var doorWelcome: String {
     pick(
       "Welcome! Your key is your identity here: the same key is the same member every time.",

@@ -85,6 +85,46 @@ struct SSHDoorState {
     }
   }
 
+  // MARK: New keys
+
+  /// Counts a key the door has never seen against its address's budget of `perHour` new keys in
+  /// any hour (a script making keys would otherwise make members without end); throws the one
+  /// line when the budget is spent, before anything of the key is made. `address` is sshd's
+  /// (`SSH_CONNECTION`), never the client's words.
+  func admitNewKey(from address: String, perHour: Int, now: Double, messages: Messages) throws {
+    guard perHour > 0 else { return }
+    if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+      throw CLIError.failed(
+        "cannot make \(SafeText.sanitize(directory)): \(String(cString: strerror(errno)))")
+    }
+    let path = directory + "/new-keys"
+    try withLock {
+      let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+      // One line a new key: its address and when; only the last hour is kept.
+      var entries = text.split(separator: "\n").compactMap { line -> (String, Double)? in
+        let words = line.split(separator: " ")
+        guard words.count == 2, let time = Double(words[1]) else { return nil }
+        return (String(words[0]), time)
+      }.filter { $0.1 > now - 3600 && $0.1 <= now + 1 }
+      if entries.filter({ $0.0 == address }).count >= perHour {
+        throw CLIError.refused(
+          messages.tooManyNewKeys, DatastoreError(.noAccess, detail: "new keys per address"))
+      }
+      entries.append((address, now))
+      try writeAtomically(path, entries.map { "\($0.0) \($0.1)\n" }.joined())
+    }
+  }
+
+  /// The connecting address from sshd's `SSH_CONNECTION` (its first word), when it is one;
+  /// `local` when the door runs without sshd.
+  static func address(fromConnection connection: String?) -> String {
+    guard let word = connection?.split(separator: " ").first else { return "local" }
+    let plain =
+      word.utf8.count <= 45
+      && word.allSatisfy { $0.isASCII && ($0.isHexDigit || $0 == "." || $0 == ":") }
+    return plain ? String(word) : "unknown"
+  }
+
   // MARK: Files
 
   /// Runs `body` holding an exclusive lock on the state directory.

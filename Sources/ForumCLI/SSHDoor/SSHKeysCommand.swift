@@ -24,7 +24,7 @@ enum SSHKeysCommand: BoardlessCommand {
         + "for any key or only those listed in --allow's file (one SHA256:… a line, # comments).",
       "restrict,pty,command=\"forum ssh-session --db BOARD --key FINGERPRINT\" と鍵を出力します。"
         + "--allow のファイルがあればそこにある鍵 (1 行に SHA256:…、# はコメント) だけです。"),
-    parameters: [db, fingerprint, type, key, allow, state, postsPerMinute, forum])
+    parameters: [db, fingerprint, type, key, allow, state, postsPerMinute, newKeysPerHour, forum])
 
   static let db = databaseOption
   static let fingerprint = Option<SSHFingerprint>(
@@ -39,6 +39,7 @@ enum SSHKeysCommand: BoardlessCommand {
       "only the fingerprints listed in FILE may come in", "FILE にあるフィンガープリントだけを入れる"))
   static let state = SSHSessionCommand.state
   static let postsPerMinute = SSHSessionCommand.postsPerMinute
+  static let newKeysPerHour = SSHSessionCommand.newKeysPerHour
   static let forum = Option<FilePath>(
     "forum", value: "PATH",
     help: Localized(
@@ -64,7 +65,8 @@ enum SSHKeysCommand: BoardlessCommand {
     let command = try sessionCommand(
       forum: invocation[forum]?.path ?? SSHSetupCommand.ownPath(), location: location,
       key: fingerprint, state: invocation[state]?.path,
-      postsPerMinute: invocation[postsPerMinute]?.count, messages: messages)
+      postsPerMinute: invocation[postsPerMinute]?.count,
+      newKeysPerHour: invocation[newKeysPerHour]?.count, messages: messages)
     print("restrict,pty,command=\"\(command)\" \(type) \(key)")
     return 0
   }
@@ -74,11 +76,12 @@ enum SSHKeysCommand: BoardlessCommand {
   /// the door's shell can read it another way.
   static func sessionCommand(
     forum: String, location: String, key: SSHFingerprint, state: String?, postsPerMinute: Int?,
-    messages: Messages
+    newKeysPerHour: Int? = nil, messages: Messages
   ) throws -> String {
     var words = [forum, SSHSessionCommand.name, "--key", key.text]
     if let state { words += ["--state", state] }
     if let postsPerMinute { words += ["--posts-per-minute", String(postsPerMinute)] }
+    if let newKeysPerHour { words += ["--new-keys-per-hour", String(newKeysPerHour)] }
     for word in words where !SSHKeyText.isPlainWord(word) {
       throw CLIError.usage(messages.doorPlainWord(SafeText.sanitize(word)))
     }

@@ -15,8 +15,11 @@ struct SSHDoor {
   let key: SSHFingerprint
   let state: SSHDoorState
   let postsPerMinute: Int
+  /// New keys one address may bring in an hour (0: no limit).
+  var newKeysPerHour = defaultNewKeysPerHour
 
   static let defaultPostsPerMinute = 10
+  static let defaultNewKeysPerHour = 5
 
   /// The environment a member's run sees: nothing the client sent but its language (`LANG`,
   /// `LC_*`) and its terminal's type, each only when made of plain characters; the key's own
@@ -64,7 +67,7 @@ enum SSHSessionCommand: BoardlessCommand {
         + "SSH_ORIGINAL_COMMAND; only LANG, LC_* and TERM are taken from the environment.",
       "sshd が鍵ごとに実行します。メンバーのコマンドは SSH_ORIGINAL_COMMAND から読み、"
         + "環境変数は LANG、LC_*、TERM だけを使います。"),
-    parameters: [db, key, state, postsPerMinute])
+    parameters: [db, key, state, postsPerMinute, newKeysPerHour])
 
   static let db = databaseOption
   static let key = Option<SSHFingerprint>(
@@ -80,6 +83,24 @@ enum SSHSessionCommand: BoardlessCommand {
     help: Localized(
       "a key's posts a minute if the board sets none (default \(SSHDoor.defaultPostsPerMinute))",
       "掲示板が決めていないときの鍵ごとの毎分の投稿数 (既定 \(SSHDoor.defaultPostsPerMinute))"))
+
+  static let newKeysPerHour = Option<NewKeyBudget>(
+    "new-keys-per-hour", value: "N",
+    help: Localized(
+      "keys never seen before that one address may bring in an hour "
+        + "(default \(SSHDoor.defaultNewKeysPerHour); 0: no limit)",
+      "ひとつのアドレスから 1 時間に入れる新しい鍵の数 (既定 \(SSHDoor.defaultNewKeysPerHour)、0 で無制限)"))
+
+  struct NewKeyBudget: ArgumentValue {
+    let count: Int
+    static var valueName: String { "N" }
+    init(parsing word: String, messages: Messages) throws {
+      guard let count = Int(word), count >= 0, count <= 100_000 else {
+        throw CLIError.usage(messages.notANumber("new-keys-per-hour", SafeText.sanitize(word)))
+      }
+      self.count = count
+    }
+  }
 
   struct Budget: ArgumentValue {
     let count: Int
@@ -98,10 +119,11 @@ enum SSHSessionCommand: BoardlessCommand {
     guard let key = invocation[key], let location = invocation[db], !location.isEmpty else {
       throw CLIError.usage(messages.usage(info.usage))
     }
-    let door = SSHDoor(
+    var door = SSHDoor(
       key: key,
       state: SSHDoorState(directory: invocation[state]?.path ?? SSHDoorState.defaultDirectory()),
       postsPerMinute: invocation[postsPerMinute]?.count ?? SSHDoor.defaultPostsPerMinute)
+    door.newKeysPerHour = invocation[newKeysPerHour]?.count ?? SSHDoor.defaultNewKeysPerHour
     return SSHDoorSession.run(
       door, location: location, given: options.environment,
       line: options.environment["SSH_ORIGINAL_COMMAND"])
@@ -118,6 +140,12 @@ enum SSHDoorSession {
     var terminal = Terminal(environment: environment, noColorFlag: false)
     var messages = Messages(japanese: terminal.japanese)
     do {
+      // A key never seen before is held to its address's budget before anything of it is made.
+      if door.state.member(of: door.key) == nil {
+        try door.state.admitNewKey(
+          from: SSHDoorState.address(fromConnection: given["SSH_CONNECTION"]),
+          perHour: door.newKeysPerHour, now: Date().timeIntervalSince1970, messages: messages)
+      }
       _ = try door.state.prepare(door.key)
     } catch {
       return ForumMain.report(CLIError(error), json: false, line: nil, japanese: terminal.japanese)

@@ -25,7 +25,8 @@ enum SSHSetupCommand: BoardlessCommand {
         + "`forum ssh-session` だけを実行します (転送、X11、sftp なし)。--sshd-config は sshd の設定だけを"
         + "表示します。README の「Joining over ssh」を参照。"),
     parameters: [
-      db, user, apply, sshdConfigOnly, state, allow, postsPerMinute, forum, keysCommand, configFile,
+      db, user, apply, sshdConfigOnly, state, allow, postsPerMinute, newKeysPerHour, forum,
+      keysCommand, configFile,
     ])
 
   static let db = databaseOption
@@ -39,6 +40,7 @@ enum SSHSetupCommand: BoardlessCommand {
   static let state = SSHSessionCommand.state
   static let allow = SSHKeysCommand.allow
   static let postsPerMinute = SSHSessionCommand.postsPerMinute
+  static let newKeysPerHour = SSHSessionCommand.newKeysPerHour
   static let forum = SSHKeysCommand.forum
   static let keysCommand = Option<FilePath>(
     "keys-command", value: "PATH",
@@ -58,6 +60,9 @@ enum SSHSetupCommand: BoardlessCommand {
     guard count > 0 else { return "/usr/local/bin/forum" }
     return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
+
+  /// Connections from one address that sshd lets log in at once (sshd's default: no limit).
+  static let perSourceMaxStartups = 10
 
   struct Plan {
     let user: String
@@ -90,6 +95,9 @@ enum SSHSetupCommand: BoardlessCommand {
     if let budget = invocation[postsPerMinute]?.count {
       keysWords += ["--posts-per-minute", String(budget)]
     }
+    if let budget = invocation[newKeysPerHour]?.count {
+      keysWords += ["--new-keys-per-hour", String(budget)]
+    }
     // A file's path is in the script's plain commands too; a PostgreSQL URI only here, quoted.
     let fileWords = location.contains("://") ? [] : [location]
     for word in keysWords + fileWords + [keysCommand, configFile]
@@ -105,6 +113,8 @@ enum SSHSetupCommand: BoardlessCommand {
       """
     let sshdConfig = """
       # The forum door (forum ssh-setup): `ssh \(user)@host` reaches the board, nothing else.
+      # sshd's own limit (for all its users): connections from one address still logging in.
+      PerSourceMaxStartups \(perSourceMaxStartups)
       Match User \(user)
           AuthorizedKeysFile none
           AuthorizedKeysCommand \(keysCommand) %f %t %k
