@@ -87,8 +87,7 @@ enum SSHSessionCommand: BoardlessCommand {
   static let newKeysPerHour = Option<NewKeyBudget>(
     "new-keys-per-hour", value: "N",
     help: Localized(
-      "keys never seen before that one address may bring in an hour "
-        + "(default \(SSHDoor.defaultNewKeysPerHour); 0: no limit)",
+      "new keys an address may bring in an hour (default \(SSHDoor.defaultNewKeysPerHour))",
       "ひとつのアドレスから 1 時間に入れる新しい鍵の数 (既定 \(SSHDoor.defaultNewKeysPerHour)、0 で無制限)"))
 
   struct NewKeyBudget: ArgumentValue {
