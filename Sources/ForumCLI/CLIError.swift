@@ -13,11 +13,6 @@ enum CLIError: Error {
   case imageLibrary(ImageLibraryUnavailable)
   /// Anything else that failed, already said in words (exit 1).
   case failed(String)
-  /// A delete of someone else's post: the seed app's "no permission" alert (exit 3).
-  case deleteRefused(DatastoreError)
-  /// A refusal that says why in its own words ("only Alice (the author) and moderators may
-  /// delete 12/3"); exit 3 or 4 by the error's code.
-  case refused(String, DatastoreError)
   /// The person answered no, or input ended mid-command; nothing was saved (exit 1).
   case cancelled
   /// Ctrl-C stopped the work; nothing was saved (exit 130).
@@ -28,7 +23,7 @@ enum CLIError: Error {
   var exitStatus: Int32 {
     switch self {
     case .usage: return 2
-    case .datastore(let error), .deleteRefused(let error), .refused(_, let error):
+    case .datastore(let error):
       switch error.code {
       case .authentication, .noAccess: return 3
       case .notFound: return 4
@@ -43,7 +38,7 @@ enum CLIError: Error {
   /// The backend's code and message for `--json` errors.
   var codeAndMessage: (code: String, message: String) {
     switch self {
-    case .datastore(let error), .deleteRefused(let error), .refused(_, let error):
+    case .datastore(let error):
       return (error.code.rawValue, error.message)
     case .image(let rejection):
       let error = rejection.asDatastoreError

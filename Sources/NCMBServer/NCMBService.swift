@@ -235,7 +235,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       rateLimits.charge(reader, bytes: response.body.count)
       return response
     } catch let error as DatastoreError {
-      if case .answerTooLarge? = error.reason as? StoreReason {
+      if case .store(.answerTooLarge)? = error.reason {
         rateLimits.charge(reader, bytes: NCMBQuery.answerBudget)
       }
       throw error

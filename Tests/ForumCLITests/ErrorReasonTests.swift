@@ -40,6 +40,11 @@ struct ErrorReasonTests {
         "検索語が長すぎます (上限は 1000 文字)。"
       ),
       (["edit", "1/2", "back"], "alice", "1/2 was deleted by a moderator", "1/2 はモデレーターが削除しました。"),
+      // `mod` said every refusal as "may choose moderators", a member's `mod list` too.
+      (
+        ["mod", "list"], "alice", "only the board's owner may list moderators",
+        "モデレーターの一覧を見られるのは掲示板の所有者だけです"
+      ),
     ]
 
   @Test func refusalsAreSaidInTheReadersLanguage() throws {

@@ -39,46 +39,42 @@ enum ModCommand: ForumCommand {
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let messages = session.messages
-    do {
-      switch (invocation[action]!, invocation[user]) {
-      case (.add, let handle?), (.remove, let handle?):
-        let adding = invocation[action] == .add
-        let user = try session.board.setModerator(handle: handle.text, adding)
-        if session.json {
-          session.emit(user.json)
-        } else {
-          let handle = SafeText.sanitize(user.userName)
-          print(adding ? messages.moderatorAdded(handle) : messages.moderatorRemoved(handle))
-        }
-      case (.banKey, let target?), (.unbanKey, let target?):
-        try banKeys(target.text, invocation[action] == .banKey, in: session)
-      case (.list, nil):
-        let users: [User]
-        var onlyYou = false
-        do {
-          users = try session.board.moderators()
-        } catch let error as DatastoreError
-          where error.code == .noAccess && session.board.isModerator
-        {
-          // Only the owner reads the role's members; a moderator knows one of them: themself.
-          users = [session.board.me]
-          onlyYou = true
-        }
-        if session.json {
-          session.emit(.object(["results": .array(users.map(\.json))]))
-        } else if users.isEmpty {
-          print(messages.noModerators)
-        } else {
-          for user in users {
-            print("@\(SafeText.sanitize(user.userName))  \(SafeText.sanitize(user.displayName))")
-          }
-          if onlyYou { print(session.style.dim(messages.moderatorListOwnerOnly)) }
-        }
-      default:
-        throw CLIError.usage(messages.modUsage)
+    switch (invocation[action]!, invocation[user]) {
+    case (.add, let handle?), (.remove, let handle?):
+      let adding = invocation[action] == .add
+      let user = try session.board.setModerator(handle: handle.text, adding)
+      if session.json {
+        session.emit(user.json)
+      } else {
+        let handle = SafeText.sanitize(user.userName)
+        print(adding ? messages.moderatorAdded(handle) : messages.moderatorRemoved(handle))
       }
-    } catch let error as DatastoreError where error.code == .noAccess {
-      throw CLIError.refused(messages.ownerOnly, DatastoreError(.noAccess))
+    case (.banKey, let target?), (.unbanKey, let target?):
+      try banKeys(target.text, invocation[action] == .banKey, in: session)
+    case (.list, nil):
+      let users: [User]
+      var onlyYou = false
+      do {
+        users = try session.board.moderators()
+      } catch let error as DatastoreError
+        where error.reason == .board(.onlyOwnerListsModerators) && session.board.isModerator
+      {
+        // Only the owner reads the role's members; a moderator knows one of them: themself.
+        users = [session.board.me]
+        onlyYou = true
+      }
+      if session.json {
+        session.emit(.object(["results": .array(users.map(\.json))]))
+      } else if users.isEmpty {
+        print(messages.noModerators)
+      } else {
+        for user in users {
+          print("@\(SafeText.sanitize(user.userName))  \(SafeText.sanitize(user.displayName))")
+        }
+        if onlyYou { print(session.style.dim(messages.moderatorListOwnerOnly)) }
+      }
+    default:
+      throw CLIError.usage(messages.modUsage)
     }
     return .next
   }
@@ -90,7 +86,7 @@ enum ModCommand: ForumCommand {
       throw CLIError.usage(messages.banKeyOnlyOverSSH)
     }
     guard try session.board.isModerator || session.board.isOwner() else {
-      throw CLIError.refused(messages.banKeyModeratorsOnly, DatastoreError(.noAccess))
+      throw DatastoreError(.noAccess, reason: DoorReason.onlyModeratorsBanKeys)
     }
     var keys: [SSHFingerprint]
     if target.hasPrefix("SHA256:") {

@@ -14,11 +14,6 @@ extension Messages {
       "\(option) is not yours to choose over ssh: your key is who you are on this board",
       "ssh では \(option) は指定できません: この掲示板ではあなたの鍵があなたです")
   }
-  func postingBudgetSpent(_ perMinute: Int, wait: Int) -> String {
-    pick(
-      "slow down: a key may post \(perMinute) times a minute; try again in \(wait) s. Nothing was posted.",
-      "投稿が多すぎます: 鍵ごとに毎分 \(perMinute) 件までです。\(wait) 秒後にもう一度どうぞ。投稿していません。")
-  }
   var doorWelcome: String {
     pick(
       "Welcome! Your key is your identity here: the same key is the same member every time.",
@@ -49,10 +44,6 @@ extension Messages {
     pick(
       "keys are banned through the ssh door: ssh board@host mod ban-key SHA256:…",
       "鍵の締め出しは ssh の入口から行います: ssh board@host mod ban-key SHA256:…")
-  }
-  var banKeyModeratorsOnly: String {
-    pick(
-      "only moderators and the board's owner may ban keys", "鍵を締め出せるのはモデレーターと所有者だけです")
   }
   func keysBanned(_ keys: [String], _ banned: Bool) -> String {
     let list = keys.joined(separator: " ")

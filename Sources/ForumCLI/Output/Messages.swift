@@ -15,17 +15,6 @@ struct Messages {
       "掲示板はまだ空です。最初のスレッドは次のように投稿できます: new --title \"こんにちは\"")
   }
   var noComments: String { pick("No comments yet.", "コメントはまだありません。") }
-  var deleteRefused: String {
-    pick(
-      "Delete failed: you don't have permission to delete this post.",
-      "削除に失敗しました。権限がないようです。")
-  }
-  var permissionRefused: String {
-    pick("You don't have permission to do that.", "権限がないようです。")
-  }
-  var sessionRefused: String {
-    pick("Your session is no longer valid.", "セッションが無効です。")
-  }
   var interrupted: String { pick("Interrupted; nothing was saved.", "中断しました。何も保存していません。") }
   var noEditor: String {
     pick(
@@ -195,33 +184,8 @@ struct Messages {
     }
   }
 
-  func imageTooLarge(_ detail: String?) -> String {
-    pick("image is too large", "画像が大きすぎます") + (detail.map { ": \($0)" } ?? "")
-  }
-  func empty(_ field: String) -> String {
-    pick("\(personName(field)) is empty.", "\(fieldName(field))が空です。")
-  }
-
-  /// What a person calls a field: "The title", never `displayName`.
-  func personName(_ field: String) -> String {
-    let names = [
-      "title": "The title", "description": "The description", "text": "The comment",
-      "displayName": "The name", "image": "The image", "input": "The answer", "line": "The line",
-      "thread": "The thread number", "comment": "The comment number", "page": "The page",
-    ]
-    return names[field] ?? field
-  }
-
-  func fieldName(_ field: String) -> String {
-    guard japanese else { return field }
-    let names = [
-      "title": "タイトル", "description": "本文", "text": "コメント", "displayName": "表示名",
-      "image": "画像", "thread": "スレッド番号", "comment": "コメント番号", "page": "ページ",
-      "profile": "プロファイル", "line": "入力行", "input": "入力", "query": "検索語",
-      "argument": "引数", "partner": "相手", "fileName": "ファイル名", "objectId": "objectId",
-    ]
-    return names[field] ?? field
-  }
+  /// A field by its Japanese name (`FieldName`); in English as it is spelled.
+  func fieldName(_ field: String) -> String { japanese ? FieldName.of(field).japanese : field }
 
   /// A page number past the last page, with a command to try instead.
   func pastTheEnd(_ page: Int, _ command: String) -> String {

@@ -100,9 +100,8 @@ struct SSHDoorState {
       }
       if times.count >= perMinute {
         let wait = max(1, Int((times.min()! + 60 - now).rounded(.up)))
-        throw CLIError.refused(
-          messages.postingBudgetSpent(perMinute, wait: wait),
-          DatastoreError(.noAccess, detail: "posting budget"))
+        throw DatastoreError(
+          .noAccess, reason: DoorReason.postingBudgetSpent(perMinute: perMinute, wait: wait))
       }
       times.append(now)
       try writeAtomically(path, times.map { String($0) + "\n" }.joined())

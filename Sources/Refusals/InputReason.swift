@@ -1,0 +1,48 @@
+/// The command line's own reasons for refusing input (`Reason.input`).
+public enum InputReason: Sendable, Equatable {
+  /// The process's argument `index` (from 1) is not UTF-8.
+  case argumentNotUTF8(Int)
+  /// An answer to a question is longer than a line may be.
+  case answerTooLong
+  /// A draft typed or piped is longer than a post may be.
+  case draftTooLong(limit: Int)
+  /// A script's line over the longest line read; the line is skipped.
+  case scriptLineTooLong(megabytes: Int)
+
+  public func wording(for reader: Reader) -> Wording {
+    switch self {
+    case .argumentNotUTF8(let index):
+      return Wording("argument \(index) is not valid UTF-8", "引数 \(index) が正しい UTF-8 ではありません。")
+    case .answerTooLong: return Wording("line is too long", "入力行が長すぎます。")
+    case .draftTooLong(let limit):
+      let name = FieldName.head("text", for: reader)
+      return Wording(
+        "\(name.english) is longer than \(limit) characters",
+        "\(name.japanese)が長すぎます (上限は \(limit) 文字)。")
+    case .scriptLineTooLong(let megabytes):
+      return Wording(
+        "the line is longer than \(megabytes) MB; it was skipped", "\(megabytes) MB より長い行なので飛ばしました。"
+      )
+    }
+  }
+}
+
+/// The ssh door's refusals (`Reason.door`): what a key may do.
+public enum DoorReason: Sendable, Equatable {
+  /// A key posted `perMinute` times in the last minute; the next may come in `wait` seconds.
+  case postingBudgetSpent(perMinute: Int, wait: Int)
+  case onlyModeratorsBanKeys
+
+  public var wording: Wording {
+    switch self {
+    case .postingBudgetSpent(let perMinute, let wait):
+      return Wording(
+        "slow down: a key may post \(perMinute) times a minute; try again in \(wait) s. "
+          + "Nothing was posted.",
+        "投稿が多すぎます: 鍵ごとに毎分 \(perMinute) 件までです。\(wait) 秒後にもう一度どうぞ。投稿していません。")
+    case .onlyModeratorsBanKeys:
+      return Wording(
+        "only moderators and the board's owner may ban keys", "鍵を締め出せるのはモデレーターと所有者だけです")
+    }
+  }
+}
