@@ -11,6 +11,8 @@ enum CLIError: Error {
   case image(ImageRejection)
   /// An image decoder's C library could not be loaded: what to install (exit 1).
   case imageLibrary(ImageLibraryUnavailable)
+  /// A file or program on this machine failed (`LocalReason`, exit 1).
+  case local(LocalReason)
   /// Anything else that failed, already said in words (exit 1).
   case failed(String)
   /// The person answered no, or input ended mid-command; nothing was saved (exit 1).
@@ -29,7 +31,7 @@ enum CLIError: Error {
       case .notFound: return 4
       default: return 1
       }
-    case .image, .imageLibrary, .failed, .cancelled: return 1
+    case .image, .imageLibrary, .local, .failed, .cancelled: return 1
     case .interrupted: return 130
     case .notFound: return 4
     }
@@ -48,6 +50,7 @@ enum CLIError: Error {
         ErrorCode.systemError.rawValue, Messages(japanese: false).imageLibraryUnavailable(missing)
       )
     case .usage(let text), .failed(let text): return (ErrorCode.invalid.rawValue, text)
+    case .local(let reason): return (ErrorCode.invalid.rawValue, reason.wording.english)
     case .cancelled: return (ErrorCode.invalid.rawValue, "cancelled")
     case .interrupted: return (ErrorCode.systemError.rawValue, "interrupted")
     case .notFound: return (ErrorCode.notFound.rawValue, DatastoreError(.notFound).message)

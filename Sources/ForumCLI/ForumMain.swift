@@ -201,6 +201,7 @@ public enum ForumMain {
   static func personMessage(_ error: CLIError, messages: Messages) -> String {
     switch error {
     case .usage(let text), .failed(let text): return text
+    case .local(let reason): return reason.wording.text(japanese: messages.japanese)
     case .cancelled: return messages.cancelled
     case .interrupted: return messages.interrupted
     case .notFound(let text): return text

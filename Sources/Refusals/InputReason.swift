@@ -46,3 +46,43 @@ public enum DoorReason: Sendable, Equatable {
     }
   }
 }
+
+/// What failed on this machine, outside the board: a file the command line writes, the editor
+/// it runs (`CLIError.local`). `error`: the system's words (`strerror`).
+public enum LocalReason: Sendable, Equatable {
+  case cannotWriteStandardOutput(error: String)
+  /// `--save` was given a path that ends in `/` (or nothing).
+  case namesDirectory(path: String)
+  case isDirectory(path: String)
+  case alreadyExists(path: String)
+  case cannotWrite(path: String, error: String)
+  case cannotCreateEditorFile(error: String)
+  case cannotStartEditor(error: String)
+  case editorFailed(command: String)
+  case editorFileGone
+
+  public var wording: Wording {
+    switch self {
+    case .cannotWriteStandardOutput(let error):
+      return Wording("cannot write to standard output: \(error)", "標準出力に書けません (\(error))")
+    case .namesDirectory(let path):
+      return Wording(
+        "\(path) names a directory, not a file", "\(path) はディレクトリを指しています。ファイルを指定してください")
+    case .isDirectory(let path): return Wording("\(path) is a directory", "\(path) はディレクトリです")
+    case .alreadyExists(let path):
+      return Wording(
+        "\(path) already exists; add --force to replace it",
+        "\(path) はすでにあります。置き換えるには --force を付けてください")
+    case .cannotWrite(let path, let error):
+      return Wording("cannot write \(path): \(error)", "\(path) に書けません (\(error))")
+    case .cannotCreateEditorFile(let error):
+      return Wording("cannot create a file for the editor: \(error)", "エディタ用のファイルを作れません (\(error))")
+    case .cannotStartEditor(let error):
+      return Wording("cannot start the editor: \(error)", "エディタを起動できません (\(error))")
+    case .editorFailed(let command):
+      return Wording(
+        "the editor (\(command)) did not finish cleanly", "エディタ (\(command)) が正常に終了しませんでした")
+    case .editorFileGone: return Wording("the editor's file is gone", "エディタのファイルがなくなりました")
+    }
+  }
+}

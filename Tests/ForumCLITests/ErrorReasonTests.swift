@@ -76,4 +76,33 @@ struct ErrorReasonTests {
     #expect(japanese.status == 1)
     #expect(japanese.stderr == "forum: コメントが長すぎます (上限は 10000 文字)。\n")
   }
+
+  /// Saving an image over a file, or to a directory, was said in English under `ja`: the
+  /// machine's refusals are in the catalogue too.
+  @Test func savingAnImageIsRefusedInTheReadersLanguage() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "picture", "--image", PathTests.png])
+    let here = forum.root + "/saved"
+    try FileManager.default.createDirectory(
+      atPath: here + "/folder", withIntermediateDirectories: true)
+    FileManager.default.createFile(atPath: here + "/taken.png", contents: Data([1]))
+    let cases: [(path: String, english: String, japanese: String)] = [
+      (
+        "taken.png", "taken.png already exists; add --force to replace it",
+        "taken.png はすでにあります。置き換えるには --force を付けてください"
+      ),
+      ("folder", "folder is a directory", "folder はディレクトリです"),
+      ("folder/", "folder/ names a directory, not a file", "folder/ はディレクトリを指しています。ファイルを指定してください"),
+    ]
+    for item in cases {
+      let english = try forum.run(["image", "1", "--save", item.path], directory: here)
+      #expect(english.status == 1, "\(english.summary)")
+      #expect(english.stderr == "forum: \(item.english)\n", "\(english.summary)")
+      let japanese = try forum.run(
+        ["image", "1", "--save", item.path], lang: Self.ja, directory: here)
+      #expect(japanese.status == 1, "\(japanese.summary)")
+      #expect(japanese.stderr == "forum: \(item.japanese)\n", "\(japanese.summary)")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: here + "/taken.png")) == Data([1]))
+  }
 }

@@ -474,7 +474,8 @@ struct NCMBExportReader {
       do {
         prepared = try Board.checkAppFile(bytes: bytes, mimeType: mimeType)
       } catch let rejection as ImageRejection {
-        problems.append(messages.importBadField(at, "file", rejection.reason))
+        problems.append(
+          messages.importBadField(at, "file", rejection.wording.text(japanese: messages.japanese)))
         continue
       } catch {
         problems.append(messages.importBadField(at, "file", describe(error)))
