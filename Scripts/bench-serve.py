@@ -120,7 +120,8 @@ def start(command):
 
 # Throughput of one app user from one address: the rate limits (a flood's budget) are off.
 server, ready = start([forum, '--db', db, '--json', 'serve', '--listen', '127.0.0.1:0',
-                       '--user-writes', '0', '--address-writes', '0', '--reads-at-once', '0'])
+                       '--user-writes', '0', '--address-writes', '0', '--reads-at-once', '0',
+                       '--read-bytes', '0'])
 base = json.loads(ready)['url'].rstrip('/')  # http://127.0.0.1:PORT/2013-09-01
 host = base.split('//')[1].split('/')[0]
 timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'

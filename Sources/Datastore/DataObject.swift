@@ -126,6 +126,8 @@ public struct IndexSpec: Hashable, Sendable {
     case ordered
     /// Full-text search over the string fields `fields` (any order).
     case text
+    /// The GeoPoint in `fields[0]`, for `$within`/`$box` and `$nearSphere` with a distance.
+    case geo
   }
 
   public let className: String
@@ -144,6 +146,17 @@ public struct IndexSpec: Hashable, Sendable {
     self.fields = fields
     kind = .text
   }
+
+  /// A GeoPoint index: boxes and distances on `field` of `className` seek its coordinates.
+  public init(geoOf className: String, field: String) {
+    self.className = className
+    fields = [field]
+    kind = .geo
+  }
+
+  /// The longest GeoPoint field a geo index takes: PostgreSQL names a column after it
+  /// (`geo_<field>_lat`), and names longer than 63 bytes would be cut into one another.
+  public static let geoFieldBytes = 48
 }
 
 /// A change to an array field made in the engine, atomically (NCMB's `Add`, `AddUnique`,

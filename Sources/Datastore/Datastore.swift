@@ -72,6 +72,13 @@ public final class Datastore {
     try engine.stateMark()
   }
 
+  /// The objects written after the feed's number `sequence` (`StateMark.feed`), at most
+  /// `limit`: what a server's kept answers may depend on. Nil when they cannot all be told
+  /// (pruned, more than `limit`, an engine without marks): then forget everything.
+  public func writtenObjects(after sequence: Int64, limit: Int) throws -> [WrittenObject]? {
+    try engine.writtenObjects(after: sequence, limit: limit)
+  }
+
   /// Throws `E500001` when the database is gone (SQLite: the file was removed or replaced since
   /// it was opened). A `stat`: far cheaper than `stateMark()`.
   public func checkInPlace() throws {
@@ -116,13 +123,17 @@ public final class Datastore {
   /// when it throws (its error is returned at its index; nil: written), and makes them durable
   /// together: on SQLite one transaction and one commit for all. When this returns, every write
   /// without an error is committed; when it throws (the transaction could not begin or commit),
-  /// none is. A write must not answer anyone before this returns.
+  /// none is. A write must not answer anyone before this returns. The server's alone: an
+  /// application's writes are `WriteOperation`s.
+  @_spi(Server)
   public func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
     try engine.group(count, write)
   }
 
   /// Runs `body` atomically: in a transaction, or a savepoint of the one running (a request
-  /// of NCMB's `batch`), undone when it throws.
+  /// of NCMB's `batch`), undone when it throws. The server's alone (NCMB's batch): an
+  /// application's writes are `WriteOperation`s.
+  @_spi(Server)
   public func atomically<T>(_ body: () throws -> T) throws -> T {
     try engine.transaction(body)
   }

@@ -114,6 +114,20 @@ extension DatastoreClient {
     try readingEngine.setRole(role, userId: target, member: member, as: principals)
   }
 
+  /// A board setting (`StewardRule.settings`), nil when not set.
+  public func setting(_ name: String) throws -> String? {
+    guard Validation.isName(name) else { throw DatastoreError.invalid("setting") }
+    return try readingEngine.setting(name, as: principals)
+  }
+
+  /// Sets or clears a board setting: the owner and the stewards (`E403001`).
+  public func setSetting(_ name: String, value: String?) throws {
+    try requireUser()
+    guard Validation.isName(name) else { throw DatastoreError.invalid("setting") }
+    if let value, value.utf8.count > 200 { throw DatastoreError.invalid("value") }
+    try readingEngine.setSetting(name, value: value, as: principals)
+  }
+
   /// The users holding a role: the board's owner only (`E403001`).
   public func members(ofRole role: String) throws -> [String] {
     try requireUser()

@@ -12,7 +12,7 @@
 public final class DatastoreClient {
   public let store: Datastore
   public internal(set) var principals: Principals
-  private var engine: any DatastoreEngine { store.engine }
+  var engine: any DatastoreEngine { store.engine }
 
   init(store: Datastore, principals: Principals) {
     self.store = store
@@ -23,7 +23,10 @@ public final class DatastoreClient {
   public var userId: String? { principals.userId }
 
   /// Runs `body` in one transaction: everything it writes lands together or not at all. The
-  /// engine may run `body` again after a serialization failure.
+  /// engine may run `body` again after a serialization failure. For tools that write in bulk
+  /// (`forum-bench`'s seeds): an application says a write of several steps as a
+  /// `WriteOperation` (`perform`), which an engine across the network sends as one request.
+  @_spi(Tools)
   public func transaction<T>(_ body: () throws -> T) throws -> T {
     try engine.transaction(body)
   }

@@ -17,6 +17,9 @@ public enum ImportItem: Sendable {
   /// `userId` holds `role` (both as the export named them).
   case roleMember(role: String, userId: String)
   case file(ImportedFile)
+  /// The engine's counter `name` (a rule's sequence, such as the board's thread numbers) moved
+  /// up to `atLeast` if it is below: the numbers an import gave are not given again.
+  case counter(name: String, atLeast: Int64)
 }
 
 public struct ImportedObject: Equatable, Sendable {
@@ -86,7 +89,35 @@ extension Datastore {
   /// written: a bad one throws `E400002` naming it and nothing is written.
   public func importItems(_ items: [ImportItem]) throws -> [ImportOutcome] {
     for item in items { try check(item) }
-    return try engine.importItems(items)
+    var outcomes: [ImportOutcome] = []
+    var rest = items[...]
+    try engine.importItems(next: { rest.popFirst() }, outcome: { outcomes.append($0) })
+    return outcomes
+  }
+
+  /// `importItems` for a batch too large to hold: the items come one at a time from `next`
+  /// (nil: the end) and are written as they come, in one transaction, each checked first; its
+  /// outcome goes to `outcome`. A bad item throws and nothing of the batch is written.
+  public func importItems(
+    from next: () throws -> ImportItem?, outcome: (ImportOutcome) throws -> Void
+  ) throws {
+    try engine.importItems(
+      next: {
+        guard let item = try next() else { return nil }
+        try check(item)
+        return item
+      }, outcome: outcome)
+  }
+
+  /// The objects stored under `objectIds` (any class, as the board's owner reads them): what an
+  /// importer needs to give again what an earlier run gave (numbers the engine assigned).
+  public func storedObjects(_ objectIds: [String]) throws -> [String: ImportedObject] {
+    try engine.storedObjects(objectIds)
+  }
+
+  /// The engine's counter `name` (0 when it never counted).
+  public func counter(_ name: String) throws -> Int64 {
+    try engine.counter(name)
   }
 
   /// Checks one item as `importItems` will, writing nothing: an importer checks a whole export
@@ -102,6 +133,8 @@ extension Datastore {
       if let anonymousId, !Validation.isSecret(anonymousId) {
         throw DatastoreError.invalid("authData.anonymous.id")
       }
+    case .counter(let name, let value):
+      guard Validation.isName(name), value >= 0 else { throw DatastoreError.invalid("counter") }
     case .roleMember(let role, let userId):
       guard Validation.isRoleName(role) else { throw DatastoreError.invalid("roleName") }
       guard Validation.isObjectId(userId) else { throw DatastoreError.invalid("objectId") }

@@ -13,15 +13,15 @@ extension Board {
     if let title { fields["title"] = .string(try PostRules.title(title)) }
     if let description { fields["description"] = .string(try PostRules.description(description)) }
     guard !fields.isEmpty else { throw DatastoreError(.empty, field: "title") }
-    let updated = try client.transaction { () -> DataObject in
-      let thread = try threadObject(number)
-      try checkEditable(thread, label: "#\(number)")
-      try client.update(Board.threadClass, objectId: thread.objectId, set: fields)
-      // Read back: the engine's bookkeeping (the edit date) may land after the update's row.
-      var updated = try client.get(Board.threadClass, objectId: thread.objectId)
-      updated.included = thread.included
-      return updated
+    try Board.checkNumber(number, .thread)
+    let write = BoardWrites.editThread(number, fields: fields)
+    let label = "#\(number)"
+    let outcome = try perform(write) { step, error in
+      try editRefusal(
+        step, error, label: label, threadNumber: number, author: { try self.threadObject(number) })
     }
+    guard var updated = outcome.object(2) else { throw missingOutcome }
+    updated.included["user"] = me.object
     return try withUnread([ForumThread(updated, viewer: me.objectId)])[0]
   }
 
@@ -31,16 +31,20 @@ extension Board {
     -> ForumComment
   {
     let text = try PostRules.comment(text)
-    let updated = try client.transaction { () -> DataObject in
-      let thread = try threadObject(threadNumber)
-      let comment = try commentObject(number, of: thread)
-      try checkEditable(comment, label: "\(threadNumber)/\(number)")
-      try client.update(
-        Board.commentClass, objectId: comment.objectId, set: ["text": .string(text)])
-      var updated = try client.get(Board.commentClass, objectId: comment.objectId)
-      updated.included = comment.included
-      return updated
+    if number <= 0 {
+      _ = try threadObject(threadNumber, withAuthor: false)
+      try Board.checkNumber(number, .comment)
     }
+    try Board.checkNumber(threadNumber, .thread)
+    let write = BoardWrites.editComment(number, inThread: threadNumber, text: text)
+    let label = "\(threadNumber)/\(number)"
+    let outcome = try perform(write) { step, error in
+      try editRefusal(
+        step, error, label: label, threadNumber: threadNumber, commentNumber: number,
+        author: { try self.commentObject(number, of: try self.threadObject(threadNumber)) })
+    }
+    guard var updated = outcome.object(3) else { throw missingOutcome }
+    updated.included["user"] = me.object
     return ForumComment(updated, threadNumber: threadNumber, viewer: me.objectId)
   }
 
@@ -76,15 +80,27 @@ extension Board {
     return (Page(items: items, number: page, hasMore: skip + Board.pageSize < total), pages)
   }
 
-  /// A taken-down post is gone for editing too; someone else's post is refused saying whose.
-  private func checkEditable(_ object: DataObject, label: String) throws {
-    guard object["moderatedDate"] == nil else {
-      throw DatastoreError(.notFound, reason: BoardReason.takenDown(label: label))
-    }
-    guard object["user"]?.pointerId == client.userId else {
-      throw DatastoreError(
+  /// A refused edit said as the board says it: no such thread or comment, a taken-down post
+  /// (gone for editing too), someone else's post (saying whose: `author` reads it again).
+  private func editRefusal(
+    _ step: Int, _ error: DatastoreError, label: String, threadNumber: Int,
+    commentNumber: Int? = nil, author: () throws -> DataObject
+  ) throws -> Error {
+    let checking = commentNumber == nil ? 1 : 2
+    switch (step, error.code) {
+    case (0, .notFound):
+      return DatastoreError(.notFound, reason: BoardReason.noThread(threadNumber))
+    case (1, .notFound) where commentNumber != nil:
+      return DatastoreError(
+        .notFound,
+        reason: BoardReason.noComment(thread: threadNumber, comment: commentNumber ?? 0))
+    case (checking, .notFound):
+      return DatastoreError(.notFound, reason: BoardReason.takenDown(label: label))
+    case (checking, .noAccess):
+      return DatastoreError(
         .noAccess,
-        reason: BoardReason.onlyAuthorMayEdit(author: Board.authorName(object), label: label))
+        reason: BoardReason.onlyAuthorMayEdit(author: Board.authorName(try author()), label: label))
+    default: return error
     }
   }
 

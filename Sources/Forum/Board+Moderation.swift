@@ -35,6 +35,63 @@ extension Board {
     return user
   }
 
+  /// True while you are banned (read again at every command, see `refresh`): you read, and
+  /// the engine refuses your writes.
+  public var isBanned: Bool {
+    client.principals.names.contains("role:" + Board.bannedRole)
+  }
+
+  /// Bans (`true`) or allows again a member: moderators and the owner; nobody bans the owner,
+  /// and you do not ban yourself (`E403001`). The member's posts stay.
+  @discardableResult
+  public func setBanned(handle: String, _ banned: Bool) throws -> User {
+    let user = try user(handle: handle)
+    try setBanned(userId: user.objectId, banned)
+    return user
+  }
+
+  /// Bans or allows again the user `userId` (see `setBanned(handle:_:)`).
+  public func setBanned(userId: String, _ banned: Bool) throws {
+    guard userId != me.objectId || !banned else {
+      throw DatastoreError(.noAccess, reason: BoardReason.cannotBanYourself)
+    }
+    try Board.saying(.onlyModeratorsBan) {
+      try client.setRole(Board.bannedRole, userId: userId, member: banned)
+    }
+  }
+
+  /// The engine's refusal of a steward's write said as the board's rule `reason`; a banned
+  /// steward's own ban shows through.
+  private static func saying(_ reason: BoardReason, _ write: () throws -> Void) throws {
+    do {
+      try write()
+    } catch let error as DatastoreError
+      where error.code == .noAccess && error.reason != .store(.banned)
+    {
+      throw DatastoreError(.noAccess, reason: reason)
+    }
+  }
+
+  /// The banned members: moderators and the owner (`E403001`).
+  public func bannedMembers() throws -> [String] {
+    try client.members(ofRole: Board.bannedRole)
+  }
+
+  /// The board's posting budget (posts a member may make in any minute), nil when not set.
+  public func postsPerMinute() throws -> Int? {
+    try client.setting(Board.postsPerMinuteSetting).flatMap { Int($0) }
+  }
+
+  /// Sets (nil: clears) the posting budget: moderators and the owner (`E403001`).
+  public func setPostsPerMinute(_ count: Int?) throws {
+    if let count, count < 0 || count > 100_000 {
+      throw DatastoreError(.invalid, field: "postsPerMinute")
+    }
+    try Board.saying(.onlyModeratorsSetPostingBudget) {
+      try client.setSetting(Board.postsPerMinuteSetting, value: count.map { String($0) })
+    }
+  }
+
   /// The moderators: the board's owner only (`E403001`).
   public func moderators() throws -> [User] {
     guard try isOwner() else {

@@ -62,60 +62,27 @@ extension Board {
   @discardableResult
   public func mark(_ number: Int, _ mark: ThreadMark) throws -> Bool {
     let userId = try signedInUser()
-    _ = try threadObject(number)
-    return try client.transaction {
-      var already = false
-      for object in try preferenceObjects() where object["thread"]?.intValue == Int64(number) {
-        if object["kind"]?.stringValue == mark.rawValue {
-          already = true
-        } else if ThreadMark(rawValue: object["kind"]?.stringValue ?? "") != nil {
-          try client.delete(Board.preferenceClass, objectId: object.objectId)
-        }
-      }
-      if already { return false }
-      _ = try client.create(
-        Board.preferenceClass,
-        fields: ["kind": .string(mark.rawValue), "thread": .int(Int64(number))],
-        acl: ACL(readers: [userId], writers: [userId]))
-      return true
+    try Board.checkNumber(number, .thread)
+    let outcome = try perform(BoardWrites.mark(number, mark, owner: userId)) { step, error in
+      step == 0 && error.code == .notFound
+        ? DatastoreError(.notFound, reason: BoardReason.noThread(number)) : error
     }
+    return outcome.stoppedAt == nil
   }
 
   /// Takes the mark off thread `number`; false when it had none.
   @discardableResult
   public func unmark(_ number: Int, _ mark: ThreadMark) throws -> Bool {
     _ = try signedInUser()
-    return try client.transaction {
-      var removed = false
-      for object in try preferenceObjects()
-      where object["thread"]?.intValue == Int64(number)
-        && object["kind"]?.stringValue == mark.rawValue
-      {
-        try client.delete(Board.preferenceClass, objectId: object.objectId)
-        removed = true
-      }
-      return removed
-    }
+    let outcome = try perform(BoardWrites.unmark(number, mark)) { _, error in error }
+    return !outcome.objects(0).isEmpty
   }
 
-  /// Records that the person leaves now (or has caught up with everything: `read --all`).
+  /// Records that the person leaves now (or has caught up with everything: `read --all`), by
+  /// the engine's clock.
   public func recordLeaving() throws {
     let userId = try signedInUser()
-    let now = BackendDate.now()
-    try client.transaction {
-      let visits = try preferenceObjects().filter { $0["kind"]?.stringValue == "visit" }
-      if let first = visits.first {
-        try client.update(
-          Board.preferenceClass, objectId: first.objectId, set: ["lastLeft": .int(now)])
-        for extra in visits.dropFirst() {
-          try client.delete(Board.preferenceClass, objectId: extra.objectId)
-        }
-      } else {
-        _ = try client.create(
-          Board.preferenceClass, fields: ["kind": .string("visit"), "lastLeft": .int(now)],
-          acl: ACL(readers: [userId], writers: [userId]))
-      }
-    }
+    _ = try perform(BoardWrites.leaving(owner: userId)) { _, error in error }
   }
 }
 

@@ -73,13 +73,24 @@ public final class Board {
         markField: "moderatedDate"),
     ],
     // A pinned thread is listed first (`threads(page:)`, the index below).
-    flags: [FlagRule(className: threadClass, field: pinField, role: moderatorRole)])
+    flags: [FlagRule(className: threadClass, field: pinField, role: moderatorRole)],
+    // Moderators and the owner ban members (who then write nothing) and set the posting budget.
+    stewards: [
+      StewardRule(role: moderatorRole, bannedRole: bannedRole, settings: [postsPerMinuteSetting])
+    ])
 
   /// When a moderator or the owner pinned a thread; absent when it is not pinned.
   static let pinField = "pinnedDate"
 
   /// The role whose members may take down others' public posts (granted by the board's owner).
   public static let moderatorRole = "moderator"
+
+  /// The role of banned members: the engine refuses their every write; their posts stay.
+  public static let bannedRole = "banned"
+
+  /// The board's posting budget: posts a member may make in any minute (the ssh door holds each
+  /// key to it). Set by the owner or a moderator; absent, the door's default.
+  public static let postsPerMinuteSetting = "postsPerMinute"
 
   /// `forum init`: creates or migrates the schema at `location` with the board's rules and
   /// indexes (on PostgreSQL, run as the database owner). Returns the location without secrets.
@@ -285,7 +296,8 @@ public final class Board {
     return try thread(number)
   }
 
-  /// Posts a thread, with its image stored in the same transaction. The engine numbers it.
+  /// Posts a thread, with its image stored in the same write (`BoardWrites.newThread`). The
+  /// engine numbers it.
   @discardableResult
   public func createThread(title: String, description: String, image: PreparedImage?) throws
     -> ForumThread
@@ -294,30 +306,16 @@ public final class Board {
     let description = try PostRules.description(description)
     try beforePost?()
     let userId = try signedInUser()
-    let acl = ACL.publicRead(owner: userId)
-    let object = try client.transaction { () -> DataObject in
-      var fields: [String: JSONValue] = [
-        "title": .string(title), "description": .string(description),
-      ]
-      if let image {
-        let fileName = "thread-\(UUID().uuidString.lowercased()).\(image.format.fileExtension)"
-        try client.putFile(
-          name: fileName, bytes: [UInt8](image.data), mimeType: image.format.mimeType, acl: acl)
-        fields["fileName"] = .string(fileName)
-        fields["image"] = ImageSummary(fileName: fileName, image: image).json
-      }
-      let thread = try client.create(Board.threadClass, fields: fields, acl: acl)
-      // You have read your own thread: nothing in it is new to you until others comment.
-      try client.markRead(Board.threadClass, objectId: thread.objectId, upTo: 0)
-      return thread
-    }
-    var created = object
+    let write = BoardWrites.newThread(
+      title: title, description: description, image: image, author: userId)
+    let outcome = try perform(write) { _, error in error }
+    guard var created = outcome.object(write.steps.count - 2) else { throw missingOutcome }
     created.included["user"] = me.object
     return ForumThread(created, viewer: me.objectId)
   }
 
-  /// Adds a comment to thread `threadNumber`. The engine numbers it, counts it and moves the
-  /// thread to the top of the list, in the same statement's transaction.
+  /// Adds a comment to thread `threadNumber` (`BoardWrites.comment`). The engine numbers it,
+  /// counts it and moves the thread to the top of the list, in the same transaction.
   /// With `replyTo`, the comment answers that comment of the same thread (`E404001` when there
   /// is none).
   @discardableResult
@@ -327,21 +325,26 @@ public final class Board {
     let text = try PostRules.comment(text)
     try beforePost?()
     let userId = try signedInUser()
-    let (object, thread) = try client.transaction { () -> (DataObject, DataObject) in
-      let thread = try threadObject(threadNumber, withAuthor: false)
-      var fields: [String: JSONValue] = [
-        "text": .string(text), "thread": Board.pointer(to: thread.objectId),
-      ]
-      if let replyTo {
-        _ = try commentObject(replyTo, of: thread)
-        fields["replyTo"] = .int(Int64(replyTo))
-      }
-      let object = try client.create(
-        Board.commentClass, fields: fields, acl: .publicRead(owner: userId))
-      try keepCaughtUp(thread: thread.objectId, after: object)
-      return (object, thread)
+    if let replyTo, replyTo <= 0 {
+      // Said as before: a missing thread first, then the comment's number.
+      _ = try threadObject(threadNumber, withAuthor: false)
+      try Board.checkNumber(replyTo, .comment)
     }
-    var created = object
+    try Board.checkNumber(threadNumber, .thread)
+    let write = BoardWrites.comment(
+      threadNumber: threadNumber, text: text, replyTo: replyTo, author: userId)
+    let outcome = try perform(write) { step, error in
+      switch (step, error.code) {
+      case (0, .notFound):
+        return DatastoreError(.notFound, reason: BoardReason.noThread(threadNumber))
+      case (1, .notFound) where replyTo != nil:
+        return DatastoreError(
+          .notFound, reason: BoardReason.noComment(thread: threadNumber, comment: replyTo ?? 0))
+      default: return error
+      }
+    }
+    guard let thread = outcome.object(0), var created = outcome.object(write.steps.count - 2)
+    else { throw missingOutcome }
     created.included["user"] = me.object
     let comment = ForumComment(created, threadNumber: threadNumber, viewer: me.objectId)
     return try withQuotes([comment], of: ForumThread(thread, viewer: me.objectId))[0]
@@ -353,21 +356,27 @@ public final class Board {
   /// `Deletion`); anyone else is refused, saying who may.
   @discardableResult
   public func deleteThread(_ number: Int) throws -> Deletion {
-    try client.transaction {
-      try deleteOrTakeDown(Board.threadClass, try threadObject(number), label: "#\(number)")
-    }
+    try Board.checkNumber(number, .thread)
+    let write = BoardWrites.removeThread(number)
+    return try deletion(
+      write, label: "#\(number)", threadNumber: number,
+      author: { try self.threadObject(number) })
   }
 
   /// Deletes a comment of yours; the engine counts the thread down. Someone else's is
   /// `E403001` and nothing is deleted.
   @discardableResult
   public func deleteComment(_ number: Int, inThread threadNumber: Int) throws -> Deletion {
-    try client.transaction {
-      let thread = try threadObject(threadNumber)
-      return try deleteOrTakeDown(
-        Board.commentClass, try commentObject(number, of: thread),
-        label: "\(threadNumber)/\(number)")
+    if number <= 0 {
+      _ = try threadObject(threadNumber, withAuthor: false)
+      try Board.checkNumber(number, .comment)
     }
+    try Board.checkNumber(threadNumber, .thread)
+    let write = BoardWrites.removeComment(number, inThread: threadNumber)
+    return try deletion(
+      write, label: "\(threadNumber)/\(number)", threadNumber: threadNumber,
+      commentNumber: number,
+      author: { try self.commentObject(number, of: try self.threadObject(threadNumber)) })
   }
 
   /// Sets your display name (1 to 40 characters).
@@ -386,9 +395,7 @@ public final class Board {
   /// Thread `number`, with its author unless `withAuthor` is false (a write needs only the
   /// thread: one statement less).
   func threadObject(_ number: Int, withAuthor: Bool = true) throws -> DataObject {
-    guard number > 0 else {
-      throw DatastoreError(.invalid, field: "thread", reason: BoardReason.startsAtOne(.thread))
-    }
+    try Board.checkNumber(number, .thread)
     guard
       let object = try client.find(
         Query(
@@ -401,9 +408,7 @@ public final class Board {
 
   func commentObject(_ number: Int, of thread: DataObject) throws -> DataObject {
     let threadNumber = thread["number"]?.intValue ?? 0
-    guard number > 0 else {
-      throw DatastoreError(.invalid, field: "comment", reason: BoardReason.startsAtOne(.comment))
-    }
+    try Board.checkNumber(number, .comment)
     guard
       let object = try client.find(
         Query(

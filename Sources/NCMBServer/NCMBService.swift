@@ -1,4 +1,4 @@
-import Datastore
+@_spi(Server) import Datastore
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -209,9 +209,11 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   /// board is E500001 at once), its state only when it may have changed.
   private func state(_ pooled: StorePool.Pooled, now: Int64) throws -> StateMark? {
     try pooled.store.checkInPlace()
-    return try pooled.cache.revalidate(generation: pooled.generation, now: now, recheck: recheck) {
-      try pooled.store.stateMark()
-    }
+    let store = pooled.store
+    return try pooled.cache.revalidate(
+      generation: pooled.generation, now: now, recheck: recheck, look: { try store.stateMark() },
+      written: { try store.writtenObjects(after: $0, limit: KeptAnswers.writtenLimit) },
+      rules: { store.rules })
   }
 
   /// An admitted request: its session, then (for a read) the kept answer, then its route's
@@ -228,17 +230,10 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     let controller = NCMBService.controller(for: route.resource)
     // A GET's answer is charged to its reader's bytes a minute, kept answers too (they cost
     // the wire as much); one refused for its size costs the whole answer budget.
+    // The reads inside a `POST batch` are charged each on its own (`BatchController`).
     let reader = route.resource == .login ? nil : rateLimits.reader(request, user: client.userId)
-    if let refusal = rateLimits.readRefusal(reader) { throw refusal }
-    do {
-      let response = try answer(request, route, call, controller, client, pooled)
-      rateLimits.charge(reader, bytes: response.body.count)
-      return response
-    } catch let error as DatastoreError {
-      if case .store(.answerTooLarge)? = error.reason {
-        rateLimits.charge(reader, bytes: NCMBQuery.answerBudget)
-      }
-      throw error
+    return try rateLimits.charged(reader) {
+      try answer(request, route, call, controller, client, pooled)
     }
   }
 
@@ -253,7 +248,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     let key = ReadCache.key(request, client.principals)
     if let kept = pooled.cache.answer(for: key) { return kept }
     let response = try NCMBService.refusal(of: client) { try controller.respond(to: call) }
-    pooled.cache.keep(response, for: key)
+    pooled.cache.keep(
+      response, for: key,
+      dependsOn: .of(route, request, body: response.body, rules: pooled.store.rules))
     return response
   }
 
@@ -290,11 +287,13 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       try pool.with { pooled in
         var answers = [HTTPResponse?](repeating: nil, count: jobs.count)
         let before = pooled.store.ownChanges
+        // Looked at before the transaction: a look inside it would read the batch's own rows,
+        // which a rollback takes back, as written (`KeptAnswers.advance`).
+        let mark = try state(pooled, now: clock())
         let errors = try pooled.store.group(jobs.count) { index in
           let request = jobs[index].request
           pooled.budget.begin(seconds: limits.timeLimitSeconds, clientGone: request.clientGone)
           defer { pooled.budget.end() }
-          let mark = try state(pooled, now: clock())
           answers[index] = try serve(request, mark, pooled)
         }
         if pooled.store.ownChanges != before { pool.noteWrite() }

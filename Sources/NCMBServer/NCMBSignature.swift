@@ -146,18 +146,22 @@ public enum NCMBSignature {
     try verify(request, keys: Keys(keys), now: now)
   }
 
-  /// How many whole hours a timestamp ending in `Z` may be off besides the skew, either way:
-  /// the iOS Objective-C SDK writes the device's local time with a literal `Z` (a device in
-  /// Tokyo reads 9 hours ahead; time zones run from UTC−12 to UTC+14), and the Android SDK
-  /// writes the hour on a 12-hour clock (`hh`: after noon UTC 12 hours early, at midnight 12
-  /// late). NCMB accepted both. The client key that signs is in every copy of an app, so the
-  /// window guards little; a half-hour zone (UTC+5:30) falls between the hours and is refused.
-  static let zoneHours: Int64 = 14
-  static let hour: Int64 = 60 * 60 * 1000
+  /// The offsets, in minutes, a timestamp ending in `Z` may be off besides the skew: whole
+  /// hours up to 14 either way, and the half- and quarter-hour zones of India, Nepal, Iran,
+  /// Afghanistan, Myanmar, central Australia, Lord Howe, Chatham, Newfoundland and the
+  /// Marquesas with their own sign. The iOS Objective-C SDK writes the device's local time
+  /// with a literal `Z` (a device in Tokyo reads 9 hours ahead), and the Android SDK writes the
+  /// hour on a 12-hour clock (`hh`: after noon UTC 12 hours early, at midnight 12 late). NCMB
+  /// accepted both. The client key that signs is in every copy of an app, so the window
+  /// guards little.
+  static let zoneOffsetMinutes: [Int64] =
+    Array(-14...14).map { Int64($0) * 60 }
+    + [-570, -210, -150, 210, 270, 330, 345, 390, 525, 570, 630, 765, 825]
+  static let minute: Int64 = 60 * 1000
 
   /// Whether `timestamp` (as sent; percent-encoded as the Android and Unity SDKs send it, or
-  /// not) is within the skew of `now`, or, ending in `Z`, of `now` plus or minus whole hours up
-  /// to `zoneHours`.
+  /// not) is within the skew of `now`, or, ending in `Z`, of `now` plus one of
+  /// `zoneOffsetMinutes`.
   static func isFresh(_ timestamp: String, now: Int64) -> Bool {
     guard
       let text = timestamp.contains("%")
@@ -167,9 +171,7 @@ public enum NCMBSignature {
     else { return false }
     let off = time - now
     guard text.hasSuffix("Z") else { return abs(off) <= allowedSkewMilliseconds }
-    // The nearest whole hour is the only one within the skew (15 minutes < half an hour).
-    let hours = (off + (off < 0 ? -hour / 2 : hour / 2)) / hour
-    return abs(hours) <= zoneHours && abs(off - hours * hour) <= allowedSkewMilliseconds
+    return zoneOffsetMinutes.contains { abs(off - $0 * minute) <= allowedSkewMilliseconds }
   }
 
   /// The three signature headers, or `E401001` naming the one missing: checked before

@@ -275,6 +275,22 @@ final class RateLimits: @unchecked Sendable {
     if buckets.count > RateLimits.pruneAbove { prune(now) }
   }
 
+  /// Serves a read charged to `reader`: E429001 when it owes bytes, else its answer's bytes
+  /// are taken after; one refused for its size (E400002) costs the whole answer budget.
+  func charged(_ reader: Reader?, _ read: () throws -> HTTPResponse) throws -> HTTPResponse {
+    if let refusal = readRefusal(reader) { throw refusal }
+    do {
+      let response = try read()
+      charge(reader, bytes: response.body.count)
+      return response
+    } catch let error as DatastoreError {
+      if case .store(.answerTooLarge)? = error.reason {
+        charge(reader, bytes: NCMBQuery.answerBudget)
+      }
+      throw error
+    }
+  }
+
   /// `512 MiB`, `256 KiB`, `1000 bytes`.
   static func shownBytes(_ bytes: Int) -> String {
     if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }

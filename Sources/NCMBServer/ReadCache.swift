@@ -1,50 +1,81 @@
 import Datastore
 
-/// Answers to reads, kept with one pooled datastore while the database stays in the state they
-/// were read in (`Datastore.stateMark`): the next identical read by a caller with the same
-/// principals is answered without reading or encoding anything. Any commit, by this server or
-/// anyone else (the prompt, `sqlite3`), moves the mark, and the first request after it empties
-/// the cache. A caller's answers are keyed by their principals (`*`, their user id, their
-/// roles), so nobody is ever given what another caller's ACL let them read. An engine without a
-/// mark (PostgreSQL) keeps nothing.
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// Answers to reads, kept for the whole server (`KeptAnswers`) while nothing they depend on was
+/// written: the next identical read by a caller with the same principals is answered without
+/// reading or encoding anything. A caller's answers are keyed by their principals (`*`, their
+/// user id, their roles), so nobody is ever given what another caller's ACL let them read. An
+/// engine without a mark (PostgreSQL) keeps nothing.
 ///
-/// Looking at the mark costs a statement and a shared lock, so it is looked at only when this
-/// server has written since the last look (`StorePool`'s generation: its own writes are seen by
-/// the next request on every connection) or when the last look is `recheck` milliseconds old: a
-/// write by another process (the prompt, `sqlite3`) is seen at most that late.
+/// Each pooled connection has one `ReadCache`: its view of the database's state (`StateMark`)
+/// and the board's keys. Looking at the mark costs a statement, so it is looked at only when
+/// this server has written since the last look (`StorePool`'s generation: its own writes are
+/// seen by the next request on every connection) or when the last look is `recheck`
+/// milliseconds old: a write by another process (the prompt, `sqlite3`) is seen at most that
+/// late. When the mark moved, what the commits wrote is read (the change feed's objects and
+/// the clocks of the tables outside it, `StateMark`) and only the answers that can depend on
+/// it go (`KeptAnswers.advance`); a commit that none of that records (a hand edit) empties
+/// everything.
 final class ReadCache {
+  let kept: KeptAnswers
   private var mark: StateMark?
-  private var answers: [String: HTTPResponse] = [:]
-  private var bytes = 0
+  /// `kept.flushes` when `mark` was taken: an answer read after a flush it did not see is not
+  /// kept.
+  private var flushes: UInt64 = 0
   /// The board's keys as read at `mark`, ready to check signatures.
   private var keys: NCMBSignature.Keys?
   /// The pool's generation and the clock when `mark` was looked at.
   private var lookedGeneration: UInt64 = 0
   private var lookedAt: Int64 = 0
 
-  /// Bodies kept per pooled datastore, in all, and the largest one kept.
-  static let maximumBytes = 2 << 20
-  static let maximumAnswerBytes = 256 << 10
+  init(_ kept: KeptAnswers) { self.kept = kept }
 
   /// Starts a request: the database's mark, looked at again with `look` unless the server
   /// wrote nothing since the last look (`generation`) and that look is younger than `recheck`
-  /// milliseconds at `now`. What was kept at another mark goes. Nil: nothing may be kept.
+  /// milliseconds at `now`. The kept answers that the writes since depend on go (`written`
+  /// reads the objects written after a feed number, `rules` says which classes are whose
+  /// children). Nil: nothing may be kept.
   func revalidate(
-    generation: UInt64, now: Int64, recheck: Int64, look: () throws -> StateMark?
-  ) rethrows -> StateMark? {
+    generation: UInt64, now: Int64, recheck: Int64, look: () throws -> StateMark?,
+    written: (Int64) throws -> [WrittenObject]?, rules: () -> EngineRules
+  ) throws -> StateMark? {
+    kept.forgetIfDue(now: now)
     if let mark, generation == lookedGeneration, now >= lookedAt, now - lookedAt < recheck {
       return mark
     }
+    // The flush count first: a flush after it is one this request may not have seen.
+    let flushesBefore = kept.flushCount
     let looked = try look()
     lookedGeneration = generation
     lookedAt = now
-    if looked == nil || looked != mark {
+    guard let looked else {
       // Without a mark (PostgreSQL) the keys stay for their own `recheck` (`keys`).
-      if looked != nil || mark != nil { keys = nil }
-      mark = looked
-      answers.removeAll()
-      bytes = 0
+      if mark != nil { keys = nil }
+      mark = nil
+      return nil
     }
+    if let mark, looked != mark, looked.recordsTheSameWrites(as: mark) {
+      // Committed, and nothing records what: everything goes.
+      kept.forgetAll()
+    }
+    if let mark, looked != mark, looked.meta != mark.meta || looked.recordsTheSameWrites(as: mark) {
+      keys = nil
+    }
+    if mark == nil {
+      keys = nil
+      // A new connection cannot tell a hand edit from before its first look: answers are
+      // kept at most `KeptAnswers.preciseMilliseconds` from now.
+      kept.keepAtMostAMoment(now: now)
+    }
+    try kept.advance(to: looked, now: now, written: written, rules: rules)
+    mark = looked
+    flushes = flushesBefore
     return looked
   }
 
@@ -67,18 +98,19 @@ final class ReadCache {
     return read
   }
 
-  func answer(for key: String) -> HTTPResponse? { answers[key] }
+  func answer(for key: String) -> HTTPResponse? {
+    mark == nil ? nil : kept.answer(for: key)
+  }
 
-  func keep(_ response: HTTPResponse, for key: String) {
-    guard mark != nil, response.status == 200,
-      response.body.count <= ReadCache.maximumAnswerBytes
+  /// Keeps `response` for `key` unless something was written since this request's mark that
+  /// the kept answers have already been cleared of (then it may be older than that write).
+  func keep(
+    _ response: HTTPResponse, for key: String, dependsOn dependence: @autoclosure () -> Dependence
+  ) {
+    guard let mark, response.status == 200,
+      response.body.count <= KeptAnswers.maximumAnswerBytes
     else { return }
-    if bytes + response.body.count > ReadCache.maximumBytes {
-      answers.removeAll()
-      bytes = 0
-    }
-    answers[key] = response
-    bytes += response.body.count
+    kept.keep(response, for: key, dependence(), readAt: mark, flushes: flushes)
   }
 
   /// What a read's answer depends on besides the database: the request as sent (method, path,
@@ -90,5 +122,305 @@ final class ReadCache {
       key += name
     }
     return key
+  }
+
+  /// What in the database a kept answer was read from, so that a write empties only the
+  /// answers it can change.
+  struct Dependence {
+    enum Kind: Equatable {
+      /// `classes/C/ID`.
+      case object(String)
+      /// A find or count on the class; `scope`: every row of it is a child of this parent (its
+      /// `where` names the parent by the child rule's pointer field).
+      case query(scope: String?)
+      /// Anything else (users, roles, files, a query that reads other classes): any write.
+      case everything
+    }
+    let className: String
+    let kind: Kind
+    /// Every object id the answer's bytes name (its rows' and their pointers').
+    let ids: [String]
+    /// The query's `where` or `order` names a field the rules' bookkeeping writes (a parent's
+    /// counters and last activity), which a child's write changes with no update date.
+    let readsBookkeeping: Bool
+
+    static let everything = Dependence(
+      className: "", kind: .everything, ids: [], readsBookkeeping: true)
+
+    /// The dependence of a GET on `route` (`classes/C[/ID]`) answered with `body`.
+    static func of(
+      _ route: NCMBRoute, _ request: HTTPRequest, body: [UInt8], rules: EngineRules
+    ) -> Dependence {
+      guard route.resource == .classes, let className = route.names.first else {
+        return .everything
+      }
+      let parameters = (try? NCMBQuery.parameters(request.rawQuery)) ?? [:]
+      // An include reads the objects pointed at; `$inQuery`, `$select`, `$relatedTo` other
+      // classes and rows.
+      if parameters["include"] != nil { return .everything }
+      let ids = objectIds(in: body)
+      if route.names.count == 2 {
+        return Dependence(
+          className: className, kind: .object(route.names[1]), ids: ids, readsBookkeeping: false)
+      }
+      let whereText = parameters["where"] ?? ""
+      for operatorName in ["$inQuery", "$notInQuery", "$select", "$dontSelect", "$relatedTo"]
+      where whereText.contains(operatorName) {
+        return .everything
+      }
+      let order = parameters["order"] ?? ""
+      let bookkept = rules.children.filter { $0.parentClass == className }.flatMap {
+        [$0.countField, $0.lastNumberField, $0.activityField]
+      }
+      let readsBookkeeping = bookkept.contains { whereText.contains($0) || order.contains($0) }
+      var scope: String?
+      if let rule = rules.childRule(of: className), !whereText.isEmpty,
+        case .object(let conditions)? = try? JSONValue.parse(whereText),
+        case .object(let pointer)? = conditions[rule.parentField],
+        pointer["__type"] == .string("Pointer"),
+        pointer["className"] == .string(rule.parentClass),
+        case .string(let parentId)? = pointer["objectId"]
+      {
+        scope = parentId
+      }
+      return Dependence(
+        className: className, kind: .query(scope: scope), ids: ids,
+        readsBookkeeping: readsBookkeeping)
+    }
+
+    /// The values of every `"objectId":"…"` in compact JSON (`JSONValue.jsonBytes`), each once
+    /// or more (the indexes take repeats).
+    static func objectIds(in body: [UInt8]) -> [String] {
+      let marker: [UInt8] = Array(#""objectId":""#.utf8)
+      let quote = UInt8(ascii: "\"")
+      let o = UInt8(ascii: "o")
+      let colon = UInt8(ascii: ":")
+      var ids: [String] = []
+      body.withUnsafeBufferPointer { bytes in
+        let count = bytes.count
+        var index = 0
+        while index + marker.count < count {
+          // Cheap tests first: most quotes open other keys or values.
+          guard bytes[index] == quote, bytes[index + 1] == o, bytes[index + 10] == colon,
+            bytes[index + 9] == quote
+          else {
+            index += 1
+            continue
+          }
+          var matches = true
+          for offset in 2..<marker.count where bytes[index + offset] != marker[offset] {
+            matches = false
+            break
+          }
+          guard matches else {
+            index += 1
+            continue
+          }
+          let start = index + marker.count
+          var close = start
+          while close < count, bytes[close] != quote { close += 1 }
+          ids.append(
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<close]), as: UTF8.self))
+          index = close
+        }
+      }
+      return ids
+    }
+  }
+}
+
+/// The answers every connection of one server keeps (`ReadCache`), with indexes from what each
+/// depends on to the answers, and the state they are kept at (`current`): an answer is kept
+/// only by a request that started at that state, and each write read since empties the answers
+/// that depend on what it wrote.
+final class KeptAnswers: @unchecked Sendable {
+  /// Bodies kept in all, and the largest one kept.
+  static let maximumBytes = 128 << 20
+  static let maximumAnswerBytes = 256 << 10
+  /// How long answers are kept after the first write told precisely (by the feed) rather than
+  /// by emptying everything: a hand edit that no clock records, committed beside an object
+  /// write, is seen at most this late.
+  static let preciseMilliseconds: Int64 = 1000
+  /// Most written objects read at once; more and everything goes.
+  static let writtenLimit = 2000
+
+  private struct Entry {
+    let response: HTTPResponse
+    let dependence: ReadCache.Dependence
+  }
+  private var answers: [String: Entry] = [:]
+  private var bytes = 0
+  /// Keys by what they depend on. An index may name a key whose answer went or was kept again
+  /// since: emptying it then costs one answer more, never a stale one.
+  private var objectKeys: [String: [String]] = [:]
+  private var objectClassKeys: [String: [String]] = [:]
+  private var idKeys: [String: [String]] = [:]
+  private var unscopedKeys: [String: [String]] = [:]
+  private var scopeKeys: [String: [String]] = [:]
+  private var scopedClassKeys: [String: [String]] = [:]
+  private var bookkeepingKeys: [String: [String]] = [:]
+  private var everythingKeys: [String] = []
+
+  private var current: StateMark?
+  /// How many times everything went: a request that saw fewer keeps nothing.
+  private var flushes: UInt64 = 0
+  private var preciseSince: Int64?
+  private var mutex = pthread_mutex_t()
+
+  init() { pthread_mutex_init(&mutex, nil) }
+  deinit { pthread_mutex_destroy(&mutex) }
+
+  private func locked<T>(_ body: () throws -> T) rethrows -> T {
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    return try body()
+  }
+
+  var flushCount: UInt64 { locked { flushes } }
+
+  func answer(for key: String) -> HTTPResponse? { locked { answers[key]?.response } }
+
+  /// The keys of the answers kept now (tests look at what a write emptied).
+  var keptKeys: [String] { locked { Array(answers.keys) } }
+
+  func keep(
+    _ response: HTTPResponse, for key: String, _ dependence: ReadCache.Dependence,
+    readAt mark: StateMark, flushes seen: UInt64
+  ) {
+    locked {
+      guard seen == flushes, let current, current.recordsTheSameWrites(as: mark) else { return }
+      if bytes + response.body.count > KeptAnswers.maximumBytes { forgetAllLocked() }
+      if let old = answers[key] { bytes -= old.response.body.count }
+      answers[key] = Entry(response: response, dependence: dependence)
+      bytes += response.body.count
+      let className = dependence.className
+      switch dependence.kind {
+      case .everything:
+        everythingKeys.append(key)
+        return
+      case .object(let id):
+        objectKeys[className + "/" + id, default: []].append(key)
+        objectClassKeys[className, default: []].append(key)
+      case .query(let scope?):
+        scopeKeys[className + "/" + scope, default: []].append(key)
+        scopedClassKeys[className, default: []].append(key)
+      case .query(nil):
+        unscopedKeys[className, default: []].append(key)
+      }
+      if dependence.readsBookkeeping { bookkeepingKeys[className, default: []].append(key) }
+      for id in dependence.ids { idKeys[id, default: []].append(key) }
+    }
+  }
+
+  func forgetAll() { locked { forgetAllLocked() } }
+
+  /// Empties everything once answers were kept past a precise write for `preciseMilliseconds`.
+  func forgetIfDue(now: Int64) {
+    locked {
+      if let since = preciseSince, now - since >= KeptAnswers.preciseMilliseconds || now < since {
+        forgetAllLocked()
+      }
+    }
+  }
+
+  /// Answers are kept at most `preciseMilliseconds` after `now`.
+  func keepAtMostAMoment(now: Int64) {
+    locked { if preciseSince == nil { preciseSince = now } }
+  }
+
+  private func forgetAllLocked() {
+    answers.removeAll()
+    bytes = 0
+    objectKeys.removeAll()
+    objectClassKeys.removeAll()
+    idKeys.removeAll()
+    unscopedKeys.removeAll()
+    scopeKeys.removeAll()
+    scopedClassKeys.removeAll()
+    bookkeepingKeys.removeAll()
+    everythingKeys.removeAll()
+    flushes &+= 1
+    preciseSince = nil
+  }
+
+  /// Moves the kept answers to `mark`: the answers that depend on what was written between
+  /// the state they were kept at and `mark` go. A mark behind it (another connection looked
+  /// later) changes nothing.
+  func advance(
+    to mark: StateMark, now: Int64, written: (Int64) throws -> [WrittenObject]?,
+    rules: () -> EngineRules
+  ) throws {
+    try locked {
+      guard let current else {
+        current = mark
+        return
+      }
+      guard
+        mark.feed > current.feed || mark.identity > current.identity
+          || mark.meta > current.meta || mark.files > current.files || mark.quiet > current.quiet
+      else { return }
+      defer { self.current = mark }
+      if mark.meta != current.meta {
+        forgetAllLocked()
+        return
+      }
+      if mark.identity != current.identity || mark.files != current.files {
+        forget(everythingKeys)
+        everythingKeys.removeAll()
+      }
+      guard mark.feed != current.feed else { return }
+      guard let objects = try written(current.feed) else {
+        forgetAllLocked()
+        return
+      }
+      forget(everythingKeys)
+      everythingKeys.removeAll()
+      let rules = rules()
+      for object in objects { forget(object, rules) }
+      if preciseSince == nil { preciseSince = now }
+    }
+  }
+
+  /// Empties what a write of `object` can change: the object's own answer; the finds on its
+  /// class (of its parent only, for a new or deleted child); for a child, its parent's answer
+  /// and the finds that name the parent or read its counters (the parent's counters moved);
+  /// for a parent changed, the answers that name it, its children's finds by it and its
+  /// children's unscoped finds (their readers follow the parent's).
+  private func forget(_ object: WrittenObject, _ rules: EngineRules) {
+    let className = object.className
+    forget(objectKeys.removeValue(forKey: className + "/" + object.objectId))
+    let childRule = rules.childRule(of: className)
+    forget(unscopedKeys.removeValue(forKey: className))
+    if childRule != nil, let parent = object.parentId, object.kind != .updated {
+      // A child's parent pointer is fixed: its finds by another parent are not changed.
+      forget(scopeKeys.removeValue(forKey: className + "/" + parent))
+    } else {
+      forget(scopedClassKeys.removeValue(forKey: className))
+    }
+    if let childRule {
+      let parentClass = childRule.parentClass
+      if let parent = object.parentId {
+        forget(objectKeys.removeValue(forKey: parentClass + "/" + parent))
+        forget(idKeys.removeValue(forKey: parent))
+        forget(bookkeepingKeys.removeValue(forKey: parentClass))
+      } else {
+        forget(objectClassKeys.removeValue(forKey: parentClass))
+        forget(unscopedKeys.removeValue(forKey: parentClass))
+        forget(scopedClassKeys.removeValue(forKey: parentClass))
+      }
+    }
+    if object.kind != .created {
+      for child in rules.children where child.parentClass == className {
+        forget(scopeKeys.removeValue(forKey: child.childClass + "/" + object.objectId))
+        forget(unscopedKeys.removeValue(forKey: child.childClass))
+        forget(idKeys.removeValue(forKey: object.objectId))
+      }
+    }
+  }
+
+  private func forget(_ keys: [String]?) {
+    for key in keys ?? [] {
+      if let entry = answers.removeValue(forKey: key) { bytes -= entry.response.body.count }
+    }
   }
 }

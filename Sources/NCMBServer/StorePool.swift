@@ -15,14 +15,15 @@ import Datastore
 final class StorePool: @unchecked Sendable {
   final class Pooled {
     let store: Datastore
-    let cache = ReadCache()
+    let cache: ReadCache
     /// `StorePool.generation` when this request borrowed the store: read before anything of
     /// the database is, so a write that commits after it moves the generation past it.
     fileprivate(set) var generation: UInt64 = 0
     /// The time limit and stop of the request using the store (armed by the service).
     let budget = StatementBudget()
-    init(_ store: Datastore) {
+    init(_ store: Datastore, _ kept: KeptAnswers) {
       self.store = store
+      cache = ReadCache(kept)
       store.statementBudget = budget
     }
   }
@@ -33,6 +34,9 @@ final class StorePool: @unchecked Sendable {
   private var stopping = false
 
   private var generation: UInt64 = 0
+
+  /// The answers every connection's `ReadCache` keeps, one set for the server.
+  let kept = KeptAnswers()
 
   private let open: @Sendable () throws -> Datastore
   private var idle: [Pooled] = []
@@ -68,7 +72,7 @@ final class StorePool: @unchecked Sendable {
     let reused = idle.popLast()
     let generation = self.generation
     pthread_mutex_unlock(&mutex)
-    let store = try reused ?? Pooled(open())
+    let store = try reused ?? Pooled(open(), kept)
     store.generation = generation
     pthread_mutex_lock(&mutex)
     lent[ObjectIdentifier(store)] = store

@@ -29,6 +29,11 @@ public enum BoardReason: Sendable, Equatable {
   /// A character made of more code points than `limit`.
   case tooManyCodePoints(field: String, codePoints: Int, limit: Int)
   case queryTooLong(limit: Int)
+  case cannotBanYourself
+  /// Bans are the board's role: moderators and the owner set it, and nobody bans the owner.
+  case onlyModeratorsBan
+  /// The posting budget is the board's setting: moderators and the owner set it.
+  case onlyModeratorsSetPostingBudget
   case onlyOwnerChoosesModerators
   case onlyOwnerListsModerators
   /// Pinning is a flag only moderators and the board's owner set (`Board.rules`).
@@ -107,6 +112,15 @@ public enum BoardReason: Sendable, Equatable {
         "\(name.japanese)にコードポイントが多すぎる文字があります (\(codePoints) 個、上限は \(limit) 個)。")
     case .queryTooLong(let limit):
       return Wording("longer than \(limit) characters", "検索語が長すぎます (上限は \(limit) 文字)。")
+    case .cannotBanYourself: return Wording("you cannot ban yourself", "自分自身は締め出せません。")
+    case .onlyModeratorsBan:
+      return Wording(
+        "only moderators and the board's owner may ban, and nobody bans the owner",
+        "締め出せるのはモデレーターと所有者だけです (所有者は締め出せません)")
+    case .onlyModeratorsSetPostingBudget:
+      return Wording(
+        "only moderators and the board's owner set the posting budget",
+        "投稿数の上限を決められるのはモデレーターと所有者だけです")
     case .onlyOwnerChoosesModerators:
       return Wording("only the board's owner may choose moderators", "モデレーターを選べるのは掲示板の所有者だけです")
     case .onlyOwnerListsModerators:

@@ -31,7 +31,8 @@ public enum InputReason: Sendable, Equatable {
 public enum DoorReason: Sendable, Equatable {
   /// A key posted `perMinute` times in the last minute; the next may come in `wait` seconds.
   case postingBudgetSpent(perMinute: Int, wait: Int)
-  case onlyModeratorsBanKeys
+  /// No member has come in through the door with the key a moderator named.
+  case noMemberOfKey
 
   public var wording: Wording {
     switch self {
@@ -40,9 +41,8 @@ public enum DoorReason: Sendable, Equatable {
         "slow down: a key may post \(perMinute) times a minute; try again in \(wait) s. "
           + "Nothing was posted.",
         "投稿が多すぎます: 鍵ごとに毎分 \(perMinute) 件までです。\(wait) 秒後にもう一度どうぞ。投稿していません。")
-    case .onlyModeratorsBanKeys:
-      return Wording(
-        "only moderators and the board's owner may ban keys", "鍵を締め出せるのはモデレーターと所有者だけです")
+    case .noMemberOfKey:
+      return Wording("no member has come in with that key yet", "その鍵で入ったメンバーはまだいません")
     }
   }
 }

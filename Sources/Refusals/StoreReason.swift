@@ -1,5 +1,7 @@
 /// The datastore's own reasons (`Reason.store`).
 public enum StoreReason: Sendable, Equatable {
+  /// What a ban's refusal says, on every engine (PostgreSQL's trigger raises these words).
+  public static let bannedWords = "you are banned from this board: you may read, not write"
   /// A file of `bytes` over the board's `limit`.
   case fileTooLarge(bytes: Int, limit: Int)
   /// A pointer names a user that does not exist.
@@ -23,6 +25,22 @@ public enum StoreReason: Sendable, Equatable {
   case olderSchema(owner: Bool)
   /// One answer's objects would cost more than `budget` to build (`Query.costBudget`).
   case answerTooLarge(budget: Int)
+  /// A member's objects would hold `bytes`, over the board's storage per member `limit`
+  /// (PostgreSQL's `forum.within_member_storage`).
+  case memberStorageFull(bytes: Int, limit: Int)
+  /// The caller is in the banned role (`StewardRule`): they write nothing on this board.
+  case banned
+
+  /// The member storage refusal PostgreSQL raises in these words (`forum.within_member_storage`,
+  /// whose schema step fixes them), as its value; nil for any other words.
+  public static func memberStorage(raised message: String) -> StoreReason? {
+    let words = message.split(separator: " ")
+    guard words.count == 13, let bytes = Int(words[4]), let limit = Int(words[11]) else {
+      return nil
+    }
+    let reason = StoreReason.memberStorageFull(bytes: bytes, limit: limit)
+    return reason.wording(field: nil, for: .program).english == message ? reason : nil
+  }
 
   /// `field`: the field the refused error names (`DatastoreError.field`).
   public func wording(field: String?, for reader: Reader) -> Wording {
@@ -65,6 +83,12 @@ public enum StoreReason: Sendable, Equatable {
         "the objects asked for are larger than one answer holds (\(megabytes) MiB to build); "
           + "ask for fewer",
         "求めたオブジェクトは一度の応答に収まりません (組み立てに \(megabytes) MiB 以上)。数を減らしてください")
+    case .memberStorageFull(let bytes, let limit):
+      return Wording(
+        "your objects would hold \(bytes) bytes; the storage per user is \(limit) bytes",
+        "あなたのオブジェクトが \(bytes) バイトになります。1 人あたりの保存容量は \(limit) バイトまでです。")
+    case .banned:
+      return Wording(StoreReason.bannedWords, "この掲示板から締め出されています。読むことはできますが、書き込めません")
     }
   }
 }

@@ -1,4 +1,4 @@
-import Datastore
+@_spi(Tools) import Datastore
 import Forum
 import Foundation
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Datastore
+@_spi(Tools) @testable import Datastore
 
 /// A database with one user, one object and one file, to show that bad input changes nothing.
 struct BadInputFixture {

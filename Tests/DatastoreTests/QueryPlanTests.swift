@@ -102,23 +102,28 @@ struct QueryPlanTests {
   /// index declared on `location.latitude` serves (`forum index add Spot location.latitude`).
   @Test func aGeoBoxSeeksTheLatitudeIndex() throws {
     try withTemporaryDirectory { directory in
-      let store = try Datastore(
-        path: directory.file("db.sqlite"),
-        indexes: [IndexSpec(className: "Spot", fields: ["location.latitude"])])
-      let tokyo = GeoPoint(latitude: 35.68, longitude: 139.76)
-      var box = Query(className: "Spot")
-      box.conditions = [
-        .withinBox(
-          "location", southwest: GeoPoint(latitude: 35.4, longitude: 139.6), northeast: tokyo)
-      ]
-      var near = Query(className: "Spot")
-      near.conditions = [.near("location", tokyo, maxRadians: 0.01)]
-      near.nearest = ("location", tokyo)
-      for query in [box, near] {
-        let plan = QueryPlanTests.arms(try QueryPlanTests.plan(store, query, QueryPlanTests.reader))
-        #expect(
-          plan.public.contains { $0.contains("objects_public_Spot_") && $0.contains("<expr>>?") },
-          "\(plan)")
+      // `forum index add Spot location.latitude`, or `forum index geo Spot location`.
+      for index in [
+        IndexSpec(className: "Spot", fields: ["location.latitude"]),
+        IndexSpec(geoOf: "Spot", field: "location"),
+      ] {
+        let store = try Datastore(path: directory.file("\(index.kind).sqlite"), indexes: [index])
+        let tokyo = GeoPoint(latitude: 35.68, longitude: 139.76)
+        var box = Query(className: "Spot")
+        box.conditions = [
+          .withinBox(
+            "location", southwest: GeoPoint(latitude: 35.4, longitude: 139.6), northeast: tokyo)
+        ]
+        var near = Query(className: "Spot")
+        near.conditions = [.near("location", tokyo, maxRadians: 0.01)]
+        near.nearest = ("location", tokyo)
+        for query in [box, near] {
+          let plan = QueryPlanTests.arms(
+            try QueryPlanTests.plan(store, query, QueryPlanTests.reader))
+          #expect(
+            plan.public.contains { $0.contains("objects_public_Spot_") && $0.contains("<expr>>?") },
+            "\(plan)")
+        }
       }
     }
   }

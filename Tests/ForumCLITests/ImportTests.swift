@@ -120,7 +120,7 @@ struct ImportTests {
     #expect(refused.stdout == "")
     #expect(
       refused.stderr
-        == "Thread.json: Thread is the board's own class; import the app's under another name "
+        == "Thread.json: not the board's Thread (category); import it as the app's own class "
         + "with --rename Thread=AppThread\nforum: import refused: 1 problem above; nothing was "
         + "written\n", "\(refused.stderr)")
     #expect(try fingerprint() == before)

@@ -35,7 +35,34 @@ struct IndexCommandTests {
     #expect(!after.contains { $0.contains("TEMP B-TREE") }, "\(after)")
   }
 
+  /// Issue 34: `forum index geo Spot location` indexes the GeoPoint's coordinates, which a
+  /// `$within` box seeks.
+  @Test func aGeoPointFieldIsIndexed() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let made = try forum.ok(["index", "geo", "Spot", "location", "--json"], profile: nil)
+    #expect(made.stdout == #"{"className":"Spot","fields":["location"],"kind":"geo"}"# + "\n")
+    let store = try Datastore.open(forum.db)
+    let engine = try #require(store.engine as? SQLiteEngine)
+    var query = Query(className: "Spot", limit: 20)
+    query.conditions = [
+      .withinBox(
+        "location", southwest: GeoPoint(latitude: 35.4, longitude: 139.6),
+        northeast: GeoPoint(latitude: 35.7, longitude: 139.8))
+    ]
+    let (sql, values) = SQLiteEngine.findStatement(query, readableBy: .anonymous)
+    let plan = try engine.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows(values) {
+      try $0.text(3) ?? ""
+    }
+    #expect(
+      plan.contains {
+        $0.hasPrefix(
+          "SEARCH o USING INDEX objects_public_Spot_location_latitude_location_longitude")
+      }, "\(plan)")
+  }
+
   @Test(arguments: [
+    ["index", "geo", "Spot", "location", "place"], ["index", "geo", "Spot", "location.latitude"],
     ["index", "add", "Note"], ["index", "drop", "Note", "tag"], ["index", "add", "No te", "tag"],
     ["index", "add", "Note", "ta'g"], ["index", "add", "Note", "a", "b", "c", "d", "e"],
   ])

@@ -71,7 +71,13 @@ struct OldBoardTests {
     #expect(rulesBefore.hasPrefix("7 ") && rulesAfter.hasPrefix("8 "), "\(rulesAfter.prefix(20))")
     let pins = #""flags":[{"className":"Thread","field":"pinnedDate","role":"moderator"}],"#
     #expect(rulesAfter.contains(pins))
-    #expect(rulesAfter.dropFirst(2).replacing(pins, with: "") == rulesBefore.dropFirst(2))
+    // And the stewards (issue 32: bans and the posting budget, a `StewardRule`).
+    let stewards =
+      #","stewards":[{"bannedRole":"banned","role":"moderator","settings":["postsPerMinute"]}]"#
+    #expect(rulesAfter.contains(stewards))
+    #expect(
+      rulesAfter.dropFirst(2).replacing(pins, with: "").replacing(stewards, with: "")
+        == rulesBefore.dropFirst(2))
     let triggersAfter = try sqlite(
       forum.db, "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name")
     #expect(triggersAfter != triggersBefore)

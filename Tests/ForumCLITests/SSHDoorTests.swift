@@ -61,14 +61,6 @@ struct SSHDoorTests {
     let identities = try board.cluster.admin(
       "SELECT count(*) FROM forum.app_identities", database: board.database)
     #expect(identities.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
-    // App users are no moderators: the owner bans a key in the door's `banned` file (README).
-    let bobKey = try door.fingerprint(bob)
-    #expect(try door.ssh(alice, ["mod", "ban-key", bobKey]).status == 3)
-    try (bobKey + "\n").write(toFile: door.state + "/banned", atomically: true, encoding: .utf8)
-    let refused = try door.ssh(bob, ["list"])
-    #expect(refused.status == 3, "\(refused.summary)")
-    #expect(refused.stderrLines == ["forum: this key is banned from the board."])
-    #expect(try door.ssh(alice, ["show", "1"]).stdout.contains("hello from bob"))
   }
 
   @Test("a shell, sftp, a forward, an environment variable or another identity get only forum")
@@ -110,33 +102,77 @@ struct SSHDoorTests {
     #expect(!FileManager.default.fileExists(atPath: other))
   }
 
-  @Test("a moderator bans a key: one line and out; the member's posts stay")
+  @Test("a moderator bans a key: one line and out, no write on any path; posts stay; unban")
   func bannedKey() throws {
     let door = try SSHDoorFixture()
     let owner = try door.makeKey("owner")
+    let carol = try door.makeKey("carol")
     let bob = try door.makeKey("bob")
     let rules = try door.ssh(owner, ["new", "--title", "Rules", "--description", "'be kind'"])
     #expect(rules.status == 0, "\(rules.summary)\n\(door.sshdLog)")
+    let appointed = try door.ssh(owner, ["mod", "add", try door.handle(carol)])
+    #expect(appointed.status == 0, "\(appointed.summary)")
+    try checkBan(door, moderator: carol, owner: owner, bob: bob)
+  }
+
+  @Test("on PostgreSQL a moderator (an app user) bans a key through the same rules")
+  func bannedKeyOnPostgres() throws {
+    let door = try SSHDoorFixture(postgres: true)
+    let owner = try door.makeKey("owner")
+    let carol = try door.makeKey("carol")
+    let bob = try door.makeKey("bob")
+    let rules = try door.ssh(owner, ["new", "--title", "Rules", "--description", "'be kind'"])
+    #expect(rules.status == 0, "\(rules.summary)\n\(door.sshdLog)")
+    // The board's owner is the database's: it appoints a key's member as a moderator.
+    let board = try #require(door.postgresBoard)
+    let appointed = try door.forum.run(
+      ["mod", "add", try door.handle(carol)], profile: "owner", database: board.owner.uri)
+    #expect(appointed.status == 0, "\(appointed.summary)")
+    try checkBan(door, moderator: carol, owner: nil, bob: bob)
+  }
+
+  /// `moderator` bans `bob` by key and by handle; `owner` (a key, on SQLite) may not be banned.
+  private func checkBan(
+    _ door: SSHDoorFixture, moderator: String, owner: String?, bob: String
+  ) throws {
     let spam = try door.ssh(bob, ["comment", "1", "spam"])
     #expect(spam.status == 0, "\(spam.summary)")
-    let notModerator = try door.ssh(bob, ["mod", "ban-key", try door.fingerprint(owner)])
-    #expect(notModerator.status == 3, "\(notModerator.summary)")
-    let ban = try door.ssh(owner, ["mod", "ban-key", try door.fingerprint(bob)])
+    let notModerator = try door.ssh(bob, ["mod", "ban-key", try door.fingerprint(moderator)])
+    #expect(
+      notModerator.status == 3 && notModerator.stderrLines.count == 1, "\(notModerator.summary)")
+    let ban = try door.ssh(moderator, ["mod", "ban-key", try door.fingerprint(bob)])
     #expect(ban.status == 0, "\(ban.summary)")
+    let oneLine = ["forum: this key is banned from the board."]
     let refused = try door.ssh(bob, ["list"])
     #expect(refused.status == 3, "\(refused.summary)")
+    #expect(refused.stdout.isEmpty && refused.stderrLines == oneLine, "\(refused.summary)")
+    let write = try door.ssh(bob, ["comment", "1", "more spam"])
+    #expect(write.status == 3 && write.stderrLines == oneLine, "\(write.summary)")
+    // Around the door, as the door's user with the key's own profile: the board refuses.
+    let around = try door.direct(bob, ["comment", "1", "spam around the door"])
+    #expect(around.status == 3, "\(around.summary)")
+    #expect(around.stderr.contains("banned"), "\(around.summary)")
+    let shown = try door.ssh(moderator, ["show", "1"])
     #expect(
-      refused.stdout.isEmpty && refused.stderrLines == ["forum: this key is banned from the board."]
-    )
-    #expect(try door.ssh(owner, ["show", "1"]).stdout.contains("spam"))
-    #expect(try door.ssh(owner, ["mod", "unban-key", try door.fingerprint(bob)]).status == 0)
+      shown.stdout.contains("spam") && !shown.stdout.contains("more spam"), "\(shown.summary)")
+    #expect(!shown.stdout.contains("around the door"), "\(shown.summary)")
+    // Unban restores, at the door and around it.
+    let unban = try door.ssh(moderator, ["mod", "unban-key", try door.fingerprint(bob)])
+    #expect(unban.status == 0, "\(unban.summary)")
     #expect(try door.ssh(bob, ["list"]).status == 0)
-    // By the member: every key they came in with.
-    let handle = try door.ssh(bob, ["whoami", "--json"]).json()["userName"] as? String ?? "?"
-    let byHandle = try door.ssh(owner, ["mod", "ban-key", "@" + handle])
+    let back = try door.ssh(bob, ["comment", "1", "sorry"])
+    #expect(back.status == 0, "\(back.summary)")
+    // By the member's handle.
+    let byHandle = try door.ssh(moderator, ["mod", "ban-key", try door.handle(bob)])
     #expect(byHandle.status == 0, "\(byHandle.summary)")
-    #expect(try door.ssh(bob, ["list"]).status == 3)
-    let own = try door.ssh(owner, ["mod", "ban-key", try door.fingerprint(owner)])
+    #expect(try door.ssh(bob, ["list"]).stderrLines == oneLine)
+    // Nobody bans the owner; nobody bans themself.
+    if let owner {
+      let theOwner = try door.ssh(moderator, ["mod", "ban-key", try door.fingerprint(owner)])
+      #expect(theOwner.status == 3 && theOwner.stderrLines.count == 1, "\(theOwner.summary)")
+      #expect(try door.ssh(owner, ["comment", "1", "still here"]).status == 0)
+    }
+    let own = try door.ssh(moderator, ["mod", "ban-key", try door.fingerprint(moderator)])
     #expect(own.status == 2 && own.stderrLines.count == 1, "\(own.summary)")
   }
 
@@ -158,18 +194,34 @@ struct SSHDoorTests {
     #expect(try door.ssh(bob, ["--json", "list"]).stdout.contains("Bad") == false)
   }
 
-  @Test("each key has a posting budget: past it one line, nothing posted")
+  @Test("the board's posting budget, set by its owner: a key past it gets one line, no other")
   func postingBudget() throws {
-    let door = try SSHDoorFixture(postsPerMinute: 2)
+    let door = try SSHDoorFixture()
+    let owner = try door.makeKey("owner")
     let alice = try door.makeKey("alice")
     let bob = try door.makeKey("bob")
-    #expect(try door.ssh(alice, ["new", "--title", "One", "--description", "x"]).status == 0)
+    #expect(try door.ssh(owner, ["new", "--title", "One", "--description", "x"]).status == 0)
+    // Only the owner and moderators set it; everyone reads it.
+    let notYours = try door.ssh(alice, ["mod", "posts-per-minute", "1"])
+    #expect(notYours.status == 3 && notYours.stderrLines.count == 1, "\(notYours.summary)")
+    let set = try door.ssh(owner, ["mod", "posts-per-minute", "2"])
+    #expect(set.status == 0, "\(set.summary)")
+    let read = try door.ssh(alice, ["--json", "mod", "posts-per-minute"])
+    #expect(try read.json()["postsPerMinute"] as? Int == 2, "\(read.summary)")
+    let bad = try door.ssh(owner, ["mod", "posts-per-minute", "-3"])
+    #expect(bad.status == 2 && bad.stderrLines.count == 1, "\(bad.summary)")
+    #expect(try door.ssh(alice, ["comment", "1", "one"]).status == 0)
     #expect(try door.ssh(alice, ["comment", "1", "two"]).status == 0)
     let third = try door.ssh(alice, ["comment", "1", "three"])
     #expect(third.status == 3 && third.stderrLines.count == 1, "\(third.summary)")
     #expect(third.stderr.contains("2 times a minute"), "\(third.summary)")
     #expect(!(try door.ssh(bob, ["show", "1"]).stdout.contains("three")))
+    // Another key is not slowed by alice's budget.
     #expect(try door.ssh(bob, ["comment", "1", "bob is not limited by alice"]).status == 0)
+    #expect(try door.ssh(bob, ["comment", "1", "nor now"]).status == 0)
+    // The setting is the board's: cleared, the door's default (10) holds again.
+    #expect(try door.ssh(owner, ["mod", "posts-per-minute", "off"]).status == 0)
+    #expect(try door.ssh(alice, ["comment", "1", "three again"]).status == 0)
   }
 
   @Test("the client's LANG is honoured when sent; nothing else from its environment")
@@ -386,6 +438,54 @@ struct SSHDoorTerminalTests {
     try tmux.waitForPrompt("forum>")
     try tmux.enter("comment 1")
     try tmux.wait("the kept draft") { $0.contains { $0.contains("half of what bob meant") } }
+  }
+
+  @Test("a terminal that speaks kitty graphics gets the picture as kitty escapes over ssh")
+  func kittyGraphicsOverSSH() throws {
+    let door = try SSHDoorFixture()
+    let alice = try door.makeKey("alice")
+    let bob = try door.makeKey("bob")
+    let png = try Data(
+      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Fixtures/corpus/png/suite/basn2c08.png").standardized)
+    let posted = try door.ssh(alice, ["new", "--title", "Picture", "--image", "-"], input: png)
+    #expect(posted.status == 0, "\(posted.summary)")
+    #expect(try door.ssh(bob, ["name", "Bob"]).status == 0)
+    // The terminal says what it is in TERM, which ssh carries to the door as the local prompt
+    // reads it (`ImageMode.renderMode`): kitty's own name, then a plain xterm.
+    for (term, kitty) in [("xterm-kitty", true), ("xterm-256color", false)] {
+      let tmux = try TmuxSession(
+        forum: door.forum, profile: "unused",
+        command: ["/usr/bin/env", "TERM=\(term)", "/usr/bin/ssh", "-t"] + door.sshArguments(bob))
+      defer { _ = try? tmux.run(["kill-server"]) }
+      // Everything the client's terminal is sent, escapes and all (tmux itself draws no
+      // kitty images, so its screen cannot show them).
+      let log = door.forum.root + "/pane-\(term).log"
+      try tmux.run(["resize-window", "-t", tmux.target, "-x", "120", "-y", "60"])
+      try tmux.run(["pipe-pane", "-t", tmux.target, "-o", "cat >> \(log)"])
+      try tmux.waitForPrompt("forum>")
+      try tmux.enter("show 1")
+      try tmux.wait("the thread on the screen (\(term))") {
+        $0.contains { $0.contains("32×32 PNG") }
+      }
+      var sent = ""
+      let deadline = Date().addingTimeInterval(10)
+      repeat {
+        sent = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        if sent.contains("32×32 PNG") { break }
+        usleep(50_000)
+      } while Date() < deadline
+      let escape = "\u{1B}_Ga=T,f=100,q=2"
+      if kitty {
+        #expect(sent.contains(escape), "no kitty graphics reached the client: \(sent.suffix(400))")
+        #expect(sent.contains("\u{1B}\\"), "the kitty escape was not closed")
+        #expect(!(try tmux.screen()).contains { $0.contains("▀") })
+      } else {
+        #expect(!sent.contains("\u{1B}_G"), "kitty escapes sent to a plain xterm")
+        #expect(try tmux.screen().contains { $0.contains("▀") }, "no half-blocks")
+      }
+      try tmux.enter("quit")
+    }
   }
 
   private func allText(under directory: String) throws -> String {

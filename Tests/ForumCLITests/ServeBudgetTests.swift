@@ -238,6 +238,25 @@ struct ServeBudgetTests {
           status, body, raw = call('GET', 'classes/Thread', token=bomber_token, query='limit=1')
           if (status, (body or {}).get('code')) != (429, 'E429001'):
               problems.append(['after the bomb', status, raw[:200].decode(errors='replace')])
+      elif mode == 'batchreads':
+          # Served with --read-bytes 0.25: the reads inside one `POST batch` cost the reader's
+          # bytes as the same GETs alone do. Of fifty reads of a class of some 120 KB, the first
+          # few are answered and the rest refused E429001, and so is the user's next GET.
+          me, token = signup()
+          for i in range(4):
+              status, _, raw = call('POST', 'classes/Big', {'text': 'x' * 30000, 'i': i}, token)
+              assert status == 201, (status, raw[:200])
+          reads = [{'method': 'GET', 'path': '/2013-09-01/classes/Big'}] * 50
+          status, body, raw = call('POST', 'batch', {'requests': reads}, token)
+          answers = body if isinstance(body, list) else []
+          read = [a for a in answers if 'success' in a]
+          refused = {(a.get('error') or {}).get('code') for a in answers if 'success' not in a}
+          if status != 200 or len(answers) != 50 or not 1 <= len(read) <= 3 or refused != {'E429001'}:
+              problems.append(['batch', status, len(read), sorted(map(str, refused)),
+                               raw[:200].decode(errors='replace')])
+          status, body, raw = call('GET', 'classes/Big', token=token, query='limit=1')
+          if (status, (body or {}).get('code')) != (429, 'E429001'):
+              problems.append(['after the batch', status, raw[:200].decode(errors='replace')])
       print(json.dumps(problems))
       """
 
@@ -321,6 +340,13 @@ struct ServeBudgetTests {
     #expect(server.stop() == 0)
   }
 
+  @Test func readsInsideABatchAreChargedToTheReadBudget() throws {
+    let (forum, keys) = try sqliteBoard()
+    let server = try run(
+      forum, keys: keys, location: forum.db, mode: "batchreads", options: ["--read-bytes", "0.25"])
+    #expect(server.stop() == 0)
+  }
+
   // MARK: PostgreSQL
 
   @Test func aSlowQueryIsCutAtTheLimitOnPostgreSQL() throws {
@@ -379,6 +405,16 @@ struct ServeBudgetTests {
     defer { served.board.remove() }
     let server = try run(
       forum, keys: served.keys, location: served.server.uri, mode: "readbytes",
+      options: ["--read-bytes", "0.25"])
+    #expect(server.stop() == 0)
+  }
+
+  @Test func readsInsideABatchAreChargedToTheReadBudgetOnPostgreSQL() throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    let server = try run(
+      forum, keys: served.keys, location: served.server.uri, mode: "batchreads",
       options: ["--read-bytes", "0.25"])
     #expect(server.stop() == 0)
   }

@@ -90,6 +90,48 @@ struct ServeSDKWireTests {
       forum, keys: served.keys, location: served.server.uri, terminal: served.board["alice"].uri)
   }
 
+  /// Issue 34's operators in the SDKs' own bytes (`Fixtures/sdk-wire/operators.py`): GeoPoints
+  /// near a point and in a box (Swift, JavaScript, Android), a relation changed by the Swift
+  /// SDK's AddRelation/RemoveRelation and found by `$relatedTo` from three SDKs, `$regex`
+  /// (Swift keeps `+`, the JavaScript SDK's qs.parse makes it a space), `include` (JavaScript,
+  /// Android), the JavaScript SDK's `batch`, and a catastrophic `$regex` while another app is
+  /// served; with the GeoPoint field indexed (`forum index geo Spot location`) and without.
+  private func operators(_ forum: ForumFixture, keys: String, location: String) throws {
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"], database: location)
+    let run = try Clients.run(
+      "/usr/bin/python3",
+      [ServeSDKWireTests.fixtures + "/sdk-wire/operators.py", String(server.port), keys],
+      timeout: 240)
+    #expect(server.stop() == 0)
+    #expect(run.status == 0, "\(run.summary)")
+    let answer = try #require(
+      try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any],
+      "\(run.summary)")
+    let problems = answer["problems"] as? [Any] ?? ["no problems list"]
+    #expect(problems.isEmpty, "\(problems)")
+  }
+
+  @Test(arguments: [false, true]) func theOperatorsOnSQLite(indexed: Bool) throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    if indexed { try forum.ok(["index", "geo", "Spot", "location"], profile: nil) }
+    let keys = try forum.run(["--json", "keys"], profile: nil)
+    #expect(keys.status == 0, "\(keys.summary)")
+    try operators(forum, keys: keys.stdout, location: forum.db)
+  }
+
+  @Test(arguments: [false, true]) func theOperatorsOnPostgreSQL(indexed: Bool) throws {
+    let forum = try ForumFixture()
+    let served = try ServedPostgresBoard(forum)
+    defer { served.board.remove() }
+    if indexed {
+      let made = try forum.run(
+        ["index", "geo", "Spot", "location"], profile: nil, database: served.board.owner.uri)
+      #expect(made.status == 0, "\(made.summary)")
+    }
+    try operators(forum, keys: served.keys, location: served.server.uri)
+  }
+
   private func board(_ served: ServedPostgresBoard) throws {
     try served.board.cluster.admin("GRANT forum_member TO \(served.board["alice"].name)")
   }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import PostgresTestCluster
 import Testing
 
 /// Issue 28 H5: one app user's stored objects are bounded (`forum serve --storage-per-user`), so
@@ -36,6 +37,84 @@ struct ServeStorageQuotaTests {
     let server = try ServeProcess(
       forum, ServeStorageQuotaTests.arguments, database: served.server.uri)
     try filesCount(server, keys: served.keys)
+  }
+
+  /// A member with psql is bounded as an app user is: with the owner's bound for members at
+  /// 300,000 bytes, Alice's second object of 200,000 bytes, growing her first past it, and a
+  /// file that would take her past it are refused with the bound named, and nothing of them is
+  /// written; shrinking makes room again; Bob is not concerned.
+  @Test func aMemberWithPsqlIsRefusedPastTheQuota() throws {
+    let forum = try ForumFixture()
+    let board = try PostgresTestCluster.shared().board(members: ["alice", "bob"])
+    defer { board.remove() }
+    let initialized = try forum.run(["init"], profile: nil, database: board.owner.uri)
+    #expect(initialized.status == 0, "\(initialized.summary)")
+    for member in ["alice", "bob"] {
+      try board.cluster.admin("GRANT forum_member TO \(board[member].name)")
+    }
+    try board.cluster.admin(
+      """
+      INSERT INTO forum.meta(key, value) VALUES ('member_storage_bytes', '300000')
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value
+      """, database: board.database)
+    func psql(_ member: String, _ sql: String) throws -> RunResult {
+      try ForumFixture.launch(
+        board.cluster.binaries + "/psql",
+        arguments: [
+          "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", board[member].uri, "-c", sql,
+        ], environment: forum.environment(), input: Data(), timeout: 60)
+    }
+    func insert(_ id: String, bytes: Int) -> String {
+      """
+      INSERT INTO forum.objects(class, object_id, readers, writers, data)
+      VALUES ('Blob', '\(id)', '{*}', ARRAY[forum.sign_in()],
+              jsonb_build_object('a', repeat('x', \(bytes))))
+      """
+    }
+    func stored() throws -> String {
+      try board.cluster.admin(
+        """
+        SELECT string_agg(object_id || ':' || octet_length(data->>'a'), ',' ORDER BY object_id)
+        FROM forum.objects WHERE class = 'Blob'
+        """, database: board.database
+      ).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    let first = try psql("alice", insert("AliceBlob0000001", bytes: 200_000))
+    #expect(first.status == 0, "\(first.summary)")
+    let refusals = [
+      "a second object": insert("AliceBlob0000002", bytes: 200_000),
+      "growing the first": """
+      UPDATE forum.objects SET data = jsonb_build_object('a', repeat('y', 400000))
+      WHERE object_id = 'AliceBlob0000001'
+      """,
+      "a file": """
+      INSERT INTO forum.files(name, mime_type, readers, writers, data)
+      VALUES ('blob.bin', 'application/octet-stream', '{*}', ARRAY[forum.sign_in()],
+              decode(repeat('00', 150000), 'hex'))
+      """,
+    ]
+    for (what, sql) in refusals.sorted(by: { $0.key < $1.key }) {
+      let refused = try psql("alice", sql)
+      #expect(refused.status != 0, "\(what): \(refused.summary)")
+      #expect(
+        refused.stderr.contains("the storage per user is 300000 bytes"),
+        "\(what): \(refused.summary)")
+    }
+    #expect(try stored() == "AliceBlob0000001:200000")
+    let files = try board.cluster.admin(
+      "SELECT count(*) FROM forum.files", database: board.database)
+    #expect(files.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    // Shrinking is allowed, and makes room; Bob has room of his own.
+    let shrunk = try psql(
+      "alice",
+      "UPDATE forum.objects SET data = '{\"a\":\"small\"}' WHERE object_id = 'AliceBlob0000001'")
+    #expect(shrunk.status == 0, "\(shrunk.summary)")
+    let second = try psql("alice", insert("AliceBlob0000002", bytes: 200_000))
+    #expect(second.status == 0, "\(second.summary)")
+    let bob = try psql("bob", insert("BobBlob000000001", bytes: 200_000))
+    #expect(bob.status == 0, "\(bob.summary)")
+    #expect(
+      try stored() == "AliceBlob0000001:5,AliceBlob0000002:200000,BobBlob000000001:200000")
   }
 
   static let arguments = ["--listen", "127.0.0.1:0", "--storage-per-user", "3"]

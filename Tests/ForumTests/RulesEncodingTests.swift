@@ -20,12 +20,19 @@ struct RulesEncodingTests {
   static let pinsMember =
     #""flags":[{"className":"Thread","field":"pinnedDate","role":"moderator"}],"#
 
+  /// What the stewards (a `StewardRule`, issue 32: bans and the posting budget) added.
+  static let stewardsMember =
+    #","stewards":[{"bannedRole":"banned","role":"moderator","settings":["postsPerMinute"]}]"#
+
   @Test func theBoardsRulesEncodeAsBoardsRecordedThem() throws {
     var withoutPins = Board.rules
     withoutPins.flags = []
+    withoutPins.stewards = []
     #expect(withoutPins.encoding == Self.recordedByMain)
     #expect(try EngineRules(record: JSONValue.parse(Self.recordedByMain)) == withoutPins)
-    #expect(Board.rules.encoding.replacing(Self.pinsMember, with: "") == Self.recordedByMain)
+    #expect(
+      Board.rules.encoding.replacing(Self.pinsMember, with: "").replacing(
+        Self.stewardsMember, with: "") == Self.recordedByMain)
     #expect(try EngineRules(record: JSONValue.parse(Board.rules.encoding)) == Board.rules)
   }
 
@@ -36,11 +43,14 @@ struct RulesEncodingTests {
   /// (private threads' rows, dcb12a2); aea80ba13350e433 since the pin (`forum.set_flag`, and
   /// the guard keeps `pinnedDate`): a board made before is served by its recorded rules until
   /// its owner's next command installs these; 17c3101693b31313 since schema step 16 (a row
-  /// changing tables keeps its `creator`, issue 28 H5).
+  /// changing tables keeps its `creator`, issue 28 H5); c714a3656cd334ab since schema step 22
+  /// (the stewards' `forum.refuse_banned`, issue 32).
   @Test func postgresGeneratesTheTriggersOfTheMainBefore() {
-    #expect(PostgresRules(Board.rules).fingerprint == "17c3101693b31313")
+    #expect(PostgresRules(Board.rules).fingerprint == "c714a3656cd334ab")
     var withoutPins = Board.rules
     withoutPins.flags = []
+    #expect(PostgresRules(withoutPins).fingerprint == "b7a7165e1cb021d2")
+    withoutPins.stewards = []
     #expect(PostgresRules(withoutPins).fingerprint == "fa7d2e2a49e2e0fe")
   }
 

@@ -82,7 +82,7 @@ struct RulesSQLPinTests {
     board | newRow Preference | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
     board | newRow Conversation | 8bd4f2723d5c966c27d71ba2386affa2595b65afc7001b60aa0675d50e046862
     board | newRow Other | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
-    board | triggerSQL | 02246cae68b6e6d57a6d44aa3fc8ebe5de6604b9198c94d2ac93e234fe2dfc79
+    board | triggerSQL | e4be7a498e2222e7e2230cef8397704d72bb14e6d2726f212478802f0eb9d917
     board | pairIndexSQL | 6ec1796ad8c05bf24a0f21e11dc1feda05466db599cf1c38e078be62bb68f023
     board | privateClasses | Conversation,Message
     board | managed | 0c85ad483aa345699ca6a43c003217850e613e7b064c8d970d6c7c46b9d2679a
@@ -97,7 +97,7 @@ struct RulesSQLPinTests {
     board without pins | newRow Preference | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
     board without pins | newRow Conversation | 8bd4f2723d5c966c27d71ba2386affa2595b65afc7001b60aa0675d50e046862
     board without pins | newRow Other | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
-    board without pins | triggerSQL | 964a80e63e4cb5434c5d366f9143470456ad8213044534a146dbb88b7bdbce5e
+    board without pins | triggerSQL | c65dc272ca42f4f319be2ab24392ef733fcacdf83cfec13d001bf2639d905515
     board without pins | pairIndexSQL | 6ec1796ad8c05bf24a0f21e11dc1feda05466db599cf1c38e078be62bb68f023
     board without pins | privateClasses | Conversation,Message
     board without pins | managed | 1e7c1e752d15edab2375b9f90178d4cd577840503bb28c375ace9610ea14e6d3

@@ -3,7 +3,7 @@ import Forum
 import Foundation
 import Testing
 
-@testable import Datastore
+@_spi(Server) @testable import Datastore
 @testable import NCMBServer
 
 /// Writes through the server are committed in batches (`WriteQueue`, `Datastore.group`). Each

@@ -150,8 +150,10 @@ struct NCMBServiceTests {
     }
   }
 
-  /// A `Z` timestamp may be off by whole hours from −14 to +14 (±15 minutes): the iOS
-  /// Objective-C SDK's local time labelled `Z`, the Android SDK's 12-hour clock; nothing else.
+  /// A `Z` timestamp may be off by a real time zone's offset, UTC−12 to UTC+14 with the
+  /// half- and quarter-hour zones (±15 minutes): the iOS Objective-C SDK's local time labelled
+  /// `Z` (India +5:30, Nepal +5:45, Adelaide +9:30, Newfoundland −3:30, Chatham +12:45…), the
+  /// Android SDK's 12-hour clock; nothing else.
   @Test func timestampsOffByATimeZone() {
     let now = BackendDate.now()
     let hour: Int64 = 60 * 60 * 1000
@@ -162,12 +164,16 @@ struct NCMBServiceTests {
     for off in [
       0, 14 * minute, -14 * minute, 9 * hour, 9 * hour + 14 * minute, -10 * hour, 14 * hour,
       -14 * hour, -14 * hour - 14 * minute, 12 * hour, 6 * hour - 14 * minute,
+      5 * hour + 30 * minute, 5 * hour + 45 * minute, 9 * hour + 30 * minute,
+      -(3 * hour + 30 * minute), -(9 * hour + 30 * minute), 12 * hour + 45 * minute,
+      13 * hour + 45 * minute + 14 * minute, 4 * hour + 30 * minute - 14 * minute,
     ] {
       #expect(fresh(off), "\(off / minute) minutes")
     }
     for off in [
-      16 * minute, -16 * minute, 9 * hour + 16 * minute, 5 * hour + 30 * minute, 15 * hour,
-      -15 * hour, 14 * hour + 16 * minute, 100 * hour,
+      16 * minute, -16 * minute, 7 * hour + 16 * minute, 7 * hour + 44 * minute, 15 * hour,
+      -15 * hour, 14 * hour + 16 * minute, 100 * hour, -(4 * hour + 30 * minute),
+      2 * hour + 30 * minute,
     ] {
       #expect(!fresh(off), "\(off / minute) minutes")
     }

@@ -175,3 +175,213 @@ struct ReadCacheTests {
     #expect(roles.objectValue?["results"]?.arrayValue?.isEmpty == true, "\(roles)")
   }
 }
+
+/// A write empties the kept answers it can change and only those (`KeptAnswers`): by object,
+/// by the thread a comment belongs to, by class; the thread's counters a comment moves; a
+/// thread turned private; a hand edit that no clock records.
+@Suite("NCMB read cache, precisely emptied")
+struct ReadCachePrecisionTests {
+  private func get(_ board: ServedBoard, _ path: String, query: String = "", session: String?)
+    throws -> JSONValue
+  {
+    let (status, body) = try board.send(
+      board.request("GET", path, query: query, session: session))
+    #expect(status == 200, "\(body)")
+    return body
+  }
+
+  private func post(_ board: ServedBoard, _ path: String, _ body: String, session: String)
+    throws -> String
+  {
+    let (status, answer) = try board.send(
+      board.request("POST", path, session: session, body: body))
+    #expect(status == 201, "\(answer)")
+    return try #require(answer.objectValue?["objectId"]?.stringValue)
+  }
+
+  private func commentsQuery(_ thread: String) -> String {
+    let pointer = #"{"thread":{"__type":"Pointer","className":"Thread","objectId":"\#(thread)"}}"#
+    return "where=" + pointer.addingPercentEncodingForQuery() + "&order=createDate&limit=20"
+  }
+
+  private func kept(_ board: ServedBoard, _ fragment: String) -> Bool {
+    board.service.pool.kept.keptKeys.contains { $0.contains(fragment) }
+  }
+
+  /// A comment on thread A: A's comments, A itself (its count and last activity) and the
+  /// thread list (which shows A's counters) are read again; thread B's answers stay kept.
+  @Test func aCommentEmptiesItsThreadsAnswersAndNoOthers() throws {
+    let board = try ServedBoard()
+    let (_, token) = try board.signUp()
+    let a = try post(board, "classes/Thread", #"{"title":"A","description":""}"#, session: token)
+    let b = try post(board, "classes/Thread", #"{"title":"B","description":""}"#, session: token)
+    let page = "limit=20&order=-createDate"
+    for _ in 0..<2 {
+      for thread in [a, b] {
+        _ = try get(board, "classes/Thread/\(thread)", session: token)
+        _ = try get(board, "classes/Comment", query: commentsQuery(thread), session: token)
+      }
+      _ = try get(board, "classes/Thread", query: page, session: token)
+    }
+    #expect(kept(board, "classes/Thread/\(b)"))
+    #expect(kept(board, "classes/Thread/\(a)"))
+
+    _ = try post(
+      board, "classes/Comment",
+      #"{"text":"on A","thread":{"__type":"Pointer","className":"Thread","objectId":"\#(a)"}}"#,
+      session: token)
+
+    // B's answers were kept through the write (the next request reads what it wrote).
+    _ = try get(board, "classes/Thread/\(b)", session: token)
+    #expect(kept(board, "classes/Thread/\(b)"))
+    #expect(kept(board, commentsQuery(b)))
+    #expect(!kept(board, "classes/Thread/\(a)"))
+    #expect(!kept(board, commentsQuery(a)))
+    // And A's are read again: the comment, its thread's counters, the list's counters.
+    let comments = try get(board, "classes/Comment", query: commentsQuery(a), session: token)
+    #expect(comments.objectValue?["results"]?.arrayValue?.count == 1)
+    let threadA = try get(board, "classes/Thread/\(a)", session: token)
+    #expect(threadA.objectValue?["commentCount"] == .int(1), "\(threadA)")
+    let list = try get(board, "classes/Thread", query: page, session: token)
+    let listed = list.objectValue?["results"]?.arrayValue?.first {
+      $0.objectValue?["objectId"] == .string(a)
+    }
+    #expect(listed?.objectValue?["commentCount"] == .int(1), "\(list)")
+    let threadB = try get(board, "classes/Thread/\(b)", session: token)
+    #expect(threadB.objectValue?["commentCount"] == .int(0), "\(threadB)")
+  }
+
+  /// A thread its author turns private: nobody else is given it, its comments, one of its
+  /// comments or the list that held it from what was kept.
+  @Test func aThreadTurnedPrivateIsNotGivenFromTheCache() throws {
+    let board = try ServedBoard()
+    let (alice, aliceToken) = try board.signUp()
+    let (_, bobToken) = try board.signUp()
+    let thread = try post(
+      board, "classes/Thread", #"{"title":"soon private","description":""}"#, session: aliceToken)
+    let comment = try post(
+      board, "classes/Comment",
+      #"{"text":"c","thread":{"__type":"Pointer","className":"Thread","objectId":"\#(thread)"}}"#,
+      session: aliceToken)
+    let page = "limit=20&order=-createDate"
+    for session in [bobToken, nil, bobToken] {
+      #expect(
+        try board.send(board.request("GET", "classes/Thread/\(thread)", session: session)).0 == 200)
+      #expect(
+        try board.send(board.request("GET", "classes/Comment/\(comment)", session: session)).0
+          == 200)
+      _ = try get(board, "classes/Comment", query: commentsQuery(thread), session: session)
+      _ = try get(board, "classes/Thread", query: page, session: session)
+    }
+    let acl = #"{"acl":{"\#(alice)":{"read":true,"write":true}}}"#
+    let (status, body) = try board.send(
+      board.request("PUT", "classes/Thread/\(thread)", session: aliceToken, body: acl))
+    #expect(status == 200, "\(body)")
+    for session in [bobToken, nil] {
+      #expect(
+        try board.send(board.request("GET", "classes/Thread/\(thread)", session: session)).0 == 404)
+      #expect(
+        try board.send(board.request("GET", "classes/Comment/\(comment)", session: session)).0
+          == 404)
+      let comments = try get(
+        board, "classes/Comment", query: commentsQuery(thread), session: session)
+      #expect(comments.objectValue?["results"]?.arrayValue?.isEmpty == true, "\(comments)")
+      let list = try get(board, "classes/Thread", query: page, session: session)
+      #expect(list.objectValue?["results"]?.arrayValue?.isEmpty == true, "\(list)")
+    }
+    // Alice still reads it all.
+    #expect(
+      try board.send(board.request("GET", "classes/Comment/\(comment)", session: aliceToken)).0
+        == 200)
+  }
+
+  /// The same through another connection (the prompt's): seen once the recheck has passed.
+  @Test func aThreadTurnedPrivateByAnotherConnectionIsNotGiven() throws {
+    let board = try ServedBoard()
+    let (alice, aliceToken) = try board.signUp()
+    let (_, bobToken) = try board.signUp()
+    let thread = try post(
+      board, "classes/Thread", #"{"title":"soon private","description":""}"#, session: aliceToken)
+    let comment = try post(
+      board, "classes/Comment",
+      #"{"text":"c","thread":{"__type":"Pointer","className":"Thread","objectId":"\#(thread)"}}"#,
+      session: aliceToken)
+    for _ in 0..<2 {
+      #expect(
+        try board.send(board.request("GET", "classes/Comment/\(comment)", session: bobToken)).0
+          == 200)
+      _ = try get(board, "classes/Comment", query: commentsQuery(thread), session: bobToken)
+    }
+    // As `sqlite3` would, its update date moved: the rules' triggers give the comment the
+    // thread's readers, and the feed records the thread's change alone.
+    try board.database.executeAsOwner(
+      sqlite: """
+        UPDATE objects SET readers = ' \(alice) ', updateDate = updateDate + 1
+        WHERE objectId = '\(thread)'
+        """,
+      postgres: "")
+    board.passRecheckInterval()
+    #expect(
+      try board.send(board.request("GET", "classes/Comment/\(comment)", session: bobToken)).0 == 404
+    )
+    let comments = try get(
+      board, "classes/Comment", query: commentsQuery(thread), session: bobToken)
+    #expect(comments.objectValue?["results"]?.arrayValue?.isEmpty == true, "\(comments)")
+  }
+
+  /// An edit by hand that moves no clock (`sqlite3`, the update date left alone) empties
+  /// everything once the recheck has passed; one committed beside an object write that the
+  /// feed records is seen once `KeptAnswers.preciseMilliseconds` have passed.
+  @Test func aHandEditIsSeen() throws {
+    let board = try ServedBoard()
+    let (_, token) = try board.signUp()
+    let a = try post(board, "classes/Thread", #"{"title":"A","description":""}"#, session: token)
+    func title() throws -> String? {
+      try get(board, "classes/Thread/\(a)", session: token).objectValue?["title"]?.stringValue
+    }
+    for _ in 0..<2 { #expect(try title() == "A") }
+    try board.database.executeAsOwner(
+      sqlite:
+        "UPDATE objects SET data = json_set(data, '$.title', 'by hand') WHERE objectId = '\(a)'",
+      postgres: "")
+    board.passRecheckInterval()
+    #expect(try title() == "by hand")
+    #expect(try title() == "by hand")
+
+    // Beside a write the feed records, in one commit.
+    let b = try post(board, "classes/Thread", #"{"title":"B","description":""}"#, session: token)
+    _ = b
+    #expect(try title() == "by hand")
+    try board.database.executeAsOwner(
+      sqlite: """
+        BEGIN;
+        UPDATE objects SET data = json_set(data, '$.title', 'again') WHERE objectId = '\(a)';
+        UPDATE objects SET data = json_set(data, '$.title', 'B2'), updateDate = updateDate + 1
+          WHERE objectId = '\(b)';
+        COMMIT;
+        """,
+      postgres: "")
+    board.passRecheckInterval()
+    _ = try title()
+    board.clock.now += KeptAnswers.preciseMilliseconds
+    #expect(try title() == "again")
+  }
+}
+
+extension String {
+  fileprivate func addingPercentEncodingForQuery() -> String {
+    var out = ""
+    for byte in utf8 {
+      if (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A)
+        || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x2E || byte == 0x5F
+      {
+        out.append(Character(UnicodeScalar(byte)))
+      } else {
+        out += "%" + String(byte, radix: 16, uppercase: true).leftPadded()
+      }
+    }
+    return out
+  }
+
+  fileprivate func leftPadded() -> String { count == 1 ? "0" + self : self }
+}

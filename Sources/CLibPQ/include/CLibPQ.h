@@ -39,6 +39,7 @@
   X(PQsendQueryPrepared)                                                                       \
   X(PQisBusy)                                                                                  \
   X(PQgetResult)                                                                               \
+  X(PQsetSingleRowMode)                                                                        \
   X(PQgetCancel)                                                                               \
   X(PQcancel)                                                                                  \
   X(PQfreeCancel)                                                                               \

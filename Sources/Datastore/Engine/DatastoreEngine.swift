@@ -121,6 +121,11 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// effects outside the store.
   func transaction<T>(_ body: () throws -> T) throws -> T
 
+  /// Runs `operation` whole for `client` (`DatastoreClient.perform`): the engines here run its
+  /// steps (`DatastoreClient.run`) in one transaction of their own; an engine across the network
+  /// sends it as one request.
+  func perform(_ operation: WriteOperation, for client: DatastoreClient) throws -> WriteOutcome
+
   /// Group commit (`Datastore.group`): `count` independent writes, each undone alone when it
   /// throws, made durable together. By default each is a transaction of its own.
   func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?]
@@ -241,6 +246,11 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// Throws when the database is gone, as `stateMark()` does, without reading its state.
   func checkInPlace() throws
 
+  /// The objects written after the feed's number `sequence`, oldest first, at most `limit`;
+  /// nil when the feed no longer holds them all (pruned) or there are more, or the engine
+  /// keeps no feed it can read so (then the caller forgets everything).
+  func writtenObjects(after sequence: Int64, limit: Int) throws -> [WrittenObject]?
+
   /// Bytes of JSON the objects the caller created hold (their `data`, as stored), for a quota
   /// per user; nil when the engine does not count them (PostgreSQL, remote) or the caller has
   /// no user.
@@ -250,8 +260,17 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// stores them, hashed), in one transaction, as the board's owner (PostgreSQL: the schema's
   /// owner, else `E403001`). An item already there exactly so is `unchanged`; one whose id is
   /// taken otherwise is a `conflict` and writes nothing. Rows are written as they were, not
-  /// through the rules: the caller refuses the rules' classes (`Datastore.importItems`).
-  func importItems(_ items: [ImportItem]) throws -> [ImportOutcome]
+  /// through the rules: what a rule's trigger changes in a row the batch imported (a parent's
+  /// counters when its children come) is set back to as given at the end of the batch. Items
+  /// come from `next` (nil: the end), each outcome goes to `outcome`.
+  func importItems(
+    next: () throws -> ImportItem?, outcome: (ImportOutcome) throws -> Void) throws
+
+  /// `forum import`: the rows stored under these ids, as the owner reads them.
+  func storedObjects(_ objectIds: [String]) throws -> [String: ImportedObject]
+
+  /// `forum import`: the counter `name`'s value (0 when absent).
+  func counter(_ name: String) throws -> Int64
 
   /// One bounded step of index upkeep that no commit of a person's write does (SQLite: merging
   /// the full-text index's segments, `SQLiteSearch.mergeStep`), in its own short transaction.
@@ -272,6 +291,8 @@ extension DatastoreEngine {
   var ownChanges: Int64 { 0 }
 
   func checkInPlace() throws {}
+
+  func writtenObjects(after sequence: Int64, limit: Int) throws -> [WrittenObject]? { nil }
 
   func serve(checkpointsApart: Bool) throws {}
 
@@ -297,6 +318,66 @@ extension DatastoreEngine {
 public struct StateMark: Equatable, Sendable {
   let external: Int64
   let own: Int64
+  /// What the commits between two marks wrote (SQLite's `write_clocks`): the change feed's
+  /// last number (objects written) and a clock per kind of write outside the feed. Two marks
+  /// whose `external`/`own` differ while all of these are equal saw a commit that none of them
+  /// records (a hand edit of another table, or of a row that left its update date alone).
+  public let feed: Int64
+  /// Sessions, role members, anonymous identities, password accounts.
+  public let identity: Int64
+  /// The board's keys and rules (`meta`).
+  public let meta: Int64
+  public let files: Int64
+  /// Commits that change no answer (index upkeep, `tidy`).
+  public let quiet: Int64
+
+  init(external: Int64, own: Int64, clocks: StateMark? = nil) {
+    self.external = external
+    self.own = own
+    feed = clocks?.feed ?? 0
+    identity = clocks?.identity ?? 0
+    meta = clocks?.meta ?? 0
+    files = clocks?.files ?? 0
+    quiet = clocks?.quiet ?? 0
+  }
+
+  init(feed: Int64, identity: Int64, meta: Int64, files: Int64, quiet: Int64) {
+    external = 0
+    own = 0
+    self.feed = feed
+    self.identity = identity
+    self.meta = meta
+    self.files = files
+    self.quiet = quiet
+  }
+
+  /// True when every clock is the same as `other`'s: no commit between the two marks wrote
+  /// anything recorded.
+  public func recordsTheSameWrites(as other: StateMark) -> Bool {
+    feed == other.feed && identity == other.identity && meta == other.meta
+      && files == other.files && quiet == other.quiet
+  }
+}
+
+/// An object written, as the change feed recorded it (`DatastoreEngine.writtenObjects`): no
+/// readers, for a server that empties what it remembered of it, not for a reader.
+public struct WrittenObject: Equatable, Sendable {
+  public let sequence: Int64
+  public let className: String
+  public let objectId: String
+  /// The parent a child names (`ChildRule.parentField`), if the class is a child's.
+  public let parentId: String?
+  public let kind: Change.Kind
+
+  public init(
+    sequence: Int64, className: String, objectId: String, parentId: String?, kind: Change.Kind
+  ) {
+    self.sequence = sequence
+    self.className = className
+    self.objectId = objectId
+    self.parentId = parentId
+    self.kind = kind
+  }
 }
 
 extension DatastoreEngine {

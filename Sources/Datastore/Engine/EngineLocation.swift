@@ -40,11 +40,24 @@ extension Datastore {
   /// `forum index add CLASS FIELD…`: an index on the fields of the class, in that order
   /// (equalities first, then the order), so that an app's query on them seeks instead of
   /// walking the class (`DatastoreEngine.addIndex`). Names are checked: `E400002` otherwise.
+  /// `IndexSpec(geoOf:field:)`: the coordinates of one GeoPoint field, which `$within` and
+  /// `$nearSphere` with a distance seek.
   public static func addIndex(_ spec: IndexSpec, at location: String) throws {
     let isPath = { (field: String) in
       field.split(separator: ".", omittingEmptySubsequences: false).allSatisfy(Validation.isName)
     }
     guard Validation.isName(spec.className) else { throw DatastoreError.invalid("className") }
+    if spec.kind == .geo {
+      // One top-level field: an app's GeoPoint (`geo`, `location`).
+      guard spec.fields.count == 1, Validation.isName(spec.fields[0]),
+        spec.fields[0].utf8.count <= IndexSpec.geoFieldBytes
+      else {
+        throw DatastoreError.invalid(
+          "field", "one GeoPoint field name of at most \(IndexSpec.geoFieldBytes) bytes")
+      }
+      try engine(for: location).addIndex(spec)
+      return
+    }
     guard spec.kind == .ordered, (1...4).contains(spec.fields.count), spec.fields.allSatisfy(isPath)
     else { throw DatastoreError.invalid("field", "one to four field names") }
     try engine(for: location).addIndex(spec)

@@ -13,6 +13,7 @@ extension EngineRules {
     if !revisions.isEmpty { members["revisions"] = .array(revisions.map(\.record)) }
     if !moderation.isEmpty { members["moderation"] = .array(moderation.map(\.record)) }
     if !flags.isEmpty { members["flags"] = .array(flags.map(\.record)) }
+    if !stewards.isEmpty { members["stewards"] = .array(stewards.map(\.record)) }
     return .object(members)
   }
 
@@ -25,7 +26,8 @@ extension EngineRules {
       pairs: try reader.list("pairs").map(PairRule.init(record:)),
       revisions: try reader.list("revisions").map(RevisionRule.init(record:)),
       moderation: try reader.list("moderation").map(ModerationRule.init(record:)),
-      flags: try reader.list("flags").map(FlagRule.init(record:)))
+      flags: try reader.list("flags").map(FlagRule.init(record:)),
+      stewards: try reader.list("stewards").map(StewardRule.init(record:)))
     try validate()
   }
 }
@@ -172,5 +174,19 @@ extension FlagRule {
     let r = RecordReader(record)
     self.init(
       className: try r.text("className"), field: try r.text("field"), role: try r.text("role"))
+  }
+}
+
+extension StewardRule {
+  var record: JSONValue {
+    object([
+      "role": .string(role), "bannedRole": .string(bannedRole), "settings": texts(settings),
+    ])
+  }
+
+  init(record: JSONValue) throws {
+    let r = RecordReader(record)
+    self.init(
+      role: try r.text("role"), bannedRole: try r.text("bannedRole"), settings: r.texts("settings"))
   }
 }

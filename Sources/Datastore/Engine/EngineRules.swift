@@ -29,11 +29,13 @@ public struct EngineRules: Equatable, Sendable {
   public var moderation: [ModerationRule] = []
   /// Fields only a role and the board's owner set, which listings may put first (`FlagRule`).
   public var flags: [FlagRule] = []
+  /// Who keeps the board: bans and the board's settings (see `StewardRule`).
+  public var stewards: [StewardRule] = []
 
   public init(
     sequences: [SequenceRule] = [], owners: [OwnerRule] = [], children: [ChildRule] = [],
     pairs: [PairRule] = [], revisions: [RevisionRule] = [], moderation: [ModerationRule] = [],
-    flags: [FlagRule] = []
+    flags: [FlagRule] = [], stewards: [StewardRule] = []
   ) {
     self.sequences = sequences
     self.owners = owners
@@ -42,6 +44,7 @@ public struct EngineRules: Equatable, Sendable {
     self.revisions = revisions
     self.moderation = moderation
     self.flags = flags
+    self.stewards = stewards
   }
 
   /// Fields of `className` that no client sets or changes, on create or update: the engine
@@ -87,6 +90,20 @@ public struct EngineRules: Equatable, Sendable {
     flags.first { $0.className == className && $0.field == field }
   }
 
+  /// The role whose members write nothing (`StewardRule.bannedRole`), if the rules declare one.
+  public var bannedRole: String? { stewards.first?.bannedRole }
+
+  /// True when a member of `role:<role>` may grant and revoke `role:<target>` (the owner
+  /// always may): the stewards, for the banned role.
+  public func keeps(_ target: String, role: String) -> Bool {
+    stewards.contains { $0.role == role && $0.bannedRole == target }
+  }
+
+  /// The rule that declares the setting `name`, if any.
+  public func stewardRule(ofSetting name: String) -> StewardRule? {
+    stewards.first { $0.settings.contains(name) }
+  }
+
   /// The fields of `className` a listing orders by presence (a flag set before one not set),
   /// the same on every engine: a flag's value is a date, and absent it is no value at all.
   public func presenceOrdered(_ className: String) -> Set<String> {
@@ -108,7 +125,7 @@ public struct EngineRules: Equatable, Sendable {
   /// True when no rule is declared.
   public var isEmpty: Bool {
     sequences.isEmpty && owners.isEmpty && children.isEmpty && pairs.isEmpty
-      && revisions.isEmpty && moderation.isEmpty && flags.isEmpty
+      && revisions.isEmpty && moderation.isEmpty && flags.isEmpty && stewards.isEmpty
   }
 
   /// Refuses rules an engine could not install safely: bad names, a class that is the child of
@@ -145,6 +162,15 @@ public struct EngineRules: Equatable, Sendable {
       guard Validation.isRoleName(rule.role) else {
         throw DatastoreError.invalid("rules", "bad role \(rule.role)")
       }
+    }
+    for rule in stewards {
+      names += rule.settings
+      guard Validation.isRoleName(rule.role), Validation.isRoleName(rule.bannedRole),
+        rule.role != rule.bannedRole
+      else { throw DatastoreError.invalid("rules", "bad steward roles") }
+    }
+    guard stewards.count <= 1 else {
+      throw DatastoreError.invalid("rules", "a board has one steward rule")
     }
     for name in names where !Validation.isName(name) {
       throw DatastoreError.invalid("rules", "bad name \(name)")
@@ -297,5 +323,22 @@ public struct FlagRule: Equatable, Sendable {
     self.className = className
     self.field = field
     self.role = role
+  }
+}
+
+/// Who keeps the board, besides its owner: members of `role:<role>` (and the owner) grant and
+/// revoke `role:<bannedRole>`, and set the board's `settings` (a name to a short text, read by
+/// every member). Members of `role:<bannedRole>` write nothing: no object or file is created or
+/// changed by them, on any path (the engine refuses with `E403001`); what they wrote stays.
+/// Nobody bans the board's owner.
+public struct StewardRule: Equatable, Sendable {
+  public let role: String
+  public let bannedRole: String
+  public let settings: [String]
+
+  public init(role: String, bannedRole: String, settings: [String] = []) {
+    self.role = role
+    self.bannedRole = bannedRole
+    self.settings = settings
   }
 }

@@ -47,11 +47,18 @@ public protocol ReadingEngine: AnyObject {
   /// owner or a member of `forum_owner`).
   func isBoardOwner(_ caller: Principals) throws -> Bool
 
-  /// Grants or revokes `role` to a user: the board's owner only (`E403001`).
+  /// Grants or revokes `role` to a user: the board's owner, or for the banned role its
+  /// stewards (`StewardRule`), else `E403001`. Nobody bans the owner.
   func setRole(_ role: String, userId: String, member: Bool, as caller: Principals) throws
 
-  /// The users in `role`: the board's owner only (`E403001`).
+  /// The users in `role`: the board's owner, or for the banned role its stewards (`E403001`).
   func members(ofRole role: String, as caller: Principals) throws -> [String]
+
+  /// A board setting a `StewardRule` declares, as stored (nil: not set); every member reads it.
+  func setting(_ name: String, as caller: Principals) throws -> String?
+
+  /// Sets (or with nil clears) a declared setting: the owner and the stewards (`E403001`).
+  func setSetting(_ name: String, value: String?, as caller: Principals) throws
 }
 
 extension ReadingEngine {

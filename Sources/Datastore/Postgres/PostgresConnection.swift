@@ -113,42 +113,99 @@ final class PostgresConnection {
     return PostgresResult(result!, pq: pq)
   }
 
-  /// Waits for what a sent statement returns, as SQLite's busy handler does for a lock: a write
-  /// that has waited a second says so (`Interrupt.onLongWait`: another member's transaction
-  /// holds a row it needs), and Ctrl-C asks the server to cancel the statement, which then fails
-  /// and its transaction rolls back: nothing is saved. A statement that finished before the
-  /// cancel reached the server stands, and so does the Ctrl-C no longer (it came too late to
-  /// stop anything, and "nothing was saved" would be untrue). Returns the last result, the
-  /// first error if any statement failed.
-  private func awaitResult(sql: String, interruptible: Bool) throws -> OpaquePointer? {
+  /// Runs one statement with parameters and hands its rows to `row` as they arrive, one at a
+  /// time (libpq's single-row mode), so no result is ever held whole. When `row` throws, the
+  /// server is asked to cancel the statement, the rows it had already sent are dropped, and the
+  /// error is thrown: an answer refused for its size costs what was read up to the refusal,
+  /// not the whole result (issue 28 H5).
+  func query(
+    _ sql: String, _ values: [PostgresValue], eachRow row: (PostgresResult) throws -> Void
+  ) throws {
+    let name = try preparedName(for: sql, parameterCount: values.count)
+    let sent = withParameters(values) { pointers, lengths, formats in
+      pq.PQsendQueryPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
+    }
+    guard sent == 1 else { throw PostgresError(result: nil, connection: handle, sql: sql, pq: pq) }
+    // Refused only when no statement was sent: then the rows come as one result, read alike.
+    _ = pq.PQsetSingleRowMode(handle)
+    var wait = Wait()
+    var refusal: (any Error)?
+    var failure: OpaquePointer?
+    while true {
+      waitWhileBusy(&wait, interruptible: true)
+      guard let result = pq.PQgetResult(handle) else { break }
+      let status = pq.PQresultStatus(result)
+      let rows = status == PGRES_SINGLE_TUPLE || status == PGRES_TUPLES_OK
+      if refusal == nil && failure == nil && rows {
+        do {
+          try row(PostgresResult(result, pq: pq))
+        } catch {
+          refusal = error
+          wait.gaveUp = true
+          cancel()
+        }
+      } else if failure == nil && refusal == nil && !rows && status != PGRES_COMMAND_OK {
+        failure = result
+      } else {
+        pq.PQclear(result)
+      }
+    }
+    if let refusal { throw refusal }
+    if let failure { try throwFailure(failure, sql: sql, wait) }
+    if wait.cancelled { Interrupt.clear() }
+  }
+
+  /// What waiting for one statement saw and did.
+  private struct Wait {
     let started = PostgresConnection.monotonicSeconds()
     var told = false
     var nextLook = 1.0
+    /// Ctrl-C asked the server to cancel.
     var cancelled = false
+    /// The budget asked the server to cancel.
     var stopped = false
+    /// The reader no longer wants the rows and asked the server to cancel: no more asking.
+    var gaveUp = false
+  }
+
+  /// Waits while the statement sent has nothing to hand back, as SQLite's busy handler does for
+  /// a lock: a write that has waited a second says so (`Interrupt.onLongWait`: another member's
+  /// transaction holds a row it needs), and Ctrl-C or the budget asks the server to cancel the
+  /// statement, which then fails and its transaction rolls back: nothing is saved.
+  private func waitWhileBusy(_ wait: inout Wait, interruptible: Bool) {
     while pq.PQisBusy(handle) == 1 {
       var descriptor = pollfd(fd: pq.PQsocket(handle), events: Int16(POLLIN), revents: 0)
       let ready = poll(&descriptor, 1, 50)
       if ready < 0 && errno != EINTR { break }
       if pq.PQconsumeInput(handle) == 0 { break }
-      if interruptible && !cancelled && Interrupt.requested {
-        cancelled = true
+      let asking = interruptible && !wait.gaveUp
+      if asking && !wait.cancelled && Interrupt.requested {
+        wait.cancelled = true
         cancel()
       }
-      if interruptible && !stopped, budget?.check() != nil {
-        stopped = true
+      if asking && !wait.stopped, budget?.check() != nil {
+        wait.stopped = true
         cancel()
       }
-      let waited = PostgresConnection.monotonicSeconds() - started
-      if !told && inTransaction && waited > nextLook {
-        nextLook = waited + 1
+      let waited = PostgresConnection.monotonicSeconds() - wait.started
+      if !wait.told && inTransaction && waited > wait.nextLook {
+        wait.nextLook = waited + 1
         // Only a wait is said to be one: `forum init`'s own long steps are work, not waiting.
         if waitsForLock() {
-          told = true
+          wait.told = true
           Interrupt.onLongWait?()
         }
       }
     }
+  }
+
+  /// Waits for what a sent statement returns (`waitWhileBusy`). A statement that finished
+  /// before a cancel reached the server stands, and so does the Ctrl-C no longer (it came too
+  /// late to stop anything, and "nothing was saved" would be untrue). Returns the last result,
+  /// the first error if any statement failed.
+  private func awaitResult(sql: String, interruptible: Bool) throws -> OpaquePointer? {
+    var wait = Wait()
+    waitWhileBusy(&wait, interruptible: interruptible)
     var last: OpaquePointer?
     var failure: OpaquePointer?
     while let result = pq.PQgetResult(handle) {
@@ -164,15 +221,19 @@ final class PostgresConnection {
         last = result
       }
     }
-    if let failure {
-      let error = PostgresError(result: failure, connection: handle, sql: sql, pq: pq)
-      pq.PQclear(failure)
-      if stopped && error.state == .queryCanceled, let why = budget?.error { throw why }
-      if cancelled && error.state == .queryCanceled { throw Interrupted() }
-      throw error
-    }
-    if cancelled { Interrupt.clear() }
+    if let failure { try throwFailure(failure, sql: sql, wait) }
+    if wait.cancelled { Interrupt.clear() }
     return last
+  }
+
+  /// The error of a failed result (cleared here): the budget's reason or `Interrupted` when
+  /// the failure is the cancel they asked for.
+  private func throwFailure(_ failure: OpaquePointer, sql: String, _ wait: Wait) throws -> Never {
+    let error = PostgresError(result: failure, connection: handle, sql: sql, pq: pq)
+    pq.PQclear(failure)
+    if wait.stopped && error.state == .queryCanceled, let why = budget?.error { throw why }
+    if wait.cancelled && error.state == .queryCanceled { throw Interrupted() }
+    throw error
   }
 
   /// Limits the statements run from now on (nil: none): while one runs, its wait for the answer

@@ -2,6 +2,10 @@
 /// tree and the order are `QuerySQL`'s, and every value is bound (`SQL`) as a jsonb or text
 /// parameter.
 struct PostgresLeaves: QueryLeaves {
+  /// The board's stored key and coordinate columns (`PostgresEngine.keyColumns`): a GeoPoint
+  /// field with `geo_<field>_lat`/`_lon` columns is bounded on them.
+  var columns: Set<String> = []
+
   var always: SQL { "true" }
   var never: SQL { "false" }
   var rowId: SQL { "o.id" }
@@ -85,8 +89,17 @@ struct PostgresLeaves: QueryLeaves {
   }
 
   /// On the jsonb expression an index of the path holds: between two numbers, jsonb's order
-  /// leaves out every other type.
+  /// leaves out every other type. A GeoPoint's coordinate with a column of its own
+  /// (`forum index geo`) is bounded on that float8 column, whose comparison is leakproof: under
+  /// row-level security an index condition, where no jsonb comparison may be one. The column
+  /// holds the number the jsonb does (NULL past ±180, beyond every box), rounded to float8 as
+  /// the distance reads it.
   func numberWithin(_ path: String, _ low: Double, _ high: Double) -> SQL {
+    if let column = geoColumn(path) {
+      // Bare, so the planner can make both bounds index conditions (NULL: no match).
+      return
+        "(o.\(column: column) >= \(sql: real(low)) AND o.\(column: column) <= \(sql: real(high)))"
+    }
     let expression = expression(path)
     return """
       coalesce(\(sql: expression) >= \(JSONValue.double(low).jsonText())::jsonb AND \
@@ -100,6 +113,21 @@ struct PostgresLeaves: QueryLeaves {
 
   func orderExpression(_ field: String, presence: Set<String>) -> SQL {
     SQL(verbatim: PostgresSchema.orderExpression(for: field, presence: presence))
+  }
+
+  /// The coordinate column of `path` (`field.latitude` or `field.longitude`), if the board has
+  /// one.
+  private func geoColumn(_ path: String) -> String? {
+    let parts = path.split(separator: ".")
+    guard parts.count == 2 else { return nil }
+    let axis: String
+    switch parts[1] {
+    case "latitude": axis = "lat"
+    case "longitude": axis = "lon"
+    default: return nil
+    }
+    let column = PostgresSchema.geoColumn(String(parts[0]), axis)
+    return columns.contains(column) ? column : nil
   }
 
   private func expression(_ field: String) -> SQL {

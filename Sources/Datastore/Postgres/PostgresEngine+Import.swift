@@ -3,32 +3,75 @@
 /// leave numbering alone), so the feed, storage and readers' keys are kept as for any row; in
 /// one transaction for the batch.
 extension PostgresEngine {
-  func importItems(_ items: [ImportItem]) throws -> [ImportOutcome] {
+  func importItems(
+    next: () throws -> ImportItem?, outcome: (ImportOutcome) throws -> Void
+  ) throws {
     guard try run("SELECT forum.is_board_owner()").bool(0, 0) else {
       throw DatastoreError(.noAccess, detail: "only the board's owner imports (forum init's role)")
     }
-    return try write {
+    try write {
       _ = try run(
         """
         SELECT set_config('forum.moving',
           (SELECT value FROM forum.secrets WHERE name = 'move_key'), true)
         """)
-      return try items.map { item in
+      while let item = try next() {
         switch item {
         case .object(let object, let anonymousId):
-          return try importObject(object, anonymousId: anonymousId)
+          try outcome(try importObject(object, anonymousId: anonymousId))
         case .roleMember(let role, let userId):
           let inserted = try run(
             """
             INSERT INTO forum.app_role_members(role, user_id) VALUES ($1, $2)
             ON CONFLICT DO NOTHING RETURNING 1
             """, [.text(role), .text(userId)])
-          return inserted.rowCount > 0 ? .imported : .unchanged
+          try outcome(inserted.rowCount > 0 ? .imported : .unchanged)
         case .file(let file):
-          return try importFile(file)
+          try outcome(try importFile(file))
+        case .counter(let name, let value):
+          let moved = try run(
+            """
+            INSERT INTO forum.counters(name, value) VALUES ($1, $2::bigint)
+            ON CONFLICT (name) DO UPDATE SET value = excluded.value
+              WHERE forum.counters.value < excluded.value
+            RETURNING 1
+            """, [.text(name), .text(String(value))])
+          try outcome(moved.rowCount > 0 ? .imported : .unchanged)
         }
       }
     }
+  }
+
+  func storedObjects(_ objectIds: [String]) throws -> [String: ImportedObject] {
+    var found: [String: ImportedObject] = [:]
+    for objectId in objectIds {
+      let stored = try run(
+        """
+        SELECT class, create_date::text, update_date::text, readers::text, writers::text,
+          data::text FROM forum.objects WHERE object_id = $1
+        UNION ALL
+        SELECT class, create_date::text, update_date::text, readers::text, writers::text,
+          data::text FROM forum.private_objects WHERE object_id = $1
+        """, [.text(objectId)])
+      guard stored.rowCount > 0, let className = stored.text(0, 0),
+        let createDate = stored.text(0, 1).flatMap({ Int64($0) }),
+        let updateDate = stored.text(0, 2).flatMap({ Int64($0) }),
+        let fields = (try? JSONValue.parse(stored.text(0, 5) ?? ""))?.objectValue
+      else { continue }
+      found[objectId] = ImportedObject(
+        className: className, objectId: objectId, createDate: createDate,
+        updateDate: updateDate,
+        acl: ACL(
+          readers: Set(PostgresEngine.parseArray(stored.text(0, 3))),
+          writers: Set(PostgresEngine.parseArray(stored.text(0, 4)))),
+        fields: fields)
+    }
+    return found
+  }
+
+  func counter(_ name: String) throws -> Int64 {
+    try run("SELECT value::text FROM forum.counters WHERE name = $1", [.text(name)])
+      .text(0, 0).flatMap { Int64($0) } ?? 0
   }
 
   private static func array(_ items: Set<String>) -> PostgresValue {

@@ -159,8 +159,13 @@ extension PostgresEngine {
 
   func currentPrincipals(of caller: Principals) throws -> Principals {
     try act(as: caller)
-    guard !isServer else { return caller }  // an app user has no board roles
-    return try serverPrincipals(userId: caller.userId ?? "")
+    guard isServer else { return try serverPrincipals(userId: caller.userId ?? "") }
+    // An app user's roles are rows of forum.app_role_members (a moderator at the ssh door).
+    let names = PostgresEngine.parseArray(try run("SELECT forum.principals()::text").text(0, 0))
+    return Principals(
+      userId: caller.userId,
+      roles: names.filter { $0.hasPrefix("role:") }.map { String($0.dropFirst(5)) }.sorted(),
+      isMaster: caller.isMaster, sessionHash: caller.sessionHash)
   }
 
   func isBoardOwner(_ caller: Principals) throws -> Bool {
@@ -174,6 +179,19 @@ extension PostgresEngine {
         sql: """
           SELECT forum.set_board_role(\(role), \(userId), \(member ? "true" : "false")::boolean)
           """)
+    }
+  }
+
+  func setting(_ name: String, as caller: Principals) throws -> String? {
+    try act(as: caller)
+    return try run(sql: "SELECT forum.board_setting(\(name))").text(0, 0)
+  }
+
+  func setSetting(_ name: String, value: String?, as caller: Principals) throws {
+    try act(as: caller)
+    try write {
+      _ = try run(
+        sql: "SELECT forum.set_board_setting(\(name), \(value.map(SQLValue.text) ?? .null))")
     }
   }
 

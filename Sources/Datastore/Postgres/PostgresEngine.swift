@@ -67,6 +67,14 @@ final class PostgresEngine: DatastoreEngine {
   /// undoes an `act_as` made inside (settings are transactional), so each attempt, and a
   /// failure, starts again from whom the connection acted for when it began.
   func write<T>(_ body: () throws -> T) throws -> T {
+    // A step of an operation (`perform`) needs no savepoint of its own: the operation is one
+    // transaction, undone whole when any step fails. Two round trips less a step. A write
+    // nested inside a step keeps its savepoint (it may be caught and answered otherwise).
+    if operationDepth == 1 && connection.inTransaction {
+      operationDepth += 1
+      defer { operationDepth -= 1 }
+      return try body()
+    }
     let start = acting
     let nested = connection.inTransaction
     do {
@@ -112,7 +120,10 @@ final class PostgresEngine: DatastoreEngine {
     try prepare(rules: EngineRules(), indexes: [])
     let presence = rules.presenceOrdered(spec.className)
     // The owner's DDL (a member is refused, E403001), on the public rows' table.
-    for sql in PostgresSchema.indexSQL(spec, presence: presence) { _ = try run(sql) }
+    let statements =
+      spec.kind == .geo
+      ? PostgresSchema.geoIndexSQL(spec) : PostgresSchema.indexSQL(spec, presence: presence)
+    for sql in statements { _ = try run(sql) }
   }
 
   func install(rules: EngineRules, indexes: [IndexSpec]) throws {
@@ -136,7 +147,8 @@ final class PostgresEngine: DatastoreEngine {
     isServer = try run("SELECT forum.is_server()").bool(0, 0)
   }
 
-  /// The `key_*` columns `forum init` made for the indexes' fields.
+  /// The `key_*` columns `forum init` made for the indexes' fields, and the `geo_*` columns
+  /// of `forum index geo` (`PostgresSchema.geoIndexSQL`).
   private(set) var keyColumns: Set<String> = []
   /// The text fields of each class declared searchable by the board (`IndexSpec(textOf:)`).
   private(set) var textFields: [String: [String]] = [:]
@@ -160,7 +172,8 @@ final class PostgresEngine: DatastoreEngine {
     let result = try run(
       """
       SELECT attname::text FROM pg_attribute
-      WHERE attrelid = 'forum.objects'::regclass AND attname LIKE 'key\\_%' AND NOT attisdropped
+      WHERE attrelid = 'forum.objects'::regclass AND NOT attisdropped
+        AND (attname LIKE 'key\\_%' OR attname LIKE 'geo\\_%')
       """)
     keyColumns = Set(result.rows { result.text($0, 0) ?? "" })
   }
@@ -278,6 +291,17 @@ final class PostgresEngine: DatastoreEngine {
     try write(body)
   }
 
+  /// 1 while an operation's transaction runs its steps, 2 inside one of them (`write`).
+  private var operationDepth = 0
+
+  func perform(_ operation: WriteOperation, for client: DatastoreClient) throws -> WriteOutcome {
+    // Inside another transaction (a server's group), the steps keep their savepoints.
+    guard !connection.inTransaction else { return try runWhole(operation, for: client) }
+    operationDepth = 1
+    defer { operationDepth = 0 }
+    return try runWhole(operation, for: client)
+  }
+
   /// One transaction and one commit for all the writes, each in its own savepoint
   /// (`PostgresConnection.group`). A savepoint rolled back, or the whole transaction, also
   /// undoes the `act_as` made in it (settings are transactional): whom the connection acts for
@@ -312,18 +336,49 @@ final class PostgresEngine: DatastoreEngine {
     if let reading {
       for row in 0..<result.rowCount { try reading.weigh(result.text(row, 6) ?? "{}") }
     }
-    return try result.rows { row in
-      // A row from before the server's shape limit (or the owner's) may nest deeper than the
-      // reader goes: it comes back damaged rather than failing the whole listing.
-      let text = result.text(row, 6) ?? "{}"
-      let (fields, damaged) = reading?.build(text) ?? JSONValue.storedFields(text)
-      var object = DataObject(
-        className: result.text(row, 0) ?? "", objectId: result.text(row, 1) ?? "",
-        createDate: result.int(row, 2), updateDate: result.int(row, 3),
-        acl: acl(readers: result.text(row, 4), writers: result.text(row, 5)), fields: fields)
-      object.isDamaged = damaged
-      return object
+    return result.rows { object(result, $0, reading) }
+  }
+
+  /// The objects a SELECT of `columns` returns, weighed row by row as the server sends them
+  /// (`PostgresConnection.query(_:_:eachRow:)`): past the budget the statement is cancelled and
+  /// nothing is built, so a reader who asks for too much costs the rows up to the budget, not
+  /// the whole result held in libpq's memory (issue 28 H5).
+  func objects(reading sql: SQL, _ reading: ObjectReading) throws -> [DataObject] {
+    let (text, values) = sql.postgres
+    return try objects(reading: text, values, reading)
+  }
+
+  func objects(reading sql: String, _ values: [PostgresValue], _ reading: ObjectReading) throws
+    -> [DataObject]
+  {
+    var rows: [(result: PostgresResult, row: Int)] = []
+    do {
+      try connection.query(sql, values) { result in
+        for row in 0..<result.rowCount {
+          try reading.weigh(result.text(row, 6) ?? "{}")
+          rows.append((result, row))
+        }
+      }
+    } catch let error as PostgresError {
+      if error.isRetryable && connection.inTransaction { throw error }
+      throw error.datastoreError
     }
+    return rows.map { object($0.result, $0.row, reading) }
+  }
+
+  private func object(_ result: PostgresResult, _ row: Int, _ reading: ObjectReading?)
+    -> DataObject
+  {
+    // A row from before the server's shape limit (or the owner's) may nest deeper than the
+    // reader goes: it comes back damaged rather than failing the whole listing.
+    let text = result.text(row, 6) ?? "{}"
+    let (fields, damaged) = reading?.build(text) ?? JSONValue.storedFields(text)
+    var object = DataObject(
+      className: result.text(row, 0) ?? "", objectId: result.text(row, 1) ?? "",
+      createDate: result.int(row, 2), updateDate: result.int(row, 3),
+      acl: acl(readers: result.text(row, 4), writers: result.text(row, 5)), fields: fields)
+    object.isDamaged = damaged
+    return object
   }
 
   /// Parsed ACL columns by their text: a board has few distinct ACLs.
@@ -538,7 +593,8 @@ final class PostgresEngine: DatastoreEngine {
         terms.append("\(sql: expression)\(String(bounds[field]!))::jsonb")
       }
     }
-    terms += query.conditions.map { QuerySQL.condition($0, PostgresLeaves()) }
+    let leaves = PostgresLeaves(columns: keyColumns)
+    terms += query.conditions.map { QuerySQL.condition($0, leaves) }
     // An app's `where` equality (`{"thread":{pointer}}`) is a condition, typed exactly (and
     // wrapped so that it is never NULL): no index serves it. The same equality on the field's
     // stored key beside it lets the planner seek the field's index; the typed term still
@@ -580,10 +636,15 @@ final class PostgresEngine: DatastoreEngine {
       PostgresLeaves())
     let (limit, skip) = (query.limit, query.skip)
     let columns = SQL(verbatim: columns)
+    // The page is chosen in a subquery and its text made above it: PostgreSQL computes a
+    // select list below a sort, so `data::text` at the sort's level would render every row
+    // that matched (seconds for rows of nested arrays, issue 28 H5), not only the page's, and
+    // before the first row could be weighed.
     guard !privateClasses.contains(query.className) else {
       let statement: SQL = """
-        SELECT \(sql: columns) FROM \(sql: mine) o \(sql: whereClause) \(sql: order) \
-        LIMIT \(limit) OFFSET \(skip)
+        SELECT \(sql: columns) FROM (
+          SELECT * FROM \(sql: mine) o \(sql: whereClause) \(sql: order) \
+          LIMIT \(limit) OFFSET \(skip)) o
         """
       return statement.postgres
     }
@@ -592,12 +653,13 @@ final class PostgresEngine: DatastoreEngine {
     // Each branch binds its own copy of the page's values.
     let statement: SQL = """
       SELECT \(sql: columns) FROM (
-        (SELECT \(sql: names), false AS in_private
-         FROM forum.objects o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)
-        UNION ALL
-        (SELECT \(sql: names), true
-         FROM \(sql: mine) o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)) o
-      \(sql: order), \(sql: last) LIMIT \(limit) OFFSET \(skip)
+        SELECT o.* FROM (
+          (SELECT \(sql: names), false AS in_private
+           FROM forum.objects o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)
+          UNION ALL
+          (SELECT \(sql: names), true
+           FROM \(sql: mine) o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)) o
+        \(sql: order), \(sql: last) LIMIT \(limit) OFFSET \(skip)) o
       """
     return statement.postgres
   }
@@ -607,7 +669,7 @@ final class PostgresEngine: DatastoreEngine {
     let (sql, values) = PostgresEngine.findStatement(
       query, as: caller, keyColumns: keyColumns, rules: rules, privateClasses: privateClasses)
     return try objects(
-      run(sql, values), reading: ObjectReading(keys: query.keys, budget: query.costBudget))
+      reading: sql, values, ObjectReading(keys: query.keys, budget: query.costBudget))
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
@@ -631,14 +693,13 @@ final class PostgresEngine: DatastoreEngine {
     let columns = SQL(verbatim: PostgresEngine.columns)
     // The caller's private rows among the ids, of any class, found from the caller's own.
     return try objects(
-      run(
-        sql: """
-          SELECT \(sql: columns) FROM forum.objects o
-          WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
-          UNION ALL
-          SELECT \(sql: columns) FROM forum.private_rows(NULL, NULL, \(ids)::text[]) o
-          WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
-          """), reading: ObjectReading(keys: keys, budget: budget))
+      reading: """
+        SELECT \(sql: columns) FROM forum.objects o
+        WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
+        UNION ALL
+        SELECT \(sql: columns) FROM forum.private_rows(NULL, NULL, \(ids)::text[]) o
+        WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
+        """, ObjectReading(keys: keys, budget: budget))
   }
 
   func update(

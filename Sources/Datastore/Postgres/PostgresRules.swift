@@ -241,7 +241,7 @@ struct PostgresRules: Equatable {
           forum.objects_before_insert(),
           forum.objects_after_delete(), forum.objects_after_update(), forum.objects_revise(),
           forum.moderate(text, text), forum.objects_feed() FROM PUBLIC;
-        GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;\(flagSQL)
+        GRANT EXECUTE ON FUNCTION forum.moderate(text, text) TO forum_member;\(flagSQL)\(stewardSQL)
 
         \(objectTriggers(on: "objects", guardFunction: "objects_guard"))
         \(objectTriggers(on: "private_objects", guardFunction: "private_guard"))
@@ -922,6 +922,66 @@ struct PostgresRules: Equatable {
       REVOKE ALL ON FUNCTION forum.set_flag(text, text, text, boolean) FROM PUBLIC;
       GRANT EXECUTE ON FUNCTION forum.set_flag(text, text, text, boolean) TO forum_member;
 
+      """
+  }
+
+  /// A `StewardRule`: which role keeps which (`forum.keeps_role`), who sets which setting
+  /// (`forum.may_set_setting`), and a trigger before every write of a row or file that refuses
+  /// a member of the banned role, whoever's function writes for them (the acting app user or
+  /// the connecting role, never `current_user`). Rendered only for rules that declare one, so
+  /// the SQL of other rules (and their boards' fingerprints) stays as it was.
+  private var stewardSQL: String {
+    guard let rule = rules.stewards.first else { return "" }
+    let steward = PostgresRules.literal("role:" + rule.role)
+    let banned = PostgresRules.literal(rule.bannedRole)
+    let settings =
+      rule.settings.isEmpty
+      ? "NULL" : rule.settings.map(PostgresRules.literal).joined(separator: ", ")
+    var triggers = ""
+    for (table, events) in [
+      ("objects", "INSERT OR UPDATE"), ("private_objects", "INSERT OR UPDATE"),
+      ("files", "INSERT OR UPDATE"), ("private_files", "INSERT OR UPDATE"),
+    ] {
+      triggers += """
+        DROP TRIGGER IF EXISTS a00_banned ON forum.\(table);
+        CREATE TRIGGER a00_banned BEFORE \(events) ON forum.\(table)
+          FOR EACH ROW EXECUTE FUNCTION forum.refuse_banned();
+
+        """
+    }
+    return """
+
+      CREATE OR REPLACE FUNCTION forum.keeps_role(board_role text) RETURNS boolean
+      LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+      AS $$ SELECT board_role = \(banned) AND \(steward) = ANY(forum.principals()) $$;
+      CREATE OR REPLACE FUNCTION forum.may_set_setting(setting text) RETURNS boolean
+      LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+      AS $$
+        SELECT setting IN (\(settings))
+          AND (forum.is_board_owner() OR \(steward) = ANY(forum.principals()))
+      $$;
+      CREATE OR REPLACE FUNCTION forum.refuse_banned() RETURNS trigger
+      LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $$
+      DECLARE
+        -- (plpgsql's IF reads its condition up to the first THEN: no CASE inside it.)
+        is_banned boolean := CASE WHEN forum.is_server()
+          THEN EXISTS (SELECT 1 FROM forum.app_role_members
+                       WHERE role = \(banned) AND user_id = forum.acting_user())
+          ELSE EXISTS (SELECT 1 FROM pg_roles r
+                       WHERE r.rolname = \(PostgresRules.literal("forum_role_" + rule.bannedRole))
+                         AND pg_has_role(session_user, r.oid, 'MEMBER'))
+          END;
+      BEGIN
+        IF is_banned THEN
+          \(PostgresRefusal(.noAccess).sql(saying: StoreReason.bannedWords))
+        END IF;
+        RETURN NEW;
+      END
+      $$;
+      REVOKE ALL ON FUNCTION forum.keeps_role(text), forum.may_set_setting(text),
+        forum.refuse_banned() FROM PUBLIC;
+      \(triggers)
       """
   }
 

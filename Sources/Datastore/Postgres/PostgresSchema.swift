@@ -455,44 +455,199 @@ enum PostgresSchema {
     // may write stay without one. Nothing else runs meanwhile (no trigger: dates, feed and
     // revisions stay); then `forum.storage` is counted again from the four tables, each row by
     // the measure its trigger uses. Only rows without a creator are looked at.
+    creatorsBackfill(from: "forum.app_identities"),
+    memberStorageStep,
+    // Issue 32: bans and settings are the board's (`StewardRule`): stewards grant the banned
+    // role, to app users too (`forum.set_board_role`, in `functionsSQL`), set the board's
+    // settings (`forum.set_board_setting`), and the rules' trigger refuses a banned member's
+    // writes (`PostgresRules.stewardSQL`). Nothing to store anew: a board set up before asks
+    // its owner for `forum init`, which remakes the functions and the rules.
     """
-    DO $$
-    DECLARE
-      t text;
-    BEGIN
-      FOREACH t IN ARRAY ARRAY['objects', 'private_objects', 'files', 'private_files'] LOOP
-        EXECUTE format('ALTER TABLE forum.%I DISABLE TRIGGER USER', t);
-        IF t LIKE '%objects' THEN
+    SELECT 1;
+    """,
+    geoCoordinateStep,
+  ]
+
+  /// Steps 21 and 22: gives rows and files without a creator the one the board knows, among
+  /// `users` (a table with a `user_id` column), then counts `forum.storage` again.
+  static func creatorsBackfill(from users: String) -> String {
+    return """
+      DO $$
+      DECLARE
+        t text;
+      BEGIN
+        FOREACH t IN ARRAY ARRAY['objects', 'private_objects', 'files', 'private_files'] LOOP
+          EXECUTE format('ALTER TABLE forum.%I DISABLE TRIGGER USER', t);
+          IF t LIKE '%objects' THEN
+            EXECUTE format($q$
+              UPDATE forum.%I o SET creator = o.data #>> ARRAY[r.field, 'objectId']
+              FROM (SELECT x->>'className' AS class, x->>'field' AS field
+                    FROM forum.meta m, jsonb_array_elements(m.value::jsonb -> 'owners') x
+                    WHERE m.key = 'rules') r
+              WHERE o.creator IS NULL AND o.class = r.class
+                AND o.data #>> ARRAY[r.field, '__type'] = 'Pointer'
+                AND o.data #>> ARRAY[r.field, 'objectId'] IN
+                  (SELECT user_id FROM \(users))$q$, t);
+          END IF;
           EXECUTE format($q$
-            UPDATE forum.%I o SET creator = o.data #>> ARRAY[r.field, 'objectId']
-            FROM (SELECT x->>'className' AS class, x->>'field' AS field
-                  FROM forum.meta m, jsonb_array_elements(m.value::jsonb -> 'owners') x
-                  WHERE m.key = 'rules') r
-            WHERE o.creator IS NULL AND o.class = r.class
-              AND o.data #>> ARRAY[r.field, '__type'] = 'Pointer'
-              AND o.data #>> ARRAY[r.field, 'objectId'] IN
-                (SELECT user_id FROM forum.app_identities)$q$, t);
-        END IF;
-        EXECUTE format($q$
-          UPDATE forum.%I SET creator = (SELECT w FROM unnest(writers) w WHERE w NOT LIKE 'role:%%')
-          WHERE creator IS NULL AND NOT '*' = ANY(writers)
-            AND (SELECT count(*) FROM unnest(writers) w WHERE w NOT LIKE 'role:%%') = 1
-            AND EXISTS (SELECT 1 FROM unnest(writers) w
-                        JOIN forum.app_identities a ON a.user_id = w)$q$, t);
-        EXECUTE format('ALTER TABLE forum.%I ENABLE TRIGGER USER', t);
-      END LOOP;
-      DELETE FROM forum.storage;
-      INSERT INTO forum.storage(user_id, bytes)
-      SELECT creator, sum(bytes) FROM (
-        SELECT creator, octet_length(data::text) AS bytes FROM forum.objects
-        UNION ALL SELECT creator, octet_length(data::text) FROM forum.private_objects
-        UNION ALL SELECT creator, octet_length(data) FROM forum.files
-        UNION ALL SELECT creator, octet_length(data) FROM forum.private_files) AS stored
-      WHERE creator IS NOT NULL GROUP BY creator;
+            UPDATE forum.%I SET creator = (SELECT w FROM unnest(writers) w WHERE w NOT LIKE 'role:%%')
+            WHERE creator IS NULL AND NOT '*' = ANY(writers)
+              AND (SELECT count(*) FROM unnest(writers) w WHERE w NOT LIKE 'role:%%') = 1
+              AND EXISTS (SELECT 1 FROM unnest(writers) w
+                          JOIN \(users) a ON a.user_id = w)$q$, t);
+          EXECUTE format('ALTER TABLE forum.%I ENABLE TRIGGER USER', t);
+        END LOOP;
+        DELETE FROM forum.storage;
+        INSERT INTO forum.storage(user_id, bytes)
+        SELECT creator, sum(bytes) FROM (
+          SELECT creator, octet_length(data::text) AS bytes FROM forum.objects
+          UNION ALL SELECT creator, octet_length(data::text) FROM forum.private_objects
+          UNION ALL SELECT creator, octet_length(data) FROM forum.files
+          UNION ALL SELECT creator, octet_length(data) FROM forum.private_files) AS stored
+        WHERE creator IS NOT NULL GROUP BY creator;
+      END
+      $$;
+      """
+  }
+
+  /// Issue 28 H5, step 22: members' own writes (psql, `forum` on the terminal) count in the
+  /// storage per user and are bounded, as an app user's are by `forum serve`. A row or file a
+  /// member inserts has the member as its creator (`forum.caller_id()`); rows stored before get
+  /// theirs as step 21 gave app users theirs. A member's write that grows the bytes of a
+  /// creator past `member_storage_bytes` in `forum.meta` (64 MiB; the owner sets it, 0 turns
+  /// it off; members may read it) fails with check_violation and writes nothing, whatever
+  /// client made it. Writes by a server (whose quota is `forum serve --storage-per-user`), by
+  /// the board's owner, and the board's own bookkeeping inside another write (a thread's
+  /// counts when someone comments on it) are not refused.
+  static let memberStorageStep = """
+    INSERT INTO forum.meta(key, value) VALUES ('member_storage_bytes', '\(64 << 20)')
+    ON CONFLICT (key) DO NOTHING;
+    CREATE OR REPLACE FUNCTION forum.objects_creator() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF NOT forum.is_moving() THEN NEW.creator := forum.caller_id(); END IF;
+      RETURN NEW;
     END
     $$;
-    """,
-  ]
+    CREATE OR REPLACE FUNCTION forum.within_member_storage(creator text, grown bigint)
+    RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      bound bigint;
+      held bigint;
+    BEGIN
+      IF creator IS NULL OR grown <= 0 OR forum.is_server() OR forum.is_board_owner() THEN
+        RETURN;
+      END IF;
+      -- Bookkeeping inside another write (trigger depth 2 and more) grows others' rows a few
+      -- bytes; the member's own statement, and any row of theirs, is what is bounded.
+      IF pg_trigger_depth() > 1 AND creator IS DISTINCT FROM forum.caller_id() THEN RETURN; END IF;
+      bound := (SELECT value::bigint FROM forum.meta WHERE key = 'member_storage_bytes');
+      IF bound IS NULL OR bound <= 0 THEN RETURN; END IF;
+      held := coalesce((SELECT s.bytes FROM forum.storage s WHERE s.user_id = creator), 0);
+      IF held > bound THEN
+        RAISE EXCEPTION 'your objects would hold % bytes; the storage per user is % bytes',
+          held, bound
+          USING ERRCODE = 'check_violation',
+                HINT = 'delete some first, or ask the board''s owner '
+                       '(forum.meta member_storage_bytes)';
+      END IF;
+    END
+    $$;
+    REVOKE ALL ON FUNCTION forum.within_member_storage(text, bigint) FROM PUBLIC;
+    CREATE OR REPLACE FUNCTION forum.objects_storage() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      before bigint := 0;
+      after bigint;
+    BEGIN
+      IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.creator IS NOT NULL THEN
+        before := octet_length(OLD.data::text);
+        UPDATE forum.storage SET bytes = bytes - before WHERE user_id = OLD.creator;
+      END IF;
+      IF TG_OP IN ('UPDATE', 'INSERT') AND NEW.creator IS NOT NULL THEN
+        after := octet_length(NEW.data::text);
+        INSERT INTO forum.storage(user_id, bytes) VALUES (NEW.creator, after)
+        ON CONFLICT (user_id) DO UPDATE SET bytes = forum.storage.bytes + excluded.bytes;
+        PERFORM forum.within_member_storage(NEW.creator,
+          after - CASE WHEN TG_OP = 'UPDATE' AND OLD.creator IS NOT DISTINCT FROM NEW.creator
+                       THEN before ELSE 0 END);
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+    CREATE OR REPLACE FUNCTION forum.files_storage() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      before bigint := 0;
+      after bigint;
+    BEGIN
+      IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.creator IS NOT NULL THEN
+        before := octet_length(OLD.data);
+        UPDATE forum.storage SET bytes = bytes - before WHERE user_id = OLD.creator;
+      END IF;
+      IF TG_OP IN ('UPDATE', 'INSERT') AND NEW.creator IS NOT NULL THEN
+        after := octet_length(NEW.data);
+        INSERT INTO forum.storage(user_id, bytes) VALUES (NEW.creator, after)
+        ON CONFLICT (user_id) DO UPDATE SET bytes = forum.storage.bytes + excluded.bytes;
+        PERFORM forum.within_member_storage(NEW.creator,
+          after - CASE WHEN TG_OP = 'UPDATE' AND OLD.creator IS NOT DISTINCT FROM NEW.creator
+                       THEN before ELSE 0 END);
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+    """ + creatorsBackfill(from: "forum.users")
+
+  /// Issue 34: a GeoPoint's coordinate as a float8 column an index can hold (`forum index geo
+  /// CLASS FIELD` makes the columns, `geoIndexSQL`). Row-level security lets only leakproof
+  /// operators into an index condition; no jsonb operator is, float8's comparisons are. NULL
+  /// for anything but a number within ±180 (no box or distance reaches past it), so no stored
+  /// value makes the cast fail a write. Nested CASEs: `AND` does not promise an order.
+  static let geoCoordinateStep = """
+    CREATE OR REPLACE FUNCTION forum.geo_coordinate(point jsonb, axis text) RETURNS float8
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog
+    AS $$
+      SELECT CASE WHEN jsonb_typeof(point -> axis) = 'number' THEN
+        CASE WHEN (point -> axis)::numeric BETWEEN -180 AND 180
+          THEN (point -> axis)::numeric::float8 END END
+    $$;
+    GRANT EXECUTE ON FUNCTION forum.geo_coordinate(jsonb, text) TO forum_member;
+    """
+
+  /// The float8 column holding `axis` ("lat" or "lon") of the GeoPoint `field`.
+  static func geoColumn(_ field: String, _ axis: String) -> String { "geo_\(field)_\(axis)" }
+
+  /// A geo index (`IndexSpec(geoOf:field:)`): both coordinates as stored columns of both tables
+  /// (the engine's WHERE clauses are the same for both), and on the public rows' table one
+  /// index of the class's rows by latitude, then longitude: a box seeks its latitudes and
+  /// checks longitudes in the index. Names are validated (`Validation.isName`).
+  static func geoIndexSQL(_ spec: IndexSpec) -> [String] {
+    let field = spec.fields[0]
+    var statements: [String] = []
+    for (axis, name) in [("lat", "latitude"), ("lon", "longitude")] {
+      for target in ["forum.objects", "forum.private_objects"] {
+        statements.append(
+          """
+          ALTER TABLE \(target) ADD COLUMN IF NOT EXISTS "\(geoColumn(field, axis))" float8
+          GENERATED ALWAYS AS (forum.geo_coordinate(data -> '\(field)', '\(name)')) STORED
+          """)
+      }
+    }
+    let name = "objects_geo_\(spec.className)_\(field)".prefix(63)
+    statements.append(
+      """
+      CREATE INDEX IF NOT EXISTS "\(name)" ON forum.objects
+      ("\(geoColumn(field, "lat"))", "\(geoColumn(field, "lon"))", id)
+      WHERE class = '\(spec.className)'
+      """)
+    statements.append("ANALYZE forum.objects")
+    return statements
+  }
 
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [
@@ -1265,8 +1420,18 @@ enum PostgresSchema {
                      WHERE r.rolname = 'forum_owner'), false)
     $$;
 
-    -- Grants or revokes a board role (forum_role_<name>) to a user's database role: the board's
-    -- owner only. Runs as the schema's owner, who may create and grant roles.
+    -- What a `StewardRule` lets its stewards do: defaults for rules that declare none, remade
+    -- by the rules' SQL (`PostgresRules.stewardSQL`) when they do.
+    CREATE OR REPLACE FUNCTION forum.keeps_role(board_role text) RETURNS boolean
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$ SELECT false $$;
+    CREATE OR REPLACE FUNCTION forum.may_set_setting(setting text) RETURNS boolean
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$ SELECT false $$;
+
+    -- Grants or revokes a board role: the board's owner, or a steward for the role it keeps
+    -- (`forum.keeps_role`). A member's database role gets forum_role_<name>; an app user (no
+    -- database role: a key at the ssh door, an app's user) a row of forum.app_role_members,
+    -- which `forum.principals()` reads for a server. Runs as the schema's owner, who may create
+    -- and grant roles. Only the owner gives a role to the owner.
     CREATE OR REPLACE FUNCTION forum.set_board_role(board_role text, target text, member boolean)
     RETURNS void
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -1274,8 +1439,10 @@ enum PostgresSchema {
     DECLARE
       target_role name;
       group_role text := 'forum_role_' || board_role;
+      owner boolean := forum.is_board_owner();
     BEGIN
-      IF NOT forum.is_board_owner() THEN
+      -- A steward keeps others' roles, never their own (a banned moderator stays banned).
+      IF NOT owner AND (NOT forum.keeps_role(board_role) OR target = forum.caller_id()) THEN
         RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'only the board''s owner manages roles';
       END IF;
       IF board_role !~ '^[A-Za-z0-9_-]{1,50}$' THEN
@@ -1284,7 +1451,22 @@ enum PostgresSchema {
       SELECT r.rolname INTO target_role FROM forum.users u JOIN pg_roles r ON r.oid = u.role_oid
       WHERE u.user_id = target;
       IF target_role IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+        IF NOT EXISTS (SELECT 1 FROM forum.objects WHERE class = 'user' AND object_id = target) THEN
+          RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = 'No data available.';
+        END IF;
+        IF member THEN
+          INSERT INTO forum.app_role_members(role, user_id) VALUES (board_role, target)
+          ON CONFLICT DO NOTHING;
+        ELSE
+          DELETE FROM forum.app_role_members WHERE role = board_role AND user_id = target;
+        END IF;
+        RETURN;
+      END IF;
+      IF member AND NOT owner AND (
+          target_role = (SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'forum')
+          OR EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = 'forum_owner'
+                     AND pg_has_role(target_role, r.oid, 'MEMBER'))) THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'nobody but the owner changes the owner''s roles';
       END IF;
       IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = group_role) THEN
         BEGIN
@@ -1300,18 +1482,42 @@ enum PostgresSchema {
     END
     $$;
 
-    -- The users holding a board role: the board's owner only.
+    -- The users holding a board role, database roles' and app users': the board's owner, or a
+    -- steward for the role it keeps.
     CREATE OR REPLACE FUNCTION forum.board_role_members(board_role text) RETURNS SETOF text
     LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
     BEGIN
-      IF NOT forum.is_board_owner() THEN
+      IF NOT forum.is_board_owner() AND NOT forum.keeps_role(board_role) THEN
         RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'only the board''s owner manages roles';
       END IF;
       RETURN QUERY SELECT u.user_id FROM forum.users u
         JOIN pg_auth_members m ON m.member = u.role_oid
         JOIN pg_roles g ON g.oid = m.roleid AND g.rolname = 'forum_role_' || board_role
+        UNION SELECT a.user_id FROM forum.app_role_members a WHERE a.role = board_role
         ORDER BY 1;
+    END
+    $$;
+
+    -- The board's settings (`StewardRule.settings`), kept in forum.meta as `setting.<name>`:
+    -- every member reads them; the owner and the stewards set them (`forum.may_set_setting`).
+    CREATE OR REPLACE FUNCTION forum.board_setting(setting text) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$ SELECT value FROM forum.meta WHERE key = 'setting.' || setting $$;
+    CREATE OR REPLACE FUNCTION forum.set_board_setting(setting text, setting_value text)
+    RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF NOT forum.may_set_setting(setting) THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA403', MESSAGE = 'only the board''s keepers set that';
+      END IF;
+      IF setting_value IS NULL THEN
+        DELETE FROM forum.meta WHERE key = 'setting.' || setting;
+      ELSE
+        INSERT INTO forum.meta(key, value) VALUES ('setting.' || setting, setting_value)
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+      END IF;
     END
     $$;
 
@@ -1359,9 +1565,12 @@ enum PostgresSchema {
     GRANT EXECUTE ON FUNCTION forum.delete_object(text, text, text[]) TO forum_member;
 
     REVOKE ALL ON FUNCTION forum.is_board_owner(), forum.set_board_role(text, text, boolean),
-      forum.board_role_members(text) FROM PUBLIC;
+      forum.board_role_members(text), forum.board_setting(text),
+      forum.set_board_setting(text, text), forum.keeps_role(text), forum.may_set_setting(text)
+      FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.is_board_owner(), forum.set_board_role(text, text, boolean),
-      forum.board_role_members(text) TO forum_member;
+      forum.board_role_members(text), forum.board_setting(text),
+      forum.set_board_setting(text, text) TO forum_member;
 
     REVOKE ALL ON FUNCTION forum.is_server(), forum.acting_user() FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.is_server(), forum.acting_user() TO forum_member;

@@ -63,10 +63,48 @@ extension SQLiteEngine {
   /// `PRAGMA data_version` moves when another connection commits, the connection's own count
   /// of changed rows when it writes itself: together they move on every commit that changes a
   /// row. A file moved or deleted under the connection is an error, not a state.
+  /// The clocks (`StateMark.feed` and the rest) are read again only when one of the two moved.
   func stateMark() throws -> StateMark? {
     try checkInPlace()
     let version = try guarded { try dataVersion() }
-    return StateMark(external: version, own: connection.totalChanges)
+    let own = connection.totalChanges
+    if let last = lastMark, last.external == version, last.own == own { return last }
+    let mark = StateMark(external: version, own: own, clocks: try guarded { try writeClocks() })
+    lastMark = mark
+    return mark
+  }
+
+  /// The feed's last number and the clocks of `write_clocks` (SQLiteSchema version 22).
+  func writeClocks() throws -> StateMark {
+    try connection.prepare(
+      """
+      SELECT (SELECT coalesce(max(seq), 0) FROM changes),
+        (SELECT n FROM write_clocks WHERE name = 'identity'),
+        (SELECT n FROM write_clocks WHERE name = 'meta'),
+        (SELECT n FROM write_clocks WHERE name = 'files'),
+        (SELECT n FROM write_clocks WHERE name = 'quiet')
+      """
+    ).firstRow {
+      StateMark(
+        feed: $0.int(0), identity: $0.int(1), meta: $0.int(2), files: $0.int(3), quiet: $0.int(4))
+    } ?? StateMark(feed: 0, identity: 0, meta: 0, files: 0, quiet: 0)
+  }
+
+  func writtenObjects(after sequence: Int64, limit: Int) throws -> [WrittenObject]? {
+    try guarded {
+      let pruned =
+        try connection.prepare("SELECT \(SQLiteSchema.prunedThrough)").firstRow { $0.int(0) } ?? 0
+      guard sequence >= pruned else { return nil }
+      let rows = try connection.prepare(
+        "SELECT seq, class, objectId, kind, parentId FROM changes WHERE seq > ? ORDER BY seq LIMIT ?"
+      ).rows([.integer(sequence), .integer(Int64(limit) + 1)]) { row in
+        WrittenObject(
+          sequence: row.int(0), className: row.lossyText(1) ?? "",
+          objectId: row.lossyText(2) ?? "", parentId: row.lossyText(4),
+          kind: Change.Kind(rawValue: Int(row.int(3))) ?? .updated)
+      }
+      return rows.count > limit ? nil : rows
+    }
   }
 
   func checkInPlace() throws {

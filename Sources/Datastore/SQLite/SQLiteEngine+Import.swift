@@ -2,26 +2,85 @@
 /// given (the triggers that keep readers, counts, the feed and storage still run), in one
 /// transaction for the batch.
 extension SQLiteEngine {
-  func importItems(_ items: [ImportItem]) throws -> [ImportOutcome] {
+  func importItems(
+    next: () throws -> ImportItem?, outcome: (ImportOutcome) throws -> Void
+  ) throws {
     noteIdentityWrite()
-    return try transaction {
-      try items.map { item in
+    try transaction {
+      // A parent imported here, as given: its children's insert triggers count it up, and the
+      // importer gave it its counts already (PostgreSQL's import runs no trigger).
+      let parents = Set(rules.children.map(\.parentClass))
+      var given: [(objectId: String, data: String)] = []
+      while let item = try next() {
         switch item {
         case .object(let object, let anonymousId):
-          return try importObject(object, anonymousId: anonymousId)
+          let result = try importObject(object, anonymousId: anonymousId)
+          if result == .imported, parents.contains(object.className) {
+            given.append((object.objectId, JSONValue.object(object.fields).jsonText()))
+          }
+          try outcome(result)
         case .roleMember(let role, let userId):
           let values: [SQLValue] = [.text(role), .text(userId)]
           let present = try connection.prepare(
             "SELECT 1 FROM role_members WHERE role = ? AND userId = ?"
           ).firstRow(values) { $0.int(0) }
-          if present != nil { return .unchanged }
+          if present != nil {
+            try outcome(.unchanged)
+            continue
+          }
           try connection.run("INSERT INTO role_members(role, userId) VALUES (?, ?)", values)
-          return .imported
+          try outcome(.imported)
         case .file(let file):
-          return try importFile(file)
+          try outcome(try importFile(file))
+        case .counter(let name, let value):
+          let stored = try counter(name)
+          guard stored < value else {
+            try outcome(.unchanged)
+            continue
+          }
+          try connection.run(
+            """
+            INSERT INTO counters(name, value) VALUES (?, ?)
+            ON CONFLICT(name) DO UPDATE SET value = excluded.value
+            """, [.text(name), .integer(value)])
+          try outcome(.imported)
         }
       }
+      for parent in given {
+        try connection.run(
+          "UPDATE objects SET data = ? WHERE objectId = ? AND data IS NOT ?",
+          [.text(parent.data), .text(parent.objectId), .text(parent.data)])
+      }
     }
+  }
+
+  func storedObjects(_ objectIds: [String]) throws -> [String: ImportedObject] {
+    var found: [String: ImportedObject] = [:]
+    let statement = try connection.prepare(
+      """
+      SELECT class, createDate, updateDate, readers, writers, data FROM objects
+      WHERE objectId = ?
+      """)
+    for objectId in objectIds {
+      let row = try statement.firstRow([.text(objectId)]) { row in
+        (
+          try row.text(0) ?? "", row.int(1), row.int(2), try row.text(3) ?? "",
+          try row.text(4) ?? "", try row.text(5) ?? ""
+        )
+      }
+      guard let row, let fields = (try? JSONValue.parse(row.5))?.objectValue else { continue }
+      found[objectId] = ImportedObject(
+        className: row.0, objectId: objectId, createDate: row.1, updateDate: row.2,
+        acl: ACL(readers: ACL.parseColumn(row.3), writers: ACL.parseColumn(row.4)),
+        fields: fields)
+    }
+    return found
+  }
+
+  func counter(_ name: String) throws -> Int64 {
+    try connection.prepare("SELECT value FROM counters WHERE name = ?").firstRow([.text(name)]) {
+      $0.int(0)
+    } ?? 0
   }
 
   private func importObject(_ object: ImportedObject, anonymousId: String?) throws

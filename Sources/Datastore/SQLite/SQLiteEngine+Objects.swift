@@ -8,6 +8,7 @@ extension SQLiteEngine {
     throws -> DataObject
   {
     try transaction {
+      try refuseBanned(caller)
       var fields = fields
       // Numbers and counters are the engine's to write, whatever was passed.
       for field in rules.managedFields(of: className)
@@ -56,13 +57,26 @@ extension SQLiteEngine {
     }
   }
 
+  /// A member of the banned role (`StewardRule`) writes nothing: read in the write's own
+  /// transaction, so a ban counts from the next write, whatever the caller's principals say.
+  func refuseBanned(_ caller: Principals) throws {
+    guard let role = rules.bannedRole, let me = caller.userId else { return }
+    let banned = try connection.firstRow(
+      "SELECT 1 FROM role_members WHERE role = \(role) AND userId = \(me)"
+    ) { $0.int(0) }
+    if banned != nil { throw DatastoreError(.noAccess, reason: StoreReason.banned) }
+  }
+
   /// A merge step of the full-text index in its own transaction (`SQLiteSearch.mergeStep`).
   func tidy() throws -> Bool {
     try guarded {
       try connection.transaction {
         let before = connection.totalChanges
         try connection.prepare(SQLiteSearch.mergeStep).run()
-        return connection.totalChanges - before >= 2
+        guard connection.totalChanges - before >= 2 else { return false }
+        // A commit that changes no answer, said so to servers' read caches (`StateMark.quiet`).
+        try connection.execute("UPDATE write_clocks SET n = n + 1 WHERE name = 'quiet'")
+        return true
       }
     }
   }
@@ -348,6 +362,7 @@ extension SQLiteEngine {
       RETURNING class, objectId, createDate, updateDate, readers, writers, data
       """
     return try transaction {
+      try refuseBanned(caller)
       if let updated = try connection.firstRow(statement, object) { return updated }
       if let field = try arrays.keys.sorted().first(where: { key in
         try connection.firstRow(
@@ -608,6 +623,7 @@ extension SQLiteEngine {
       RETURNING name, mimeType, fileSize, createDate, updateDate, readers, writers
       """
     return try transaction {
+      try refuseBanned(caller)
       guard let inserted = try connection.firstRow(statement, fileInfo) else {
         throw DatastoreError.invalid("fileName", "a file named \(name) already exists")
       }
@@ -697,6 +713,7 @@ extension SQLiteEngine {
       RETURNING \(sql: SQL(verbatim: SQLiteEngine.fileColumns.replacing("f.", with: "")))
       """
     return try transaction {
+      try refuseBanned(caller)
       if let updated = try connection.firstRow(statement, fileInfo) { return updated }
       throw try fileRefusal(name, caller)
     }

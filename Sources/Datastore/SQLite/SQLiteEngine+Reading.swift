@@ -203,6 +203,7 @@ extension SQLiteEngine {
     let me = try userId(caller)
     try transaction {
       try guarded {
+        try refuseBanned(caller)  // as PostgreSQL's trigger refuses the take-down's row
         let isModerator = try connection.firstRow(
           "SELECT 1 FROM role_members WHERE role = \(rule.role) AND userId = \(me)"
         ) { $0.int(0) }
@@ -247,6 +248,7 @@ extension SQLiteEngine {
     let me = try userId(caller)
     try transaction {
       try guarded {
+        try refuseBanned(caller)
         let inRole = try connection.firstRow(
           "SELECT 1 FROM role_members WHERE role = \(rule.role) AND userId = \(me)"
         ) { $0.int(0) }
@@ -297,7 +299,11 @@ extension SQLiteEngine {
   }
 
   func setRole(_ role: String, userId target: String, member: Bool, as caller: Principals) throws {
-    guard try isBoardOwner(caller) else { throw DatastoreError.noAccess }
+    let owner = try isBoardOwner(caller)
+    // A steward keeps others' roles, never their own (a banned moderator stays banned).
+    guard try owner || (isSteward(caller, keeping: role) && target != caller.userId) else {
+      throw DatastoreError.noAccess
+    }
     noteIdentityWrite()
     try guarded {
       try connection.transaction {
@@ -305,6 +311,12 @@ extension SQLiteEngine {
           "SELECT 1 FROM objects WHERE objectId = \(target) AND class = \(User.className)"
         ) { $0.int(0) }
         guard exists != nil else { throw DatastoreError.notFound }
+        // Nobody bans the board's owner.
+        if role == rules.bannedRole, member,
+          try isBoardOwner(Principals(userId: target, roles: []))
+        {
+          throw DatastoreError.noAccess
+        }
         try connection.run(
           sql: member
             ? "INSERT OR IGNORE INTO role_members(role, userId) VALUES (\(role), \(target))"
@@ -313,8 +325,51 @@ extension SQLiteEngine {
     }
   }
 
+  /// True when the caller is in a role that keeps `role` (`EngineRules.keeps`), read now.
+  private func isSteward(_ caller: Principals, keeping role: String) throws -> Bool {
+    guard let me = caller.userId else { return false }
+    for steward in rules.stewards where rules.keeps(role, role: steward.role) {
+      let found = try guarded {
+        try connection.firstRow(
+          "SELECT 1 FROM role_members WHERE role = \(steward.role) AND userId = \(me)"
+        ) { $0.int(0) }
+      }
+      if found != nil { return true }
+    }
+    return false
+  }
+
+  func setting(_ name: String, as caller: Principals) throws -> String? {
+    try guarded {
+      try connection.firstRow("SELECT value FROM meta WHERE key = \("setting." + name)") {
+        try $0.text(0)
+      } ?? nil
+    }
+  }
+
+  func setSetting(_ name: String, value: String?, as caller: Principals) throws {
+    guard let rule = rules.stewardRule(ofSetting: name) else {
+      throw DatastoreError.invalid("setting")
+    }
+    guard try isBoardOwner(caller) || isSteward(caller, keeping: rule.bannedRole) else {
+      throw DatastoreError.noAccess
+    }
+    try guarded {
+      try connection.transaction {
+        if let value {
+          try connection.run(
+            sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (\("setting." + name), \(value))")
+        } else {
+          try connection.run(sql: "DELETE FROM meta WHERE key = \("setting." + name)")
+        }
+      }
+    }
+  }
+
   func members(ofRole role: String, as caller: Principals) throws -> [String] {
-    guard try isBoardOwner(caller) else { throw DatastoreError.noAccess }
+    guard try isBoardOwner(caller) || isSteward(caller, keeping: role) else {
+      throw DatastoreError.noAccess
+    }
     return try guarded {
       try connection.rows("SELECT userId FROM role_members WHERE role = \(role) ORDER BY userId") {
         try $0.text(0) ?? ""

@@ -32,13 +32,23 @@ final class SQLiteEngine: DatastoreEngine {
   private(set) var lastDataVersion: Int64?
   func noteDataVersion(_ version: Int64) { lastDataVersion = version }
 
-  /// Sessions `caller` found, by their token's hash, while no other connection committed and
-  /// this one wrote no session or role (`identityWrites`): a server's next request of the same
-  /// session looks nothing up, even after it wrote objects. A logout, a role granted, a session
+  /// Sessions `caller` found, by their token's hash, while nobody wrote a session, a role or
+  /// an identity (the identity clock, `write_clocks`) and this connection wrote none
+  /// (`identityWrites`): a server's next request of the same session looks nothing up, even
+  /// after objects were written, by it or by anyone. A logout, a role granted, a session
   /// ended by hand empties it; expiry is checked here.
   /// Keyed by the hash in hex: a dictionary keyed by `[UInt8]` cost every command 0.4 M
   /// instructions the first time (the runtime proving `Array<UInt8>: Hashable` by name).
-  private var sessionCache: (mark: StateMark, sessions: [String: CachedSession])?
+  private var sessionCache: (mark: SessionMark, sessions: [String: CachedSession])?
+  /// The identity clock (`StateMark.identity`: sessions, roles, by anyone) and this
+  /// connection's own identity writes: object writes move neither.
+  private struct SessionMark: Equatable {
+    let identity: Int64
+    let own: Int64
+  }
+  /// The last `stateMark()`, reused while neither `PRAGMA data_version` nor this connection's
+  /// changes moved.
+  var lastMark: StateMark?
   /// Writes of this connection to `sessions`, `identities` or `role_members` (the object
   /// triggers touch none of them).
   private var identityWrites: Int64 = 0
@@ -297,7 +307,7 @@ final class SQLiteEngine: DatastoreEngine {
         // The record is the rules' one encoding: recorded equal, they are these rules.
         self.rules = rules
       }
-      try ensureIndexes(indexes.filter { $0.kind == .ordered })
+      try ensureIndexes(indexes.map(SQLiteEngine.ordered).filter { $0.kind == .ordered })
       let text = SQLiteSearch.fields(of: indexes)
       if !text.isEmpty && text != textFields {
         textFields = try SQLiteSearch.install(text, on: connection)
@@ -311,6 +321,15 @@ final class SQLiteEngine: DatastoreEngine {
 
   func addIndex(_ spec: IndexSpec) throws {
     try prepare(rules: EngineRules(), indexes: [spec])
+  }
+
+  /// A GeoPoint index on SQLite is the class's public rows by latitude, then longitude: a box
+  /// (and a distance's box) seeks its latitudes and checks longitudes in the index, where the
+  /// expressions are the ones `SQLiteLeaves.numberWithin` writes.
+  static func ordered(_ spec: IndexSpec) -> IndexSpec {
+    guard spec.kind == .geo, let field = spec.fields.first else { return spec }
+    return IndexSpec(
+      className: spec.className, fields: [field + ".latitude", field + ".longitude"])
   }
 
   private func ensureIndexes(_ specs: [IndexSpec]) throws {
@@ -407,7 +426,9 @@ final class SQLiteEngine: DatastoreEngine {
     try guarded {
       let hash = SHA256.hash(sessionToken)
       let key = SHA256.hex(hash)
-      let mark = StateMark(external: try known?.external ?? dataVersion(), own: identityWrites)
+      let mark = SessionMark(
+        identity: try known?.identity ?? (stateMark() ?? writeClocks()).identity,
+        own: identityWrites)
       if sessionCache?.mark != mark { sessionCache = (mark, [:]) }
       if let cached = sessionCache?.sessions[key], cached.expiresAt > BackendDate.now() {
         return cached.principals

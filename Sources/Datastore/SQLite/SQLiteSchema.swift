@@ -18,7 +18,7 @@
 enum SQLiteSchema {
   /// How many steps `migrations` has: the `user_version` of an up-to-date file, known without
   /// building the steps' SQL (a test checks that the two agree).
-  static let version: Int64 = 21
+  static let version: Int64 = 22
 
   static let migrations = Migrations(steps: [
     .sql(
@@ -298,7 +298,46 @@ enum SQLiteSchema {
       INSERT INTO search_text(search_text, rank) VALUES ('usermerge', 16);
       INSERT INTO search_text(search_text, rank) VALUES ('crisismerge', 64);
       """),
+    // Version 22 (issue 29): what a server's read cache needs to tell which commit changed
+    // what (`write_clocks`).
+    .swift(addWriteClocks),
   ])
+
+  /// The tables outside the change feed whose writes change a server's answers, each with the
+  /// clock its writes move (`write_clocks`): who a session is and what roles they hold, the
+  /// board's keys and rules, files.
+  static let clockedTables = [
+    ("sessions", "identity"), ("role_members", "identity"), ("identities", "identity"),
+    ("passwords", "identity"), ("meta", "meta"), ("files", "files"),
+  ]
+
+  /// Version 22 (issue 29): one counter per kind of write the change feed does not record,
+  /// moved by triggers on every row written (by anyone: this server, the prompt, `sqlite3`), and
+  /// `quiet`, moved by a commit that changes no answer (`SQLiteEngine.tidy`). With the feed's
+  /// last number they tell a server which commit changed what (`StateMark`): an object write
+  /// empties only the answers it can change, and the sessions it remembers stay. Idempotent.
+  private static func addWriteClocks(_ connection: Connection) throws {
+    var sql = """
+      CREATE TABLE IF NOT EXISTS write_clocks(name TEXT PRIMARY KEY, n INTEGER NOT NULL)
+        WITHOUT ROWID;
+      INSERT OR IGNORE INTO write_clocks(name, n)
+        VALUES ('identity', 0), ('meta', 0), ('files', 0), ('quiet', 0);
+
+      """
+    for (table, clock) in clockedTables {
+      for event in ["INSERT", "UPDATE", "DELETE"] {
+        let name = "\(table)_clock_\(event.lowercased())"
+        sql += """
+          DROP TRIGGER IF EXISTS \(name);
+          CREATE TRIGGER \(name) AFTER \(event) ON \(table) BEGIN
+            UPDATE write_clocks SET n = n + 1 WHERE name = '\(clock)';
+          END;
+
+          """
+      }
+    }
+    try connection.execute(sql)
+  }
 
   private static func indexPublicRows(_ connection: Connection) throws {
     // Idempotent, as a board whose version was set back by hand runs it again.

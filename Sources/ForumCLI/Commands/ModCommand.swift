@@ -2,8 +2,10 @@ import Datastore
 import Forum
 
 /// `mod add @handle`, `mod remove @handle`, `mod list`: the board's owner chooses moderators.
-/// `mod ban-key SHA256:…|@handle`, `mod unban-key …`: through the ssh door, moderators and the
-/// owner keep a key (or every key a member came in with) out; the member's posts stay.
+/// `mod ban-key SHA256:…|@handle`, `mod unban-key …`: moderators and the owner ban a member
+/// (by the key they came in with at the ssh door, or by handle): a fact of the board, which the
+/// engine enforces (the member writes nothing, on any path); their posts stay.
+/// `mod posts-per-minute [N|off]`: the board's posting budget, which the ssh door holds keys to.
 enum ModCommand: ForumCommand {
   static let name = "mod"
   static let info = CommandInfo(
@@ -14,18 +16,23 @@ enum ModCommand: ForumCommand {
     details: Localized(
       "Moderators may delete other people's public threads and comments; a tombstone stays. "
         + "The owner is the board's first user (SQLite) or the schema's owner or a member of "
-        + "forum_owner (PostgreSQL). A change counts from the person's next command. Through the "
-        + "ssh door, moderators ban a key with mod ban-key SHA256:…|@handle (its posts stay).",
+        + "forum_owner (PostgreSQL). A change counts from the person's next command. Moderators "
+        + "and the owner ban a member with mod ban-key SHA256:…|@handle (a key only through the "
+        + "ssh door): they may read, not write; their posts stay. mod posts-per-minute N|off sets "
+        + "the board's posting budget, which the ssh door holds each key to.",
       "モデレーターは他人の公開スレッドとコメントを削除でき、墓標が残ります。所有者は最初の"
         + "利用者 (SQLite)、またはスキーマの所有者か forum_owner のメンバー (PostgreSQL) です。"
         + "変更は相手の次のコマンドから有効です。"
-        + "ssh の入口では mod ban-key SHA256:…|@ハンドル で鍵を締め出せます (投稿は残ります)。"),
+        + "モデレーターと所有者は mod ban-key SHA256:…|@ハンドル でメンバーを締め出せます "
+        + "(鍵は ssh の入口から)。読めますが書き込めません。投稿は残ります。"
+        + "mod posts-per-minute N|off で掲示板の毎分の投稿数を設定します (ssh の入口で鍵ごとに適用)。"),
     parameters: [action, user])
 
   enum Action: String, CaseIterable, ArgumentValue {
     case add, remove, list
     case banKey = "ban-key"
     case unbanKey = "unban-key"
+    case postsPerMinute = "posts-per-minute"
     static var valueName: String { allCases.map(\.rawValue).joined(separator: "|") }
     static var completion: Completion { .words(allCases.map(\.rawValue)) }
     init(parsing word: String, messages: Messages) throws {
@@ -50,7 +57,9 @@ enum ModCommand: ForumCommand {
         print(adding ? messages.moderatorAdded(handle) : messages.moderatorRemoved(handle))
       }
     case (.banKey, let target?), (.unbanKey, let target?):
-      try banKeys(target.text, invocation[action] == .banKey, in: session)
+      try ban(target.text, invocation[action] == .banKey, in: session)
+    case (.postsPerMinute, let value):
+      try postsPerMinute(value?.text, in: session)
     case (.list, nil):
       let users: [User]
       var onlyYou = false
@@ -79,32 +88,61 @@ enum ModCommand: ForumCommand {
     return .next
   }
 
-  /// Bans or allows again a key, or every key a member came in with, in the door's state.
-  private static func banKeys(_ target: String, _ banning: Bool, in session: Session) throws {
+  /// Bans or allows again the member a key came in as (through the ssh door, which knows its
+  /// keys' members) or a member by handle: the board's role, which its engine enforces.
+  private static func ban(_ target: String, _ banning: Bool, in session: Session) throws {
     let messages = session.messages
-    guard let door = session.options.door else {
-      throw CLIError.usage(messages.banKeyOnlyOverSSH)
-    }
-    guard try session.board.isModerator || session.board.isOwner() else {
-      throw DatastoreError(.noAccess, reason: DoorReason.onlyModeratorsBanKeys)
-    }
-    var keys: [SSHFingerprint]
+    let userId: String
+    var label = target
     if target.hasPrefix("SHA256:") {
-      keys = [try SSHFingerprint(parsing: target, messages: messages)]
+      let key = try SSHFingerprint(parsing: target, messages: messages)
+      guard let door = session.options.door else {
+        throw CLIError.usage(messages.banKeyOnlyOverSSH)
+      }
+      if banning && key == door.key { throw CLIError.usage(messages.cannotBanOwnKey) }
+      guard let member = door.state.member(of: key) else {
+        throw CLIError.notFound(messages.noMemberOfKey)
+      }
+      userId = member
+      label = key.text
     } else {
       let user = try session.board.user(handle: target)
-      keys = door.state.keys(ofUser: user.objectId)
-      guard !keys.isEmpty else { throw CLIError.notFound(messages.noKeysOfMember) }
+      userId = user.objectId
+      label = "@" + user.userName
     }
-    if banning && keys.contains(door.key) { throw CLIError.usage(messages.cannotBanOwnKey) }
-    try door.state.setBanned(keys, banning)
+    if banning && userId == session.board.me.objectId {
+      throw CLIError.usage(messages.cannotBanOwnKey)
+    }
+    try session.board.setBanned(userId: userId, banning)
     if session.json {
       session.emit(
         .object([
-          "banned": .bool(banning), "keys": .array(keys.map { .string($0.text) }),
+          "banned": .bool(banning), "objectId": .string(userId), "target": .string(label),
         ]))
     } else {
-      print(messages.keysBanned(keys.map(\.text), banning))
+      print(messages.keysBanned([SafeText.sanitize(label)], banning))
+    }
+  }
+
+  /// Shows, sets or (with `off`) clears the board's posting budget.
+  private static func postsPerMinute(_ value: String?, in session: Session) throws {
+    let messages = session.messages
+    if let value {
+      let count: Int?
+      if value == "off" {
+        count = nil
+      } else if let number = Int(value), number >= 0, number <= 100_000 {
+        count = number
+      } else {
+        throw CLIError.usage(messages.notANumber("posts-per-minute", SafeText.sanitize(value)))
+      }
+      try session.board.setPostsPerMinute(count)
+    }
+    let current = try session.board.postsPerMinute()
+    if session.json {
+      session.emit(.object(["postsPerMinute": current.map { JSONValue.int(Int64($0)) } ?? .null]))
+    } else {
+      print(messages.postsPerMinuteIs(current))
     }
   }
 }

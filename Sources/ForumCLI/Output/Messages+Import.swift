@@ -96,6 +96,39 @@ extension Messages {
         + "別の名前にして取り込んでください")
   }
 
+  /// A `Thread`/`Comment` the board cannot take as its own: `field` does not fit.
+  func importNotBoardShaped(_ name: String, field: String) -> String {
+    pick(
+      "\(name).json: not the board's \(name) (\(field)); import it as the app's own class with "
+        + "--rename \(name)=App\(name)",
+      "\(name).json: 掲示板の \(name) の形ではありません (\(field))。--rename \(name)=App\(name) "
+        + "でアプリ自身のクラスとして取り込んでください")
+  }
+
+  func importNoAuthor(_ place: String) -> String {
+    pick(
+      "\(place): no author (a user pointer, or one user allowed to write in its acl)",
+      "\(place): 書いた人がわかりません (user のポインタか、acl で書き込めるユーザー 1 人が必要です)")
+  }
+
+  func importNoThread(_ place: String, _ threadId: String) -> String {
+    pick(
+      "\(place): its thread \(threadId) is not in Thread.json",
+      "\(place): スレッド \(threadId) が Thread.json にありません")
+  }
+
+  func importNoPicture(_ place: String, _ fileName: String) -> String {
+    pick(
+      "\(place): fileName \(fileName) is not a picture in files.json",
+      "\(place): fileName \(fileName) は files.json の画像ではありません")
+  }
+
+  func importChanged(_ name: String) -> String {
+    pick(
+      "\(name) changed while it was imported; run the import again",
+      "\(name) が取り込み中に変わりました。もう一度実行してください")
+  }
+
   func importModeratorRole(_ place: String) -> String {
     pick(
       "\(place): a role named moderator would moderate the board; rename it in role.json",

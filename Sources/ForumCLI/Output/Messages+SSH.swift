@@ -1,3 +1,5 @@
+import Datastore
+
 /// What the ssh door says (`SSHDoor/`).
 extension Messages {
   func badFingerprint(_ given: String) -> String {
@@ -51,12 +53,22 @@ extension Messages {
       ? pick("Banned: \(list) (their posts stay).", "締め出しました: \(list) (投稿は残ります)。")
       : pick("Allowed again: \(list)", "締め出しを解除しました: \(list)")
   }
-  var noKeysOfMember: String {
-    pick(
-      "that member has not come in through the ssh door", "そのメンバーは ssh から入ったことがありません")
+  func postsPerMinuteIs(_ count: Int?) -> String {
+    guard let count else {
+      return pick(
+        "The board sets no posting budget (the ssh door's default holds).",
+        "掲示板は投稿数の上限を決めていません (ssh の入口の既定値が使われます)。")
+    }
+    return count == 0
+      ? pick("The board's posting budget: none (no limit).", "掲示板の投稿数の上限: なし (無制限)。")
+      : pick(
+        "The board's posting budget: \(count) posts a minute for each key.",
+        "掲示板の投稿数の上限: 鍵ごとに毎分 \(count) 件。")
   }
+  // The door's and the board's refusals, from the catalogue (Refusals).
+  var noMemberOfKey: String { DoorReason.noMemberOfKey.wording.text(japanese: japanese) }
   var cannotBanOwnKey: String {
-    pick("you cannot ban your own key", "自分の鍵は締め出せません")
+    BoardReason.cannotBanYourself.wording(for: .person).text(japanese: japanese)
   }
 }
 

@@ -9,8 +9,9 @@ import Datastore
 
 /// What the ssh door keeps beside the board, in a directory the dedicated user owns (by default
 /// `~/.forum-ssh` of that user): one directory per key (`keys/key-…/`, its member's profile,
-/// drafts and history, so nothing of one key is ever read for another), the banned fingerprints
-/// (`banned`, one a line) and each key's recent posts (`keys/key-…/posts`, for its budget).
+/// drafts and history, so nothing of one key is ever read for another), the user it signed in as
+/// (`keys/key-…/member`) and its recent posts (`keys/key-…/posts`, held to the board's budget).
+/// Bans are the board's, not kept here.
 struct SSHDoorState {
   let directory: String
 
@@ -21,8 +22,6 @@ struct SSHDoorState {
     }
     return "/var/lib/forum-ssh"
   }
-
-  var bannedPath: String { directory + "/banned" }
 
   func keyDirectory(_ key: SSHFingerprint) -> String { directory + "/keys/" + key.memberName }
 
@@ -38,45 +37,22 @@ struct SSHDoorState {
     return path
   }
 
-  // MARK: Bans
-
-  func bannedKeys() -> Set<String> {
-    guard let text = try? String(contentsOfFile: bannedPath, encoding: .utf8) else { return [] }
-    return Set(text.split(separator: "\n").map(String.init).filter { SSHFingerprint($0) != nil })
-  }
-
-  func isBanned(_ key: SSHFingerprint) -> Bool { bannedKeys().contains(key.text) }
-
-  /// Adds or removes fingerprints, writing the list through a temporary file and a rename.
-  func setBanned(_ keys: [SSHFingerprint], _ banned: Bool) throws {
-    _ = try? prepareDirectory()
-    try withLock {
-      var current = bannedKeys()
-      for key in keys {
-        if banned { current.insert(key.text) } else { current.remove(key.text) }
-      }
-      try writeAtomically(bannedPath, current.sorted().map { $0 + "\n" }.joined())
-    }
-  }
-
   // MARK: Members
 
-  /// Records which user the key signed in as, so a ban by @handle finds the member's keys.
+  /// Records which user the key signed in as, so a moderator can ban the key's member by the
+  /// key (the ban itself is the board's: `Board.setBanned`).
   func recordMember(_ key: SSHFingerprint, userId: String) {
     let path = keyDirectory(key) + "/member"
     if (try? String(contentsOfFile: path, encoding: .utf8)) == userId { return }
     try? writeAtomically(path, userId)
   }
 
-  /// The keys that signed in as `userId`.
-  func keys(ofUser userId: String) -> [SSHFingerprint] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/keys")) ?? []
-    return names.sorted().compactMap { name in
-      guard let key = SSHFingerprint(memberName: name),
-        (try? String(contentsOfFile: keyDirectory(key) + "/member", encoding: .utf8)) == userId
-      else { return nil }
-      return key
-    }
+  /// The user the key signed in as, if it ever came in.
+  func member(of key: SSHFingerprint) -> String? {
+    guard let text = try? String(contentsOfFile: keyDirectory(key) + "/member", encoding: .utf8),
+      text.count == 16, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+    else { return nil }
+    return text
   }
 
   /// True once the key's member chose a display name (asked on the first visit until then).
@@ -109,13 +85,6 @@ struct SSHDoorState {
   }
 
   // MARK: Files
-
-  private func prepareDirectory() throws {
-    if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-      throw CLIError.failed(
-        "cannot make \(SafeText.sanitize(directory)): \(String(cString: strerror(errno)))")
-    }
-  }
 
   /// Runs `body` holding an exclusive lock on the state directory.
   private func withLock<T>(_ body: () throws -> T) throws -> T {

@@ -9,7 +9,8 @@ import Forum
 #endif
 
 /// A member's run through the ssh door: whose key (from sshd, never from the client), where the
-/// door keeps its state, and the key's posting budget.
+/// door keeps its state, and the posting budget where the board sets none (`mod
+/// posts-per-minute`, the board's own, comes first).
 struct SSHDoor {
   let key: SSHFingerprint
   let state: SSHDoorState
@@ -77,8 +78,10 @@ enum SSHSessionCommand: BoardlessCommand {
   static let postsPerMinute = Option<Budget>(
     "posts-per-minute", value: "N",
     help: Localized(
-      "posts a key may make in a minute (default \(SSHDoor.defaultPostsPerMinute); 0: no limit)",
-      "鍵ごとの毎分の投稿数 (既定 \(SSHDoor.defaultPostsPerMinute)、0 で無制限)"))
+      "posts a key may make in a minute where the board sets none with mod posts-per-minute "
+        + "(default \(SSHDoor.defaultPostsPerMinute); 0: no limit)",
+      "掲示板が mod posts-per-minute で決めていないときの鍵ごとの毎分の投稿数 "
+        + "(既定 \(SSHDoor.defaultPostsPerMinute)、0 で無制限)"))
 
   struct Budget: ArgumentValue {
     let count: Int
@@ -116,10 +119,6 @@ enum SSHDoorSession {
     let environment = SSHDoor.environment(from: given, keyHome: keyHome)
     var terminal = Terminal(environment: environment, noColorFlag: false)
     var messages = Messages(japanese: terminal.japanese)
-    if door.state.isBanned(door.key) {
-      ForumMain.writeError("forum: " + messages.keyBanned)
-      return 3
-    }
     do {
       _ = try door.state.prepare(door.key)
     } catch {
@@ -195,11 +194,25 @@ enum SSHDoorSession {
       return ForumMain.reportOpening(error, json: options.json, japanese: terminal.japanese)
     }
     door.state.recordMember(door.key, userId: board.me.objectId)
+    // A banned member is turned away at the door, in one line (the engine refuses their writes
+    // on every other path too).
+    do {
+      try board.refresh()
+    } catch {
+      return ForumMain.reportOpening(error, json: options.json, japanese: terminal.japanese)
+    }
+    if board.isBanned {
+      ForumMain.writeError("forum: " + messages.keyBanned)
+      return 3
+    }
     let state = door.state
     let key = door.key
-    let budget = door.postsPerMinute
+    let doorBudget = door.postsPerMinute
     let budgetMessages = messages
-    board.beforePost = {
+    board.beforePost = { [unowned board] in
+      // The board's own budget, read at each post so a change counts at once; the door's
+      // `--posts-per-minute` where the board sets none.
+      let budget = try board.postsPerMinute() ?? doorBudget
       try state.spend(
         key, perMinute: budget, now: Date().timeIntervalSince1970, messages: budgetMessages)
     }

@@ -1,4 +1,4 @@
-import Datastore
+@_spi(Server) import Datastore
 
 /// `POST batch`: NCMB's `{"requests":[{"method","path","body"}…]}` (the iOS SDK's `saveAll`).
 /// Each request is served as the caller, by the objects' own controller, in its own savepoint,
@@ -54,11 +54,16 @@ struct BatchController: NCMBController {
       guard case .object = given else { throw NCMBError.invalid("body") }
       body = given.jsonBytes()
     }
-    let inner = HTTPRequest(
+    var inner = HTTPRequest(
       method: method, path: path, headers: call.request.headers, body: body)
+    inner.clientAddress = call.request.clientAddress
     let itemCall = NCMBCall(
       request: inner, route: route, store: call.store, client: call.client, policy: call.policy,
       limits: call.limits)
-    return try ObjectsController().respond(to: itemCall)
+    // A read in a batch costs the reader's bytes a minute as the same GET alone would: fifty
+    // of them are not fifty budgets.
+    let reader = call.rates?.reader(inner, user: call.client.userId)
+    return try call.rates?.charged(reader) { try ObjectsController().respond(to: itemCall) }
+      ?? ObjectsController().respond(to: itemCall)
   }
 }

@@ -166,6 +166,37 @@ final class SSHDoorFixture {
       environment: env, input: input, timeout: timeout)
   }
 
+  /// The door's name for the key's member (`key-` and the fingerprint, file-name safe).
+  func memberName(_ key: String) throws -> String {
+    "key-"
+      + (try fingerprint(key)).dropFirst(7).map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }
+  }
+
+  /// `forum COMMAND…` run by the door's Unix user as the key's member, past the door (no
+  /// `ssh-session`): the path a member would take around the door, which the board's engine
+  /// must hold as the door does.
+  func direct(_ key: String, _ command: [String]) throws -> RunResult {
+    let name = try memberName(key)
+    let home = state + "/keys/" + name
+    return try ForumFixture.launch(
+      "/usr/sbin/runuser",
+      arguments: [
+        "-u", SSHDoorFixture.user, "--", "/usr/bin/env", "-i", "HOME=\(home)",
+        "XDG_CONFIG_HOME=\(home)/config", "XDG_STATE_HOME=\(home)/state",
+        "XDG_DATA_HOME=\(home)/data", "PATH=/usr/bin:/bin", "LANG=C", forum.binary, "--db", board,
+        "--profile", name,
+      ] + command, environment: ["PATH": "/usr/sbin:/usr/bin:/bin"], input: Data(), timeout: 60)
+  }
+
+  /// The member's handle (`whoami --json` through the door), with its `@`.
+  func handle(_ key: String) throws -> String {
+    let result = try ssh(key, ["--json", "whoami"])
+    guard let name = try result.json()["userName"] as? String else {
+      throw ForumTestError("whoami: \(result.summary)")
+    }
+    return "@" + name
+  }
+
   // MARK: Set-up
 
   /// Starts `arguments` with stdin from /dev/null and stdout and stderr into `log`.
