@@ -76,8 +76,11 @@ let package = Package(
     .target(
       name: "ForumCrypto", dependencies: ["CNettle", "CSodium"],
       linkerSettings: archives("nettle", "sodium")),
+    // Every reason a failure gives, in English and Japanese side by side (below every layer:
+    // the datastore, the board and the command line all refuse in its words).
+    .target(name: "Refusals"),
     .target(
-      name: "Datastore", dependencies: ["CSQLite", "CLibPQ", "ForumCrypto"],
+      name: "Datastore", dependencies: ["Refusals", "CSQLite", "CLibPQ", "ForumCrypto"],
       linkerSettings: archives("sqlite3")),
     .target(name: "Forum", dependencies: ["Datastore"]),
     // libmicrohttpd (with GnuTLS) behind a small shim: opened with dlopen when `forum serve`

@@ -95,13 +95,6 @@ extension DatastoreClient {
   }
 }
 
-/// Why a password login was refused: one reason for an unknown name and a wrong password.
-public enum AccountReason: ErrorReason, Equatable {
-  case wrongPassword
-
-  public var description: String { "the user name or the password is wrong" }
-}
-
 /// A password account as the engine keeps it: whose, and the hash (nothing of it public: no
 /// engine is reachable from outside Datastore).
 public struct PasswordCredential: Sendable {

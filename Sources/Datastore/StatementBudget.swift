@@ -5,29 +5,6 @@
   import Foundation
 #endif
 
-/// Why a statement was stopped before it finished.
-public enum StatementStop: ErrorReason, Equatable {
-  /// It ran past the time limit the server sets for each request.
-  case timeLimit(seconds: Double)
-  /// The client that asked hung up.
-  case clientGone
-  /// The server was told to stop at once (a second SIGTERM or Ctrl-C).
-  case serverStopping
-
-  public var description: String {
-    switch self {
-    case .timeLimit(let seconds):
-      let shown =
-        seconds == seconds.rounded() ? String(Int(seconds)) : String((seconds * 10).rounded() / 10)
-      return "the request ran past the server's limit of \(shown) s and was stopped; "
-        + "nothing was written"
-    case .clientGone: return "the client hung up; the request was stopped and nothing was written"
-    case .serverStopping:
-      return "the server is stopping; the request was stopped and nothing was written"
-    }
-  }
-}
-
 /// A time limit and a stop for the statements one request runs on a connection, which the engine
 /// enforces while a statement runs (SQLite: a progress handler; PostgreSQL: the wait for the
 /// answer cancels the statement on the server). Between requests it is not armed and stops

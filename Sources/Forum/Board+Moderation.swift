@@ -55,7 +55,21 @@ extension Board {
     guard userId != me.objectId || !banned else {
       throw DatastoreError(.noAccess, reason: BoardReason.cannotBanYourself)
     }
-    try client.setRole(Board.bannedRole, userId: userId, member: banned)
+    try Board.saying(.onlyModeratorsBan) {
+      try client.setRole(Board.bannedRole, userId: userId, member: banned)
+    }
+  }
+
+  /// The engine's refusal of a steward's write said as the board's rule `reason`; a banned
+  /// steward's own ban shows through.
+  private static func saying(_ reason: BoardReason, _ write: () throws -> Void) throws {
+    do {
+      try write()
+    } catch let error as DatastoreError
+      where error.code == .noAccess && error.reason != .store(.banned)
+    {
+      throw DatastoreError(.noAccess, reason: reason)
+    }
   }
 
   /// The banned members: moderators and the owner (`E403001`).
@@ -73,7 +87,9 @@ extension Board {
     if let count, count < 0 || count > 100_000 {
       throw DatastoreError(.invalid, field: "postsPerMinute")
     }
-    try client.setSetting(Board.postsPerMinuteSetting, value: count.map { String($0) })
+    try Board.saying(.onlyModeratorsSetPostingBudget) {
+      try client.setSetting(Board.postsPerMinuteSetting, value: count.map { String($0) })
+    }
   }
 
   /// The moderators: the board's owner only (`E403001`).

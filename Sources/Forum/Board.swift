@@ -286,8 +286,13 @@ public final class Board {
     guard object.acl.readers.contains("*") else {
       throw DatastoreError(.noAccess, reason: BoardReason.privateThreadNotPinned(number))
     }
-    try client.setFlag(
-      Board.threadClass, objectId: object.objectId, field: Board.pinField, on: pinned)
+    do {
+      try client.setFlag(
+        Board.threadClass, objectId: object.objectId, field: Board.pinField, on: pinned)
+    } catch let error as DatastoreError where error.code == .noAccess {
+      // The engine's refusal is about the role (its words differ by engine): said as the rule.
+      throw DatastoreError(.noAccess, reason: BoardReason.onlyModeratorsPin)
+    }
     return try thread(number)
   }
 

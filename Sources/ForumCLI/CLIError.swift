@@ -11,13 +11,10 @@ enum CLIError: Error {
   case image(ImageRejection)
   /// An image decoder's C library could not be loaded: what to install (exit 1).
   case imageLibrary(ImageLibraryUnavailable)
+  /// A file or program on this machine failed (`LocalReason`, exit 1).
+  case local(LocalReason)
   /// Anything else that failed, already said in words (exit 1).
   case failed(String)
-  /// A delete of someone else's post: the seed app's "no permission" alert (exit 3).
-  case deleteRefused(DatastoreError)
-  /// A refusal that says why in its own words ("only Alice (the author) and moderators may
-  /// delete 12/3"); exit 3 or 4 by the error's code.
-  case refused(String, DatastoreError)
   /// The person answered no, or input ended mid-command; nothing was saved (exit 1).
   case cancelled
   /// Ctrl-C stopped the work; nothing was saved (exit 130).
@@ -28,13 +25,13 @@ enum CLIError: Error {
   var exitStatus: Int32 {
     switch self {
     case .usage: return 2
-    case .datastore(let error), .deleteRefused(let error), .refused(_, let error):
+    case .datastore(let error):
       switch error.code {
       case .authentication, .noAccess: return 3
       case .notFound: return 4
       default: return 1
       }
-    case .image, .imageLibrary, .failed, .cancelled: return 1
+    case .image, .imageLibrary, .local, .failed, .cancelled: return 1
     case .interrupted: return 130
     case .notFound: return 4
     }
@@ -43,7 +40,7 @@ enum CLIError: Error {
   /// The backend's code and message for `--json` errors.
   var codeAndMessage: (code: String, message: String) {
     switch self {
-    case .datastore(let error), .deleteRefused(let error), .refused(_, let error):
+    case .datastore(let error):
       return (error.code.rawValue, error.message)
     case .image(let rejection):
       let error = rejection.asDatastoreError
@@ -53,6 +50,7 @@ enum CLIError: Error {
         ErrorCode.systemError.rawValue, Messages(japanese: false).imageLibraryUnavailable(missing)
       )
     case .usage(let text), .failed(let text): return (ErrorCode.invalid.rawValue, text)
+    case .local(let reason): return (ErrorCode.invalid.rawValue, reason.wording.english)
     case .cancelled: return (ErrorCode.invalid.rawValue, "cancelled")
     case .interrupted: return (ErrorCode.systemError.rawValue, "interrupted")
     case .notFound: return (ErrorCode.notFound.rawValue, DatastoreError(.notFound).message)

@@ -159,17 +159,10 @@ public enum ForumMain {
     terminal.isInteractive ? LineEditor(historyPath: options.historyPath) : PipedInput()
   }
 
-  /// A board that cannot be opened: a refused login or a missing membership says what to do
-  /// (the detail names the fix), with the permission status 3.
+  /// A board that cannot be opened: said as every failure is (a refused login or a missing
+  /// membership names the fix), with the permission status 3.
   static func reportOpening(_ error: Error, json: Bool, japanese: Bool) -> Int32 {
-    if let error = error as? DatastoreError,
-      error.code == .noAccess || error.code == .authentication,
-      error.reason != nil, !json
-    {
-      writeError("forum: " + SafeText.sanitize(Messages(japanese: japanese).failure(error)))
-      return CLIError.datastore(error).exitStatus
-    }
-    return report(CLIError(error), json: json, line: nil, japanese: japanese)
+    report(CLIError(error), json: json, line: nil, japanese: japanese)
   }
 
   /// Prints an error as one line on stderr (JSON with `--json`) and returns its exit status.
@@ -208,25 +201,14 @@ public enum ForumMain {
   static func personMessage(_ error: CLIError, messages: Messages) -> String {
     switch error {
     case .usage(let text), .failed(let text): return text
+    case .local(let reason): return reason.wording.text(japanese: messages.japanese)
     case .cancelled: return messages.cancelled
     case .interrupted: return messages.interrupted
     case .notFound(let text): return text
-    case .deleteRefused: return messages.deleteRefused
-    case .refused(let text, _): return text
     case .image(let rejection):
       return messages.imageRefused(rejection)
     case .imageLibrary(let missing): return messages.imageLibraryUnavailable(missing)
-    case .datastore(let error):
-      switch error.code {
-      case .noAccess:
-        // A banned member is told so (the engine's refusal, on every path).
-        if case .banned? = error.reason as? StoreReason { return messages.failure(error) }
-        return messages.permissionRefused
-      case .authentication: return messages.sessionRefused
-      case .fileTooLarge: return messages.fileTooLarge(error)
-      case .empty: return messages.empty(error.field ?? "value")
-      case .invalid, .notFound, .systemError: return messages.failure(error)
-      }
+    case .datastore(let error): return messages.failure(error)
     }
   }
 }

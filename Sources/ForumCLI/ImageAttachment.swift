@@ -45,7 +45,7 @@ enum ImageAttachment {
   static func writeToStandardOutput(_ bytes: [UInt8]) throws {
     fflush(stdout)
     guard writeAll(bytes, to: STDOUT_FILENO) else {
-      throw CLIError.failed("cannot write to standard output: \(String(cString: strerror(errno)))")
+      throw CLIError.local(.cannotWriteStandardOutput(error: String(cString: strerror(errno))))
     }
   }
 
@@ -55,12 +55,12 @@ enum ImageAttachment {
     let path = ImageFile.expandTilde(rawPath)
     let shown = SafeText.sanitize(rawPath)
     if path.isEmpty || path.hasSuffix("/") {
-      throw CLIError.failed("\(shown) names a directory, not a file")
+      throw CLIError.local(.namesDirectory(path: shown))
     }
     var info = stat()
     if stat(path, &info) == 0 {
-      if info.st_mode & S_IFMT == S_IFDIR { throw CLIError.failed("\(shown) is a directory") }
-      if !overwrite { throw CLIError.failed("\(shown) already exists; add --force to replace it") }
+      if info.st_mode & S_IFMT == S_IFDIR { throw CLIError.local(.isDirectory(path: shown)) }
+      if !overwrite { throw CLIError.local(.alreadyExists(path: shown)) }
     }
     // Not NSString.deletingLastPathComponent: it traps on some short relative paths.
     let directory = path.lastIndex(of: "/").map { String(path[...$0]) } ?? "./"
@@ -68,7 +68,7 @@ enum ImageAttachment {
       directory + ".forum-save-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else {
-      throw CLIError.failed("cannot write \(shown): \(String(cString: strerror(errno)))")
+      throw CLIError.local(.cannotWrite(path: shown, error: String(cString: strerror(errno))))
     }
     var ok = writeAll(bytes, to: descriptor)
     ok = fsync(descriptor) == 0 && ok
@@ -76,7 +76,7 @@ enum ImageAttachment {
     guard ok, rename(temporary, path) == 0 else {
       let reason = String(cString: strerror(errno))
       unlink(temporary)
-      throw CLIError.failed("cannot write \(shown): \(reason)")
+      throw CLIError.local(.cannotWrite(path: shown, error: reason))
     }
   }
 

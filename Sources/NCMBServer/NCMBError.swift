@@ -89,7 +89,7 @@ public struct NCMBError: Error, Equatable, Sendable {
     case .fileTooLarge: self = NCMBError.fileTooLarge.because(error.detail)
     case .systemError:
       // A request stopped by its budget says why: the client may try again, or ask less.
-      if let stop = error.reason as? StatementStop {
+      if case .stopped(let stop)? = error.reason {
         self = NCMBError(
           status: 500, code: "E500001", message: "Internal server error. (\(stop))")
       } else {

@@ -284,7 +284,7 @@ final class RateLimits: @unchecked Sendable {
       charge(reader, bytes: response.body.count)
       return response
     } catch let error as DatastoreError {
-      if case .answerTooLarge? = error.reason as? StoreReason {
+      if case .store(.answerTooLarge)? = error.reason {
         charge(reader, bytes: NCMBQuery.answerBudget)
       }
       throw error

@@ -83,7 +83,7 @@ final class StorePool: @unchecked Sendable {
       giveBack(store)
       return result
     } catch let error as DatastoreError
-      where error.code == .systemError && !(error.reason is StatementStop)
+      where error.code == .systemError && !error.isStop
     {
       pthread_mutex_lock(&mutex)
       lent[ObjectIdentifier(store)] = nil

@@ -71,7 +71,7 @@ struct WriteOperationTests {
       try bob.addComment(to: 1, text: "too late")
     }
     #expect(error.code == .notFound)
-    #expect(error.reason as? BoardReason == .noThread(1))
+    #expect(error.reason == .board(.noThread(1)))
     #expect(try world.database.fingerprint() == before)
   }
 
@@ -90,7 +90,7 @@ struct WriteOperationTests {
     }
     #expect(error.code == .noAccess)
     #expect(
-      error.reason as? BoardReason == .onlyAuthorMayEdit(author: alice.me.displayName, label: "#1")
+      error.reason == .board(.onlyAuthorMayEdit(author: alice.me.displayName, label: "#1"))
     )
     // Bob's own thread edited (a revision kept), then alice's refused: neither stays.
     let write = WriteOperation(

@@ -67,7 +67,11 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
     case .programLimitExceeded?, .stringDataRightTruncation?:
       return DatastoreError(.invalid, field: "value", detail: message)
     // A CHECK of the schema: a text, an object or a file over its size, or nested too deep.
-    case .checkViolation?: return DatastoreError(.invalid, field: "value", detail: message)
+    case .checkViolation?:
+      if let storage = StoreReason.memberStorage(raised: message) {
+        return DatastoreError(.invalid, field: "value", reason: storage)
+      }
+      return DatastoreError(.invalid, field: "value", detail: message)
     case let state? where state.isDataException:
       return DatastoreError(.invalid, field: "value", detail: message)
     case .undefinedTable?, .invalidSchemaName?, .undefinedFunction?:

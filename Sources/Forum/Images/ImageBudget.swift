@@ -1,3 +1,5 @@
+import Datastore
+
 /// What any one image may cost to decode. Checked from the container before a decoder runs (here)
 /// and again while it runs (the C decoders get the same numbers), so a file that lies in its
 /// header is still stopped.
@@ -23,49 +25,47 @@ public enum ImageBudget {
     let name = format.displayName
     let (width, height) = (scanned.width, scanned.height)
     if width <= 0 || height <= 0 { throw ImageRejection.damaged(format, .noWidthOrHeight) }
-    if let reason = sizeProblem(width, height) {
-      throw ImageRejection(
-        .unsupported, "\(name) image too large (\(reason))",
-        cause: .tooLarge(format: name, frame: nil, width: width, height: height))
+    if tooLarge(width, height) {
+      throw ImageRejection(.unsupported, sizeProblem(name, frame: nil, width, height))
     }
     var total = 0
     for (index, frame) in scanned.frames.enumerated() {
-      if let reason = sizeProblem(frame.width, frame.height) {
+      if tooLarge(frame.width, frame.height) {
         throw ImageRejection(
-          .unsupported, "\(name) frame \(index + 1) too large (\(reason))",
-          cause: .tooLarge(format: name, frame: index + 1, width: frame.width, height: frame.height)
-        )
+          .unsupported, sizeProblem(name, frame: index + 1, frame.width, frame.height))
       }
       total += frame.width * frame.height
     }
     if total > maximumTotalPixels {
       throw ImageRejection(
         .unsupported,
-        "\(name) frames too large together (\(megapixels(total)) megapixels in "
-          + "\(scanned.frames.count) frames; at most \(megapixels(maximumTotalPixels)))",
-        cause: .framesTooLarge(
-          format: name, megapixels: megapixels(total), frames: scanned.frames.count))
+        .framesTooLarge(
+          format: name, megapixels: megapixels(total), frames: scanned.frames.count,
+          maximumMegapixels: megapixels(maximumTotalPixels)))
     }
     if scanned.scans > maximumScans {
       throw ImageRejection(
-        .unsupported, "\(name) has too many scans (\(scanned.scans); at most \(maximumScans))",
-        cause: .tooManyScans(format: name, scans: scanned.scans))
+        .unsupported, .tooManyScans(format: name, scans: scanned.scans, maximum: maximumScans))
     }
     if scanned.bufferedBytes > maximumBuffered {
       throw ImageRejection(
         .unsupported,
-        "\(name) needs too much memory to decode (\(mebibytes(scanned.bufferedBytes)) MB for "
-          + "\(width)×\(height) \(scanned.bufferedWhat); at most \(mebibytes(maximumBuffered)) MB)",
-        cause: .tooMuchMemory(format: name, megabytes: mebibytes(scanned.bufferedBytes)))
+        .tooMuchMemory(
+          format: name, megabytes: mebibytes(scanned.bufferedBytes), width: width, height: height,
+          what: scanned.bufferedWhat, maximumMegabytes: mebibytes(maximumBuffered)))
     }
   }
 
-  private static func sizeProblem(_ width: Int, _ height: Int) -> String? {
-    guard width > maximumSide || height > maximumSide || width * height > maximumPixels else {
-      return nil
-    }
-    return "\(width)×\(height) pixels; at most \(maximumSide) a side and "
-      + "\(megapixels(maximumPixels)) megapixels"
+  private static func tooLarge(_ width: Int, _ height: Int) -> Bool {
+    width > maximumSide || height > maximumSide || width * height > maximumPixels
+  }
+
+  private static func sizeProblem(_ format: String, frame: Int?, _ width: Int, _ height: Int)
+    -> ImageReason
+  {
+    .tooLarge(
+      format: format, frame: frame, width: width, height: height, maximumSide: maximumSide,
+      maximumMegapixels: megapixels(maximumPixels))
   }
 
   private static func megapixels(_ pixels: Int) -> Int { (pixels + 500_000) / 1_000_000 }

@@ -1,3 +1,5 @@
+import Datastore
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
   import Glibc
@@ -13,7 +15,7 @@ public enum ImageFile {
   public static func read(path: String, limit: Int) throws -> Data {
     let expanded = expandTilde(path)
     guard !expanded.isEmpty else {
-      throw ImageRejection(.unreadable, "no file name given", cause: .noFileName)
+      throw ImageRejection(.unreadable, .noFileName)
     }
     // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
     let fd = open(expanded, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
@@ -25,7 +27,7 @@ public enum ImageFile {
     // The size is only a hint (files can grow, /proc files claim 0), so reading stops past limit.
     if Int(info.st_size) > limit { throw overLimit(limit, size: Int(info.st_size)) }
     let bytes = try readAll(fd, upTo: limit + 1, expected: Int(info.st_size))
-    if bytes.isEmpty { throw ImageRejection(.unreadable, "is empty", cause: .empty) }
+    if bytes.isEmpty { throw ImageRejection(.unreadable, .empty) }
     if bytes.count > limit { throw overLimit(limit, size: nil) }
     return Data(bytes)
   }
@@ -34,18 +36,13 @@ public enum ImageFile {
   /// refused as a file would be when empty or too large.
   public static func readStandardInput(limit: Int) throws -> Data {
     let bytes = try readAll(STDIN_FILENO, upTo: limit + 1, expected: 0)
-    if bytes.isEmpty { throw ImageRejection(.unreadable, "is empty", cause: .empty) }
+    if bytes.isEmpty { throw ImageRejection(.unreadable, .empty) }
     if bytes.count > limit { throw overLimit(limit, size: nil) }
     return Data(bytes)
   }
 
   /// `84 KB`, `1.2 MB`: sizes as the board shows them, in binary units like the 5 MB limit.
-  public static func formatSize(_ bytes: Int) -> String {
-    if bytes < 1024 { return "\(bytes) B" }
-    if bytes < 1024 * 1024 { return "\((bytes + 512) / 1024) KB" }
-    let tenths = (bytes * 10 + 512 * 1024) / (1024 * 1024)
-    return tenths % 10 == 0 ? "\(tenths / 10) MB" : "\(tenths / 10).\(tenths % 10) MB"
-  }
+  public static func formatSize(_ bytes: Int) -> String { ImageReason.formatSize(bytes) }
 
   /// `~` and `~/x` become the home directory, `~name/x` that user's; other paths are unchanged.
   public static func expandTilde(_ path: String) -> String {
@@ -67,7 +64,7 @@ public enum ImageFile {
   private static func refusal(mode: mode_t) -> ImageRejection? {
     switch mode & S_IFMT {
     case S_IFREG: return nil
-    case S_IFDIR: return ImageRejection(.unreadable, "is a directory", cause: .directory)
+    case S_IFDIR: return ImageRejection(.unreadable, .directory)
     case S_IFIFO: return notRegular("FIFO")
     case S_IFCHR, S_IFBLK: return notRegular("device")
     case S_IFSOCK: return notRegular("socket")
@@ -76,31 +73,24 @@ public enum ImageFile {
   }
 
   private static func notRegular(_ what: String?) -> ImageRejection {
-    ImageRejection(
-      .unreadable, "is not a regular file" + (what.map { " (a \($0))" } ?? ""),
-      cause: .notRegularFile(what: what))
+    ImageRejection(.unreadable, .notRegularFile(what: what))
   }
 
   private static func overLimit(_ limit: Int, size: Int?) -> ImageRejection {
-    let actual = size.map { "is \(formatSize($0)), " } ?? ""
-    return ImageRejection(
-      .overLimit, "\(actual)larger than the \(formatSize(limit)) limit",
-      cause: .overLimit(size: size, limit: limit))
+    ImageRejection(.overLimit, .overLimit(size: size, limit: limit))
   }
 
   private static func rejection(errno code: Int32) -> ImageRejection {
     switch code {
-    case ENOENT: return ImageRejection(.unreadable, "no such file", cause: .noSuchFile)
+    case ENOENT: return ImageRejection(.unreadable, .noSuchFile)
     case EACCES, EPERM:
-      return ImageRejection(.unreadable, "permission denied", cause: .permissionDenied)
+      return ImageRejection(.unreadable, .permissionDenied)
     case ENOTDIR:
-      return ImageRejection(
-        .unreadable, "a part of the path is not a directory", cause: .pathNotDirectory)
+      return ImageRejection(.unreadable, .pathNotDirectory)
     case ENXIO: return notRegular(nil)
     default:
       let message = String(cString: strerror(code))
-      return ImageRejection(
-        .unreadable, message.prefix(1).lowercased() + message.dropFirst(), cause: .system(message))
+      return ImageRejection(.unreadable, .system(message))
     }
   }
 

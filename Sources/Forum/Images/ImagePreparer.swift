@@ -29,10 +29,9 @@ public enum ImagePreparer {
   /// Checks `data` is a whole PNG, JPEG, GIF or WebP of a sane size and strips its metadata.
   /// Throws `ImageRejection` with a one-line reason otherwise.
   public static func prepare(_ data: Data) throws -> PreparedImage {
-    if data.isEmpty { throw ImageRejection(.unreadable, "is empty", cause: .empty) }
+    if data.isEmpty { throw ImageRejection(.unreadable, .empty) }
     guard let format = ImageFormat.sniff(data) else {
-      throw ImageRejection(
-        .notAnImage, "not an image (PNG, JPEG, GIF or WebP expected)", cause: .notAnImage)
+      throw ImageRejection(.notAnImage, .notAnImage)
     }
     let bytes = [UInt8](data)
     let scanned: ScannedImage

@@ -88,10 +88,11 @@ enum DMCommand: ForumCommand {
     let conversation: ForumConversation
     do {
       conversation = try session.board.conversation(with: address)
-    } catch let error as DatastoreError where error.code == .notFound {
-      if invocation[Self.page] != nil {
-        throw CLIError.notFound(session.messages.noMessagesYet(address))
-      }
+    } catch let error as DatastoreError
+      where error.reason == .board(.noConversation(handle: partner.userName))
+    {
+      // No conversation yet is an empty one to look at; a page of it is the board's refusal.
+      if invocation[Self.page] != nil { throw error }
       if session.json {
         session.emitPage([], page: 1, hasMore: false, count: 0, with: ["conversation": .null])
       } else {

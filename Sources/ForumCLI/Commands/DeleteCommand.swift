@@ -33,41 +33,27 @@ enum DeleteCommand: ForumCommand {
       throw CLIError.usage(messages.deleteNeedsYes)
     }
     var deletion = Deletion.deleted
-    do {
-      switch target {
-      case .thread(let number):
-        let thread = try session.board.thread(number)
-        if !confirmed {
-          var what = "#\(number) \"\(SafeText.truncate(SafeText.sanitize(thread.title), to: 40))\""
-          what += " · \(messages.commentCount(thread.commentCount))"
-          if thread.image != nil { what += " · \(messages.image)" }
-          try session.confirm(what)
-        }
-        deletion = try session.board.deleteThread(number)
-        if session.currentThread == number && deletion == .deleted {
-          session.navigation.leave()
-        }
-      case .comment(let threadNumber, let number):
-        let comment = try session.board.comment(number, inThread: threadNumber)
-        if !confirmed {
-          let text = SafeText.truncate(SafeText.sanitize(comment.text), to: 40)
-          try session.confirm("\(threadNumber)/\(number) \"\(text)\"")
-        }
-        deletion = try session.board.deleteComment(number, inThread: threadNumber)
-        session.live.deletedHere.insert("\(threadNumber)/\(number)")  // said here, not live
+    switch target {
+    case .thread(let number):
+      let thread = try session.board.thread(number)
+      if !confirmed {
+        var what = "#\(number) \"\(SafeText.truncate(SafeText.sanitize(thread.title), to: 40))\""
+        what += " · \(messages.commentCount(thread.commentCount))"
+        if thread.image != nil { what += " · \(messages.image)" }
+        try session.confirm(what)
       }
-    } catch let error as DatastoreError where error.code == .noAccess {
-      // Say who may: the author (by name) and moderators.
-      let author: String?
-      switch target {
-      case .thread(let number): author = try? session.board.thread(number).authorName
-      case .comment(let thread, let number):
-        author = try? session.board.comment(number, inThread: thread).authorName
+      deletion = try session.board.deleteThread(number)
+      if session.currentThread == number && deletion == .deleted {
+        session.navigation.leave()
       }
-      guard let author else { throw CLIError.deleteRefused(error) }
-      throw CLIError.refused(
-        messages.deleteRefused(author: SafeText.sanitize(author), target.label),
-        DatastoreError(.noAccess))
+    case .comment(let threadNumber, let number):
+      let comment = try session.board.comment(number, inThread: threadNumber)
+      if !confirmed {
+        let text = SafeText.truncate(SafeText.sanitize(comment.text), to: 40)
+        try session.confirm("\(threadNumber)/\(number) \"\(text)\"")
+      }
+      deletion = try session.board.deleteComment(number, inThread: threadNumber)
+      session.live.deletedHere.insert("\(threadNumber)/\(number)")  // said here, not live
     }
     if session.json {
       session.emit(.object([:]))

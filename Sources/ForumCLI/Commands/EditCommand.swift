@@ -50,81 +50,66 @@ enum EditCommand: ForumCommand {
     let messages = session.messages
     let target = try session.resolve(invocation[post]!)
     let text = invocation.text ?? ""
-    do {
-      switch target {
-      case .comment(let threadNumber, let number):
-        guard !invocation.anyOptionGiven else {
-          throw CLIError.usage(messages.usage("edit THREAD/COMMENT [TEXT]"))
-        }
-        var newText = text
-        if newText.isEmpty {
-          let comment = try session.board.comment(number, inThread: threadNumber)
-          try checkAuthor(comment.isMine, comment.authorName, target.label, comment.moderatedDate)
-          newText = try session.revise(
-            comment.text, heading: messages.editPrompt, edit: invocation[edit])
-        }
-        let edited = try session.board.editComment(number, inThread: threadNumber, text: newText)
-        if session.json {
-          session.emit(edited.json)
-        } else {
-          print(messages.editedPost(target.label))
-        }
-      case .thread(let number):
-        guard text.isEmpty else { throw CLIError.usage(messages.editThreadNeedsFields) }
-        var title = invocation[Self.title]
-        var description = invocation[Self.description]
-        if title == nil && description == nil {
-          let thread = try session.board.thread(number)
-          try checkAuthor(thread.isMine, thread.authorName, target.label, thread.moderatedDate)
-          guard session.input.isInteractive else {
-            // A script gives the title line and the description up to `.`; empty keeps each.
-            let newTitle: String
-            let newDescription: String
-            do {
-              newTitle = try session.ask(messages.titlePrompt)
-              newDescription = try session.draft(messages.descriptionPrompt)
-            } catch CLIError.cancelled {
-              throw CLIError.usage(messages.editThreadNeedsFields)  // nothing given at all
-            }
-            guard !newTitle.isEmpty || !newDescription.isEmpty else {
-              throw CLIError.usage(messages.editThreadNeedsFields)
-            }
-            let edited = try session.board.editThread(
-              number, title: newTitle.isEmpty ? nil : newTitle,
-              description: newDescription.isEmpty ? nil : newDescription)
-            if session.json {
-              session.emit(edited.json)
-            } else {
-              print(messages.editedPost(target.label))
-            }
-            return .next
+    switch target {
+    case .comment(let threadNumber, let number):
+      guard !invocation.anyOptionGiven else {
+        throw CLIError.usage(messages.usage("edit THREAD/COMMENT [TEXT]"))
+      }
+      var newText = text
+      if newText.isEmpty {
+        let comment = try session.board.comment(number, inThread: threadNumber)
+        try checkAuthor(comment.isMine, comment.authorName, target.label, comment.moderatedDate)
+        newText = try session.revise(
+          comment.text, heading: messages.editPrompt, edit: invocation[edit])
+      }
+      let edited = try session.board.editComment(number, inThread: threadNumber, text: newText)
+      if session.json {
+        session.emit(edited.json)
+      } else {
+        print(messages.editedPost(target.label))
+      }
+    case .thread(let number):
+      guard text.isEmpty else { throw CLIError.usage(messages.editThreadNeedsFields) }
+      var title = invocation[Self.title]
+      var description = invocation[Self.description]
+      if title == nil && description == nil {
+        let thread = try session.board.thread(number)
+        try checkAuthor(thread.isMine, thread.authorName, target.label, thread.moderatedDate)
+        guard session.input.isInteractive else {
+          // A script gives the title line and the description up to `.`; empty keeps each.
+          let newTitle: String
+          let newDescription: String
+          do {
+            newTitle = try session.ask(messages.titlePrompt)
+            newDescription = try session.draft(messages.descriptionPrompt)
+          } catch CLIError.cancelled {
+            throw CLIError.usage(messages.editThreadNeedsFields)  // nothing given at all
           }
-          title = try session.askPrefilled(messages.titlePrompt, thread.title)
-          description = try session.revise(
-            thread.description, heading: messages.descriptionPrompt,
-            edit: invocation[edit])
+          guard !newTitle.isEmpty || !newDescription.isEmpty else {
+            throw CLIError.usage(messages.editThreadNeedsFields)
+          }
+          let edited = try session.board.editThread(
+            number, title: newTitle.isEmpty ? nil : newTitle,
+            description: newDescription.isEmpty ? nil : newDescription)
+          if session.json {
+            session.emit(edited.json)
+          } else {
+            print(messages.editedPost(target.label))
+          }
+          return .next
         }
-        let edited = try session.board.editThread(
-          number, title: title, description: description)
-        if session.json {
-          session.emit(edited.json)
-        } else {
-          print(messages.editedPost(target.label))
-        }
+        title = try session.askPrefilled(messages.titlePrompt, thread.title)
+        description = try session.revise(
+          thread.description, heading: messages.descriptionPrompt,
+          edit: invocation[edit])
       }
-    } catch let error as DatastoreError where error.code == .noAccess {
-      // A banned member is told so, not whose post it is.
-      if case .banned? = error.reason as? StoreReason { throw error }
-      let author: String?
-      switch target {
-      case .thread(let number): author = try? session.board.thread(number).authorName
-      case .comment(let thread, let number):
-        author = try? session.board.comment(number, inThread: thread).authorName
+      let edited = try session.board.editThread(
+        number, title: title, description: description)
+      if session.json {
+        session.emit(edited.json)
+      } else {
+        print(messages.editedPost(target.label))
       }
-      guard let author else { throw error }
-      throw CLIError.refused(
-        messages.editRefused(author: SafeText.sanitize(author), target.label),
-        DatastoreError(.noAccess))
     }
     return .next
   }

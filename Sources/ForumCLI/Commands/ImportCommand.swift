@@ -608,7 +608,9 @@ struct NCMBExportReader {
                 createDate: dates[0], updateDate: dates[1])), "files \(name)")
         else { return }
       } catch let rejection as ImageRejection {
-        reader.problem(reader.messages.importBadField(at, "file", rejection.reason))
+        reader.problem(
+          reader.messages.importBadField(
+            at, "file", rejection.wording.text(japanese: reader.messages.japanese)))
         return
       } catch {
         reader.problem(reader.messages.importBadField(at, "file", reader.describe(error)))

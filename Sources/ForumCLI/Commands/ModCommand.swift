@@ -46,50 +46,44 @@ enum ModCommand: ForumCommand {
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let messages = session.messages
-    do {
-      switch (invocation[action]!, invocation[user]) {
-      case (.add, let handle?), (.remove, let handle?):
-        let adding = invocation[action] == .add
-        let user = try session.board.setModerator(handle: handle.text, adding)
-        if session.json {
-          session.emit(user.json)
-        } else {
-          let handle = SafeText.sanitize(user.userName)
-          print(adding ? messages.moderatorAdded(handle) : messages.moderatorRemoved(handle))
-        }
-      case (.banKey, let target?), (.unbanKey, let target?):
-        try ban(target.text, invocation[action] == .banKey, in: session)
-        return .next
-      case (.postsPerMinute, let value):
-        try postsPerMinute(value?.text, in: session)
-        return .next
-      case (.list, nil):
-        let users: [User]
-        var onlyYou = false
-        do {
-          users = try session.board.moderators()
-        } catch let error as DatastoreError
-          where error.code == .noAccess && session.board.isModerator
-        {
-          // Only the owner reads the role's members; a moderator knows one of them: themself.
-          users = [session.board.me]
-          onlyYou = true
-        }
-        if session.json {
-          session.emit(.object(["results": .array(users.map(\.json))]))
-        } else if users.isEmpty {
-          print(messages.noModerators)
-        } else {
-          for user in users {
-            print("@\(SafeText.sanitize(user.userName))  \(SafeText.sanitize(user.displayName))")
-          }
-          if onlyYou { print(session.style.dim(messages.moderatorListOwnerOnly)) }
-        }
-      default:
-        throw CLIError.usage(messages.modUsage)
+    switch (invocation[action]!, invocation[user]) {
+    case (.add, let handle?), (.remove, let handle?):
+      let adding = invocation[action] == .add
+      let user = try session.board.setModerator(handle: handle.text, adding)
+      if session.json {
+        session.emit(user.json)
+      } else {
+        let handle = SafeText.sanitize(user.userName)
+        print(adding ? messages.moderatorAdded(handle) : messages.moderatorRemoved(handle))
       }
-    } catch let error as DatastoreError where error.code == .noAccess {
-      throw CLIError.refused(messages.ownerOnly, DatastoreError(.noAccess))
+    case (.banKey, let target?), (.unbanKey, let target?):
+      try ban(target.text, invocation[action] == .banKey, in: session)
+    case (.postsPerMinute, let value):
+      try postsPerMinute(value?.text, in: session)
+    case (.list, nil):
+      let users: [User]
+      var onlyYou = false
+      do {
+        users = try session.board.moderators()
+      } catch let error as DatastoreError
+        where error.reason == .board(.onlyOwnerListsModerators) && session.board.isModerator
+      {
+        // Only the owner reads the role's members; a moderator knows one of them: themself.
+        users = [session.board.me]
+        onlyYou = true
+      }
+      if session.json {
+        session.emit(.object(["results": .array(users.map(\.json))]))
+      } else if users.isEmpty {
+        print(messages.noModerators)
+      } else {
+        for user in users {
+          print("@\(SafeText.sanitize(user.userName))  \(SafeText.sanitize(user.displayName))")
+        }
+        if onlyYou { print(session.style.dim(messages.moderatorListOwnerOnly)) }
+      }
+    default:
+      throw CLIError.usage(messages.modUsage)
     }
     return .next
   }
@@ -100,30 +94,26 @@ enum ModCommand: ForumCommand {
     let messages = session.messages
     let userId: String
     var label = target
-    do {
-      if target.hasPrefix("SHA256:") {
-        let key = try SSHFingerprint(parsing: target, messages: messages)
-        guard let door = session.options.door else {
-          throw CLIError.usage(messages.banKeyOnlyOverSSH)
-        }
-        if banning && key == door.key { throw CLIError.usage(messages.cannotBanOwnKey) }
-        guard let member = door.state.member(of: key) else {
-          throw CLIError.notFound(messages.noMemberOfKey)
-        }
-        userId = member
-        label = key.text
-      } else {
-        let user = try session.board.user(handle: target)
-        userId = user.objectId
-        label = "@" + user.userName
+    if target.hasPrefix("SHA256:") {
+      let key = try SSHFingerprint(parsing: target, messages: messages)
+      guard let door = session.options.door else {
+        throw CLIError.usage(messages.banKeyOnlyOverSSH)
       }
-      if banning && userId == session.board.me.objectId {
-        throw CLIError.usage(messages.cannotBanOwnKey)
+      if banning && key == door.key { throw CLIError.usage(messages.cannotBanOwnKey) }
+      guard let member = door.state.member(of: key) else {
+        throw CLIError.notFound(messages.noMemberOfKey)
       }
-      try session.board.setBanned(userId: userId, banning)
-    } catch let error as DatastoreError where error.code == .noAccess {
-      throw CLIError.refused(messages.banKeyModeratorsOnly, error)
+      userId = member
+      label = key.text
+    } else {
+      let user = try session.board.user(handle: target)
+      userId = user.objectId
+      label = "@" + user.userName
     }
+    if banning && userId == session.board.me.objectId {
+      throw CLIError.usage(messages.cannotBanOwnKey)
+    }
+    try session.board.setBanned(userId: userId, banning)
     if session.json {
       session.emit(
         .object([
@@ -146,11 +136,7 @@ enum ModCommand: ForumCommand {
       } else {
         throw CLIError.usage(messages.notANumber("posts-per-minute", SafeText.sanitize(value)))
       }
-      do {
-        try session.board.setPostsPerMinute(count)
-      } catch let error as DatastoreError where error.code == .noAccess {
-        throw CLIError.refused(messages.budgetModeratorsOnly, error)
-      }
+      try session.board.setPostsPerMinute(count)
     }
     let current = try session.board.postsPerMinute()
     if session.json {

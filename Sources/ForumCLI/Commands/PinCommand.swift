@@ -35,19 +35,7 @@ enum PinCommand: ForumCommand {
   {
     let number = try session.thread(invocation[thread], example: (on ? "pin" : "unpin") + " 12")
     let japanese = session.messages.japanese
-    let thread: ForumThread
-    do {
-      thread = try session.board.pin(number, on)
-    } catch let error as DatastoreError where error.code == .noAccess {
-      // The board's own refusal (a private thread) says itself; the engine's is about the role.
-      if error.reason is BoardReason {
-        throw CLIError.refused(session.messages.failure(error), error)
-      }
-      let refusal = Localized(
-        "only moderators and the board's owner may pin or unpin threads",
-        "スレッドの固定と解除ができるのはモデレーターと掲示板の所有者だけです")
-      throw CLIError.refused(refusal.text(japanese: japanese), error)
-    }
+    let thread = try session.board.pin(number, on)
     if session.json {
       session.emit(thread.json)
     } else {

@@ -26,8 +26,7 @@ enum ExternalEditor {
     var template = Array((base + "/forum-draft-XXXXXX.txt").utf8CString)
     let descriptor = mkstemps(&template, 4)
     guard descriptor >= 0 else {
-      throw CLIError.failed(
-        "cannot create a file for the editor: \(String(cString: strerror(errno)))")
+      throw CLIError.local(.cannotCreateEditorFile(error: String(cString: strerror(errno))))
     }
     let path = String(cString: template)
     defer { unlink(path) }
@@ -44,16 +43,16 @@ enum ExternalEditor {
     var pid = pid_t()
     let spawned = posix_spawn(&pid, "/bin/sh", nil, nil, argv, envp)
     guard spawned == 0 else {
-      throw CLIError.failed("cannot start the editor: \(String(cString: strerror(spawned)))")
+      throw CLIError.local(.cannotStartEditor(error: String(cString: strerror(spawned))))
     }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     // Exited (no signal) with status 0.
     guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
-      throw CLIError.failed("the editor (\(SafeText.sanitize(command))) did not finish cleanly")
+      throw CLIError.local(.editorFailed(command: SafeText.sanitize(command)))
     }
     guard let data = FileManager.default.contents(atPath: path) else {
-      throw CLIError.failed("the editor's file is gone")
+      throw CLIError.local(.editorFileGone)
     }
     var result = String(decoding: data, as: UTF8.self)
     while result.hasSuffix("\n") { result.removeLast() }

@@ -136,7 +136,7 @@ extension Session {
     guard let number = currentThread else { return }
     do {
       _ = try board.thread(number)
-    } catch let error as DatastoreError where error.code == .notFound {
+    } catch let error as DatastoreError where error.reason == .board(.noThread(number)) {
       navigation.leave()
       print(style.dim(messages.currentThreadGone(number)))
     } catch {}

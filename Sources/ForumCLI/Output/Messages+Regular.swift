@@ -78,22 +78,3 @@ extension Messages {
         + "| mod unban-key SHA256:…|@ハンドル | mod posts-per-minute [N|off]")
   }
 }
-
-extension Messages {
-  /// A refused delete, saying who may: "only Alice (the author) and moderators may delete 12/3".
-  func deleteRefused(author: String, _ what: String) -> String {
-    japanese
-      ? "\(what) を削除できるのは投稿者の \(author) とモデレーターだけです"
-      : "only \(author) (the author) and moderators may delete \(what)"
-  }
-  func editRefused(author: String, _ what: String) -> String {
-    japanese
-      ? "\(what) を編集できるのは投稿者の \(author) だけです"
-      : "only \(author) (the author) may edit \(what)"
-  }
-  var ownerOnly: String {
-    japanese
-      ? "モデレーターを選べるのは掲示板の所有者だけです"
-      : "only the board's owner may choose moderators"
-  }
-}

@@ -1,3 +1,5 @@
+import Datastore
+
 /// What the ssh door says (`SSHDoor/`).
 extension Messages {
   func badFingerprint(_ given: String) -> String {
@@ -13,16 +15,6 @@ extension Messages {
     pick(
       "\(option) is not yours to choose over ssh: your key is who you are on this board",
       "ssh では \(option) は指定できません: この掲示板ではあなたの鍵があなたです")
-  }
-  func postingBudgetSpent(_ perMinute: Int, wait: Int) -> String {
-    pick(
-      "slow down: a key may post \(perMinute) times a minute; try again in \(wait) s. Nothing was posted.",
-      "投稿が多すぎます: 鍵ごとに毎分 \(perMinute) 件までです。\(wait) 秒後にもう一度どうぞ。投稿していません。")
-  }
-  var tooManyNewKeys: String {
-    pick(
-      "too many new keys from this address; try again later.",
-      "このアドレスからの新しい鍵が多すぎます。しばらくしてからもう一度どうぞ。")
   }
   var doorWelcome: String {
     pick(
@@ -55,15 +47,11 @@ extension Messages {
       "keys are banned through the ssh door: ssh board@host mod ban-key SHA256:…",
       "鍵の締め出しは ssh の入口から行います: ssh board@host mod ban-key SHA256:…")
   }
-  var banKeyModeratorsOnly: String {
-    pick(
-      "only moderators and the board's owner may ban, and nobody bans the owner",
-      "締め出せるのはモデレーターと所有者だけです (所有者は締め出せません)")
-  }
-  var budgetModeratorsOnly: String {
-    pick(
-      "only moderators and the board's owner set the posting budget",
-      "投稿数の上限を決められるのはモデレーターと所有者だけです")
+  func keysBanned(_ keys: [String], _ banned: Bool) -> String {
+    let list = keys.joined(separator: " ")
+    return banned
+      ? pick("Banned: \(list) (their posts stay).", "締め出しました: \(list) (投稿は残ります)。")
+      : pick("Allowed again: \(list)", "締め出しを解除しました: \(list)")
   }
   func postsPerMinuteIs(_ count: Int?) -> String {
     guard let count else {
@@ -77,18 +65,10 @@ extension Messages {
         "The board's posting budget: \(count) posts a minute for each key.",
         "掲示板の投稿数の上限: 鍵ごとに毎分 \(count) 件。")
   }
-  var noMemberOfKey: String {
-    pick(
-      "no member has come in with that key yet", "その鍵で入ったメンバーはまだいません")
-  }
-  func keysBanned(_ keys: [String], _ banned: Bool) -> String {
-    let list = keys.joined(separator: " ")
-    return banned
-      ? pick("Banned: \(list) (their posts stay).", "締め出しました: \(list) (投稿は残ります)。")
-      : pick("Allowed again: \(list)", "締め出しを解除しました: \(list)")
-  }
+  // The door's and the board's refusals, from the catalogue (Refusals).
+  var noMemberOfKey: String { DoorReason.noMemberOfKey.wording.text(japanese: japanese) }
   var cannotBanOwnKey: String {
-    pick("you cannot ban yourself", "自分自身は締め出せません")
+    BoardReason.cannotBanYourself.wording(for: .person).text(japanese: japanese)
   }
 }
 

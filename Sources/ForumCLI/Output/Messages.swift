@@ -15,17 +15,6 @@ struct Messages {
       "掲示板はまだ空です。最初のスレッドは次のように投稿できます: new --title \"こんにちは\"")
   }
   var noComments: String { pick("No comments yet.", "コメントはまだありません。") }
-  var deleteRefused: String {
-    pick(
-      "Delete failed: you don't have permission to delete this post.",
-      "削除に失敗しました。権限がないようです。")
-  }
-  var permissionRefused: String {
-    pick("You don't have permission to do that.", "権限がないようです。")
-  }
-  var sessionRefused: String {
-    pick("Your session is no longer valid.", "セッションが無効です。")
-  }
   var interrupted: String { pick("Interrupted; nothing was saved.", "中断しました。何も保存していません。") }
   var noEditor: String {
     pick(
@@ -121,107 +110,11 @@ struct Messages {
   var updated: String { pick("active", "更新") }
 
   func imageRefused(_ rejection: ImageRejection) -> String {
-    guard japanese else { return "cannot attach image: \(rejection.reason)" }
-    let reason: String
-    switch rejection.cause {
-    case .noFileName: reason = "ファイル名がありません"
-    case .empty: reason = "空のファイルです"
-    case .noSuchFile: reason = "ファイルがありません"
-    case .permissionDenied: reason = "読む権限がありません"
-    case .pathNotDirectory: reason = "パスの途中がディレクトリではありません"
-    case .directory: reason = "ディレクトリです"
-    case .notRegularFile: reason = "通常のファイルではありません"
-    case .overLimit(let size, let limit):
-      reason =
-        (size.map { "\(ImageFile.formatSize($0)) で、" } ?? "")
-        + "上限の \(ImageFile.formatSize(limit)) を超えています"
-    case .notAnImage: reason = "画像ではありません (PNG、JPEG、GIF、WebP のどれか)"
-    // The container's and the library's own terms (a chunk, a marker) stay as they are named.
-    case .truncated(let format, let flaw):
-      reason = "\(format) が途中で切れています" + (flaw.map { " (\(imageFlaw($0)))" } ?? "")
-    case .damaged(let format, let flaw): reason = "\(format) が壊れています (\(imageFlaw(flaw)))"
-    case .unsupported(let format, let flaw):
-      reason = "この \(format) には対応していません (\(imageFlaw(flaw)))"
-    case .tooLarge(let format, let frame, let width, let height):
-      reason =
-        (frame.map { "\(format) の \($0) フレーム目" } ?? "\(format) の画像") + "が大きすぎます ("
-        + "\(width)×\(height) ピクセル、上限は一辺 \(ImageBudget.maximumSide)、"
-        + "\(ImageBudget.maximumPixels / 1_000_000) メガピクセル)"
-    case .framesTooLarge(let format, let megapixels, let frames):
-      reason =
-        "\(format) のフレームが合わせて大きすぎます (\(frames) フレームで \(megapixels) メガピクセル、"
-        + "上限は \(ImageBudget.maximumTotalPixels / 1_000_000))"
-    case .tooManyScans(let format, let scans):
-      reason = "\(format) のスキャンが多すぎます (\(scans)、上限は \(ImageBudget.maximumScans))"
-    case .tooMuchMemory(let format, let megabytes):
-      reason =
-        "\(format) の復号に必要なメモリが多すぎます (\(megabytes) MB、上限は "
-        + "\(ImageBudget.maximumBuffered >> 20) MB)"
-    case .cannotDecode(let format, let detail):
-      reason = "\(format) を復号できません (ライブラリの報告: \(detail))"
-    case .system(let message): reason = "読めません (\(message))"
-    case .other: return "画像を添付できません: \(rejection.reason)"
-    }
-    return "画像を添付できません: " + (rejection.path.map { "\($0): " } ?? "") + reason
-  }
-  /// A container's flaw in Japanese; chunk and marker names stay the format's own.
-  private func imageFlaw(_ flaw: ImageFlaw) -> String {
-    switch flaw {
-    case .chunkPastEnd(let type): return (type.map { "\($0) " } ?? "") + "チャンクがファイルの終わりを越えています"
-    case .riffSizePastEnd: return "RIFF のサイズがファイルより大きい"
-    case .noTrailer: return "終端がありません"
-    case .noEndOfImage: return "画像の終わりのマーカーがありません"
-    case .segmentPastEnd: return "セグメントがファイルの終わりを越えています"
-    case .unknownFirstChunk: return "最初のチャンクが不明です"
-    case .badHeader(let fourCC): return "\(fourCC) ヘッダーが読めません"
-    case .badFrameHeader: return "フレームヘッダーが読めません"
-    case .invalidChunkType: return "チャンクの種類が正しくありません"
-    case .noImageData: return "画像データがありません"
-    case .noWidthOrHeight: return "幅か高さがありません"
-    case .headerNotFirst: return "IHDR が最初のチャンクではありません"
-    case .badChecksum(let type): return "\(type) チャンクのチェックサムが合いません"
-    case .secondHeader: return "IHDR チャンクが 2 つあります"
-    case .secondStartOfImage: return "画像の始まりのマーカーが 2 つあります"
-    case .unknownBlock: return "不明なブロックがあります"
-    case .noHeader: return "IHDR チャンクがありません"
-    case .noPalette: return "パレット画像にパレットがありません"
-    case .badSegmentLength: return "セグメントの長さが正しくありません"
-    case .secondFrameHeader: return "フレームヘッダーが 2 つあります"
-    case .scanBeforeFrameHeader: return "フレームヘッダーの前にスキャンがあります"
-    case .badImageHeader: return "IHDR チャンクが読めません"
-    case .sampleBits(let bits): return "\(bits) ビットのサンプル (8 ビットのみ)"
-    case .heightAfterScan: return "高さがスキャンの後にあります"
-    case .losslessOrHierarchical: return "ロスレスまたは階層符号化"
-    }
+    pick("cannot attach image: ", "画像を添付できません: ") + rejection.wording.text(japanese: japanese)
   }
 
-  func imageTooLarge(_ detail: String?) -> String {
-    pick("image is too large", "画像が大きすぎます") + (detail.map { ": \($0)" } ?? "")
-  }
-  func empty(_ field: String) -> String {
-    pick("\(personName(field)) is empty.", "\(fieldName(field))が空です。")
-  }
-
-  /// What a person calls a field: "The title", never `displayName`.
-  func personName(_ field: String) -> String {
-    let names = [
-      "title": "The title", "description": "The description", "text": "The comment",
-      "displayName": "The name", "image": "The image", "input": "The answer", "line": "The line",
-      "thread": "The thread number", "comment": "The comment number", "page": "The page",
-    ]
-    return names[field] ?? field
-  }
-
-  func fieldName(_ field: String) -> String {
-    guard japanese else { return field }
-    let names = [
-      "title": "タイトル", "description": "本文", "text": "コメント", "displayName": "表示名",
-      "image": "画像", "thread": "スレッド番号", "comment": "コメント番号", "page": "ページ",
-      "profile": "プロファイル", "line": "入力行", "input": "入力", "query": "検索語",
-      "argument": "引数", "partner": "相手", "fileName": "ファイル名", "objectId": "objectId",
-    ]
-    return names[field] ?? field
-  }
+  /// A field by its Japanese name (`FieldName`); in English as it is spelled.
+  func fieldName(_ field: String) -> String { japanese ? FieldName.of(field).japanese : field }
 
   /// A page number past the last page, with a command to try instead.
   func pastTheEnd(_ page: Int, _ command: String) -> String {

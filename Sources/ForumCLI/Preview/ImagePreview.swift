@@ -82,7 +82,7 @@ enum ImagePreview {
     guard
       cimg_encode_png(image.pixels, Int32(image.width), Int32(image.height), &output, &size) == 0,
       let output
-    else { throw ImageRejection(.damaged, "cannot encode the preview as PNG") }
+    else { throw ImageRejection(.damaged, .cannotEncodePreview) }
     defer { cimg_free(output) }
     return Array(UnsafeBufferPointer(start: output, count: size))
   }

@@ -76,9 +76,8 @@ struct SSHDoorState {
       }
       if times.count >= perMinute {
         let wait = max(1, Int((times.min()! + 60 - now).rounded(.up)))
-        throw CLIError.refused(
-          messages.postingBudgetSpent(perMinute, wait: wait),
-          DatastoreError(.noAccess, detail: "posting budget"))
+        throw DatastoreError(
+          .noAccess, reason: DoorReason.postingBudgetSpent(perMinute: perMinute, wait: wait))
       }
       times.append(now)
       try writeAtomically(path, times.map { String($0) + "\n" }.joined())
@@ -107,8 +106,7 @@ struct SSHDoorState {
         return (String(words[0]), time)
       }.filter { $0.1 > now - 3600 && $0.1 <= now + 1 }
       if entries.filter({ $0.0 == address }).count >= perHour {
-        throw CLIError.refused(
-          messages.tooManyNewKeys, DatastoreError(.noAccess, detail: "new keys per address"))
+        throw DatastoreError(.noAccess, reason: DoorReason.tooManyNewKeys)
       }
       entries.append((address, now))
       try writeAtomically(path, entries.map { "\($0.0) \($0.1)\n" }.joined())

@@ -45,7 +45,7 @@ struct UsersController: NCMBController {
     let login: Login
     do {
       login = try call.store.login(userName: name, password: password)
-    } catch let error as DatastoreError where error.reason is AccountReason {
+    } catch let error as DatastoreError where error.reason == .account(.wrongPassword) {
       call.rates?.noteWrongPassword(name)
       throw NCMBError.idPass
     }
@@ -68,7 +68,7 @@ struct UsersController: NCMBController {
     let login: Login
     do {
       login = try call.store.signUp(userName: nameText, password: passwordText)
-    } catch let error as DatastoreError where error.reason as? StoreReason == .alreadyExists {
+    } catch let error as DatastoreError where error.reason == .store(.alreadyExists) {
       throw NCMBError.duplicate("userName")
     }
     return NCMBService.json(
@@ -131,7 +131,7 @@ struct UsersController: NCMBController {
         do {
           try client.setPassword(
             text, keepingSession: call.request.header(lowercased: "x-ncmb-apps-session-token"))
-        } catch let error as DatastoreError where error.reason as? StoreReason == .alreadyExists {
+        } catch let error as DatastoreError where error.reason == .store(.alreadyExists) {
           throw NCMBError.duplicate("userName")
         }
       }
