@@ -57,9 +57,9 @@ class AndroidSDK:
         return wire.send(self.port, method, target, headers, body)
 
     # NCMBUser.loginWithAnonymous()
-    def login_with_anonymous(self):
+    def login_with_anonymous(self, anonymous_id=None):
         answer = self.request('POST', 'users', body=to_json(
-            {'authData': {'anonymous': {'id': str(uuid.uuid4())}}}).encode())
+            {'authData': {'anonymous': {'id': anonymous_id or str(uuid.uuid4())}}}).encode())
         if answer.status == 201:
             self.session_token = answer.json['sessionToken']
         return answer

@@ -50,9 +50,9 @@ class JavaScriptSDK:
         return wire.send(self.port, method, target, headers, body)
 
     # ncmb.User.loginAsAnonymous()
-    def login_as_anonymous(self):
+    def login_as_anonymous(self, anonymous_id=None):
         answer = self.request('POST', 'users', body=stringify(
-            {'authData': {'anonymous': {'id': str(uuid.uuid4())}}}).encode())
+            {'authData': {'anonymous': {'id': anonymous_id or str(uuid.uuid4())}}}).encode())
         if answer.status == 201:
             self.session_token = answer.json['sessionToken']
         return answer

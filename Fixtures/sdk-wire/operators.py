@@ -30,9 +30,10 @@ in place of the pointer ({"__type":"Object","className":…}); batch one answer 
 {"success":…} or {"error":…}. A catastrophic $regex sent the Swift SDK's way (its `+` kept as
 %2B) is answered within the time limit while another app is served.
 Prints {"problems": [...]}. Arguments: PORT KEYS-JSON"""
-import json, os, sys, threading, time, urllib.parse
+import json, os, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import android, js, swift
+import sdk_queries
+from sdk_queries import Android, JavaScript, Swift, geo, pointer, js
 
 port, keys = int(sys.argv[1]), json.loads(sys.argv[2])
 problems = []
@@ -44,72 +45,7 @@ def expect(name, got, want):
 
 
 def names(answer, field='name'):
-    if answer.status != 200:
-        problems.append(['status', answer.status, answer.body[:300].decode(errors='replace')])
-        return None
-    return [r.get(field) for r in answer.json.get('results', [])]
-
-
-def geo(latitude, longitude):
-    return {'__type': 'GeoPoint', 'latitude': latitude, 'longitude': longitude}
-
-
-def pointer(class_name, object_id):
-    return {'__type': 'Pointer', 'className': class_name, 'objectId': object_id}
-
-
-class Swift(swift.SwiftSDK):
-    def put(self, class_name, object_id, fields):
-        return self.request('PUT', 'classes/%s/%s' % (class_name, object_id),
-                            body=swift.encode_json(fields).encode())
-
-
-class JavaScript(js.JavaScriptSDK):
-    def fetch_all(self, class_name, where=None, order=None, limit=None, include=None,
-                  count=False):
-        """Query.fetchAll: the options joined, then qs.parse (`+` is a space, %XX decoded)."""
-        options = []
-        if where:
-            options.append('where=' + js.stringify(where))
-        if limit:
-            options.append('limit=%d' % limit)
-        if count:
-            options.append('count=1')
-        if include:
-            options.append('include=' + include)
-        if order:
-            options.append('order=' + order)
-        query = {}
-        for option in '&'.join(options).split('&'):
-            name, _, value = option.partition('=')
-            query[urllib.parse.unquote_plus(name)] = urllib.parse.unquote_plus(value)
-        return self.request('GET', 'classes/' + class_name, query)
-
-    def batch(self, class_name, items):
-        """DataStore.batch(list): one POST per 50."""
-        requests = [{'method': 'POST', 'path': '2013-09-01/classes/' + class_name, 'body': item}
-                    for item in items]
-        return self.request('POST', 'batch', body=js.stringify({'requests': requests}).encode())
-
-
-class Android(android.AndroidSDK):
-    def find(self, class_name, where=None, order=None, limit=None, count=False, include=None):
-        """getConditions(): where, limit, skip, include, order, count, as a JSONObject keeps
-        them (insertion order); count() sets limit 1."""
-        query = {}
-        if where:
-            query['where'] = android.to_json(where)
-        if count:
-            query['limit'] = '1'
-        elif limit is not None:
-            query['limit'] = str(limit)
-        if include:
-            query['include'] = include
-        if order:
-            query['order'] = order
-        if count:
-            query['count'] = '1'
-        return self.request('GET', 'classes/' + class_name, query)
+    return sdk_queries.names(answer, problems, field)
 
 
 app_keys = (port, keys['applicationKey'], keys['clientKey'])
@@ -249,33 +185,17 @@ expect('js: batch, one missing', [list(item.keys()) for item in (answer.json or 
 # --- A catastrophic $regex the Swift SDK's way, while the JS app is served --------------------------
 for _ in range(40):
     alice.save('Long', {'text': 'a' * 3000 + 'b'})
-outcome = []
-
-
-def attack():
-    started = time.monotonic()
-    answer = alice.find('Long', {'text': {'$regex': '(a+)+$'}})
-    outcome.append((answer, time.monotonic() - started))
-
-
-attacker = threading.Thread(target=attack)
-attacker.start()
-time.sleep(0.05)
 started = time.monotonic()
-victim = web.fetch_all('Spot', box)
-victim_seconds = time.monotonic() - started
-attacker.join(60)
+answer, victim = sdk_queries.catastrophic_regex(
+    lambda: alice.find('Long', {'text': {'$regex': '(a+)+$'}}),
+    lambda: web.fetch_all('Spot', box))
+seconds = time.monotonic() - started
 expect('js: served beside the attack', victim.status, 200)
-if outcome:
-    answer, seconds = outcome[0]
-    fine = (answer.status == 200 and answer.json.get('results') == []) \
-        or (answer.status == 400 and answer.code() == 'E400002') \
-        or (answer.status == 500 and answer.code() == 'E500001')
-    if not fine:
+if answer:
+    if not sdk_queries.refused_cut_off_or_none_found(answer):
         problems.append(['swift: catastrophic regex', answer.status,
                          answer.body[:300].decode(errors='replace')])
-    print(json.dumps({'attack_seconds': round(seconds, 3),
-                      'victim_seconds': round(victim_seconds, 3)}), file=sys.stderr)
+    print(json.dumps({'attack_seconds': round(seconds, 3)}), file=sys.stderr)
 else:
     problems.append(['swift: catastrophic regex', 'no answer in 60 s'])
 print(json.dumps({'problems': problems}))

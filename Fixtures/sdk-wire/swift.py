@@ -58,10 +58,12 @@ class SwiftSDK:
         target = path + ('?' + query if query else '')
         return wire.send(self.port, method, target, headers, body)
 
-    # NCMBUser.enableAutomaticUser() / automaticCurrentUser()
-    def automatic_user(self):
+    # NCMBUser.enableAutomaticUser() / automaticCurrentUser(); anonymous_id: the id the device
+    # kept (an imported user signing in again), else a new UUID as the SDK makes one
+    def automatic_user(self, anonymous_id=None):
+        anonymous_id = anonymous_id or str(uuid.uuid4()).upper()
         answer = self.request('POST', 'users', body=encode_json(
-            {'authData': {'anonymous': {'id': str(uuid.uuid4()).upper()}}}).encode())
+            {'authData': {'anonymous': {'id': anonymous_id}}}).encode())
         if answer.status == 201:
             self.session_token = answer.json['sessionToken']
         return answer
