@@ -82,7 +82,7 @@ let package = Package(
     .target(
       name: "Datastore", dependencies: ["Refusals", "CSQLite", "CLibPQ", "ForumCrypto"],
       linkerSettings: archives("sqlite3")),
-    .target(name: "Forum", dependencies: ["Datastore"]),
+    .target(name: "Forum", dependencies: ["Datastore", "Refusals"]),
     // libmicrohttpd (with GnuTLS) behind a small shim: opened with dlopen when `forum serve`
     // starts, so no other command maps it. Needs libmicrohttpd-dev to build, libmicrohttpd12 to
     // serve.

@@ -36,11 +36,12 @@ build() {
         Sources/CImageDecode/resample.c Sources/CImageDecode/budget.c -o "$binary" ;;
     containers)
       swiftc -sanitize=fuzzer,address -parse-as-library -g -module-name FuzzContainers \
-        Sources/Forum/Images/*.swift Fuzz/Swift/containers.swift -o "$binary" ;;
+        Sources/Forum/Images/*.swift Sources/Refusals/*.swift Fuzz/Swift/containers.swift \
+        -o "$binary" ;;
     json)
       swiftc -sanitize=fuzzer,address -parse-as-library -g -module-name FuzzJSON \
         Sources/Datastore/JSONValue.swift Sources/Datastore/DatastoreError.swift \
-        Sources/Datastore/PlainText.swift \
+        Sources/Datastore/PlainText.swift Sources/Refusals/*.swift \
         Fuzz/Swift/json.swift -o "$binary" ;;
     tokenizer)
       # The tokenizer the prompt, scripts and argv share (the grammar above it needs the

@@ -1,6 +1,9 @@
 // The catalogue of reasons lives below every layer (Refusals): whoever imports Datastore names
 // them as before.
-@_exported import Refusals
+// `canImport`: the json fuzz target compiles this file with the catalogue's in one module.
+#if canImport(Refusals)
+  @_exported import Refusals
+#endif
 
 /// One error type for the whole datastore: the backend's code and message, plus what a person needs
 /// to act on it (`reason`, in English `detail`).

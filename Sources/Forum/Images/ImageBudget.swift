@@ -1,4 +1,7 @@
-import Datastore
+// `canImport`: the containers fuzz target compiles these files with the catalogue's in one module.
+#if canImport(Refusals)
+  import Refusals
+#endif
 
 /// What any one image may cost to decode. Checked from the container before a decoder runs (here)
 /// and again while it runs (the C decoders get the same numbers), so a file that lies in its

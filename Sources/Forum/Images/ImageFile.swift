@@ -1,4 +1,7 @@
-import Datastore
+// `canImport`: the containers fuzz target compiles these files with the catalogue's in one module.
+#if canImport(Refusals)
+  import Refusals
+#endif
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

@@ -1,4 +1,7 @@
-import Datastore
+// `canImport`: the containers fuzz target compiles these files with the catalogue's in one module.
+#if canImport(Refusals)
+  import Refusals
+#endif
 
 /// Why a file cannot be attached, in one line a person can act on ("truncated PNG"): its kind
 /// and its reason from the catalogue (`ImageReason`, English beside Japanese). The reason never
