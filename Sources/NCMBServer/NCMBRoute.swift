@@ -5,6 +5,9 @@ import Datastore
 struct NCMBRoute {
   enum Resource: Sendable {
     case classes, users, login, logout, roles, files, batch
+    /// The board's own endpoints beyond NCMB's API (`/2013-09-01/forum/NAME…`), for forum's
+    /// remote engine and for apps: one table, `ForumExtensionsController.table`.
+    case forum
   }
 
   let resource: Resource
@@ -19,7 +22,7 @@ struct NCMBRoute {
   static let table: [String: (resource: Resource, following: ClosedRange<Int>)] = [
     "classes": (.classes, 1...2), "users": (.users, 0...1), "login": (.login, 0...0),
     "logout": (.logout, 0...0), "roles": (.roles, 0...1), "files": (.files, 0...1),
-    "batch": (.batch, 0...0),
+    "batch": (.batch, 0...0), "forum": (.forum, 1...3),
   ]
 
   /// NCMB's paths the board does not serve, by the feature each was.
@@ -64,7 +67,7 @@ struct NCMBRoute {
   var isCacheable: Bool {
     switch resource {
     case .classes, .users, .roles, .files: true
-    case .login, .logout, .batch: false
+    case .login, .logout, .batch, .forum: false
     }
   }
 }

@@ -113,6 +113,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     case .roles: RolesController()
     case .files: FilesController()
     case .batch: BatchController()
+    case .forum: ForumExtensionsController()
     }
   }
 
