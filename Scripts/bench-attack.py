@@ -12,8 +12,10 @@ connection, then a new connection each time) with no attack, then while ATTACKER
     each is stopped at the time limit and answered E500001).
 Prints p50 / p99 / max of the victim's latency for each, and what the attackers were answered.
 """
-import base64, datetime, hashlib, hmac, http.client, json, os, shutil, subprocess, sys
+import http.client, json, os, shutil, subprocess, sys
 import tempfile, threading, time, urllib.parse, uuid
+
+import bench_support
 
 args = sys.argv[1:]
 if not args or args[0].startswith('-'):
@@ -34,13 +36,10 @@ port = int(json.loads(server.stdout.readline())['url'].split(':')[2].split('/')[
 
 
 def signed(method, path, query=''):
-    stamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
-    pairs = ['SignatureMethod=HmacSHA256', 'SignatureVersion=2',
-             'X-NCMB-Application-Key=' + keys['applicationKey'], 'X-NCMB-Timestamp=' + stamp]
-    pairs += query.split('&') if query else []
-    text = '\n'.join([method, '127.0.0.1:%d' % port, path, '&'.join(sorted(pairs))])
-    signature = base64.b64encode(hmac.new(keys['clientKey'].encode(), text.encode(),
-                                          hashlib.sha256).digest()).decode()
+    stamp = bench_support.timestamp()
+    signature = bench_support.signature(
+        keys['clientKey'], method, '127.0.0.1:%d' % port, path,
+        bench_support.signed_text(keys['applicationKey'], stamp, query))
     return {'X-NCMB-Application-Key': keys['applicationKey'], 'X-NCMB-Timestamp': stamp,
             'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
 

@@ -32,7 +32,7 @@ is spent at once, so a budget shows only once it is: --warmup 30).
 Prints a Markdown table: peak MB, honest p50 / p99 / max ms, honest failures, and what the
 attackers were answered.
 """
-import base64, datetime, hashlib, hmac, http.client, json, multiprocessing, os, resource, shutil
+import http.client, json, multiprocessing, os, resource, shutil
 import socket, subprocess, sys, threading, time, uuid
 
 import bench_support
@@ -100,13 +100,10 @@ resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))
 
 
 def signed(method, path, port, query=''):
-    stamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
-    pairs = ['SignatureMethod=HmacSHA256', 'SignatureVersion=2',
-             'X-NCMB-Application-Key=' + keys['applicationKey'], 'X-NCMB-Timestamp=' + stamp]
-    pairs += query.split('&') if query else []
-    text = '\n'.join([method, '127.0.0.1:%d' % port, path, '&'.join(sorted(pairs))])
-    signature = base64.b64encode(hmac.new(keys['clientKey'].encode(), text.encode(),
-                                          hashlib.sha256).digest()).decode()
+    stamp = bench_support.timestamp()
+    signature = bench_support.signature(
+        keys['clientKey'], method, '127.0.0.1:%d' % port, path,
+        bench_support.signed_text(keys['applicationKey'], stamp, query))
     return ('X-NCMB-Application-Key: %s\r\nX-NCMB-Timestamp: %s\r\nX-NCMB-Signature: %s\r\n'
             % (keys['applicationKey'], stamp, signature))
 

@@ -26,7 +26,7 @@ postgres user, a private socket, synchronous_commit=off), `forum init` by its ow
 granted forum_member and forum_server, THREADS threads and COMMENTS comments (spread over the
 threads) seeded with SQL by the owner through the board's triggers; the shell floor is psql.
 """
-import base64, datetime, hashlib, hmac, json, os, re, shutil, subprocess, sys, time
+import base64, datetime, json, os, re, shutil, subprocess, sys, time
 import urllib.parse, uuid
 
 import bench_support
@@ -96,16 +96,10 @@ timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + '
 
 def signed(method, path, query=None):
     """The NCMB signature headers for METHOD /2013-09-01/PATH?QUERY (query a dict)."""
-    query = query or {}
-    parameters = {'SignatureMethod': 'HmacSHA256', 'SignatureVersion': '2',
-                  'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': timestamp}
-    parameters.update({k: urllib.parse.quote(v, safe='') for k, v in query.items()})
-    text = '&'.join(f'{k}={urllib.parse.quote(v, safe=":") if k == "X-NCMB-Timestamp" else v}'
-                    for k, v in sorted(parameters.items()))
     full = '/2013-09-01/' + path
-    message = f'{method}\n{host}\n{full}\n{text}'
-    signature = base64.b64encode(hmac.new(client_key.encode(), message.encode(),
-                                          hashlib.sha256).digest()).decode()
+    signature = bench_support.signature(
+        client_key, method, host, full,
+        bench_support.signed_query_text(app_key, timestamp, query))
     return {'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': timestamp,
             'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
 

@@ -1,11 +1,11 @@
 """What the bench scripts share: a scratch home for `forum` (its own HOME and XDG folders, so no
-profile of the person running it is read or written) and a throwaway PostgreSQL cluster holding
-one board. Imported by bench-serve.py, bench-attacks.py and bench-geo.py (they sit beside it).
+profile of the person running it is read or written), a throwaway PostgreSQL cluster holding one
+board, and NCMB's request signature. Imported by the bench-*.py scripts beside it.
 
 The cluster is initdb'd by the postgres user when run as root (PostgreSQL refuses root), listens
 only on a private socket folder (no TCP), trusts local connections, and is stopped by `stop()`
 (the scripts call it in their `finally`)."""
-import os, shutil, socket, subprocess, tempfile
+import base64, datetime, hashlib, hmac, os, shutil, socket, subprocess, tempfile, urllib.parse
 
 
 def scratch(prefix, one_folder=False):
@@ -84,3 +84,33 @@ def postgres_board(forum, root, env, settings=(), stop_mode='immediate'):
                    capture_output=True)
     cluster.psql('postgres', 'CREATE ROLE server LOGIN; GRANT forum_member, forum_server TO server;')
     return cluster, cluster.uri('server'), cluster.uri('owner')
+
+
+def timestamp():
+    """Now as NCMB's X-NCMB-Timestamp (UTC, milliseconds, `Z`)."""
+    return datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
+
+
+def signature(client_key, method, host, path, parameters):
+    """NCMB's X-NCMB-Signature: base64 of the HMAC-SHA256, keyed by the client key, of the method,
+    host, path and `parameters` (the signed NAME=VALUE text, in its order), one a line."""
+    text = '\n'.join([method, host, path, parameters])
+    return base64.b64encode(hmac.new(client_key.encode(), text.encode(),
+                                     hashlib.sha256).digest()).decode()
+
+
+def signed_text(application_key, stamp, query=''):
+    """The signed parameters of a request whose query string (already encoded) is `query`."""
+    pairs = ['SignatureMethod=HmacSHA256', 'SignatureVersion=2',
+             'X-NCMB-Application-Key=' + application_key, 'X-NCMB-Timestamp=' + stamp]
+    pairs += query.split('&') if query else []
+    return '&'.join(sorted(pairs))
+
+
+def signed_query_text(application_key, stamp, query):
+    """The signed parameters of a request whose query is the dict `query` (values not encoded)."""
+    parameters = {'SignatureMethod': 'HmacSHA256', 'SignatureVersion': '2',
+                  'X-NCMB-Application-Key': application_key, 'X-NCMB-Timestamp': stamp}
+    parameters.update({k: urllib.parse.quote(v, safe='') for k, v in (query or {}).items()})
+    return '&'.join(f'{k}={urllib.parse.quote(v, safe=":") if k == "X-NCMB-Timestamp" else v}'
+                    for k, v in sorted(parameters.items()))
