@@ -13,7 +13,7 @@ connection, then a new connection each time) with no attack, then while ATTACKER
 Prints p50 / p99 / max of the victim's latency for each, and what the attackers were answered.
 """
 import http.client, json, os, shutil, subprocess, sys
-import tempfile, threading, time, urllib.parse, uuid
+import threading, time, urllib.parse, uuid
 
 import bench_support
 
@@ -24,12 +24,8 @@ build = args[0]
 seconds = float(args[args.index('--seconds') + 1]) if '--seconds' in args else 10
 attackers = int(args[args.index('--attackers') + 1]) if '--attackers' in args else 4
 forum = os.path.join(build, 'forum')
-work = tempfile.mkdtemp(prefix='bench-attack.')
-env = dict(os.environ, HOME=work, XDG_STATE_HOME=work, XDG_CONFIG_HOME=work, LANG='C')
-db = os.path.join(work, 'board.db')
-subprocess.run([forum, '--db', db, 'init'], env=env, check=True, capture_output=True)
-keys = json.loads(subprocess.run([forum, '--db', db, '--json', 'keys'], env=env, check=True,
-                                 capture_output=True, text=True).stdout)
+work, env = bench_support.scratch('bench-attack.', one_folder=True)
+db, keys = bench_support.sqlite_board(forum, work, env)
 server = subprocess.Popen([forum, '--db', db, '--json', 'serve', '--listen', '127.0.0.1:0'],
                           env=env, stdout=subprocess.PIPE, text=True)
 port = int(json.loads(server.stdout.readline())['url'].split(':')[2].split('/')[0])

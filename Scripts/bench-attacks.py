@@ -90,8 +90,7 @@ def prepare(engine):
             shutil.copy(board, db)
         else:
             subprocess.run([forum, '--db', db, 'init'], env=env, check=True, capture_output=True)
-    keys = json.loads(subprocess.run([forum, '--db', owner, '--json', 'keys'], env=env, check=True,
-                                     capture_output=True, text=True).stdout)
+    keys = bench_support.board_keys(forum, owner, env)
     return engine == 'postgres' or not board
 
 

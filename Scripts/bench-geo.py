@@ -109,8 +109,7 @@ try:
         else:
             db = owner = root + '/board.sqlite'
             subprocess.run([forum, '--db', db, 'init'], env=env, check=True, capture_output=True)
-        keys = json.loads(subprocess.run([forum, '--db', owner, '--json', 'keys'], env=env,
-                                         check=True, capture_output=True, text=True).stdout)
+        keys = bench_support.board_keys(forum, owner, env)
         if engine == 'sqlite':
             # As an app moving here brings them: an NCMB export of the class, imported.
             export = root + '/export'

@@ -35,8 +35,7 @@ shutil.copy(board, db)
 with open(db, 'rb') as f:
     while f.read(1 << 24):
         pass
-keys = json.loads(subprocess.run([forum, '--db', db, '--json', 'keys'], env=env, check=True,
-                                 capture_output=True, text=True).stdout)
+keys = bench_support.board_keys(forum, db, env)
 app_key, client_key = keys['applicationKey'], keys['clientKey']
 
 

@@ -74,8 +74,7 @@ else:
     shutil.copy(board, db)
     keys_db = db
 
-keys = json.loads(subprocess.run([forum, '--db', keys_db, '--json', 'keys'], env=env, check=True,
-                                 capture_output=True, text=True).stdout)
+keys = bench_support.board_keys(forum, keys_db, env)
 app_key, client_key = keys['applicationKey'], keys['clientKey']
 
 

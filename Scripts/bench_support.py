@@ -5,7 +5,8 @@ board, and NCMB's request signature. Imported by the bench-*.py scripts beside i
 The cluster is initdb'd by the postgres user when run as root (PostgreSQL refuses root), listens
 only on a private socket folder (no TCP), trusts local connections, and is stopped by `stop()`
 (the scripts call it in their `finally`)."""
-import base64, datetime, hashlib, hmac, os, shutil, socket, subprocess, tempfile, urllib.parse
+import base64, datetime, hashlib, hmac, json, os, shutil, socket, subprocess, tempfile
+import urllib.parse
 
 
 def scratch(prefix, one_folder=False):
@@ -71,6 +72,19 @@ class Cluster:
         if remove:
             shutil.rmtree(self.data, ignore_errors=True)
             shutil.rmtree(self.sockets, ignore_errors=True)
+
+
+def sqlite_board(forum, root, env):
+    """A new SQLite board in `root` (`forum init`): its path and its keys (`forum --json keys`)."""
+    db = os.path.join(root, 'board.db')
+    subprocess.run([forum, '--db', db, 'init'], env=env, check=True, capture_output=True)
+    return db, board_keys(forum, db, env)
+
+
+def board_keys(forum, db, env):
+    """The board's application and client keys (`forum --json keys`, as its owner)."""
+    return json.loads(subprocess.run([forum, '--db', db, '--json', 'keys'], env=env, check=True,
+                                     capture_output=True, text=True).stdout)
 
 
 def postgres_board(forum, root, env, settings=(), stop_mode='immediate'):
