@@ -12,8 +12,10 @@ connection, then a new connection each time) with no attack, then while ATTACKER
     each is stopped at the time limit and answered E500001).
 Prints p50 / p99 / max of the victim's latency for each, and what the attackers were answered.
 """
-import base64, datetime, hashlib, hmac, http.client, json, os, shutil, subprocess, sys
-import tempfile, threading, time, urllib.parse, uuid
+import http.client, json, os, shutil, subprocess, sys
+import threading, time, urllib.parse, uuid
+
+import bench_support
 
 args = sys.argv[1:]
 if not args or args[0].startswith('-'):
@@ -22,25 +24,18 @@ build = args[0]
 seconds = float(args[args.index('--seconds') + 1]) if '--seconds' in args else 10
 attackers = int(args[args.index('--attackers') + 1]) if '--attackers' in args else 4
 forum = os.path.join(build, 'forum')
-work = tempfile.mkdtemp(prefix='bench-attack.')
-env = dict(os.environ, HOME=work, XDG_STATE_HOME=work, XDG_CONFIG_HOME=work, LANG='C')
-db = os.path.join(work, 'board.db')
-subprocess.run([forum, '--db', db, 'init'], env=env, check=True, capture_output=True)
-keys = json.loads(subprocess.run([forum, '--db', db, '--json', 'keys'], env=env, check=True,
-                                 capture_output=True, text=True).stdout)
+work, env = bench_support.scratch('bench-attack.', one_folder=True)
+db, keys = bench_support.sqlite_board(forum, work, env)
 server = subprocess.Popen([forum, '--db', db, '--json', 'serve', '--listen', '127.0.0.1:0'],
                           env=env, stdout=subprocess.PIPE, text=True)
 port = int(json.loads(server.stdout.readline())['url'].split(':')[2].split('/')[0])
 
 
 def signed(method, path, query=''):
-    stamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
-    pairs = ['SignatureMethod=HmacSHA256', 'SignatureVersion=2',
-             'X-NCMB-Application-Key=' + keys['applicationKey'], 'X-NCMB-Timestamp=' + stamp]
-    pairs += query.split('&') if query else []
-    text = '\n'.join([method, '127.0.0.1:%d' % port, path, '&'.join(sorted(pairs))])
-    signature = base64.b64encode(hmac.new(keys['clientKey'].encode(), text.encode(),
-                                          hashlib.sha256).digest()).decode()
+    stamp = bench_support.timestamp()
+    signature = bench_support.signature(
+        keys['clientKey'], method, '127.0.0.1:%d' % port, path,
+        bench_support.signed_text(keys['applicationKey'], stamp, query))
     return {'X-NCMB-Application-Key': keys['applicationKey'], 'X-NCMB-Timestamp': stamp,
             'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
 

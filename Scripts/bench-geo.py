@@ -10,13 +10,14 @@ cache answers it. PostgreSQL's own EXPLAIN ANALYZE of the engine's statements is
 PostgresGeoIndexTests; this is the whole request.
 
 usage: Scripts/bench-geo.py [--build DIR] [--spots N] [--requests N] [--engines sqlite,postgres]
-The PostgreSQL cluster is a throwaway one (initdb as the postgres user when run as root), as in
-bench-serve.py; it and the servers are stopped at the end."""
-import json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+The PostgreSQL cluster is a throwaway one (bench_support.py: initdb as the postgres user when run
+as root); it and the servers are stopped at the end."""
+import json, os, shutil, signal, statistics, subprocess, sys, time
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, '..', 'Fixtures', 'sdk-wire'))
 import swift  # noqa: E402
+import bench_support  # noqa: E402
 
 build = os.path.join(here, '..', '.build', 'debug')
 spots, requests, engines = 100_000, 200, ['sqlite', 'postgres']
@@ -34,10 +35,7 @@ while args:
     else:
         sys.exit('unknown option ' + option)
 forum = os.path.join(build, 'forum')
-root = tempfile.mkdtemp(prefix='bench-geo.')
-os.chmod(root, 0o755)
-env = dict(os.environ, HOME=root, XDG_CONFIG_HOME=root + '/config', XDG_STATE_HOME=root + '/state',
-           XDG_DATA_HOME=root + '/data', LANG='C')
+root, env = bench_support.scratch('bench-geo.')
 stops = []
 
 
@@ -49,38 +47,9 @@ def spot(i):
 
 
 def postgres_board():
-    binaries = '/usr/lib/postgresql/%s/bin' % sorted(os.listdir('/usr/lib/postgresql'))[-1]
-    as_postgres = ['runuser', '-u', 'postgres', '--'] if os.getuid() == 0 else []
-    data, sockets = root + '/pgdata', root + '/pgsocket'
-    os.mkdir(sockets)
-    os.mkdir(data)
-    if as_postgres:
-        shutil.chown(sockets, 'postgres', 'postgres')
-        shutil.chown(data, 'postgres', 'postgres')
-    subprocess.run(as_postgres + [binaries + '/initdb', '-D', data, '-U', 'postgres', '--auth=trust',
-                                  '-E', 'UTF8', '--locale=C', '--no-instructions'],
-                   check=True, capture_output=True)
-    probe = socket.socket()
-    probe.bind(('127.0.0.1', 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    subprocess.run(as_postgres + [binaries + '/pg_ctl', '-D', data, '-l', sockets + '/server.log',
-                                  '-w', '-o', '-k %s -c listen_addresses= -p %d' % (sockets, port),
-                                  'start'], check=True, capture_output=True)
-    stops.append(lambda: subprocess.run(
-        as_postgres + [binaries + '/pg_ctl', '-D', data, '-m', 'immediate', 'stop'],
-        capture_output=True))
-
-    def psql(role, sql, database='board'):
-        subprocess.run(['psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', sockets, '-p', str(port),
-                        '-U', role, '-d', database], input=sql, text=True, check=True,
-                       capture_output=True)
-    psql('postgres', 'CREATE ROLE forum_member NOLOGIN; CREATE ROLE owner LOGIN CREATEROLE; '
-         'CREATE DATABASE board OWNER owner;', database='postgres')
-    uri = 'postgresql://%s@/board?host=' + sockets + '&port=' + str(port)
-    subprocess.run([forum, '--db', uri % 'owner', 'init'], env=env, check=True, capture_output=True)
-    psql('postgres', 'CREATE ROLE server LOGIN; GRANT forum_member, forum_server TO server;')
-    psql('owner', """
+    cluster, server, owner = bench_support.postgres_board(forum, root, env)
+    stops.append(cluster.stop)
+    cluster.psql('owner', """
         INSERT INTO forum.objects(class, object_id, readers, writers, data)
         SELECT 'Spot', 'S' || lpad(i::text, 15, '0'), '{*}', '{*}',
           jsonb_build_object('name', 'spot ' || i, 'location', jsonb_build_object(
@@ -88,7 +57,7 @@ def postgres_board():
             'longitude', 128 + (i * 104729 %% 99991) / 99991.0 * 18))
         FROM generate_series(1::bigint, %d) AS i;
         ANALYZE forum.objects;""" % spots)
-    return uri % 'server', uri % 'owner'
+    return server, owner
 
 
 def serve(db):
@@ -140,8 +109,7 @@ try:
         else:
             db = owner = root + '/board.sqlite'
             subprocess.run([forum, '--db', db, 'init'], env=env, check=True, capture_output=True)
-        keys = json.loads(subprocess.run([forum, '--db', owner, '--json', 'keys'], env=env,
-                                         check=True, capture_output=True, text=True).stdout)
+        keys = bench_support.board_keys(forum, owner, env)
         if engine == 'sqlite':
             # As an app moving here brings them: an NCMB export of the class, imported.
             export = root + '/export'

@@ -11,8 +11,9 @@ one at a time, then N password logins from P (default 4) clients at once (each h
 at most one per processor runs at a time, the others wait). Prints the median and p90 of each, and
 the server's peak memory (VmHWM).
 """
-import base64, datetime, hashlib, hmac, http.client, json, os, subprocess, sys, tempfile
-import threading, time, uuid
+import http.client, json, os, subprocess, sys, threading, time, uuid
+
+import bench_support
 
 args = sys.argv[1:]
 if not args or args[0].startswith('-'):
@@ -21,12 +22,8 @@ build = args[0]
 count = int(args[args.index('--count') + 1]) if '--count' in args else 20
 parallel = int(args[args.index('--parallel') + 1]) if '--parallel' in args else 4
 forum = os.path.join(build, 'forum')
-work = tempfile.mkdtemp(prefix='bench-login.')
-env = dict(os.environ, HOME=work, XDG_STATE_HOME=work, XDG_CONFIG_HOME=work, LANG='C')
-db = os.path.join(work, 'board.db')
-subprocess.run([forum, '--db', db, 'init'], env=env, check=True, capture_output=True)
-keys = json.loads(subprocess.run([forum, '--db', db, '--json', 'keys'], env=env, check=True,
-                                 capture_output=True, text=True).stdout)
+work, env = bench_support.scratch('bench-login.', one_folder=True)
+db, keys = bench_support.sqlite_board(forum, work, env)
 server = subprocess.Popen([forum, '--db', db, '--json', 'serve', '--listen', '127.0.0.1:0',
                            '--logins', '0', '--sign-ups', '0'],
                           env=env, stdout=subprocess.PIPE, text=True)
@@ -35,12 +32,10 @@ port = int(json.loads(server.stdout.readline())['url'].split(':')[2].split('/')[
 
 def call(method, path, body=None):
     path = '/2013-09-01/' + path
-    stamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
-    pairs = ['SignatureMethod=HmacSHA256', 'SignatureVersion=2',
-             'X-NCMB-Application-Key=' + keys['applicationKey'], 'X-NCMB-Timestamp=' + stamp]
-    text = '\n'.join([method, '127.0.0.1:%d' % port, path, '&'.join(sorted(pairs))])
-    signature = base64.b64encode(hmac.new(keys['clientKey'].encode(), text.encode(),
-                                          hashlib.sha256).digest()).decode()
+    stamp = bench_support.timestamp()
+    signature = bench_support.signature(
+        keys['clientKey'], method, '127.0.0.1:%d' % port, path,
+        bench_support.signed_text(keys['applicationKey'], stamp))
     headers = {'X-NCMB-Application-Key': keys['applicationKey'], 'X-NCMB-Timestamp': stamp,
                'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
     connection = http.client.HTTPConnection('127.0.0.1', port, timeout=120)

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Expects a PostgreSQL cluster with `log_min_duration_statement = 0` and `log_line_prefix = '%p %u '`
 # logging to /tmp/wo30pg/server.log, its socket in /tmp/wo30pg/sock on port 5491, a board made
-# by `forum init` in database `forum` and members `alice` and `bob` (BENCHMARKS.md, "The board's writes
-# as single engine operations"). Change LOG and U below for another cluster.
+# by `forum init` in database `forum` and members `alice` and `bob` (BENCHMARKS.md, rows
+# W3 and W4). Change LOG and U below for another cluster.
 # Usage: Scripts/bench-pg-roundtrips.sh FORUM_BINARY LABEL — PostgreSQL round trips (Parse of a new prepared
 # statement, Execute of a prepared one, or a simple query) per one-shot command, from the server's log.
 F=$1; L=$2; LOG=/tmp/wo30pg/server.log

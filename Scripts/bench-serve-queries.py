@@ -15,8 +15,10 @@ shell starting; the prompt runs `list --page P` and `show N --page 1` (a thread 
 10 times (the first 10 of the N) in one piped `forum` process, less the time of one running `help`. Times are µs. The
 board's file is read once first, so that every column reads from memory.
 """
-import base64, datetime, hashlib, hmac, http.client, json, os, random, shutil, statistics
+import datetime, http.client, json, os, random, shutil, statistics
 import subprocess, sys, tempfile, time, urllib.parse, uuid
+
+import bench_support
 
 args = sys.argv[1:]
 if len(args) < 2:
@@ -33,8 +35,7 @@ shutil.copy(board, db)
 with open(db, 'rb') as f:
     while f.read(1 << 24):
         pass
-keys = json.loads(subprocess.run([forum, '--db', db, '--json', 'keys'], env=env, check=True,
-                                 capture_output=True, text=True).stdout)
+keys = bench_support.board_keys(forum, db, env)
 app_key, client_key = keys['applicationKey'], keys['clientKey']
 
 
@@ -52,15 +53,10 @@ timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + '
 
 def signed(method, path, query=None, session=None):
     """The path with its query, and NCMB's signature headers."""
-    query = query or {}
-    parameters = {'SignatureMethod': 'HmacSHA256', 'SignatureVersion': '2',
-                  'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': timestamp}
-    parameters.update({k: urllib.parse.quote(v, safe='') for k, v in query.items()})
-    text = '&'.join(f'{k}={urllib.parse.quote(v, safe=":") if k == "X-NCMB-Timestamp" else v}'
-                    for k, v in sorted(parameters.items()))
     full = '/2013-09-01/' + path
-    signature = base64.b64encode(hmac.new(client_key.encode(), f'{method}\n{host}\n{full}\n{text}'
-                                          .encode(), hashlib.sha256).digest()).decode()
+    signature = bench_support.signature(
+        client_key, method, host, full,
+        bench_support.signed_query_text(app_key, timestamp, query))
     headers = {'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': timestamp,
                'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
     if session:

@@ -26,8 +26,10 @@ postgres user, a private socket, synchronous_commit=off), `forum init` by its ow
 granted forum_member and forum_server, THREADS threads and COMMENTS comments (spread over the
 threads) seeded with SQL by the owner through the board's triggers; the shell floor is psql.
 """
-import base64, datetime, hashlib, hmac, json, os, re, shutil, subprocess, sys, tempfile, time
+import base64, datetime, json, os, re, shutil, subprocess, sys, time
 import urllib.parse, uuid
+
+import bench_support
 
 args = sys.argv[1:]
 if len(args) < 2:
@@ -57,58 +59,22 @@ for tool in ['wrk', 'curl'] + (['psql'] if postgres else ['sqlite3']):
     if shutil.which(tool) is None:
         sys.exit(f'bench-serve: {tool} is missing (Debian: apt-get install {tool})')
 
-work = tempfile.mkdtemp(prefix='bench-serve.')
+work, env = bench_support.scratch('bench-serve.', one_folder=True)
 forum = os.path.join(build, 'forum')
 bench = os.path.join(build, 'forum-bench')
-env = dict(os.environ, HOME=work, XDG_CONFIG_HOME=work, XDG_STATE_HOME=work, XDG_DATA_HOME=work,
-           LANG='C')
-cluster_stop = None
+cluster = None
 if postgres:
-    binaries = sorted(d for d in os.listdir('/usr/lib/postgresql'))[-1]
-    binaries = f'/usr/lib/postgresql/{binaries}/bin'
-    as_postgres = ['runuser', '-u', 'postgres', '--'] if os.getuid() == 0 else []
-    os.chmod(work, 0o755)
-    data, socket_dir = os.path.join(work, 'pgdata'), os.path.join(work, 'pgsocket')
-    os.mkdir(socket_dir)
-    if as_postgres:
-        shutil.chown(socket_dir, 'postgres', 'postgres')
-        os.makedirs(data)
-        shutil.chown(data, 'postgres', 'postgres')
-    subprocess.run(as_postgres + [binaries + '/initdb', '-D', data, '-U', 'postgres',
-                                  '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-instructions'],
-                   check=True, capture_output=True)
-    import socket as socket_module
-    probe = socket_module.socket()
-    probe.bind(('127.0.0.1', 0))
-    pg_port = probe.getsockname()[1]
-    probe.close()
-    options = (f'-k {socket_dir} -c listen_addresses= -p {pg_port} -c synchronous_commit=off '
-               '-c shared_buffers=256MB -c max_connections=200')
-    subprocess.run(as_postgres + [binaries + '/pg_ctl', '-D', data, '-l', socket_dir + '/server.log', '-w',
-                                  '-o', options, 'start'], check=True, capture_output=True)
-    cluster_stop = as_postgres + [binaries + '/pg_ctl', '-D', data, '-m', 'fast', 'stop']
-
-    def uri(role):
-        return f'postgresql://{role}@/board?host={socket_dir}&port={pg_port}'
-
-    def psql(role, sql, database='board'):
-        return subprocess.run(['psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-At', '-h',
-                               socket_dir, '-p', str(pg_port), '-U', role, '-d', database],
-                              input=sql, text=True, check=True, capture_output=True).stdout
-
-    psql('postgres', 'CREATE ROLE forum_member NOLOGIN; CREATE ROLE owner LOGIN CREATEROLE; '
-         'CREATE DATABASE board OWNER owner;', database='postgres')
-    db, owner_db = uri('server'), uri('owner')
-    subprocess.run([forum, '--db', owner_db, 'init'], env=env, check=True, capture_output=True)
-    psql('postgres', 'CREATE ROLE server LOGIN; GRANT forum_member, forum_server TO server;')
+    cluster, db, owner_db = bench_support.postgres_board(
+        forum, work, env, stop_mode='fast',
+        settings=['synchronous_commit=off', 'shared_buffers=256MB', 'max_connections=200'])
+    psql = cluster.psql
     keys_db = owner_db
 else:
     db = os.path.join(work, 'board.db')
     shutil.copy(board, db)
     keys_db = db
 
-keys = json.loads(subprocess.run([forum, '--db', keys_db, '--json', 'keys'], env=env, check=True,
-                                 capture_output=True, text=True).stdout)
+keys = bench_support.board_keys(forum, keys_db, env)
 app_key, client_key = keys['applicationKey'], keys['clientKey']
 
 
@@ -129,16 +95,10 @@ timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + '
 
 def signed(method, path, query=None):
     """The NCMB signature headers for METHOD /2013-09-01/PATH?QUERY (query a dict)."""
-    query = query or {}
-    parameters = {'SignatureMethod': 'HmacSHA256', 'SignatureVersion': '2',
-                  'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': timestamp}
-    parameters.update({k: urllib.parse.quote(v, safe='') for k, v in query.items()})
-    text = '&'.join(f'{k}={urllib.parse.quote(v, safe=":") if k == "X-NCMB-Timestamp" else v}'
-                    for k, v in sorted(parameters.items()))
     full = '/2013-09-01/' + path
-    message = f'{method}\n{host}\n{full}\n{text}'
-    signature = base64.b64encode(hmac.new(client_key.encode(), message.encode(),
-                                          hashlib.sha256).digest()).decode()
+    signature = bench_support.signature(
+        client_key, method, host, full,
+        bench_support.signed_query_text(app_key, timestamp, query))
     return {'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': timestamp,
             'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
 
@@ -426,6 +386,6 @@ for name, connections, rps, p50, p99, refused, errors in rows:
 for process in (server, floor):
     process.terminate()
     process.wait(timeout=60)
-if cluster_stop:
-    subprocess.run(cluster_stop, check=True, capture_output=True)
+if cluster:
+    cluster.stop()
 shutil.rmtree(work)

@@ -17,8 +17,9 @@ extension Board {
     let write = BoardWrites.editThread(number, fields: fields)
     let label = "#\(number)"
     let outcome = try perform(write) { step, error in
-      try editRefusal(
-        step, error, label: label, threadNumber: number, author: { try self.threadObject(number) })
+      try postRefusal(
+        step, error, postStep: 1, label: label, threadNumber: number,
+        onlyAuthor: BoardReason.onlyAuthorMayEdit, author: { try self.threadObject(number) })
     }
     guard var updated = outcome.object(2) else { throw missingOutcome }
     updated.included["user"] = me.object
@@ -39,8 +40,9 @@ extension Board {
     let write = BoardWrites.editComment(number, inThread: threadNumber, text: text)
     let label = "\(threadNumber)/\(number)"
     let outcome = try perform(write) { step, error in
-      try editRefusal(
-        step, error, label: label, threadNumber: threadNumber, commentNumber: number,
+      try postRefusal(
+        step, error, postStep: 2, label: label, threadNumber: threadNumber, commentNumber: number,
+        onlyAuthor: BoardReason.onlyAuthorMayEdit,
         author: { try self.commentObject(number, of: try self.threadObject(threadNumber)) })
     }
     guard var updated = outcome.object(3) else { throw missingOutcome }
@@ -78,30 +80,6 @@ extension Board {
     }
     let pages = (total - 1) / Board.pageSize + 1
     return (Page(items: items, number: page, hasMore: skip + Board.pageSize < total), pages)
-  }
-
-  /// A refused edit said as the board says it: no such thread or comment, a taken-down post
-  /// (gone for editing too), someone else's post (saying whose: `author` reads it again).
-  private func editRefusal(
-    _ step: Int, _ error: DatastoreError, label: String, threadNumber: Int,
-    commentNumber: Int? = nil, author: () throws -> DataObject
-  ) throws -> Error {
-    let checking = commentNumber == nil ? 1 : 2
-    switch (step, error.code) {
-    case (0, .notFound):
-      return DatastoreError(.notFound, reason: BoardReason.noThread(threadNumber))
-    case (1, .notFound) where commentNumber != nil:
-      return DatastoreError(
-        .notFound,
-        reason: BoardReason.noComment(thread: threadNumber, comment: commentNumber ?? 0))
-    case (checking, .notFound):
-      return DatastoreError(.notFound, reason: BoardReason.takenDown(label: label))
-    case (checking, .noAccess):
-      return DatastoreError(
-        .noAccess,
-        reason: BoardReason.onlyAuthorMayEdit(author: Board.authorName(try author()), label: label))
-    default: return error
-    }
   }
 
   static func authorName(_ object: DataObject) -> String {

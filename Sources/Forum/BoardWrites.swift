@@ -165,26 +165,39 @@ extension Board {
   ) throws -> Deletion {
     let removing = write.steps.count - 1
     let outcome = try perform(write) { step, error in
-      switch (step, error.code) {
-      case (0, .notFound):
-        return DatastoreError(.notFound, reason: BoardReason.noThread(threadNumber))
-      case (1, .notFound) where commentNumber != nil:
-        return DatastoreError(
-          .notFound,
-          reason: BoardReason.noComment(thread: threadNumber, comment: commentNumber ?? 0))
-      case (removing, .notFound):
-        return DatastoreError(.notFound, reason: BoardReason.takenDown(label: label))
-      case (removing, .noAccess) where error.reason == nil:
-        return DatastoreError(
-          .noAccess,
-          reason: BoardReason.onlyAuthorMayDelete(
-            author: Board.authorName(try author()), label: label))
-      default: return error
-      }
+      try postRefusal(
+        step, error, postStep: removing, label: label, threadNumber: threadNumber,
+        commentNumber: commentNumber, onlyAuthor: BoardReason.onlyAuthorMayDelete, author: author)
     }
     switch outcome.removal(removing) {
     case .takenDown: return .takenDown
     case .deleted, nil: return .deleted
+    }
+  }
+
+  /// A refused write on one post (thread `threadNumber`, step 0, or its comment `commentNumber`,
+  /// step 1) said as the board says it: no such thread or comment; at `postStep`, the step that
+  /// edits or removes the post, a taken-down post (gone for both) or someone else's post
+  /// (`onlyAuthor`, saying whose: `author` reads the post again). A refusal that already says
+  /// why (a ban) is kept.
+  func postRefusal(
+    _ step: Int, _ error: DatastoreError, postStep: Int, label: String, threadNumber: Int,
+    commentNumber: Int? = nil, onlyAuthor: (_ author: String, _ label: String) -> BoardReason,
+    author: () throws -> DataObject
+  ) throws -> Error {
+    switch (step, error.code) {
+    case (0, .notFound):
+      return DatastoreError(.notFound, reason: BoardReason.noThread(threadNumber))
+    case (1, .notFound) where commentNumber != nil:
+      return DatastoreError(
+        .notFound,
+        reason: BoardReason.noComment(thread: threadNumber, comment: commentNumber ?? 0))
+    case (postStep, .notFound):
+      return DatastoreError(.notFound, reason: BoardReason.takenDown(label: label))
+    case (postStep, .noAccess) where error.reason == nil:
+      return DatastoreError(
+        .noAccess, reason: onlyAuthor(Board.authorName(try author()), label))
+    default: return error
     }
   }
 
