@@ -878,14 +878,11 @@ final class PostgresEngine: DatastoreEngine {
 
   static var leaves: PostgresLeaves { PostgresLeaves() }
 
-  static func fileColumns(_ table: String?) -> SQL {
-    let prefix = table.map { $0 + "." } ?? ""
-    return SQL(
-      verbatim: """
-        \(prefix)name AS file_name, \(prefix)mime_type, \(prefix)file_size, \(prefix)create_date, \
-        \(prefix)update_date, \(prefix)readers::text AS readers, \(prefix)writers::text AS writers
-        """)
-  }
+  static let storedFileColumns: KeyValuePairs = [
+    "file_name": "name", "mime_type": "mime_type", "file_size": "file_size",
+    "create_date": "create_date", "update_date": "update_date", "readers": "readers::text",
+    "writers": "writers::text",
+  ]
 
   func insertFile(
     name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals

@@ -9,9 +9,10 @@ protocol SQLFiles: SQLCoreEngine {
   /// How the object query's conditions and order are written in this dialect.
   static var leaves: Leaves { get }
 
-  /// The file's metadata columns read from `table` (nil: unqualified, for `RETURNING`),
-  /// aliased as `fileInfo(row:)` reads them.
-  static func fileColumns(_ table: String?) -> SQL
+  /// What each name `fileInfo(row:)` reads is stored as (a column, or a column cast to text),
+  /// by name: `file_name`, `mime_type`, `file_size`, `create_date`, `update_date`, `readers`,
+  /// `writers`.
+  static var storedFileColumns: KeyValuePairs<String, String> { get }
 
   /// The files as objects (`o.` with the object columns, the dates, `o.data` holding the
   /// metadata as `fileName`, `mimeType`, `fileSize`).
@@ -26,6 +27,14 @@ protocol SQLFiles: SQLCoreEngine {
 }
 
 extension SQLFiles {
+  /// The file's metadata read from `table` (nil: unqualified, for `RETURNING`), each named as
+  /// `fileInfo(row:)` reads it.
+  static func fileColumns(_ table: String?) -> SQL {
+    let prefix = table.map { $0 + "." } ?? ""
+    let columns = storedFileColumns.map { prefix + $0.value + " AS " + $0.key }
+    return SQL(verbatim: columns.joined(separator: ", "))
+  }
+
   /// A row of `fileColumns`.
   func fileInfo(row: any SQLRow) -> FileInfo {
     FileInfo(

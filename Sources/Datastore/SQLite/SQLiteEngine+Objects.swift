@@ -601,15 +601,11 @@ extension SQLiteEngine {
 
   static var leaves: SQLiteLeaves { SQLiteLeaves() }
 
-  static func fileColumns(_ table: String?) -> SQL {
-    let prefix = table.map { $0 + "." } ?? ""
-    return SQL(
-      verbatim: """
-        \(prefix)name AS file_name, \(prefix)mimeType AS mime_type, \(prefix)fileSize AS file_size, \
-        \(prefix)createDate AS create_date, \(prefix)updateDate AS update_date, \
-        \(prefix)readers AS readers, \(prefix)writers AS writers
-        """)
-  }
+  static let storedFileColumns: KeyValuePairs = [
+    "file_name": "name", "mime_type": "mimeType", "file_size": "fileSize",
+    "create_date": "createDate", "update_date": "updateDate", "readers": "readers",
+    "writers": "writers",
+  ]
 
   func insertFile(
     name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
