@@ -29,6 +29,7 @@
   X(PQresultErrorField)                                                                        \
   X(PQntuples)                                                                                 \
   X(PQnfields)                                                                                 \
+  X(PQfname)                                                                                   \
   X(PQgetisnull)                                                                               \
   X(PQgetlength)                                                                               \
   X(PQgetvalue)                                                                                \

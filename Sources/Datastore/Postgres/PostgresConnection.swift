@@ -519,6 +519,16 @@ final class PostgresResult {
     }
   }
 
+  /// Each column's position by its field name (as PostgreSQL gives it: an unquoted alias in
+  /// lower case).
+  var columnPositions: [String: Int] {
+    var positions: [String: Int] = [:]
+    for column in 0..<columnCount {
+      if let name = pq.PQfname(handle, Int32(column)) { positions[String(cString: name)] = column }
+    }
+    return positions
+  }
+
   /// Every row mapped by `transform`.
   func rows<T>(_ transform: (Int) throws -> T) rethrows -> [T] {
     try (0..<rowCount).map(transform)

@@ -1,47 +1,34 @@
 /// The change feed on PostgreSQL: `forum.changes`, written at commit by `forum.objects_feed()`,
 /// read under row-level security; wake-ups by `LISTEN forum_changes` on this connection, whose
 /// socket the prompt polls.
-extension PostgresEngine {
+extension PostgresEngine: SQLChangeFeed {
   func latestChange() throws -> Int64 {
     try feedQuery { try connection.query("SELECT forum.latest_change()").int(0, 0) }
   }
 
-  func changes(since: Int64, limit: Int, as caller: Principals) throws -> ChangeBatch {
-    try act(as: caller)
-    return try feedQuery {
-      // The top first: sequence numbers follow commit order (`objects_feed`), so every row up
-      // to it is committed and the next read can start above it.
+  func feedEdges() throws -> (top: Int64, pruned: Int64) {
+    try feedQuery {
       let edges = try connection.query(
         "SELECT forum.latest_change(), forum.changes_pruned_through()")
-      let top = edges.int(0, 0)
-      let pruned = edges.int(0, 1)
-      // The public feed, and the private one from the caller's own readers up.
-      let statement: SQL = """
-        SELECT c.seq, c.class, c.object_id, c.kind, c.parent_id, c.number
-        FROM (SELECT seq, class, object_id, kind, parent_id, number, readers FROM forum.changes
-              WHERE seq > \(since)::bigint AND seq <= \(top)::bigint
-              UNION ALL
-              SELECT * FROM forum.private_changes(\(since)::bigint, \(top)::bigint,
-                                                  \(limit)::bigint)) c
-        WHERE true\(sql: PostgresEngine.readFilter(caller, table: "c"))
-        ORDER BY c.seq LIMIT \(limit)::bigint
-        """
-      let (sql, values) = statement.postgres
-      let result = try connection.query(sql, values)
-      let rows = result.rows { row in
-        Change(
-          sequence: result.int(row, 0), className: result.text(row, 1) ?? "",
-          objectId: result.text(row, 2) ?? "",
-          kind: Change.Kind(rawValue: Int(result.int(row, 3))) ?? .updated,
-          parentId: result.text(row, 4), number: result.isNull(row, 5) ? nil : result.int(row, 5))
-      }
-      let full = rows.count == limit
-      // Rows after `since` were pruned: the reader is told (the window, `Change.window`).
-      return ChangeBatch(
-        changes: rows, next: full ? rows.last!.sequence : max(top, since), hasMore: full,
-        missed: since < pruned)
+      return (edges.int(0, 0), edges.int(0, 1))
     }
   }
+
+  /// The public feed, and the private one from the caller's own readers up.
+  func readableChanges(since: Int64, top: Int64, limit: Int, as caller: Principals) -> SQL {
+    """
+    SELECT c.seq, c.class AS class_name, c.object_id, c.kind, c.parent_id, c.number
+    FROM (SELECT seq, class, object_id, kind, parent_id, number, readers FROM forum.changes
+          WHERE seq > \(since)::bigint AND seq <= \(top)::bigint
+          UNION ALL
+          SELECT * FROM forum.private_changes(\(since)::bigint, \(top)::bigint,
+                                              \(limit)::bigint)) c
+    WHERE true\(sql: PostgresEngine.readFilter(caller, table: "c"))
+    ORDER BY c.seq LIMIT \(limit)::bigint
+    """
+  }
+
+  var feedNumbersGoBack: Bool { false }
 
   func wakeFileDescriptor() throws -> Int32? {
     try startListening()

@@ -3,21 +3,14 @@
 /// `forum.my_read_positions` and `forum.mark_read` reach the caller's own only), revisions are
 /// readable where their object is, and moderation and roles go through the owner's functions,
 /// which check the caller's roles themselves.
-extension PostgresEngine {
-  private func parentRule(_ parentClass: String) throws -> ChildRule {
-    guard let rule = rules.parentRules(of: parentClass).first else {
-      throw DatastoreError.invalid("className", "\(parentClass) has no children")
-    }
-    return rule
-  }
-
+extension PostgresEngine: SQLReading {
   private static let me = "(SELECT forum.caller_id())"
 
   func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
     throws
   {
     try act(as: caller)
-    _ = try parentRule(parentClass)
+    _ = try childRule(of: parentClass)
     let from = PostgresEngine.source(
       parentClass, privateClasses: privateClasses, keyColumns: keyColumns, ids: [objectId])
     let statement: SQL = """
@@ -37,7 +30,7 @@ extension PostgresEngine {
 
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
     try act(as: caller)
-    let rule = try parentRule(parentClass)
+    let rule = try childRule(of: parentClass)
     let from = PostgresEngine.source(
       parentClass, privateClasses: privateClasses, keyColumns: keyColumns)
     let statement: SQL = """
@@ -57,7 +50,7 @@ extension PostgresEngine {
     throws -> [String: UnreadState]
   {
     try act(as: caller)
-    let rule = try parentRule(parentClass)
+    let rule = try childRule(of: parentClass)
     let ids = PostgresEngine.arrayValue(objectIds)
     let parents = PostgresEngine.source(
       parentClass, privateClasses: privateClasses, keyColumns: keyColumns, ids: objectIds,
@@ -102,43 +95,32 @@ extension PostgresEngine {
       """
     let statement: SQL = """
       SELECT p.object_id, rp.position,
-        CASE WHEN coalesce(rp.position, 0) >= \(sql: last) THEN 0 ELSE \(sql: unread) END
+        CASE WHEN coalesce(rp.position, 0) >= \(sql: last) THEN 0 ELSE \(sql: unread) END AS unread
       FROM \(sql: parents)
       LEFT JOIN forum.read_positions_of(\(ids)::text[]) rp ON rp.object_id = p.object_id
       WHERE p.class = \(literal: parentClass) AND p.object_id = ANY(\(ids)::text[])\
       \(sql: PostgresEngine.readFilter(caller, table: "p"))
       """
-    let (sql, values) = statement.postgres
-    let result = try run(sql, values)
     var states: [String: UnreadState] = [:]
-    for row in 0..<result.rowCount {
-      states[result.text(row, 0) ?? ""] = UnreadState(
-        position: result.isNull(row, 1) ? nil : result.int(row, 1),
-        unreadChildren: Int(result.int(row, 2)))
+    for (objectId, state) in try rows(
+      statement, { ($0.text("object_id") ?? "", UnreadState(row: $0)) })
+    {
+      states[objectId] = state
     }
     return states
   }
 
-  func revisions(
-    _ className: String, objectId: String, skip: Int, limit: Int, as caller: Principals
-  ) throws -> RevisionPage {
-    _ = try get(className, objectId: objectId, as: caller)  // readable, or E404001
-    // Members read revisions only through the server's functions, which find the object
-    // among what the caller may read first (issue 22).
-    let totals = try run(
-      sql: "SELECT total, last FROM forum.revision_totals(\(className), \(objectId))")
-    let result = try run(
-      sql: """
-        SELECT date, data::text, number
-        FROM forum.revisions_of(\(className), \(objectId), \(skip)::bigint, \(limit)::bigint)
-        """)
-    let revisions = (0..<result.rowCount).map { row in
-      Revision(
-        number: Int(result.int(row, 2)), date: result.int(row, 0),
-        fields: JSONValue.storedFields(result.text(row, 1) ?? "{}").fields)
-    }
-    return RevisionPage(
-      revisions: revisions, count: Int(totals.int(0, 0)), lastNumber: Int(totals.int(0, 1)))
+  // Members read revisions only through the server's functions, which find the object among
+  // what the caller may read first (issue 22).
+  func revisionTotals(_ className: String, objectId: String) -> SQL {
+    "SELECT total, last FROM forum.revision_totals(\(className), \(objectId))"
+  }
+
+  func revisionPage(_ className: String, objectId: String, skip: Int, limit: Int) -> SQL {
+    """
+    SELECT date, data::text AS data, number
+    FROM forum.revisions_of(\(className), \(objectId), \(skip)::bigint, \(limit)::bigint)
+    """
   }
 
   func moderate(_ className: String, objectId: String, as caller: Principals) throws {

@@ -32,7 +32,7 @@ extension PostgresEngine {
       var publicClause: SQL = ""
       var privateClause: SQL = ""
       for term in search.terms {
-        let pattern = PostgresSearch.likePattern(TextSearch.foldedASCII(term))
+        let pattern = SQL.likePattern(TextSearch.foldedASCII(term))
         let tests = fields.map { field -> SQL in
           let text = SQL(verbatim: PostgresSearch.folded("o.data->>" + SQL.quotedLiteral(field)))
           return "\(sql: text) LIKE \(pattern)"

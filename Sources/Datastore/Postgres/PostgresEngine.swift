@@ -384,7 +384,7 @@ final class PostgresEngine: DatastoreEngine {
   /// Parsed ACL columns by their text: a board has few distinct ACLs.
   private var aclCache: [String: ACL] = [:]
 
-  private func acl(readers: String?, writers: String?) -> ACL {
+  func acl(readers: String?, writers: String?) -> ACL {
     let key = (readers ?? "") + "|" + (writers ?? "")
     if let acl = aclCache[key] { return acl }
     if aclCache.count >= 4096 { aclCache.removeAll(keepingCapacity: true) }
@@ -876,18 +876,13 @@ final class PostgresEngine: DatastoreEngine {
 
   // MARK: Files
 
-  private static let fileColumns =
-    "f.name, f.mime_type, f.file_size, f.create_date, f.update_date, f.readers::text, f.writers::text"
+  static var leaves: PostgresLeaves { PostgresLeaves() }
 
-  private func fileInfos(_ result: PostgresResult) -> [FileInfo] {
-    result.rows { row in
-      FileInfo(
-        fileName: result.text(row, 0) ?? "", mimeType: result.text(row, 1) ?? "",
-        fileSize: Int(result.int(row, 2)), createDate: result.int(row, 3),
-        updateDate: result.int(row, 4),
-        acl: acl(readers: result.text(row, 5), writers: result.text(row, 6)))
-    }
-  }
+  static let storedFileColumns: KeyValuePairs = [
+    "file_name": "name", "mime_type": "mime_type", "file_size": "file_size",
+    "create_date": "create_date", "update_date": "update_date", "readers": "readers::text",
+    "writers": "writers::text",
+  ]
 
   func insertFile(
     name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
@@ -897,7 +892,7 @@ final class PostgresEngine: DatastoreEngine {
       \(name), \(mimeType), \(PostgresEngine.arrayValue(acl.readers))::text[], \
       \(PostgresEngine.arrayValue(acl.writers))::text[], \(.blob(bytes))
       """
-    let columns = SQL(verbatim: PostgresEngine.fileColumns)
+    let columns = PostgresEngine.fileColumns("f")
     let insert: SQL = """
       INSERT INTO forum.files AS f (name, mime_type, readers, writers, data) VALUES (\(sql: row))
       """
@@ -905,11 +900,10 @@ final class PostgresEngine: DatastoreEngine {
       do {
         // A file some may not read goes to the owner-only table (issue 22).
         if !acl.readers.contains("*") {
-          let made = fileInfos(
-            try run(sql: "SELECT \(sql: columns) FROM forum.insert_file(\(sql: row)) f"))
-          if let info = made.first { return info }
+          let made = "SELECT \(sql: columns) FROM forum.insert_file(\(sql: row)) f" as SQL
+          if let info = try firstRow(made, fileInfo(row:)) { return info }
         } else if acl.allowsRead(caller),
-          let info = fileInfos(try run(sql: insert + " RETURNING \(sql: columns)")).first
+          let info = try firstRow(insert + " RETURNING \(sql: columns)", fileInfo(row:))
         {
           return info
         }
@@ -924,34 +918,20 @@ final class PostgresEngine: DatastoreEngine {
     }
   }
 
-  /// The file named `name` the caller may read: a public one, or one of the caller's own
-  /// private files, found by the caller's keys.
-  private func readableFile(_ name: String, _ caller: Principals, columns: String) throws
-    -> PostgresResult
-  {
+  /// A public file, or one of the caller's own private files, found by the caller's keys.
+  func readableFile(_ name: String, _ caller: Principals, columns: SQL) -> SQL {
     let filter = PostgresEngine.readFilter(caller, table: "f")
-    let columns = SQL(verbatim: columns)
-    return try run(
-      sql: """
-        SELECT \(sql: columns) FROM forum.files f WHERE f.name = \(name)\(sql: filter)
-        UNION ALL
-        SELECT \(sql: columns) FROM forum.private_file_rows(ARRAY[\(name)]) f \
-        WHERE f.name = \(name)\(sql: filter)
-        """)
+    return """
+      SELECT \(sql: columns) FROM forum.files f WHERE f.name = \(name)\(sql: filter)
+      UNION ALL
+      SELECT \(sql: columns) FROM forum.private_file_rows(ARRAY[\(name)]) f \
+      WHERE f.name = \(name)\(sql: filter)
+      """
   }
 
-  func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
-    try act(as: caller)
-    let result = try readableFile(name, caller, columns: PostgresEngine.fileColumns)
-    guard let info = fileInfos(result).first else { throw DatastoreError.notFound }
-    return info
-  }
-
-  /// The files the caller may read seen as objects (`o.object_id`, the dates, `o.data` holding
-  /// the metadata), so that a file search renders its conditions and order with the object
-  /// query's code: public files from `forum.files`, and the caller's own private ones, found
-  /// by their keys, from `forum.private_file_list()`.
-  private static let filesAsObjects = SQL(
+  /// Public files from `forum.files`, and the caller's own private ones, found by their keys,
+  /// from `forum.private_file_list()`.
+  static let filesAsObjects = SQL(
     verbatim: """
       (SELECT name AS id, name AS object_id, name, mime_type, file_size, create_date, update_date,
          readers, writers,
@@ -963,42 +943,10 @@ final class PostgresEngine: DatastoreEngine {
        FROM forum.private_file_list()) o
       """)
 
-  private static func fileSearchWhere(_ query: Query, _ caller: Principals) -> SQL {
+  static func fileSearchWhere(_ query: Query, _ caller: Principals) -> SQL {
     let terms = query.conditions.map { QuerySQL.condition($0, PostgresLeaves()) }
     let all = terms.isEmpty ? "true" : SQL.joined(terms, separator: " AND ")
     return "WHERE \(sql: all)\(sql: readFilter(caller))"
-  }
-
-  func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
-    try act(as: caller)
-    let columns = SQL(verbatim: PostgresEngine.fileColumns.replacing("f.", with: "o."))
-    let statement: SQL = """
-      SELECT \(sql: columns) FROM \(sql: PostgresEngine.filesAsObjects) \
-      \(sql: PostgresEngine.fileSearchWhere(query, caller))
-      \(sql: QuerySQL.order(query.order, PostgresLeaves()))
-      LIMIT \(query.limit)::bigint OFFSET \(query.skip)::bigint
-      """
-    let (sql, values) = statement.postgres
-    return fileInfos(try run(sql, values))
-  }
-
-  func countFiles(_ query: Query, as caller: Principals) throws -> Int {
-    try act(as: caller)
-    let statement: SQL = """
-      SELECT count(*) FROM \(sql: PostgresEngine.filesAsObjects) \
-      \(sql: PostgresEngine.fileSearchWhere(query, caller))
-      """
-    let (sql, values) = statement.postgres
-    return Int(try run(sql, values).int(0, 0))
-  }
-
-  func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
-    try act(as: caller)
-    let result = try readableFile(name, caller, columns: "f.data")
-    guard result.rowCount == 1, let bytes = result.bytes(0, 0) else {
-      throw DatastoreError.notFound
-    }
-    return bytes
   }
 
   func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo {
@@ -1027,8 +975,8 @@ final class PostgresEngine: DatastoreEngine {
       let result = try run(
         sql: "SELECT forum.delete_file(\(name), \(PostgresEngine.narrowing(caller))::text[])")
       guard !result.bool(0, 0) else { return }
-      let readable = try readableFile(name, caller, columns: "1")
-      throw readable.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
+      let readable = try rows(readableFile(name, caller, columns: "1 AS one")) { _ in true }
+      throw readable.isEmpty ? DatastoreError.notFound : DatastoreError.noAccess
     }
   }
 }

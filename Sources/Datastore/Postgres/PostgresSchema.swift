@@ -649,6 +649,13 @@ enum PostgresSchema {
     return statements
   }
 
+  /// `steps` run by the SQL core's migrator; the version is recorded with the rules, at the
+  /// end of `install`.
+  static let migrator = SchemaMigrator<PostgresConnection>(steps: steps.map { .sql($0) }) {
+    _, version in
+    DatastoreError(.systemError, reason: BoardAccessReason.newerPostgresSchema(version: version))
+  }
+
   /// The tables of the schema; each gets row-level security, enabled and forced.
   static let tables = [
     "meta", "objects", "files", "users", "counters", "changes", "read_positions", "revisions",
@@ -673,23 +680,7 @@ enum PostgresSchema {
         CREATE SCHEMA IF NOT EXISTS forum;
         REVOKE ALL ON SCHEMA forum FROM PUBLIC;
         """)
-      let done = try connection.query("SELECT to_regclass('forum.meta') IS NOT NULL").bool(0, 0)
-      var version = 0
-      if done {
-        version =
-          Int(
-            try connection.query(
-              "SELECT coalesce((SELECT value FROM forum.meta WHERE key = 'schema_version'), '0')"
-            ).text(0, 0) ?? "0") ?? 0
-      }
-      guard version <= steps.count else {
-        throw DatastoreError(
-          .systemError,
-          reason: BoardAccessReason.newerPostgresSchema(version: version))
-      }
-      for index in version..<steps.count {
-        try connection.execute(steps[index])
-      }
+      try migrator.migrate(connection)
       try connection.execute(functionsSQL)
       try connection.execute(appFunctionsSQL)
       try connection.execute(filesSQL)
@@ -844,11 +835,7 @@ enum PostgresSchema {
       throw error.datastoreError
     }
     let version = Int(meta.text(0, 0) ?? "") ?? 0
-    if version > steps.count {
-      throw DatastoreError(
-        .systemError,
-        reason: BoardAccessReason.newerPostgresSchema(version: version))
-    }
+    try migrator.refuseNewer(version, of: connection)
     // Who runs what: the owner may be the one reading it.
     let older = DatastoreError(
       .systemError, reason: StoreReason.olderSchema(owner: result.bool(0, 5)))
@@ -1669,4 +1656,18 @@ enum PostgresSchema {
       """
     return sql
   }
+}
+
+/// PostgreSQL's schema as the SQL core migrates it: `forum.meta`'s `schema_version`.
+extension PostgresConnection: MigratedDatabase {
+  func schemaVersion() throws -> Int {
+    guard try query("SELECT to_regclass('forum.meta') IS NOT NULL").bool(0, 0) else { return 0 }
+    let recorded = try query(
+      "SELECT coalesce((SELECT value FROM forum.meta WHERE key = 'schema_version'), '0')")
+    return Int(recorded.text(0, 0) ?? "0") ?? 0
+  }
+
+  func runStep(_ sql: String) throws { try execute(sql) }
+
+  func recordSchemaVersion(_ count: Int) throws {}
 }

@@ -31,16 +31,6 @@ enum PostgresSearch {
       fields.map { "coalesce(\(prefix)data->>'\($0)', '')" }.joined(separator: " || E'\\n' || "))
   }
 
-  /// A LIKE pattern matching `term` anywhere, a backslash escaping `%`, `_` and itself.
-  static func likePattern(_ term: String) -> String {
-    var pattern = "%"
-    for character in term {
-      if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
-      pattern.append(character)
-    }
-    return pattern + "%"
-  }
-
   static let candidatesFunction = "forum.search_candidates"
   static let privateCandidatesFunction = "forum.private_search_candidates"
 

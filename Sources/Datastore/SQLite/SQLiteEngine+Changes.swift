@@ -1,7 +1,7 @@
 /// The change feed on SQLite: rows written by `SQLiteRules.changeTriggers`, read through the
 /// caller's ACL; wake-ups from `PRAGMA data_version` (a counter in the shared WAL index that
 /// moves when another connection commits: no table is read).
-extension SQLiteEngine {
+extension SQLiteEngine: SQLChangeFeed {
   func latestChange() throws -> Int64 {
     try guarded {
       noteDataVersion(try dataVersion())
@@ -11,38 +11,26 @@ extension SQLiteEngine {
     }
   }
 
-  func changes(since: Int64, limit: Int, as caller: Principals) throws -> ChangeBatch {
+  func feedEdges() throws -> (top: Int64, pruned: Int64) {
     try guarded {
       noteDataVersion(try dataVersion())
-      // The top first: every row up to it is committed (SQLite has one writer at a time), so the
-      // next read can start above it without missing a row committed meanwhile.
-      let (top, pruned) =
-        try connection.prepare(
-          "SELECT coalesce(max(seq), 0), \(SQLiteSchema.prunedThrough) FROM changes"
-        ).firstRow { ($0.int(0), $0.int(1)) } ?? (0, 0)
-      let statement: SQL = """
-        SELECT c.seq, c.class, c.objectId, c.kind, c.parentId, c.number
-        FROM changes c
-        WHERE c.seq > \(since) AND c.seq <= \(top) AND \(sql: SQLiteEngine.aclTest("c.readers", caller))
-        ORDER BY c.seq LIMIT \(limit)
-        """
-      let (sql, values) = statement.rendered(.sqlite)
-      let rows = try connection.prepare(sql).rows(values) { row in
-        Change(
-          sequence: row.int(0), className: row.lossyText(1) ?? "",
-          objectId: row.lossyText(2) ?? "",
-          kind: Change.Kind(rawValue: Int(row.int(3))) ?? .updated,
-          parentId: row.lossyText(4), number: row.isNull(5) ? nil : row.int(5))
-      }
-      let full = rows.count == limit
-      // A cursor above the top saw a row written by hand that `reclaimFeedNumbers` removed:
-      // it comes back to the top, or it would wait for ever above every new change.
-      // Rows after `since` were pruned: the reader is told (the window, `Change.window`).
-      return ChangeBatch(
-        changes: rows, next: full ? rows.last!.sequence : top, hasMore: full,
-        missed: since < pruned)
+      return try connection.prepare(
+        "SELECT coalesce(max(seq), 0), \(SQLiteSchema.prunedThrough) FROM changes"
+      ).firstRow { ($0.int(0), $0.int(1)) } ?? (0, 0)
     }
   }
+
+  func readableChanges(since: Int64, top: Int64, limit: Int, as caller: Principals) -> SQL {
+    """
+    SELECT c.seq, c.class AS class_name, c.objectId AS object_id, c.kind, \
+    c.parentId AS parent_id, c.number
+    FROM changes c
+    WHERE c.seq > \(since) AND c.seq <= \(top) AND \(sql: SQLiteEngine.aclTest("c.readers", caller))
+    ORDER BY c.seq LIMIT \(limit)
+    """
+  }
+
+  var feedNumbersGoBack: Bool { true }
 
   func wakeFileDescriptor() throws -> Int32? { nil }
 

@@ -599,15 +599,13 @@ extension SQLiteEngine {
 
   // MARK: Files
 
-  private static let fileColumns =
-    "f.name, f.mimeType, f.fileSize, f.createDate, f.updateDate, f.readers, f.writers"
+  static var leaves: SQLiteLeaves { SQLiteLeaves() }
 
-  private func fileInfo(from row: Row) throws -> FileInfo {
-    FileInfo(
-      fileName: try row.text(0) ?? "", mimeType: try row.text(1) ?? "",
-      fileSize: Int(row.int(2)), createDate: row.int(3), updateDate: row.int(4),
-      acl: acl(readers: try row.text(5) ?? "", writers: try row.text(6) ?? ""))
-  }
+  static let storedFileColumns: KeyValuePairs = [
+    "file_name": "name", "mime_type": "mimeType", "file_size": "fileSize",
+    "create_date": "createDate", "update_date": "updateDate", "readers": "readers",
+    "writers": "writers",
+  ]
 
   func insertFile(
     name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
@@ -620,33 +618,26 @@ extension SQLiteEngine {
       \(ACL.column(acl.readers)), \(ACL.column(acl.writers)), \(.blob(bytes)), \
       \(caller.userId.map(SQLValue.text) ?? .null))
       ON CONFLICT(name) DO NOTHING
-      RETURNING name, mimeType, fileSize, createDate, updateDate, readers, writers
+      RETURNING \(sql: SQLiteEngine.fileColumns(nil))
       """
     return try transaction {
       try refuseBanned(caller)
-      guard let inserted = try connection.firstRow(statement, fileInfo) else {
+      guard let inserted = try firstRow(statement, fileInfo(row:)) else {
         throw DatastoreError.invalid("fileName", "a file named \(name) already exists")
       }
       return inserted
     }
   }
 
-  func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
-    let statement: SQL = """
-      SELECT \(sql: SQLiteEngine.fileColumnsSQL) FROM files f \
-      WHERE f.name = \(name) AND \(sql: SQLiteEngine.aclTest("f.readers", caller))
-      """
-    guard let info = try guarded({ try connection.firstRow(statement, fileInfo) }) else {
-      throw DatastoreError.notFound
-    }
-    return info
+  func readableFile(_ name: String, _ caller: Principals, columns: SQL) -> SQL {
+    """
+    SELECT \(sql: columns) FROM files f \
+    WHERE f.name = \(name) AND \(sql: SQLiteEngine.aclTest("f.readers", caller))
+    """
   }
 
-  private static let fileColumnsSQL = SQL(verbatim: fileColumns)
-
-  /// The files table seen as objects (`o.objectId`, the dates, `o.data` holding the metadata),
-  /// so that a file search renders its conditions and order with the object query's code.
-  private static let filesAsObjects = SQL(
+  /// The files table seen as objects (`o.objectId`, the dates, `o.data` holding the metadata).
+  static let filesAsObjects = SQL(
     verbatim: """
       (SELECT rowid AS id, name AS objectId, name, mimeType, fileSize, createDate, updateDate,
          readers, writers,
@@ -654,10 +645,10 @@ extension SQLiteEngine {
        FROM files) o
       """)
 
-  /// A file search's `WHERE`: what the caller may read, and only then (`CASE` evaluates in
-  /// order) its conditions over `filesAsObjects`, so that no condition is evaluated on, and no
-  /// index seeked for, a file the caller cannot read (issue 28).
-  private static func fileSearchWhere(_ query: Query, _ caller: Principals) -> SQL {
+  /// What the caller may read, and only then (`CASE` evaluates in order) the search's
+  /// conditions, so that no condition is evaluated on, and no index seeked for, a file the
+  /// caller cannot read (issue 28).
+  static func fileSearchWhere(_ query: Query, _ caller: Principals) -> SQL {
     let readable = aclTest("o.readers", caller)
     let terms = query.conditions.map { QuerySQL.condition($0, SQLiteLeaves()) }
     guard !terms.isEmpty else { return "WHERE \(sql: readable)" }
@@ -667,41 +658,11 @@ extension SQLiteEngine {
       """
   }
 
-  func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
-    let (sql, values) = SQLiteEngine.findFilesStatement(query, readableBy: caller)
-    return try guarded { try connection.prepare(sql).rows(values, fileInfo) }
-  }
-
-  /// The SELECT that `findFiles` runs and its parameters.
+  /// `filesStatement` rendered.
   static func findFilesStatement(_ query: Query, readableBy caller: Principals)
     -> (sql: String, values: [SQLValue])
   {
-    let columns = SQL(verbatim: SQLiteEngine.fileColumns.replacing("f.", with: "o."))
-    let statement: SQL = """
-      SELECT \(sql: columns) FROM \(sql: SQLiteEngine.filesAsObjects) \
-      \(sql: SQLiteEngine.fileSearchWhere(query, caller))
-      \(sql: QuerySQL.order(query.order, SQLiteLeaves())) LIMIT \(query.limit) OFFSET \(query.skip)
-      """
-    return statement.rendered(.sqlite)
-  }
-
-  func countFiles(_ query: Query, as caller: Principals) throws -> Int {
-    let statement: SQL = """
-      SELECT count(*) FROM \(sql: SQLiteEngine.filesAsObjects) \
-      \(sql: SQLiteEngine.fileSearchWhere(query, caller))
-      """
-    return try guarded { Int(try connection.firstRow(statement) { $0.int(0) } ?? 0) }
-  }
-
-  func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
-    let statement: SQL = """
-      SELECT f.data FROM files f \
-      WHERE f.name = \(name) AND \(sql: SQLiteEngine.aclTest("f.readers", caller))
-      """
-    guard let bytes = try guarded({ try connection.firstRow(statement) { $0.blob(0) } }) else {
-      throw DatastoreError.notFound
-    }
-    return bytes
+    filesStatement(query, readableBy: caller).rendered(.sqlite)
   }
 
   func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo {
@@ -710,11 +671,11 @@ extension SQLiteEngine {
       writers = \(ACL.column(acl.writers)),
         updateDate = max(\(sql: SQL(verbatim: SQLiteRules.now)), f.updateDate + 1)
       WHERE f.name = \(name) AND \(sql: SQLiteEngine.aclTest("f.writers", caller))
-      RETURNING \(sql: SQL(verbatim: SQLiteEngine.fileColumns.replacing("f.", with: "")))
+      RETURNING \(sql: SQLiteEngine.fileColumns(nil))
       """
     return try transaction {
       try refuseBanned(caller)
-      if let updated = try connection.firstRow(statement, fileInfo) { return updated }
+      if let updated = try firstRow(statement, fileInfo(row:)) { return updated }
       throw try fileRefusal(name, caller)
     }
   }

@@ -1,17 +1,10 @@
 /// Read positions, revisions, moderation and roles on SQLite. Read positions are keyed by the
 /// caller's user id; revisions are written by the triggers of `SQLiteRules` and read through the
 /// object's own readers.
-extension SQLiteEngine {
+extension SQLiteEngine: SQLReading {
   private func userId(_ caller: Principals) throws -> String {
     guard let userId = caller.userId else { throw DatastoreError(.authentication) }
     return userId
-  }
-
-  private func childRule(_ parentClass: String) throws -> ChildRule {
-    guard let rule = rules.parentRules(of: parentClass).first else {
-      throw DatastoreError.invalid("className", "\(parentClass) has no children")
-    }
-    return rule
   }
 
   func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
@@ -48,7 +41,7 @@ extension SQLiteEngine {
   }
 
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
-    let rule = try childRule(parentClass)
+    let rule = try childRule(of: parentClass)
     let me = try userId(caller)
     let statement: SQL = """
       INSERT INTO read_positions(userId, object, position)
@@ -66,7 +59,7 @@ extension SQLiteEngine {
   )
     throws -> [String: UnreadState]
   {
-    let rule = try childRule(parentClass)
+    let rule = try childRule(of: parentClass)
     let me = try userId(caller)
     let last: SQL = "coalesce(json_extract(p.data, \(literal: "$." + rule.lastNumberField)), 0)"
     let position: SQL = "coalesce(rp.position, 0)"
@@ -88,9 +81,9 @@ extension SQLiteEngine {
     // Caught up (the usual case) costs no look at the children. `+p.class`: the ids pick the
     // rows; without it SQLite may walk a class index over every thread (seen on 100,000).
     let parents: SQL = """
-      SELECT p.objectId, rp.position, \(sql: position) >= \(sql: last),
-        CASE WHEN \(sql: position) >= \(sql: last) THEN 0 ELSE \(sql: mine) END,
-        instr(p.readers, ' * ') = 0
+      SELECT p.objectId AS object_id, rp.position, \(sql: position) >= \(sql: last) AS caught_up,
+        CASE WHEN \(sql: position) >= \(sql: last) THEN 0 ELSE \(sql: mine) END AS mine,
+        instr(p.readers, ' * ') = 0 AS is_private
       FROM objects p LEFT JOIN read_positions rp ON rp.userId = \(me) AND rp.object = p.objectId
       WHERE +p.class = \(parentClass) AND p.objectId IN (\(sql: ids)) \
       AND \(sql: SQLiteEngine.aclTest("p.readers", caller))
@@ -144,10 +137,11 @@ extension SQLiteEngine {
   private func unreadStates(_ statement: SQL, counting: (public: SQL, private: SQL), limit: Int)
     throws -> [String: UnreadState]
   {
-    let parents = try connection.rows(statement) { row in
+    let parents = try rows(statement) { row in
       (
-        objectId: row.lossyText(0) ?? "", position: row.isNull(1) ? nil : row.int(1),
-        caughtUp: row.int(2) != 0, mine: row.int(3), isPrivate: row.int(4) != 0
+        objectId: row.text("object_id") ?? "", position: row.optionalInt("position"),
+        caughtUp: row.int("caught_up") != 0, mine: row.int("mine"),
+        isPrivate: row.int("is_private") != 0
       )
     }
     let countPublic = try connection.prepare(counting.public.rendered(.sqlite).sql)
@@ -170,32 +164,19 @@ extension SQLiteEngine {
     return states
   }
 
-  func revisions(
-    _ className: String, objectId: String, skip: Int, limit: Int, as caller: Principals
-  ) throws -> RevisionPage {
-    _ = try get(className, objectId: objectId, as: caller)  // readable, or E404001
-    return try guarded {
-      let (count, last) =
-        try connection.firstRow(
-          """
-          SELECT count(*), (SELECT number FROM revisions WHERE object = \(objectId) \
-          ORDER BY id DESC LIMIT 1)
-          FROM revisions WHERE object = \(objectId)
-          """
-        ) { (Int($0.int(0)), Int($0.int(1))) } ?? (0, 0)
-      let rows = try connection.rows(
-        """
-        SELECT date, data, number FROM revisions WHERE object = \(objectId) \
-        ORDER BY id LIMIT \(limit) OFFSET \(skip)
-        """
-      ) { row in
-        // A revision written by hand that cannot be read shows as one with no fields.
-        Revision(
-          number: Int(row.int(2)), date: row.int(0),
-          fields: JSONValue.storedFields(row.lossyText(1) ?? "{}").fields)
-      }
-      return RevisionPage(revisions: rows, count: count, lastNumber: last)
-    }
+  func revisionTotals(_ className: String, objectId: String) -> SQL {
+    """
+    SELECT count(*) AS total, (SELECT number FROM revisions WHERE object = \(objectId) \
+    ORDER BY id DESC LIMIT 1) AS last
+    FROM revisions WHERE object = \(objectId)
+    """
+  }
+
+  func revisionPage(_ className: String, objectId: String, skip: Int, limit: Int) -> SQL {
+    """
+    SELECT date, data, number FROM revisions WHERE object = \(objectId) \
+    ORDER BY id LIMIT \(limit) OFFSET \(skip)
+    """
   }
 
   func moderate(_ className: String, objectId: String, as caller: Principals) throws {

@@ -42,7 +42,7 @@ extension SQLiteEngine {
       let query = Query(className: target.className, equalTo: target.equalTo)
       var clause = SQLiteEngine.whereTerms(query, caller)
       for term in search.terms {
-        let pattern = SQLiteSearch.likePattern(term)
+        let pattern = SQL.likePattern(term)
         let tests = fields.map { field -> SQL in
           "\(sql: SQL(verbatim: SQLiteEngine.expression(for: field))) LIKE \(pattern) ESCAPE '\\'"
         }

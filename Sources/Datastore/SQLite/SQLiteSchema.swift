@@ -20,7 +20,7 @@ enum SQLiteSchema {
   /// building the steps' SQL (a test checks that the two agree).
   static let version: Int64 = 22
 
-  static let migrations = Migrations(steps: [
+  static let migrations = SchemaMigrator<Connection>(steps: [
     .sql(
       """
       CREATE TABLE objects(
@@ -301,7 +301,10 @@ enum SQLiteSchema {
     // Version 22 (issue 29): what a server's read cache needs to tell which commit changed
     // what (`write_clocks`).
     .swift(addWriteClocks),
-  ])
+  ]) { connection, version in
+    DatastoreError(
+      .systemError, reason: BoardAccessReason.newerSchema(path: connection.path, version: version))
+  }
 
   /// The tables outside the change feed whose writes change a server's answers, each with the
   /// clock its writes move (`write_clocks`): who a session is and what roles they hold, the

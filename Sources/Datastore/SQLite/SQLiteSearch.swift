@@ -141,13 +141,4 @@ enum SQLiteSearch {
     "\"" + text.replacing("\"", with: "\"\"") + "\""
   }
 
-  /// A LIKE pattern matching `term` anywhere, with `\` escaping `%`, `_` and itself.
-  static func likePattern(_ term: String) -> String {
-    var pattern = "%"
-    for character in term {
-      if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
-      pattern.append(character)
-    }
-    return pattern + "%"
-  }
 }

@@ -24,6 +24,8 @@ public final class Statement {
   let handle: OpaquePointer
   unowned let connection: Connection
   public let sql: String
+  /// `columnPositions`, once read.
+  var namedColumns: [String: Int]?
 
   init(connection: Connection, sql: String) throws {
     var handle: OpaquePointer?
