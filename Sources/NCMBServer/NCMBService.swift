@@ -124,7 +124,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
 
   /// One pass of the pipeline. A feed request that is to wait or stream comes out as
   /// `FeedWait` or `FeedStreamStart`, its connection and read slot given back (`FeedWaits`).
-  func respondOnce(to request: HTTPRequest) throws -> HTTPResponse {
+  /// `waiting`: the request holds a place among the feed's waiters, which bound it in place of
+  /// the session's reads at once (its waiters woken together must not refuse each other).
+  func respondOnce(to request: HTTPRequest, waiting: Bool = false) throws -> HTTPResponse {
     // Limits first: budgets per address and per session (`RateLimits`), before any key is looked up.
     if let refusal = rateLimits.refusal(request, prefix: NCMBRoute.prefix) {
       return failure(refusal)
@@ -145,7 +147,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
         }
         return writers.submit(request)
       }
-      let (slot, busy) = rateLimits.enter(request)
+      let (slot, busy) = waiting ? (nil, nil) : rateLimits.enter(request)
       if let busy { return failure(busy) }
       defer { rateLimits.leave(slot) }
       return try pool.with { pooled in

@@ -20,7 +20,7 @@ extension NCMBService {
       // Before the read: a commit after it moves the watcher past this.
       let seen = feed.current
       do {
-        return try respondOnce(to: request)
+        return try respondOnce(to: request, waiting: slot != nil)
       } catch let wait as FeedWait {
         if slot == nil {
           do {
