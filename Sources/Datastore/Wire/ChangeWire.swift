@@ -154,7 +154,9 @@ public enum ChangeWire {
   }
 
   private static func boolean(_ value: JSONValue?, field: String) throws -> Bool {
-    guard case .bool(let flag)? = value else { throw Malformed(field: field, why: "is not a boolean") }
+    guard case .bool(let flag)? = value else {
+      throw Malformed(field: field, why: "is not a boolean")
+    }
     return flag
   }
 

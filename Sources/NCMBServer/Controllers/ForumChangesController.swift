@@ -51,7 +51,8 @@ struct ForumChangesController: NCMBController {
     _ text: String?, _ name: String, _ range: ClosedRange<Int64>, default value: Int64
   ) throws -> Int64 {
     guard let text else { return value }
-    guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+    guard !text.isEmpty, text.utf8.count <= 19,
+      text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
       let number = Int64(text), range.contains(number)
     else {
       throw NCMBError.invalid(name, "an integer from \(range.lowerBound) to \(range.upperBound)")

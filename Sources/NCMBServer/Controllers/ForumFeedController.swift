@@ -21,7 +21,10 @@ struct ForumFeedController: NCMBController {
     } else if let text = parameters["since"] {
       since = try ForumChangesController.integer(text, "since", 0...Int64.max, default: 0)
     }
-    throw FeedStreamStart(since: since, user: call.client.userId)
+    // Without a place to resume from, the stream starts at the newest change as of this
+    // request, before its first byte is sent: a post right after the answer began is an event.
+    throw FeedStreamStart(
+      since: try since ?? call.client.latestChange(), user: call.client.userId)
   }
 }
 

@@ -70,14 +70,11 @@ extension NCMBService {
 
   /// One read of the feed for a stream: the session looked up again (a session ended since is
   /// the stream's end), the engine's ACL, the server's time limit.
-  fileprivate func readFeed(_ request: HTTPRequest, since: Int64?) throws -> ChangeBatch {
+  fileprivate func readFeed(_ request: HTTPRequest, since: Int64) throws -> ChangeBatch {
     try pool.with { pooled in
       pooled.budget.begin(seconds: limits.timeLimitSeconds, clientGone: request.clientGone)
       defer { pooled.budget.end() }
       let client = try session(request, pooled.store, nil)
-      guard let since else {
-        return ChangeBatch(changes: [], next: try client.latestChange(), hasMore: false)
-      }
       return try client.changes(since: since, limit: FeedEvents.batchLimit)
     }
   }
@@ -93,14 +90,14 @@ final class FeedEvents: HTTPBodyStream, @unchecked Sendable {
   private let service: NCMBService
   private let request: HTTPRequest
   private let reader: RateLimits.Reader?
-  private var cursor: Int64?
+  private var cursor: Int64
   private var started = false
   private var ended = false
   private var slot: FeedWatcher.Slot?
   private var mutex = pthread_mutex_t()
 
   init(
-    service: NCMBService, request: HTTPRequest, since: Int64?, user: String?,
+    service: NCMBService, request: HTTPRequest, since: Int64, user: String?,
     slot: FeedWatcher.Slot
   ) {
     self.service = service

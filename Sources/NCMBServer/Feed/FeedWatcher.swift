@@ -21,8 +21,7 @@ struct FeedWait: Error {
 /// Thrown by `forum/feed` once its request is admitted: the service answers with a stream of
 /// server-sent events from `since` (`FeedEvents`).
 struct FeedStreamStart: Error {
-  /// nil: from the newest change on.
-  var since: Int64?
+  var since: Int64
   var user: String?
 }
 
@@ -97,8 +96,11 @@ final class FeedWatcher: @unchecked Sendable {
     if let user {
       asks.append(("user\u{0}" + user, perUser, "one app user waits on the feed at most"))
     }
-    asks.append(("address\u{0}" + address, user == nil ? perUser : perAddress,
-      "one address waits on the feed at most"))
+    asks.append(
+      (
+        "address\u{0}" + address, user == nil ? perUser : perAddress,
+        "one address waits on the feed at most"
+      ))
     pthread_mutex_lock(&mutex)
     defer { pthread_mutex_unlock(&mutex) }
     if stopped { throw NCMBError.feedStopping }
@@ -174,11 +176,14 @@ final class FeedWatcher: @unchecked Sendable {
     guard thread == nil else { return }
     var started = pthread_t()
     let context = Unmanaged.passRetained(self).toOpaque()
-    if pthread_create(&started, nil, { context in
-      let watcher = Unmanaged<FeedWatcher>.fromOpaque(context!).takeRetainedValue()
-      watcher.run()
-      return nil
-    }, context) == 0 {
+    if pthread_create(
+      &started, nil,
+      { context in
+        let watcher = Unmanaged<FeedWatcher>.fromOpaque(context!).takeRetainedValue()
+        watcher.run()
+        return nil
+      }, context) == 0
+    {
       // Never joined: the thread holds the watcher until it ends, after a stop.
       pthread_detach(started)
       thread = started
