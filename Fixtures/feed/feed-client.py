@@ -2,16 +2,18 @@
 NCMB's signature (signature version 2) made here. Prints one JSON line: the problems found
 (an empty list when all held), or a phase's state for the next phase.
 
-usage: feed-client.py PORT KEYS-JSON SCENARIO [STATE-JSON]
+usage: feed-client.py PORT[,PORT2] KEYS-JSON SCENARIO [STATE-JSON]
+(PORT2: a second server on the same board, where `wake-elsewhere` posts.)
 """
 import base64, datetime, hashlib, hmac, http.client, json, socket, sys, threading, time, uuid
 
-port, keys, scenario = int(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+ports = [int(p) for p in sys.argv[1].split(',')]
+port, keys, scenario = ports[0], json.loads(sys.argv[2]), sys.argv[3]
 state = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
 problems = []
 
 
-def headers(method, path, query, token):
+def headers(method, path, query, token, port=port):
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
     pairs = ['SignatureMethod=HmacSHA256', 'SignatureVersion=2',
              'X-NCMB-Application-Key=' + keys['applicationKey'], 'X-NCMB-Timestamp=' + stamp]
@@ -27,9 +29,9 @@ def headers(method, path, query, token):
     return h
 
 
-def call(method, path, body=None, token=None, query='', timeout=60):
+def call(method, path, body=None, token=None, query='', timeout=60, port=port):
     c = http.client.HTTPConnection('127.0.0.1', port, timeout=timeout)
-    h = headers(method, path, query, token)
+    h = headers(method, path, query, token, port)
     c.request(method, path + ('?' + query if query else ''),
               json.dumps(body) if body is not None else None, h)
     r = c.getresponse()
@@ -48,12 +50,12 @@ def user():
     return body
 
 
-def post(author, title, readers=None):
+def post(author, title, readers=None, port=port):
     acl = {'*': {'read': True}} if readers is None else {u['objectId']: {'read': True} for u in readers}
     acl.setdefault(author['objectId'], {})
     acl[author['objectId']] = {'read': True, 'write': True}
     status, body = call('POST', '/2013-09-01/classes/Todo', {'title': title, 'acl': acl},
-                        author['sessionToken'])
+                        author['sessionToken'], port=port)
     assert status == 201, (status, body)
     return body['objectId']
 
@@ -182,6 +184,24 @@ if scenario == 'wake':
     status, body = changes(None, start)
     if status != 200 or ids(body) != [public]:
         problems.append(('no session', status, body))
+
+elif scenario == 'wake-elsewhere':
+    # The post is written through another server (another process, its own connections): only
+    # the engine's own wake-up (SQLite data_version, PostgreSQL LISTEN) can wake the wait.
+    alice, bob = user(), user()
+    start = latest(alice)
+    alice_waits = Waiter(alice, start, 25)
+    stream = Stream(alice)
+    alice_waits.start()
+    time.sleep(1)
+    first = post(bob, 'through the other server', port=ports[1])
+    alice_waits.join()
+    if alice_waits.status != 200 or ids(alice_waits.body) != [first]:
+        problems.append(('the wait', alice_waits.status, alice_waits.body, alice_waits.seconds))
+    event = stream.event()
+    if json.loads(event.get('data', '{}')).get('objectId') != first:
+        problems.append(('the stream', event))
+    stream.close()
 
 elif scenario == 'limits':
     # Waits are counted per app user; honest reads are answered while many wait; a client that

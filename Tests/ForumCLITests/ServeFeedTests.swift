@@ -25,6 +25,8 @@ struct ServeFeedTests {
     let forum: ForumFixture
     let server: ServeProcess
     let keys: String
+    /// What `--db` names for the server.
+    let database: String
     private let postgres: PostgresTestBoard?
 
     init(_ engine: Engine) throws {
@@ -36,6 +38,7 @@ struct ServeFeedTests {
         #expect(keys.status == 0, "\(keys.summary)")
         self.keys = keys.stdout
         postgres = nil
+        database = forum.db
         server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
       case .postgres:
         let board = try PostgresTestCluster.shared().board(members: [])
@@ -47,6 +50,7 @@ struct ServeFeedTests {
         let keys = try forum.run(["--json", "keys"], profile: nil, database: board.owner.uri)
         #expect(keys.status == 0, "\(keys.summary)")
         self.keys = keys.stdout
+        database = role.uri
         server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"], database: role.uri)
       }
     }
@@ -78,10 +82,18 @@ struct ServeFeedTests {
       }
     }
 
-    func drive(_ scenario: String, state: String? = nil) throws -> ClientRun {
+    /// Another `forum serve` on the same board: its own process and connections.
+    func secondServer() throws -> ServeProcess {
+      try ServeProcess(forum, ["--listen", "127.0.0.1:0"], database: database)
+    }
+
+    func drive(_ scenario: String, state: String? = nil, ports: String? = nil) throws
+      -> ClientRun
+    {
       try Clients.run(
         "/usr/bin/python3",
-        [ServeFeedTests.client, String(server.port), keys, scenario] + (state.map { [$0] } ?? []),
+        [ServeFeedTests.client, ports ?? String(server.port), keys, scenario]
+          + (state.map { [$0] } ?? []),
         timeout: 180)
     }
   }
@@ -95,6 +107,18 @@ struct ServeFeedTests {
     #expect(run.status == 0 && run.stdout == "[]\n", "\(run.summary)")
     #expect(served.server.stop(SIGTERM) == 0)
     #expect(served.server.stderr == "", "\(served.server.stderr)")
+  }
+
+  @Test(
+    "a wait is woken by a post through another server: the engine's own wake-up",
+    arguments: Engine.allCases)
+  func longPollWokenByAnotherProcess(engine: Engine) throws {
+    let served = try Served(engine)
+    let other = try served.secondServer()
+    let run = try served.drive("wake-elsewhere", ports: "\(served.server.port),\(other.port)")
+    #expect(run.status == 0 && run.stdout == "[]\n", "\(run.summary)")
+    #expect(other.stop(SIGTERM) == 0)
+    #expect(served.server.stop(SIGTERM) == 0)
   }
 
   @Test(
