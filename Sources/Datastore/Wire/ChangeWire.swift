@@ -101,7 +101,9 @@ public enum ChangeWire {
       changes.append(change)
     }
     let next = try integer(fields["next"], field: "next")
-    guard next >= last else {
+    // Empty, `next` may be below `since`: SQLite brings a cursor above the feed's top back to
+    // it (`SQLiteEngine.changes`).
+    guard changes.isEmpty || next >= last else {
       throw Malformed(field: "next", why: "is behind the changes it ends (\(last))")
     }
     let hasMore = try boolean(fields["hasMore"], field: "hasMore")
