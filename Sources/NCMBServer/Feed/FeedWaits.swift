@@ -23,6 +23,8 @@ extension NCMBService {
         return try respondOnce(to: request, waiting: slot != nil)
       } catch let wait as FeedWait {
         if slot == nil {
+          // The server is stopping: answered now, with what it has.
+          if feed.isStopping { return wait.answer }
           do {
             slot = try feed.enter(user: wait.user, address: request.clientAddress)
           } catch {

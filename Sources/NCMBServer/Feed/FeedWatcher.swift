@@ -38,6 +38,9 @@ final class FeedWatcher: @unchecked Sendable {
     fileprivate let keys: [String]
   }
 
+  /// How long the thread keeps its connection once nobody waits.
+  static let idleSeconds = 30.0
+
   private let open: @Sendable () throws -> Datastore
   private let perUser: Int
   private let perAddress: Int
@@ -92,15 +95,14 @@ final class FeedWatcher: @unchecked Sendable {
   /// Counts a waiting request in (its app user's or, without a session, its address's, and its
   /// address's), or E429001 when one of them already waits `perUser`/`perAddress` times.
   func enter(user: String?, address: String) throws -> Slot {
-    var asks: [(String, Int, String)] = []
-    if let user {
-      asks.append(("user\u{0}" + user, perUser, "one app user waits on the feed at most"))
-    }
-    asks.append(
-      (
-        "address\u{0}" + address, user == nil ? perUser : perAddress,
-        "one address waits on the feed at most"
-      ))
+    // Without a session, the address stands for the user.
+    let (key, words) =
+      user.map { ("user\u{0}" + $0, "one app user waits on the feed at most") }
+      ?? ("nobody\u{0}" + address, "one address without a session waits on the feed at most")
+    let asks: [(String, Int, String)] = [
+      (key, perUser, words),
+      ("address\u{0}" + address, perAddress, "one address waits on the feed at most"),
+    ]
     pthread_mutex_lock(&mutex)
     defer { pthread_mutex_unlock(&mutex) }
     if stopped { throw NCMBError.feedStopping }
@@ -206,7 +208,23 @@ final class FeedWatcher: @unchecked Sendable {
     var interval = 0.25
     while true {
       pthread_mutex_lock(&mutex)
-      while waiters == 0 && !stopped { pthread_cond_wait(&changed, &mutex) }
+      if waiters == 0 && !stopped {
+        // Nobody waits: the connection is kept a while (a long-poll loop comes back at once),
+        // then let go, so that no LISTEN goes unread for long (PostgreSQL would keep its
+        // notifications for it) and no file is looked at for nobody.
+        var clock = timespec()
+        let until = MonotonicClock.now() + FeedWatcher.idleSeconds
+        clock.tv_sec = Int(until)
+        clock.tv_nsec = Int((until - Double(clock.tv_sec)) * 1e9)
+        while waiters == 0 && !stopped && MonotonicClock.now() < until {
+          pthread_cond_timedwait(&changed, &mutex, &clock)
+        }
+        if waiters == 0 && !stopped {
+          client = nil
+          descriptor = nil
+          while waiters == 0 && !stopped { pthread_cond_wait(&changed, &mutex) }
+        }
+      }
       let stop = stopped
       pthread_mutex_unlock(&mutex)
       if stop { return }
