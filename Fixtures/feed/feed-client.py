@@ -333,6 +333,17 @@ elif scenario == 'stream':
     resumed.close()
     if hidden in [s[1] for s in seen]:
         problems.append(('hidden seen',))
+    # Streams that hang up give their places back: more than the 4 a user may hold, one by one.
+    for n in range(6):
+        for _ in range(40):
+            again = Stream(carol)
+            status = again.status
+            again.close()
+            if status != 429:
+                break
+            time.sleep(0.25)
+        if status != 200:
+            problems.append(('stream after hang-ups', n, status))
 
 else:
     problems.append(('no such scenario', scenario))
