@@ -4,7 +4,10 @@
 /// (limits, signature, session) before their controller is asked.
 struct ForumExtensionsController: NCMBController {
   /// Each endpoint's controller by its NAME (the first segment after `forum/`).
-  static let table: [String: any NCMBController] = [:]
+  static let table: [String: any NCMBController] = [
+    "changes": ForumChangesController(),
+    "feed": ForumFeedController(),
+  ]
 
   func respond(to call: NCMBCall) throws -> HTTPResponse {
     guard let name = call.route.names.first, let controller = Self.table[name] else {
