@@ -30,12 +30,22 @@ public struct ServeLimits: Sendable, Equatable {
   /// a session are counted per address. A read refused for its size (E400002) costs
   /// `NCMBQuery.answerBudget`. 0: no limit.
   public var readBytesPerMinute: Int
+  /// Database connections the server uses at once; one client address holds at most three
+  /// quarters of them (`StorePool`), and a request past either waits its turn. 0: no limit.
+  public var databaseConnections: Int
+  /// Seconds a read (GET) refused E429001 waits before its answer (at most the wait the
+  /// refusal names, which is at least a second): a reader spinning on refusals is slowed to a
+  /// few a second per connection. 0: answered at once.
+  public var refusalPauseSeconds: Double
 
   public init(
     timeLimitSeconds: Double = 5, signUpsPerMinute: Int = 30, loginsPerMinute: Int = 60,
     userWritesPerMinute: Int = 600, addressWritesPerMinute: Int = 6000, readsAtOnce: Int = 2,
-    storageBytesPerUser: Int = 64 << 20, readBytesPerMinute: Int = 512 << 20
+    storageBytesPerUser: Int = 64 << 20, readBytesPerMinute: Int = 512 << 20,
+    databaseConnections: Int = 32, refusalPauseSeconds: Double = 1
   ) {
+    self.databaseConnections = databaseConnections
+    self.refusalPauseSeconds = refusalPauseSeconds
     self.readBytesPerMinute = readBytesPerMinute
     self.storageBytesPerUser = storageBytesPerUser
     self.readsAtOnce = readsAtOnce
@@ -51,7 +61,8 @@ public struct ServeLimits: Sendable, Equatable {
   /// No limit at all (an embedded service in tests).
   public static let none = ServeLimits(
     timeLimitSeconds: 0, signUpsPerMinute: 0, loginsPerMinute: 0, userWritesPerMinute: 0,
-    addressWritesPerMinute: 0, readsAtOnce: 0, storageBytesPerUser: 0, readBytesPerMinute: 0)
+    addressWritesPerMinute: 0, readsAtOnce: 0, storageBytesPerUser: 0, readBytesPerMinute: 0,
+    databaseConnections: 0, refusalPauseSeconds: 0)
 }
 
 /// Token buckets in memory, one per limit and address or session: each holds up to a minute's
