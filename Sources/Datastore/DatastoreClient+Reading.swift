@@ -128,6 +128,24 @@ extension DatastoreClient {
     try readingEngine.setSetting(name, value: value, as: principals)
   }
 
+  /// The largest storage bound per member a board may set: 1 TiB.
+  public static let memberStorageBytesLimit = 1 << 40
+
+  /// The board's bound on the bytes one member's objects and files hold (nil: none set).
+  public func memberStorageBytes() throws -> Int? {
+    try readingEngine.memberStorageBytes(as: principals)
+  }
+
+  /// Sets the board's storage bound per member, 1 byte to 1 TiB (nil: none): the board's
+  /// owner only (`E403001`).
+  public func setMemberStorageBytes(_ bytes: Int?) throws {
+    try requireUser()
+    if let bytes, bytes < 1 || bytes > DatastoreClient.memberStorageBytesLimit {
+      throw DatastoreError.invalid("memberStorageBytes")
+    }
+    try readingEngine.setMemberStorageBytes(bytes, as: principals)
+  }
+
   /// The users holding a role: the board's owner only (`E403001`).
   public func members(ofRole role: String) throws -> [String] {
     try requireUser()

@@ -92,6 +92,20 @@ extension Board {
     }
   }
 
+  /// The board's bound on the bytes one member's objects and files hold (nil: none set; then
+  /// `forum serve --storage-per-user` alone bounds app users, and on SQLite nothing else).
+  public func memberStorageBytes() throws -> Int? {
+    try client.memberStorageBytes()
+  }
+
+  /// Sets (nil: clears) the storage bound per member: the board's owner only (`E403001`).
+  /// On PostgreSQL the database holds members' own writes to it at once; a running `forum
+  /// serve` holds its app users to it (or its own `--storage-per-user`, the smaller) from
+  /// their next write.
+  public func setMemberStorageBytes(_ bytes: Int?) throws {
+    try Board.saying(.onlyOwnerSetsMemberStorage) { try client.setMemberStorageBytes(bytes) }
+  }
+
   /// The moderators: the board's owner only (`E403001`).
   public func moderators() throws -> [User] {
     guard try isOwner() else {

@@ -53,7 +53,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     // A connection is opened again after a system error (a lost file or server): never onto a
     // new empty board made where a removed file was, nor onto another board put in its place.
     let board = BoardIdentity()
-    pool = StorePool {
+    pool = StorePool(capacity: limits.databaseConnections) {
       if EngineKind(location: location) == .sqlite, board.id != nil,
         access(location, F_OK) != 0
       {
@@ -122,6 +122,20 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     }
   }
 
+  public func respond(to request: HTTPRequest) -> HTTPResponse {
+    let response = respondWaitingOnTheFeed(request)
+    // A read refused by a budget (E429001: bytes a minute, reads at once) is answered after a
+    // pause, so that a reader spinning on refusals costs the server a few answers a second on
+    // each connection rather than thousands (issue 28: under the bombs, answering them took a
+    // third of a core from honest requests' threads). Only the connection's own thread waits.
+    if response.status == 429, request.method == "GET", limits.refusalPauseSeconds > 0,
+      !NCMBService.isLogin(request)
+    {
+      usleep(UInt32(min(limits.refusalPauseSeconds, 10) * 1_000_000))
+    }
+    return response
+  }
+
   /// One pass of the pipeline. A feed request that is to wait or stream comes out as
   /// `FeedWait` or `FeedStreamStart`, its connection and read slot given back (`FeedWaits`).
   /// `waiting`: the request holds a place among the feed's waiters, which bound it in place of
@@ -142,7 +156,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
         // Admitted before it queues: a request that is not signed right, or names a session
         // that is unknown or over (the keys are in every copy of an app; the session is what
         // authorizes), never waits among honest writes, nor holds a batch's transaction.
-        try pool.with { pooled in
+        try pool.with(party: request.clientAddress, wait: waitSeconds) { pooled in
           _ = try session(request, pooled.store, try admit(request, pooled))
         }
         return writers.submit(request)
@@ -150,7 +164,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
       let (slot, busy) = waiting ? (nil, nil) : rateLimits.enter(request)
       if let busy { return failure(busy) }
       defer { rateLimits.leave(slot) }
-      return try pool.with { pooled in
+      return try pool.with(party: request.clientAddress, wait: waitSeconds) { pooled in
         pooled.budget.begin(seconds: limits.timeLimitSeconds, clientGone: request.clientGone)
         defer { pooled.budget.end() }
         // A read that wrote (`GET /logout`) is seen by every connection's next request.
@@ -166,6 +180,17 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     } catch {
       return failure(error)
     }
+  }
+
+  /// How long a request waits for a database connection (`StorePool`): its time limit, else 30 s.
+  private var waitSeconds: Double { limits.timeLimitSeconds > 0 ? limits.timeLimitSeconds : 30 }
+
+  /// `GET /login`, which has budgets of its own (a refused login is answered at once).
+  static func isLogin(_ request: HTTPRequest) -> Bool {
+    var path = Substring(request.path)
+    guard path.hasPrefix(NCMBRoute.prefix) else { return false }
+    path = path.dropFirst(NCMBRoute.prefix.count)
+    return path == "login" || path == "login/"
   }
 
   /// A login, or a `POST users` / `PUT users/ID` whose body sets a password.
@@ -197,7 +222,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   public func admit(_ request: HTTPRequest) throws {
     try NCMBRoute.checkVersion(request.path)
     _ = try NCMBSignature.headers(request)
-    try pool.with { pooled in _ = try admit(request, pooled) }
+    try pool.with(party: request.clientAddress, wait: waitSeconds) { pooled in
+      _ = try admit(request, pooled)
+    }
   }
 
   /// `admit` on a borrowed connection; returns the database's state mark for the session.

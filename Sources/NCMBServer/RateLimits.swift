@@ -35,15 +35,25 @@ public struct ServeLimits: Sendable, Equatable {
   public var feedWaitsPerUser: Int
   /// Requests waiting on the change feed from one address, all its users together. 0: no limit.
   public var feedWaitsPerAddress: Int
+  /// Database connections the server uses at once; one client address holds at most three
+  /// quarters of them (`StorePool`), and a request past either waits its turn. 0: no limit.
+  public var databaseConnections: Int
+  /// Seconds a read (GET) refused E429001 waits before its answer (at most the wait the
+  /// refusal names, which is at least a second): a reader spinning on refusals is slowed to a
+  /// few a second per connection. 0: answered at once.
+  public var refusalPauseSeconds: Double
 
   public init(
     timeLimitSeconds: Double = 5, signUpsPerMinute: Int = 30, loginsPerMinute: Int = 60,
     userWritesPerMinute: Int = 600, addressWritesPerMinute: Int = 6000, readsAtOnce: Int = 2,
     storageBytesPerUser: Int = 64 << 20, readBytesPerMinute: Int = 512 << 20,
-    feedWaitsPerUser: Int = 4, feedWaitsPerAddress: Int = 64
+    feedWaitsPerUser: Int = 4, feedWaitsPerAddress: Int = 64, databaseConnections: Int = 32,
+    refusalPauseSeconds: Double = 1
   ) {
     self.feedWaitsPerUser = feedWaitsPerUser
     self.feedWaitsPerAddress = feedWaitsPerAddress
+    self.databaseConnections = databaseConnections
+    self.refusalPauseSeconds = refusalPauseSeconds
     self.readBytesPerMinute = readBytesPerMinute
     self.storageBytesPerUser = storageBytesPerUser
     self.readsAtOnce = readsAtOnce
@@ -60,7 +70,7 @@ public struct ServeLimits: Sendable, Equatable {
   public static let none = ServeLimits(
     timeLimitSeconds: 0, signUpsPerMinute: 0, loginsPerMinute: 0, userWritesPerMinute: 0,
     addressWritesPerMinute: 0, readsAtOnce: 0, storageBytesPerUser: 0, readBytesPerMinute: 0,
-    feedWaitsPerUser: 0, feedWaitsPerAddress: 0)
+    feedWaitsPerUser: 0, feedWaitsPerAddress: 0, databaseConnections: 0, refusalPauseSeconds: 0)
 }
 
 /// Token buckets in memory, one per limit and address or session: each holds up to a minute's

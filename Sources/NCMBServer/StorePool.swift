@@ -12,6 +12,14 @@ import Datastore
 /// it back. The pool also counts the server's own writes (`generation`): a request that wrote
 /// moves it before it is answered, so every connection's cache knows to look at the database
 /// again before the next answer.
+///
+/// Admission (issue 28): at most `capacity` connections are lent at once, and one client address
+/// holds at most `share` of them, so that no address takes every connection of the database (on
+/// PostgreSQL each is a server process, and the role's or the cluster's limit refuses the next
+/// one to everybody). A request past either waits; when a connection comes back it goes to the
+/// waiter whose address holds the fewest, first come first among equals, so an honest request
+/// from elsewhere is never queued behind an attacker's. The server's own work (write batches)
+/// has no address and is not held back.
 final class StorePool: @unchecked Sendable {
   final class Pooled {
     let store: Datastore
@@ -41,13 +49,33 @@ final class StorePool: @unchecked Sendable {
   private let open: @Sendable () throws -> Datastore
   private var idle: [Pooled] = []
   private var mutex = pthread_mutex_t()
-  /// Idle connections kept for the next requests; more are closed when given back.
-  private let keep = 16
+
+  /// Connections lent at once (0: no limit), and the most one address holds of them.
+  let capacity: Int
+  let share: Int
+  private var lentCount = 0
+  private var held: [String: Int] = [:]
+  /// Requests waiting for a connection, by ticket (their order of arrival), with their address.
+  private var waiting: [(ticket: UInt64, party: String)] = []
+  private var tickets: UInt64 = 0
+  private var turn = pthread_cond_t()
+  /// Idle connections kept for the next requests; more are closed when given back. As many as
+  /// may be lent at once: a connection closed and opened again costs PostgreSQL a new server
+  /// process, whose first statements load its caches (issue 28: under the bombs, a honest
+  /// request took such a new connection a dozen times in five seconds).
+  private let keep: Int
 
   /// Checkpoints the log after this server's commits, so that none waits for one.
   let checkpointer: Checkpointer
 
-  init(open: @escaping @Sendable () throws -> Datastore) {
+  /// The share one address may hold of `capacity` connections: three quarters of them, the
+  /// rest left to everyone else.
+  static func share(of capacity: Int) -> Int { max(1, capacity * 3 / 4) }
+
+  init(capacity: Int = 0, open: @escaping @Sendable () throws -> Datastore) {
+    self.capacity = capacity
+    share = StorePool.share(of: capacity)
+    keep = max(16, capacity)
     let checkpointer = Checkpointer(open: open)
     self.checkpointer = checkpointer
     // Every connection of the pool reads through a map, and leaves checkpoints to the
@@ -58,16 +86,26 @@ final class StorePool: @unchecked Sendable {
       return store
     }
     pthread_mutex_init(&mutex, nil)
+    pthread_cond_init(&turn, nil)
   }
 
   deinit {
     checkpointer.stop()
+    pthread_cond_destroy(&turn)
     pthread_mutex_destroy(&mutex)
   }
 
   /// Runs `body` with a store. One whose request failed with a system error is not reused
   /// (its file may be gone, its server connection lost).
-  func with<T>(_ body: (Pooled) throws -> T) throws -> T {
+  /// `party` is the client address a request came from (nil for the server's own work): it
+  /// waits its turn (`capacity`, `share`) for at most `wait` seconds, then is refused E429001.
+  func with<T>(party: String? = nil, wait: Double = 30, _ body: (Pooled) throws -> T) throws -> T {
+    try admit(party, wait: wait)
+    defer { release(party) }
+    return try lend(body)
+  }
+
+  private func lend<T>(_ body: (Pooled) throws -> T) throws -> T {
     pthread_mutex_lock(&mutex)
     let reused = idle.popLast()
     let generation = self.generation
@@ -95,6 +133,68 @@ final class StorePool: @unchecked Sendable {
     }
   }
 
+  /// Waits until `party` may borrow a connection: one is free, its address holds fewer than
+  /// its share, and no waiter may go first (its address holding fewer, or as many and there
+  /// first). The server's own work (nil) goes at once.
+  private func admit(_ party: String?, wait: Double) throws {
+    guard capacity > 0, let party, !party.isEmpty else {
+      pthread_mutex_lock(&mutex)
+      lentCount += 1
+      pthread_mutex_unlock(&mutex)
+      return
+    }
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    tickets &+= 1
+    let ticket = tickets
+    waiting.append((ticket, party))
+    var deadline = timespec()
+    clock_gettime(CLOCK_REALTIME, &deadline)
+    let nanoseconds = Int(max(0.05, wait) * 1e9) + deadline.tv_nsec
+    deadline.tv_sec += nanoseconds / 1_000_000_000
+    deadline.tv_nsec = nanoseconds % 1_000_000_000
+    while !stopping && !isNext(ticket) {
+      if pthread_cond_timedwait(&turn, &mutex, &deadline) == ETIMEDOUT && !isNext(ticket) {
+        waiting.removeAll { $0.ticket == ticket }
+        pthread_cond_broadcast(&turn)
+        throw NCMBError(
+          status: 429, code: "E429001",
+          message:
+            "Too many requests. (one address holds at most \(share) of the server's "
+            + "\(capacity) database connections at once; try again in 1 s)")
+      }
+    }
+    waiting.removeAll { $0.ticket == ticket }
+    lentCount += 1
+    held[party, default: 0] += 1
+    // Another waiter may be next now (another address, with connections still free).
+    pthread_cond_broadcast(&turn)
+  }
+
+  /// True when the waiter `ticket` may take a connection now (the mutex held).
+  private func isNext(_ ticket: UInt64) -> Bool {
+    guard lentCount < capacity else { return false }
+    var best: (held: Int, ticket: UInt64)?
+    for waiter in waiting {
+      let holds = held[waiter.party, default: 0]
+      guard holds < share else { continue }
+      if let first = best, (first.held, first.ticket) <= (holds, waiter.ticket) { continue }
+      best = (holds, waiter.ticket)
+    }
+    return best?.ticket == ticket
+  }
+
+  private func release(_ party: String?) {
+    pthread_mutex_lock(&mutex)
+    lentCount -= 1
+    if capacity > 0, let party, !party.isEmpty {
+      let holds = held[party, default: 1] - 1
+      held[party] = holds > 0 ? holds : nil
+    }
+    pthread_cond_broadcast(&turn)
+    pthread_mutex_unlock(&mutex)
+  }
+
   /// Called after a write of this server committed, before it is answered.
   func noteWrite() {
     pthread_mutex_lock(&mutex)
@@ -109,6 +209,7 @@ final class StorePool: @unchecked Sendable {
     pthread_mutex_lock(&mutex)
     stopping = true
     for store in lent.values { store.budget.cancel(.serverStopping) }
+    pthread_cond_broadcast(&turn)
     pthread_mutex_unlock(&mutex)
   }
 

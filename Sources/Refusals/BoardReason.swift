@@ -36,6 +36,8 @@ public enum BoardReason: Sendable, Equatable {
   case onlyModeratorsSetPostingBudget
   case onlyOwnerChoosesModerators
   case onlyOwnerListsModerators
+  /// The storage bound per member (`mod storage-per-member`) is the owner's alone.
+  case onlyOwnerSetsMemberStorage
   /// Pinning is a flag only moderators and the board's owner set (`Board.rules`).
   case onlyModeratorsPin
   /// Someone else's post: only its `author` (and moderators, when deleting) may.
@@ -125,6 +127,10 @@ public enum BoardReason: Sendable, Equatable {
       return Wording("only the board's owner may choose moderators", "モデレーターを選べるのは掲示板の所有者だけです")
     case .onlyOwnerListsModerators:
       return Wording("only the board's owner may list moderators", "モデレーターの一覧を見られるのは掲示板の所有者だけです")
+    case .onlyOwnerSetsMemberStorage:
+      return Wording(
+        "only the board's owner sets the storage per member",
+        "メンバーごとの保存量の上限を決められるのは掲示板の所有者だけです")
     case .onlyModeratorsPin:
       return Wording(
         "only moderators and the board's owner may pin or unpin threads",

@@ -256,6 +256,14 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// no user.
   func storedBytes(as caller: Principals) throws -> Int?
 
+  /// The board's bound on the bytes one member's objects and files hold together (the owner's
+  /// `mod storage-per-member`; on PostgreSQL what its triggers hold members' own writes to),
+  /// nil when the board sets none. Every member may read it.
+  func memberStorageBytes(as caller: Principals) throws -> Int?
+
+  /// Sets the board's storage bound per member (nil: none): the board's owner only (`E403001`).
+  func setMemberStorageBytes(_ bytes: Int?, as caller: Principals) throws
+
   /// `forum import`: the items as given (ids, dates, ACLs; anonymous ids stored as sign-up
   /// stores them, hashed), in one transaction, as the board's owner (PostgreSQL: the schema's
   /// owner, else `E403001`). An item already there exactly so is `unchanged`; one whose id is
@@ -299,6 +307,12 @@ extension DatastoreEngine {
   func checkpoint() throws {}
 
   func storedBytes(as caller: Principals) throws -> Int? { nil }
+
+  func memberStorageBytes(as caller: Principals) throws -> Int? { nil }
+
+  func setMemberStorageBytes(_ bytes: Int?, as caller: Principals) throws {
+    throw DatastoreError.invalid("memberStorageBytes", "this engine keeps no storage bound")
+  }
 
   func tidy() throws -> Bool { false }
 

@@ -466,6 +466,7 @@ enum PostgresSchema {
     SELECT 1;
     """,
     geoCoordinateStep,
+    memberStorageSettingStep,
   ]
 
   /// Steps 21 and 22: gives rows and files without a creator the one the board knows, among
@@ -602,6 +603,30 @@ enum PostgresSchema {
     END
     $$;
     """ + creatorsBackfill(from: "forum.users")
+
+  /// Issue 28, step 25: the board's owner sets the storage bound per member from `forum` (`mod
+  /// storage-per-member`), not only with psql: a member of `forum_owner` may not write
+  /// `forum.meta`, so the owner's check runs here, as the schema's owner. 0 is no bound.
+  static let memberStorageSettingStep = """
+    CREATE OR REPLACE FUNCTION forum.set_member_storage_bytes(bound bigint) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    BEGIN
+      IF NOT forum.is_board_owner() THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA403',
+          MESSAGE = 'only the board''s owner sets the storage per member';
+      END IF;
+      IF bound IS NULL OR bound < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'FA400',
+          MESSAGE = 'the storage per member is a number of bytes (0: none)';
+      END IF;
+      INSERT INTO forum.meta(key, value) VALUES ('member_storage_bytes', bound::text)
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+    END
+    $$;
+    REVOKE ALL ON FUNCTION forum.set_member_storage_bytes(bigint) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION forum.set_member_storage_bytes(bigint) TO forum_member;
+    """
 
   /// Issue 34: a GeoPoint's coordinate as a float8 column an index can hold (`forum index geo
   /// CLASS FIELD` makes the columns, `geoIndexSQL`). Row-level security lets only leakproof

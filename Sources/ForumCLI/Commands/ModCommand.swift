@@ -6,6 +6,8 @@ import Forum
 /// (by the key they came in with at the ssh door, or by handle): a fact of the board, which the
 /// engine enforces (the member writes nothing, on any path); their posts stay.
 /// `mod posts-per-minute [N|off]`: the board's posting budget, which the ssh door holds keys to.
+/// `mod limits`: every limit the board and `forum serve` hold people to, with its value and where
+/// it comes from; `mod storage-per-member [MIB|off]`: the owner's bound on what one member stores.
 enum ModCommand: ForumCommand {
   static let name = "mod"
   static let info = CommandInfo(
@@ -19,13 +21,19 @@ enum ModCommand: ForumCommand {
         + "forum_owner (PostgreSQL). A change counts from the person's next command. Moderators "
         + "and the owner ban a member with mod ban-key SHA256:…|@handle (a key only through the "
         + "ssh door): they may read, not write; their posts stay. mod posts-per-minute N|off sets "
-        + "the board's posting budget, which the ssh door holds each key to.",
+        + "the board's posting budget, which the ssh door holds each key to. mod limits lists "
+        + "every limit with its value and where it comes from; the owner sets the storage per "
+        + "member with mod storage-per-member MIB|off (forum serve holds app users to it from "
+        + "their next write; on PostgreSQL the database holds members to it too).",
       "モデレーターは他人の公開スレッドとコメントを削除でき、墓標が残ります。所有者は最初の"
         + "利用者 (SQLite)、またはスキーマの所有者か forum_owner のメンバー (PostgreSQL) です。"
         + "変更は相手の次のコマンドから有効です。"
         + "モデレーターと所有者は mod ban-key SHA256:…|@ハンドル でメンバーを締め出せます "
         + "(鍵は ssh の入口から)。読めますが書き込めません。投稿は残ります。"
-        + "mod posts-per-minute N|off で掲示板の毎分の投稿数を設定します (ssh の入口で鍵ごとに適用)。"),
+        + "mod posts-per-minute N|off で掲示板の毎分の投稿数を設定します (ssh の入口で鍵ごとに適用)。"
+        + "mod limits ですべての上限とその出どころを表示します。所有者は mod storage-per-member "
+        + "MIB|off でメンバーごとの保存量の上限を設定します (forum serve は次の書き込みから適用し、"
+        + "PostgreSQL ではデータベースがメンバーにも適用します)。"),
     parameters: [action, user])
 
   enum Action: String, CaseIterable, ArgumentValue {
@@ -33,6 +41,8 @@ enum ModCommand: ForumCommand {
     case banKey = "ban-key"
     case unbanKey = "unban-key"
     case postsPerMinute = "posts-per-minute"
+    case limits
+    case storagePerMember = "storage-per-member"
     static var valueName: String { allCases.map(\.rawValue).joined(separator: "|") }
     static var completion: Completion { .words(allCases.map(\.rawValue)) }
     init(parsing word: String, messages: Messages) throws {
@@ -60,6 +70,10 @@ enum ModCommand: ForumCommand {
       try ban(target.text, invocation[action] == .banKey, in: session)
     case (.postsPerMinute, let value):
       try postsPerMinute(value?.text, in: session)
+    case (.limits, nil):
+      try ModLimits.show(in: session)
+    case (.storagePerMember, let value):
+      try ModLimits.storagePerMember(value?.text, in: session)
     case (.list, nil):
       let users: [User]
       var onlyYou = false

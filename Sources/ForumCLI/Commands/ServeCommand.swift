@@ -34,7 +34,7 @@ enum ServeCommand: BoardlessCommand {
     parameters: [
       listen, db, certificate, key, connections, connectionsPerAddress, headerDeadline,
       bodyDeadline, bufferBudget, timeLimit, signUps, logins, userWrites, addressWrites,
-      readsAtOnce, readBytes, storagePerUser,
+      readsAtOnce, readBytes, storagePerUser, databaseConnections,
     ])
 
   static let listen = Option<String>(
@@ -125,6 +125,13 @@ enum ServeCommand: BoardlessCommand {
       "ユーザーごとの保存量の上限 (既定 \(ServeLimits.defaults.storageBytesPerUser >> 20)、0 で無制限)"
     ))
 
+  static let databaseConnections = Option<LimitValue>(
+    "database-connections", value: "N",
+    help: Localized(
+      "DB connections at once, 3/4 for one address (default \(ServeLimits.defaults.databaseConnections); 0: no limit)",
+      "同時に使う DB 接続数、1 アドレスは 3/4 まで (既定 \(ServeLimits.defaults.databaseConnections)、0 で無制限)"
+    ))
+
   /// How long requests already received may take to finish once a stop is asked.
   static let graceSeconds = 30.0
 
@@ -180,6 +187,9 @@ enum ServeCommand: BoardlessCommand {
     if let value = invocation[userWrites] { limits.userWritesPerMinute = try value.count(messages) }
     if let value = invocation[readsAtOnce] { limits.readsAtOnce = try value.count(messages) }
     if let value = invocation[storagePerUser]?.value { limits.storageBytesPerUser = value << 20 }
+    if let value = invocation[databaseConnections] {
+      limits.databaseConnections = try value.count(messages)
+    }
     if let value = invocation[readBytes] {
       limits.readBytesPerMinute = Int((value.value * 1_048_576).rounded())
     }

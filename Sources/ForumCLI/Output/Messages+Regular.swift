@@ -73,8 +73,10 @@ extension Messages {
   var modUsage: String {
     say(
       "usage: mod add @handle | mod remove @handle | mod list | mod ban-key SHA256:…|@handle "
-        + "| mod unban-key SHA256:…|@handle | mod posts-per-minute [N|off]",
+        + "| mod unban-key SHA256:…|@handle | mod posts-per-minute [N|off] | mod limits "
+        + "| mod storage-per-member [MIB|off]",
       "使い方: mod add @ハンドル | mod remove @ハンドル | mod list | mod ban-key SHA256:…|@ハンドル "
-        + "| mod unban-key SHA256:…|@ハンドル | mod posts-per-minute [N|off]")
+        + "| mod unban-key SHA256:…|@ハンドル | mod posts-per-minute [N|off] | mod limits "
+        + "| mod storage-per-member [MIB|off]")
   }
 }

@@ -121,3 +121,20 @@ extension Messages {
         + "置いてください (例 /srv/forum/board.sqlite)")
   }
 }
+
+extension Messages {
+  func storagePerMemberIs(_ shown: String?) -> String {
+    guard let shown else {
+      return pick(
+        "The board sets no storage per member (forum serve --storage-per-user alone bounds app users).",
+        "掲示板はメンバーごとの保存量の上限を決めていません (アプリのユーザーは forum serve --storage-per-user のみ)。")
+    }
+    return pick(
+      "The board's storage per member: \(shown).", "掲示板のメンバーごとの保存量の上限: \(shown)。")
+  }
+  func storagePerMemberUsage(_ text: String) -> String {
+    pick(
+      "storage-per-member takes a number of MiB from 1 to 1048576, or off; not '\(text)'",
+      "storage-per-member は 1〜1048576 の MiB 数か off で指定してください ('\(text)' ではなく)")
+  }
+}

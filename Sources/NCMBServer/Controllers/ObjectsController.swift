@@ -150,15 +150,19 @@ struct ObjectsController: NCMBController {
   }
 
   /// Runs `write` and refuses it (E413002; its savepoint undoes it) when it grew the bytes the
-  /// caller's objects hold past `ServeLimits.storageBytesPerUser`. A write that leaves them no
-  /// bigger passes, so a user over the limit may still shrink or delete. Writes run one at a
-  /// time in the server's write queue, so the two reads see no other write between them.
+  /// caller's objects hold past the storage per user: `ServeLimits.storageBytesPerUser` or the
+  /// board's bound per member (the owner's `mod storage-per-member`), the smaller. The board's
+  /// is read at each write that grows them, so a change counts from the next. A write that
+  /// leaves them no bigger passes, so a user over the limit may still shrink or delete. Writes
+  /// run one at a time in the server's write queue, so the two reads see no other write
+  /// between them.
   static func withinStorage<T>(_ call: NCMBCall, _ write: () throws -> T) throws -> T {
-    let limit = call.limits.storageBytesPerUser
-    guard limit > 0, let before = try call.client.storedBytes() else { return try write() }
+    guard let before = try call.client.storedBytes() else { return try write() }
     let result = try write()
     let after = try call.client.storedBytes() ?? 0
-    if after > limit, after > before {
+    guard after > before else { return result }
+    let bounds = [call.limits.storageBytesPerUser, try call.client.memberStorageBytes() ?? 0]
+    if let limit = bounds.filter({ $0 > 0 }).min(), after > limit {
       throw NCMBError.tooLarge.because(
         "your objects would hold \(after) bytes; the storage per user is \(limit) bytes")
     }

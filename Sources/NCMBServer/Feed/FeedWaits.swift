@@ -12,7 +12,8 @@ import Datastore
 /// nor a read slot while it waits; only its own connection's thread, which serves nobody else.
 /// Each read after a wake-up passes the pipeline again (signature, session, the engine's ACL).
 extension NCMBService {
-  public func respond(to request: HTTPRequest) -> HTTPResponse {
+  /// The pipeline's answer, a feed request's after its wait (`respond(to:)` adds the pause).
+  func respondWaitingOnTheFeed(_ request: HTTPRequest) -> HTTPResponse {
     var slot: FeedWatcher.Slot?
     defer { if let slot { feed.leave(slot) } }
     var deadline = 0.0
