@@ -1,4 +1,5 @@
 import Datastore
+import Synchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -12,8 +13,10 @@ import Datastore
 /// it back. The pool also counts the server's own writes (`generation`): a request that wrote
 /// moves it before it is answered, so every connection's cache knows to look at the database
 /// again before the next answer.
-final class StorePool: @unchecked Sendable {
-  final class Pooled {
+final class StorePool: Sendable {
+  /// Unchecked: one request at a time uses it, and it passes between threads only through the
+  /// pool's lock.
+  final class Pooled: @unchecked Sendable {
     let store: Datastore
     let cache: ReadCache
     /// `StorePool.generation` when this request borrowed the store: read before anything of
@@ -28,19 +31,20 @@ final class StorePool: @unchecked Sendable {
     }
   }
 
-  /// Stores lent out now, so that a stop reaches the statements they run.
-  private var lent: [ObjectIdentifier: Pooled] = [:]
-  /// Set by `stopAll`: every store lent from then on starts stopped.
-  private var stopping = false
-
-  private var generation: UInt64 = 0
+  private struct Lending {
+    /// Stores lent out now, so that a stop reaches the statements they run.
+    var lent: [ObjectIdentifier: Pooled] = [:]
+    /// Set by `stopAll`: every store lent from then on starts stopped.
+    var stopping = false
+    var generation: UInt64 = 0
+    var idle: [Pooled] = []
+  }
+  private let lending = Mutex(Lending())
 
   /// The answers every connection's `ReadCache` keeps, one set for the server.
   let kept = KeptAnswers()
 
   private let open: @Sendable () throws -> Datastore
-  private var idle: [Pooled] = []
-  private var mutex = pthread_mutex_t()
   /// Idle connections kept for the next requests; more are closed when given back.
   private let keep = 16
 
@@ -57,27 +61,22 @@ final class StorePool: @unchecked Sendable {
       try store.serve(checkpointsApart: checkpointer.isRunning)
       return store
     }
-    pthread_mutex_init(&mutex, nil)
   }
 
   deinit {
     checkpointer.stop()
-    pthread_mutex_destroy(&mutex)
   }
 
   /// Runs `body` with a store. One whose request failed with a system error is not reused
   /// (its file may be gone, its server connection lost).
   func with<T>(_ body: (Pooled) throws -> T) throws -> T {
-    pthread_mutex_lock(&mutex)
-    let reused = idle.popLast()
-    let generation = self.generation
-    pthread_mutex_unlock(&mutex)
+    let (reused, generation) = lending.withLock { ($0.idle.popLast(), $0.generation) }
     let store = try reused ?? Pooled(open(), kept)
     store.generation = generation
-    pthread_mutex_lock(&mutex)
-    lent[ObjectIdentifier(store)] = store
-    if stopping { store.budget.cancel(.serverStopping) }
-    pthread_mutex_unlock(&mutex)
+    lending.withLock {
+      $0.lent[ObjectIdentifier(store)] = store
+      if $0.stopping { store.budget.cancel(.serverStopping) }
+    }
     do {
       let result = try body(store)
       giveBack(store)
@@ -85,9 +84,7 @@ final class StorePool: @unchecked Sendable {
     } catch let error as DatastoreError
       where error.code == .systemError && !error.isStop
     {
-      pthread_mutex_lock(&mutex)
-      lent[ObjectIdentifier(store)] = nil
-      pthread_mutex_unlock(&mutex)
+      lending.withLock { $0.lent[ObjectIdentifier(store)] = nil }
       throw error
     } catch {
       giveBack(store)
@@ -97,25 +94,23 @@ final class StorePool: @unchecked Sendable {
 
   /// Called after a write of this server committed, before it is answered.
   func noteWrite() {
-    pthread_mutex_lock(&mutex)
-    generation &+= 1
-    pthread_mutex_unlock(&mutex)
+    lending.withLock { $0.generation &+= 1 }
     checkpointer.noteCommit()
   }
 
   /// Stops the statements running now and any run after (a second SIGTERM): each fails with
   /// `StatementStop.serverStopping`, its write undone.
   func stopAll() {
-    pthread_mutex_lock(&mutex)
-    stopping = true
-    for store in lent.values { store.budget.cancel(.serverStopping) }
-    pthread_mutex_unlock(&mutex)
+    lending.withLock {
+      $0.stopping = true
+      for store in $0.lent.values { store.budget.cancel(.serverStopping) }
+    }
   }
 
   private func giveBack(_ store: Pooled) {
-    pthread_mutex_lock(&mutex)
-    lent[ObjectIdentifier(store)] = nil
-    if idle.count < keep { idle.append(store) }
-    pthread_mutex_unlock(&mutex)
+    lending.withLock {
+      $0.lent[ObjectIdentifier(store)] = nil
+      if $0.idle.count < keep { $0.idle.append(store) }
+    }
   }
 }

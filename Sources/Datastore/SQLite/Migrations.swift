@@ -1,10 +1,10 @@
 /// An append-only list of schema steps; `PRAGMA user_version` records how many have run.
 /// Never edit a step that has shipped: add a new one.
-struct Migrations {
+struct Migrations: Sendable {
   /// One step: SQL, or Swift for what SQL alone cannot do (hashing old secrets).
-  enum Step {
+  enum Step: Sendable {
     case sql(String)
-    case swift((Connection) throws -> Void)
+    case swift(@Sendable (Connection) throws -> Void)
   }
 
   let steps: [Step]
