@@ -37,7 +37,7 @@ func archives(_ names: String...) -> [LinkerSetting] {
 
 let package = Package(
   name: "forum",
-  platforms: [.macOS(.v13)],
+  platforms: [.macOS(.v15)],
   products: [
     .executable(name: "forum", targets: ["forum"]),
     .executable(name: "forum-bench", targets: ["forum-bench"]),
@@ -137,5 +137,5 @@ let package = Package(
       ],
       exclude: ["Fixtures"]),
   ],
-  swiftLanguageModes: [.v5]
+  swiftLanguageModes: [.v6]
 )

@@ -13,8 +13,10 @@ public enum Interrupt {
   nonisolated(unsafe) private static var flag: sig_atomic_t = 0
 
   /// Called once when a write has waited about a second for another process's lock, so a person
-  /// is told why nothing happens (the datastore itself never prints).
-  nonisolated(unsafe) public static var onLongWait: (() -> Void)?
+  /// is told why nothing happens (the datastore itself never prints). Bound by whoever waits
+  /// (`Interrupt.$onLongWait.withValue`) for its own work only: a server's worker threads, which
+  /// do not inherit it, never say the prompt's sentence.
+  @TaskLocal public static var onLongWait: (@Sendable () -> Void)?
 
   /// True once Ctrl-C was pressed since the last `clear()`.
   public static var requested: Bool { flag != 0 }

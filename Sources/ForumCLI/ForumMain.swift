@@ -3,7 +3,7 @@ import Forum
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
-  import Glibc
+  @preconcurrency import Glibc  // stdout and stderr: set by the C library before main
 #else
   import Foundation
 #endif
@@ -46,9 +46,17 @@ public enum ForumMain {
     }
     let terminal = Terminal(environment: environment, noColorFlag: options.noColor)
     let messages = Messages(japanese: terminal.japanese)
-    Interrupt.onLongWait = {
-      writeError(messages.waitingForWriter)
-    }
+    // Said for this thread's waits only: `forum serve`'s workers wait without a word.
+    return Interrupt.$onLongWait.withValue(
+      { writeError(messages.waitingForWriter) },
+      operation: {
+        runCommands(options, terminal: terminal, messages: messages, environment: environment)
+      })
+  }
+
+  private static func runCommands(
+    _ options: GlobalOptions, terminal: Terminal, messages: Messages, environment: [String: String]
+  ) -> Int32 {
     if options.showVersion {
       print("forum \(version)")
       return 0

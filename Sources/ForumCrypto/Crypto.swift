@@ -30,7 +30,7 @@ public enum Crypto {
 
   /// An HMAC-SHA256 key made ready once (its padded blocks hashed): a server checks every
   /// request's signature under the same client key.
-  public struct HMACKey: @unchecked Sendable {
+  public struct HMACKey: Sendable {
     private var context = hmac_sha256_ctx()
 
     public init(_ key: some Collection<UInt8>) {

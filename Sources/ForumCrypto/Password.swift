@@ -60,6 +60,7 @@ public enum Password {
   private static let gate = Gate(concurrentHashes)
 
   /// A counting semaphore: `run` waits while `limit` bodies run.
+  /// Unchecked: a pthread mutex with a condition variable, which Synchronization does not have.
   final class Gate: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     private var condition = pthread_cond_t()

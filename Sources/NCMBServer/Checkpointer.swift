@@ -15,6 +15,8 @@ import Datastore
 /// (`Datastore.serve(checkpointsApart:)`), which runs a passive one (it waits for nobody and
 /// nobody waits for it) after commits, at most every `Checkpointer.gap` milliseconds, on its own
 /// connection. On PostgreSQL a checkpoint is nothing.
+/// Unchecked: its state is behind a pthread mutex with a condition variable for its thread,
+/// which Synchronization does not have.
 final class Checkpointer: @unchecked Sendable {
   /// Least milliseconds between two checkpoints: the commits of that time are copied together.
   static let gap: UInt32 = 20

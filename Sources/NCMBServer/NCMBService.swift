@@ -1,4 +1,5 @@
 @_spi(Server) import Datastore
+import Synchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -8,8 +9,11 @@
 #endif
 
 /// The board a service opened first (set once, by the first open, before any request).
-private final class BoardIdentity: @unchecked Sendable {
-  var id: String?
+private final class BoardIdentity: Sendable {
+  private let first = Mutex<String?>(nil)
+  var id: String? { first.withLock { $0 } }
+  /// Keeps `id` unless one is kept already.
+  func note(_ id: String) { first.withLock { if $0 == nil { $0 = id } } }
 }
 
 /// NCMB's REST API (2013-09-01) over a `Datastore`: signature, sessions, classes, users, login,
@@ -17,7 +21,7 @@ private final class BoardIdentity: @unchecked Sendable {
 /// adds comes in as an `NCMBPolicy`. Holds no state of its own: keys and sessions are read from
 /// the database on every request. Each request passes one pipeline: limits → signature →
 /// session → read cache → route (`NCMBRoute`) → its resource's controller (`Controllers/`).
-public final class NCMBService: HTTPHandler, @unchecked Sendable {
+public final class NCMBService: HTTPHandler, Sendable {
   /// The prefix every NCMB path starts with.
   public static let apiVersion = "2013-09-01"
   /// Largest JSON body taken (`E413002` above it).
@@ -72,7 +76,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
         throw DatastoreError(
           .systemError, detail: "\(location) is now another board; nothing was written")
       }
-      if board.id == nil { board.id = store.boardId }
+      board.note(store.boardId)
       return store
     }
     self.policy = policy
@@ -97,7 +101,8 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   /// (SQLite's busy handler naps 10 ms) or for the rows another holds to its commit (PostgreSQL:
   /// a thread's counters), and pay a commit of its own. Nothing of it outlives a batch: other
   /// servers on the same PostgreSQL database write beside it.
-  private(set) var writers: WriteQueue?
+  /// Unchecked: set once by `init`, before the service is shared.
+  nonisolated(unsafe) private(set) var writers: WriteQueue?
 
   /// The board's keys as they are now.
   public func keys() throws -> ApplicationKeys {

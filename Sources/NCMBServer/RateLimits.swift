@@ -1,4 +1,5 @@
 import Datastore
+import Synchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -76,7 +77,7 @@ public struct ServeLimits: Sendable, Equatable {
 /// Token buckets in memory, one per limit and address or session: each holds up to a minute's
 /// allowance and fills again at that rate, so a client may spend a minute's worth at once and then
 /// one at a time as they come back. A refusal takes nothing.
-final class RateLimits: @unchecked Sendable {
+final class RateLimits: Sendable {
   enum Kind: String {
     case signUp = "sign-ups from this address"
     case login = "logins from this address"
@@ -93,17 +94,13 @@ final class RateLimits: @unchecked Sendable {
   }
 
   private let limits: ServeLimits
-  private var buckets: [String: Bucket] = [:]
-  private var mutex = pthread_mutex_t()
+  private let buckets = Mutex<[String: Bucket]>([:])
   /// Past this many buckets, the full ones (the same as none) are dropped.
   static let pruneAbove = 50_000
 
   init(_ limits: ServeLimits) {
     self.limits = limits
-    pthread_mutex_init(&mutex, nil)
   }
-
-  deinit { pthread_mutex_destroy(&mutex) }
 
   /// nil when `request` may go on, else its E429001 answer. Only what it counts is taken: a
   /// GET that is not a login is never limited here.
@@ -130,30 +127,30 @@ final class RateLimits: @unchecked Sendable {
     asks.removeAll { $0.2 <= 0 || ($0.0 != .userWrite && $0.1.isEmpty) }
     guard !asks.isEmpty else { return nil }
     let now = MonotonicClock.now()
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    var taken: [(String, Bucket)] = []
-    for (kind, key, perMinute) in asks {
-      let name = kind.rawValue + "\u{0}" + key
-      let capacity = Double(perMinute)
-      let rate = capacity / 60
-      var bucket = buckets[name] ?? Bucket(tokens: capacity, stamp: now)
-      bucket.tokens = min(capacity, bucket.tokens + (now - bucket.stamp) * rate)
-      bucket.stamp = now
-      guard bucket.tokens >= 1 else {
-        let wait = Int(((1 - bucket.tokens) / rate).rounded(.up))
-        return NCMBError(
-          status: 429, code: "E429001",
-          message:
-            "Too many requests. (\(kind.rawValue) are limited to \(perMinute) a minute; "
-            + "try again in \(max(1, wait)) s)")
+    return buckets.withLock { buckets in
+      var taken: [(String, Bucket)] = []
+      for (kind, key, perMinute) in asks {
+        let name = kind.rawValue + "\u{0}" + key
+        let capacity = Double(perMinute)
+        let rate = capacity / 60
+        var bucket = buckets[name] ?? Bucket(tokens: capacity, stamp: now)
+        bucket.tokens = min(capacity, bucket.tokens + (now - bucket.stamp) * rate)
+        bucket.stamp = now
+        guard bucket.tokens >= 1 else {
+          let wait = Int(((1 - bucket.tokens) / rate).rounded(.up))
+          return NCMBError(
+            status: 429, code: "E429001",
+            message:
+              "Too many requests. (\(kind.rawValue) are limited to \(perMinute) a minute; "
+              + "try again in \(max(1, wait)) s)")
+        }
+        bucket.tokens -= 1
+        taken.append((name, bucket))
       }
-      bucket.tokens -= 1
-      taken.append((name, bucket))
+      for (name, bucket) in taken { buckets[name] = bucket }
+      if buckets.count > RateLimits.pruneAbove { prune(now, &buckets) }
+      return nil
     }
-    for (name, bucket) in taken { buckets[name] = bucket }
-    if buckets.count > RateLimits.pruneAbove { prune(now) }
-    return nil
   }
 
   /// E429001 when the user name `name` (in any case, whether someone has it or not) had
@@ -164,18 +161,18 @@ final class RateLimits: @unchecked Sendable {
     guard perMinute > 0 else { return nil }
     let key = RateLimits.nameKey(name)
     let now = MonotonicClock.now()
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    guard let bucket = buckets[key] else { return nil }
-    let rate = Double(perMinute) / 60
-    let tokens = min(Double(perMinute), bucket.tokens + (now - bucket.stamp) * rate)
-    guard tokens < 1 else { return nil }
-    let wait = Int(((1 - tokens) / rate).rounded(.up))
-    return NCMBError(
-      status: 429, code: "E429001",
-      message:
-        "Too many requests. (\(Kind.wrongPassword.rawValue) are limited to \(perMinute) a "
-        + "minute; try again in \(max(1, wait)) s)")
+    return buckets.withLock { buckets in
+      guard let bucket = buckets[key] else { return nil }
+      let rate = Double(perMinute) / 60
+      let tokens = min(Double(perMinute), bucket.tokens + (now - bucket.stamp) * rate)
+      guard tokens < 1 else { return nil }
+      let wait = Int(((1 - tokens) / rate).rounded(.up))
+      return NCMBError(
+        status: 429, code: "E429001",
+        message:
+          "Too many requests. (\(Kind.wrongPassword.rawValue) are limited to \(perMinute) a "
+          + "minute; try again in \(max(1, wait)) s)")
+    }
   }
 
   /// The bucket of a user name: in lower case, its first 200 bytes (a name is at most 40
@@ -192,20 +189,21 @@ final class RateLimits: @unchecked Sendable {
     let key = RateLimits.nameKey(name)
     let now = MonotonicClock.now()
     let capacity = Double(perMinute)
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    var bucket = buckets[key] ?? Bucket(tokens: capacity, stamp: now)
-    bucket.tokens = max(0, min(capacity, bucket.tokens + (now - bucket.stamp) * capacity / 60) - 1)
-    bucket.stamp = now
-    buckets[key] = bucket
-    if buckets.count > RateLimits.pruneAbove { prune(now) }
+    buckets.withLock { buckets in
+      var bucket = buckets[key] ?? Bucket(tokens: capacity, stamp: now)
+      bucket.tokens = max(
+        0, min(capacity, bucket.tokens + (now - bucket.stamp) * capacity / 60) - 1)
+      bucket.stamp = now
+      buckets[key] = bucket
+      if buckets.count > RateLimits.pruneAbove { prune(now, &buckets) }
+    }
   }
 
   // MARK: Bytes read
 
   /// The app user each session token read as, learned at its reads: a known session's reads
   /// are refused before the database is touched once its user is over the budget.
-  private var readers: [String: String] = [:]
+  private let readers = Mutex<[String: String]>([:])
 
   /// The bucket a GET is charged to: its app user's (`user`, once its session is known), else
   /// its address's. Reads without a session are counted per address, not left free: a bomb
@@ -234,9 +232,7 @@ final class RateLimits: @unchecked Sendable {
     guard limits.readBytesPerMinute > 0 else { return nil }
     let name: String
     if let token = request.header("X-NCMB-Apps-Session-Token") {
-      pthread_mutex_lock(&mutex)
-      let user = readers[token]
-      pthread_mutex_unlock(&mutex)
+      let user = readers.withLock { $0[token] }
       guard let user else { return nil }
       name = Kind.userRead.rawValue + "\u{0}" + user
     } else {
@@ -250,12 +246,12 @@ final class RateLimits: @unchecked Sendable {
   func readRefusal(_ reader: Reader?) -> NCMBError? {
     guard let reader else { return nil }
     if let token = reader.token, let user = reader.user {
-      pthread_mutex_lock(&mutex)
-      if readers[token] != user {
-        if readers.count > RateLimits.pruneAbove { readers.removeAll() }
-        readers[token] = user
+      readers.withLock { readers in
+        if readers[token] != user {
+          if readers.count > RateLimits.pruneAbove { readers.removeAll() }
+          readers[token] = user
+        }
       }
-      pthread_mutex_unlock(&mutex)
     }
     return readRefusal(reader.name)
   }
@@ -264,18 +260,18 @@ final class RateLimits: @unchecked Sendable {
     let perMinute = limits.readBytesPerMinute
     let rate = Double(perMinute) / 60
     let now = MonotonicClock.now()
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    guard let bucket = buckets[name] else { return nil }
-    let tokens = min(Double(perMinute), bucket.tokens + (now - bucket.stamp) * rate)
-    guard tokens <= 0 else { return nil }
-    let wait = Int((-tokens / rate).rounded(.up))
-    let kind = name.hasPrefix(Kind.userRead.rawValue) ? Kind.userRead : Kind.addressRead
-    return NCMBError(
-      status: 429, code: "E429001",
-      message:
-        "Too many requests. (\(kind.rawValue) are limited to \(RateLimits.shownBytes(perMinute)) "
-        + "a minute; try again in \(max(1, wait)) s)")
+    return buckets.withLock { buckets in
+      guard let bucket = buckets[name] else { return nil }
+      let tokens = min(Double(perMinute), bucket.tokens + (now - bucket.stamp) * rate)
+      guard tokens <= 0 else { return nil }
+      let wait = Int((-tokens / rate).rounded(.up))
+      let kind = name.hasPrefix(Kind.userRead.rawValue) ? Kind.userRead : Kind.addressRead
+      return NCMBError(
+        status: 429, code: "E429001",
+        message:
+          "Too many requests. (\(kind.rawValue) are limited to \(RateLimits.shownBytes(perMinute)) "
+          + "a minute; try again in \(max(1, wait)) s)")
+    }
   }
 
   /// Takes `bytes` from `reader`'s bucket, which may go below zero (the next read waits until
@@ -284,14 +280,14 @@ final class RateLimits: @unchecked Sendable {
     guard let reader else { return }
     let capacity = Double(limits.readBytesPerMinute)
     let now = MonotonicClock.now()
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    var bucket = buckets[reader.name] ?? Bucket(tokens: capacity, stamp: now)
-    bucket.tokens = min(capacity, bucket.tokens + (now - bucket.stamp) * capacity / 60)
-    bucket.tokens = max(-capacity, bucket.tokens - Double(bytes))
-    bucket.stamp = now
-    buckets[reader.name] = bucket
-    if buckets.count > RateLimits.pruneAbove { prune(now) }
+    buckets.withLock { buckets in
+      var bucket = buckets[reader.name] ?? Bucket(tokens: capacity, stamp: now)
+      bucket.tokens = min(capacity, bucket.tokens + (now - bucket.stamp) * capacity / 60)
+      bucket.tokens = max(-capacity, bucket.tokens - Double(bytes))
+      bucket.stamp = now
+      buckets[reader.name] = bucket
+      if buckets.count > RateLimits.pruneAbove { prune(now, &buckets) }
+    }
   }
 
   /// Serves a read charged to `reader`: E429001 when it owes bytes, else its answer's bytes
@@ -318,7 +314,7 @@ final class RateLimits: @unchecked Sendable {
   }
 
   /// Reads running now, by session token.
-  private var reading: [String: Int] = [:]
+  private let reading = Mutex<[String: Int]>([:])
 
   /// Counts a GET in while it runs: nil when not counted (no limit, not a GET, no session),
   /// else the key to give to `leave`; or the E429001 answer when its session already runs
@@ -329,34 +325,34 @@ final class RateLimits: @unchecked Sendable {
     // Reads without a session are not counted: many apps' first reads come from one address
     // (a carrier's NAT, a proxy); the time limit bounds them.
     guard let key = request.header("X-NCMB-Apps-Session-Token") else { return (nil, nil) }
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    let running = reading[key, default: 0]
-    guard running < limit else {
-      return (
-        nil,
-        NCMBError(
-          status: 429, code: "E429001",
-          message:
-            "Too many requests. (one session runs at most \(limit) reads at once; "
-            + "wait for an answer first)")
-      )
+    return reading.withLock { reading in
+      let running = reading[key, default: 0]
+      guard running < limit else {
+        return (
+          nil,
+          NCMBError(
+            status: 429, code: "E429001",
+            message:
+              "Too many requests. (one session runs at most \(limit) reads at once; "
+              + "wait for an answer first)")
+        )
+      }
+      reading[key] = running + 1
+      return (key, nil)
     }
-    reading[key] = running + 1
-    return (key, nil)
   }
 
   func leave(_ key: String?) {
     guard let key else { return }
-    pthread_mutex_lock(&mutex)
-    let running = reading[key, default: 1] - 1
-    reading[key] = running > 0 ? running : nil
-    pthread_mutex_unlock(&mutex)
+    reading.withLock { reading in
+      let running = reading[key, default: 1] - 1
+      reading[key] = running > 0 ? running : nil
+    }
   }
 
   /// Drops the buckets that have filled again; if that is not enough (a flood of made-up
   /// sessions from very many addresses), all of them: the limits forget rather than grow.
-  private func prune(_ now: Double) {
+  private func prune(_ now: Double, _ buckets: inout [String: Bucket]) {
     buckets = buckets.filter { name, bucket in
       let perMinute = perMinute(of: name)
       return bucket.tokens + (now - bucket.stamp) * Double(perMinute) / 60 < Double(perMinute)

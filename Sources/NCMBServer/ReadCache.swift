@@ -1,4 +1,5 @@
 import Datastore
+import Synchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -233,7 +234,7 @@ final class ReadCache {
 /// depends on to the answers, and the state they are kept at (`current`): an answer is kept
 /// only by a request that started at that state, and each write read since empties the answers
 /// that depend on what it wrote.
-final class KeptAnswers: @unchecked Sendable {
+final class KeptAnswers: Sendable {
   /// Bodies kept in all, and the largest one kept.
   static let maximumBytes = 128 << 20
   static let maximumAnswerBytes = 256 << 10
@@ -244,50 +245,72 @@ final class KeptAnswers: @unchecked Sendable {
   /// Most written objects read at once; more and everything goes.
   static let writtenLimit = 2000
 
-  private struct Entry {
-    let response: HTTPResponse
-    let dependence: ReadCache.Dependence
-  }
-  private var answers: [String: Entry] = [:]
-  private var bytes = 0
-  /// Keys by what they depend on. An index may name a key whose answer went or was kept again
-  /// since: emptying it then costs one answer more, never a stale one.
-  private var objectKeys: [String: [String]] = [:]
-  private var objectClassKeys: [String: [String]] = [:]
-  private var idKeys: [String: [String]] = [:]
-  private var unscopedKeys: [String: [String]] = [:]
-  private var scopeKeys: [String: [String]] = [:]
-  private var scopedClassKeys: [String: [String]] = [:]
-  private var bookkeepingKeys: [String: [String]] = [:]
-  private var everythingKeys: [String] = []
+  private let state = Mutex(State())
 
-  private var current: StateMark?
-  /// How many times everything went: a request that saw fewer keeps nothing.
-  private var flushes: UInt64 = 0
-  private var preciseSince: Int64?
-  private var mutex = pthread_mutex_t()
+  var flushCount: UInt64 { state.withLock { $0.flushes } }
 
-  init() { pthread_mutex_init(&mutex, nil) }
-  deinit { pthread_mutex_destroy(&mutex) }
-
-  private func locked<T>(_ body: () throws -> T) rethrows -> T {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return try body()
-  }
-
-  var flushCount: UInt64 { locked { flushes } }
-
-  func answer(for key: String) -> HTTPResponse? { locked { answers[key]?.response } }
+  func answer(for key: String) -> HTTPResponse? { state.withLock { $0.answers[key]?.response } }
 
   /// The keys of the answers kept now (tests look at what a write emptied).
-  var keptKeys: [String] { locked { Array(answers.keys) } }
+  var keptKeys: [String] { state.withLock { Array($0.answers.keys) } }
 
   func keep(
     _ response: HTTPResponse, for key: String, _ dependence: ReadCache.Dependence,
     readAt mark: StateMark, flushes seen: UInt64
   ) {
-    locked {
+    state.withLock { $0.keep(response, for: key, dependence, readAt: mark, flushes: seen) }
+  }
+
+  func forgetAll() { state.withLock { $0.forgetAllLocked() } }
+
+  /// Empties everything once answers were kept past a precise write for `preciseMilliseconds`.
+  func forgetIfDue(now: Int64) { state.withLock { $0.forgetIfDue(now: now) } }
+
+  /// Answers are kept at most `preciseMilliseconds` after `now`.
+  func keepAtMostAMoment(now: Int64) {
+    state.withLock { if $0.preciseSince == nil { $0.preciseSince = now } }
+  }
+
+  /// Moves the kept answers to `mark`: the answers that depend on what was written between
+  /// the state they were kept at and `mark` go. A mark behind it (another connection looked
+  /// later) changes nothing.
+  func advance(
+    to mark: StateMark, now: Int64, written: (Int64) throws -> [WrittenObject]?,
+    rules: () -> EngineRules
+  ) throws {
+    try state.withLock { try $0.advance(to: mark, now: now, written: written, rules: rules) }
+  }
+}
+
+extension KeptAnswers {
+  /// The answers, their indexes and their state, behind the lock.
+  fileprivate struct State {
+    struct Entry {
+      let response: HTTPResponse
+      let dependence: ReadCache.Dependence
+    }
+    var answers: [String: Entry] = [:]
+    var bytes = 0
+    /// Keys by what they depend on. An index may name a key whose answer went or was kept again
+    /// since: emptying it then costs one answer more, never a stale one.
+    var objectKeys: [String: [String]] = [:]
+    var objectClassKeys: [String: [String]] = [:]
+    var idKeys: [String: [String]] = [:]
+    var unscopedKeys: [String: [String]] = [:]
+    var scopeKeys: [String: [String]] = [:]
+    var scopedClassKeys: [String: [String]] = [:]
+    var bookkeepingKeys: [String: [String]] = [:]
+    var everythingKeys: [String] = []
+
+    var current: StateMark?
+    /// How many times everything went: a request that saw fewer keeps nothing.
+    var flushes: UInt64 = 0
+    var preciseSince: Int64?
+
+    mutating func keep(
+      _ response: HTTPResponse, for key: String, _ dependence: ReadCache.Dependence,
+      readAt mark: StateMark, flushes seen: UInt64
+    ) {
       guard seen == flushes, let current, current.recordsTheSameWrites(as: mark) else { return }
       if bytes + response.body.count > KeptAnswers.maximumBytes { forgetAllLocked() }
       if let old = answers[key] { bytes -= old.response.body.count }
@@ -310,47 +333,32 @@ final class KeptAnswers: @unchecked Sendable {
       if dependence.readsBookkeeping { bookkeepingKeys[className, default: []].append(key) }
       for id in dependence.ids { idKeys[id, default: []].append(key) }
     }
-  }
 
-  func forgetAll() { locked { forgetAllLocked() } }
-
-  /// Empties everything once answers were kept past a precise write for `preciseMilliseconds`.
-  func forgetIfDue(now: Int64) {
-    locked {
+    mutating func forgetIfDue(now: Int64) {
       if let since = preciseSince, now - since >= KeptAnswers.preciseMilliseconds || now < since {
         forgetAllLocked()
       }
     }
-  }
 
-  /// Answers are kept at most `preciseMilliseconds` after `now`.
-  func keepAtMostAMoment(now: Int64) {
-    locked { if preciseSince == nil { preciseSince = now } }
-  }
+    mutating func forgetAllLocked() {
+      answers.removeAll()
+      bytes = 0
+      objectKeys.removeAll()
+      objectClassKeys.removeAll()
+      idKeys.removeAll()
+      unscopedKeys.removeAll()
+      scopeKeys.removeAll()
+      scopedClassKeys.removeAll()
+      bookkeepingKeys.removeAll()
+      everythingKeys.removeAll()
+      flushes &+= 1
+      preciseSince = nil
+    }
 
-  private func forgetAllLocked() {
-    answers.removeAll()
-    bytes = 0
-    objectKeys.removeAll()
-    objectClassKeys.removeAll()
-    idKeys.removeAll()
-    unscopedKeys.removeAll()
-    scopeKeys.removeAll()
-    scopedClassKeys.removeAll()
-    bookkeepingKeys.removeAll()
-    everythingKeys.removeAll()
-    flushes &+= 1
-    preciseSince = nil
-  }
-
-  /// Moves the kept answers to `mark`: the answers that depend on what was written between
-  /// the state they were kept at and `mark` go. A mark behind it (another connection looked
-  /// later) changes nothing.
-  func advance(
-    to mark: StateMark, now: Int64, written: (Int64) throws -> [WrittenObject]?,
-    rules: () -> EngineRules
-  ) throws {
-    try locked {
+    mutating func advance(
+      to mark: StateMark, now: Int64, written: (Int64) throws -> [WrittenObject]?,
+      rules: () -> EngineRules
+    ) throws {
       guard let current else {
         current = mark
         return
@@ -379,48 +387,48 @@ final class KeptAnswers: @unchecked Sendable {
       for object in objects { forget(object, rules) }
       if preciseSince == nil { preciseSince = now }
     }
-  }
 
-  /// Empties what a write of `object` can change: the object's own answer; the finds on its
-  /// class (of its parent only, for a new or deleted child); for a child, its parent's answer
-  /// and the finds that name the parent or read its counters (the parent's counters moved);
-  /// for a parent changed, the answers that name it, its children's finds by it and its
-  /// children's unscoped finds (their readers follow the parent's).
-  private func forget(_ object: WrittenObject, _ rules: EngineRules) {
-    let className = object.className
-    forget(objectKeys.removeValue(forKey: className + "/" + object.objectId))
-    let childRule = rules.childRule(of: className)
-    forget(unscopedKeys.removeValue(forKey: className))
-    if childRule != nil, let parent = object.parentId, object.kind != .updated {
-      // A child's parent pointer is fixed: its finds by another parent are not changed.
-      forget(scopeKeys.removeValue(forKey: className + "/" + parent))
-    } else {
-      forget(scopedClassKeys.removeValue(forKey: className))
-    }
-    if let childRule {
-      let parentClass = childRule.parentClass
-      if let parent = object.parentId {
-        forget(objectKeys.removeValue(forKey: parentClass + "/" + parent))
-        forget(idKeys.removeValue(forKey: parent))
-        forget(bookkeepingKeys.removeValue(forKey: parentClass))
+    /// Empties what a write of `object` can change: the object's own answer; the finds on its
+    /// class (of its parent only, for a new or deleted child); for a child, its parent's answer
+    /// and the finds that name the parent or read its counters (the parent's counters moved);
+    /// for a parent changed, the answers that name it, its children's finds by it and its
+    /// children's unscoped finds (their readers follow the parent's).
+    private mutating func forget(_ object: WrittenObject, _ rules: EngineRules) {
+      let className = object.className
+      forget(objectKeys.removeValue(forKey: className + "/" + object.objectId))
+      let childRule = rules.childRule(of: className)
+      forget(unscopedKeys.removeValue(forKey: className))
+      if childRule != nil, let parent = object.parentId, object.kind != .updated {
+        // A child's parent pointer is fixed: its finds by another parent are not changed.
+        forget(scopeKeys.removeValue(forKey: className + "/" + parent))
       } else {
-        forget(objectClassKeys.removeValue(forKey: parentClass))
-        forget(unscopedKeys.removeValue(forKey: parentClass))
-        forget(scopedClassKeys.removeValue(forKey: parentClass))
+        forget(scopedClassKeys.removeValue(forKey: className))
+      }
+      if let childRule {
+        let parentClass = childRule.parentClass
+        if let parent = object.parentId {
+          forget(objectKeys.removeValue(forKey: parentClass + "/" + parent))
+          forget(idKeys.removeValue(forKey: parent))
+          forget(bookkeepingKeys.removeValue(forKey: parentClass))
+        } else {
+          forget(objectClassKeys.removeValue(forKey: parentClass))
+          forget(unscopedKeys.removeValue(forKey: parentClass))
+          forget(scopedClassKeys.removeValue(forKey: parentClass))
+        }
+      }
+      if object.kind != .created {
+        for child in rules.children where child.parentClass == className {
+          forget(scopeKeys.removeValue(forKey: child.childClass + "/" + object.objectId))
+          forget(unscopedKeys.removeValue(forKey: child.childClass))
+          forget(idKeys.removeValue(forKey: object.objectId))
+        }
       }
     }
-    if object.kind != .created {
-      for child in rules.children where child.parentClass == className {
-        forget(scopeKeys.removeValue(forKey: child.childClass + "/" + object.objectId))
-        forget(unscopedKeys.removeValue(forKey: child.childClass))
-        forget(idKeys.removeValue(forKey: object.objectId))
-      }
-    }
-  }
 
-  private func forget(_ keys: [String]?) {
-    for key in keys ?? [] {
-      if let entry = answers.removeValue(forKey: key) { bytes -= entry.response.body.count }
+    private mutating func forget(_ keys: [String]?) {
+      for key in keys ?? [] {
+        if let entry = answers.removeValue(forKey: key) { bytes -= entry.response.body.count }
+      }
     }
   }
 }

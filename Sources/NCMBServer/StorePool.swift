@@ -20,8 +20,13 @@ import Datastore
 /// waiter whose address holds the fewest, first come first among equals, so an honest request
 /// from elsewhere is never queued behind an attacker's. The server's own work (write batches)
 /// has no address and is not held back.
+///
+/// Unchecked: its state is behind `mutex`, and a waiter waits on `turn`, a pthread condition
+/// variable (Synchronization has none).
 final class StorePool: @unchecked Sendable {
-  final class Pooled {
+  /// Unchecked: one request at a time uses it, and it passes between threads only through the
+  /// pool's lock.
+  final class Pooled: @unchecked Sendable {
     let store: Datastore
     let cache: ReadCache
     /// `StorePool.generation` when this request borrowed the store: read before anything of

@@ -10,6 +10,8 @@
 /// to `batchLimit`), runs them with `run` (one transaction, one commit) and hands each its
 /// answer. Nobody is answered before the batch that holds their write has committed. While one
 /// batch commits the next gathers, so the more writers wait, the fewer commits each pays.
+/// Unchecked: its state is behind a pthread mutex with a condition variable for the waiters,
+/// which Synchronization does not have.
 final class WriteQueue: @unchecked Sendable {
   final class Job {
     let request: HTTPRequest

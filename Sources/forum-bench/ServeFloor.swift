@@ -5,7 +5,7 @@ import NCMBServer
 /// HTTP server (libmicrohttpd through `HTTPServer`, same limits and threads) answering every
 /// request with the same bytes from memory. Prints its URL, serves until SIGTERM or SIGINT.
 enum ServeFloor {
-  final class ConstantHandler: HTTPHandler, @unchecked Sendable {
+  final class ConstantHandler: HTTPHandler, Sendable {
     let response: HTTPResponse
     init(body: [UInt8]) {
       response = HTTPResponse(
@@ -45,7 +45,7 @@ enum ServeFloor {
       let server = try HTTPServer(
         address: address, tls: nil, handler: ConstantHandler(body: Array(body)))
       print(server.baseURL + "/")
-      fflush(stdout)
+      fflush(nil)  // stdout with the rest: Swift 6 reads no C global var
       var received: Int32 = 0
       sigwait(&stopSignals, &received)
       server.stop(graceSeconds: 5)

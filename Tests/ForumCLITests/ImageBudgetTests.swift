@@ -82,10 +82,11 @@ struct ImageBudgetTests {
 /// every decoder mid-picture, and headers over the pixel budget are refused before decoding.
 @Suite("decoder budgets")
 struct DecoderBudgetTests {
-  typealias Decoder = (
-    UnsafePointer<UInt8>?, Int, Int32, Int32, UnsafePointer<cimg_limits>?,
-    UnsafeMutablePointer<cimg_image>?
-  ) -> Int32
+  typealias Decoder =
+    @Sendable (
+      UnsafePointer<UInt8>?, Int, Int32, Int32, UnsafePointer<cimg_limits>?,
+      UnsafeMutablePointer<cimg_image>?
+    ) -> Int32
 
   static let pictures: [(String, [UInt8], Decoder)] = [
     ("PNG", PNGImages.honest(width: 64, height: 64), cimg_decode_png),

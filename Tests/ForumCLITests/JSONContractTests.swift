@@ -10,7 +10,7 @@ struct JSONContractTests {
     .deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures/corpus/jpeg/testorig.jpg").path
 
-  private static let iso = #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/#
+  private static var iso: Regex<Substring> { #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/# }
 
   /// `{"__type":"Date","iso":"…Z"}`.
   private func expectDate(

@@ -295,6 +295,36 @@ struct GroupCommitTests {
     #expect(count == 3)
   }
 
+  /// The prompt's "waiting for another writer" is said for its own waits only (issue 31): a
+  /// server worker that waits a second for another process's lock does not run the callback the
+  /// prompt bound. The worker binds one of its own, which says when its wait was that long.
+  @Test func aWorkersLongWaitDoesNotRunThePromptsCallback() throws {
+    let board = try ServedBoard()
+    let (_, token) = try board.signUp()
+    let threadId = try thread(board, token)
+    let lock = try Connection(path: board.database.ownerLocation)
+    try lock.execute("BEGIN IMMEDIATE")
+    let prompt = Answers()
+    let worker = Answers()
+    let request = comment(board, token, thread: threadId, text: "waited")
+    let done = DispatchGroup()
+    let said: @Sendable () -> Void = { prompt.set(prompt.count, (0, .null)) }
+    try Interrupt.$onLongWait.withValue(said) {
+      done.enter()
+      Thread.detachNewThread {
+        Interrupt.$onLongWait.withValue({ worker.set(0, (0, .null)) }) {
+          worker.set(1, (try? board.send(request)) ?? (0, .null))
+        }
+        done.leave()
+      }
+      try wait(for: "the worker's wait to be a long one") { worker.get(0) != nil }
+      try lock.execute("COMMIT")
+      #expect(done.wait(timeout: .now() + 60) == .success)
+    }
+    #expect(worker.get(1)?.0 == 201)
+    #expect(prompt.count == 0, "the prompt's callback ran for a server worker's wait")
+  }
+
   /// A write through the server is seen at once by a read on any of its connections, with the
   /// clock standing still: the server does not wait for its recheck to see its own writes.
   @Test func theServersOwnWriteIsSeenAtOnceOnEveryConnection() throws {

@@ -273,8 +273,9 @@ struct HTTPServerTests {
     let port = echo.server.port
     let finished = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var slow: ClientRun?
+    let url = echo.url
     DispatchQueue.global().async {
-      slow = try? Clients.curl(["-i", echo.url + "/slow"])
+      slow = try? Clients.curl(["-i", url + "/slow"])
       finished.signal()
     }
     var waited = 0

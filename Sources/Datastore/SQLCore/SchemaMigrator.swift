@@ -12,16 +12,16 @@ protocol MigratedDatabase {
 /// version the database records, and a database a newer forum has migrated past our last step
 /// refused rather than run (its tables may mean something we do not know). Never edit a step
 /// that has shipped: add a new one. The caller holds the transaction.
-struct SchemaMigrator<Database: MigratedDatabase> {
+struct SchemaMigrator<Database: MigratedDatabase>: Sendable {
   /// One step: SQL, or Swift for what SQL alone cannot do (hashing old secrets).
-  enum Step {
+  enum Step: Sendable {
     case sql(String)
-    case swift((Database) throws -> Void)
+    case swift(@Sendable (Database) throws -> Void)
   }
 
   let steps: [Step]
   /// The engine's refusal of a database at `version`, past our steps.
-  let newer: (Database, Int) -> DatastoreError
+  let newer: @Sendable (Database, Int) -> DatastoreError
 
   /// `newer`'s refusal when `version` is past our last step.
   func refuseNewer(_ version: Int, of database: Database) throws {

@@ -122,7 +122,7 @@ struct OptionDeclaration {
   let help: Localized
   let completion: Completion
   /// Parses a value word into the option's type (nil for a flag).
-  let parse: ((String, Messages) throws -> Any)?
+  let parse: (@Sendable (String, Messages) throws -> Any)?
 
   var takesValue: Bool { valueName != nil }
   var spellings: [String] { [name] + aliases }
@@ -138,7 +138,7 @@ struct ArgumentDeclaration {
   /// Takes every remaining word, up to `maximum`.
   let maximum: Int
   let completion: Completion
-  let parse: (String, Messages) throws -> Any
+  let parse: @Sendable (String, Messages) throws -> Any
 
   var usage: String {
     optional ? "[\(label)]" : label

@@ -4,7 +4,7 @@ import NCMBServer
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
-  import Glibc
+  @preconcurrency import Glibc  // stdout and stderr: set by the C library before main
 #else
   import Foundation
 #endif

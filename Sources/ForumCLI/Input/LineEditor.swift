@@ -1,22 +1,23 @@
-import CReadline
+@preconcurrency import CReadline  // readline's globals: the prompt's thread only
 import Datastore
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
-  import Glibc
+  @preconcurrency import Glibc  // stdout and stderr: set by the C library before main
 #else
   import Foundation
 #endif
 
 // readline's callbacks are C function pointers that cannot capture context, so the state they
-// share with the editor lives here. One editor exists per process.
-private var pendingLine: InputEvent?
-private var interruptRequested: sig_atomic_t = 0
-private var resizeRequested: sig_atomic_t = 0
-private var continued: sig_atomic_t = 0
-private var completionKind = CompletionKind.commands
-private var completionCandidates: [String] = []
-private var completionProvider: ((String) -> CompletionAnswer)?
+// share with the editor lives here. One editor exists per process, on the prompt's thread
+// (the flags are also set by its signal handlers): unchecked, as readline's own globals are.
+nonisolated(unsafe) private var pendingLine: InputEvent?
+nonisolated(unsafe) private var interruptRequested: sig_atomic_t = 0
+nonisolated(unsafe) private var resizeRequested: sig_atomic_t = 0
+nonisolated(unsafe) private var continued: sig_atomic_t = 0
+nonisolated(unsafe) private var completionKind = CompletionKind.commands
+nonisolated(unsafe) private var completionCandidates: [String] = []
+nonisolated(unsafe) private var completionProvider: ((String) -> CompletionAnswer)?
 
 /// GNU readline driven through its callback interface and `poll`, so the loop can wake up for
 /// other work (a followed thread's new comments) while a person types, without a rewrite.

@@ -3,7 +3,7 @@ import Forum
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
-  import Glibc
+  @preconcurrency import Glibc  // stdout and stderr: set by the C library before main
 #else
   import Foundation
 #endif

@@ -1,6 +1,8 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
-  import Glibc
+  @preconcurrency import Glibc  // stdout and stderr: set by the C library before main
 #else
   import Foundation
 #endif
@@ -66,8 +68,11 @@ enum Pager {
     let exited = status & 0x7F == 0
     let code = (status >> 8) & 0xFF
     if exited && (code == 127 || code == 126) {
-      if !brokenSaid {
-        brokenSaid = true
+      let firstTime = brokenSaid.withLock { said in
+        defer { said = true }
+        return !said
+      }
+      if firstTime {
         ForumMain.writeError(
           "forum: "
             + Messages(japanese: japanese).pagerFailed(SafeText.sanitize(command)))
@@ -78,5 +83,5 @@ enum Pager {
   }
 
   /// A pager that cannot run is said once, not before every long output.
-  nonisolated(unsafe) private static var brokenSaid = false
+  private static let brokenSaid = Mutex(false)
 }

@@ -1,4 +1,5 @@
 import CImageDecode
+import Synchronization
 
 /// A decoder's C library that could not be opened (not installed, broken, or without the
 /// functions the decoder calls). The libraries are opened on the first decode that needs them
@@ -22,8 +23,8 @@ struct ImageLibraryUnavailable: Error, Equatable {
   }
 
   /// A process says it once: the first thread whose picture cannot be drawn.
-  nonisolated(unsafe) private static var said = Set<String>()
+  private static let said = Mutex(Set<String>())
 
   /// Whether this is the first time the process meets this package missing.
-  func firstTime() -> Bool { Self.said.insert(package).inserted }
+  func firstTime() -> Bool { Self.said.withLock { $0.insert(package).inserted } }
 }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Synchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -12,7 +13,7 @@ import CMicroHTTPD
 /// another connection's, however long that one runs). libmicrohttpd parses, keeps connections
 /// alive, refuses what is over the limits and speaks TLS (GnuTLS); this type only sets it up and
 /// stops it.
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPServer: Sendable {
   /// What one server allows a client.
   public struct Limits: Sendable {
     /// Open connections at once, idle ones included; each has a thread of its own, which runs
@@ -70,14 +71,11 @@ public final class HTTPServer: @unchecked Sendable {
   /// The port bound (the one the system chose when 0 was asked).
   public let port: Int
   public let usesTLS: Bool
-  private let server: OpaquePointer
+  /// Unchecked: libmicrohttpd's daemon, whose calls are safe from any thread.
+  nonisolated(unsafe) private let server: OpaquePointer
   private let box: HandlerBox
-  private let lock: UnsafeMutablePointer<pthread_mutex_t> = {
-    let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    pthread_mutex_init(lock, nil)
-    return lock
-  }()
-  private var stopped = false
+  /// Whether `stop` ran; held while it runs.
+  private let stopped = Mutex(false)
 
   /// Binds `address` and starts serving `handler`.
   public init(
@@ -125,8 +123,6 @@ public final class HTTPServer: @unchecked Sendable {
 
   deinit {
     stop(graceSeconds: 0)
-    pthread_mutex_destroy(lock)
-    lock.deallocate()
   }
 
   /// `http://HOST:PORT` or `https://…` (an IPv6 host in brackets).
@@ -145,22 +141,22 @@ public final class HTTPServer: @unchecked Sendable {
   /// finish, so no write is cut half-way. `hurry` is asked while waiting: true stops the wait.
   /// Idempotent.
   public func stop(graceSeconds: Double, hurry: () -> Bool = { false }) {
-    pthread_mutex_lock(lock)
-    defer { pthread_mutex_unlock(lock) }
-    guard !stopped else { return }
-    stopped = true
-    forum_http_quiesce(server)
-    // What waits (a long-poll, an event stream) ends now, answered: not held to the grace.
-    box.handler.serverStopping()
-    var clock = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &clock)
-    let deadline = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 + graceSeconds
-    while forum_http_in_flight(server) > 0 {
+    stopped.withLock { stopped in
+      guard !stopped else { return }
+      stopped = true
+      forum_http_quiesce(server)
+      // What waits (a long-poll, an event stream) ends now, answered: not held to the grace.
+      box.handler.serverStopping()
+      var clock = timespec()
       clock_gettime(CLOCK_MONOTONIC, &clock)
-      if Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 >= deadline || hurry() { break }
-      usleep(5_000)
+      let deadline = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 + graceSeconds
+      while forum_http_in_flight(server) > 0 {
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        if Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 >= deadline || hurry() { break }
+        usleep(5_000)
+      }
+      forum_http_stop(server)
     }
-    forum_http_stop(server)
   }
 
   /// Each connection is a descriptor: the soft limit (often 1,024) is raised toward the hard one.
@@ -240,7 +236,7 @@ public struct ListenAddress: Equatable, Sendable {
 }
 
 /// Holds the handler for the C callback's context pointer.
-private final class HandlerBox {
+private final class HandlerBox: Sendable {
   let handler: HTTPHandler
   init(_ handler: HTTPHandler) { self.handler = handler }
 }
