@@ -35,7 +35,13 @@ final class ReadCache {
   private var lookedGeneration: UInt64 = 0
   private var lookedAt: Int64 = 0
 
-  init(_ kept: KeptAnswers) { self.kept = kept }
+  /// The keys of an engine without a mark, one copy for the whole pool (`SharedKeys`).
+  private let sharedKeys: SharedKeys
+
+  init(_ kept: KeptAnswers, keys sharedKeys: SharedKeys = SharedKeys()) {
+    self.kept = kept
+    self.sharedKeys = sharedKeys
+  }
 
   /// Starts a request: the database's mark, looked at again with `look` unless the server
   /// wrote nothing since the last look (`generation`) and that look is younger than `recheck`
@@ -80,22 +86,18 @@ final class ReadCache {
     return looked
   }
 
-  /// When `keys` were read without a mark.
-  private var keysReadAt: Int64 = 0
-
   /// The board's keys: read from the store once per state, or, on an engine without a mark
-  /// (PostgreSQL), again once they are `recheck` milliseconds old at `now` (the server's own
-  /// writes never change them: `forum keys --rotate` is the owner's, from another process, and
-  /// is seen as late as another process's write on SQLite).
+  /// (PostgreSQL), again once they are `recheck` milliseconds old at `now`, by whichever pooled
+  /// connection comes first (`SharedKeys`; the server's own writes never change them: `forum
+  /// keys --rotate` is the owner's, from another process, and is seen as late as another
+  /// process's write on SQLite).
   func keys(now: Int64, recheck: Int64, _ read: () throws -> NCMBSignature.Keys?) throws
     -> NCMBSignature.Keys?
   {
-    if let keys, mark != nil || (now >= keysReadAt && now - keysReadAt < recheck) {
-      return keys
-    }
+    guard mark != nil else { return try sharedKeys.keys(now: now, recheck: recheck, read) }
+    if let keys { return keys }
     let read = try read()
     keys = read
-    keysReadAt = now
     return read
   }
 
@@ -430,5 +432,35 @@ extension KeptAnswers {
         if let entry = answers.removeValue(forKey: key) { bytes -= entry.response.body.count }
       }
     }
+  }
+}
+
+/// The board's keys on an engine without a mark (PostgreSQL), one copy for every connection of
+/// a server's pool: read again once `recheck` milliseconds old, so a server reads them at most
+/// once an interval, not once per connection (on a busy server: a statement per request).
+final class SharedKeys: @unchecked Sendable {
+  private var keys: NCMBSignature.Keys?
+  private var readAt: Int64 = 0
+  private var mutex = pthread_mutex_t()
+
+  init() { pthread_mutex_init(&mutex, nil) }
+  deinit { pthread_mutex_destroy(&mutex) }
+
+  func keys(now: Int64, recheck: Int64, _ read: () throws -> NCMBSignature.Keys?) throws
+    -> NCMBSignature.Keys?
+  {
+    pthread_mutex_lock(&mutex)
+    let (kept, keptAt) = (keys, readAt)
+    pthread_mutex_unlock(&mutex)
+    if let kept, now >= keptAt, now - keptAt < recheck { return kept }
+    // Read outside the lock: a slow database never holds up the other connections' requests.
+    let read = try read()
+    pthread_mutex_lock(&mutex)
+    if now >= readAt || keys == nil {
+      keys = read
+      readAt = now
+    }
+    pthread_mutex_unlock(&mutex)
+    return read
   }
 }

@@ -34,9 +34,9 @@ final class StorePool: @unchecked Sendable {
     fileprivate(set) var generation: UInt64 = 0
     /// The time limit and stop of the request using the store (armed by the service).
     let budget = StatementBudget()
-    init(_ store: Datastore, _ kept: KeptAnswers) {
+    init(_ store: Datastore, _ kept: KeptAnswers, _ keys: SharedKeys) {
       self.store = store
-      cache = ReadCache(kept)
+      cache = ReadCache(kept, keys: keys)
       store.statementBudget = budget
     }
   }
@@ -50,6 +50,8 @@ final class StorePool: @unchecked Sendable {
 
   /// The answers every connection's `ReadCache` keeps, one set for the server.
   let kept = KeptAnswers()
+  /// The board's keys on an engine without a mark, one copy for the server.
+  let keys = SharedKeys()
 
   private let open: @Sendable () throws -> Datastore
   private var idle: [Pooled] = []
@@ -115,7 +117,7 @@ final class StorePool: @unchecked Sendable {
     let reused = idle.popLast()
     let generation = self.generation
     pthread_mutex_unlock(&mutex)
-    let store = try reused ?? Pooled(open(), kept)
+    let store = try reused ?? Pooled(open(), kept, keys)
     store.generation = generation
     pthread_mutex_lock(&mutex)
     lent[ObjectIdentifier(store)] = store

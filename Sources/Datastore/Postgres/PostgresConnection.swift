@@ -23,6 +23,9 @@ final class PostgresConnection {
   let pq: ForumLibPQ
   private var prepared: [String: String] = [:]
   private var transactionDepth = 0
+  /// Messages sent that each wait for the server's answer (a statement run or prepared): what
+  /// a request costs on the wire, counted for the tests and benchmarks of `forum serve`.
+  private(set) var roundTrips = 0
   /// Where it connected, for `watcher`.
   private let uri: String
   /// A second connection to the same place, made the first time a statement in a transaction
@@ -87,6 +90,7 @@ final class PostgresConnection {
   /// waiting on a lock can be interrupted (`awaitResult`) unless `interruptible` is false (the
   /// ROLLBACK that undoes an interrupted write).
   func execute(_ sql: String, interruptible: Bool = true) throws {
+    roundTrips += 1
     guard pq.PQsendQuery(handle, sql) == 1 else {
       throw PostgresError(result: nil, connection: handle, sql: sql, pq: pq)
     }
@@ -99,6 +103,7 @@ final class PostgresConnection {
   @discardableResult
   func query(_ sql: String, _ values: [PostgresValue] = []) throws -> PostgresResult {
     let name = try preparedName(for: sql, parameterCount: values.count)
+    roundTrips += 1
     let sent = withParameters(values) { pointers, lengths, formats in
       pq.PQsendQueryPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
     }
@@ -122,6 +127,7 @@ final class PostgresConnection {
     _ sql: String, _ values: [PostgresValue], eachRow row: (PostgresResult) throws -> Void
   ) throws {
     let name = try preparedName(for: sql, parameterCount: values.count)
+    roundTrips += 1
     let sent = withParameters(values) { pointers, lengths, formats in
       pq.PQsendQueryPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
     }
@@ -281,6 +287,7 @@ final class PostgresConnection {
       prepared.removeAll(keepingCapacity: true)
     }
     let name = "forum_\(prepared.count + 1)"
+    roundTrips += 1
     let result = pq.PQprepare(handle, name, sql, Int32(parameterCount), nil)
     defer { pq.PQclear(result) }
     try check(result, sql: sql)
