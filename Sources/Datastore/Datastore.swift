@@ -85,14 +85,16 @@ public final class Datastore {
     try engine.checkInPlace()
   }
 
-  /// One bounded step of the index upkeep the engine keeps off every commit (SQLite: a merge
-  /// of at most `SQLiteSearch.mergePages` pages of the full-text index), in its own
-  /// transaction: callers run it when idle (the prompt, a script between commands, a server
-  /// between batches). True when it did work and more may be left. It changes no answer: what a
-  /// search finds is indexed by the commit that wrote it; a kill in the middle rolls the step
-  /// back whole. A lock held by another writer makes it do nothing (false).
-  public func tidy() -> Bool {
-    (try? engine.tidy()) ?? false
+  /// One bounded step of the index upkeep the engine keeps off every commit (SQLite: indexing
+  /// at most `SQLiteSearch.pendingBatch` rows that commits queued, or a merge of at most
+  /// `SQLiteSearch.mergePages` pages of the full-text index), in its own transaction: callers
+  /// run it between writes (a script between commands, a server between batches) and, with
+  /// `idle`, when nothing waits (the prompt, a one-shot's exit, a server with no write queued).
+  /// True when it did work and more may be left. It changes no answer: search reads the rows
+  /// still queued directly; a kill in the middle rolls the step back whole. A lock held by
+  /// another writer makes it do nothing (false).
+  public func tidy(idle: Bool = false) -> Bool {
+    (try? engine.tidy(idle: idle)) ?? false
   }
 
   /// Rows this datastore's connection has written since it opened: a server tells by it that

@@ -24,13 +24,14 @@ public final class Board {
   private var tidiedAt: Int64 = 0
 
   /// One bounded step of the index upkeep that no commit does (`Datastore.tidy`), once this
-  /// board has written since it last found nothing to do: the prompt and scripts run it between
-  /// commands, a one-shot before it exits. True when more may be left.
+  /// board has written since it last found nothing to do: scripts run it between commands, the
+  /// prompt while it waits and a one-shot before it exits (`idle`). True when more may be left.
   @discardableResult
-  public func tidy() -> Bool {
+  public func tidy(idle: Bool = false) -> Bool {
     guard store.ownChanges != tidiedAt else { return false }
-    if store.tidy() { return true }
-    tidiedAt = store.ownChanges
+    if store.tidy(idle: idle) { return true }
+    // Between writes a short queue is left for later: only an idle step finds all done.
+    if idle { tidiedAt = store.ownChanges }
     return false
   }
 

@@ -35,7 +35,7 @@ struct CommandLoop {
         for line in session.liveLines(force: true) { print(line) }
       }
       editor?.idle = {
-        for _ in 0..<8 where session.board.tidy() {}
+        for _ in 0..<8 where session.board.tidy(idle: true) {}
         return session.liveLines(force: false)
       }
       editor?.wakeDescriptor = { session.live.descriptor }
@@ -55,7 +55,11 @@ struct CommandLoop {
       let commandLine = input.isInteractive ? nil : input.lineNumber
       do {
         switch event {
-        case .endOfInput: return status
+        case .endOfInput:
+          // The rows its commits queued for the index, before it goes (a few steps: the queue
+          // is bounded by `SQLiteSearch.pendingLimit`).
+          for _ in 0..<8 where session.board.tidy(idle: true) {}
+          return status
         case .interrupted: continue
         case .tooLong:
           throw DatastoreError(

@@ -147,7 +147,7 @@ public enum ForumMain {
     do {
       _ = try session.execute(CommandWords(arguments: options.command))
       fflush(stdout)
-      session.board.tidy()  // a step of the index upkeep its write left, after its output
+      session.board.tidy(idle: true)  // a step of the index upkeep its write left, after its output
       return Interrupt.requested ? 130 : 0
     } catch {
       let error = Interrupt.requested ? CLIError.interrupted : CLIError(error)

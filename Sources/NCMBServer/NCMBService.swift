@@ -92,7 +92,10 @@ public final class NCMBService: HTTPHandler, Sendable {
     if queues {
       writers = WriteQueue(
         run: { [unowned self] jobs in self.write(jobs) },
-        between: { [unowned self] in _ = try? self.pool.with { $0.store.tidy() } })
+        between: { [unowned self] idle in
+          // Idle: a few steps, so what the last batches queued is indexed before a pause.
+          _ = try? self.pool.with { for _ in 0..<(idle ? 4 : 1) where $0.store.tidy(idle: idle) {} }
+        })
     }
   }
 

@@ -24,8 +24,9 @@ final class WriteQueue: @unchecked Sendable {
 
   private let run: ([Job]) -> Void
   /// Run after each batch has its answers, before the next batch starts (which gathers
-  /// meanwhile): index upkeep that no commit does (`Datastore.tidy`).
-  private let between: () -> Void
+  /// meanwhile): index upkeep that no commit does (`Datastore.tidy`); true when no request
+  /// waits (the server is idle).
+  private let between: (Bool) -> Void
   private var waiting: [Job] = []
   private var writing = false
   /// The most requests one batch took so far (tests see batches form).
@@ -34,7 +35,7 @@ final class WriteQueue: @unchecked Sendable {
   private var done = pthread_cond_t()
 
   /// `run` must give every job of its batch a response.
-  init(run: @escaping ([Job]) -> Void, between: @escaping () -> Void = {}) {
+  init(run: @escaping ([Job]) -> Void, between: @escaping (Bool) -> Void = { _ in }) {
     self.run = run
     self.between = between
     pthread_mutex_init(&mutex, nil)
@@ -74,8 +75,9 @@ final class WriteQueue: @unchecked Sendable {
       // The batch's writers are answered now; the upkeep runs before the next batch.
       pthread_mutex_lock(&mutex)
       pthread_cond_broadcast(&done)
+      let idle = waiting.isEmpty
       pthread_mutex_unlock(&mutex)
-      between()
+      between(idle)
       pthread_mutex_lock(&mutex)
       writing = false
       pthread_cond_broadcast(&done)

@@ -174,8 +174,17 @@ final class BulkSeed {
     try database.execute("DELETE FROM seed_rows")
     try database.execute(counting.sql)
     if searchIndexed {
+      // The rows the triggers left queued (schema 23: `search_pending`, at most 1,000) go into
+      // the index before it is merged, with the text `SQLiteSearch.indexed` gives them.
       try database.execute(
         """
+        INSERT INTO search_text(rowid, body)
+          SELECT o.id, CASE o.class
+            WHEN '\(threadClass)' THEN (coalesce(json_extract(o.data, '$.title'), '') || char(10)
+              || coalesce(json_extract(o.data, '$.description'), '')) || char(10, 10)
+            ELSE (coalesce(json_extract(o.data, '$.text'), '')) || char(10, 10) END
+          FROM search_pending p JOIN objects o ON o.id = p.id ORDER BY p.id;
+        DELETE FROM search_pending;
         INSERT INTO search_text(search_text) VALUES ('optimize');
         INSERT INTO search_text(search_text, rank) VALUES ('automerge', 0);
         INSERT INTO search_text(search_text, rank) VALUES ('usermerge', 16);

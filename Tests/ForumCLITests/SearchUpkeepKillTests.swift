@@ -47,10 +47,22 @@ struct SearchUpkeepKillTests {
       "INSERT INTO search_text(search_text, rank) VALUES ('integrity-check', 0)")
     let comments = try commentIds()
     #expect(comments.count >= 600)
-    let indexed = try connection.prepare(
-      "SELECT rowid FROM search_text WHERE search_text MATCH '\"killed\"' ORDER BY rowid"
+    func indexed() throws -> [Int64] {
+      try connection.prepare(
+        "SELECT rowid FROM search_text WHERE search_text MATCH '\"killed\"' ORDER BY rowid"
+      ).rows([]) { $0.int(0) ?? 0 }
+    }
+    // Each committed comment is indexed or queued (`search_pending`), never both.
+    let queued = try connection.prepare(
+      "SELECT q.id FROM search_pending q JOIN objects o ON o.id = q.id WHERE o.class = 'Comment'"
     ).rows([]) { $0.int(0) ?? 0 }
-    #expect(indexed == comments.map(\.0).sorted())
+    #expect(Set(try indexed()).isDisjoint(with: queued))
+    #expect((try indexed() + queued).sorted() == comments.map(\.0).sorted())
+    // Nothing stays queued: the next process that writes indexes it all in its idle step.
+    try forum.ok(["comment", "1", "after the kills"])
+    #expect(try indexed() == comments.map(\.0).sorted())
+    #expect(
+      try connection.prepare("SELECT count(*) FROM search_pending").firstRow { $0.int(0) } == 0)
     // Through the board's search: each comment by its own words, once.
     let board = try forum.openBoard()
     let texts = try connection.prepare(

@@ -13,7 +13,8 @@ import Testing
 struct SearchUpkeepTests {
   /// FTS5 segments in the index now (a data page's rowid holds its segment id above bit 37).
   static func segments(_ path: String) throws -> Int64 {
-    try Connection(path: path).prepare(
+    let connection = try Connection(path: path)
+    return try connection.prepare(
       "SELECT count(DISTINCT id >> 37) FROM search_text_data WHERE id >> 37 > 0"
     ).firstRow { $0.int(0) } ?? 0
   }
@@ -35,10 +36,12 @@ struct SearchUpkeepTests {
     let alice = try world.board("alice")
     let path = world.database.ownerLocation
     let thread = try alice.createThread(title: "a thread", description: "", image: nil).number
-    // Commits alone: each leaves its own segment, none merges (FTS5's automerge merged after
-    // four).
+    // Each commit's row indexed by the idle step after it: a segment each, none merged (FTS5's
+    // automerge merged after four).
+    _ = alice.tidy(idle: true)
     for number in 1...40 {
       _ = try alice.addComment(to: thread, text: "comment \(number) token\(number)x upkeep")
+      #expect(alice.tidy(idle: true))
     }
     let afterCommits = try Self.segments(path)
     #expect(afterCommits >= 40, "\(afterCommits) segments after 41 commits: a commit merged")
@@ -47,7 +50,7 @@ struct SearchUpkeepTests {
     #expect(try Self.found(alice, "upkeep").count == 40)
     // The steps merge them down; each step is bounded, and a search in between finds the same.
     var steps = 0
-    while alice.tidy() {
+    while alice.tidy(idle: true) {
       steps += 1
       #expect(try Self.found(alice, "token7x") == ["\(thread)/7"])
       if steps > 1_000 { break }
@@ -62,7 +65,85 @@ struct SearchUpkeepTests {
     #expect(try Set(Self.found(alice, "upkeep")).count == 40)
     #expect(try Self.found(alice, "upkeep").count == 40)
     // Nothing left to do: another step writes nothing.
+    #expect(!alice.tidy(idle: true))
+    let connection = try Connection(path: path)
+    try connection.execute(
+      "INSERT INTO search_text(search_text, rank) VALUES ('integrity-check', 0)")
+  }
+
+  static func queued(_ path: String) throws -> [Int64] {
+    let connection = try Connection(path: path)
+    return try connection.prepare("SELECT id FROM search_pending ORDER BY id").rows {
+      $0.int(0) ?? 0
+    }
+  }
+
+  static func indexed(_ path: String, _ term: String) throws -> [Int64] {
+    let connection = try Connection(path: path)
+    return try connection.prepare(
+      "SELECT rowid FROM search_text WHERE search_text MATCH ? ORDER BY rowid"
+    ).rows([.text("\"\(term)\"")]) { $0.int(0) ?? 0 }
+  }
+
+  /// A commit tokenizes nothing: it queues its row (`search_pending`), which search reads
+  /// directly, and the steps between writes index the queue in batches. Edits and deletes of
+  /// queued and of indexed rows alike leave each row in exactly one of the two.
+  @Test func commitsQueueTheirTextOffTheIndex() throws {
+    let world = try BoardWorld(SQLiteFixture())
+    let alice = try world.board("alice")
+    let path = world.database.ownerLocation
+    let thread = try alice.createThread(title: "queue thread", description: "", image: nil).number
+    while alice.tidy(idle: true) {}
+    let before = try Self.segments(path)
+    for number in 1...40 {
+      _ = try alice.addComment(to: thread, text: "comment \(number) qtoken\(number)x queued 天")
+    }
+    #expect(try Self.segments(path) == before, "a commit wrote a segment of the index")
+    #expect(try Self.queued(path).count == 40)
+    // Found as soon as committed, once each, by long and short words.
+    #expect(try Self.found(alice, "queued").count == 40)
+    #expect(try Set(Self.found(alice, "queued")).count == 40)
+    #expect(try Self.found(alice, "qtoken7x") == ["\(thread)/7"])
+    #expect(try Self.found(alice, "天").count == 40)
+    // Between two writes a short queue waits; an idle step takes it whole, into one segment.
     #expect(!alice.tidy())
+    #expect(try Self.queued(path).count == 40)
+    #expect(alice.tidy(idle: true))
+    #expect(try Self.queued(path).isEmpty)
+    #expect(try Self.segments(path) == before + 1)
+    #expect(try Self.indexed(path, "queued").count == 40)
+    #expect(try Self.found(alice, "queued").count == 40)
+    // An indexed row edited goes back to the queue, its old text out of the index; a queued
+    // row deleted leaves the queue, an indexed one the index.
+    try alice.editComment(3, inThread: thread, text: "rewritten qtoken3x")
+    #expect(try Self.queued(path).count == 1)
+    #expect(try Self.indexed(path, "queued").count == 39)
+    #expect(try Self.found(alice, "qtoken3x") == ["\(thread)/3"])
+    #expect(try Self.found(alice, "rewritten") == ["\(thread)/3"])
+    _ = try alice.deleteComment(3, inThread: thread)
+    _ = try alice.deleteComment(4, inThread: thread)
+    #expect(try Self.queued(path).isEmpty)
+    #expect(try Self.indexed(path, "queued").count == 38)
+    #expect(try Self.found(alice, "qtoken3x").isEmpty)
+    #expect(try Self.found(alice, "queued").count == 38)
+    let connection = try Connection(path: path)
+    try connection.execute(
+      "INSERT INTO search_text(search_text, rank) VALUES ('integrity-check', 0)")
+  }
+
+  /// A writer that never tidies (the sqlite3 shell, a script killed early) queues no more than
+  /// `SQLiteSearch.pendingLimit` rows: the commit past it indexes the queue itself.
+  @Test func theQueueIsBounded() throws {
+    let world = try BoardWorld(SQLiteFixture())
+    let alice = try world.board("alice")
+    let path = world.database.ownerLocation
+    let thread = try alice.createThread(title: "bound", description: "", image: nil).number
+    for number in 1...(SQLiteSearch.pendingLimit + 5) {
+      _ = try alice.addComment(to: thread, text: "bounded \(number)")
+    }
+    let queued = try Self.queued(path).count
+    #expect(queued <= SQLiteSearch.pendingLimit && queued >= 4, "\(queued) queued")
+    #expect(try Self.found(alice, "bounded").count == SQLiteSearch.pendingLimit + 5)
     let connection = try Connection(path: path)
     try connection.execute(
       "INSERT INTO search_text(search_text, rank) VALUES ('integrity-check', 0)")

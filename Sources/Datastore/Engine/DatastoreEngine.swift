@@ -280,10 +280,11 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// `forum import`: the counter `name`'s value (0 when absent).
   func counter(_ name: String) throws -> Int64
 
-  /// One bounded step of index upkeep that no commit of a person's write does (SQLite: merging
-  /// the full-text index's segments, `SQLiteSearch.mergeStep`), in its own short transaction.
-  /// True when it did work and more may be left; false when there was nothing to do.
-  func tidy() throws -> Bool
+  /// One bounded step of index upkeep that no commit of a person's write does (SQLite: indexing
+  /// the rows commits queued, merging the full-text index's segments), in its own short
+  /// transaction; `idle` when no write waits (a small queue is then worth a step too). True
+  /// when it did work and more may be left; false when there was nothing to do.
+  func tidy(idle: Bool) throws -> Bool
 }
 
 extension DatastoreEngine {
@@ -314,7 +315,7 @@ extension DatastoreEngine {
     throw DatastoreError.invalid("memberStorageBytes", "this engine keeps no storage bound")
   }
 
-  func tidy() throws -> Bool { false }
+  func tidy(idle: Bool) throws -> Bool { false }
 
   func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
     (0..<count).map { index in

@@ -67,12 +67,24 @@ extension SQLiteEngine {
     if banned != nil { throw DatastoreError(.noAccess, reason: StoreReason.banned) }
   }
 
-  /// A merge step of the full-text index in its own transaction (`SQLiteSearch.mergeStep`).
-  func tidy() throws -> Bool {
+  /// A step of the full-text index's upkeep in its own transaction: a batch of the rows
+  /// commits queued (`SQLiteSearch.indexPending`; between two writes only once there are
+  /// `pendingBusyMinimum` of them), else a merge step (`SQLiteSearch.mergeStep`).
+  func tidy(idle: Bool) throws -> Bool {
     try guarded {
       try connection.transaction {
         let before = connection.totalChanges
-        try connection.prepare(SQLiteSearch.mergeStep).run()
+        let queued = try connection.prepare(
+          "SELECT id FROM search_pending ORDER BY id LIMIT \(SQLiteSearch.pendingBatch)"
+        ).rows { $0.int(0) ?? 0 }
+        if let last = queued.last, !textFields.isEmpty,
+          idle || queued.count >= SQLiteSearch.pendingBusyMinimum
+        {
+          // Rows queued are in no answer's cache as missing: a search read them directly.
+          try SQLiteSearch.indexPending(through: last, fields: textFields, on: connection)
+        } else {
+          try connection.prepare(SQLiteSearch.mergeStep).run()
+        }
         guard connection.totalChanges - before >= 2 else { return false }
         // A commit that changes no answer, said so to servers' read caches (`StateMark.quiet`).
         try connection.execute("UPDATE write_clocks SET n = n + 1 WHERE name = 'quiet'")

@@ -25,10 +25,12 @@ extension SQLiteEngine {
     sql: String, values: [SQLValue]
   ) {
     var shortTerms: [[String]] = []
+    // False when a term begins no trigram of the index: no indexed post holds it (a queued one
+    // may).
+    var indexMayMatch = true
     for term in search.terms where term.unicodeScalars.count < 3 {
       guard let trigrams = try trigrams(startingWith: term) else { continue }
-      // No trigram begins with it: no post holds it.
-      guard !trigrams.isEmpty else { return ("SELECT NULL WHERE 0", []) }
+      if trigrams.isEmpty { indexMayMatch = false }
       shortTerms.append(trigrams)
     }
     let match = SQLiteSearch.matchExpression(search.terms, shortTerms: shortTerms)
@@ -52,30 +54,42 @@ extension SQLiteEngine {
     }
     guard !branches.isEmpty else { return ("SELECT NULL WHERE 0", []) }
     let filter = SQL.joined(branches, separator: " OR ")
-    let order: SQL
-    let from: SQL
-    let condition: SQL
-    if let match {
-      from = "search_text s JOIN objects o ON o.id = s.rowid"
-      condition = "WHERE search_text MATCH \(match) AND (\(sql: filter))"
-      let ranked =
-        try rankable
-        && matchCount(match, filter: filter, above: SQLiteEngine.rankedMatchLimit)
-      if ranked {
-        let score = SQLiteEngine.relevance(search, textFields: textFields)
-        order = "ORDER BY \(sql: score) DESC, o.id DESC"
-      } else {
-        order = "ORDER BY s.rowid DESC"
-      }
-    } else {
+    let columns = SQL(verbatim: SQLiteEngine.objectColumns)
+    guard let match else {
       // Newest first by walking the table backwards, stopping at the page: through the class
       // indexes (the planner's choice for the OR of classes) every row would be read and sorted.
-      from = "objects o NOT INDEXED"
-      condition = "WHERE (\(sql: filter))"
-      order = "ORDER BY o.id DESC"
+      let statement: SQL = """
+        SELECT \(sql: columns) FROM objects o NOT INDEXED WHERE (\(sql: filter)) \
+        ORDER BY o.id DESC LIMIT \(search.limit) OFFSET \(search.skip)
+        """
+      return statement.rendered(.sqlite)
     }
+    // Two arms: the indexed rows through FTS5, and the rows commits queued for it
+    // (`search_pending`, bounded by `SQLiteSearch.pendingLimit`) tested by the same filter,
+    // whose LIKE tests make the rule exact on their own (CROSS JOIN: the queue first, as the
+    // planner knows nothing of its size). A row is in one of the two, never both.
+    let indexed: SQL = """
+      FROM search_text s JOIN objects o ON o.id = s.rowid \
+      WHERE search_text MATCH \(match) AND (\(sql: filter))
+      """
+    let queued: SQL =
+      "FROM search_pending q CROSS JOIN objects o ON o.id = q.id WHERE (\(sql: filter))"
+    let arms = indexMayMatch ? [indexed, queued] : [queued]
+    let ranked =
+      try rankable
+      && matchCount(arms, above: SQLiteEngine.rankedMatchLimit)
+    // Each arm gives the object's columns, then its rank and its id (positions 8 and 9).
+    let rank: SQL =
+      ranked ? SQLiteEngine.relevance(search, textFields: textFields) : "0"
+    let selects = zip(arms, indexMayMatch ? ["s.rowid", "q.id"] : ["q.id"]).map {
+      arm, id -> SQL in
+      "SELECT \(sql: columns), \(sql: rank), \(sql: SQL(verbatim: id)) \(sql: arm)"
+    }
+    // Unranked, each arm streams newest first (FTS5 by rowid, the queue by its key) and the
+    // two merge, stopping at the page.
+    let order: SQL = ranked ? "ORDER BY 8 DESC, 9 DESC" : "ORDER BY 9 DESC"
     let statement: SQL = """
-      SELECT \(sql: SQL(verbatim: SQLiteEngine.objectColumns)) FROM \(sql: from) \(sql: condition) \
+      \(sql: SQL.joined(selects, separator: " UNION ALL ")) \
       \(sql: order) LIMIT \(search.limit) OFFSET \(search.skip)
       """
     return statement.rendered(.sqlite)
@@ -142,14 +156,15 @@ extension SQLiteEngine {
     return found
   }
 
-  /// True when at most `limit` posts that `filter` lets through (the caller's readable matches)
-  /// match, counted no further than that. Only readable posts count: counting every match would
-  /// let the order tell a third person whether someone's private messages hold the words.
-  private func matchCount(_ match: String, filter: SQL, above limit: Int) throws -> Bool {
-    let statement: SQL = """
-      SELECT count(*) FROM (SELECT 1 FROM search_text s JOIN objects o ON o.id = s.rowid
-        WHERE search_text MATCH \(match) AND (\(sql: filter)) LIMIT \(limit + 1))
-      """
+  /// True when at most `limit` posts that the arms (`searchStatement`) let through (the
+  /// caller's readable matches) match, counted no further than that. Only readable posts
+  /// count: counting every match would let the order tell a third person whether someone's
+  /// private messages hold the words.
+  private func matchCount(_ arms: [SQL], above limit: Int) throws -> Bool {
+    let counts = arms.map { arm -> SQL in
+      "(SELECT count(*) FROM (SELECT 1 \(sql: arm) LIMIT \(limit + 1)))"
+    }
+    let statement: SQL = "SELECT \(sql: SQL.joined(counts, separator: " + "))"
     let (sql, values) = statement.rendered(.sqlite)
     let count = try guarded { try connection.prepare(sql).firstRow(values) { $0.int(0) } ?? 0 }
     return count <= limit

@@ -18,7 +18,7 @@
 enum SQLiteSchema {
   /// How many steps `migrations` has: the `user_version` of an up-to-date file, known without
   /// building the steps' SQL (a test checks that the two agree).
-  static let version: Int64 = 22
+  static let version: Int64 = 23
 
   static let migrations = SchemaMigrator<Connection>(steps: [
     .sql(
@@ -301,10 +301,20 @@ enum SQLiteSchema {
     // Version 22 (issue 29): what a server's read cache needs to tell which commit changed
     // what (`write_clocks`).
     .swift(addWriteClocks),
+    // Version 23 (issue 33): the search index off the commit path (`addSearchPending`).
+    .sql(addSearchPending),
   ]) { connection, version in
     DatastoreError(
       .systemError, reason: BoardAccessReason.newerSchema(path: connection.path, version: version))
   }
+
+  /// Version 23 (issue 33): rows whose text the full-text index does not hold yet. A commit
+  /// writes its row's id here, in its own transaction (so a kill loses nothing), instead of
+  /// tokenizing the text into FTS5; `Datastore.tidy` moves them into the index in batches
+  /// (`SQLiteSearch.indexPending`) and search reads them directly (`SQLiteEngine.search`). Each
+  /// indexed row is in exactly one of the two. Its triggers come from `SQLiteSearch.install`.
+  static let addSearchPending =
+    "CREATE TABLE IF NOT EXISTS search_pending(id INTEGER PRIMARY KEY);"
 
   /// The tables outside the change feed whose writes change a server's answers, each with the
   /// clock its writes move (`write_clocks`): who a session is and what roles they hold, the

@@ -7,13 +7,14 @@ enum SQLiteSearch {
   static let metaKey = "search"
 
   /// Bumped when the trigger text below changes, so open files get the new triggers and their
-  /// rows indexed again (format 2, issue 20: the text ends in two newlines).
-  static let format = 2
+  /// rows indexed again (format 2, issue 20: the text ends in two newlines; format 3, issue 33:
+  /// a commit queues its row in `search_pending` instead of tokenizing it).
+  static let format = 3
 
   static func fields(of specs: [IndexSpec]) -> [String: [String]] { TextSearch.fields(of: specs) }
 
   /// A stable text of the declaration, recorded in `meta` beside the format.
-  static func record(_ fields: [String: [String]]) -> String {
+  static func record(_ fields: [String: [String]], format: Int = format) -> String {
     "\(format) "
       + fields.keys.sorted().map { "\($0):\(fields[$0]!.joined(separator: ","))" }.joined(
         separator: ";")
@@ -44,32 +45,85 @@ enum SQLiteSearch {
     "(\(body(row, fields: fields))) || char(10, 10)"
   }
 
-  /// The triggers that keep `className`'s rows in the index. An update re-indexes only when the
-  /// text changed: a comment updates its thread's counters, which must not re-tokenize the thread.
+  /// What the index holds of the row `o` (an `objects` alias), whatever its class.
+  static func indexed(_ row: String, classes fields: [String: [String]]) -> String {
+    let cases = fields.keys.sorted().map {
+      "WHEN '\($0)' THEN \(indexed(row, fields: fields[$0]!))"
+    }
+    return "CASE \(row).class \(cases.joined(separator: " ")) END"
+  }
+
+  /// Rows queued in `search_pending` past which a commit indexes them all itself: the backstop
+  /// of writers that never tidy (the sqlite3 shell, a script killed before its steps), so the
+  /// part of a search that reads queued rows directly stays small.
+  static let pendingLimit = 1000
+
+  /// Queued rows one `indexPending` step takes at most: one segment, a few milliseconds.
+  static let pendingBatch = 256
+
+  /// Queued rows below which a step between two writes leaves them for later (a batch makes one
+  /// segment of many rows; an idle step takes any).
+  static let pendingBusyMinimum = 64
+
+  /// The triggers that keep `className`'s rows in the index. A commit queues its row's id in
+  /// `search_pending` (an update only when the text changed: a comment updates its thread's
+  /// counters, which must not re-queue the thread); a row already indexed leaves the index the
+  /// moment its text changes or it goes (FTS5 removes a contentless row by its old text), and
+  /// a queued one leaves the queue.
   static func triggers(_ className: String, fields: [String]) -> [String] {
     let new = indexed("NEW", fields: fields)
     let old = indexed("OLD", fields: fields)
+    let unqueued = "NOT EXISTS (SELECT 1 FROM search_pending WHERE id = OLD.id)"
     return [
       """
       CREATE TRIGGER search_insert_\(className) AFTER INSERT ON objects
       WHEN NEW.class = '\(className)' BEGIN
-        INSERT INTO search_text(rowid, body) VALUES (NEW.id, \(new));
+        INSERT INTO search_pending(id) VALUES (NEW.id);
       END
       """,
       """
       CREATE TRIGGER search_delete_\(className) AFTER DELETE ON objects
       WHEN OLD.class = '\(className)' BEGIN
-        INSERT INTO search_text(search_text, rowid, body) VALUES ('delete', OLD.id, \(old));
+        INSERT INTO search_text(search_text, rowid, body) SELECT 'delete', OLD.id, \(old)
+          WHERE \(unqueued);
+        DELETE FROM search_pending WHERE id = OLD.id;
       END
       """,
       """
       CREATE TRIGGER search_update_\(className) AFTER UPDATE OF data ON objects
       WHEN NEW.class = '\(className)' AND (\(new)) IS NOT (\(old)) BEGIN
-        INSERT INTO search_text(search_text, rowid, body) VALUES ('delete', OLD.id, \(old));
-        INSERT INTO search_text(rowid, body) VALUES (NEW.id, \(new));
+        INSERT INTO search_text(search_text, rowid, body) SELECT 'delete', OLD.id, \(old)
+          WHERE \(unqueued);
+        INSERT OR IGNORE INTO search_pending(id) VALUES (NEW.id);
       END
       """,
     ]
+  }
+
+  /// The backstop (`pendingLimit`): the commit that queues one row too many indexes the queue.
+  static func pendingLimitTrigger(_ fields: [String: [String]]) -> String {
+    """
+    CREATE TRIGGER search_pending_limit AFTER INSERT ON search_pending
+    WHEN (SELECT count(*) FROM search_pending) > \(pendingLimit) BEGIN
+      INSERT INTO search_text(rowid, body)
+        SELECT p.id, \(indexed("o", classes: fields)) FROM search_pending p
+        JOIN objects o ON o.id = p.id ORDER BY p.id;
+      DELETE FROM search_pending;
+    END
+    """
+  }
+
+  /// Moves the queued rows up to `through` (an id) into the index, in the caller's transaction.
+  static func indexPending(through: Int64, fields: [String: [String]], on connection: Connection)
+    throws
+  {
+    try connection.run(
+      """
+      INSERT INTO search_text(rowid, body)
+        SELECT p.id, \(indexed("o", classes: fields)) FROM search_pending p
+        JOIN objects o ON o.id = p.id WHERE p.id <= ? ORDER BY p.id
+      """, [.integer(through)])
+    try connection.run("DELETE FROM search_pending WHERE id <= ?", [.integer(through)])
   }
 
   /// Installs the triggers for `fields` and indexes every existing row of those classes, in one
@@ -90,6 +144,14 @@ enum SQLiteSearch {
         "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'search\\_%' ESCAPE '\\'"
       ).rows { try $0.text(0) ?? "" }
       for name in old { try connection.execute("DROP TRIGGER \"\(name)\"") }
+      try connection.execute(SQLiteSchema.addSearchPending)
+      // Format 2 indexed the same text in the commit: only the triggers change.
+      if fields == Self.fields(fromRecord: current ?? nil, format: 2) {
+        try installTriggers(fields, on: connection)
+        try connection.run(
+          "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(metaKey), .text(wanted)])
+        return
+      }
       // Format 1 indexed the same text without the two newlines. What they add to a row's
       // trigrams are those of its last two characters followed by them, so each row gets only
       // these, inserted under its rowid (a contentless index keeps a row as the union of what was
@@ -99,8 +161,10 @@ enum SQLiteSearch {
       if !upgrade {
         try connection.execute("INSERT INTO search_text(search_text) VALUES ('delete-all')")
       }
+      // Every row is indexed below: none stays queued.
+      try connection.execute("DELETE FROM search_pending")
+      try installTriggers(fields, on: connection)
       for className in fields.keys.sorted() {
-        for sql in triggers(className, fields: fields[className]!) { try connection.execute(sql) }
         let text =
           upgrade
           ? "substr(\(body("o", fields: fields[className]!)), -2) || char(10, 10)"
@@ -115,6 +179,15 @@ enum SQLiteSearch {
         "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(metaKey), .text(wanted)])
     }
     return fields
+  }
+
+  private static func installTriggers(_ fields: [String: [String]], on connection: Connection)
+    throws
+  {
+    for className in fields.keys.sorted() {
+      for sql in triggers(className, fields: fields[className]!) { try connection.execute(sql) }
+    }
+    try connection.execute(pendingLimitTrigger(fields))
   }
 
   /// Pages one `mergeStep` writes at most: a few milliseconds of work, between two writes.
