@@ -34,6 +34,8 @@
   X(MHD_post_process)                                                                          \
   X(MHD_destroy_post_processor)                                                                \
   X(MHD_create_response_from_buffer)                                                           \
+  X(MHD_create_response_from_callback)                                                         \
+  X(MHD_set_connection_option)                                                                 \
   X(MHD_add_response_header)                                                                   \
   X(MHD_queue_response)                                                                        \
   X(MHD_destroy_response)
@@ -88,6 +90,7 @@ struct forum_http_server {
   struct MHD_Daemon *daemon;
   int listen_socket;
   size_t body_limit;
+  unsigned idle_timeout;
   forum_http_respond respond;
   forum_http_admit admit;
   void *context;
@@ -366,6 +369,10 @@ static enum MHD_Result on_header(
   return MHD_YES;
 }
 
+static enum MHD_Result queue_response(
+    struct MHD_Connection *connection, forum_http_server *server, unsigned status,
+    const uint8_t *headers, size_t headers_length, struct MHD_Response *response, int close);
+
 static enum MHD_Result queue(
     struct MHD_Connection *connection, forum_http_server *server, unsigned status,
     const uint8_t *headers, size_t headers_length, const uint8_t *body, size_t body_length,
@@ -373,6 +380,16 @@ static enum MHD_Result queue(
   struct MHD_Response *response = mhd.MHD_create_response_from_buffer(
       body_length, (void *)(body != NULL ? body : (const uint8_t *)""), MHD_RESPMEM_MUST_COPY);
   if (response == NULL) return MHD_NO;
+  return queue_response(connection, server, status, headers, headers_length, response, close);
+}
+
+// Adds the headers, queues the response and lets go of it (libmicrohttpd holds it until sent).
+static enum MHD_Result queue_response(
+    struct MHD_Connection *connection, forum_http_server *server, unsigned status,
+    const uint8_t *headers, size_t headers_length, struct MHD_Response *response, int close) {
+  // The idle clock starts again at the answer: a handler that waited (a long-poll) is not
+  // taken for a silent connection the moment it answers.
+  mhd.MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, server->idle_timeout);
   size_t at = 0;
   while (headers != NULL && at < headers_length) {
     const char *name = (const char *)headers + at;
@@ -405,6 +422,57 @@ int forum_http_answer(
   if (queue(
           exchange->connection, exchange->server, status, headers, headers_length, body,
           body_length, close) != MHD_YES) {
+    return -1;
+  }
+  exchange->queued = 1;
+  return 0;
+}
+
+typedef struct stream_state {
+  forum_http_stream_read read;
+  forum_http_stream_finished finished;
+  void *context;
+} stream_state;
+
+static ssize_t stream_reader(void *cls, uint64_t pos, char *buffer, size_t capacity) {
+  (void)pos;
+  stream_state *stream = cls;
+  long count = stream->read(stream->context, (uint8_t *)buffer, capacity);
+  // Never 0: with a thread per connection libmicrohttpd would ask again at once, busy.
+  if (count <= 0) return MHD_CONTENT_READER_END_OF_STREAM;
+  return (ssize_t)count;
+}
+
+static void stream_free(void *cls) {
+  stream_state *stream = cls;
+  stream->finished(stream->context);
+  free(stream);
+}
+
+int forum_http_answer_stream(
+    forum_http_exchange *exchange, unsigned status, const uint8_t *headers,
+    size_t headers_length, forum_http_stream_read read, forum_http_stream_finished finished,
+    void *context) {
+  if (exchange->queued) {
+    finished(context);
+    return -1;
+  }
+  stream_state *stream = malloc(sizeof *stream);
+  if (stream == NULL) {
+    finished(context);
+    return -1;
+  }
+  *stream = (stream_state){.read = read, .finished = finished, .context = context};
+  struct MHD_Response *response = mhd.MHD_create_response_from_callback(
+      MHD_SIZE_UNKNOWN, 16 * 1024, stream_reader, stream, stream_free);
+  if (response == NULL) {
+    stream_free(stream);
+    return -1;
+  }
+  int close = exchange->close || exchange->state->too_large || exchange->state->busy;
+  if (queue_response(
+          exchange->connection, exchange->server, status, headers, headers_length, response,
+          close) != MHD_YES) {
     return -1;
   }
   exchange->queued = 1;
@@ -768,6 +836,7 @@ forum_http_server *forum_http_start(
   server->listen_socket = config->listen_socket;
   server->quiesced_socket = -1;
   server->body_limit = config->body_limit;
+  server->idle_timeout = config->idle_timeout_seconds;
   server->respond = config->respond;
   server->admit = config->admit;
   atomic_init(&server->buffered, 0);

@@ -107,12 +107,23 @@ public struct HTTPResponse: Sendable {
   public var status: Int
   public var headers: [(name: String, value: String)]
   public var body: [UInt8]
+  /// A body of unknown length sent as it comes (chunked), in place of `body`: server-sent events.
+  public var stream: (any HTTPBodyStream)?
 
   public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
     self.status = status
     self.headers = headers
     self.body = body
   }
+}
+
+/// A response body sent piece by piece. The transport asks for the next piece on the
+/// connection's own thread, which it may block (that thread serves no other connection).
+public protocol HTTPBodyStream: AnyObject, Sendable {
+  /// The next bytes to send (not empty), or nil to end the body.
+  func next() -> [UInt8]?
+  /// The transport is done with the stream (ended, or the client gone): never asked again.
+  func finished()
 }
 
 /// Answers requests. Called from the transport's worker threads, several at once.
@@ -133,10 +144,15 @@ public protocol HTTPHandler: AnyObject, Sendable {
   /// for all connections at once (`HTTPServer.Limits.bufferedBytes`): as for an oversized body,
   /// nothing of it is kept and the connection closes. By default NCMB's E503001 with HTTP 503.
   func respondToBusy(_ request: HTTPRequest) -> HTTPResponse
+  /// The server stops accepting and is about to wait for the requests it has: whatever waits
+  /// (a long-poll, a stream) is to end now. By default nothing waits.
+  func serverStopping()
 }
 
 extension HTTPHandler {
   public func admit(_ head: HTTPRequestHead) -> HTTPResponse? { nil }
+
+  public func serverStopping() {}
 
   public func respondToBusy(_ request: HTTPRequest) -> HTTPResponse {
     let body = #"{"code":"E503001","error":"Service unavailable."}"#

@@ -29,7 +29,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
   private let recheck: Int64
   /// The time limit of each request and the rate limits (`RateLimits.swift`).
   public let limits: ServeLimits
-  private let rateLimits: RateLimits
+  let rateLimits: RateLimits
+  /// Wakes the requests waiting on the change feed (`FeedWaits`): one watcher per server.
+  let feed: FeedWatcher
 
   /// How late a write by another process on the same SQLite file (the prompt, `sqlite3`) may
   /// be seen: answers, sessions and keys are looked up again once the database's state was
@@ -75,6 +77,9 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     }
     self.policy = policy
     self.clock = clock
+    feed = FeedWatcher(
+      perUser: limits.feedWaitsPerUser, perAddress: limits.feedWaitsPerAddress,
+      open: { try Datastore.open(location) })
     let queues = try pool.with {
       _ = try $0.store.applicationKeys()
       return $0.store.commitsInGroups
@@ -117,7 +122,11 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     }
   }
 
-  public func respond(to request: HTTPRequest) -> HTTPResponse {
+  /// One pass of the pipeline. A feed request that is to wait or stream comes out as
+  /// `FeedWait` or `FeedStreamStart`, its connection and read slot given back (`FeedWaits`).
+  /// `waiting`: the request holds a place among the feed's waiters, which bound it in place of
+  /// the session's reads at once (its waiters woken together must not refuse each other).
+  func respondOnce(to request: HTTPRequest, waiting: Bool = false) throws -> HTTPResponse {
     // Limits first: budgets per address and per session (`RateLimits`), before any key is looked up.
     if let refusal = rateLimits.refusal(request, prefix: NCMBRoute.prefix) {
       return failure(refusal)
@@ -143,7 +152,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
         }
         return writers.submit(request)
       }
-      let (slot, busy) = rateLimits.enter(request)
+      let (slot, busy) = waiting ? (nil, nil) : rateLimits.enter(request)
       if let busy { return failure(busy) }
       defer { rateLimits.leave(slot) }
       return try pool.with { pooled in
@@ -151,10 +160,14 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
         defer { pooled.budget.end() }
         // A read that wrote (`GET /logout`) is seen by every connection's next request.
         let before = pooled.store.ownChanges
-        defer { if pooled.store.ownChanges != before { pool.noteWrite() } }
+        defer { if pooled.store.ownChanges != before { noteCommit() } }
         let mark = try admit(request, pooled)
         return try serve(request, mark, pooled)
       }
+    } catch let wait as FeedWait {
+      throw wait
+    } catch let start as FeedStreamStart {
+      throw start
     } catch {
       return failure(error)
     }
@@ -277,7 +290,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
 
   /// The caller: no session token is a caller without a session (`*` alone); a token that is
   /// unknown or has ended is refused as such.
-  private func session(_ request: HTTPRequest, _ store: Datastore, _ mark: StateMark?) throws
+  func session(_ request: HTTPRequest, _ store: Datastore, _ mark: StateMark?) throws
     -> DatastoreClient
   {
     do {
@@ -317,7 +330,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
           defer { pooled.budget.end() }
           answers[index] = try serve(request, mark, pooled)
         }
-        if pooled.store.ownChanges != before { pool.noteWrite() }
+        if pooled.store.ownChanges != before { noteCommit() }
         for (index, job) in jobs.enumerated() {
           job.response = errors[index].map(failure) ?? answers[index]
         }
@@ -329,7 +342,7 @@ public final class NCMBService: HTTPHandler, @unchecked Sendable {
     }
   }
 
-  private func failure(_ error: any Error) -> HTTPResponse {
+  func failure(_ error: any Error) -> HTTPResponse {
     let error: NCMBError =
       switch error {
       case let error as NCMBError: error

@@ -30,12 +30,20 @@ public struct ServeLimits: Sendable, Equatable {
   /// a session are counted per address. A read refused for its size (E400002) costs
   /// `NCMBQuery.answerBudget`. 0: no limit.
   public var readBytesPerMinute: Int
+  /// Requests one app user (or, without a session, one address) has waiting on the change feed
+  /// at once (`forum/changes?wait=`, `forum/feed`); more are refused (E429001). 0: no limit.
+  public var feedWaitsPerUser: Int
+  /// Requests waiting on the change feed from one address, all its users together. 0: no limit.
+  public var feedWaitsPerAddress: Int
 
   public init(
     timeLimitSeconds: Double = 5, signUpsPerMinute: Int = 30, loginsPerMinute: Int = 60,
     userWritesPerMinute: Int = 600, addressWritesPerMinute: Int = 6000, readsAtOnce: Int = 2,
-    storageBytesPerUser: Int = 64 << 20, readBytesPerMinute: Int = 512 << 20
+    storageBytesPerUser: Int = 64 << 20, readBytesPerMinute: Int = 512 << 20,
+    feedWaitsPerUser: Int = 4, feedWaitsPerAddress: Int = 64
   ) {
+    self.feedWaitsPerUser = feedWaitsPerUser
+    self.feedWaitsPerAddress = feedWaitsPerAddress
     self.readBytesPerMinute = readBytesPerMinute
     self.storageBytesPerUser = storageBytesPerUser
     self.readsAtOnce = readsAtOnce
@@ -51,7 +59,8 @@ public struct ServeLimits: Sendable, Equatable {
   /// No limit at all (an embedded service in tests).
   public static let none = ServeLimits(
     timeLimitSeconds: 0, signUpsPerMinute: 0, loginsPerMinute: 0, userWritesPerMinute: 0,
-    addressWritesPerMinute: 0, readsAtOnce: 0, storageBytesPerUser: 0, readBytesPerMinute: 0)
+    addressWritesPerMinute: 0, readsAtOnce: 0, storageBytesPerUser: 0, readBytesPerMinute: 0,
+    feedWaitsPerUser: 0, feedWaitsPerAddress: 0)
 }
 
 /// Token buckets in memory, one per limit and address or session: each holds up to a minute's

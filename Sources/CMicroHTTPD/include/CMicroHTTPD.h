@@ -81,6 +81,21 @@ int forum_http_answer(
     forum_http_exchange *_Nonnull exchange, unsigned status, const uint8_t *_Nullable headers,
     size_t headers_length, const uint8_t *_Nullable body, size_t body_length);
 
+/// Reads the next piece of a streamed body into `buffer` (at most `capacity` bytes), on the
+/// connection's thread, which it may block: returns the count (above 0), or -1 to end the body.
+typedef long (*forum_http_stream_read)(
+    void *_Nullable context, uint8_t *_Nonnull buffer, size_t capacity);
+/// The stream is done with (ended, or its client gone): called once, `read` never again.
+typedef void (*forum_http_stream_finished)(void *_Nullable context);
+
+/// Answers the request with a body of unknown length (chunked), read piece by piece from
+/// `read` as the client takes it. `finished` is called once in every case, on failure too.
+/// Returns 0, or -1 when the answer is refused.
+int forum_http_answer_stream(
+    forum_http_exchange *_Nonnull exchange, unsigned status, const uint8_t *_Nullable headers,
+    size_t headers_length, forum_http_stream_read _Nonnull read,
+    forum_http_stream_finished _Nonnull finished, void *_Nullable context);
+
 /// A listening TCP socket (non-blocking, close-on-exec, SO_REUSEADDR) on a numeric IPv4 or IPv6
 /// address. Returns the descriptor, or -1 with `*error` set to the errno of the step that failed
 /// (EINVAL for an address that is not numeric).

@@ -9,6 +9,8 @@
 struct ForumExtensionsController: NCMBController {
   /// Each endpoint's controller by its NAME (the first segment after `forum/`).
   static let table: [String: any NCMBController] = [
+    "changes": ForumChangesController(),
+    "feed": ForumFeedController(),
     "session": ForumSessionController(),
     "clock": ForumClockController(),
     "perform": ForumPerformController(),
@@ -48,9 +50,7 @@ struct ForumExtensionsController: NCMBController {
   }
 
   func respond(to call: NCMBCall) throws -> HTTPResponse {
-    guard let name = call.route.names.first, call.route.names.count == 1,
-      let controller = Self.table[name]
-    else {
+    guard let name = call.route.names.first, let controller = Self.table[name] else {
       throw NCMBError.notFound
     }
     do {

@@ -150,6 +150,8 @@ public final class HTTPServer: @unchecked Sendable {
     guard !stopped else { return }
     stopped = true
     forum_http_quiesce(server)
+    // What waits (a long-poll, an event stream) ends now, answered: not held to the grace.
+    box.handler.serverStopping()
     var clock = timespec()
     clock_gettime(CLOCK_MONOTONIC, &clock)
     let deadline = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 + graceSeconds
@@ -301,6 +303,21 @@ private func answer(_ exchange: OpaquePointer, _ response: HTTPResponse) {
   for (name, value) in response.headers {
     headerBytes += Array(name.utf8) + [0] + Array(value.utf8) + [0]
   }
+  if let stream = response.stream {
+    let context = Unmanaged.passRetained(StreamBox(stream)).toOpaque()
+    let answered = headerBytes.withUnsafeBufferPointer { head in
+      forum_http_answer_stream(
+        exchange, UInt32(clamping: response.status), head.baseAddress, head.count,
+        httpStreamRead, httpStreamFinished, context)
+    }
+    if answered != 0 {
+      let failure = Array("the server could not answer".utf8)
+      _ = failure.withUnsafeBufferPointer {
+        forum_http_answer(exchange, 500, nil, 0, $0.baseAddress, $0.count)
+      }
+    }
+    return
+  }
   let answered = headerBytes.withUnsafeBufferPointer { head in
     response.body.withUnsafeBufferPointer { body in
       forum_http_answer(
@@ -316,6 +333,34 @@ private func answer(_ exchange: OpaquePointer, _ response: HTTPResponse) {
       forum_http_answer(exchange, 500, nil, 0, $0.baseAddress, $0.count)
     }
   }
+}
+
+/// A streamed body and what of its last piece the transport has not taken yet.
+private final class StreamBox {
+  let stream: any HTTPBodyStream
+  var pending: [UInt8] = []
+  var sent = 0
+  init(_ stream: any HTTPBodyStream) { self.stream = stream }
+}
+
+private let httpStreamRead: forum_http_stream_read = { context, buffer, capacity in
+  let box = Unmanaged<StreamBox>.fromOpaque(context!).takeUnretainedValue()
+  if box.sent == box.pending.count {
+    guard let next = box.stream.next(), !next.isEmpty else { return -1 }
+    box.pending = next
+    box.sent = 0
+  }
+  let count = min(capacity, box.pending.count - box.sent)
+  box.pending.withUnsafeBufferPointer {
+    buffer.update(from: $0.baseAddress! + box.sent, count: count)
+  }
+  box.sent += count
+  return count
+}
+
+private let httpStreamFinished: forum_http_stream_finished = { context in
+  let box = Unmanaged<StreamBox>.fromOpaque(context!).takeRetainedValue()
+  box.stream.finished()
 }
 
 /// The C shim's callback: one complete request in, one answer out, on its connection's thread.
