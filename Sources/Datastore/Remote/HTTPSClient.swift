@@ -64,26 +64,24 @@ struct HTTPSClient {
       return Response(status: response.status, body: bytes)
     case Int(FORUM_HTTP_INTERRUPTED): throw Interrupted()
     case Int(FORUM_HTTP_TOO_LARGE):
-      throw failure("its answer is larger than \(maximumResponseBytes >> 20) MB; nothing more was read")
-    case Int(FORUM_HTTP_NO_LIBRARY):
-      throw DatastoreError(
-        .systemError,
-        detail: "an https:// board needs libcurl (Debian: apt-get install libcurl4): \(words)")
-    case Int(FORUM_HTTP_TIMED_OUT):
-      throw failure("it did not answer in time (\(words))")
+      throw access(.remoteAnswerTooLarge(server: server, megabytes: maximumResponseBytes >> 20))
+    case Int(FORUM_HTTP_NO_LIBRARY): throw access(.libcurlMissing(error: words))
+    case Int(FORUM_HTTP_TIMED_OUT): throw access(.remoteTimedOut(server: server))
     case Int(FORUM_HTTP_CERTIFICATE):
-      throw failure(
-        "its certificate was refused (\(words)); for a private authority set FORUM_CA_FILE")
-    case Int(FORUM_HTTP_CONNECT):
-      throw failure("it cannot be reached (\(words)); is `forum serve` running there?")
-    default:
-      throw failure(words)
+      throw access(.remoteCertificate(server: server, error: words))
+    default: throw access(.remoteUnreachable(server: server, error: words))
     }
   }
 
-  func failure(_ words: String) -> DatastoreError {
-    DatastoreError(.systemError, detail: "the board at \(server): \(words)")
+  private func access(_ reason: BoardAccessReason) -> DatastoreError {
+    DatastoreError(.systemError, reason: reason)
   }
+
+  /// The server answered, but not as a board does.
+  func failure(_ words: String) -> DatastoreError {
+    access(.remoteMalformed(server: server, what: words))
+  }
+
 }
 
 private func withOptionalCString<T>(

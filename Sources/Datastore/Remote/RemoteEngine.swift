@@ -367,13 +367,48 @@ final class RemoteEngine: DatastoreEngine {
   }
 
   func changes(since: Int64, limit: Int, as caller: Principals) throws -> ChangeBatch {
-    throw DatastoreError(
-      .systemError, detail: "the change feed over https is not there yet (\(authority))")
+    try changes(since: since, limit: limit, waitSeconds: 0)
   }
 
-  func wakeFileDescriptor() throws -> Int32? { nil }
+  /// `GET forum/changes` (`ChangeWire`); with `waitSeconds`, a long-poll the server holds
+  /// until something the member may read is committed.
+  private func changes(since: Int64, limit: Int, waitSeconds: Int) throws -> ChangeBatch {
+    var query = "limit=\(limit)&since=\(since)"
+    if waitSeconds > 0 { query += "&wait=\(waitSeconds)" }
+    let response = try send(
+      "GET", "forum/changes", query: query,
+      timeoutSeconds: waitSeconds > 0 ? Double(waitSeconds + 15) : nil)
+    do {
+      return try ChangeWire.batch(response.body, since: since, limit: limit)
+    } catch let error as ChangeWire.Malformed {
+      throw http.failure(Wire.printable(error.description, limit: 200))
+    }
+  }
+
+  private var wakeup: RemoteWakeup?
+
+  func wakeFileDescriptor() throws -> Int32? {
+    if let wakeup { return wakeup.descriptor }
+    let start = try latestChange()
+    let made = try RemoteWakeup(since: start) { [weak self] since in
+      guard let self else { throw RemoteWakeup.Closed() }
+      return try self.changes(since: since, limit: 1, waitSeconds: RemoteWakeup.waitSeconds)
+    }
+    wakeup = made
+    return made.descriptor
+  }
+
+  /// The descriptor wakes the prompt; this is only a fallback.
   var wakePollInterval: Double { 1.0 }
-  func hasPendingWakeup() throws -> Bool { false }
+
+  func hasPendingWakeup() throws -> Bool {
+    guard let wakeup else {
+      _ = try wakeFileDescriptor()
+      return true
+    }
+    return try wakeup.pending()
+  }
+
   func stateMark() throws -> StateMark? { nil }
 
   // MARK: The owner's tools
