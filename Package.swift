@@ -114,7 +114,7 @@ let package = Package(
     .target(name: "PostgresTestCluster"),
     // The engines the Datastore and Board suites are parameterized over.
     .target(
-      name: "EngineTestSupport", dependencies: ["Datastore", "PostgresTestCluster"],
+      name: "EngineTestSupport", dependencies: ["Datastore", "PostgresTestCluster", "NCMBServer"],
       path: "Tests/EngineTestSupport"),
     .testTarget(
       name: "DatastoreTests",

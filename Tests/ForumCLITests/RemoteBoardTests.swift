@@ -72,7 +72,9 @@ struct RemoteBoardTests {
   /// What a member does, each command through the server: the same output as on a local board.
   private func everyDayCommands(_ served: Served) throws {
     let image = try RemoteBoardTests.png(in: served.forum.root)
-    try served.ok(["new", "--title", "Hello from afar", "--description", "first post", "--image", image])
+    try served.ok([
+      "new", "--title", "Hello from afar", "--description", "first post", "--image", image,
+    ])
     let list = try served.ok(["list"])
     #expect(list.stdout.contains("Hello from afar"), "\(list.summary)")
     let shown = try served.ok(["--images", "none", "show", "1"])

@@ -60,7 +60,8 @@ struct HTTPSClient {
     let words = Wire.printable(String(cString: reason), limit: 200)
     switch Int(outcome) {
     case Int(FORUM_HTTP_OK):
-      let bytes = response.body.map { Array(UnsafeBufferPointer(start: $0, count: response.length)) } ?? []
+      let bytes =
+        response.body.map { Array(UnsafeBufferPointer(start: $0, count: response.length)) } ?? []
       return Response(status: response.status, body: bytes)
     case Int(FORUM_HTTP_INTERRUPTED): throw Interrupted()
     case Int(FORUM_HTTP_TOO_LARGE):
@@ -95,7 +96,7 @@ private func withCStrings<T>(
   _ texts: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) throws -> T
 ) rethrows -> T {
   let copies = texts.map { strdup($0) }
-  defer { copies.forEach { free($0) } }
+  defer { for copy in copies { free(copy) } }
   let pointers = copies.map { UnsafePointer<CChar>($0) }
   return try pointers.withUnsafeBufferPointer { try body($0.baseAddress) }
 }

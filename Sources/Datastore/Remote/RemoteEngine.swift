@@ -24,8 +24,16 @@ final class RemoteEngine: DatastoreEngine {
   private let origin: String
   private let authority: String
   private var keys = ApplicationKeys(applicationKey: "", clientKey: "")
-  /// The member's session, once signed in or resumed: every request carries it.
+  /// The session last signed in or resumed: what a request made for no one in particular
+  /// carries (the clock, the feed's wake-up).
   private var sessionToken: String?
+  /// Each signed-in user's session: a request made as a caller carries the caller's.
+  private var tokens: [String: String] = [:]
+
+  private func token(for caller: Principals?) -> String? {
+    guard let caller else { return sessionToken }
+    return caller.userId.flatMap { tokens[$0] }
+  }
 
   /// Opens `https://HOST[:PORT][/]`: asks the server for its keys and board id.
   init(url: String) throws {
@@ -48,9 +56,12 @@ final class RemoteEngine: DatastoreEngine {
     let answer = try call("GET", "forum/keys", signed: false)
     let object = try wireObject(answer, "keys")
     keys = ApplicationKeys(
-      applicationKey: try object.string("applicationKey"), clientKey: try object.string("clientKey"))
+      applicationKey: try object.string("applicationKey"), clientKey: try object.string("clientKey")
+    )
     boardId = try object.string("boardId")
-    guard Validation.isSecret(boardId) || Validation.isObjectId(boardId) || boardId.allSatisfy(\.isASCII),
+    guard
+      Validation.isSecret(boardId) || Validation.isObjectId(boardId)
+        || boardId.allSatisfy(\.isASCII),
       !boardId.isEmpty, boardId.count <= 64,
       keys.applicationKey.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
       keys.clientKey.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
@@ -74,11 +85,11 @@ final class RemoteEngine: DatastoreEngine {
   /// `DatastoreError` the server's engine threw.
   @discardableResult
   private func call(
-    _ method: String, _ path: String, query: String = "", body: JSONValue? = nil,
+    as caller: Principals? = nil, _ method: String, _ path: String, query: String = "", body: JSONValue? = nil,
     signed: Bool = true, timeoutSeconds: Double? = nil
   ) throws -> JSONValue {
     let response = try send(
-      method, path, query: query, body: body.map { $0.jsonBytes() } ?? [],
+      as: caller, method, path, query: query, body: body.map { $0.jsonBytes() } ?? [],
       contentType: body == nil ? nil : "application/json", signed: signed,
       timeoutSeconds: timeoutSeconds)
     guard !response.body.isEmpty else { return .object([:]) }
@@ -90,7 +101,7 @@ final class RemoteEngine: DatastoreEngine {
   }
 
   private func send(
-    _ method: String, _ path: String, query: String = "", body: [UInt8] = [],
+    as caller: Principals? = nil, _ method: String, _ path: String, query: String = "", body: [UInt8] = [],
     contentType: String? = nil, signed: Bool = true, timeoutSeconds: Double? = nil
   ) throws -> HTTPSClient.Response {
     let fullPath = "/\(apiVersion)/" + path
@@ -105,7 +116,7 @@ final class RemoteEngine: DatastoreEngine {
         "X-NCMB-Application-Key: " + keys.applicationKey, "X-NCMB-Timestamp: " + timestamp,
         "X-NCMB-Signature: " + signature,
       ]
-      if let sessionToken { headers.append("X-NCMB-Apps-Session-Token: " + sessionToken) }
+      if let token = token(for: caller) { headers.append("X-NCMB-Apps-Session-Token: " + token) }
     }
     let url = origin + fullPath + (query.isEmpty ? "" : "?" + query)
     let response = try http.send(
@@ -184,14 +195,18 @@ final class RemoteEngine: DatastoreEngine {
     else { throw http.failure("it sent a session that is not one") }
     sessionToken = token
     let (principals, user) = try session()
+    if let userId = principals.userId { tokens[userId] = token }
     return Login(user: User(object: user), sessionToken: token, principals: principals)
   }
 
   /// The session's principals and user (`GET forum/session`).
-  private func session() throws -> (Principals, DataObject) {
-    let object = try wireObject(try call("GET", "forum/session"), "session")
+  private func session(as caller: Principals? = nil) throws -> (Principals, DataObject) {
+    let object = try wireObject(try call(as: caller, "GET", "forum/session"), "session")
     return try decode(.object(object.fields)) { _ in
-      (try Principals(wire: object["principals"] ?? .null), try DataObject(wire: object["user"] ?? .null))
+      (
+        try Principals(wire: object["principals"] ?? .null),
+        try DataObject(wire: object["user"] ?? .null)
+      )
     }
   }
 
@@ -199,7 +214,9 @@ final class RemoteEngine: DatastoreEngine {
     let previous = sessionToken
     sessionToken = token
     do {
-      return try session().0
+      let principals = try session().0
+      if let userId = principals.userId { tokens[userId] = token }
+      return principals
     } catch let error as DatastoreError where error.code == .authentication {
       sessionToken = previous
       return nil
@@ -238,14 +255,16 @@ final class RemoteEngine: DatastoreEngine {
   }
 
   func perform(_ operation: WriteOperation, for client: DatastoreClient) throws -> WriteOutcome {
-    try decode(try call("POST", "forum/perform", body: operation.wire), WriteOutcome.init(wire:))
+    try decode(
+      try call(as: client.principals, "POST", "forum/perform", body: operation.wire),
+      WriteOutcome.init(wire:))
   }
 
   func insert(_ className: String, fields: [String: JSONValue], acl: ACL, as caller: Principals)
     throws -> DataObject
   {
     let answer = try call(
-      "POST", "forum/insert",
+      as: caller, "POST", "forum/insert",
       body: .object(["className": .string(className), "fields": .object(fields), "acl": acl.json]))
     return try decode(answer, DataObject.init(wire:))
   }
@@ -263,12 +282,12 @@ final class RemoteEngine: DatastoreEngine {
       "increment": .object(increments.mapValues(JSONValue.int)),
     ]
     if let acl { body["acl"] = acl.json }
-    return try decode(try call("POST", "forum/update", body: .object(body)), DataObject.init(wire:))
+    return try decode(try call(as: caller, "POST", "forum/update", body: .object(body)), DataObject.init(wire:))
   }
 
   func delete(_ className: String, objectId: String, as caller: Principals) throws {
     try call(
-      "POST", "forum/delete",
+      as: caller, "POST", "forum/delete",
       body: .object(["className": .string(className), "objectId": .string(objectId)]))
   }
 
@@ -276,7 +295,7 @@ final class RemoteEngine: DatastoreEngine {
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
     let answer = try call(
-      "POST", "forum/get",
+      as: caller, "POST", "forum/get",
       body: .object(["className": .string(className), "objectId": .string(objectId)]))
     return try decode(answer, DataObject.init(wire:))
   }
@@ -284,15 +303,15 @@ final class RemoteEngine: DatastoreEngine {
   var resolvesIncludes: Bool { true }
 
   func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
-    try objects(try call("POST", "forum/find", body: query.wire))
+    try objects(try call(as: caller, "POST", "forum/find", body: query.wire))
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
-    try wireObject(try call("POST", "forum/count", body: query.wire), "count").count("count")
+    try wireObject(try call(as: caller, "POST", "forum/count", body: query.wire), "count").count("count")
   }
 
   func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject] {
-    try objects(try call("POST", "forum/search", body: search.wire))
+    try objects(try call(as: caller, "POST", "forum/search", body: search.wire))
   }
 
   func fetch(objectIds: [String], keys: Set<String>?, budget: Int?, as caller: Principals) throws
@@ -301,7 +320,7 @@ final class RemoteEngine: DatastoreEngine {
     var body: [String: JSONValue] = ["objectIds": .strings(objectIds)]
     if let keys { body["keys"] = .strings(keys.sorted()) }
     if let budget { body["budget"] = .int(Int64(budget)) }
-    return try objects(try call("POST", "forum/fetch", body: .object(body)))
+    return try objects(try call(as: caller, "POST", "forum/fetch", body: .object(body)))
   }
 
   // MARK: Files
@@ -310,7 +329,7 @@ final class RemoteEngine: DatastoreEngine {
     name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
   ) throws -> FileInfo {
     let answer = try call(
-      "POST", "forum/putFile",
+      as: caller, "POST", "forum/putFile",
       body: .object([
         "name": .string(name), "bytes": .string(Crypto.base64(bytes)),
         "mimeType": .string(mimeType), "acl": acl.json,
@@ -319,13 +338,13 @@ final class RemoteEngine: DatastoreEngine {
   }
 
   func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
-    let answer = try call("POST", "forum/fileInfo", body: .object(["name": .string(name)]))
+    let answer = try call(as: caller, "POST", "forum/fileInfo", body: .object(["name": .string(name)]))
     return try decode(answer, FileInfo.init(wire:))
   }
 
   func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
     // NCMB's own download: the bytes as stored.
-    try send("GET", "files/" + RemoteEngine.percentEncoded(name)).body
+    try send(as: caller, "GET", "files/" + RemoteEngine.percentEncoded(name)).body
   }
 
   func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
@@ -337,7 +356,7 @@ final class RemoteEngine: DatastoreEngine {
   }
 
   func deleteFile(name: String, as caller: Principals) throws {
-    try send("DELETE", "files/" + RemoteEngine.percentEncoded(name))
+    try send(as: caller, "DELETE", "files/" + RemoteEngine.percentEncoded(name))
   }
 
   func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo {
@@ -367,16 +386,18 @@ final class RemoteEngine: DatastoreEngine {
   }
 
   func changes(since: Int64, limit: Int, as caller: Principals) throws -> ChangeBatch {
-    try changes(since: since, limit: limit, waitSeconds: 0)
+    try changes(since: since, limit: limit, waitSeconds: 0, as: caller)
   }
 
   /// `GET forum/changes` (`ChangeWire`); with `waitSeconds`, a long-poll the server holds
   /// until something the member may read is committed.
-  private func changes(since: Int64, limit: Int, waitSeconds: Int) throws -> ChangeBatch {
+  private func changes(
+    since: Int64, limit: Int, waitSeconds: Int, as caller: Principals? = nil
+  ) throws -> ChangeBatch {
     var query = "limit=\(limit)&since=\(since)"
     if waitSeconds > 0 { query += "&wait=\(waitSeconds)" }
     let response = try send(
-      "GET", "forum/changes", query: query,
+      as: caller, "GET", "forum/changes", query: query,
       timeoutSeconds: waitSeconds > 0 ? Double(waitSeconds + 15) : nil)
     do {
       return try ChangeWire.batch(response.body, since: since, limit: limit)
@@ -430,43 +451,49 @@ extension RemoteEngine: ReadingEngine {
   func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
     throws
   {
-    try read(["call": .string("markRead"), "className": .string(parentClass), "objectId": .string(objectId), "upTo": .int(number)])
+    try read(as: caller, [
+      "call": .string("markRead"), "className": .string(parentClass), "objectId": .string(objectId),
+      "upTo": .int(number),
+    ])
   }
 
   func advanceRead(
     _ parentClass: String, objectId: String, to number: Int64, as caller: Principals
   ) throws {
-    try read(["call": .string("advanceRead"), "className": .string(parentClass), "objectId": .string(objectId), "to": .int(number)])
+    try read(as: caller, [
+      "call": .string("advanceRead"), "className": .string(parentClass),
+      "objectId": .string(objectId), "to": .int(number),
+    ])
   }
 
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
-    try read(["call": .string("markAllRead"), "className": .string(parentClass)])
+    try read(as: caller, ["call": .string("markAllRead"), "className": .string(parentClass)])
   }
 
   func unread(
     _ parentClass: String, objectIds: [String], countUpTo limit: Int, as caller: Principals
   ) throws -> [String: UnreadState] {
     let answer = try call(
-      "POST", "forum/unread",
+      as: caller, "POST", "forum/unread",
       body: .object([
-      "className": .string(parentClass), "objectIds": .strings(objectIds),
-      "countUpTo": .int(Int64(limit)),
-    ]))
+        "className": .string(parentClass), "objectIds": .strings(objectIds),
+        "countUpTo": .int(Int64(limit)),
+      ]))
     return try decode(answer) { value in
       try WireObject(value, "unread").object("states").mapValues(UnreadState.init(wire:))
     }
   }
 
   @discardableResult
-  private func read(_ body: [String: JSONValue]) throws -> JSONValue {
-    try call("POST", "forum/read", body: .object(body))
+  private func read(as caller: Principals, _ body: [String: JSONValue]) throws -> JSONValue {
+    try call(as: caller, "POST", "forum/read", body: .object(body))
   }
 
   func revisions(
     _ className: String, objectId: String, skip: Int, limit: Int, as caller: Principals
   ) throws -> RevisionPage {
     let answer = try call(
-      "POST", "forum/revisions",
+      as: caller, "POST", "forum/revisions",
       body: .object([
         "className": .string(className), "objectId": .string(objectId), "skip": .int(Int64(skip)),
         "limit": .int(Int64(limit)),
@@ -476,13 +503,13 @@ extension RemoteEngine: ReadingEngine {
 
   func moderate(_ className: String, objectId: String, as caller: Principals) throws {
     try call(
-      "POST", "forum/moderate",
+      as: caller, "POST", "forum/moderate",
       body: .object(["className": .string(className), "objectId": .string(objectId)]))
   }
 
   func setFlag(_ rule: FlagRule, objectId: String, on: Bool, as caller: Principals) throws {
     try call(
-      "POST", "forum/flag",
+      as: caller, "POST", "forum/flag",
       body: .object([
         "className": .string(rule.className), "objectId": .string(objectId),
         "field": .string(rule.field), "on": .bool(on),
@@ -499,25 +526,25 @@ extension RemoteEngine: ReadingEngine {
 
   func setRole(_ role: String, userId: String, member: Bool, as caller: Principals) throws {
     try call(
-      "POST", "forum/role",
+      as: caller, "POST", "forum/role",
       body: .object([
         "role": .string(role), "userId": .string(userId), "member": .bool(member),
       ]))
   }
 
   func members(ofRole role: String, as caller: Principals) throws -> [String] {
-    let answer = try call("POST", "forum/members", body: .object(["role": .string(role)]))
+    let answer = try call(as: caller, "POST", "forum/members", body: .object(["role": .string(role)]))
     return try decode(answer) { try WireObject($0, "members").strings("members") }
   }
 
   func setting(_ name: String, as caller: Principals) throws -> String? {
-    let answer = try call("POST", "forum/setting", body: .object(["name": .string(name)]))
+    let answer = try call(as: caller, "POST", "forum/setting", body: .object(["name": .string(name)]))
     return try decode(answer) { try WireObject($0, "setting").optionalString("value") }
   }
 
   func setSetting(_ name: String, value: String?, as caller: Principals) throws {
     try call(
-      "POST", "forum/setSetting",
+      as: caller, "POST", "forum/setSetting",
       body: .object(["name": .string(name), "value": value.map(JSONValue.string) ?? .null]))
   }
 }

@@ -40,10 +40,14 @@ final class RemoteWakeup: @unchecked Sendable {
     pthread_mutex_init(&lock, nil)
     var thread = pthread_t()
     let context = Unmanaged.passRetained(self).toOpaque()
-    guard pthread_create(&thread, nil, { context in
-      Unmanaged<RemoteWakeup>.fromOpaque(context!).takeRetainedValue().run()
-      return nil
-    }, context) == 0 else {
+    guard
+      pthread_create(
+        &thread, nil,
+        { context in
+          Unmanaged<RemoteWakeup>.fromOpaque(context!).takeRetainedValue().run()
+          return nil
+        }, context) == 0
+    else {
       Unmanaged<RemoteWakeup>.fromOpaque(context).release()
       throw DatastoreError(.systemError, detail: "no thread for the live feed")
     }

@@ -69,8 +69,10 @@ extension QueryCondition {
     case .isIn(let field, let values): .array([.string("in"), .string(field), .array(values)])
     case .notIn(let field, let values): .array([.string("nin"), .string(field), .array(values)])
     case .exists(let field, let exists): .array([.string("exists"), .string(field), .bool(exists)])
-    case .arrayContainsAny(let field, let values): .array([.string("any"), .string(field), .array(values)])
-    case .arrayContainsAll(let field, let values): .array([.string("all"), .string(field), .array(values)])
+    case .arrayContainsAny(let field, let values):
+      .array([.string("any"), .string(field), .array(values)])
+    case .arrayContainsAll(let field, let values):
+      .array([.string("all"), .string(field), .array(values)])
     case .arrayContainsNone(let field, let values):
       .array([.string("none"), .string(field), .array(values)])
     case .matches(let field, let pattern, let options):
@@ -78,7 +80,9 @@ extension QueryCondition {
     case .withinBox(let field, let southwest, let northeast):
       .array([.string("box"), .string(field), southwest.wire, northeast.wire])
     case .near(let field, let point, let maxRadians):
-      .array([.string("near"), .string(field), point.wire, maxRadians.map(JSONValue.double) ?? .null])
+      .array([
+        .string("near"), .string(field), point.wire, maxRadians.map(JSONValue.double) ?? .null,
+      ])
     case .and(let parts): .array([.string("and"), .array(parts.map(\.wire))])
     case .or(let parts): .array([.string("or"), .array(parts.map(\.wire))])
     }
@@ -125,12 +129,14 @@ extension QueryCondition {
     case "box":
       guard parts.count == 4 else { throw Wire.malformed("condition") }
       self = .withinBox(
-        try field(), southwest: try GeoPoint(wire: parts[2]), northeast: try GeoPoint(wire: parts[3]))
+        try field(), southwest: try GeoPoint(wire: parts[2]),
+        northeast: try GeoPoint(wire: parts[3]))
     case "near":
       guard parts.count == 4 else { throw Wire.malformed("condition") }
       self = .near(
         try field(), try GeoPoint(wire: parts[2]),
-        maxRadians: parts[3] == .null ? nil : try parts[3].doubleValue ?? { throw Wire.malformed("condition") }())
+        maxRadians: parts[3] == .null
+          ? nil : try parts[3].doubleValue ?? { throw Wire.malformed("condition") }())
     case "and": self = .and(try nested())
     case "or": self = .or(try nested())
     default:

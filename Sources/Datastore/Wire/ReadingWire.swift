@@ -9,7 +9,9 @@ extension UnreadState {
 
   public init(wire value: JSONValue) throws {
     let object = try WireObject(value, "unread")
-    self.init(position: try object.optionalInt("position"), unreadChildren: try object.count("unreadChildren"))
+    self.init(
+      position: try object.optionalInt("position"),
+      unreadChildren: try object.count("unreadChildren"))
   }
 }
 
@@ -43,7 +45,8 @@ extension Principals {
   public var wire: JSONValue {
     .object([
       "userId": userId.map(JSONValue.string) ?? .null,
-      "roles": .strings(names.filter { $0.hasPrefix("role:") }.map { String($0.dropFirst(5)) }.sorted()),
+      "roles": .strings(
+        names.filter { $0.hasPrefix("role:") }.map { String($0.dropFirst(5)) }.sorted()),
     ])
   }
 

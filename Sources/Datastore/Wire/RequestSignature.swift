@@ -10,7 +10,8 @@ public enum RequestSignature {
   ) -> String {
     var parameters = rawQuery.split(separator: "&").map(String.init)
     parameters += [
-      "SignatureMethod=HmacSHA256", "SignatureVersion=2", "X-NCMB-Application-Key=" + applicationKey,
+      "SignatureMethod=HmacSHA256", "SignatureVersion=2",
+      "X-NCMB-Application-Key=" + applicationKey,
       "X-NCMB-Timestamp=" + timestamp,
     ]
     // Stable by name in byte order, as the server sorts.

@@ -15,7 +15,8 @@ extension TextSearch {
     let object = try WireObject(value, "search")
     let targets = try object.array("targets").map { target in
       let fields = try WireObject(target, "search.target")
-      return Target(className: try fields.string("className"), equalTo: try fields.object("equalTo"))
+      return Target(
+        className: try fields.string("className"), equalTo: try fields.object("equalTo"))
     }
     self.init(
       terms: try object.strings("terms"), targets: targets, limit: try object.count("limit"),

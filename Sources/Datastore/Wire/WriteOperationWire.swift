@@ -76,10 +76,13 @@ extension WriteStep {
         "create": create.wire, "acl": acl.json,
       ])
     case .deleteFound(let step, let whereIn):
-      .object(["deleteFound": .int(Int64(step)), "whereIn": .object(whereIn.mapValues(JSONValue.array))])
+      .object([
+        "deleteFound": .int(Int64(step)), "whereIn": .object(whereIn.mapValues(JSONValue.array)),
+      ])
     case .requireEditable(let step): .object(["requireEditable": .int(Int64(step))])
     case .remove(let step): .object(["remove": .int(Int64(step))])
-    case .markRead(let step, let upTo): .object(["markRead": .int(Int64(step)), "upTo": .int(upTo)])
+    case .markRead(let step, let upTo):
+      .object(["markRead": .int(Int64(step)), "upTo": .int(upTo)])
     case .advanceRead(let parentStep, let childStep):
       .object(["advanceRead": .int(Int64(parentStep)), "child": .int(Int64(childStep))])
     }

@@ -25,7 +25,8 @@ extension WriteOutcome.Result {
     case .none: .object([:])
     case .objects(let objects): .object(["objects": .array(objects.map(\.wire))])
     case .file(let file): .object(["file": file.wire])
-    case .removed(let removal): .object(["removed": .string(removal == .deleted ? "deleted" : "takenDown")])
+    case .removed(let removal):
+      .object(["removed": .string(removal == .deleted ? "deleted" : "takenDown")])
     }
   }
 

@@ -5,6 +5,8 @@ struct ForumClockController: NCMBController {
   func respond(to call: NCMBCall) throws -> HTTPResponse {
     guard call.method == "GET" else { throw NCMBError.method }
     return ForumWire.answer(
-      .object(["now": .int(try call.store.now()), "latestChange": .int(try call.client.latestChange())]))
+      .object([
+        "now": .int(try call.store.now()), "latestChange": .int(try call.client.latestChange()),
+      ]))
   }
 }

@@ -4,7 +4,8 @@
 struct ForumGetController: NCMBController {
   func respond(to call: NCMBCall) throws -> HTTPResponse {
     let body = try ForumWire.body(call)
-    let object = try call.client.get(try body.string("className"), objectId: try body.string("objectId"))
+    let object = try call.client.get(
+      try body.string("className"), objectId: try body.string("objectId"))
     return ForumWire.answer(object.wire)
   }
 }

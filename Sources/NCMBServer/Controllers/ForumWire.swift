@@ -30,6 +30,7 @@ enum ForumWire {
     body["error"] = .string(ncmb.message)
     if let step { body["step"] = .int(Int64(step)) }
     return HTTPResponse(
-      status: ncmb.status, headers: NCMBService.jsonHeaders, body: JSONValue.object(body).jsonBytes())
+      status: ncmb.status, headers: NCMBService.jsonHeaders,
+      body: JSONValue.object(body).jsonBytes())
   }
 }
