@@ -117,7 +117,8 @@ struct RemoteHostileServerTests {
     let authority = try ThrowawayAuthority(in: forum.root)
     let (server, port) = try fakeServer(mode, forum, authority)
     defer {
-      server.terminate()
+      // SIGKILL: the test process's children may inherit SIGTERM blocked.
+      kill(server.processIdentifier, SIGKILL)
       server.waitUntilExit()
     }
     let rss = forum.root + "/rss"

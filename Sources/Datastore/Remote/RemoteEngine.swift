@@ -85,7 +85,8 @@ final class RemoteEngine: DatastoreEngine {
   /// `DatastoreError` the server's engine threw.
   @discardableResult
   private func call(
-    as caller: Principals? = nil, _ method: String, _ path: String, query: String = "", body: JSONValue? = nil,
+    as caller: Principals? = nil, _ method: String, _ path: String, query: String = "",
+    body: JSONValue? = nil,
     signed: Bool = true, timeoutSeconds: Double? = nil
   ) throws -> JSONValue {
     let response = try send(
@@ -101,7 +102,8 @@ final class RemoteEngine: DatastoreEngine {
   }
 
   private func send(
-    as caller: Principals? = nil, _ method: String, _ path: String, query: String = "", body: [UInt8] = [],
+    as caller: Principals? = nil, _ method: String, _ path: String, query: String = "",
+    body: [UInt8] = [],
     contentType: String? = nil, signed: Bool = true, timeoutSeconds: Double? = nil
   ) throws -> HTTPSClient.Response {
     let fullPath = "/\(apiVersion)/" + path
@@ -282,7 +284,8 @@ final class RemoteEngine: DatastoreEngine {
       "increment": .object(increments.mapValues(JSONValue.int)),
     ]
     if let acl { body["acl"] = acl.json }
-    return try decode(try call(as: caller, "POST", "forum/update", body: .object(body)), DataObject.init(wire:))
+    return try decode(
+      try call(as: caller, "POST", "forum/update", body: .object(body)), DataObject.init(wire:))
   }
 
   func delete(_ className: String, objectId: String, as caller: Principals) throws {
@@ -307,7 +310,8 @@ final class RemoteEngine: DatastoreEngine {
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
-    try wireObject(try call(as: caller, "POST", "forum/count", body: query.wire), "count").count("count")
+    try wireObject(try call(as: caller, "POST", "forum/count", body: query.wire), "count").count(
+      "count")
   }
 
   func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject] {
@@ -338,7 +342,8 @@ final class RemoteEngine: DatastoreEngine {
   }
 
   func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
-    let answer = try call(as: caller, "POST", "forum/fileInfo", body: .object(["name": .string(name)]))
+    let answer = try call(
+      as: caller, "POST", "forum/fileInfo", body: .object(["name": .string(name)]))
     return try decode(answer, FileInfo.init(wire:))
   }
 
@@ -451,19 +456,24 @@ extension RemoteEngine: ReadingEngine {
   func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
     throws
   {
-    try read(as: caller, [
-      "call": .string("markRead"), "className": .string(parentClass), "objectId": .string(objectId),
-      "upTo": .int(number),
-    ])
+    try read(
+      as: caller,
+      [
+        "call": .string("markRead"), "className": .string(parentClass),
+        "objectId": .string(objectId),
+        "upTo": .int(number),
+      ])
   }
 
   func advanceRead(
     _ parentClass: String, objectId: String, to number: Int64, as caller: Principals
   ) throws {
-    try read(as: caller, [
-      "call": .string("advanceRead"), "className": .string(parentClass),
-      "objectId": .string(objectId), "to": .int(number),
-    ])
+    try read(
+      as: caller,
+      [
+        "call": .string("advanceRead"), "className": .string(parentClass),
+        "objectId": .string(objectId), "to": .int(number),
+      ])
   }
 
   func markAllRead(_ parentClass: String, as caller: Principals) throws {
@@ -533,12 +543,14 @@ extension RemoteEngine: ReadingEngine {
   }
 
   func members(ofRole role: String, as caller: Principals) throws -> [String] {
-    let answer = try call(as: caller, "POST", "forum/members", body: .object(["role": .string(role)]))
+    let answer = try call(
+      as: caller, "POST", "forum/members", body: .object(["role": .string(role)]))
     return try decode(answer) { try WireObject($0, "members").strings("members") }
   }
 
   func setting(_ name: String, as caller: Principals) throws -> String? {
-    let answer = try call(as: caller, "POST", "forum/setting", body: .object(["name": .string(name)]))
+    let answer = try call(
+      as: caller, "POST", "forum/setting", body: .object(["name": .string(name)]))
     return try decode(answer) { try WireObject($0, "setting").optionalString("value") }
   }
 
