@@ -71,6 +71,10 @@ let package = Package(
     // when a postgresql:// board is opened, so its 37 shared libraries do not load at every start.
     // Needs libpq-dev to build, libpq5 to open a PostgreSQL board.
     .target(name: "CLibPQ"),
+    // HTTPS for the remote engine (an https:// board): libcurl is opened with dlopen on the first
+    // request, so no other command maps it or its TLS library. Needs libcurl4-openssl-dev to
+    // build, libcurl4 to open an https board.
+    .target(name: "CCurl"),
     // SHA-256, HMAC-SHA256 and base64 from nettle, and passwords hashed with Argon2id by
     // libsodium (`crypto_pwhash_str`), both linked from their archives: nothing is mapped at start.
     .target(
@@ -80,7 +84,7 @@ let package = Package(
     // the datastore, the board and the command line all refuse in its words).
     .target(name: "Refusals"),
     .target(
-      name: "Datastore", dependencies: ["Refusals", "CSQLite", "CLibPQ", "ForumCrypto"],
+      name: "Datastore", dependencies: ["Refusals", "CSQLite", "CLibPQ", "CCurl", "ForumCrypto"],
       linkerSettings: archives("sqlite3")),
     .target(name: "Forum", dependencies: ["Datastore", "Refusals"]),
     // libmicrohttpd (with GnuTLS) behind a small shim: opened with dlopen when `forum serve`
@@ -110,7 +114,7 @@ let package = Package(
     .target(name: "PostgresTestCluster"),
     // The engines the Datastore and Board suites are parameterized over.
     .target(
-      name: "EngineTestSupport", dependencies: ["Datastore", "PostgresTestCluster"],
+      name: "EngineTestSupport", dependencies: ["Datastore", "PostgresTestCluster", "NCMBServer"],
       path: "Tests/EngineTestSupport"),
     .testTarget(
       name: "DatastoreTests",

@@ -24,6 +24,10 @@ public final class Datastore {
   public var location: String { engine.location }
   /// The database's random id (see `DatastoreEngine.boardId`).
   public var boardId: String { engine.boardId }
+  /// The engine's clock, milliseconds since 1970 (a server telling a remote engine its time).
+  @_spi(Server)
+  public func now() throws -> Int64 { try engine.now() }
+
   /// The rules the engine enforces.
   public var rules: EngineRules { engine.rules }
 

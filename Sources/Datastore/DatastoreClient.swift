@@ -107,7 +107,7 @@ public final class DatastoreClient {
   public func find(_ query: Query) throws -> [DataObject] {
     try DatastoreClient.validate(query: query)
     var objects = try engine.find(query, as: principals)
-    if !query.include.isEmpty {
+    if !query.include.isEmpty, !engine.resolvesIncludes {
       objects = try resolveIncludes(
         query.include, in: objects, keys: query.includeKeys, budget: query.costBudget)
     }
@@ -168,6 +168,18 @@ public final class DatastoreClient {
     }
     let objects = try engine.search(search, as: principals)
     return include.isEmpty ? objects : try resolveIncludes(include, in: objects)
+  }
+
+  /// The objects with these ids the caller may read, of any class (`DatastoreEngine.fetch`):
+  /// a server answering a remote engine's `fetch`.
+  @_spi(Server)
+  public func fetch(objectIds: [String], keys: Set<String>?, budget: Int?) throws -> [DataObject] {
+    let ids = objectIds.filter(Validation.isObjectId)
+    guard ids.count <= Query.maximumLimit else {
+      throw DatastoreError.invalid("objectIds", "at most \(Query.maximumLimit)")
+    }
+    guard !ids.isEmpty else { return [] }
+    return try engine.fetch(objectIds: ids, keys: keys, budget: budget, as: principals)
   }
 
   /// Sets `fields` (a `.null` value removes the field) and adds `increments` to integer fields,

@@ -155,12 +155,17 @@ public final class NCMBService: HTTPHandler, Sendable {
     }
     do {
       try NCMBRoute.checkVersion(request.path)
+      if request.method == "GET", request.path == NCMBService.forumKeysPath {
+        return try forumKeys()
+      }
       // Unsigned: refused before the database.
       _ = try NCMBSignature.headers(request)
       // A password is hashed (Argon2id, 64 MiB, a tenth of a second or more) outside any
       // transaction: a login, a password sign-up or change does not wait in a write batch, nor
       // hold one while it hashes.
-      if let writers, request.method != "GET", !NCMBService.hashesPassword(request) {
+      if let writers, request.method != "GET", !NCMBService.hashesPassword(request),
+        !ForumExtensionsController.onlyReads(request.path)
+      {
         // Admitted before it queues: a request that is not signed right, or names a session
         // that is unknown or over (the keys are in every copy of an app; the session is what
         // authorizes), never waits among honest writes, nor holds a batch's transaction.
@@ -199,6 +204,21 @@ public final class NCMBService: HTTPHandler, Sendable {
     guard path.hasPrefix(NCMBRoute.prefix) else { return false }
     path = path.dropFirst(NCMBRoute.prefix.count)
     return path == "login" || path == "login/"
+  }
+
+  /// The one unsigned path: what forum clients sign with.
+  static let forumKeysPath = NCMBRoute.prefix + "forum/keys"
+
+  /// `GET forum/keys`: the board's application and client keys and its id, for forum's remote
+  /// engine to sign with. They identify an application, not a person (every copy of an NCMB
+  /// app carries them): the session authorizes, and the engine holds every rule.
+  private func forumKeys() throws -> HTTPResponse {
+    let (keys, boardId) = try pool.with { (try $0.store.applicationKeys(), $0.store.boardId) }
+    return NCMBService.json(
+      .object([
+        "applicationKey": .string(keys.applicationKey), "clientKey": .string(keys.clientKey),
+        "boardId": .string(boardId),
+      ]))
   }
 
   /// A login, or a `POST users` / `PUT users/ID` whose body sets a password.

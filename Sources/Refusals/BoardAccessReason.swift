@@ -30,6 +30,13 @@ public enum BoardAccessReason: Sendable, Equatable {
   case newerPostgresSchema(version: Int)
   case schemaMissing
   case connectionLost(error: String)
+  // A board a `forum serve` holds (https://): the server, named by host and port.
+  case remoteUnreachable(server: String, error: String)
+  case remoteCertificate(server: String, error: String)
+  case remoteTimedOut(server: String)
+  case remoteAnswerTooLarge(server: String, megabytes: Int)
+  case remoteMalformed(server: String, what: String)
+  case libcurlMissing(error: String)
 
   public var wording: Wording {
     let upgrade = "新しい forum に更新してください。"
@@ -123,6 +130,34 @@ public enum BoardAccessReason: Sendable, Equatable {
       return Wording(
         "lost the connection to the PostgreSQL server (\(error)); start forum again",
         "PostgreSQL サーバーとの接続が切れました (\(error))。forum を起動し直してください。")
+    case .remoteUnreachable(let server, let error):
+      return Wording(
+        "cannot reach the board at \(server) (\(error)); is `forum serve` running there?",
+        "\(server) の掲示板につながりません (\(error))。そこで `forum serve` が動いていますか?")
+    case .remoteCertificate(let server, let error):
+      return Wording(
+        "the board at \(server) has a certificate nobody here vouches for (\(error)); for a "
+          + "private authority set FORUM_CA_FILE to its PEM file",
+        "\(server) の掲示板の証明書を確かめられません (\(error))。私設の認証局なら "
+          + "FORUM_CA_FILE にその PEM ファイルを指定してください。")
+    case .remoteTimedOut(let server):
+      return Wording(
+        "the board at \(server) did not answer in time; nothing more was sent",
+        "\(server) の掲示板が時間内に応答しませんでした。")
+    case .remoteAnswerTooLarge(let server, let megabytes):
+      return Wording(
+        "the board at \(server) sent an answer over \(megabytes) MB; it was not read",
+        "\(server) の掲示板の応答が \(megabytes) MB を超えたので読みませんでした。")
+    case .remoteMalformed(let server, let what):
+      return Wording(
+        "the board at \(server) answered in a way forum does not understand (\(what))",
+        "\(server) の掲示板の応答を forum が理解できません (\(what))。")
+    case .libcurlMissing(let error):
+      return Wording(
+        "https:// boards need libcurl, which cannot be loaded (\(error)); install libcurl4 "
+          + "(Debian: apt-get install libcurl4)",
+        "https:// の掲示板には libcurl が必要ですが、読み込めません (\(error))。libcurl4 を"
+          + "入れてください (Debian: apt-get install libcurl4)。")
     }
   }
 }

@@ -153,7 +153,7 @@ struct ACLMatrixTests {
     #expect(keys.count == aclCells.count)
   }
 
-  @Test(arguments: aclCells, EngineFixtures.all)
+  @Test(arguments: aclCells, EngineFixtures.withRemote)
   func cell(_ cell: ACLCell, _ engine: any EngineFixture) throws {
     let fixture = try ACLFixture(engine, acl: cell.acl)
     let master = try fixture.inspector()
@@ -237,7 +237,7 @@ struct ACLMatrixTests {
     }
   }
 
-  @Test(arguments: Caller.allCases, EngineFixtures.all)
+  @Test(arguments: Caller.allCases, EngineFixtures.withRemote)
   func missingObjectsAndFilesAreNotFound(_ caller: Caller, _ engine: any EngineFixture) throws {
     let fixture = try ACLFixture(engine, acl: .none)
     let client = try fixture.client(caller)
@@ -256,7 +256,7 @@ struct ACLMatrixTests {
     #expect(try fixture.database.fingerprint() == before)
   }
 
-  @Test("a role's members are seen from their next client on", arguments: EngineFixtures.all)
+  @Test("a role's members are seen from their next client on", arguments: EngineFixtures.withRemote)
   func roleMembershipGrantsAccess(_ engine: any EngineFixture) throws {
     let fixture = try ACLFixture(engine, acl: .role)
     let outsider = try fixture.client(.other)

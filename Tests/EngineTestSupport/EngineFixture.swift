@@ -21,6 +21,9 @@ extension EngineFixture {
 /// The engines the suites are parameterized over.
 public enum EngineFixtures {
   public static let all: [any EngineFixture] = [SQLiteFixture(), PostgresFixture()]
+  /// `all` and the remote engine (a `forum serve` in this process over SQLite): the suites that
+  /// run on all three engines.
+  public static let withRemote: [any EngineFixture] = all + [RemoteFixture(over: SQLiteFixture())]
 }
 
 /// A database made for one test.

@@ -26,7 +26,7 @@ struct BoardReadingTests {
   /// Unread counts against a count by hand: the reader's own comments interleaved, comments
   /// deleted, every kind of read position and several limits. (SQLite counts in its indexes:
   /// all comments after the position, less the reader's own.)
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func unreadCountsMatchACountByHand(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -55,7 +55,7 @@ struct BoardReadingTests {
     }
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func unreadCountsFollowEachPersonsReadPosition(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -85,7 +85,7 @@ struct BoardReadingTests {
     #expect(try alice.unreadThreads(page: 1).items.isEmpty)
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func showOpensOnThePageOfTheFirstUnreadComment(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -102,7 +102,7 @@ struct BoardReadingTests {
 
   /// A post edited again and again keeps its first revision and the latest 99, on each engine
   /// (its triggers drop the rest), and its history is paged with the true numbers.
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func onlyTheFirstAndTheLatestRevisionsAreKept(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -124,7 +124,7 @@ struct BoardReadingTests {
     #expect(try bob.history(of: 1, comment: 1, page: 7).page.items.isEmpty)
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func editsKeepTheirRevisionsAndOnlyTheAuthorEdits(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -161,7 +161,7 @@ struct BoardReadingTests {
     expectCode(.notFound) { try alice.editComment(1, inThread: 1, text: "x") }
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func repliesQuoteTheCommentTheyAnswer(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -177,7 +177,7 @@ struct BoardReadingTests {
     #expect(try alice.thread(1).commentCount == 2, "nothing was posted")
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func moderatorsTakeDownOthersPublicPostsLeavingATombstone(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let owner = try world.board("owner")

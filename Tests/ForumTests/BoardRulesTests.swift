@@ -52,7 +52,7 @@ struct BoardRulesTests {
     }
   }
 
-  @Test("a comment is readable by exactly who can read its thread", arguments: EngineFixtures.all)
+  @Test("a comment is readable by exactly who can read its thread", arguments: EngineFixtures.withRemote)
   func commentReadersAreThreadReaders(_ engine: any EngineFixture) throws {
     let world = try World(engine)
     let a = world.alice.user.objectId
@@ -85,7 +85,7 @@ struct BoardRulesTests {
 
   @Test(
     "numbers, counters and authorship are the engine's, whatever a client sends",
-    arguments: EngineFixtures.all)
+    arguments: EngineFixtures.withRemote)
   func managedFieldsAndForgedAuthorship(_ engine: any EngineFixture) throws {
     let world = try World(engine)
     let a = world.alice.user.objectId
@@ -178,7 +178,7 @@ struct BoardRulesTests {
 
   @Test(
     "a thread's image goes with it, and only a file its author may write can be attached",
-    arguments: EngineFixtures.all)
+    arguments: EngineFixtures.withRemote)
   func threadFileRules(_ engine: any EngineFixture) throws {
     let world = try World(engine)
     let a = world.alice.user.objectId

@@ -51,7 +51,7 @@ private let tinyImage = PreparedImage(
 
 @Suite("Board")
 struct BoardTests {
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func threadNumbersAreStableAndNeverReused(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -70,7 +70,7 @@ struct BoardTests {
     expectError(.invalid) { _ = try alice.thread(0) }
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func commentNumbersCountPerThreadAndAreNeverReused(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -96,7 +96,7 @@ struct BoardTests {
     expectError(.notFound) { _ = try alice.comment(2, inThread: 2) }
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func commentsPageTwentyAtATimeOldestFirst(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -116,7 +116,7 @@ struct BoardTests {
 
   /// Pages are found by comment number while no comment was deleted and by offset after: both
   /// give every page the 20 surviving comments that follow the pages before it.
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func commentPagesAreTheSameBySeekAndByOffset(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -140,7 +140,7 @@ struct BoardTests {
   }
 
   /// A back-half list page read from the oldest end (when the count is known) is the same page.
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func threadPagesAreTheSameFromEitherEnd(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -157,7 +157,7 @@ struct BoardTests {
     #expect(try alice.threads(page: 3, total: total).items.map(\.number) == [5, 4, 3, 2, 1])
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func anotherUsersCommentUpdatesCountAndActivity(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -189,7 +189,7 @@ struct BoardTests {
     #expect(try alice.thread(1).commentCount == 0)
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func deletingAThreadTakesItsCommentsAndImageInOneGo(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -218,7 +218,7 @@ struct BoardTests {
     #expect(try master.find(Query(className: "Thread")).count == 1)
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func aFailedDeleteLeavesEverythingInPlace(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -233,7 +233,7 @@ struct BoardTests {
     #expect(try alice.comments(of: thread, page: 1).items.map(\.text) == ["alice's comment"])
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func threadsPageTwentyAtATime(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -249,7 +249,7 @@ struct BoardTests {
     expectError(.invalid) { _ = try alice.threads(page: 0) }
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func jsonCarriesTheBoardsFieldsAndNotItsBookkeeping(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -269,7 +269,7 @@ struct BoardTests {
     #expect(commentFields["thread"]?.pointerId == thread.objectId)
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func renameKeepsTheSameUser(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -349,7 +349,7 @@ struct PostRulesTests {
     expectError(.invalid) { _ = try PostRules.title("line\r\nbreak") }
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func aBadPostStoresNothing(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")

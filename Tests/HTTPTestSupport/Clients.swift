@@ -115,3 +115,42 @@ public struct ThrowawayCertificate {
     guard made.status == 0 else { throw ClientError("openssl req failed: \(made.summary)") }
   }
 }
+
+/// A throwaway certificate authority and a server certificate it signed for 127.0.0.1, ::1 and
+/// localhost, made by the openssl command: what a board's owner with a private CA hands its
+/// members (`FORUM_CA_FILE`).
+public struct ThrowawayAuthority {
+  public let authorityFile: String
+  public let certificateFile: String
+  public let keyFile: String
+
+  public init(in directory: String) throws {
+    authorityFile = directory + "/ca.pem"
+    let authorityKey = directory + "/ca-key.pem"
+    certificateFile = directory + "/server.pem"
+    keyFile = directory + "/server-key.pem"
+    let request = directory + "/server.csr"
+    let extensions = directory + "/server.ext"
+    try Data("subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\n".utf8).write(
+      to: URL(fileURLWithPath: extensions))
+    let steps: [[String]] = [
+      [
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-keyout", authorityKey, "-out", authorityFile, "-days", "2", "-subj",
+        "/CN=forum test authority",
+      ],
+      [
+        "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+        keyFile, "-out", request, "-subj", "/CN=localhost",
+      ],
+      [
+        "x509", "-req", "-in", request, "-CA", authorityFile, "-CAkey", authorityKey,
+        "-CAcreateserial", "-out", certificateFile, "-days", "2", "-extfile", extensions,
+      ],
+    ]
+    for step in steps {
+      let made = try Clients.run("/usr/bin/openssl", step)
+      guard made.status == 0 else { throw ClientError("openssl failed: \(made.summary)") }
+    }
+  }
+}

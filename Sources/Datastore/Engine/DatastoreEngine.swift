@@ -121,6 +121,10 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// effects outside the store.
   func transaction<T>(_ body: () throws -> T) throws -> T
 
+  /// True when `find` and `search` bring the objects their query's `include` names themselves
+  /// (an engine across the network, whose server resolves them in the same request).
+  var resolvesIncludes: Bool { get }
+
   /// Runs `operation` whole for `client` (`DatastoreClient.perform`): the engines here run its
   /// steps (`DatastoreClient.run`) in one transaction of their own; an engine across the network
   /// sends it as one request.
@@ -298,6 +302,8 @@ extension DatastoreEngine {
   }
 
   var ownChanges: Int64 { 0 }
+
+  var resolvesIncludes: Bool { false }
 
   func checkInPlace() throws {}
 

@@ -4,12 +4,19 @@ public enum EngineKind: Equatable, Sendable {
   case sqlite
   /// A libpq connection URI (`postgresql://…` or `postgres://…`).
   case postgres
+  /// An `https://HOST[:PORT]/` URL: a board a `forum serve` holds (`RemoteEngine`).
+  case remote
 
-  /// `postgresql://` or `postgres://` (scheme in any case) is PostgreSQL; anything else is a path.
+  /// `postgresql://` or `postgres://` (scheme in any case) is PostgreSQL, `https://` a remote
+  /// board; anything else is a path.
   public init(location: String) {
     let lowered = location.prefix(13).lowercased()
-    self =
-      lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") ? .postgres : .sqlite
+    if lowered.hasPrefix("https://") {
+      self = .remote
+    } else {
+      self =
+        lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") ? .postgres : .sqlite
+    }
   }
 }
 
@@ -67,6 +74,7 @@ extension Datastore {
     switch EngineKind(location: location) {
     case .sqlite: return try SQLiteEngine(path: location)
     case .postgres: return try makePostgresEngine(uri: location)
+    case .remote: return try RemoteEngine(url: location)
     }
   }
 }

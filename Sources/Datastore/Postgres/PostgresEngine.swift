@@ -111,6 +111,12 @@ final class PostgresEngine: DatastoreEngine {
     self.rules = recorded
     privateClasses = PostgresRules(self.rules).privateClasses
     textFields = TextSearch.fields(of: indexes)
+    if textFields.isEmpty {
+      // An opener that names no indexes (`forum serve`, answering a remote engine's search):
+      // the text fields `forum init` recorded.
+      textFields = PostgresSearch.fields(
+        fromRecord: try run("SELECT value FROM forum.meta WHERE key = 'search'").text(0, 0))
+    }
     try loadKeyColumns()
     isServer = try run("SELECT forum.is_server()").bool(0, 0)
     boardId = try run("SELECT value FROM forum.meta WHERE key = 'board_id'").text(0, 0) ?? ""

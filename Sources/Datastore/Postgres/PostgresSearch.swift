@@ -35,6 +35,17 @@ enum PostgresSearch {
   static let privateCandidatesFunction = "forum.private_search_candidates"
 
   /// What `forum.meta`'s `search` records: the indexed classes and their fields.
+  /// The fields `record` wrote.
+  static func fields(fromRecord record: String?) -> [String: [String]] {
+    var fields: [String: [String]] = [:]
+    for entry in (record ?? "").split(separator: ";") {
+      let parts = entry.split(separator: ":", maxSplits: 1)
+      guard parts.count == 2 else { continue }
+      fields[String(parts[0])] = parts[1].split(separator: ",").map(String.init)
+    }
+    return fields
+  }
+
   static func record(_ fields: [String: [String]]) -> String {
     fields.keys.sorted().map { "\($0):\(fields[$0]!.joined(separator: ","))" }.joined(
       separator: ";")

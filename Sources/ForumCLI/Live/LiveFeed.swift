@@ -102,8 +102,10 @@ final class LiveFeed {
         if try !board.hasPendingWakeup() { break }
       }
       cursor = next
+      // Back after a passing failure (a server away): said once, then what came meanwhile.
+      let resumed = lastFailure != nil ? [session.style.dim(session.messages.liveResumed)] : []
       lastFailure = nil
-      return try lines(for: changes, session)
+      return try resumed + lines(for: changes, session)
     } catch {
       return failure(error, session)
     }
@@ -124,10 +126,21 @@ final class LiveFeed {
     let datastoreError = error as? DatastoreError
     let detail = datastoreError.map { session.messages.failure($0) } ?? "\(error)"
     // The engine cannot go on: say so once and stop asking (no busy loop on a dead socket).
-    if datastoreError?.code == .systemError { stopped = true }
+    // A server that is away may come back (an https board): the feed carries on from where
+    // it stopped when it does.
+    if datastoreError?.code == .systemError, !LiveFeed.passes(datastoreError) { stopped = true }
     guard detail != lastFailure else { return [] }
     lastFailure = detail
     let text = session.messages.liveFailed(SafeText.sanitize(detail), stopped: stopped)
     return [session.style.error("forum: " + text)]
+  }
+
+  /// A failure of the network under the board, which may pass.
+  static func passes(_ error: DatastoreError?) -> Bool {
+    guard case .access(let reason)? = error?.reason else { return false }
+    switch reason {
+    case .remoteUnreachable, .remoteTimedOut: return true
+    default: return false
+    }
   }
 }

@@ -50,6 +50,10 @@ extension Messages {
       "… ライブ表示が保持する以上の変更がありました。list か show で現在の掲示板を表示してください")
   }
 
+  var liveResumed: String {
+    say("live updates resumed", "ライブ更新を再開しました")
+  }
+
   func liveFailed(_ detail: String, stopped: Bool) -> String {
     stopped
       ? say(

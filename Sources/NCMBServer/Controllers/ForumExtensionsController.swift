@@ -1,18 +1,67 @@
+@_spi(Server) import Datastore
+
 /// The board's own endpoints beyond NCMB's API, under `/2013-09-01/forum/NAME[/…]`: what forum's
 /// remote engine needs that NCMB never had (the change feed, read positions, search, moderation…)
 /// and what apps may use beside NCMB's calls. They pass the same pipeline as NCMB's paths
-/// (limits, signature, session) before their controller is asked.
+/// (limits, signature, session) before their controller is asked, but `keys`, which forum
+/// clients ask first to sign with (`NCMBService.forumKeys`). Each runs its engine call as the
+/// request's session user; values cross in the board's wire format (`Sources/Datastore/Wire`).
 struct ForumExtensionsController: NCMBController {
   /// Each endpoint's controller by its NAME (the first segment after `forum/`).
   static let table: [String: any NCMBController] = [
     "changes": ForumChangesController(),
     "feed": ForumFeedController(),
+    "session": ForumSessionController(),
+    "clock": ForumClockController(),
+    "perform": ForumPerformController(),
+    "find": ForumFindController(),
+    "count": ForumCountController(),
+    "get": ForumGetController(),
+    "fetch": ForumFetchController(),
+    "search": ForumSearchController(),
+    "insert": ForumInsertController(),
+    "update": ForumUpdateController(),
+    "delete": ForumDeleteController(),
+    "putFile": ForumPutFileController(),
+    "fileInfo": ForumFileInfoController(),
+    "read": ForumReadController(),
+    "unread": ForumUnreadController(),
+    "revisions": ForumRevisionsController(),
+    "moderate": ForumModerateController(),
+    "flag": ForumFlagController(),
+    "role": ForumRoleController(),
+    "members": ForumMembersController(),
+    "setting": ForumSettingController(),
+    "setSetting": ForumSetSettingController(),
   ]
+
+  /// The endpoints that only read, though their query comes as a POST body: never queued
+  /// among writes (`NCMBService`'s write batches).
+  static let reads: Set<String> = [
+    "find", "count", "get", "fetch", "search", "fileInfo", "unread", "revisions", "members",
+    "setting",
+  ]
+
+  /// True when `path` is one of `reads`.
+  static func onlyReads(_ path: String) -> Bool {
+    let prefix = NCMBRoute.prefix + "forum/"
+    guard path.hasPrefix(prefix) else { return false }
+    return reads.contains(String(path.dropFirst(prefix.count)))
+  }
 
   func respond(to call: NCMBCall) throws -> HTTPResponse {
     guard let name = call.route.names.first, let controller = Self.table[name] else {
       throw NCMBError.notFound
     }
-    return try controller.respond(to: call)
+    do {
+      return try controller.respond(to: call)
+    } catch let error as WriteOperationError {
+      guard let refusal = error.error as? DatastoreError else { throw error.error }
+      return ForumWire.refusal(refusal, step: error.step)
+    } catch let error as DatastoreError
+      where !(error.code == .authentication && error.detail == nil) && !error.isStop
+    {
+      return ForumWire.refusal(error)
+    }
   }
 }

@@ -1,0 +1,205 @@
+#include "CCurl.h"
+
+#include <curl/curl.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// The libcurl functions used, resolved once from the library opened on first use.
+typedef struct {
+  CURLcode (*global_init)(long);
+  CURL *(*easy_init)(void);
+  CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+  CURLcode (*easy_perform)(CURL *);
+  CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+  void (*easy_reset)(CURL *);
+  void (*easy_cleanup)(CURL *);
+  const char *(*easy_strerror)(CURLcode);
+  struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+  void (*slist_free_all)(struct curl_slist *);
+} Curl;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static Curl curl;
+static int loaded = 0;
+static char loadFailure[256];
+
+// Handles kept between requests, so that one command's requests share a TLS connection.
+enum { kept = 4 };
+static CURL *idle[kept];
+static int idleCount = 0;
+
+static int load(void) {
+  if (loaded) return loaded > 0;
+  // Debian's OpenSSL flavour, else its GnuTLS one.
+  const char *names[] = {"libcurl.so.4", "libcurl-gnutls.so.4"};
+  void *library = NULL;
+  for (size_t index = 0; index < 2 && library == NULL; index++) {
+    library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
+  }
+  if (library == NULL) {
+    const char *error = dlerror();
+    snprintf(loadFailure, sizeof loadFailure, "%s", error != NULL ? error : "libcurl.so.4");
+    loaded = -1;
+    return 0;
+  }
+#define RESOLVE(field, symbol)                                                                   \
+  *(void **)(&curl.field) = dlsym(library, symbol);                                             \
+  if (curl.field == NULL) {                                                                      \
+    snprintf(loadFailure, sizeof loadFailure, "libcurl has no %s", symbol);                      \
+    loaded = -1;                                                                                 \
+    return 0;                                                                                    \
+  }
+  RESOLVE(global_init, "curl_global_init")
+  RESOLVE(easy_init, "curl_easy_init")
+  RESOLVE(easy_setopt, "curl_easy_setopt")
+  RESOLVE(easy_perform, "curl_easy_perform")
+  RESOLVE(easy_getinfo, "curl_easy_getinfo")
+  RESOLVE(easy_reset, "curl_easy_reset")
+  RESOLVE(easy_cleanup, "curl_easy_cleanup")
+  RESOLVE(easy_strerror, "curl_easy_strerror")
+  RESOLVE(slist_append, "curl_slist_append")
+  RESOLVE(slist_free_all, "curl_slist_free_all")
+#undef RESOLVE
+  if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    snprintf(loadFailure, sizeof loadFailure, "libcurl could not start");
+    loaded = -1;
+    return 0;
+  }
+  loaded = 1;
+  return 1;
+}
+
+typedef struct {
+  unsigned char *bytes;
+  size_t length;
+  size_t capacity;
+  size_t maximum;
+  int tooLarge;
+} Buffer;
+
+static size_t receive(char *data, size_t size, size_t count, void *context) {
+  Buffer *buffer = context;
+  size_t length = size * count;
+  if (length > buffer->maximum - buffer->length) {
+    buffer->tooLarge = 1;
+    return 0;  // stops the transfer: CURLE_WRITE_ERROR
+  }
+  if (buffer->length + length > buffer->capacity) {
+    size_t capacity = buffer->capacity == 0 ? 16384 : buffer->capacity;
+    while (capacity < buffer->length + length) capacity *= 2;
+    if (capacity > buffer->maximum) capacity = buffer->maximum;
+    unsigned char *bytes = realloc(buffer->bytes, capacity);
+    if (bytes == NULL) {
+      buffer->tooLarge = 1;
+      return 0;
+    }
+    buffer->bytes = bytes;
+    buffer->capacity = capacity;
+  }
+  memcpy(buffer->bytes + buffer->length, data, length);
+  buffer->length += length;
+  return length;
+}
+
+static int progress(void *context, curl_off_t downloadTotal, curl_off_t downloaded,
+                    curl_off_t uploadTotal, curl_off_t uploaded) {
+  (void)downloadTotal, (void)downloaded, (void)uploadTotal, (void)uploaded;
+  int (*interrupted)(void) = context;
+  return interrupted != NULL && interrupted() ? 1 : 0;
+}
+
+int forum_http_perform(const ForumHTTPRequest *request, ForumHTTPResponse *response, char *reason,
+                       unsigned long reasonSize) {
+  memset(response, 0, sizeof *response);
+  pthread_mutex_lock(&lock);
+  if (!load()) {
+    snprintf(reason, reasonSize, "%s", loadFailure);
+    pthread_mutex_unlock(&lock);
+    return FORUM_HTTP_NO_LIBRARY;
+  }
+  CURL *handle = idleCount > 0 ? idle[--idleCount] : curl.easy_init();
+  pthread_mutex_unlock(&lock);
+  if (handle == NULL) {
+    snprintf(reason, reasonSize, "libcurl could not make a request");
+    return FORUM_HTTP_FAILED;
+  }
+
+  struct curl_slist *headers = NULL;
+  for (int index = 0; index < request->headerCount; index++) {
+    headers = curl.slist_append(headers, request->headers[index]);
+  }
+  // libcurl's own "Expect: 100-continue" would add a round trip to every large upload.
+  headers = curl.slist_append(headers, "Expect:");
+  Buffer buffer = {.maximum = request->maximumResponseBytes};
+
+  curl.easy_setopt(handle, CURLOPT_URL, request->url);
+  curl.easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "https");
+  curl.easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
+  curl.easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+  curl.easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl.easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (request->caFile != NULL) curl.easy_setopt(handle, CURLOPT_CAINFO, request->caFile);
+  curl.easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, request->connectTimeoutMilliseconds);
+  curl.easy_setopt(handle, CURLOPT_TIMEOUT_MS, request->timeoutMilliseconds);
+  curl.easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request->method);
+  if (strcmp(request->method, "GET") == 0) {
+    curl.easy_setopt(handle, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl.easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->bodyLength);
+    curl.easy_setopt(handle, CURLOPT_POSTFIELDS, request->bodyLength > 0 ? (const char *)request->body : "");
+  }
+  curl.easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
+  // Identity only: a compressed answer's size would not be bounded before it was inflated.
+  curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, receive);
+  curl.easy_setopt(handle, CURLOPT_WRITEDATA, &buffer);
+  curl.easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+  curl.easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, progress);
+  curl.easy_setopt(handle, CURLOPT_XFERINFODATA, (void *)request->interrupted);
+
+  CURLcode code = curl.easy_perform(handle);
+  int outcome = FORUM_HTTP_OK;
+  if (code == CURLE_OK) {
+    curl.easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &response->status);
+    response->body = buffer.bytes;
+    response->length = buffer.length;
+    buffer.bytes = NULL;
+  } else {
+    if (buffer.tooLarge) {
+      outcome = FORUM_HTTP_TOO_LARGE;
+    } else if (code == CURLE_ABORTED_BY_CALLBACK) {
+      outcome = FORUM_HTTP_INTERRUPTED;
+    } else if (code == CURLE_OPERATION_TIMEDOUT) {
+      outcome = FORUM_HTTP_TIMED_OUT;
+    } else if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE
+               || code == CURLE_SSL_CERTPROBLEM) {
+      outcome = FORUM_HTTP_CERTIFICATE;
+    } else if (code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST) {
+      outcome = FORUM_HTTP_CONNECT;
+    } else {
+      outcome = FORUM_HTTP_FAILED;
+    }
+    snprintf(reason, reasonSize, "%s", curl.easy_strerror(code));
+  }
+  free(buffer.bytes);
+  curl.easy_setopt(handle, CURLOPT_HTTPHEADER, NULL);
+  curl.slist_free_all(headers);
+
+  pthread_mutex_lock(&lock);
+  if (outcome == FORUM_HTTP_OK && idleCount < kept) {
+    idle[idleCount++] = handle;
+    handle = NULL;
+  }
+  pthread_mutex_unlock(&lock);
+  // A handle whose transfer was cut is not reused: its connection may be half-read.
+  if (handle != NULL) curl.easy_cleanup(handle);
+  return outcome;
+}
+
+void forum_http_free(ForumHTTPResponse *response) {
+  free(response->body);
+  response->body = NULL;
+  response->length = 0;
+}

@@ -1,0 +1,562 @@
+import ForumCrypto
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// The engine of a board that a `forum serve` holds (`--db https://HOST[:PORT]/`): an HTTPS
+/// client of the server's NCMB API and of the board's own endpoints under
+/// `/2013-09-01/forum/NAME` (`ForumExtensionsController`), every request signed with the
+/// application keys the server gives forum clients (`GET forum/keys`, which identify an
+/// application, not a person) and carrying the member's session. The server runs each call
+/// as that session's user, through its own engine, so every rule holds there: this engine
+/// only asks. A write of several steps is one request (`perform`); no transaction crosses the
+/// wire. The values cross in the board's wire format (`Sources/Datastore/Wire`).
+final class RemoteEngine: DatastoreEngine {
+  let location: String
+  private(set) var boardId = ""
+  private(set) var rules = EngineRules()
+  private let http: HTTPSClient
+  /// `https://host:port` and the authority the signature names.
+  private let origin: String
+  private let authority: String
+  private var keys = ApplicationKeys(applicationKey: "", clientKey: "")
+  /// The session last signed in or resumed: what a request made for no one in particular
+  /// carries (the clock, the feed's wake-up).
+  private var sessionToken: String?
+  /// Each signed-in user's session: a request made as a caller carries the caller's.
+  private var tokens: [String: String] = [:]
+
+  private func token(for caller: Principals?) -> String? {
+    guard let caller else { return sessionToken }
+    return caller.userId.flatMap { tokens[$0] }
+  }
+
+  /// Opens `https://HOST[:PORT][/]`: asks the server for its keys and board id.
+  init(url: String) throws {
+    guard let parsed = RemoteEngine.parse(url) else {
+      throw DatastoreError(
+        .systemError,
+        detail: "\(Wire.printable(url, limit: 200)) is not a board's address: https://HOST[:PORT]/")
+    }
+    (origin, authority) = parsed
+    location = origin + "/"
+    var http = HTTPSClient(server: authority)
+    if let caFile = getenv("FORUM_CA_FILE").map({ String(cString: $0) }), !caFile.isEmpty {
+      guard access(caFile, R_OK) == 0 else {
+        throw DatastoreError(
+          .systemError, detail: "FORUM_CA_FILE \(caFile) cannot be read")
+      }
+      http.caFile = caFile
+    }
+    self.http = http
+    let answer = try call("GET", "forum/keys", signed: false)
+    let object = try wireObject(answer, "keys")
+    keys = ApplicationKeys(
+      applicationKey: try object.string("applicationKey"), clientKey: try object.string("clientKey")
+    )
+    boardId = try object.string("boardId")
+    guard
+      Validation.isSecret(boardId) || Validation.isObjectId(boardId)
+        || boardId.allSatisfy(\.isASCII),
+      !boardId.isEmpty, boardId.count <= 64,
+      keys.applicationKey.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
+      keys.clientKey.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+    else { throw http.failure("it sent keys that are not a board's") }
+  }
+
+  /// (`https://host:port`, `host:port`) of a URL with nothing after its path's `/`.
+  static func parse(_ url: String) -> (String, String)? {
+    guard url.lowercased().hasPrefix("https://") else { return nil }
+    var rest = url.dropFirst("https://".count)
+    if rest.hasSuffix("/") { rest = rest.dropLast() }
+    guard !rest.isEmpty, !rest.contains("/"), !rest.contains("@"), !rest.contains("?"),
+      !rest.contains("#"), rest.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+    else { return nil }
+    return ("https://" + rest, String(rest))
+  }
+
+  // MARK: Requests
+
+  /// One request to `/2013-09-01/PATH`; the answer's JSON, or the refusal it says as the
+  /// `DatastoreError` the server's engine threw.
+  @discardableResult
+  private func call(
+    as caller: Principals? = nil, _ method: String, _ path: String, query: String = "",
+    body: JSONValue? = nil,
+    signed: Bool = true, timeoutSeconds: Double? = nil
+  ) throws -> JSONValue {
+    let response = try send(
+      as: caller, method, path, query: query, body: body.map { $0.jsonBytes() } ?? [],
+      contentType: body == nil ? nil : "application/json", signed: signed,
+      timeoutSeconds: timeoutSeconds)
+    guard !response.body.isEmpty else { return .object([:]) }
+    do {
+      return try Wire.parse(response.body)
+    } catch {
+      throw http.failure("its answer is not the board's JSON (HTTP \(response.status))")
+    }
+  }
+
+  private func send(
+    as caller: Principals? = nil, _ method: String, _ path: String, query: String = "",
+    body: [UInt8] = [],
+    contentType: String? = nil, signed: Bool = true, timeoutSeconds: Double? = nil
+  ) throws -> HTTPSClient.Response {
+    let fullPath = "/\(apiVersion)/" + path
+    var headers: [String] = []
+    if let contentType { headers.append("Content-Type: " + contentType) }
+    if signed {
+      let timestamp = BackendDate.string(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+      let signature = RequestSignature.sign(
+        method: method, host: authority, path: fullPath, rawQuery: query,
+        applicationKey: keys.applicationKey, clientKey: keys.clientKey, timestamp: timestamp)
+      headers += [
+        "X-NCMB-Application-Key: " + keys.applicationKey, "X-NCMB-Timestamp: " + timestamp,
+        "X-NCMB-Signature: " + signature,
+      ]
+      if let token = token(for: caller) { headers.append("X-NCMB-Apps-Session-Token: " + token) }
+    }
+    let url = origin + fullPath + (query.isEmpty ? "" : "?" + query)
+    let response = try http.send(
+      method, url, headers: headers, body: body, timeoutSeconds: timeoutSeconds)
+    guard (200..<300).contains(response.status) else { throw refusal(response) }
+    return response
+  }
+
+  private let apiVersion = "2013-09-01"
+
+  /// The error an answer that is not a success says.
+  private func refusal(_ response: HTTPSClient.Response) -> Error {
+    guard response.body.count <= 64 << 10, let value = try? Wire.parse(response.body),
+      let error = DatastoreError(wire: value)
+    else {
+      return http.failure("it answered HTTP \(response.status), not as a board does")
+    }
+    if case .int(let step)? = value.objectValue?["step"], step >= 0,
+      step < Int64(WriteOperation.maximumSteps)
+    {
+      return WriteOperationError(step: Int(step), error: error)
+    }
+    return error
+  }
+
+  private func wireObject(_ value: JSONValue, _ what: String) throws -> WireObject {
+    do {
+      return try WireObject(value, what)
+    } catch {
+      throw http.failure("its answer is not the board's (\(what))")
+    }
+  }
+
+  /// Reads an answer with `read`; a shape that is not the wire's is the server's failure.
+  private func decode<T>(_ value: JSONValue, _ read: (JSONValue) throws -> T) throws -> T {
+    do {
+      return try read(value)
+    } catch let error as DatastoreError {
+      throw http.failure("its answer is not the board's (\(error.field ?? "?"))")
+    }
+  }
+
+  private func objects(_ value: JSONValue) throws -> [DataObject] {
+    try decode(value, DataObject.list(wire:))
+  }
+
+  private func notHere(_ what: String) -> DatastoreError {
+    DatastoreError(
+      .systemError, detail: "\(what) is done where the board is, not over https (\(authority))")
+  }
+
+  // MARK: The board
+
+  func now() throws -> Int64 {
+    try wireObject(try call("GET", "forum/clock"), "clock").int("now")
+  }
+
+  func prepare(rules: EngineRules, indexes: [IndexSpec]) throws {
+    // The server holds the rules and enforces them; these let the client check first.
+    self.rules = rules
+  }
+
+  func install(rules: EngineRules, indexes: [IndexSpec]) throws { throw notHere("forum init") }
+  func addIndex(_ spec: IndexSpec) throws { throw notHere("forum index") }
+
+  // MARK: Identity
+
+  func signIn(secret: String, previousSecret: String?, sessionLifetime: Double) throws -> Login {
+    // NCMB's anonymous sign-up: the profile's secret for this board is the anonymous id.
+    let answer = try call(
+      "POST", "users",
+      body: .object(["authData": .object(["anonymous": .object(["id": .string(secret)])])]))
+    let object = try wireObject(answer, "login")
+    let token = try object.string("sessionToken")
+    guard !token.isEmpty, token.utf8.count <= 256, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+    else { throw http.failure("it sent a session that is not one") }
+    sessionToken = token
+    let (principals, user) = try session()
+    if let userId = principals.userId { tokens[userId] = token }
+    return Login(user: User(object: user), sessionToken: token, principals: principals)
+  }
+
+  /// The session's principals and user (`GET forum/session`).
+  private func session(as caller: Principals? = nil) throws -> (Principals, DataObject) {
+    let object = try wireObject(try call(as: caller, "GET", "forum/session"), "session")
+    return try decode(.object(object.fields)) { _ in
+      (
+        try Principals(wire: object["principals"] ?? .null),
+        try DataObject(wire: object["user"] ?? .null)
+      )
+    }
+  }
+
+  func caller(sessionToken token: String) throws -> Principals? {
+    let previous = sessionToken
+    sessionToken = token
+    do {
+      let principals = try session().0
+      if let userId = principals.userId { tokens[userId] = token }
+      return principals
+    } catch let error as DatastoreError where error.code == .authentication {
+      sessionToken = previous
+      return nil
+    }
+  }
+
+  func endSessions(userId: String) throws { throw notHere("ending sessions") }
+
+  func signUp(userName: String, key: String, passwordHash: String, sessionLifetime: Double)
+    throws -> Login
+  { throw notHere("a password sign-up") }
+
+  func passwordCredential(key: String) throws -> PasswordCredential? { throw notHere("a password") }
+
+  func startPasswordSession(userId: String, passwordHash: String, sessionLifetime: Double)
+    throws -> Login?
+  { throw notHere("a password") }
+
+  func setPassword(
+    userId: String, passwordHash: String, keeping: [UInt8]?, as caller: Principals
+  ) throws { throw notHere("a password") }
+
+  func applicationKeys(create: Bool, rotate: Bool) throws -> ApplicationKeys? {
+    throw notHere("forum keys")
+  }
+
+  func addMember(_ userId: String, toRole role: String) throws {
+    try setRole(role, userId: userId, member: true, as: .anonymous)
+  }
+
+  // MARK: Writes
+
+  func transaction<T>(_ body: () throws -> T) throws -> T {
+    throw DatastoreError(
+      .systemError, detail: "a transaction cannot cross the network; send a WriteOperation")
+  }
+
+  func perform(_ operation: WriteOperation, for client: DatastoreClient) throws -> WriteOutcome {
+    try decode(
+      try call(as: client.principals, "POST", "forum/perform", body: operation.wire),
+      WriteOutcome.init(wire:))
+  }
+
+  func insert(_ className: String, fields: [String: JSONValue], acl: ACL, as caller: Principals)
+    throws -> DataObject
+  {
+    let answer = try call(
+      as: caller, "POST", "forum/insert",
+      body: .object(["className": .string(className), "fields": .object(fields), "acl": acl.json]))
+    return try decode(answer, DataObject.init(wire:))
+  }
+
+  func update(
+    _ className: String, objectId: String, set fields: [String: JSONValue],
+    increment increments: [String: Int64], arrays: [String: ArrayChange], acl: ACL?,
+    as caller: Principals
+  ) throws -> DataObject {
+    guard arrays.isEmpty else {
+      throw DatastoreError.invalid("arrays", "not over https yet")
+    }
+    var body: [String: JSONValue] = [
+      "className": .string(className), "objectId": .string(objectId), "set": .object(fields),
+      "increment": .object(increments.mapValues(JSONValue.int)),
+    ]
+    if let acl { body["acl"] = acl.json }
+    return try decode(
+      try call(as: caller, "POST", "forum/update", body: .object(body)), DataObject.init(wire:))
+  }
+
+  func delete(_ className: String, objectId: String, as caller: Principals) throws {
+    try call(
+      as: caller, "POST", "forum/delete",
+      body: .object(["className": .string(className), "objectId": .string(objectId)]))
+  }
+
+  // MARK: Reads
+
+  func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
+    let answer = try call(
+      as: caller, "POST", "forum/get",
+      body: .object(["className": .string(className), "objectId": .string(objectId)]))
+    return try decode(answer, DataObject.init(wire:))
+  }
+
+  var resolvesIncludes: Bool { true }
+
+  func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
+    try objects(try call(as: caller, "POST", "forum/find", body: query.wire))
+  }
+
+  func count(_ query: Query, as caller: Principals) throws -> Int {
+    try wireObject(try call(as: caller, "POST", "forum/count", body: query.wire), "count").count(
+      "count")
+  }
+
+  func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject] {
+    try objects(try call(as: caller, "POST", "forum/search", body: search.wire))
+  }
+
+  func fetch(objectIds: [String], keys: Set<String>?, budget: Int?, as caller: Principals) throws
+    -> [DataObject]
+  {
+    var body: [String: JSONValue] = ["objectIds": .strings(objectIds)]
+    if let keys { body["keys"] = .strings(keys.sorted()) }
+    if let budget { body["budget"] = .int(Int64(budget)) }
+    return try objects(try call(as: caller, "POST", "forum/fetch", body: .object(body)))
+  }
+
+  // MARK: Files
+
+  func insertFile(
+    name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
+  ) throws -> FileInfo {
+    let answer = try call(
+      as: caller, "POST", "forum/putFile",
+      body: .object([
+        "name": .string(name), "bytes": .string(Crypto.base64(bytes)),
+        "mimeType": .string(mimeType), "acl": acl.json,
+      ]))
+    return try decode(answer, FileInfo.init(wire:))
+  }
+
+  func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
+    let answer = try call(
+      as: caller, "POST", "forum/fileInfo", body: .object(["name": .string(name)]))
+    return try decode(answer, FileInfo.init(wire:))
+  }
+
+  func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
+    // NCMB's own download: the bytes as stored.
+    try send(as: caller, "GET", "files/" + RemoteEngine.percentEncoded(name)).body
+  }
+
+  func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
+    throw notHere("a file search")
+  }
+
+  func countFiles(_ query: Query, as caller: Principals) throws -> Int {
+    throw notHere("a file search")
+  }
+
+  func deleteFile(name: String, as caller: Principals) throws {
+    try send(as: caller, "DELETE", "files/" + RemoteEngine.percentEncoded(name))
+  }
+
+  func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo {
+    throw notHere("a file's ACL")
+  }
+
+  static func percentEncoded(_ text: String) -> String {
+    var out = ""
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+        UInt8(ascii: "."), UInt8(ascii: "~"):
+        out.unicodeScalars.append(Unicode.Scalar(byte))
+      default:
+        let digits = Array("0123456789ABCDEF")
+        out += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
+      }
+    }
+    return out
+  }
+
+  // MARK: Change feed
+
+  func latestChange() throws -> Int64 {
+    try wireObject(try call("GET", "forum/clock"), "clock").int("latestChange")
+  }
+
+  func changes(since: Int64, limit: Int, as caller: Principals) throws -> ChangeBatch {
+    try changes(since: since, limit: limit, waitSeconds: 0, as: caller)
+  }
+
+  /// `GET forum/changes` (`ChangeWire`); with `waitSeconds`, a long-poll the server holds
+  /// until something the member may read is committed.
+  private func changes(
+    since: Int64, limit: Int, waitSeconds: Int, as caller: Principals? = nil
+  ) throws -> ChangeBatch {
+    var query = "limit=\(limit)&since=\(since)"
+    if waitSeconds > 0 { query += "&wait=\(waitSeconds)" }
+    let response = try send(
+      as: caller, "GET", "forum/changes", query: query,
+      timeoutSeconds: waitSeconds > 0 ? Double(waitSeconds + 15) : nil)
+    do {
+      return try ChangeWire.batch(response.body, since: since, limit: limit)
+    } catch let error as ChangeWire.Malformed {
+      throw http.failure(Wire.printable(error.description, limit: 200))
+    }
+  }
+
+  private var wakeup: RemoteWakeup?
+
+  func wakeFileDescriptor() throws -> Int32? {
+    if let wakeup { return wakeup.descriptor }
+    let start = try latestChange()
+    let made = try RemoteWakeup(since: start) { [weak self] since in
+      guard let self else { throw RemoteWakeup.Closed() }
+      return try self.changes(since: since, limit: 1, waitSeconds: RemoteWakeup.waitSeconds)
+    }
+    wakeup = made
+    return made.descriptor
+  }
+
+  /// The descriptor wakes the prompt; this is only a fallback.
+  var wakePollInterval: Double { 1.0 }
+
+  func hasPendingWakeup() throws -> Bool {
+    guard let wakeup else {
+      _ = try wakeFileDescriptor()
+      return true
+    }
+    return try wakeup.pending()
+  }
+
+  func stateMark() throws -> StateMark? { nil }
+
+  // MARK: The owner's tools
+
+  func importItems(
+    next: () throws -> ImportItem?, outcome: (ImportOutcome) throws -> Void
+  ) throws { throw notHere("forum import") }
+
+  func storedObjects(_ objectIds: [String]) throws -> [String: ImportedObject] {
+    throw notHere("forum import")
+  }
+
+  func counter(_ name: String) throws -> Int64 { throw notHere("forum import") }
+}
+
+// MARK: Reading
+
+extension RemoteEngine: ReadingEngine {
+  func markRead(_ parentClass: String, objectId: String, upTo number: Int64, as caller: Principals)
+    throws
+  {
+    try read(
+      as: caller,
+      [
+        "call": .string("markRead"), "className": .string(parentClass),
+        "objectId": .string(objectId),
+        "upTo": .int(number),
+      ])
+  }
+
+  func advanceRead(
+    _ parentClass: String, objectId: String, to number: Int64, as caller: Principals
+  ) throws {
+    try read(
+      as: caller,
+      [
+        "call": .string("advanceRead"), "className": .string(parentClass),
+        "objectId": .string(objectId), "to": .int(number),
+      ])
+  }
+
+  func markAllRead(_ parentClass: String, as caller: Principals) throws {
+    try read(as: caller, ["call": .string("markAllRead"), "className": .string(parentClass)])
+  }
+
+  func unread(
+    _ parentClass: String, objectIds: [String], countUpTo limit: Int, as caller: Principals
+  ) throws -> [String: UnreadState] {
+    let answer = try call(
+      as: caller, "POST", "forum/unread",
+      body: .object([
+        "className": .string(parentClass), "objectIds": .strings(objectIds),
+        "countUpTo": .int(Int64(limit)),
+      ]))
+    return try decode(answer) { value in
+      try WireObject(value, "unread").object("states").mapValues(UnreadState.init(wire:))
+    }
+  }
+
+  @discardableResult
+  private func read(as caller: Principals, _ body: [String: JSONValue]) throws -> JSONValue {
+    try call(as: caller, "POST", "forum/read", body: .object(body))
+  }
+
+  func revisions(
+    _ className: String, objectId: String, skip: Int, limit: Int, as caller: Principals
+  ) throws -> RevisionPage {
+    let answer = try call(
+      as: caller, "POST", "forum/revisions",
+      body: .object([
+        "className": .string(className), "objectId": .string(objectId), "skip": .int(Int64(skip)),
+        "limit": .int(Int64(limit)),
+      ]))
+    return try decode(answer, RevisionPage.init(wire:))
+  }
+
+  func moderate(_ className: String, objectId: String, as caller: Principals) throws {
+    try call(
+      as: caller, "POST", "forum/moderate",
+      body: .object(["className": .string(className), "objectId": .string(objectId)]))
+  }
+
+  func setFlag(_ rule: FlagRule, objectId: String, on: Bool, as caller: Principals) throws {
+    try call(
+      as: caller, "POST", "forum/flag",
+      body: .object([
+        "className": .string(rule.className), "objectId": .string(objectId),
+        "field": .string(rule.field), "on": .bool(on),
+      ]))
+  }
+
+  func currentPrincipals(of caller: Principals) throws -> Principals {
+    try session().0
+  }
+
+  func isBoardOwner(_ caller: Principals) throws -> Bool {
+    try wireObject(try call("GET", "forum/session"), "session").bool("owner")
+  }
+
+  func setRole(_ role: String, userId: String, member: Bool, as caller: Principals) throws {
+    try call(
+      as: caller, "POST", "forum/role",
+      body: .object([
+        "role": .string(role), "userId": .string(userId), "member": .bool(member),
+      ]))
+  }
+
+  func members(ofRole role: String, as caller: Principals) throws -> [String] {
+    let answer = try call(
+      as: caller, "POST", "forum/members", body: .object(["role": .string(role)]))
+    return try decode(answer) { try WireObject($0, "members").strings("members") }
+  }
+
+  func setting(_ name: String, as caller: Principals) throws -> String? {
+    let answer = try call(
+      as: caller, "POST", "forum/setting", body: .object(["name": .string(name)]))
+    return try decode(answer) { try WireObject($0, "setting").optionalString("value") }
+  }
+
+  func setSetting(_ name: String, value: String?, as caller: Principals) throws {
+    try call(
+      as: caller, "POST", "forum/setSetting",
+      body: .object(["name": .string(name), "value": value.map(JSONValue.string) ?? .null]))
+  }
+}

@@ -1,0 +1,37 @@
+/// A refusal on the wire: NCMB's `{"code","error"}` with the field and the reason in English,
+/// so the remote engine throws the `DatastoreError` the server's engine threw.
+extension DatastoreError {
+  public var wire: JSONValue {
+    var body: [String: JSONValue] = ["code": .string(code.rawValue), "error": .string(message)]
+    if let field { body["field"] = .string(field) }
+    if let detail { body["detail"] = .string(detail) }
+    return .object(body)
+  }
+
+  /// The error an answer's body says, when it says one in the board's or NCMB's shape.
+  public init?(wire value: JSONValue) {
+    guard let object = value.objectValue, let text = object["code"]?.stringValue,
+      let code = ErrorCode(rawValue: text)
+    else { return nil }
+    let field = object["field"]?.stringValue.map { Wire.printable($0, limit: 100) }
+    let detail = object["detail"]?.stringValue.map { Wire.printable($0, limit: 500) }
+    self.init(code, field: field, detail: detail)
+  }
+}
+
+extension Wire {
+  /// Text from the other side fit for a one-line message: control, format (bidi) and
+  /// separator characters become `?`, at most `limit` characters.
+  public static func printable(_ text: String, limit: Int) -> String {
+    var out = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars.prefix(limit) {
+      switch scalar.properties.generalCategory {
+      case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate,
+        .unassigned:
+        out.append("?")
+      default: out.append(scalar)
+      }
+    }
+    return String(out)
+  }
+}

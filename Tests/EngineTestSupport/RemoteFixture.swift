@@ -1,0 +1,90 @@
+import Datastore
+import Foundation
+import NCMBServer
+
+/// The remote engine: a `forum serve` (an `NCMBService` behind the HTTPS server, in this
+/// process, on loopback with a throwaway authority's certificate) over a database of `backing`,
+/// reached by `https://127.0.0.1:PORT/`. Everyone opens the same URL and is told apart by their
+/// sign-in, as on SQLite; the owner's location is the backing database's.
+public struct RemoteFixture: EngineFixture {
+  let backing: any EngineFixture
+
+  public init(over backing: any EngineFixture) {
+    self.backing = backing
+  }
+
+  public var description: String { "remote→\(backing)" }
+
+  public func makeDatabase(rules: EngineRules, indexes: [IndexSpec]) throws -> TestDatabase {
+    let authority = try RemoteFixture.authority()
+    let database = try backing.makeDatabase(rules: rules, indexes: indexes)
+    // SQLite installs the rules when opened with them; the server opens with none.
+    _ = try Datastore.open(database.ownerLocation, rules: rules, indexes: indexes)
+    let service = try NCMBService(location: try database.serverLocation())
+    let server = try HTTPServer(
+      address: ListenAddress(host: "127.0.0.1", port: 0),
+      tls: HTTPServer.TLSIdentity(
+        certificatePEM: Array(try Data(contentsOf: URL(fileURLWithPath: authority.certificate))),
+        keyPEM: Array(try Data(contentsOf: URL(fileURLWithPath: authority.key)))),
+      handler: service)
+    let url = "https://127.0.0.1:\(server.port)/"
+    return TestDatabase(
+      engine: description, ownerLocation: database.ownerLocation, location: { _ in url },
+      fingerprint: { try database.fingerprint() },
+      remove: {
+        server.stop(graceSeconds: 0)
+        withExtendedLifetime(database) {}
+      },
+      execute: { sqlite, postgres in
+        try database.executeAsOwner(sqlite: sqlite, postgres: postgres)
+      },
+      serverLocation: { try database.serverLocation() })
+  }
+
+  private struct Authority {
+    let certificate: String
+    let key: String
+  }
+
+  private static let made: Result<Authority, Error> = Result {
+    let directory = try makeTemporaryDirectory("RemoteFixture")
+    let authority = directory + "/ca.pem"
+    let authorityKey = directory + "/ca-key.pem"
+    let certificate = directory + "/server.pem"
+    let key = directory + "/server-key.pem"
+    let extensions = directory + "/server.ext"
+    try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\n".utf8).write(
+      to: URL(fileURLWithPath: extensions))
+    for arguments in [
+      [
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-keyout", authorityKey, "-out", authority, "-days", "2", "-subj", "/CN=forum tests",
+      ],
+      [
+        "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+        key, "-out", directory + "/server.csr", "-subj", "/CN=localhost",
+      ],
+      [
+        "x509", "-req", "-in", directory + "/server.csr", "-CA", authority, "-CAkey",
+        authorityKey, "-CAcreateserial", "-out", certificate, "-days", "2", "-extfile",
+        extensions,
+      ],
+    ] {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+      process.arguments = arguments
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      process.waitUntilExit()
+      guard process.terminationStatus == 0 else {
+        throw POSIXError(.EIO)
+      }
+    }
+    // The remote engine trusts what FORUM_CA_FILE names, for every test of this process.
+    setenv("FORUM_CA_FILE", authority, 1)
+    return Authority(certificate: certificate, key: key)
+  }
+
+  private static func authority() throws -> Authority { try made.get() }
+}

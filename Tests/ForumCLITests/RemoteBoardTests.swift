@@ -1,0 +1,186 @@
+import Foundation
+import HTTPTestSupport
+import Testing
+
+/// `forum --db https://HOST:PORT/`: a board that a `forum serve` holds, through the built binary,
+/// over TLS verified against a throwaway authority (`FORUM_CA_FILE`), on a SQLite-backed and a
+/// PostgreSQL-backed server.
+@Suite("remote board over https")
+struct RemoteBoardTests {
+  /// A server for `forum`'s board (or `database`), and how to run forum against it.
+  final class Served {
+    let forum: ForumFixture
+    let authority: ThrowawayAuthority
+    let server: ServeProcess
+
+    init(_ forum: ForumFixture, database: String? = nil) throws {
+      self.forum = forum
+      authority = try ThrowawayAuthority(in: forum.root)
+      server = try ServeProcess(
+        forum,
+        [
+          "--listen", "127.0.0.1:0", "--tls-cert", authority.certificateFile, "--tls-key",
+          authority.keyFile,
+        ], database: database)
+    }
+
+    var url: String { "https://127.0.0.1:\(server.port)/" }
+
+    /// `forum --db URL ARGUMENTS…` as `profile`, trusting the throwaway authority.
+    @discardableResult
+    func run(
+      _ arguments: [String], profile: String = "alice", input: Data = Data(),
+      environment: [String: String]? = nil, lang: String = "C"
+    ) throws -> RunResult {
+      try forum.run(
+        arguments, profile: profile, input: input, lang: lang,
+        environment: environment ?? ["FORUM_CA_FILE": authority.authorityFile], database: url)
+    }
+
+    @discardableResult
+    func ok(
+      _ arguments: [String], profile: String = "alice",
+      sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+      let result = try run(arguments, profile: profile)
+      #expect(result.status == 0, "\(result.summary)", sourceLocation: sourceLocation)
+      return result
+    }
+
+    func handle(_ profile: String) throws -> String {
+      "@" + (try ok(["--json", "whoami"], profile: profile).json().string("userName") ?? "?")
+    }
+  }
+
+  /// A small honest PNG (2×2, red), made by the system Python.
+  static func png(in directory: String) throws -> String {
+    let path = directory + "/red.png"
+    let script = """
+      import struct, zlib, sys
+      def chunk(kind, data):
+          return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
+      raw = b''.join(b'\\x00' + b'\\xff\\x00\\x00' * 2 for _ in range(2))
+      png = b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 2, 2, 8, 2, 0, 0, 0)) \
+          + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b'')
+      open(sys.argv[1], 'wb').write(png)
+      """
+    let made = try Clients.run("/usr/bin/python3", ["-c", script, path])
+    guard made.status == 0 else { throw ForumTestError("python3: \(made.summary)") }
+    return path
+  }
+
+  /// What a member does, each command through the server: the same output as on a local board.
+  private func everyDayCommands(_ served: Served) throws {
+    let image = try RemoteBoardTests.png(in: served.forum.root)
+    try served.ok([
+      "new", "--title", "Hello from afar", "--description", "first post", "--image", image,
+    ])
+    let list = try served.ok(["list"])
+    #expect(list.stdout.contains("Hello from afar"), "\(list.summary)")
+    let shown = try served.ok(["--images", "none", "show", "1"])
+    #expect(shown.stdout.contains("first post"), "\(shown.summary)")
+    try served.ok(["comment", "1", "a comment with 'quotes' and \\ kept"], profile: "bob")
+    let thread = try served.ok(["show", "1"])
+    #expect(thread.stdout.contains("a comment with 'quotes' and \\ kept"), "\(thread.summary)")
+    try served.ok(["reply", "1/1", "a reply"])
+    try served.ok(["edit", "1", "--title", "Hello, edited"])
+    let history = try served.ok(["history", "1"])
+    #expect(history.stdout.contains("Hello from afar"), "\(history.summary)")
+    let found = try served.ok(["search", "edited"])
+    #expect(found.stdout.contains("Hello, edited"), "\(found.summary)")
+    // Bob has not read Alice's reply.
+    let unread = try served.ok(["unread"], profile: "bob")
+    #expect(unread.stdout.contains("Hello, edited"), "\(unread.summary)")
+    let json = try served.ok(["--json", "list"])
+    let results = try json.json()["results"] as? [[String: Any]]
+    #expect(results?.first?["title"] as? String == "Hello, edited", "\(json.summary)")
+    #expect(results?.first?["commentCount"] as? Int == 2, "\(json.summary)")
+    // Direct messages stay between the two.
+    try served.ok(["dm", try served.handle("bob"), "secret over https"])
+    let inbox = try served.ok(["dm", try served.handle("alice")], profile: "bob")
+    #expect(inbox.stdout.contains("secret over https"), "\(inbox.summary)")
+    let carol = try served.ok(["search", "secret"], profile: "carol")
+    #expect(!carol.stdout.contains("secret over https"), "\(carol.summary)")
+    // Exit statuses: not found 4, refused 3.
+    let missing = try served.run(["show", "99"])
+    #expect(missing.status == 4, "\(missing.summary)")
+    #expect(missing.stderrLines.count == 1, "\(missing.summary)")
+    let refused = try served.run(["delete", "1", "--yes"], profile: "bob")
+    #expect(refused.status == 3, "\(refused.summary)")
+    try served.ok(["delete", "1", "--yes"])
+    let gone = try served.run(["show", "1"])
+    #expect(gone.status == 4, "\(gone.summary)")
+  }
+
+  @Test func aMemberUsesASQLiteBoardOverHTTPS() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    try everyDayCommands(served)
+    // Each member is an anonymous user of the board, kept in their profile (mode 0600).
+    let attributes = try FileManager.default.attributesOfItem(
+      atPath: forum.profilesDirectory + "/alice.json")
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    #expect(served.server.stop() == 0)
+  }
+
+  @Test func aMemberUsesAPostgreSQLBoardOverHTTPS() throws {
+    let forum = try ForumFixture()
+    let board = try ServedPostgresBoard(forum)
+    defer { board.board.remove() }
+    let served = try Served(forum, database: board.server.uri)
+    try everyDayCommands(served)
+    #expect(served.server.stop() == 0)
+  }
+
+  /// An image that is not one is refused before anything is sent: nothing reaches the board.
+  @Test func aBadImageIsRefusedBeforeSending() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    let fake = forum.root + "/fake.png"
+    try Data("not a picture".utf8).write(to: URL(fileURLWithPath: fake))
+    let refused = try served.run(["new", "--title", "x", "--image", fake])
+    #expect(refused.status != 0 && refused.stderrLines.count == 1, "\(refused.summary)")
+    let list = try served.ok(["--json", "list"])
+    #expect((try list.json()["results"] as? [Any])?.isEmpty == true, "\(list.summary)")
+  }
+
+  /// A certificate nobody vouches for, and a server that is not there: one line each, exit 1.
+  @Test func aRefusedCertificateOrNoServerIsOneLine() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    let untrusted = try served.run(["list"], environment: [:])
+    #expect(untrusted.status == 1, "\(untrusted.summary)")
+    #expect(untrusted.stderrLines.count == 1, "\(untrusted.summary)")
+    #expect(untrusted.stderr.contains("certificate"), "\(untrusted.summary)")
+    let port = served.server.port
+    #expect(served.server.stop() == 0)
+    let down = try forum.run(
+      ["list"], environment: ["FORUM_CA_FILE": served.authority.authorityFile],
+      database: "https://127.0.0.1:\(port)/")
+    #expect(down.status == 1, "\(down.summary)")
+    #expect(down.stderrLines.count == 1, "\(down.summary)")
+    #expect(down.stderr.contains("127.0.0.1:\(port)"), "\(down.summary)")
+  }
+
+  /// libcurl (and the TLS library under it) is mapped when an https board is opened, by no
+  /// other command.
+  @Test func onlyAnHTTPSBoardMapsLibcurl() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    for arguments in [["--version"], ["list"]] {
+      let run = try forum.run(arguments, environment: ["LD_DEBUG": "libs"])
+      #expect(run.status == 0, "\(run.summary)")
+      #expect(!run.stderr.contains("libcurl"), "\(run.stderr.prefix(2000))")
+    }
+    let served = try Served(forum)
+    var environment = ["LD_DEBUG": "libs"]
+    environment["FORUM_CA_FILE"] = served.authority.authorityFile
+    let remote = try served.run(["list"], environment: environment)
+    #expect(remote.status == 0, "\(remote.summary)")
+    #expect(remote.stderr.contains("libcurl"), "\(remote.stderr.prefix(2000))")
+    #expect(served.server.stop() == 0)
+  }
+}
