@@ -52,7 +52,9 @@ struct BoardRulesTests {
     }
   }
 
-  @Test("a comment is readable by exactly who can read its thread", arguments: EngineFixtures.withRemote)
+  @Test(
+    "a comment is readable by exactly who can read its thread",
+    arguments: EngineFixtures.withRemote)
   func commentReadersAreThreadReaders(_ engine: any EngineFixture) throws {
     let world = try World(engine)
     let a = world.alice.user.objectId
