@@ -1,4 +1,4 @@
-import Datastore
+@_spi(Tools) import Datastore
 import Foundation
 import NCMBServer
 
@@ -81,8 +81,9 @@ public struct RemoteFixture: EngineFixture {
         throw POSIXError(.EIO)
       }
     }
-    // The remote engine trusts what FORUM_CA_FILE names, for every test of this process.
-    setenv("FORUM_CA_FILE", authority, 1)
+    // The remote engine trusts this authority for every test of this process (not through
+    // `setenv`: other tests start processes meanwhile, and `Process.run` reads `environ`).
+    RemoteTrust.authorityFile.withLock { $0 = authority }
     return Authority(certificate: certificate, key: key)
   }
 

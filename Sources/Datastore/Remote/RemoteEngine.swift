@@ -1,4 +1,5 @@
 import ForumCrypto
+import Synchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -15,6 +16,14 @@ import ForumCrypto
 /// as that session's user, through its own engine, so every rule holds there: this engine
 /// only asks. A write of several steps is one request (`perform`); no transaction crosses the
 /// wire. The values cross in the board's wire format (`Sources/Datastore/Wire`).
+/// What an https board's certificate is checked against, beside the system's authorities.
+@_spi(Tools) public enum RemoteTrust {
+  /// A private authority's PEM file for every https board this process opens, in place of
+  /// `FORUM_CA_FILE`: for tests, which must not `setenv` while other threads start processes
+  /// (Foundation's `Process.run` copies `environ` as `setenv` moves it).
+  public static let authorityFile = Mutex<String?>(nil)
+}
+
 final class RemoteEngine: DatastoreEngine {
   let location: String
   private(set) var boardId = ""
@@ -45,7 +54,9 @@ final class RemoteEngine: DatastoreEngine {
     (origin, authority) = parsed
     location = origin + "/"
     var http = HTTPSClient(server: authority)
-    if let caFile = getenv("FORUM_CA_FILE").map({ String(cString: $0) }), !caFile.isEmpty {
+    if let caFile = RemoteTrust.authorityFile.withLock({ $0 })
+      ?? getenv("FORUM_CA_FILE").map({ String(cString: $0) }), !caFile.isEmpty
+    {
       guard access(caFile, R_OK) == 0 else {
         throw DatastoreError(
           .systemError, detail: "FORUM_CA_FILE \(caFile) cannot be read")
