@@ -256,8 +256,10 @@ struct ACLMatrixTests {
     #expect(try fixture.database.fingerprint() == before)
   }
 
-  // Not yet on the remote engine: a member added by the owner's own open of the database is
-  // refused E404001 through the server on the next client (the server's session cache; open).
+  // Not on the remote engine: a server looks at the database's state at most every
+  // `NCMBService.recheckMilliseconds` (10), so a role another process grants is seen by requests
+  // after that, not by one made at once (`forum/session` refreshes its principals, the next
+  // `forum/get` within 10 ms is still refused E404001).
   @Test("a role's members are seen from their next client on", arguments: EngineFixtures.all)
   func roleMembershipGrantsAccess(_ engine: any EngineFixture) throws {
     let fixture = try ACLFixture(engine, acl: .role)
