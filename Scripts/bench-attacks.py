@@ -39,8 +39,10 @@ failures, what the attackers were answered, and while the honest client ran, the
 run-queue wait (time runnable but not running) of the server's threads and (PostgreSQL) of the
 cluster's processes, with the database connections the server opened.
 """
-import base64, datetime, hashlib, hmac, http.client, json, multiprocessing, os, resource, shutil
-import socket, subprocess, sys, tempfile, threading, time, urllib.parse, uuid
+import http.client, json, multiprocessing, os, resource, shutil, socket, subprocess, sys, tempfile
+import threading, time, urllib.parse, uuid
+
+import bench_support
 
 args = sys.argv[1:]
 if not args or args[0].startswith('-'):
@@ -87,47 +89,19 @@ os.chmod(root, 0o755)
 env = dict(os.environ, HOME=root, XDG_CONFIG_HOME=root + '/config', XDG_STATE_HOME=root + '/state',
            XDG_DATA_HOME=root + '/data', LANG='C')
 db = keys = None
-cluster_stop = cluster_log = cluster_postmaster = None
+cluster = cluster_log = cluster_postmaster = None
 multiprocessing.set_start_method('fork')
 
 
 def postgres_board():
-    """A throwaway cluster (the pattern of bench-serve.py): the server's URI and the owner's."""
-    global cluster_stop, cluster_log, cluster_postmaster
-    binaries = '/usr/lib/postgresql/%s/bin' % sorted(os.listdir('/usr/lib/postgresql'))[-1]
-    as_postgres = ['runuser', '-u', 'postgres', '--'] if os.getuid() == 0 else []
-    data, sockets = root + '/pgdata', root + '/pgsocket'
-    os.mkdir(sockets)
-    os.mkdir(data)
-    if as_postgres:
-        shutil.chown(sockets, 'postgres', 'postgres')
-        shutil.chown(data, 'postgres', 'postgres')
-    subprocess.run(as_postgres + [binaries + '/initdb', '-D', data, '-U', 'postgres', '--auth=trust',
-                                  '-E', 'UTF8', '--locale=C', '--no-instructions'],
-                   check=True, capture_output=True)
-    probe = socket.socket()
-    probe.bind(('127.0.0.1', 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    subprocess.run(as_postgres + [binaries + '/pg_ctl', '-D', data, '-l', sockets + '/server.log',
-                                  '-w', '-o', '-k %s -c listen_addresses= -p %d '
-                                  '-c max_connections=200 -c log_connections=on' % (sockets, port),
-                                  'start'],
-                   check=True, capture_output=True)
-    cluster_log = sockets + '/server.log'
-    cluster_postmaster = int(open(data + '/postmaster.pid').readline())
-    cluster_stop = as_postgres + [binaries + '/pg_ctl', '-D', data, '-m', 'immediate', 'stop']
-
-    def psql(role, sql, database='board'):
-        subprocess.run(['psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', sockets, '-p', str(port),
-                        '-U', role, '-d', database], input=sql, text=True, check=True,
-                       capture_output=True)
-    psql('postgres', 'CREATE ROLE forum_member NOLOGIN; CREATE ROLE owner LOGIN CREATEROLE; '
-         'CREATE DATABASE board OWNER owner;', database='postgres')
-    uri = 'postgresql://%s@/board?host=' + sockets + '&port=' + str(port)
-    subprocess.run([forum, '--db', uri % 'owner', 'init'], env=env, check=True, capture_output=True)
-    psql('postgres', 'CREATE ROLE server LOGIN; GRANT forum_member, forum_server TO server;')
-    return uri % 'server', uri % 'owner'
+    """A throwaway cluster (bench_support's), its connections logged: the server's URI and the
+    owner's."""
+    global cluster, cluster_log, cluster_postmaster
+    cluster, server, owner = bench_support.postgres_board(
+        forum, root, env, settings=['max_connections=200', 'log_connections=on'])
+    cluster_log = cluster.sockets + '/server.log'
+    cluster_postmaster = int(open(cluster.data + '/postmaster.pid').readline())
+    return server, owner
 
 
 def prepare(engine):
@@ -151,13 +125,9 @@ resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))
 
 
 def signed(method, path, port, query=''):
-    stamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
-    pairs = ['SignatureMethod=HmacSHA256', 'SignatureVersion=2',
-             'X-NCMB-Application-Key=' + keys['applicationKey'], 'X-NCMB-Timestamp=' + stamp]
-    pairs += query.split('&') if query else []
-    text = '\n'.join([method, '127.0.0.1:%d' % port, path, '&'.join(sorted(pairs))])
-    signature = base64.b64encode(hmac.new(keys['clientKey'].encode(), text.encode(),
-                                          hashlib.sha256).digest()).decode()
+    stamp = bench_support.timestamp()
+    text = bench_support.signed_text(keys['applicationKey'], stamp, query)
+    signature = bench_support.signature(keys['clientKey'], method, '127.0.0.1:%d' % port, path, text)
     return ('X-NCMB-Application-Key: %s\r\nX-NCMB-Timestamp: %s\r\nX-NCMB-Signature: %s\r\n'
             % (keys['applicationKey'], stamp, signature))
 
@@ -519,12 +489,10 @@ try:
             'stall')
         row(engine, 'H5 bombs: 8 users x 2 reads at once of 20 x 40 KB of [[0],...]', 'bombs')
         row(engine, 'H6 writes: 8 users POSTing 1 MiB objects', 'writes')
-        if cluster_stop:
-            subprocess.run(cluster_stop, capture_output=True)
-            cluster_stop = cluster_log = cluster_postmaster = None
-            shutil.rmtree(root + '/pgdata')
-            shutil.rmtree(root + '/pgsocket')
+        if cluster:
+            cluster.stop(remove=True)
+            cluster = cluster_log = cluster_postmaster = None
 finally:
-    if cluster_stop:
-        subprocess.run(cluster_stop, capture_output=True)
+    if cluster:
+        cluster.stop()
     subprocess.run(['rm', '-rf', root])

@@ -15,28 +15,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 build="${1:-$(swift build --show-bin-path)}"
 forum="$build/forum"
 [ -x "$forum" ] || { echo "no forum binary at $forum (swift build first)" >&2; exit 1; }
-binaries="/usr/lib/postgresql/$(ls /usr/lib/postgresql | sort -V | tail -1)/bin"
-as_postgres=()
-[ "$(id -u)" = 0 ] && as_postgres=(runuser -u postgres --)
-
-work=$(mktemp -d)
-chmod 755 "$work"
-mkdir "$work/socket"
-[ "$(id -u)" = 0 ] && chown postgres "$work" "$work/socket"
-port=$((20000 + RANDOM % 20000))
-stop() {
-  "${as_postgres[@]}" "$binaries/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap stop EXIT
-"${as_postgres[@]}" "$binaries/initdb" -D "$work/data" -U postgres --auth=trust -E UTF8 \
-  --locale=C --no-instructions >/dev/null
-"${as_postgres[@]}" "$binaries/pg_ctl" -D "$work/data" -l "$work/socket/server.log" -w \
-  -o "-k $work/socket -c listen_addresses= -p $port" start >/dev/null
-
-psql_as() {  # psql_as ROLE [DATABASE]: SQL on standard input, unaligned output
-  psql -X -q -v ON_ERROR_STOP=1 -At -h "$work/socket" -p "$port" -U "$1" -d "${2:-board}"
-}
+source Scripts/pg-cluster.sh
 psql_as postgres postgres <<'SQL'
 CREATE ROLE forum_member NOLOGIN;
 CREATE ROLE owner LOGIN CREATEROLE;

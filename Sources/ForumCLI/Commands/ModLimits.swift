@@ -111,66 +111,78 @@ enum ModLimits {
               "掲示板: mod storage-per-member (forum serve がアプリのユーザーに適用)")))
     let serve = ServeLimits.defaults
     let http = ServeCommand.defaults
-    func option(_ name: String, _ value: String, _ flag: String, bytes: Int? = nil) -> Line {
+    // forum serve's options: (English, Japanese, the default as shown, the option, bytes).
+    let options: [(String, String, String, String, Int?)] = [
+      (
+        "database time per request", "リクエストごとの DB 処理時間",
+        "\(LimitValue.shown(serve.timeLimitSeconds)) s", "time-limit", nil
+      ),
+      (
+        "sign-ups a minute per address", "アドレスごとの毎分の登録数",
+        String(serve.signUpsPerMinute), "sign-ups", nil
+      ),
+      (
+        "logins a minute per address", "アドレスごとの毎分のログイン数",
+        String(serve.loginsPerMinute), "logins", nil
+      ),
+      (
+        "writes a minute per session", "セッションごとの毎分の書き込み数",
+        String(serve.userWritesPerMinute), "user-writes", nil
+      ),
+      (
+        "writes a minute per address", "アドレスごとの毎分の書き込み数",
+        String(serve.addressWritesPerMinute), "address-writes", nil
+      ),
+      (
+        "reads at once per session", "セッションごとの同時読み出し数",
+        String(serve.readsAtOnce), "reads-at-once", nil
+      ),
+      (
+        "answer bytes a minute per app user", "ユーザーごとの毎分の読み出し量",
+        shown(serve.readBytesPerMinute), "read-bytes", serve.readBytesPerMinute
+      ),
+      (
+        "storage per app user (at most the storage per member)",
+        "アプリのユーザーごとの保存量 (メンバーごとの上限以下)",
+        shown(serve.storageBytesPerUser), "storage-per-user", serve.storageBytesPerUser
+      ),
+      (
+        "bodies in memory, all clients", "全クライアントの本文のメモリ",
+        shown(http.bufferedBytes), "buffer-budget", http.bufferedBytes
+      ),
+      (
+        "seconds for a request's headers", "リクエストヘッダーの秒数",
+        String(http.headerDeadlineSeconds), "header-deadline", nil
+      ),
+      ("seconds for its body", "本文の秒数", String(http.bodyDeadlineSeconds), "body-deadline", nil),
+      ("connections at once", "同時接続数", String(http.connections), "connections", nil),
+      (
+        "connections per address", "アドレスごとの同時接続数",
+        String(http.connectionsPerAddress), "connections-per-address", nil
+      ),
+      (
+        "database connections (3/4 for one address)", "DB 接続数 (1 アドレスは 3/4 まで)",
+        String(serve.databaseConnections), "database-connections", nil
+      ),
+    ]
+    lines += options.map { english, japanese, value, flag, bytes in
       Line(
-        name: name, value: value, bytes: bytes,
+        name: m.pick(english, japanese), value: value, bytes: bytes,
         source: m.pick(
           "forum serve --\(flag) (default; a server started with it may differ)",
           "forum serve --\(flag) (既定値。指定して起動したサーバーでは異なります)"))
     }
-    func fixed(_ name: String, _ bytes: Int) -> Line {
+    // Fixed sizes: not options.
+    let fixed: [(String, String, Int)] = [
+      ("one answer", "1 回の応答", 16 << 20),
+      ("one request body", "1 回のリクエスト本文", http.bodyBytes),
+      ("one JSON body", "1 回の JSON 本文", NCMBService.maximumJSONBytes),
+    ]
+    lines += fixed.map { english, japanese, bytes in
       Line(
-        name: name, value: shown(bytes), bytes: bytes,
+        name: m.pick(english, japanese), value: shown(bytes), bytes: bytes,
         source: m.pick("forum serve (fixed)", "forum serve (固定)"))
     }
-    lines += [
-      option(
-        m.pick("database time per request", "リクエストごとの DB 処理時間"),
-        "\(LimitValue.shown(serve.timeLimitSeconds)) s", "time-limit"),
-      option(
-        m.pick("sign-ups a minute per address", "アドレスごとの毎分の登録数"),
-        String(serve.signUpsPerMinute), "sign-ups"),
-      option(
-        m.pick("logins a minute per address", "アドレスごとの毎分のログイン数"),
-        String(serve.loginsPerMinute), "logins"),
-      option(
-        m.pick("writes a minute per session", "セッションごとの毎分の書き込み数"),
-        String(serve.userWritesPerMinute), "user-writes"),
-      option(
-        m.pick("writes a minute per address", "アドレスごとの毎分の書き込み数"),
-        String(serve.addressWritesPerMinute), "address-writes"),
-      option(
-        m.pick("reads at once per session", "セッションごとの同時読み出し数"),
-        String(serve.readsAtOnce), "reads-at-once"),
-      option(
-        m.pick("answer bytes a minute per app user", "ユーザーごとの毎分の読み出し量"),
-        shown(serve.readBytesPerMinute), "read-bytes", bytes: serve.readBytesPerMinute),
-      option(
-        m.pick(
-          "storage per app user (at most the storage per member)",
-          "アプリのユーザーごとの保存量 (メンバーごとの上限以下)"),
-        shown(serve.storageBytesPerUser), "storage-per-user", bytes: serve.storageBytesPerUser),
-      fixed(m.pick("one answer", "1 回の応答"), 16 << 20),
-      fixed(m.pick("one request body", "1 回のリクエスト本文"), http.bodyBytes),
-      fixed(m.pick("one JSON body", "1 回の JSON 本文"), NCMBService.maximumJSONBytes),
-      option(
-        m.pick("bodies in memory, all clients", "全クライアントの本文のメモリ"),
-        shown(http.bufferedBytes), "buffer-budget", bytes: http.bufferedBytes),
-      option(
-        m.pick("seconds for a request's headers", "リクエストヘッダーの秒数"),
-        String(http.headerDeadlineSeconds), "header-deadline"),
-      option(
-        m.pick("seconds for its body", "本文の秒数"), String(http.bodyDeadlineSeconds),
-        "body-deadline"),
-      option(
-        m.pick("connections at once", "同時接続数"), String(http.connections), "connections"),
-      option(
-        m.pick("connections per address", "アドレスごとの同時接続数"),
-        String(http.connectionsPerAddress), "connections-per-address"),
-      option(
-        m.pick("database connections (3/4 for one address)", "DB 接続数 (1 アドレスは 3/4 まで)"),
-        String(serve.databaseConnections), "database-connections"),
-    ]
     return lines
   }
 }
