@@ -10,11 +10,18 @@ extension ForumMain {
   /// `forum --version`. As getenv(3) does, the first of two entries with one name wins; an
   /// entry without `=` is left out.
   public static func processEnvironment() -> [String: String] {
+    environment(of: environ)
+  }
+
+  /// The environment an `environ`-shaped list (entries `NAME=VALUE`, ended by nil) holds.
+  static func environment(
+    of entries: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+  ) -> [String: String] {
     var count = 0
-    while environ[count] != nil { count += 1 }
+    while entries[count] != nil { count += 1 }
     // Sized once: growing the dictionary entry by entry cost most of the time.
     var environment: [String: String] = Dictionary(minimumCapacity: count)
-    var entry = environ
+    var entry = entries
     while let pointer = entry.pointee {
       entry += 1
       let length = strlen(pointer)

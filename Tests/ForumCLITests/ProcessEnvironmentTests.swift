@@ -8,15 +8,26 @@ import Testing
 @Suite("process environment")
 struct ProcessEnvironmentTests {
   @Test func sameAsProcessInfo() {
-    setenv("FORUM_TEST_ENVIRONMENT", "a=b=c ünïcode", 1)
-    setenv("FORUM_TEST_EMPTY", "", 1)
-    defer {
-      unsetenv("FORUM_TEST_ENVIRONMENT")
-      unsetenv("FORUM_TEST_EMPTY")
+    #expect(ForumMain.processEnvironment() == ProcessInfo.processInfo.environment)
+  }
+
+  /// Values with `=` and non-ASCII, an empty value, an entry without `=`, a name twice (the
+  /// first wins, as for getenv). Built as a list of its own: `setenv` here would move `environ`
+  /// while other tests' `Process.run` copies it (a crash seen under load).
+  @Test func readsEveryShapeOfEntry() {
+    let texts = [
+      "FORUM_TEST_ENVIRONMENT=a=b=c ünïcode", "FORUM_TEST_EMPTY=", "NO_EQUALS", "TWICE=first",
+      "TWICE=second",
+    ]
+    let entries = texts.map { strdup($0) } + [nil]
+    defer { for entry in entries { free(entry) } }
+    var list = entries
+    let environment = list.withUnsafeMutableBufferPointer {
+      ForumMain.environment(of: $0.baseAddress!)
     }
-    let environment = ForumMain.processEnvironment()
-    #expect(environment["FORUM_TEST_ENVIRONMENT"] == "a=b=c ünïcode")
-    #expect(environment["FORUM_TEST_EMPTY"] == "")
-    #expect(environment == ProcessInfo.processInfo.environment)
+    #expect(
+      environment == [
+        "FORUM_TEST_ENVIRONMENT": "a=b=c ünïcode", "FORUM_TEST_EMPTY": "", "TWICE": "first",
+      ])
   }
 }
