@@ -47,11 +47,9 @@ public enum ForumMain {
     let terminal = Terminal(environment: environment, noColorFlag: options.noColor)
     let messages = Messages(japanese: terminal.japanese)
     // Said for this thread's waits only: `forum serve`'s workers wait without a word.
-    return Interrupt.$onLongWait.withValue(
-      { writeError(messages.waitingForWriter) },
-      operation: {
-        runCommands(options, terminal: terminal, messages: messages, environment: environment)
-      })
+    return Interrupt.withLongWait({ writeError(messages.waitingForWriter) }) {
+      runCommands(options, terminal: terminal, messages: messages, environment: environment)
+    }
   }
 
   private static func runCommands(
