@@ -2,7 +2,7 @@
 """forum serve under load: wrk over keep-alive connections beside two floors.
 
 usage: python3 Scripts/bench-serve.py BUILD_DIR BOARD.db [--seconds S] [--connections 1,8,64]
-                                     [--only floor,get,post,mix,mix-read,floor-mix]
+                                     [--only floor,get,post,mix,mix-read,floor-mix,unindexed]
                                      [--threads N] [--mix-requests N] [--runs N] [--perf FILE]
        python3 Scripts/bench-serve.py BUILD_DIR --postgres THREADS,COMMENTS [options as above]
 
@@ -19,7 +19,9 @@ ThreadListView's find() (no order, no limit: 100 threads), the list's pages (20 
 demo asks, and pages of 20 by createDate or -createDate), NCMBQuery.count() (count=1&limit=0),
 ImageView's picture (one of 50 uploaded first), a comment posted (10 %), and AddThreadView's
 picture (NCMBFile.save, the trailing CRLF) then its thread (1 %; each name once). `mix-read` is
-the same reads alone; `floor-mix` sends the mix's requests (bodies too) to the floor. Requests
+the same reads alone; `floor-mix` sends the mix's requests (bodies too) to the floor;
+`unindexed` times an app's query on a field no index serves (Comment's text) alone and runs
+the reads beside one client sending it in a loop, before and after `forum index add`. Requests
 are signed beforehand (--mix-requests of them, 100,000), so wrk's Lua only picks the next one
 (each wrk thread from its own part of the list).
 --only runs some of the three; --runs N runs each N times, round-robin, and keeps the best
@@ -287,7 +289,6 @@ def mix_requests(count, with_writes):
     sdk.session_token = session
     acl = {'*': {'read': True}, me: {'read': True, 'write': True}}
     requests = []
-    uploaded = [pictures[0]] if pictures else []
     n = 0
     while len(requests) < count:
         n += 1
@@ -299,13 +300,12 @@ def mix_requests(count, with_writes):
                                                  'thread': pointer}, acl))
         elif with_writes and roll < 0.11:
             # wrk sends the next request on another connection before this one is answered:
-            # the thread names the picture uploaded the time before (the app waits for it).
+            # the thread names a picture uploaded before the run (the app waits for its own).
             name = str(uuid.uuid4()).upper() + '.jpg'
             requests.append(sdk.save_file(name, picture, acl))
             requests.append(sdk.save('Thread', {'title': f'a thread from the mix {n}',
                                                 'description': 'with a picture',
-                                                'fileName': uploaded[-1]}, acl))
-            uploaded.append(name)
+                                                'fileName': rng.choice(pictures)}, acl))
         elif roll < 0.25:
             requests.append(sdk.find('Thread'))
         elif roll < 0.40:
@@ -384,7 +384,7 @@ picture_file = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'F
                             'jpeg', 'testorig.jpg')
 with open(picture_file, 'rb') as f:
     picture = f.read()
-mix_kinds = {'mix', 'mix-read', 'floor-mix'}
+mix_kinds = {'mix', 'mix-read', 'floor-mix', 'unindexed'}
 pictures = []
 if mix_kinds & set(only):
     uploader = RecordedSwiftSDK(0, app_key, client_key)
@@ -392,7 +392,8 @@ if mix_kinds & set(only):
     pictures = upload_pictures(uploader, 50, picture,
                                {'*': {'read': True}, me: {'read': True, 'write': True}})
 mix_script = mix_lua(mix_requests(mix_count, True)) if {'mix', 'floor-mix'} & set(only) else None
-read_mix_script = mix_lua(mix_requests(mix_count, False)) if 'mix-read' in only else None
+read_mix_script = (mix_lua(mix_requests(mix_count, False))
+                   if {'mix-read', 'unindexed'} & set(only) else None)
 
 rows = []
 peak = 0
@@ -431,6 +432,48 @@ for connections in connection_counts:
     rows.append(('server RSS now / peak (MB)', connections, rss, peak, None, 0, ''))
     rows.append(('server memory of its own now (RssAnon, MB)', connections, anon, anon, None, 0, ''))
 
+
+
+def unindexed_rows(connections):
+    """An app's query on a field no index serves (Comment's `text`, every public comment
+    walked): its own time, the demo's reads beside one client sending it in a loop, then the
+    same after the owner's `forum index add Comment text`."""
+    import threading
+    sdk = RecordedSwiftSDK(0, app_key, client_key)
+    sdk.session_token = session
+    method, target, headers, _ = sdk.find('Comment', where={'text': 'no comment says this'},
+                                          limit=20)
+    command = ['curl', '-sS', '-o', '/dev/null', '-w', '%{http_code} %{time_total}\n',
+               base.rsplit('/2013-09-01', 1)[0] + target]
+    for k, v in headers.items():
+        command += ['-H', f'{k}: {v}']
+
+    def timed(times):
+        answers = [subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
+                   for _ in range(times)]
+        return sorted(float(t) * 1000 for _, t in answers), {code for code, _ in answers}
+
+    found = []
+    for label in ('without an index', 'after `forum index add Comment text`'):
+        alone, codes = timed(5)
+        stop = threading.Event()
+
+        def loop():
+            while not stop.is_set():
+                subprocess.run(command, capture_output=True)
+        looping = threading.Thread(target=loop)
+        looping.start()
+        beside = wrk(base, read_mix_script, connections)
+        stop.set()
+        looping.join()
+        found.append((label, alone[len(alone) // 2], sorted(codes), beside))
+        if label == 'without an index':
+            subprocess.run([forum, '--db', db, 'index', 'add', 'Comment', 'text'], env=env,
+                           check=True, capture_output=True)
+    return found
+
+
+unindexed = unindexed_rows(connection_counts[0]) if 'unindexed' in only else []
 if perf:
     perf.send_signal(2)
     perf.wait(timeout=120)
@@ -447,6 +490,10 @@ for name, connections, rps, p50, p99, refused, errors in rows:
         print(f'| {name} | {connections} | {rps} MB | peak {p50} MB | | | |')
     else:
         print(f'| {name} | {connections} | {rps:,.0f} | {p50:.2f} | {p99:.2f} | {refused} | {errors} |')
+for label, median, codes, (rps, p50, p99, refused, errors) in unindexed:
+    print(f'| Comment where text = …, {label}: one alone {median:.1f} ms (HTTP {codes}); the '
+          f"demo's reads beside it in a loop | {connection_counts[0]} | {rps:,.0f} | {p50:.2f} | "
+          f'{p99:.2f} | {refused} | {errors} |')
 for process in (server, floor):
     process.terminate()
     process.wait(timeout=60)
