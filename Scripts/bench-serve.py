@@ -2,7 +2,8 @@
 """forum serve under load: wrk over keep-alive connections beside two floors.
 
 usage: python3 Scripts/bench-serve.py BUILD_DIR BOARD.db [--seconds S] [--connections 1,8,64]
-                                     [--only floor,get,post,mix] [--runs N] [--perf FILE]
+                                     [--only floor,get,post,mix,mix-read,floor-mix,unindexed]
+                                     [--threads N] [--mix-requests N] [--runs N] [--perf FILE]
        python3 Scripts/bench-serve.py BUILD_DIR --postgres THREADS,COMMENTS [options as above]
 
 BUILD_DIR holds release `forum` and `forum-bench`; BOARD.db is a seeded board (forum-bench seed),
@@ -10,12 +11,19 @@ copied to a temporary directory first so that it never changes. For each connect
 `GET /classes/Thread?limit=20&order=-createDate` and `POST /classes/Comment` against `forum serve`,
 the same GET against `forum-bench serve-floor` (the same HTTP server answering the same bytes from
 memory), and times the sqlite3 shell running the same query. Needs wrk, sqlite3 and curl.
-`mix` replays the seed demo app's requests over 2,000 random threads, so that the read cache is
-not what is measured: the thread list and its pages (20 a page, -createDate, skip up to 180), one
-thread by id, its comments by pointer (createDate, -createDate or number), a thread's comment
-count, a comment posted (10 %), a new thread (1 %) and a picture uploaded (1 %, multipart, each
-name once); `mix-read` is the same reads alone. Each request is signed beforehand, so wrk's Lua
-only picks the next one (each wrk thread from its own part of the list).
+`mix` replays the seed demo app's calls (NCMBMania/Swift_Forum_Demo) as the Swift SDK builds and
+signs them (Fixtures/sdk-wire/swift.py: its query encoding, headers and multipart) over
+--threads random threads (20,000), so that the read cache is not what is measured:
+ThreadListView's find() (no order, no limit: 100 threads), the list's pages (20 a page,
+-createDate, skip up to 180), one thread fetched by id, ThreadView's comments by pointer (as the
+demo asks, and pages of 20 by createDate or -createDate), NCMBQuery.count() (count=1&limit=0),
+ImageView's picture (one of 50 uploaded first), a comment posted (10 %), and AddThreadView's
+picture (NCMBFile.save, the trailing CRLF) then its thread (1 %; each name once). `mix-read` is
+the same reads alone; `floor-mix` sends the mix's requests (bodies too) to the floor;
+`unindexed` times an app's query on a field no index serves (Comment's text) alone and runs
+the reads beside one client sending it in a loop, before and after `forum index add`. Requests
+are signed beforehand (--mix-requests of them, 100,000), so wrk's Lua only picks the next one
+(each wrk thread from its own part of the list).
 --only runs some of the three; --runs N runs each N times, round-robin, and keeps the best
 (highest requests/s) of each, with the p50/p99 of that run.
 Requests are signed once per run (the server allows 15 minutes of clock difference).
@@ -26,10 +34,14 @@ postgres user, a private socket, synchronous_commit=off), `forum init` by its ow
 granted forum_member and forum_server, THREADS threads and COMMENTS comments (spread over the
 threads) seeded with SQL by the owner through the board's triggers; the shell floor is psql.
 """
-import base64, datetime, json, os, re, shutil, subprocess, sys, time
+import atexit, base64, datetime, functools, json, os, re, shutil, subprocess, sys, time
 import urllib.parse, uuid
 
 import bench_support
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'Fixtures',
+                                'sdk-wire'))
+import swift  # noqa: E402  the Swift SDK's requests, as the seed's demo app sends them
 
 args = sys.argv[1:]
 if len(args) < 2:
@@ -41,6 +53,8 @@ connection_counts = [1, 8, 64]
 only = ['floor', 'get', 'post', 'mix']
 runs = 1
 perf_file = None
+mix_threads = 20000
+mix_count = 100000
 for i, a in enumerate(args):
     if a == '--perf':
         perf_file = args[i + 1]
@@ -51,6 +65,10 @@ for i, a in enumerate(args):
         only = args[i + 1].split(',')
     if a == '--runs':
         runs = int(args[i + 1])
+    if a == '--threads':
+        mix_threads = int(args[i + 1])
+    if a == '--mix-requests':
+        mix_count = int(args[i + 1])
     if a == '--seconds':
         seconds = int(args[i + 1])
     if a == '--connections':
@@ -80,6 +98,8 @@ app_key, client_key = keys['applicationKey'], keys['clientKey']
 
 def start(command):
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    # Stopped however the script ends (a failed run must leave no server behind).
+    atexit.register(lambda: process.poll() is None and process.terminate())
     line = process.stdout.readline()
     return process, line
 
@@ -120,6 +140,7 @@ def curl(method, path, query=None, body=None, extra=None):
 user = json.loads(curl('POST', 'users', body=json.dumps(
     {'authData': {'anonymous': {'id': str(uuid.uuid4()).upper()}}})))
 session = user['sessionToken']
+me = user['objectId']
 seed_seconds = None
 if postgres:
     # Through the board's triggers (numbers, counters, the feed), as the owner, by the app user.
@@ -172,9 +193,12 @@ done = function(summary, latency, requests) io.write(string.format("refused %d\\
 
 
 def wrk(url, script, connections):
-    output = subprocess.run(
+    run = subprocess.run(
         ['wrk', '-t', str(min(connections, 2)), '-c', str(connections), '-d', f'{seconds}s',
-         '--latency', '-s', script, url], capture_output=True, text=True, check=True).stdout
+         '--latency', '-s', script, url], capture_output=True, text=True, check=True)
+    output = run.stdout
+    if run.stderr:
+        print(f'{url}: the first refusals:\n{run.stderr[:1000]}', file=sys.stderr)
     rps = float(re.search(r'Requests/sec:\s+([\d.]+)', output).group(1))
 
     def percentile(p):
@@ -213,70 +237,93 @@ shell_ms = (time.perf_counter() - started) * 1000 / shell_runs
 
 
 
+@functools.cache
 def thread_ids(count):
     """Random public threads of the board, for the mix."""
     if postgres:
         text = psql('owner', f"SELECT object_id FROM forum.objects WHERE class = 'Thread' "
                              f"ORDER BY random() LIMIT {count};")
     else:
-        text = subprocess.run(['sqlite3', db, f"SELECT objectId FROM objects WHERE class = "
-                               f"'Thread' AND instr(readers, ' * ') > 0 ORDER BY random() "
-                               f"LIMIT {count};"], capture_output=True, text=True,
-                              check=True).stdout
+        # public_class: the public threads' index, not a walk of the whole table.
+        text = subprocess.run(['sqlite3', db, f"SELECT objectId FROM objects WHERE public_class"
+                               f" = 'Thread' ORDER BY random() LIMIT {count};"],
+                              capture_output=True, text=True, check=True).stdout
     return text.split()
 
 
-def signed_request(method, path, query=None, body=None, content_type=None):
-    headers = signed(method, path, query)
-    headers['X-NCMB-Apps-Session-Token'] = session
-    if content_type:
-        headers['Content-Type'] = content_type
-    url = '/2013-09-01/' + path
-    if query:
-        url += '?' + '&'.join(f'{k}={urllib.parse.quote(v, safe="")}' for k, v in query.items())
-    return (method, url, headers, body)
+class RecordedSwiftSDK(swift.SwiftSDK):
+    """The Swift SDK's requests (Fixtures/sdk-wire/swift.py) built, signed and kept, not sent."""
+    def request(self, method, subpath, items=None, body=b'', content_type='application/json'):
+        method, target, headers, body = self.build(method, subpath, items, body, content_type)
+        return method, target, dict(headers), body.decode('latin-1') if body else None
+
+
+def upload_pictures(sdk, count, picture, acl):
+    """Pictures for ImageView to fetch, uploaded before the run as NCMBFile.save does."""
+    names = []
+    for n in range(count):
+        name = f'{uuid.uuid4()}'.upper() + '.jpg'
+        method, target, headers, body = sdk.save_file(name, picture, acl)
+        command = ['curl', '-sS', '-o', '/dev/null', '-w', '%{http_code}', '-X', method,
+                   base.rsplit('/2013-09-01', 1)[0] + target, '--data-binary', '@-']
+        for k, v in headers.items():
+            command += ['-H', f'{k}: {v}']
+        status = subprocess.run(command, input=body.encode('latin-1'), capture_output=True,
+                                check=True).stdout
+        assert status == b'201', status
+        names.append(name)
+    return names
 
 
 def mix_requests(count, with_writes):
+    """The demo app's calls (NCMBMania/Swift_Forum_Demo) as the Swift SDK builds and signs
+    them, over many threads: ThreadListView's find() (no order, no limit), the list's pages,
+    one thread fetched, ThreadView's comments by pointer (as the demo asks: no order, no
+    limit; and pages of 20 in either order), NCMBQuery.count() (count=1&limit=0), ImageView's
+    picture; with writes, AddCommentView's comment (10 %) and AddThreadView's picture then its
+    thread (1 % each; each name once)."""
     import random
     rng = random.Random(29)
-    ids = thread_ids(2000)
-    png = base64.b64decode('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==')
+    ids = thread_ids(mix_threads)
+    sdk = RecordedSwiftSDK(0, app_key, client_key)
+    sdk.session_token = session
+    acl = {'*': {'read': True}, me: {'read': True, 'write': True}}
     requests = []
-    for n in range(count):
+    n = 0
+    while len(requests) < count:
+        n += 1
         roll = rng.random()
         thread = rng.choice(ids)
-        pointer = {'__type': 'Pointer', 'className': 'Thread', 'objectId': thread}
-        where = json.dumps({'thread': pointer}, separators=(',', ':'))
+        pointer = {'objectId': thread, '__type': 'Pointer', 'className': 'Thread'}
         if with_writes and roll < 0.10:
-            requests.append(signed_request('POST', 'classes/Comment', body=json.dumps(
-                {'text': f'a comment from the mix {n}', 'thread': pointer})))
+            requests.append(sdk.save('Comment', {'text': f'a comment from the mix {n}',
+                                                 'thread': pointer}, acl))
         elif with_writes and roll < 0.11:
-            requests.append(signed_request('POST', 'classes/Thread', body=json.dumps(
-                {'title': f'a thread from the mix {n}', 'description': 'with a picture soon'})))
-        elif with_writes and roll < 0.12:
-            boundary = '_NCMBProjectBoundary'
-            body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-                    f'filename="mix{n}.png"\r\nContent-Type: image/png\r\n\r\n').encode()
-            body += png + f'\r\n--{boundary}--'.encode()
-            requests.append(signed_request('POST', f'files/mix{uuid.uuid4().hex[:12]}{n}.png',
-                                           body=body.decode('latin-1'),
-                                           content_type=f'multipart/form-data; boundary={boundary}'))
+            # wrk sends the next request on another connection before this one is answered:
+            # the thread names a picture uploaded before the run (the app waits for its own).
+            name = str(uuid.uuid4()).upper() + '.jpg'
+            requests.append(sdk.save_file(name, picture, acl))
+            requests.append(sdk.save('Thread', {'title': f'a thread from the mix {n}',
+                                                'description': 'with a picture',
+                                                'fileName': rng.choice(pictures)}, acl))
+        elif roll < 0.25:
+            requests.append(sdk.find('Thread'))
         elif roll < 0.40:
             page = rng.randrange(10)
-            query = {'limit': '20', 'order': '-createDate'}
-            if page:
-                query['skip'] = str(20 * page)
-            requests.append(signed_request('GET', 'classes/Thread', query))
-        elif roll < 0.55:
-            requests.append(signed_request('GET', f'classes/Thread/{thread}'))
-        elif roll < 0.95:
-            order = rng.choice(['createDate', 'createDate', '-createDate', 'number'])
-            requests.append(signed_request('GET', 'classes/Comment',
-                                           {'where': where, 'order': order, 'limit': '20'}))
+            requests.append(sdk.find('Thread', limit=20, order=['-createDate'],
+                                     skip=20 * page if page else None))
+        elif roll < 0.50:
+            requests.append(sdk.fetch('Thread', thread))
+        elif roll < 0.65:
+            requests.append(sdk.find('Comment', where={'thread': pointer}))
+        elif roll < 0.85:
+            order = rng.choice(['createDate', '-createDate'])
+            requests.append(sdk.find('Comment', where={'thread': pointer}, order=[order],
+                                     limit=20))
+        elif roll < 0.93:
+            requests.append(sdk.count('Comment', where={'thread': pointer}))
         else:
-            requests.append(signed_request('GET', 'classes/Comment',
-                                           {'where': where, 'count': '1', 'limit': '1'}))
+            requests.append(sdk.fetch_file(rng.choice(pictures)))
     return requests
 
 
@@ -314,7 +361,10 @@ request = function()
   return wrk.format(r[1], r[2], r[3], r[4])
 end
 response = function(status, headers, body)
-  if status >= 300 then bad = bad + 1 end
+  if status >= 300 then
+    if bad < 3 then io.stderr:write(status .. " " .. string.sub(body or "", 1, 200) .. "\\n") end
+    bad = bad + 1
+  end
 end
 done = function(summary, latency, requests)
   local refused = 0
@@ -323,16 +373,27 @@ done = function(summary, latency, requests)
 end
 ''')
     # `bad` lives in each thread's Lua state: published for `done` through a global.
-    text = '\n'.join(lines).replace('if status >= 300 then bad = bad + 1 end',
-                                    'if status >= 300 then bad = bad + 1; _G.bad = bad end')
+    text = '\n'.join(lines).replace('    bad = bad + 1\n', '    bad = bad + 1; _G.bad = bad\n')
     path = os.path.join(work, f'mix-{len(os.listdir(work))}.lua')
     with open(path, 'w') as f:
         f.write(text)
     return path
 
 
-mix_script = mix_lua(mix_requests(40000, True)) if 'mix' in only else None
-read_mix_script = mix_lua(mix_requests(40000, False)) if 'mix-read' in only else None
+picture_file = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'Fixtures', 'corpus',
+                            'jpeg', 'testorig.jpg')
+with open(picture_file, 'rb') as f:
+    picture = f.read()
+mix_kinds = {'mix', 'mix-read', 'floor-mix', 'unindexed'}
+pictures = []
+if mix_kinds & set(only):
+    uploader = RecordedSwiftSDK(0, app_key, client_key)
+    uploader.session_token = session
+    pictures = upload_pictures(uploader, 50, picture,
+                               {'*': {'read': True}, me: {'read': True, 'write': True}})
+mix_script = mix_lua(mix_requests(mix_count, True)) if {'mix', 'floor-mix'} & set(only) else None
+read_mix_script = (mix_lua(mix_requests(mix_count, False))
+                   if {'mix-read', 'unindexed'} & set(only) else None)
 
 rows = []
 peak = 0
@@ -345,8 +406,12 @@ for connections in connection_counts:
     cases = [('floor', 'GET floor (same bytes from memory)', floor_base + '/classes/Thread?limit=20&order=-createDate', get_script),
              ('get', 'GET /classes/Thread?limit=20&order=-createDate', get_url, get_script),
              ('post', 'POST /classes/Comment', base + '/classes/Comment', post_script),
-             ('mix', "the demo app's mix over 2,000 threads (12 % writes)", base, mix_script),
-             ('mix-read', "the demo app's reads alone over 2,000 threads", base, read_mix_script)]
+             ('floor-mix', "floor: the mix's requests answered with the same bytes from memory",
+              floor_base, mix_script),
+             ('mix', f"the demo app's mix over {mix_threads:,} threads (12 % writes)", base,
+              mix_script),
+             ('mix-read', f"the demo app's reads alone over {mix_threads:,} threads", base,
+              read_mix_script)]
     cases = [case for case in cases if case[0] in only]
     best = {}
     for _ in range(runs):
@@ -367,6 +432,63 @@ for connections in connection_counts:
     rows.append(('server RSS now / peak (MB)', connections, rss, peak, None, 0, ''))
     rows.append(('server memory of its own now (RssAnon, MB)', connections, anon, anon, None, 0, ''))
 
+
+
+def unindexed_rows(connections):
+    """An app's query on a field no index serves (Comment's `text`, every public comment
+    walked): its own time, the demo's reads beside one client sending it in a loop, then the
+    same after the owner's `forum index add Comment text createDate`."""
+    import threading
+    sdk = RecordedSwiftSDK(0, app_key, client_key)
+    sdk.session_token = session
+    asked = iter(range(10 ** 9))
+
+    def request():
+        # Each with its own text, so that no answer is a kept one (`ReadCache`).
+        return sdk.find('Comment', where={'text': f'no comment says this {next(asked)}'},
+                        limit=20)
+
+    def timed(times):
+        import http.client
+        connection = http.client.HTTPConnection(host, timeout=60)
+        found, codes = [], set()
+        for _ in range(times):
+            method, target, headers, _ = request()
+            started = time.perf_counter()
+            connection.request(method, target, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            found.append((time.perf_counter() - started) * 1000)
+            codes.add(str(response.status))
+        return sorted(found), codes
+
+    found = []
+    for label in ('without an index', 'after `forum index add Comment text createDate`'):
+        alone, codes = timed(5)
+        stop = threading.Event()
+
+        def loop():
+            # One keep-alive connection, as an app's client: no process started a request.
+            import http.client
+            connection = http.client.HTTPConnection(host, timeout=60)
+            while not stop.is_set():
+                method, target, headers, _ = request()
+                connection.request(method, target, headers=headers)
+                connection.getresponse().read()
+        looping = threading.Thread(target=loop)
+        looping.start()
+        beside = wrk(base, read_mix_script, connections)
+        stop.set()
+        looping.join()
+        found.append((label, alone[len(alone) // 2], sorted(codes), beside))
+        if label == 'without an index':
+            # Equalities first, then the query's order (README: indexes for an app's queries).
+            subprocess.run([forum, '--db', db, 'index', 'add', 'Comment', 'text', 'createDate'],
+                           env=env, check=True, capture_output=True)
+    return found
+
+
+unindexed = unindexed_rows(connection_counts[0]) if 'unindexed' in only else []
 if perf:
     perf.send_signal(2)
     perf.wait(timeout=120)
@@ -383,6 +505,10 @@ for name, connections, rps, p50, p99, refused, errors in rows:
         print(f'| {name} | {connections} | {rps} MB | peak {p50} MB | | | |')
     else:
         print(f'| {name} | {connections} | {rps:,.0f} | {p50:.2f} | {p99:.2f} | {refused} | {errors} |')
+for label, median, codes, (rps, p50, p99, refused, errors) in unindexed:
+    print(f'| Comment where text = …, {label}: one alone {median:.1f} ms (HTTP {codes}); the '
+          f"demo's reads beside it in a loop | {connection_counts[0]} | {rps:,.0f} | {p50:.2f} | "
+          f'{p99:.2f} | {refused} | {errors} |')
 for process in (server, floor):
     process.terminate()
     process.wait(timeout=60)

@@ -41,6 +41,10 @@ class SwiftSDK:
         self.session_token = None
 
     def request(self, method, subpath, items=None, body=b'', content_type='application/json'):
+        return wire.send(self.port, *self.build(method, subpath, items, body, content_type))
+
+    def build(self, method, subpath, items=None, body=b'', content_type='application/json'):
+        """The request's (method, target, headers, body) as the SDK puts them on the wire."""
         path = '/2013-09-01/' + subpath
         pairs = ['%s=%s' % (name, url_components(str(value)))
                  for name, value in sorted((items or {}).items())]
@@ -56,7 +60,7 @@ class SwiftSDK:
         if self.session_token:
             headers.append(('X-NCMB-Apps-Session-Token', self.session_token))
         target = path + ('?' + query if query else '')
-        return wire.send(self.port, method, target, headers, body)
+        return method, target, headers, body
 
     # NCMBUser.enableAutomaticUser() / automaticCurrentUser(); anonymous_id: the id the device
     # kept (an imported user signing in again), else a new UUID as the SDK makes one
@@ -94,6 +98,10 @@ class SwiftSDK:
         if acl is not None:
             body['acl'] = acl
         return self.request('POST', 'classes/' + class_name, body=encode_json(body).encode())
+
+    # NCMBObject.fetch()
+    def fetch(self, class_name, object_id):
+        return self.request('GET', 'classes/%s/%s' % (class_name, object_id))
 
     # NCMBObject.delete()
     def delete(self, class_name, object_id):

@@ -14,9 +14,39 @@ public enum Interrupt {
 
   /// Called once when a write has waited about a second for another process's lock, so a person
   /// is told why nothing happens (the datastore itself never prints). Bound by whoever waits
-  /// (`Interrupt.$onLongWait.withValue`) for its own work only: a server's worker threads, which
-  /// do not inherit it, never say the prompt's sentence.
-  @TaskLocal public static var onLongWait: (@Sendable () -> Void)?
+  /// (`Interrupt.withLongWait`) for its own thread only: a server's worker threads, which do not
+  /// inherit it, never say the prompt's sentence.
+  public static var onLongWait: (@Sendable () -> Void)? {
+    guard let box = pthread_getspecific(longWaitKey) else { return nil }
+    return Unmanaged<LongWait>.fromOpaque(box).takeUnretainedValue().action
+  }
+
+  /// Runs `body` with `onLongWait` set to `action` on this thread.
+  public static func withLongWait<T>(
+    _ action: @escaping @Sendable () -> Void, _ body: () throws -> T
+  ) rethrows -> T {
+    let box = Unmanaged.passRetained(LongWait(action))
+    let outer = pthread_getspecific(longWaitKey)
+    pthread_setspecific(longWaitKey, box.toOpaque())
+    defer {
+      pthread_setspecific(longWaitKey, outer)
+      box.release()
+    }
+    return try body()
+  }
+
+  /// A thread's own value through a pthread key, not a `@TaskLocal`: pushing a task-local
+  /// outside any task crashed the statically linked release `forum` at its first line
+  /// (`swift_task_localValuePush`, Swift 6.3.1).
+  private final class LongWait: Sendable {
+    let action: @Sendable () -> Void
+    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+  }
+  private static let longWaitKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+  }()
 
   /// True once Ctrl-C was pressed since the last `clear()`.
   public static var requested: Bool { flag != 0 }

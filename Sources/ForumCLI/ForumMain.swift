@@ -47,11 +47,10 @@ public enum ForumMain {
     let terminal = Terminal(environment: environment, noColorFlag: options.noColor)
     let messages = Messages(japanese: terminal.japanese)
     // Said for this thread's waits only: `forum serve`'s workers wait without a word.
-    return Interrupt.$onLongWait.withValue(
-      { writeError(messages.waitingForWriter) },
-      operation: {
-        runCommands(options, terminal: terminal, messages: messages, environment: environment)
-      })
+    let sayWhy: @Sendable () -> Void = { writeError(messages.waitingForWriter) }
+    return Interrupt.withLongWait(sayWhy) {
+      runCommands(options, terminal: terminal, messages: messages, environment: environment)
+    }
   }
 
   private static func runCommands(

@@ -309,10 +309,10 @@ struct GroupCommitTests {
     let request = comment(board, token, thread: threadId, text: "waited")
     let done = DispatchGroup()
     let said: @Sendable () -> Void = { prompt.set(prompt.count, (0, .null)) }
-    try Interrupt.$onLongWait.withValue(said) {
+    try Interrupt.withLongWait(said) {
       done.enter()
       Thread.detachNewThread {
-        Interrupt.$onLongWait.withValue({ worker.set(0, (0, .null)) }) {
+        Interrupt.withLongWait({ worker.set(0, (0, .null)) }) {
           worker.set(1, (try? board.send(request)) ?? (0, .null))
         }
         done.leave()

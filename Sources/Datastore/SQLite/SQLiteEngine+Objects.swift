@@ -151,13 +151,20 @@ extension SQLiteEngine {
   }
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
-    let statement: SQL = """
-      SELECT \(sql: SQLiteEngine.objectColumnsSQL) FROM objects o
-      WHERE o.objectId = \(objectId) AND o.class = \(className) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
-      """
+    let statement = SQLiteEngine.getStatement(className, objectId: objectId, readableBy: caller)
     guard let object = try guarded({ try connection.firstRow(statement, object) })
     else { throw DatastoreError.notFound }
     return object
+  }
+
+  /// The SELECT that `get` runs (tests explain its query plan): one row by its unique id.
+  static func getStatement(_ className: String, objectId: String, readableBy caller: Principals)
+    -> SQL
+  {
+    """
+    SELECT \(sql: SQLiteEngine.objectColumnsSQL) FROM objects o
+    WHERE o.objectId = \(objectId) AND o.class = \(className) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
+    """
   }
 
   func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
