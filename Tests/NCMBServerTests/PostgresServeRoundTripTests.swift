@@ -53,9 +53,9 @@ struct PostgresServeRoundTripTests {
     let board = try ServedBoard(PostgresFixture())
     let (_, token) = try board.signUp()
     let uri = try board.database.serverLocation()
-    // postgresql://ROLE[:PASSWORD]@…
+    // postgresql:///DATABASE?user=ROLE&…
     let role = try #require(
-      uri.components(separatedBy: "://").last?.split(whereSeparator: { ":@".contains($0) }).first)
+      URLComponents(string: uri)?.queryItems?.first { $0.name == "user" }?.value)
     _ = try PostgresTestCluster.shared().admin("ALTER ROLE \(role) SET track_functions = 'all'")
     let connection = try PostgresConnection(uri: uri)
     let acting = try connection.query(
