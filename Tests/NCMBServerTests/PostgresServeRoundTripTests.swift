@@ -1,5 +1,7 @@
 import EngineTestSupport
 import Forum
+import Foundation
+import PostgresTestCluster
 import Testing
 
 @testable import Datastore
@@ -39,5 +41,44 @@ struct PostgresServeRoundTripTests {
       // `forum.act_as`, then the page.
       #expect(after - before == 2)
     }
+  }
+
+  /// Issue 29: a read of `forum serve` asks who it acts for twice (the read policy of
+  /// `forum.objects` and `forum.private_rows`), and every function that asks calls costs on
+  /// every read (0.75-0.9 ms a read before). One call of `forum.private_rows` for an app user
+  /// calls these and no more: itself, `is_trusted`, `principals`, `is_server` and
+  /// `session_principals` (before: nine, `is_server` three times, `now_ms` planned again each
+  /// call). Counted by PostgreSQL (`track_functions`, this transaction's own counts).
+  @Test func theServersIdentityIsAskedInFewFunctionCalls() throws {
+    let board = try ServedBoard(PostgresFixture())
+    let (_, token) = try board.signUp()
+    let uri = try board.database.serverLocation()
+    // postgresql:///DATABASE?user=ROLE&…
+    let role = try #require(
+      URLComponents(string: uri)?.queryItems?.first { $0.name == "user" }?.value)
+    _ = try PostgresTestCluster.shared().admin("ALTER ROLE \(role) SET track_functions = 'all'")
+    let connection = try PostgresConnection(uri: uri)
+    let acting = try connection.query(
+      "SELECT forum.act_as($1::bytea)", [.bytes(SHA256.hash(token))]
+    ).text(0, 0)
+    #expect(acting != nil)
+    // Counts not yet reported (earlier statements' too) are read before and after, within one
+    // transaction: a session reports them only between transactions.
+    func counts() throws -> [String: Int64] {
+      let result = try connection.query(
+        "SELECT funcname::text, calls FROM pg_stat_xact_user_functions WHERE schemaname = 'forum'")
+      let pairs = result.rows { (result.text($0, 0) ?? "", result.int($0, 1)) }
+      return Dictionary(uniqueKeysWithValues: pairs)
+    }
+    try connection.execute("BEGIN")
+    let before = try counts()
+    _ = try connection.query(
+      "SELECT count(*) FROM forum.private_rows('Comment', 'AAAAAAAAAAAAAAAA', NULL)")
+    let calls = try counts().compactMap { name, count in
+      count > before[name, default: 0] ? "\(name) \(count - before[name, default: 0])" : nil
+    }.sorted().joined(separator: ", ")
+    try connection.execute("ROLLBACK")
+    #expect(
+      calls == "is_server 1, is_trusted 1, principals 1, private_rows 1, session_principals 1")
   }
 }

@@ -467,7 +467,16 @@ enum PostgresSchema {
     """,
     geoCoordinateStep,
     memberStorageSettingStep,
+    identityInOneStatementStep,
   ]
+
+  /// Issue 29, step 26: the caller's identity in one statement (`forum.session_principals`,
+  /// in `functionsSQL`) and `forum.now_ms` inlined, so that a read of `forum serve` no longer
+  /// spends most of its time in `forum.private_rows` finding out who asks. Nothing to store
+  /// anew: a board set up before asks its owner for `forum init`, which remakes the functions.
+  static let identityInOneStatementStep = """
+    SELECT 1;
+    """
 
   /// Steps 21 and 22: gives rows and files without a creator the one the board knows, among
   /// `users` (a table with a `user_id` column), then counts `forum.storage` again.
@@ -976,9 +985,14 @@ enum PostgresSchema {
   /// Functions every table and trigger uses. `SECURITY DEFINER` only where a member needs the
   /// owner's reach for the engine's own bookkeeping, always with `search_path` pinned.
   static let functionsSQL = """
+    -- No SET and every name qualified, so a statement that calls it inlines it (issue 29: with
+    -- SET it was planned again at every call, 50 µs in each session check).
     CREATE OR REPLACE FUNCTION forum.now_ms() RETURNS bigint
-    LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
-    AS $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint $$;
+    LANGUAGE sql VOLATILE
+    AS $$
+      SELECT pg_catalog.int8(pg_catalog.extract('epoch', pg_catalog.clock_timestamp())
+                             OPERATOR(pg_catalog.*) 1000)
+    $$;
 
     CREATE OR REPLACE FUNCTION forum.random_id(length integer) RETURNS text
     LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
@@ -995,17 +1009,42 @@ enum PostgresSchema {
     -- function with SET or SECURITY DEFINER is never inlined and is planned again by every
     -- statement that calls it: about 1 ms each, several per read). One generic plan each, made
     -- at a session's first call: every later call costs the same (the side-channel tests
-    -- compare buffers), whatever the plan cache would have chosen by then.
+    -- compare buffers), whatever the plan cache would have chosen by then. Issue 29: each
+    -- nested call, SQL statement and regular expression here is paid twice by every read of
+    -- `forum serve` (the read policy and `forum.private_rows`), so a server's identity is one
+    -- statement (`forum.session_principals`) behind one role check of two plain expressions.
 
     -- True when the connecting role is a server (`forum serve`): a member of forum_server. A
     -- server has no user of its own; it is whoever `forum.act_as` made it (issue 18).
     CREATE OR REPLACE FUNCTION forum.is_server() RETURNS boolean
     LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+    DECLARE
+      server_role oid := to_regrole('forum_server');
+    BEGIN
+      RETURN server_role IS NOT NULL AND pg_has_role(session_user, server_role, 'MEMBER');
+    END
+    $$;
+
+    -- For a server (its callers ask `forum.is_server` first; no grant): the principals of the
+    -- live session whose token hash `forum.act_as` put in forum.acting (its user, then
+    -- `role:` and each of the user's roles), NULL for none. The hash is checked without a
+    -- regular expression (`{64}` cost 40 µs a call).
+    CREATE OR REPLACE FUNCTION forum.session_principals() RETURNS text[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     SET plan_cache_mode = force_generic_plan
     AS $$
+    DECLARE
+      hex text := current_setting('forum.acting', true);
     BEGIN
-      RETURN EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = 'forum_server'
-                     AND pg_has_role(session_user, r.oid, 'MEMBER'));
+      IF length(hex) IS DISTINCT FROM 64 OR translate(hex, '0123456789abcdef', '') <> '' THEN
+        RETURN NULL;
+      END IF;
+      RETURN (SELECT ARRAY['*', s.user_id]
+                     || ARRAY(SELECT 'role:' || m.role FROM forum.app_role_members m
+                              WHERE m.user_id = s.user_id ORDER BY m.role)
+              FROM forum.app_sessions s
+              WHERE s.token_hash = decode(hex, 'hex') AND s.expires_at > forum.now_ms());
     END
     $$;
 
@@ -1014,14 +1053,10 @@ enum PostgresSchema {
     -- and only while the session it names lives (a logout or expiry ends it at once).
     CREATE OR REPLACE FUNCTION forum.acting_user() RETURNS text
     LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    SET plan_cache_mode = force_generic_plan
     AS $$
-    DECLARE
-      hex text := current_setting('forum.acting', true);
     BEGIN
-      IF hex IS NULL OR hex !~ '^[0-9a-f]{64}$' OR NOT forum.is_server() THEN RETURN NULL; END IF;
-      RETURN (SELECT s.user_id FROM forum.app_sessions s
-              WHERE s.token_hash = decode(hex, 'hex') AND s.expires_at > forum.now_ms());
+      IF NOT forum.is_server() THEN RETURN NULL; END IF;
+      RETURN (forum.session_principals())[2];
     END
     $$;
 
@@ -1033,9 +1068,9 @@ enum PostgresSchema {
     SET plan_cache_mode = force_generic_plan
     AS $$
     BEGIN
-      IF forum.is_server() THEN RETURN forum.acting_user(); END IF;
+      IF forum.is_server() THEN RETURN (forum.session_principals())[2]; END IF;
       RETURN (SELECT user_id FROM forum.users WHERE role_name = session_user
-              AND role_oid = (SELECT oid FROM pg_roles WHERE rolname = session_user));
+              AND role_oid = to_regrole(quote_ident(session_user)));
     END
     $$;
 
@@ -1045,15 +1080,11 @@ enum PostgresSchema {
     SET plan_cache_mode = force_generic_plan
     AS $$
     DECLARE
-      me text := forum.caller_id();
-      mine text[] := ARRAY['*'] || CASE WHEN me IS NULL THEN '{}'::text[] ELSE ARRAY[me] END;
+      me text;
     BEGIN
-      IF forum.is_server() THEN
-        RETURN mine || coalesce((SELECT array_agg('role:' || m.role ORDER BY m.role)
-                                 FROM forum.app_role_members m WHERE m.user_id = me),
-                                '{}'::text[]);
-      END IF;
-      RETURN mine
+      IF forum.is_server() THEN RETURN coalesce(forum.session_principals(), ARRAY['*']); END IF;
+      me := forum.caller_id();
+      RETURN ARRAY['*'] || CASE WHEN me IS NULL THEN '{}'::text[] ELSE ARRAY[me] END
         || coalesce((SELECT array_agg('role:' || substr(r.rolname, 12) ORDER BY r.rolname)
                      FROM pg_roles r
                      WHERE r.rolname LIKE 'forum\\_role\\_%'
@@ -1217,7 +1248,7 @@ enum PostgresSchema {
     SET plan_cache_mode = force_generic_plan
     AS $$
     DECLARE
-      who text[] := forum.principals();
+      who text[];
       keys text[];
     BEGIN
       IF forum.is_trusted() THEN
@@ -1229,6 +1260,7 @@ enum PostgresSchema {
           USING want_class, want_parent, want_ids;
         RETURN;
       END IF;
+      who := forum.principals();
       -- Among ids, of any class (NULL): `fetch`.
       IF want_class IS NULL THEN
         keys := ARRAY(SELECT 'i/' || p || '/' || i FROM unnest(who) p, unnest(want_ids) i);
@@ -1584,7 +1616,8 @@ enum PostgresSchema {
       forum.board_role_members(text), forum.board_setting(text),
       forum.set_board_setting(text, text) TO forum_member;
 
-    REVOKE ALL ON FUNCTION forum.is_server(), forum.acting_user() FROM PUBLIC;
+    REVOKE ALL ON FUNCTION forum.is_server(), forum.acting_user(), forum.session_principals()
+      FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION forum.is_server(), forum.acting_user() TO forum_member;
 
     REVOKE ALL ON FUNCTION forum.now_ms(), forum.random_id(integer), forum.caller_id(),
