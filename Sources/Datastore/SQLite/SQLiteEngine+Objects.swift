@@ -224,10 +224,10 @@ extension SQLiteEngine {
       // SQLite (3.40) reads a row to compute an indexed expression, so every row the merge
       // steps over cost a read of `objects`. The public part alone steps over its rows in its
       // index without computing them (its OFFSET is taken before its columns). At most `mine`
-      // of the caller's private rows (those before the page, counted no further than the
-      // skip) come before the page, so the page's public rows are among the public part's
-      // rows `skip - mine ..< skip + limit`; merged with the private rows, the page is those
-      // that follow the `skip - start` rows before it.
+      // private rows come before the page (the caller's, counted no further than the skip),
+      // so the page's public rows are among the public part's rows `start ..< skip + limit`
+      // (`start` = skip - mine); merged with the private rows, the page follows the first
+      // `skip - start` of them.
       let privateArm = readableArms(query, caller, rules: rules)[1]
       let mine: SQL =
         "(SELECT count(*) FROM (SELECT 1 \(sql: privateArm) LIMIT \(query.skip)))"
