@@ -97,6 +97,12 @@ public final class Statement {
     return try step() ? transform(Row(statement: self)) : nil
   }
 
+  /// The virtual machine steps this statement has run since the last `reset: true`: tests
+  /// compare the work of two queries by it, not by time.
+  func virtualMachineSteps(reset: Bool = false) -> Int {
+    Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, reset ? 1 : 0))
+  }
+
   private func step() throws -> Bool {
     switch sqlite3_step(handle) {
     case SQLITE_ROW: return true
