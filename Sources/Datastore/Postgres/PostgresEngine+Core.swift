@@ -12,7 +12,7 @@ extension PostgresEngine: SQLCoreEngine, SQLFiles {
   }
 
   func storedACL(readers: String?, writers: String?) -> ACL {
-    acl(readers: readers, writers: writers)
+    aclCache.acl(readers: readers, writers: writers) { Set(PostgresEngine.parseArray($0)) }
   }
 }
 

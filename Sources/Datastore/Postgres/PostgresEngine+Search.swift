@@ -17,7 +17,7 @@ extension PostgresEngine {
     var branches: [SQL] = []
     // Private classes are read from the caller's own rows, each in a SELECT of its own.
     var privateParts: [SQL] = []
-    let columns = SQL(verbatim: PostgresEngine.columns)
+    let columns = PostgresEngine.columns
     for target in search.targets {
       guard let fields = textFields[target.className] else {
         throw DatastoreError.invalid("className", "\(target.className) has no text index")
@@ -69,14 +69,15 @@ extension PostgresEngine {
     guard privateParts.isEmpty else {
       // Two tables, two id sequences: newest first by date, the table then the id breaking ties.
       var parts = privateParts
+      let names = SQL(verbatim: StoredObject.names.joined(separator: ", "))
       if !branches.isEmpty {
         parts.insert(
           "SELECT \(sql: columns), o.create_date, 0, o.id FROM forum.objects o WHERE \(sql: anyBranch)",
           at: 0)
       }
       let statement: SQL = """
-        SELECT * FROM (\(sql: SQL.joined(parts, separator: " UNION ALL "))) AS found(c1, c2, c3, c4, \
-        c5, c6, c7, sort_date, sort_table, sort_id)
+        SELECT * FROM (\(sql: SQL.joined(parts, separator: " UNION ALL "))) AS found(\
+        \(sql: names), sort_date, sort_table, sort_id)
         ORDER BY sort_date DESC, sort_table DESC, sort_id DESC
         \(sql: page)
         """

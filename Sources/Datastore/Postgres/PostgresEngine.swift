@@ -334,15 +334,19 @@ final class PostgresEngine: DatastoreEngine {
 
   // MARK: Objects
 
-  static let columns =
-    "o.class, o.object_id, o.create_date, o.update_date, o.readers::text, o.writers::text, o.data::text"
+  /// An object's columns as the SQL core decodes them (`StoredObject`).
+  static let columns = aliasedObjectColumns([
+    "o.class", "o.object_id", "o.create_date", "o.update_date", "o.readers::text",
+    "o.writers::text", "o.data::text",
+  ])
 
   func objects(_ result: PostgresResult, reading: ObjectReading? = nil) throws -> [DataObject] {
     // The whole answer is weighed before any of it is built: past the budget, nothing is.
-    if let reading {
-      for row in 0..<result.rowCount { try reading.weigh(result.text(row, 6) ?? "{}") }
-    }
-    return result.rows { object(result, $0, reading) }
+    let positions = result.columnPositions
+    return try result.rows {
+      let cells = PostgresRow(result: result, row: $0, positions: positions)
+      return try StoredObject(row: cells, weighedBy: reading)
+    }.map { object($0, reading: reading) }
   }
 
   /// The objects a SELECT of `columns` returns, weighed row by row as the server sends them
@@ -357,49 +361,24 @@ final class PostgresEngine: DatastoreEngine {
   func objects(reading sql: String, _ values: [PostgresValue], _ reading: ObjectReading) throws
     -> [DataObject]
   {
-    var rows: [(result: PostgresResult, row: Int)] = []
+    var rows: [StoredObject] = []
     do {
       try connection.query(sql, values) { result in
+        let positions = result.columnPositions
         for row in 0..<result.rowCount {
-          try reading.weigh(result.text(row, 6) ?? "{}")
-          rows.append((result, row))
+          let cells = PostgresRow(result: result, row: row, positions: positions)
+          rows.append(try StoredObject(row: cells, weighedBy: reading))
         }
       }
     } catch let error as PostgresError {
       if error.isRetryable && connection.inTransaction { throw error }
       throw error.datastoreError
     }
-    return rows.map { object($0.result, $0.row, reading) }
-  }
-
-  private func object(_ result: PostgresResult, _ row: Int, _ reading: ObjectReading?)
-    -> DataObject
-  {
-    // A row from before the server's shape limit (or the owner's) may nest deeper than the
-    // reader goes: it comes back damaged rather than failing the whole listing.
-    let text = result.text(row, 6) ?? "{}"
-    let (fields, damaged) = reading?.build(text) ?? JSONValue.storedFields(text)
-    var object = DataObject(
-      className: result.text(row, 0) ?? "", objectId: result.text(row, 1) ?? "",
-      createDate: result.int(row, 2), updateDate: result.int(row, 3),
-      acl: acl(readers: result.text(row, 4), writers: result.text(row, 5)), fields: fields)
-    object.isDamaged = damaged
-    return object
+    return rows.map { object($0, reading: reading) }
   }
 
   /// Parsed ACL columns by their text: a board has few distinct ACLs.
-  private var aclCache: [String: ACL] = [:]
-
-  func acl(readers: String?, writers: String?) -> ACL {
-    let key = (readers ?? "") + "|" + (writers ?? "")
-    if let acl = aclCache[key] { return acl }
-    if aclCache.count >= 4096 { aclCache.removeAll(keepingCapacity: true) }
-    let acl = ACL(
-      readers: Set(PostgresEngine.parseArray(readers)),
-      writers: Set(PostgresEngine.parseArray(writers)))
-    aclCache[key] = acl
-    return acl
-  }
+  var aclCache = ACLCache()
 
   /// A `text[]` in PostgreSQL's output form. Principals never need quoting (`*`, ids,
   /// `role:name`), but quotes are taken off if the server added them.
@@ -434,7 +413,7 @@ final class PostgresEngine: DatastoreEngine {
       \(className), \(objectId), \(PostgresEngine.arrayValue(acl.readers))::text[], \
       \(PostgresEngine.arrayValue(acl.writers))::text[], \(JSONValue.object(fields).jsonText())::jsonb
       """
-    let columns = SQL(verbatim: PostgresEngine.columns)
+    let columns = PostgresEngine.columns
     let insert: SQL =
       "INSERT INTO forum.objects AS o (class, object_id, readers, writers, data) VALUES (\(sql: row))"
     return try write {
@@ -539,7 +518,7 @@ final class PostgresEngine: DatastoreEngine {
   /// The object `objectId` of `className` if the caller may read it, in whichever table.
   private func readable(
     _ className: String, _ objectId: String, _ caller: Principals,
-    columns: SQL = SQL(verbatim: PostgresEngine.columns)
+    columns: SQL = PostgresEngine.columns
   ) -> SQL {
     """
     SELECT \(sql: columns) FROM \(sql: source(className, ids: [objectId]))
@@ -641,7 +620,6 @@ final class PostgresEngine: DatastoreEngine {
       query.order, presence: rules.presenceOrdered(query.className), nearest: query.nearest,
       PostgresLeaves())
     let (limit, skip) = (query.limit, query.skip)
-    let columns = SQL(verbatim: columns)
     // The page is chosen in a subquery and its text made above it: PostgreSQL computes a
     // select list below a sort, so `data::text` at the sort's level would render every row
     // that matched (seconds for rows of nested arrays, issue 28 H5), not only the page's, and
@@ -696,7 +674,7 @@ final class PostgresEngine: DatastoreEngine {
     guard !objectIds.isEmpty else { return [] }
     let ids = PostgresEngine.arrayValue(objectIds)
     let filter = PostgresEngine.readFilter(caller)
-    let columns = SQL(verbatim: PostgresEngine.columns)
+    let columns = PostgresEngine.columns
     // The caller's private rows among the ids, of any class, found from the caller's own.
     return try objects(
       reading: """
@@ -714,6 +692,11 @@ final class PostgresEngine: DatastoreEngine {
     as caller: Principals
   ) throws -> DataObject {
     try act(as: caller)
+    if privateClasses.contains(className) {
+      return try updatePrivate(
+        className, objectId: objectId, set: fields, increment: increments, arrays: arrays,
+        acl: acl, as: caller)
+    }
     let removed = fields.filter { $0.value == .null }.map(\.key)
     let kept = fields.filter { $0.value != .null }
     var data: SQL = """
@@ -739,27 +722,14 @@ final class PostgresEngine: DatastoreEngine {
       assignments.append("readers = \(PostgresEngine.arrayValue(acl.readers))::text[]")
       assignments.append("writers = \(PostgresEngine.arrayValue(acl.writers))::text[]")
     }
-    if privateClasses.contains(className) {
-      return try updatePrivate(
-        className, objectId: objectId, set: fields, increment: increments, arrays: arrays,
-        acl: acl, as: caller)
-    }
     let statement: SQL = """
       UPDATE forum.objects o SET \(sql: SQL.joined(assignments, separator: ", "))
       WHERE o.object_id = \(objectId) AND o.class = \(literal: className)\
       \(sql: PostgresEngine.writeFilter(caller))
-      RETURNING \(sql: SQL(verbatim: PostgresEngine.columns))
+      RETURNING \(sql: PostgresEngine.columns)
       """
     return try write {
-      let result: PostgresResult
-      do {
-        result = try run(sql: statement)
-      } catch let error as DatastoreError
-        where error.code == .invalid && error.field == "value" && !increments.isEmpty
-      {
-        throw PostgresEngine.incrementRefused(error, increments)
-      }
-      if let object = try objects(result).first { return object }
+      if let object = try updated(statement, increments) { return object }
       // Not written here: the row left for forum.private_objects (its readers lost '*'), or
       // it is there already (a private thread, a preference), or it may not be written.
       if let moved = try movedRow(className, objectId, caller) { return moved }
@@ -815,36 +785,35 @@ final class PostgresEngine: DatastoreEngine {
       increments.mapValues { .int($0) }.merging(arrays.mapValues(Self.changeJSON)) { $1 }
     ).jsonText()
     let statement: SQL = """
-      SELECT \(sql: SQL(verbatim: PostgresEngine.columns)) FROM forum.update_object(\(className), \
+      SELECT \(sql: PostgresEngine.columns) FROM forum.update_object(\(className), \
       \(objectId), \(PostgresEngine.arrayValue(removed))::text[], \
       \(JSONValue.object(kept).jsonText())::jsonb, \(added)::jsonb, \(readers)::text[], \
       \(writers)::text[], \(PostgresEngine.narrowing(caller))::text[]) o
       """
     return try write {
-      let result: PostgresResult
-      do {
-        result = try run(sql: statement)
-      } catch let error as DatastoreError
-        where error.code == .invalid && error.field == "value" && !increments.isEmpty
-      {
-        throw PostgresEngine.incrementRefused(error, increments)
-      }
-      if let object = try objects(result).first { return object }
+      if let object = try updated(statement, increments) { return object }
       if let moved = try movedRow(className, objectId, caller) { return moved }
       throw try refusal(className, objectId, caller)
     }
   }
 
-  /// An increment PostgreSQL refused: the field held no integer, or the sum would pass
-  /// bigint's range (22003), which SQLite would have made a float.
-  private static func incrementRefused(_ error: DatastoreError, _ increments: [String: Int64])
-    -> DatastoreError
-  {
-    let field = increments.keys.sorted().first!
-    if error.detail?.contains("out of range") == true {
-      return DatastoreError.invalid(field, "the sum would pass a 64-bit integer's range")
+  /// The row an update statement (`update`, `updatePrivate`) returns, nil when it wrote none.
+  /// An increment PostgreSQL refused is said as such: the field held no integer, or the sum
+  /// would pass bigint's range (22003), which SQLite would have made a float.
+  private func updated(_ statement: SQL, _ increments: [String: Int64]) throws -> DataObject? {
+    let result: PostgresResult
+    do {
+      result = try run(sql: statement)
+    } catch let error as DatastoreError
+      where error.code == .invalid && error.field == "value" && !increments.isEmpty
+    {
+      let field = increments.keys.sorted().first!
+      if error.detail?.contains("out of range") == true {
+        throw DatastoreError.invalid(field, "the sum would pass a 64-bit integer's range")
+      }
+      throw DatastoreError.invalid(field, "cannot add to a value that is not a number")
     }
-    return DatastoreError.invalid(field, "cannot add to a value that is not a number")
+    return try objects(result).first
   }
 
   /// Why a conditional write changed nothing: `E403001` if the caller can read the row.
@@ -981,8 +950,7 @@ final class PostgresEngine: DatastoreEngine {
       let result = try run(
         sql: "SELECT forum.delete_file(\(name), \(PostgresEngine.narrowing(caller))::text[])")
       guard !result.bool(0, 0) else { return }
-      let readable = try rows(readableFile(name, caller, columns: "1 AS one")) { _ in true }
-      throw readable.isEmpty ? DatastoreError.notFound : DatastoreError.noAccess
+      throw try fileRefusal(name, caller)
     }
   }
 }

@@ -73,6 +73,12 @@ extension SQLFiles {
     return try rows(Self.filesStatement(query, readableBy: caller), fileInfo(row:))
   }
 
+  /// Why a write to a file touched nothing: `E403001` if the caller can read it.
+  func fileRefusal(_ name: String, _ caller: Principals) throws -> DatastoreError {
+    let readable = try rows(readableFile(name, caller, columns: "1 AS one")) { _ in true }
+    return readable.isEmpty ? DatastoreError.notFound : DatastoreError.noAccess
+  }
+
   func countFiles(_ query: Query, as caller: Principals) throws -> Int {
     try act(as: caller)
     let statement: SQL = """

@@ -13,7 +13,7 @@ extension SQLiteEngine: SQLCoreEngine, SQLFiles {
   func act(as caller: Principals) throws {}
 
   func storedACL(readers: String?, writers: String?) -> ACL {
-    acl(readers: readers ?? "", writers: writers ?? "")
+    aclCache.acl(readers: readers, writers: writers) { ACL.parseColumn($0 ?? "") }
   }
 }
 

@@ -41,12 +41,12 @@ extension SQLiteEngine {
           INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator)
           SELECT \(sql: first)
           FROM objects p WHERE \(sql: parent) AND \(sql: SQLiteEngine.aclTest("p.readers", caller)) \
-          RETURNING \(sql: SQLiteEngine.insertedColumns)
+          RETURNING \(sql: SQLiteEngine.returnedColumns)
           """
       } else {
         statement = """
           INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator)
-          VALUES (\(sql: first)) RETURNING \(sql: SQLiteEngine.insertedColumns)
+          VALUES (\(sql: first)) RETURNING \(sql: SQLiteEngine.returnedColumns)
           """
       }
       guard let object = try connection.firstRow(statement, object) else {
@@ -103,6 +103,9 @@ extension SQLiteEngine {
 
   private static let insertedColumns: SQL =
     "class, objectId, createDate, updateDate, readers, writers, data"
+  /// The new or updated row, as the SQL core decodes it (`StoredObject`).
+  private static let returnedColumns = aliasedObjectColumns(
+    ["class", "objectId", "createDate", "updateDate", "readers", "writers", "data"])
 
   /// A pair's object (`PairRule`): the caller and an existing other user, the pair's key, and
   /// the ACL the rule fixes (the two read, nobody writes), whatever the client asked.
@@ -152,8 +155,7 @@ extension SQLiteEngine {
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
     let statement = SQLiteEngine.getStatement(className, objectId: objectId, readableBy: caller)
-    guard let object = try guarded({ try connection.firstRow(statement, object) })
-    else { throw DatastoreError.notFound }
+    guard let object = try objects(statement).first else { throw DatastoreError.notFound }
     return object
   }
 
@@ -162,7 +164,7 @@ extension SQLiteEngine {
     -> SQL
   {
     """
-    SELECT \(sql: SQLiteEngine.objectColumnsSQL) FROM objects o
+    SELECT \(sql: SQLiteEngine.objectColumns) FROM objects o
     WHERE o.objectId = \(objectId) AND o.class = \(className) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
     """
   }
@@ -191,7 +193,7 @@ extension SQLiteEngine {
     let keys = QuerySQL.orderKeys(
       query.order, presence: presence, nearest: query.nearest, SQLiteLeaves())
     let keyColumns = SQL.joined(keys.map(\.expression), separator: ", ")
-    let columns: SQL = "\(sql: objectColumnsSQL), \(sql: keyColumns)"
+    let columns: SQL = "\(sql: objectColumns), \(sql: keyColumns)"
     let arms = readableArms(query, caller, rules: rules).map {
       "SELECT \(sql: columns) \(sql: $0)" as SQL
     }
@@ -247,14 +249,12 @@ extension SQLiteEngine {
         """
     }
     let statement: SQL = """
-      SELECT \(sql: objectColumnsSQL), \(sql: pageKeys) FROM (\(sql: merged)) p \
+      SELECT \(sql: objectColumns), \(sql: pageKeys) FROM (\(sql: merged)) p \
       CROSS JOIN objects o ON o.id = p.page_id \
       ORDER BY \(sql: SQL.joined(positions, separator: ", "))
       """
     return statement.rendered(.sqlite)
   }
-
-  private static let objectColumnsSQL = SQL(verbatim: objectColumns)
 
   /// The `FROM … WHERE …` of each part of a listing the caller may read: its public rows, and,
   /// for a caller with a session or a role, its private rows (`findStatement`).
@@ -347,7 +347,7 @@ extension SQLiteEngine {
     let reading = ObjectReading(keys: keys, budget: budget)
     let ids = SQL.joined(objectIds.map { "\($0)" as SQL }, separator: ",")
     let statement: SQL = """
-      SELECT \(sql: SQLiteEngine.objectColumnsSQL) FROM objects o
+      SELECT \(sql: SQLiteEngine.objectColumns) FROM objects o
       WHERE o.objectId IN (\(sql: ids)) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
       """
     let (sql, values) = statement.rendered(.sqlite)
@@ -399,7 +399,7 @@ extension SQLiteEngine {
       UPDATE objects AS o SET \(sql: SQL.joined(assignments, separator: ", "))
       WHERE o.objectId = \(objectId) AND o.class = \(className) \
       AND \(sql: SQL.joined(conditions, separator: " AND "))
-      RETURNING class, objectId, createDate, updateDate, readers, writers, data
+      RETURNING \(sql: SQLiteEngine.returnedColumns)
       """
     return try transaction {
       try refuseBanned(caller)
@@ -729,13 +729,5 @@ extension SQLiteEngine {
       guard try connection.firstRow(statement, { $0.int(0) }) == nil else { return }
       throw try fileRefusal(name, caller)
     }
-  }
-
-  /// Why a write to a file touched nothing: `E403001` if the caller can read it.
-  private func fileRefusal(_ name: String, _ caller: Principals) throws -> DatastoreError {
-    let canRead = try connection.firstRow(
-      "SELECT \(sql: SQLiteEngine.aclTest("f.readers", caller)) FROM files f WHERE f.name = \(name)"
-    ) { $0.int(0) != 0 }
-    return canRead == true ? DatastoreError.noAccess : DatastoreError.notFound
   }
 }

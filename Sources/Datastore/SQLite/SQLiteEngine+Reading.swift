@@ -185,10 +185,7 @@ extension SQLiteEngine: SQLReading {
     try transaction {
       try guarded {
         try refuseBanned(caller)  // as PostgreSQL's trigger refuses the take-down's row
-        let isModerator = try connection.firstRow(
-          "SELECT 1 FROM role_members WHERE role = \(rule.role) AND userId = \(me)"
-        ) { $0.int(0) }
-        guard isModerator != nil else { throw DatastoreError.noAccess }
+        guard try isMember(me, of: rule.role) else { throw DatastoreError.noAccess }
         let file =
           rule.fileField.map { field -> SQL in
             "json_extract(o.data, \(sql: SQLiteEngine.jsonPath(field)))"
@@ -196,8 +193,7 @@ extension SQLiteEngine: SQLReading {
           ?? "NULL"
         let mark = SQLiteEngine.jsonPath(rule.markField)
         let target: SQL = """
-          o.objectId = \(objectId) AND o.class = \(className) AND instr(o.readers, ' * ') > 0
-            AND json_type(o.data, \(sql: mark)) IS NULL
+          \(sql: publicRow(className, objectId)) AND json_type(o.data, \(sql: mark)) IS NULL
           """
         // The file's name, read before the update takes it away.
         let found = try connection.firstRow(
@@ -209,14 +205,7 @@ extension SQLiteEngine: SQLReading {
         let removed = SQL.joined(rule.contentFields.map(SQLiteEngine.jsonPath), separator: ", ")
         let data: SQL =
           rule.contentFields.isEmpty ? "o.data" : "json_remove(o.data, \(sql: removed))"
-        let now = SQL(verbatim: SQLiteRules.now)
-        try connection.run(
-          sql: """
-            UPDATE objects AS o SET
-              data = json_set(\(sql: data), \(sql: mark), \(sql: now)),
-              updateDate = max(o.updateDate + 1, \(sql: now))
-            WHERE \(sql: target)
-            """)
+        try dated(target, data: "json_set(\(sql: data), \(sql: mark), \(sql: SQLiteEngine.now))")
         try connection.run(sql: "DELETE FROM revisions WHERE object = \(objectId)")
         if let name = found {
           try connection.run(sql: "DELETE FROM files WHERE name = \(name)")
@@ -230,31 +219,45 @@ extension SQLiteEngine: SQLReading {
     try transaction {
       try guarded {
         try refuseBanned(caller)
-        let inRole = try connection.firstRow(
-          "SELECT 1 FROM role_members WHERE role = \(rule.role) AND userId = \(me)"
-        ) { $0.int(0) }
-        guard try inRole != nil || isBoardOwner(caller) else { throw DatastoreError.noAccess }
+        guard try isMember(me, of: rule.role) || isBoardOwner(caller) else {
+          throw DatastoreError.noAccess
+        }
         let field = SQLiteEngine.jsonPath(rule.field)
-        let target: SQL = """
-          o.objectId = \(objectId) AND o.class = \(literal: rule.className)
-            AND instr(o.readers, ' * ') > 0
-          """
+        let target = publicRow(rule.className, objectId)
         let isSet = try connection.firstRow(
           "SELECT json_type(o.data, \(sql: field)) IS NOT NULL FROM objects o WHERE \(sql: target)"
         ) { $0.int(0) != 0 }
         guard let isSet else { throw DatastoreError.notFound }
         guard isSet != on else { return }
-        let now = SQL(verbatim: SQLiteRules.now)
-        let data: SQL =
-          on ? "json_set(o.data, \(sql: field), \(sql: now))" : "json_remove(o.data, \(sql: field))"
-        try connection.run(
-          sql: """
-            UPDATE objects AS o SET data = \(sql: data),
-              updateDate = max(o.updateDate + 1, \(sql: now))
-            WHERE \(sql: target)
-            """)
+        let now = SQLiteEngine.now
+        try dated(
+          target,
+          data: on
+            ? "json_set(o.data, \(sql: field), \(sql: now))" : "json_remove(o.data, \(sql: field))")
       }
     }
+  }
+
+  private static let now = SQL(verbatim: SQLiteRules.now)
+
+  /// The public object `objectId` of `className` (only public objects are moderated or flagged).
+  private func publicRow(_ className: String, _ objectId: String) -> SQL {
+    "o.objectId = \(objectId) AND o.class = \(literal: className) AND instr(o.readers, ' * ') > 0"
+  }
+
+  private func isMember(_ userId: String, of role: String) throws -> Bool {
+    let statement: SQL = "SELECT 1 FROM role_members WHERE role = \(role) AND userId = \(userId)"
+    return try connection.firstRow(statement) { $0.int(0) } != nil
+  }
+
+  /// A moderator's write of the `target` row's `data`, dating it as a client's write would.
+  private func dated(_ target: SQL, data: SQL) throws {
+    try connection.run(
+      sql: """
+        UPDATE objects AS o SET data = \(sql: data),
+          updateDate = max(o.updateDate + 1, \(sql: SQLiteEngine.now))
+        WHERE \(sql: target)
+        """)
   }
 
   func currentPrincipals(of caller: Principals) throws -> Principals {

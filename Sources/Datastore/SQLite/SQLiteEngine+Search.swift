@@ -54,7 +54,7 @@ extension SQLiteEngine {
     }
     guard !branches.isEmpty else { return ("SELECT NULL WHERE 0", []) }
     let filter = SQL.joined(branches, separator: " OR ")
-    let columns = SQL(verbatim: SQLiteEngine.objectColumns)
+    let columns = SQLiteEngine.objectColumns
     guard let match else {
       // Newest first by walking the table backwards, stopping at the page: through the class
       // indexes (the planner's choice for the OR of classes) every row would be read and sorted.

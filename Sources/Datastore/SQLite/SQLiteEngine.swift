@@ -23,9 +23,7 @@ final class SQLiteEngine: DatastoreEngine {
   /// The text fields of each class with a full-text index, as installed in the file.
   private(set) var textFields: [String: [String]] = [:]
 
-  /// Parsed ACL columns by their text. A board has few distinct ACLs (one per author), so a
-  /// listing parses each once instead of once a row.
-  private var aclCache: [String: ACL] = [:]
+  var aclCache = ACLCache()
 
   /// `PRAGMA data_version` when the change feed was last read: another value means another
   /// connection committed since.
@@ -479,67 +477,23 @@ final class SQLiteEngine: DatastoreEngine {
 
   // MARK: Rows
 
-  static let objectColumns =
-    "o.class, o.objectId, o.createDate, o.updateDate, o.readers, o.writers, o.data"
+  /// An object's columns as the SQL core decodes them (`StoredObject`).
+  static let objectColumns = aliasedObjectColumns([
+    "o.class", "o.objectId", "o.createDate", "o.updateDate", "o.readers", "o.writers", "o.data",
+  ])
 
-  /// A row as an object. A row written by another program (sqlite3) may hold bytes that are not
-  /// UTF-8 (shown as U+FFFD) or data that is not a JSON object, or nested too deep: that object
-  /// comes back damaged, with the fields that could be read, so that one bad row never makes a
-  /// listing of other rows fail.
-  func object(from row: Row) throws -> DataObject {
-    object(from: StoredRow(row))
-  }
+  func object(from row: Row) -> DataObject { object(StoredObject(row: row)) }
 
-  /// A row's columns copied out of its statement, so that an answer is weighed whole before
-  /// any of it is built (`ObjectReading`).
-  struct StoredRow {
-    let className, objectId, readers, writers, text: String
-    let createDate, updateDate: Int64
-
-    init(_ row: Row) {
-      className = row.lossyText(0) ?? ""
-      objectId = row.lossyText(1) ?? ""
-      createDate = row.int(2)
-      updateDate = row.int(3)
-      readers = row.lossyText(4) ?? ""
-      writers = row.lossyText(5) ?? ""
-      text = row.lossyText(6) ?? "{}"
-    }
-  }
-
-  /// The rows of one answer, each weighed by `reading` as it is stepped, then built as it says
-  /// (some fields): past the budget, nothing is built.
+  /// The rows of one answer (of `objectColumns`), each weighed by `reading` as it is stepped,
+  /// then built as it says (some fields): past the budget, nothing is built.
   func objects(_ statement: Statement, _ values: [SQLValue], reading: ObjectReading) throws
     -> [DataObject]
   {
-    let rows = try statement.rows(values) { row -> StoredRow in
-      let stored = StoredRow(row)
-      try reading.weigh(stored.text)
-      return stored
-    }
-    return rows.map { object(from: $0, reading: reading) }
-  }
-
-  private func object(from row: StoredRow, reading: ObjectReading? = nil) -> DataObject {
-    let (fields, damaged) = reading?.build(row.text) ?? JSONValue.storedFields(row.text)
-    var object = DataObject(
-      className: row.className, objectId: row.objectId, createDate: row.createDate,
-      updateDate: row.updateDate, acl: acl(readers: row.readers, writers: row.writers),
-      fields: fields)
-    object.isDamaged = damaged
-    return object
+    try statement.rows(values) { try StoredObject(row: $0, weighedBy: reading) }
+      .map { object($0, reading: reading) }
   }
 
   var ownChanges: Int64 { connection.totalChanges }
-
-  func acl(readers: String, writers: String) -> ACL {
-    let key = readers + "|" + writers
-    if let acl = aclCache[key] { return acl }
-    if aclCache.count >= 4096 { aclCache.removeAll(keepingCapacity: true) }
-    let acl = ACL(readers: ACL.parseColumn(readers), writers: ACL.parseColumn(writers))
-    aclCache[key] = acl
-    return acl
-  }
 
   /// `(instr(column, ' p1 ') > 0 OR …)` for the caller's principals; `1` for the master key.
   static func aclTest(_ column: String, _ caller: Principals) -> SQL {

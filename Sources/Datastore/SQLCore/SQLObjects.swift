@@ -1,0 +1,77 @@
+/// An object's row as both SQL engines select it (each engine's `objectColumns`, aliased to
+/// these names), its cells copied out of the answer so that a whole answer is weighed before
+/// any of it is built (`ObjectReading`).
+struct StoredObject {
+  /// The names each engine's object columns are selected as, in their order.
+  static let names = [
+    "class_name", "object_id", "create_date", "update_date", "readers", "writers", "data",
+  ]
+
+  let className, objectId: String
+  let createDate, updateDate: Int64
+  let readers, writers: String?
+  /// The fields' JSON text.
+  let data: String
+
+  init(row: any SQLRow) {
+    className = row.text("class_name") ?? ""
+    objectId = row.text("object_id") ?? ""
+    createDate = row.int("create_date")
+    updateDate = row.int("update_date")
+    readers = row.text("readers")
+    writers = row.text("writers")
+    data = row.text("data") ?? "{}"
+  }
+
+  /// `init(row:)` weighed by `reading`: past its budget the answer fails before any is built.
+  init(row: any SQLRow, weighedBy reading: ObjectReading?) throws {
+    self.init(row: row)
+    try reading?.weigh(data)
+  }
+}
+
+extension SQLCoreEngine {
+  /// The engine's object columns (`o.` with `stored` giving each name's stored column or
+  /// expression) aliased to `StoredObject`'s names.
+  static func aliasedObjectColumns(_ stored: [String]) -> SQL {
+    let columns = zip(stored, StoredObject.names).map { "\($0) AS \($1)" }
+    return SQL(verbatim: columns.joined(separator: ", "))
+  }
+
+  /// A row as an object. A row written by another program may hold bytes that are not UTF-8
+  /// (shown as U+FFFD), data that is not a JSON object, or nest deeper than the reader goes
+  /// (a row from before a shape limit): that object comes back damaged, with the fields that
+  /// could be read, so that one bad row never makes a listing of other rows fail.
+  func object(_ row: StoredObject, reading: ObjectReading? = nil) -> DataObject {
+    let (fields, damaged) = reading?.build(row.data) ?? JSONValue.storedFields(row.data)
+    var object = DataObject(
+      className: row.className, objectId: row.objectId, createDate: row.createDate,
+      updateDate: row.updateDate, acl: storedACL(readers: row.readers, writers: row.writers),
+      fields: fields)
+    object.isDamaged = damaged
+    return object
+  }
+
+  /// The objects `statement` selects (with the engine's object columns), weighed first.
+  func objects(_ statement: SQL, reading: ObjectReading? = nil) throws -> [DataObject] {
+    try rows(statement) { try StoredObject(row: $0, weighedBy: reading) }
+      .map { object($0, reading: reading) }
+  }
+}
+
+/// Parsed ACL columns by their stored text: a board has few distinct ACLs (one per author), so
+/// a listing parses each once instead of once a row.
+struct ACLCache {
+  private var parsed: [String: ACL] = [:]
+
+  mutating func acl(
+    readers: String?, writers: String?, _ parse: (String?) -> Set<String>
+  ) -> ACL {
+    let key = (readers ?? "") + "|" + (writers ?? "")
+    if let acl = parsed[key] { return acl }
+    if parsed.count >= 4096 { parsed.removeAll(keepingCapacity: true) }
+    let acl = ACL(readers: parse(readers), writers: parse(writers))
+    parsed[key] = acl
+    return acl
+  }
+}
