@@ -42,6 +42,18 @@ public enum StoreReason: Sendable, Equatable {
     return reason.wording(field: nil, for: .program).english == message ? reason : nil
   }
 
+  /// The reason an engine's SQL raised in these words (its English for a program), or nil for
+  /// any other words: the one list of reasons a trigger or function raises, read back alike by
+  /// every engine (SQLite's `TriggerRefusal`, PostgreSQL's `PostgresRefusal`). A new one is a
+  /// line here and the words its SQL raises (`raisedWords`).
+  public static func raised(_ words: String) -> StoreReason? {
+    if words == bannedWords { return .banned }
+    return memberStorage(raised: words)
+  }
+
+  /// The words an engine's SQL raises for this reason, which `raised` reads back.
+  public var raisedWords: String { wording(field: nil, for: .program).english }
+
   /// `field`: the field the refused error names (`DatastoreError.field`).
   public func wording(field: String?, for reader: Reader) -> Wording {
     let named = FieldName.inside(field ?? "value")

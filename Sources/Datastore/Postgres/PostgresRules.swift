@@ -974,7 +974,7 @@ struct PostgresRules: Equatable {
           END;
       BEGIN
         IF is_banned THEN
-          \(PostgresRefusal(.noAccess).sql(saying: StoreReason.bannedWords))
+          \(PostgresRefusal(.noAccess).sql(saying: StoreReason.banned))
         END IF;
         RETURN NEW;
       END
