@@ -30,6 +30,8 @@ public enum StoreReason: Sendable, Equatable {
   case memberStorageFull(bytes: Int, limit: Int)
   /// The caller is in the banned role (`StewardRule`): they write nothing on this board.
   case banned
+  /// The parent `field` points at is locked (`FlagRule.locksChildren`): no new children.
+  case parentLocked(field: String)
 
   /// The member storage refusal PostgreSQL raises in these words (`forum.within_member_storage`,
   /// whose schema step fixes them), as its value; nil for any other words.
@@ -48,6 +50,11 @@ public enum StoreReason: Sendable, Equatable {
   /// line here and the words its SQL raises (`raisedWords`).
   public static func raised(_ words: String) -> StoreReason? {
     if words == bannedWords { return .banned }
+    if words.hasPrefix("the "), words.hasSuffix(" is locked") {
+      let field = String(words.dropFirst(4).dropLast(10))
+      let isName = !field.isEmpty && field.allSatisfy { $0.isASCII && ($0.isLetter || $0 == "_") }
+      return isName ? .parentLocked(field: field) : nil
+    }
     return memberStorage(raised: words)
   }
 
@@ -101,6 +108,8 @@ public enum StoreReason: Sendable, Equatable {
         "あなたのオブジェクトが \(bytes) バイトになります。1 人あたりの保存容量は \(limit) バイトまでです。")
     case .banned:
       return Wording(StoreReason.bannedWords, "この掲示板から締め出されています。読むことはできますが、書き込めません")
+    case .parentLocked(let field):
+      return Wording("the \(field) is locked", "\(field) はロックされています。新しい投稿はできません。")
     }
   }
 }
