@@ -172,6 +172,36 @@ struct LockTests {
     #expect(outcomes.refusals.allSatisfy { $0 == [Self.locked] }, "\(outcomes.refusals)")
   }
 
+  /// A comment being typed at the prompt when a moderator locks the thread: refused in one line,
+  /// its draft kept and offered again once the thread is unlocked.
+  @Test(.enabled(if: TmuxSession.path != nil, "tmux is not installed"))
+  func aCommentTypedWhileTheThreadIsLockedKeepsItsDraft() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["list"], profile: "owner")
+    try forum.ok(["new", "--title", "talk"])
+    let draft = try forum.draftsDirectory() + "/comment-1.txt"
+    let tmux = try TmuxSession(forum: forum, profile: "alice")
+    defer { _ = try? tmux.run(["kill-server"]) }
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("comment 1")
+    try tmux.waitForPrompt(">")
+    try tmux.enter("words written while it was open")
+    try forum.ok(["lock", "1"], profile: "owner")
+    try tmux.enter(".")
+    try tmux.wait("the refusal") { $0.contains(Self.locked) }
+    try tmux.wait("the draft kept") {
+      $0.contains("Your text for #1 is kept; it is offered again when you next write there.")
+    }
+    #expect(try String(contentsOfFile: draft, encoding: .utf8) == "words written while it was open")
+    try forum.ok(["unlock", "1"], profile: "owner")
+    try tmux.waitForPrompt("forum>")
+    try tmux.enter("comment 1")
+    try tmux.waitForPrompt("Post it to #1? [Y/n] (n discards it)")
+    try tmux.press("Enter")
+    try tmux.wait("posted") { $0.contains("Posted 1/1.") }
+    #expect(!FileManager.default.fileExists(atPath: draft))
+  }
+
   @Test func aCommentRacingALockOnSQLite() throws { try racing(postgres: false) }
 
   @Test func aCommentRacingALockOnPostgreSQL() throws { try racing(postgres: true) }
