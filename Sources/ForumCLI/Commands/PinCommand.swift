@@ -35,17 +35,28 @@ enum PinCommand: ForumCommand {
   static func pin(_ on: Bool, _ invocation: Invocation, in session: Session) throws
     -> Session.Outcome
   {
-    let number = try session.thread(invocation[thread], example: (on ? "pin" : "unpin") + " 12")
-    let japanese = session.messages.japanese
-    let thread = try session.board.pin(number, on)
+    try flag(on ? "pin" : "unpin", invocation, in: session) { number in
+      (
+        try session.board.pin(number, on),
+        on
+          ? Localized("Pinned #\(number): it stays at the top of list.", "#\(number) を固定しました。")
+          : Localized("Unpinned #\(number).", "#\(number) の固定を解除しました。")
+      )
+    }
+  }
+
+  /// What the flag commands share: the thread named (or the current one), flagged by `set`,
+  /// printed as JSON or said in the reader's language.
+  static func flag(
+    _ command: String, _ invocation: Invocation, in session: Session,
+    _ set: (Int) throws -> (ForumThread, Localized)
+  ) throws -> Session.Outcome {
+    let number = try session.thread(invocation[thread], example: command + " 12")
+    let (thread, said) = try set(number)
     if session.json {
       session.emit(thread.json)
     } else {
-      let said =
-        on
-        ? Localized("Pinned #\(number): it stays at the top of list.", "#\(number) を固定しました。")
-        : Localized("Unpinned #\(number).", "#\(number) の固定を解除しました。")
-      print(said.text(japanese: japanese))
+      print(said.text(japanese: session.messages.japanese))
     }
     return .next
   }
@@ -88,20 +99,15 @@ enum LockCommand: ForumCommand {
   static func lock(_ on: Bool, _ invocation: Invocation, in session: Session) throws
     -> Session.Outcome
   {
-    let number = try session.thread(
-      invocation[PinCommand.thread], example: (on ? "lock" : "unlock") + " 12")
-    let thread = try session.board.lock(number, on)
-    if session.json {
-      session.emit(thread.json)
-    } else {
-      let said =
+    try PinCommand.flag(on ? "lock" : "unlock", invocation, in: session) { number in
+      (
+        try session.board.lock(number, on),
         on
-        ? Localized(
-          "Locked #\(number): no new comments or replies.", "#\(number) をロックしました。")
-        : Localized("Unlocked #\(number).", "#\(number) のロックを解除しました。")
-      print(said.text(japanese: session.messages.japanese))
+          ? Localized(
+            "Locked #\(number): no new comments or replies.", "#\(number) をロックしました。")
+          : Localized("Unlocked #\(number).", "#\(number) のロックを解除しました。")
+      )
     }
-    return .next
   }
 }
 
