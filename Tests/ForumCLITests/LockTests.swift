@@ -86,12 +86,8 @@ struct LockTests {
       // psql as a member: a comment row inserted by hand is refused by the database's rules;
       // her own thread's lock cannot be edited away (the guard keeps it), nor cleared by the
       // server's function.
-      let psql = board.cluster.binaries + "/psql"
       func asAlice(_ sql: String) throws -> RunResult {
-        try ForumFixture.launch(
-          psql,
-          arguments: ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-c", sql, board["alice"].uri],
-          environment: place.forum.environment(), input: Data(), timeout: 60)
+        try place.psql(as: "alice", sql, on: board)
       }
       let inserted = try asAlice(
         """
