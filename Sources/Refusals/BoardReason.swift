@@ -47,6 +47,12 @@ public enum BoardReason: Sendable, Equatable {
   case threadKeepsItsPicture
   /// Only public threads are pinned (a pin leads everyone's `list`).
   case privateThreadNotPinned(Int)
+  /// Locking is a flag only moderators and the board's owner set (`Board.rules`).
+  case onlyModeratorsLock
+  /// Only public threads are locked (as pinned: a flag is everyone's to see).
+  case privateThreadNotLocked(Int)
+  /// The thread is locked: no new comments or replies, from anyone.
+  case threadLocked(Int)
 
   public enum Numbered: String, Sendable, Equatable {
     case thread, comment, pages
@@ -150,6 +156,18 @@ public enum BoardReason: Sendable, Equatable {
       return Wording(
         "#\(number) is private: only public threads are pinned",
         "#\(number) は非公開です。固定できるのは公開スレッドだけです。")
+    case .onlyModeratorsLock:
+      return Wording(
+        "only moderators and the board's owner may lock or unlock threads",
+        "スレッドのロックと解除ができるのはモデレーターと掲示板の所有者だけです")
+    case .privateThreadNotLocked(let number):
+      return Wording(
+        "#\(number) is private: only public threads are locked",
+        "#\(number) は非公開です。ロックできるのは公開スレッドだけです。")
+    case .threadLocked(let number):
+      return Wording(
+        "thread #\(number) is locked: no new comments or replies",
+        "スレッド #\(number) はロックされています。新しいコメントや返信はできません。")
     }
   }
 

@@ -66,6 +66,15 @@ public enum LocalReason: Sendable, Equatable {
   case cannotStartEditor(error: String)
   case editorFailed(command: String)
   case editorFileGone
+  /// The ssh door's set-up and state (`ssh-setup`, `ssh-session`): a folder, a file, a user or a
+  /// program of this machine.
+  case cannotMake(path: String, error: String)
+  case cannotOpen(path: String, error: String)
+  case cannotChangeOwner(path: String, error: String)
+  case noSystemUser(name: String)
+  case cannotRun(program: String, error: String)
+  case programFailed(command: String, status: Int32)
+  case cannotLockDoorState
 
   public var wording: Wording {
     switch self {
@@ -89,6 +98,21 @@ public enum LocalReason: Sendable, Equatable {
       return Wording(
         "the editor (\(command)) did not finish cleanly", "エディタ (\(command)) が正常に終了しませんでした")
     case .editorFileGone: return Wording("the editor's file is gone", "エディタのファイルがなくなりました")
+    case .cannotMake(let path, let error):
+      return Wording("cannot make \(path): \(error)", "\(path) を作れません (\(error))")
+    case .cannotOpen(let path, let error):
+      return Wording("cannot open \(path): \(error)", "\(path) を開けません (\(error))")
+    case .cannotChangeOwner(let path, let error):
+      return Wording("cannot chown \(path): \(error)", "\(path) の所有者を変えられません (\(error))")
+    case .noSystemUser(let name):
+      return Wording("cannot find the user \(name)", "ユーザー \(name) が見つかりません")
+    case .cannotRun(let program, let error):
+      return Wording("cannot run \(program): \(error)", "\(program) を実行できません (\(error))")
+    case .programFailed(let command, let status):
+      return Wording(
+        "\(command) failed (status \(status))", "\(command) が失敗しました (終了状態 \(status))")
+    case .cannotLockDoorState:
+      return Wording("cannot lock the ssh door's state", "ssh の入口の状態をロックできません")
     }
   }
 }

@@ -30,6 +30,8 @@ public enum StoreReason: Sendable, Equatable {
   case memberStorageFull(bytes: Int, limit: Int)
   /// The caller is in the banned role (`StewardRule`): they write nothing on this board.
   case banned
+  /// The parent `field` points at is locked (`FlagRule.locksChildren`): no new children.
+  case parentLocked(field: String)
 
   /// The member storage refusal PostgreSQL raises in these words (`forum.within_member_storage`,
   /// whose schema step fixes them), as its value; nil for any other words.
@@ -41,6 +43,23 @@ public enum StoreReason: Sendable, Equatable {
     let reason = StoreReason.memberStorageFull(bytes: bytes, limit: limit)
     return reason.wording(field: nil, for: .program).english == message ? reason : nil
   }
+
+  /// The reason an engine's SQL raised in these words (its English for a program), or nil for
+  /// any other words: the one list of reasons a trigger or function raises, read back alike by
+  /// every engine (SQLite's `TriggerRefusal`, PostgreSQL's `PostgresRefusal`). A new one is a
+  /// line here and the words its SQL raises (`raisedWords`).
+  public static func raised(_ words: String) -> StoreReason? {
+    if words == bannedWords { return .banned }
+    if words.hasPrefix("the "), words.hasSuffix(" is locked") {
+      let field = String(words.dropFirst(4).dropLast(10))
+      let isName = !field.isEmpty && field.allSatisfy { $0.isASCII && ($0.isLetter || $0 == "_") }
+      return isName ? .parentLocked(field: field) : nil
+    }
+    return memberStorage(raised: words)
+  }
+
+  /// The words an engine's SQL raises for this reason, which `raised` reads back.
+  public var raisedWords: String { wording(field: nil, for: .program).english }
 
   /// `field`: the field the refused error names (`DatastoreError.field`).
   public func wording(field: String?, for reader: Reader) -> Wording {
@@ -89,6 +108,8 @@ public enum StoreReason: Sendable, Equatable {
         "あなたのオブジェクトが \(bytes) バイトになります。1 人あたりの保存容量は \(limit) バイトまでです。")
     case .banned:
       return Wording(StoreReason.bannedWords, "この掲示板から締め出されています。読むことはできますが、書き込めません")
+    case .parentLocked(let field):
+      return Wording("the \(field) is locked", "\(field) はロックされています。新しい投稿はできません。")
     }
   }
 }

@@ -46,12 +46,8 @@ struct BanTests {
 
     if let board = place.board {
       // psql as the banned member: the database's trigger refuses her rows.
-      let psql = board.cluster.binaries + "/psql"
       func asAlice(_ sql: String) throws -> RunResult {
-        try ForumFixture.launch(
-          psql,
-          arguments: ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-c", sql, board["alice"].uri],
-          environment: place.forum.environment(), input: Data(), timeout: 60)
+        try place.psql(as: "alice", sql, on: board)
       }
       let inserted = try asAlice(
         """

@@ -66,10 +66,13 @@ struct OldBoardTests {
     // The same rules, recorded the same way after the format number, plus the pin (issue 20:
     // a `FlagRule`, which the board had no field of). The format moved once (8, issue 20: the
     // engine's INSERT writes a new row whole, so the triggers changed) and the triggers with
-    // it; opened again, nothing is reinstalled.
+    // it, 9 with the lock (issue 31: a locked thread refuses new comments); opened again,
+    // nothing is reinstalled.
     let rulesAfter = try sqlite(forum.db, "SELECT value FROM meta WHERE key = 'rules'")
-    #expect(rulesBefore.hasPrefix("7 ") && rulesAfter.hasPrefix("8 "), "\(rulesAfter.prefix(20))")
-    let pins = #""flags":[{"className":"Thread","field":"pinnedDate","role":"moderator"}],"#
+    #expect(rulesBefore.hasPrefix("7 ") && rulesAfter.hasPrefix("9 "), "\(rulesAfter.prefix(20))")
+    let pins =
+      #""flags":[{"className":"Thread","field":"pinnedDate","role":"moderator"},"#
+      + #"{"className":"Thread","field":"lockedDate","locksChildren":true,"role":"moderator"}],"#
     #expect(rulesAfter.contains(pins))
     // And the stewards (issue 32: bans and the posting budget, a `StewardRule`).
     let stewards =

@@ -51,6 +51,15 @@ struct PinTests {
       return result
     }
 
+    /// Runs `sql` in psql as the board's `member` (its own database role), stopping at the
+    /// first error: what a member could do around forum.
+    func psql(as member: String, _ sql: String, on board: PostgresTestBoard) throws -> RunResult {
+      try ForumFixture.launch(
+        board.cluster.binaries + "/psql",
+        arguments: ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-c", sql, board[member].uri],
+        environment: forum.environment(), input: Data(), timeout: 60)
+    }
+
     /// The numbers `list --json` gives `profile`, in order, and those that carry `pinnedDate`.
     func listed(_ profile: String) throws -> (order: [Int], pinned: [Int]) {
       let results = try ok(["--json", "list"], profile).json().objects("results")
@@ -122,13 +131,7 @@ struct PinTests {
     guard let board = place.board else { return }
     // psql as a member (alice): a pinnedDate written into a row, or a new thread claiming one,
     // is dropped by the server; the server's own function refuses her.
-    let psql = board.cluster.binaries + "/psql"
-    func asAlice(_ sql: String) throws -> RunResult {
-      try ForumFixture.launch(
-        psql,
-        arguments: ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-c", sql, board["alice"].uri],
-        environment: place.forum.environment(), input: Data(), timeout: 60)
-    }
+    func asAlice(_ sql: String) throws -> RunResult { try place.psql(as: "alice", sql, on: board) }
     let written = try asAlice(
       """
       UPDATE forum.objects SET data = data || '{"pinnedDate": 1}'

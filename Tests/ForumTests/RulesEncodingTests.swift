@@ -15,10 +15,12 @@ struct RulesEncodingTests {
     {"children":[{"activityField":"lastActivity","childClass":"Comment","countField":"commentCount","fileField":"fileName","lastNumberField":"lastCommentNumber","numberField":"number","parentClass":"Thread","parentField":"thread"},{"activityField":"lastActivity","childClass":"Message","countField":"messageCount","lastNumberField":"lastMessageNumber","numberField":"number","parentClass":"Conversation","parentField":"conversation"}],"moderation":[{"className":"Thread","contentFields":["title","description","image","fileName"],"fileField":"fileName","markField":"moderatedDate","role":"moderator"},{"className":"Comment","contentFields":["text"],"markField":"moderatedDate","role":"moderator"}],"owners":[{"additionalWriters":[],"className":"Thread","field":"user"},{"additionalWriters":[],"className":"Comment","field":"user"},{"additionalWriters":[],"className":"Message","field":"user"},{"additionalWriters":[],"className":"Preference","field":"user"}],"pairs":[{"className":"Conversation","ownerField":"user","pairField":"pair","partnerField":"partner"}],"revisions":[{"className":"Thread","editDateField":"editDate","fields":["title","description"]},{"className":"Comment","editDateField":"editDate","fields":["text"]}],"sequences":[{"className":"Thread","field":"number","sequence":"threadNumber"}]}
     """#
 
-  /// What the pin (a `FlagRule`, issue 20) added to the record: boards recorded before read
-  /// back as the same rules without it, so nothing on them is pinned.
+  /// What the pin (a `FlagRule`, issue 20) and the lock (one that locks children, issue 31)
+  /// added to the record: boards recorded before read back as the same rules without them, so
+  /// nothing on them is pinned or locked.
   static let pinsMember =
-    #""flags":[{"className":"Thread","field":"pinnedDate","role":"moderator"}],"#
+    #""flags":[{"className":"Thread","field":"pinnedDate","role":"moderator"},"#
+    + #"{"className":"Thread","field":"lockedDate","locksChildren":true,"role":"moderator"}],"#
 
   /// What the stewards (a `StewardRule`, issue 32: bans and the posting budget) added.
   static let stewardsMember =
@@ -44,9 +46,11 @@ struct RulesEncodingTests {
   /// the guard keeps `pinnedDate`): a board made before is served by its recorded rules until
   /// its owner's next command installs these; 17c3101693b31313 since schema step 16 (a row
   /// changing tables keeps its `creator`, issue 28 H5); c714a3656cd334ab since schema step 22
-  /// (the stewards' `forum.refuse_banned`, issue 32).
+  /// (the stewards' `forum.refuse_banned`, issue 32); 9a5d543c1884b8d5 since the lock (issue
+  /// 31: the guard keeps `lockedDate`, a comment's insert refuses a locked thread; installed by
+  /// the owner's next command, as the pin's were).
   @Test func postgresGeneratesTheTriggersOfTheMainBefore() {
-    #expect(PostgresRules(Board.rules).fingerprint == "c714a3656cd334ab")
+    #expect(PostgresRules(Board.rules).fingerprint == "9a5d543c1884b8d5")
     var withoutPins = Board.rules
     withoutPins.flags = []
     #expect(PostgresRules(withoutPins).fingerprint == "b7a7165e1cb021d2")

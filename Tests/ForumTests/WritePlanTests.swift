@@ -14,10 +14,12 @@ struct WritePlanTests {
 
   @Test func aCommentIsNumberedCountedAndReadLikeItsThread() {
     let owner = Board.rules.owner(of: Board.commentClass)!
+    let lock = Board.rules.flagRule(of: Board.threadClass, field: Board.lockField)!
     #expect(
       Self.plan.insert(of: Board.commentClass) == [
         .ownedByCaller(owner), .requireReadableParent(Self.comments),
-        .inheritParentReaders(Self.comments), .numberFromParent(Self.comments),
+        .refuseWhileParentLocked(Self.comments, lock), .inheritParentReaders(Self.comments),
+        .numberFromParent(Self.comments),
         .countParentUp(Self.comments), .touchParentActivity(Self.comments),
       ])
     #expect(
@@ -89,7 +91,7 @@ struct WritePlanTests {
     let kept = Self.plan.kept(of: Board.threadClass)
     #expect(
       kept.map(\.field) == [
-        "editDate", "moderatedDate", "pinnedDate", "number", "user", "commentCount",
+        "editDate", "moderatedDate", "pinnedDate", "lockedDate", "number", "user", "commentCount",
         "lastCommentNumber", "lastActivity", "fileName",
       ])
     #expect(kept.filter(\.fixed).map(\.field) == ["fileName"])

@@ -166,14 +166,19 @@ extension ModerationRule {
 }
 
 extension FlagRule {
+  // A flag that locks nothing is recorded as before the lock (the pin's record stays).
   var record: JSONValue {
-    object(["className": .string(className), "field": .string(field), "role": .string(role)])
+    object([
+      "className": .string(className), "field": .string(field), "role": .string(role),
+      "locksChildren": locksChildren ? .bool(true) : nil,
+    ])
   }
 
   init(record: JSONValue) throws {
     let r = RecordReader(record)
     self.init(
-      className: try r.text("className"), field: try r.text("field"), role: try r.text("role"))
+      className: try r.text("className"), field: try r.text("field"), role: try r.text("role"),
+      locksChildren: r.members["locksChildren"] == .bool(true))
   }
 }
 

@@ -162,6 +162,9 @@ public struct EngineRules: Equatable, Sendable {
       guard Validation.isRoleName(rule.role) else {
         throw DatastoreError.invalid("rules", "bad role \(rule.role)")
       }
+      guard !rule.locksChildren || !parentRules(of: rule.className).isEmpty else {
+        throw DatastoreError.invalid("rules", "a lock on \(rule.className), which has no children")
+      }
     }
     for rule in stewards {
       names += rule.settings
@@ -314,15 +317,22 @@ public struct ModerationRule: Equatable, Sendable {
 /// public objects (readable by `*`) are flagged. A listing ordered by the field (`-field`)
 /// puts the flagged objects first on every engine (`presenceOrdered`), and an index on it
 /// (`IndexSpec`) is an index on that presence.
+///
+/// `locksChildren`: while the flag is set, the object takes no new children (a locked thread,
+/// no new comments): the engine refuses the child's insert, whoever asks and by whatever path,
+/// `E403001` with `StoreReason.parentLocked`, checked under the parent row's lock so that a
+/// child racing the flag lands before it or not at all.
 public struct FlagRule: Equatable, Sendable {
   public let className: String
   public let field: String
   public let role: String
+  public let locksChildren: Bool
 
-  public init(className: String, field: String, role: String) {
+  public init(className: String, field: String, role: String, locksChildren: Bool = false) {
     self.className = className
     self.field = field
     self.role = role
+    self.locksChildren = locksChildren
   }
 }
 

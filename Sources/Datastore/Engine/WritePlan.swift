@@ -101,9 +101,13 @@ public struct WritePlan: Equatable, Sendable {
       effects.append(.startParentCounters(rule))
     }
     if let rule = rules.childRule(of: className) {
+      effects.append(.requireReadableParent(rule))
+      for flag in rules.flags where flag.className == rule.parentClass && flag.locksChildren {
+        effects.append(.refuseWhileParentLocked(rule, flag))
+      }
       effects += [
-        .requireReadableParent(rule), .inheritParentReaders(rule), .numberFromParent(rule),
-        .countParentUp(rule), .touchParentActivity(rule),
+        .inheritParentReaders(rule), .numberFromParent(rule), .countParentUp(rule),
+        .touchParentActivity(rule),
       ]
     }
     return effects
@@ -195,6 +199,9 @@ public enum InsertEffect: Equatable, Sendable {
   /// A child's parent exists and is readable by the caller, else `E404001`; the child's pointer
   /// to it is written canonical.
   case requireReadableParent(ChildRule)
+  /// While the parent carries the lock's flag, no child is inserted, whoever asks (`E403001`,
+  /// `StoreReason.parentLocked`); read under the parent row's lock, as the counters are.
+  case refuseWhileParentLocked(ChildRule, FlagRule)
   /// A child's readers := its parent's, whatever the caller asked.
   case inheritParentReaders(ChildRule)
   /// A child's number := the parent's last number + 1, which becomes the parent's last number

@@ -55,10 +55,8 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
   /// one backend code (`PostgresRefusal`); the server's own states map to the nearest code.
   var datastoreError: DatastoreError {
     if let refusal = PostgresRefusal(sqlState: sqlState, message: message) {
-      if refusal.code == .noAccess && message == StoreReason.bannedWords {
-        return DatastoreError(.noAccess, reason: StoreReason.banned)
-      }
-      return DatastoreError(refusal.code, field: refusal.field, reason: nil)
+      return DatastoreError(
+        refusal.code, field: refusal.field, reason: refusal.reason.map(Reason.store))
     }
     switch state {
     case .insufficientPrivilege?: return DatastoreError(.noAccess, detail: message)
@@ -68,7 +66,7 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
       return DatastoreError(.invalid, field: "value", detail: message)
     // A CHECK of the schema: a text, an object or a file over its size, or nested too deep.
     case .checkViolation?:
-      if let storage = StoreReason.memberStorage(raised: message) {
+      if let storage = StoreReason.raised(message) {
         return DatastoreError(.invalid, field: "value", reason: storage)
       }
       return DatastoreError(.invalid, field: "value", detail: message)
@@ -113,11 +111,13 @@ struct SQLState: Hashable, Sendable {
 
 /// A refusal our SQL raises, one format for the SQL and its reader (as SQLite's
 /// `TriggerRefusal`): `RAISE EXCEPTION USING ERRCODE = 'FA404', MESSAGE = '…'`, the state naming
-/// the backend code. Only an `FA400`'s message is read, and only as the field it names (a
-/// `Validation.isName` name, else `value`); the others' words are for psql's reader.
+/// the backend code. An `FA400`'s message is read only as the field it names (a
+/// `Validation.isName` name, else `value`); the others' words are for psql's reader, and are the
+/// refusal's reason when the catalogue raises them (`StoreReason.raised`).
 struct PostgresRefusal: Equatable {
   let code: ErrorCode
   let field: String?
+  var reason: StoreReason? = nil
 
   /// The states, by the backend code each carries.
   static let states: [String: ErrorCode] = [
@@ -134,10 +134,13 @@ struct PostgresRefusal: Equatable {
     guard let sqlState, let code = Self.states[sqlState] else { return nil }
     self.init(
       code, field: code == .invalid ? (Validation.isName(message) ? message : "value") : nil)
+    if code != .invalid { reason = StoreReason.raised(message) }
   }
 
   /// The refusal as a plpgsql statement: `field` (a name) as the message of an `FA400`,
   /// `words` (for psql's reader) as that of the others.
+  func sql(saying reason: StoreReason) -> String { sql(saying: reason.raisedWords) }
+
   func sql(saying words: String? = nil) -> String {
     let state = Self.states.first { $0.value == code }?.key ?? "FA400"
     let message = (code == .invalid ? field : words) ?? DatastoreError(code).message

@@ -634,6 +634,14 @@ struct PostgresRules: Equatable {
           let pointer = PostgresRules.literal(rule.pointerField)
           lines.append(parentLookup(rule))
           childData.append("\(pointer), claimed->\(pointer)")
+        case .refuseWhileParentLocked(let rule, let flag):
+          // `parent` was read FOR UPDATE: a lock set meanwhile is seen, whoever inserts.
+          lines.append(
+            """
+                IF parent.data ? \(PostgresRules.literal(flag.field)) THEN
+                  \(PostgresRefusal(.noAccess).sql(saying: .parentLocked(field: rule.parentField)))
+                END IF;
+            """)
         case .inheritParentReaders:
           lines.append("    NEW.readers := parent.readers;")
         case .numberFromParent(let rule):
@@ -802,7 +810,7 @@ struct PostgresRules: Equatable {
       case .pairOfCaller(let pair): rule = pair
       case .nextInSequence, .ownedByCaller, .parentFileWritable, .startParentCounters,
         .requireReadableParent, .inheritParentReaders, .numberFromParent, .countParentUp,
-        .touchParentActivity:
+        .touchParentActivity, .refuseWhileParentLocked:
         return []
       }
       let column = "key_" + rule.pairField.lowercased()
@@ -974,7 +982,7 @@ struct PostgresRules: Equatable {
           END;
       BEGIN
         IF is_banned THEN
-          \(PostgresRefusal(.noAccess).sql(saying: StoreReason.bannedWords))
+          \(PostgresRefusal(.noAccess).sql(saying: StoreReason.banned))
         END IF;
         RETURN NEW;
       END

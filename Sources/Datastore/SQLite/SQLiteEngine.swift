@@ -130,7 +130,8 @@ final class SQLiteEngine: DatastoreEngine {
   /// (`TriggerRefusal`) becomes that error.
   static func describe(_ error: SQLiteError, path: String) -> DatastoreError {
     if let refusal = TriggerRefusal(error) {
-      return DatastoreError(refusal.code, field: refusal.field)
+      return DatastoreError(
+        refusal.code, field: refusal.field, reason: refusal.reason.map(Reason.store))
     }
     let reason: BoardAccessReason
     switch error.primaryCode {

@@ -14,8 +14,8 @@ enum SQLiteRules {
   /// owners' children indexes; 6: a count never goes below zero, an edit is dated as its row;
   /// 7: revisions are numbered, and only the first and the latest are kept; 8: the engine's
   /// INSERT writes a new row whole (`newRow`), so no trigger rewrites it, and the indexes the
-  /// rules make are partial to their class).
-  static let format = 8
+  /// rules make are partial to their class; 9: a locked parent refuses new children).
+  static let format = 9
 
   /// A millisecond clock in SQL (SQLite 3.40 has no `unixepoch('subsec')`). `now` is fixed for
   /// the length of one statement, triggers included.
@@ -103,7 +103,7 @@ enum SQLiteRules {
       // SQLite the file's holder is trusted (README, trust model), the pair's uniqueness is an
       // index (`pairIndexes`), and the parent's counters are the insert trigger's.
       case .ownedByCaller, .pairOfCaller, .parentFileWritable, .countParentUp,
-        .touchParentActivity:
+        .touchParentActivity, .refuseWhileParentLocked:
         break
       }
     }
@@ -225,6 +225,7 @@ enum SQLiteRules {
     var parent: ChildRule?
     var requireParent = false
     var parentSets: [String] = []
+    var locks: [FlagRule] = []
     for effect in plan.insert(of: className) {
       switch effect {
       case .nextInSequence(let rule):
@@ -236,6 +237,9 @@ enum SQLiteRules {
       case .requireReadableParent(let child):
         parent = child
         requireParent = true
+      case .refuseWhileParentLocked(let child, let flag):
+        parent = child
+        locks.append(flag)
       case .numberFromParent(let child):
         parent = child
         parentSets.append(
@@ -258,16 +262,30 @@ enum SQLiteRules {
     if let child = parent {
       let parentId = "json_extract(NEW.data, '$.\(child.parentField).objectId')"
       let refusal = TriggerRefusal(.notFound, field: child.parentField).sql
+      // A locked parent is not counted up (so the common case costs no lookup), then said.
+      let free = locks.map { "json_type(data, \(path($0.field))) IS NULL" }
+        .joined(separator: " AND ")
+      let unlocked = locks.isEmpty ? "" : " AND \(free)"
+      let lockedParent =
+        "SELECT 1 FROM objects WHERE class = '\(child.parentClass)' AND objectId = \(parentId)"
+        + " AND NOT (\(free))"
+      let locked = TriggerRefusal(.noAccess, reason: .parentLocked(field: child.parentField)).sql
       if !parentSets.isEmpty {
         steps.append(
           """
           UPDATE objects SET data = json_set(data,
               \(parentSets.joined(separator: ",\n    ")))
-            WHERE class = '\(child.parentClass)' AND objectId = \(parentId);
+            WHERE class = '\(child.parentClass)' AND objectId = \(parentId)\(unlocked);
           """)
+        if !locks.isEmpty {
+          steps.append("SELECT \(locked) WHERE changes() = 0 AND EXISTS (\(lockedParent));")
+        }
         // `changes()` in a trigger counts the trigger's last statement: no parent was updated.
         if requireParent { steps.append("SELECT \(refusal) WHERE changes() = 0;") }
-      } else if requireParent {
+      } else if !locks.isEmpty {
+        steps.append("SELECT \(locked) WHERE EXISTS (\(lockedParent));")
+      }
+      if parentSets.isEmpty && requireParent {
         steps.append(
           """
           SELECT \(refusal) WHERE NOT EXISTS (SELECT 1 FROM objects
@@ -364,7 +382,7 @@ enum SQLiteRules {
         """
       case .nextInSequence, .ownedByCaller, .parentFileWritable, .startParentCounters,
         .requireReadableParent, .inheritParentReaders, .numberFromParent, .countParentUp,
-        .touchParentActivity:
+        .touchParentActivity, .refuseWhileParentLocked:
         nil
       }
     }
@@ -386,7 +404,7 @@ enum SQLiteRules {
           """
       case .nextInSequence, .ownedByCaller, .pairOfCaller, .parentFileWritable,
         .startParentCounters, .requireReadableParent, .numberFromParent, .countParentUp,
-        .touchParentActivity:
+        .touchParentActivity, .refuseWhileParentLocked:
         return nil
       }
     }

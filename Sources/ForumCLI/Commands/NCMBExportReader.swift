@@ -221,9 +221,14 @@ struct NCMBExportReader {
     }
   }
 
+  /// What is wrong with the app's data, in the reader's language: a reason of the catalogue
+  /// as said of data (a file is any file here, not an image), else the words from below.
   func describe(_ error: Error) -> String {
-    if let error = error as? DatastoreError { return error.detail ?? error.message }
-    return String(describing: error)
+    guard let error = error as? DatastoreError else { return String(describing: error) }
+    if let said = error.reason?.wording(field: error.field, for: .program) {
+      return said.text(japanese: messages.japanese)
+    }
+    return error.detail ?? error.message
   }
 
   // MARK: The app's classes

@@ -1,9 +1,11 @@
 import Datastore
 import Forum
 
-/// `pin N`, `unpin N`: a moderator or the board's owner keeps a thread at the top of `list`.
-/// The pin is a rule the engine enforces (`Board.rules`' flag), so a member cannot pin with
-/// psql either; this command only says what happened, in the reader's language.
+/// `pin N`, `unpin N`: a moderator or the board's owner keeps a thread at the top of `list`;
+/// `lock N`, `unlock N`: closes a thread to new comments and replies. Both are flags the engine
+/// enforces (`Board.rules`), so a member cannot set them, or comment on a locked thread, with
+/// psql or through `forum serve` either; these commands only say what happened, in the reader's
+/// language.
 enum PinCommand: ForumCommand {
   static let name = "pin"
   static let info = CommandInfo(
@@ -33,17 +35,28 @@ enum PinCommand: ForumCommand {
   static func pin(_ on: Bool, _ invocation: Invocation, in session: Session) throws
     -> Session.Outcome
   {
-    let number = try session.thread(invocation[thread], example: (on ? "pin" : "unpin") + " 12")
-    let japanese = session.messages.japanese
-    let thread = try session.board.pin(number, on)
+    try flag(on ? "pin" : "unpin", invocation, in: session) { number in
+      (
+        try session.board.pin(number, on),
+        on
+          ? Localized("Pinned #\(number): it stays at the top of list.", "#\(number) を固定しました。")
+          : Localized("Unpinned #\(number).", "#\(number) の固定を解除しました。")
+      )
+    }
+  }
+
+  /// What the flag commands share: the thread named (or the current one), flagged by `set`,
+  /// printed as JSON or said in the reader's language.
+  static func flag(
+    _ command: String, _ invocation: Invocation, in session: Session,
+    _ set: (Int) throws -> (ForumThread, Localized)
+  ) throws -> Session.Outcome {
+    let number = try session.thread(invocation[thread], example: command + " 12")
+    let (thread, said) = try set(number)
     if session.json {
       session.emit(thread.json)
     } else {
-      let said =
-        on
-        ? Localized("Pinned #\(number): it stays at the top of list.", "#\(number) を固定しました。")
-        : Localized("Unpinned #\(number).", "#\(number) の固定を解除しました。")
-      print(said.text(japanese: japanese))
+      print(said.text(japanese: session.messages.japanese))
     }
     return .next
   }
@@ -60,5 +73,54 @@ enum UnpinCommand: ForumCommand {
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     try PinCommand.pin(false, invocation, in: session)
+  }
+}
+
+enum LockCommand: ForumCommand {
+  static let name = "lock"
+  static let info = CommandInfo(
+    name: name,
+    summary: Localized(
+      "close a thread to new comments and replies (moderators and the owner)",
+      "スレッドをロックして新しいコメントと返信を止める (モデレーターと所有者)"),
+    details: Localized(
+      "A locked thread stays readable, marked 🔒, but nobody adds a comment or a reply to "
+        + "it, at the prompt, in scripts, through `forum serve` or with psql. `unlock THREAD` "
+        + "opens it again. Only moderators and the board's owner may lock or unlock.",
+      "ロックしたスレッドは 🔒 付きで読めますが、プロンプト、スクリプト、`forum serve`、psql の"
+        + "どこからもコメントや返信はできません。`unlock THREAD` で元に戻ります。ロックと解除が"
+        + "できるのはモデレーターと掲示板の所有者だけです。"),
+    parameters: [PinCommand.thread])
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    try lock(true, invocation, in: session)
+  }
+
+  static func lock(_ on: Bool, _ invocation: Invocation, in session: Session) throws
+    -> Session.Outcome
+  {
+    try PinCommand.flag(on ? "lock" : "unlock", invocation, in: session) { number in
+      (
+        try session.board.lock(number, on),
+        on
+          ? Localized(
+            "Locked #\(number): no new comments or replies.", "#\(number) をロックしました。")
+          : Localized("Unlocked #\(number).", "#\(number) のロックを解除しました。")
+      )
+    }
+  }
+}
+
+enum UnlockCommand: ForumCommand {
+  static let name = "unlock"
+  static let info = CommandInfo(
+    name: name,
+    summary: Localized(
+      "open a locked thread to comments again (moderators and the owner)",
+      "スレッドのロックを解除する (モデレーターと所有者)"),
+    parameters: [PinCommand.thread])
+
+  static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
+    try LockCommand.lock(false, invocation, in: session)
   }
 }

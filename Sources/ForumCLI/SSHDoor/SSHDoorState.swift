@@ -30,8 +30,8 @@ struct SSHDoorState {
     let path = keyDirectory(key)
     for part in [directory, directory + "/keys", path] {
       if mkdir(part, 0o700) != 0 && errno != EEXIST {
-        throw CLIError.failed(
-          "cannot make \(SafeText.sanitize(part)): \(String(cString: strerror(errno)))")
+        throw CLIError.local(
+          .cannotMake(path: SafeText.sanitize(part), error: String(cString: strerror(errno))))
       }
     }
     return path
@@ -93,8 +93,8 @@ struct SSHDoorState {
   func admitNewKey(from address: String, perHour: Int, now: Double, messages: Messages) throws {
     guard perHour > 0 else { return }
     if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-      throw CLIError.failed(
-        "cannot make \(SafeText.sanitize(directory)): \(String(cString: strerror(errno)))")
+      throw CLIError.local(
+        .cannotMake(path: SafeText.sanitize(directory), error: String(cString: strerror(errno))))
     }
     let path = directory + "/new-keys"
     try withLock {
@@ -129,12 +129,12 @@ struct SSHDoorState {
   private func withLock<T>(_ body: () throws -> T) throws -> T {
     let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard descriptor >= 0 else {
-      throw CLIError.failed(
-        "cannot open \(SafeText.sanitize(directory)): \(String(cString: strerror(errno)))")
+      throw CLIError.local(
+        .cannotOpen(path: SafeText.sanitize(directory), error: String(cString: strerror(errno))))
     }
     defer { close(descriptor) }
     while flock(descriptor, LOCK_EX) != 0 {
-      guard errno == EINTR else { throw CLIError.failed("cannot lock the ssh door's state") }
+      guard errno == EINTR else { throw CLIError.local(.cannotLockDoorState) }
     }
     return try body()
   }
@@ -143,15 +143,16 @@ struct SSHDoorState {
     let temporary = path + ".\(getpid()).tmp"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard descriptor >= 0 else {
-      throw CLIError.failed(
-        "cannot write \(SafeText.sanitize(path)): \(String(cString: strerror(errno)))")
+      throw CLIError.local(
+        .cannotWrite(path: SafeText.sanitize(path), error: String(cString: strerror(errno))))
     }
     let bytes = Array(text.utf8)
     let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
     close(descriptor)
     guard written == bytes.count, rename(temporary, path) == 0 else {
       unlink(temporary)
-      throw CLIError.failed("cannot write \(SafeText.sanitize(path))")
+      throw CLIError.local(
+        .cannotWrite(path: SafeText.sanitize(path), error: String(cString: strerror(errno))))
     }
   }
 }

@@ -201,7 +201,7 @@ enum SSHSetupCommand: BoardlessCommand {
       ])
     }
     guard let entry = getpwnam(plan.user) else {
-      throw CLIError.failed("cannot find the user \(plan.user)")
+      throw CLIError.local(.noSystemUser(name: plan.user))
     }
     let uid = entry.pointee.pw_uid
     let gid = entry.pointee.pw_gid
@@ -223,7 +223,8 @@ enum SSHSetupCommand: BoardlessCommand {
       for path in [folder, plan.location]
       where access(path, F_OK) == 0 {
         guard chown(path, uid, gid) == 0 else {
-          throw CLIError.failed("cannot chown \(path): \(String(cString: strerror(errno)))")
+          throw CLIError.local(
+            .cannotChangeOwner(path: path, error: String(cString: strerror(errno))))
         }
       }
     }
@@ -240,7 +241,7 @@ enum SSHSetupCommand: BoardlessCommand {
     unlink(temporary)
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
     guard descriptor >= 0 else {
-      throw CLIError.failed("cannot write \(path): \(String(cString: strerror(errno)))")
+      throw CLIError.local(.cannotWrite(path: path, error: String(cString: strerror(errno))))
     }
     let bytes = Array(text.utf8)
     let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
@@ -249,7 +250,7 @@ enum SSHSetupCommand: BoardlessCommand {
     close(descriptor)
     guard ok, rename(temporary, path) == 0 else {
       unlink(temporary)
-      throw CLIError.failed("cannot write \(path): \(String(cString: strerror(errno)))")
+      throw CLIError.local(.cannotWrite(path: path, error: String(cString: strerror(errno))))
     }
   }
 
@@ -259,12 +260,14 @@ enum SSHSetupCommand: BoardlessCommand {
     var pid = pid_t()
     let error = posix_spawn(&pid, arguments[0], nil, nil, argv, environ)
     guard error == 0 else {
-      throw CLIError.failed("cannot run \(arguments[0]): \(String(cString: strerror(error)))")
+      throw CLIError.local(
+        .cannotRun(program: arguments[0], error: String(cString: strerror(error))))
     }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     guard status == 0 else {
-      throw CLIError.failed("\(arguments.joined(separator: " ")) failed (status \(status))")
+      throw CLIError.local(
+        .programFailed(command: arguments.joined(separator: " "), status: status))
     }
   }
 }
