@@ -11,8 +11,10 @@ usage: bench-feed.py FORUM-BINARY DB [--owner-db OWNER-DB] [--posts N]
   DB: the board as the servers open it (a SQLite file, or a PostgreSQL URI of a role granted
   forum_member and forum_server); OWNER-DB: where `forum keys` is run (default DB).
 """
-import argparse, base64, datetime, hashlib, hmac, http.client, json, random, socket, statistics
-import subprocess, sys, threading, time, uuid
+import argparse, http.client, json, random, socket, statistics, subprocess, sys, threading, time
+import uuid
+
+from bench_support import signature, signed_text, timestamp
 
 parser = argparse.ArgumentParser()
 parser.add_argument('forum')
@@ -33,16 +35,11 @@ def serve():
 
 
 def headers(port, method, path, query, token):
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
-    pairs = ['SignatureMethod=HmacSHA256', 'SignatureVersion=2',
-             'X-NCMB-Application-Key=' + keys['applicationKey'], 'X-NCMB-Timestamp=' + stamp]
-    if query:
-        pairs += query.split('&')
-    text = '\n'.join([method, '127.0.0.1:%d' % port, path, '&'.join(sorted(pairs))])
-    signature = base64.b64encode(hmac.new(keys['clientKey'].encode(), text.encode(),
-                                          hashlib.sha256).digest()).decode()
+    stamp = timestamp()
+    signed = signature(keys['clientKey'], method, '127.0.0.1:%d' % port, path,
+                       signed_text(keys['applicationKey'], stamp, query))
     h = {'X-NCMB-Application-Key': keys['applicationKey'], 'X-NCMB-Timestamp': stamp,
-         'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
+         'X-NCMB-Signature': signed, 'Content-Type': 'application/json'}
     if token:
         h['X-NCMB-Apps-Session-Token'] = token
     return h

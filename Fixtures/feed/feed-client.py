@@ -1,11 +1,14 @@
 """Drives forum serve's change feed (GET forum/changes, GET forum/feed) as an app would, with
-NCMB's signature (signature version 2) made here. Prints one JSON line: the problems found
+NCMB's signature (signature version 2) from Scripts/bench_support.py. Prints one JSON line: the problems found
 (an empty list when all held), or a phase's state for the next phase.
 
 usage: feed-client.py PORT[,PORT2] KEYS-JSON SCENARIO [STATE-JSON]
 (PORT2: a second server on the same board, where `wake-elsewhere` posts.)
 """
-import base64, datetime, hashlib, hmac, http.client, json, socket, sys, threading, time, uuid
+import http.client, json, os, socket, sys, threading, time, uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../Scripts'))
+import bench_support
 
 ports = [int(p) for p in sys.argv[1].split(',')]
 port, keys, scenario = ports[0], json.loads(sys.argv[2]), sys.argv[3]
@@ -14,14 +17,10 @@ problems = []
 
 
 def headers(method, path, query, token, port=port):
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
-    pairs = ['SignatureMethod=HmacSHA256', 'SignatureVersion=2',
-             'X-NCMB-Application-Key=' + keys['applicationKey'], 'X-NCMB-Timestamp=' + stamp]
-    if query:
-        pairs += query.split('&')
-    text = '\n'.join([method, '127.0.0.1:%d' % port, path, '&'.join(sorted(pairs))])
-    signature = base64.b64encode(hmac.new(keys['clientKey'].encode(), text.encode(),
-                                          hashlib.sha256).digest()).decode()
+    stamp = bench_support.timestamp()
+    signature = bench_support.signature(
+        keys['clientKey'], method, '127.0.0.1:%d' % port, path,
+        bench_support.signed_text(keys['applicationKey'], stamp, query))
     h = {'X-NCMB-Application-Key': keys['applicationKey'], 'X-NCMB-Timestamp': stamp,
          'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
     if token:

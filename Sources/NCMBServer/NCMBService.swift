@@ -268,7 +268,7 @@ public final class NCMBService: HTTPHandler, Sendable {
     }
     try NCMBSignature.verify(request, keys: keys, now: now)
     guard
-      request.body.count <= NCMBService.maximumJSONBytes
+      request.body.count <= ForumExtensionsController.largestBody(request.path)
         || request.header(lowercased: "content-type")?.lowercased().contains("multipart/") == true
     else { throw NCMBError.tooLarge }
     return mark

@@ -21,9 +21,10 @@ extension EngineFixture {
 /// The engines the suites are parameterized over.
 public enum EngineFixtures {
   public static let all: [any EngineFixture] = [SQLiteFixture(), PostgresFixture()]
-  /// `all` and the remote engine (a `forum serve` in this process over SQLite): the suites that
-  /// run on all three engines.
-  public static let withRemote: [any EngineFixture] = all + [RemoteFixture(over: SQLiteFixture())]
+  /// `all` and the remote engine (a `forum serve` in this process over SQLite, and over
+  /// PostgreSQL): the suites that run on all three engines.
+  public static let withRemote: [any EngineFixture] =
+    all + [RemoteFixture(over: SQLiteFixture()), RemoteFixture(over: PostgresFixture())]
 }
 
 /// A database made for one test.
@@ -33,6 +34,8 @@ public final class TestDatabase: @unchecked Sendable {
   /// Where the database's owner connects (SQLite: the path). Tests read what they must check
   /// through it, past every ACL.
   public let ownerLocation: String
+  /// The remote engine's: the database its server holds.
+  public let backing: TestDatabase?
   private let locationFor: @Sendable (String) throws -> String
   private let fingerprintRows: @Sendable () throws -> [String]
   private let remove: @Sendable () -> Void
@@ -45,8 +48,9 @@ public final class TestDatabase: @unchecked Sendable {
     fingerprint: @escaping @Sendable () throws -> [String], remove: @escaping @Sendable () -> Void,
     execute: @escaping @Sendable (_ sqlite: String, _ postgres: String) throws -> Void = { _, _ in
     },
-    serverLocation: (@Sendable () throws -> String)? = nil
+    serverLocation: (@Sendable () throws -> String)? = nil, backing: TestDatabase? = nil
   ) {
+    self.backing = backing
     self.serverLocationFor = serverLocation ?? { ownerLocation }
     self.engine = engine
     self.ownerLocation = ownerLocation

@@ -31,14 +31,11 @@ public struct RemoteFixture: EngineFixture {
     return TestDatabase(
       engine: description, ownerLocation: database.ownerLocation, location: { _ in url },
       fingerprint: { try database.fingerprint() },
-      remove: {
-        server.stop(graceSeconds: 0)
-        withExtendedLifetime(database) {}
-      },
+      remove: { server.stop(graceSeconds: 0) },
       execute: { sqlite, postgres in
         try database.executeAsOwner(sqlite: sqlite, postgres: postgres)
       },
-      serverLocation: { try database.serverLocation() })
+      serverLocation: { try database.serverLocation() }, backing: database)
   }
 
   private struct Authority {

@@ -26,7 +26,7 @@ struct ServeBadInputTests {
       before = stored()
       deep = '{"a":' + '[' * 10000 + ']' * 10000 + '}'
       big, _ = multipart('big.png', b'\\x89PNG' + b'x' * (5 * 1024 * 1024))
-      huge, _ = multipart('huge.png', b'x' * (7 * 1024 * 1024))
+      huge, _ = multipart('huge.png', b'x' * (11 * 1024 * 1024))
       _, form = multipart('x.png', b'')
       cases = [
           ('missing signature', dict(headers={'X-NCMB-Signature': None}), 401, 'E401001'),

@@ -180,8 +180,7 @@ struct BoardReadingTests {
   @Test(arguments: EngineFixtures.withRemote)
   func moderatorsTakeDownOthersPublicPostsLeavingATombstone(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
-    let owner = try world.board("owner")
-    if engine is PostgresFixture { try makeBoardOwner("owner", in: world) }
+    let owner = try world.ownerBoard()
     let alice = try world.board("alice")
     let mod = try world.board("mod")
     #expect(try owner.isOwner())
@@ -262,18 +261,5 @@ struct BoardReadingTests {
     #expect(try alice.comment(1, inThread: 1).editDate != 1)
     #expect(try alice.history(of: 1, comment: 1).page.items.count == 2)
     #expect(try alice.thread(1).unread == 0)
-  }
-
-  /// On PostgreSQL the board's owner is the schema's owner or a member of `forum_owner`.
-  private func makeBoardOwner(_ person: String, in world: BoardWorld) throws {
-    let connection = try PostgresConnection(uri: try world.database.location(as: person))
-    let role = try #require(try connection.query("SELECT session_user::text").text(0, 0))
-    let cluster = try PostgresTestCluster.shared()
-    _ = try cluster.admin(
-      """
-      DO $$ BEGIN CREATE ROLE forum_owner NOLOGIN;
-      EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$
-      """)
-    _ = try cluster.admin("GRANT forum_owner TO \(role)")
   }
 }

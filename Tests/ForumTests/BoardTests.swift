@@ -1,5 +1,6 @@
 import EngineTestSupport
 import Foundation
+import PostgresTestCluster
 import Testing
 
 @testable import Datastore
@@ -22,6 +23,31 @@ final class BoardWorld {
     try Board(
       location: try database.location(as: profile), profile: profile,
       profiles: ProfileStore(directory: root + "/profiles"))
+  }
+
+  /// The board as its owner sees it. On SQLite (directly or through a server) the owner is the
+  /// first user, so this comes before anyone else's board; on PostgreSQL the owner is a member
+  /// of `forum_owner`. A PostgreSQL-backed server makes none of its app users the owner: there
+  /// the owner works on the database itself, with that role.
+  func ownerBoard(_ profile: String = "owner") throws -> Board {
+    let postgres = database.backing ?? database
+    guard postgres.engine == PostgresFixture().description else { return try board(profile) }
+    let location = try postgres.location(as: profile)
+    try BoardWorld.grantBoardOwner(to: location)
+    return try Board(
+      location: location, profile: profile, profiles: ProfileStore(directory: root + "/profiles"))
+  }
+
+  /// Makes the role that connects to `location` a member of `forum_owner`.
+  static func grantBoardOwner(to location: String) throws {
+    let connection = try PostgresConnection(uri: location)
+    let role = try #require(try connection.query("SELECT session_user::text").text(0, 0))
+    _ = try PostgresTestCluster.shared().admin(
+      """
+      DO $$ BEGIN CREATE ROLE forum_owner NOLOGIN;
+      EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+      GRANT forum_owner TO \(role)
+      """)
   }
 
   /// The store as its owner sees it, past every ACL, to check what a test cannot see as a user.

@@ -26,7 +26,8 @@ struct ConversationTests {
   }
 
   @Test(
-    "two people talk; messages are numbered in their conversation", arguments: EngineFixtures.all)
+    "two people talk; messages are numbered in their conversation",
+    arguments: EngineFixtures.withRemote)
   func talk(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -47,7 +48,7 @@ struct ConversationTests {
     }
   }
 
-  @Test("the inbox is most recent first", arguments: EngineFixtures.all)
+  @Test("the inbox is most recent first", arguments: EngineFixtures.withRemote)
   func inboxOrder(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -66,7 +67,7 @@ struct ConversationTests {
       ])
   }
 
-  @Test("a third person finds no trace of a conversation", arguments: EngineFixtures.all)
+  @Test("a third person finds no trace of a conversation", arguments: EngineFixtures.withRemote)
   func thirdPersonSeesNothing(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -102,7 +103,8 @@ struct ConversationTests {
   }
 
   @Test(
-    "nobody widens a conversation, deletes it, or makes a second one", arguments: EngineFixtures.all
+    "nobody widens a conversation, deletes it, or makes a second one",
+    arguments: EngineFixtures.withRemote
   )
   func membersCannotForge(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
@@ -148,7 +150,7 @@ struct ConversationTests {
 
   @Test(
     "a message sent with other readers gets its conversation's, and only those",
-    arguments: EngineFixtures.all)
+    arguments: EngineFixtures.withRemote)
   func messageReadersFollowTheConversation(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -169,7 +171,7 @@ struct ConversationTests {
     #expect(try carol.client.count(Query(className: "Message")) == 0)
   }
 
-  @Test("handles: unknown is not found, yourself is refused", arguments: EngineFixtures.all)
+  @Test("handles: unknown is not found, yourself is refused", arguments: EngineFixtures.withRemote)
   func handles(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")

@@ -9,7 +9,8 @@ import Testing
 /// engine, out of everyone else's reach.
 @Suite("Mute, follow and what is new")
 struct PreferenceTests {
-  @Test("marks are the person's own, and one undoes the other", arguments: EngineFixtures.all)
+  @Test(
+    "marks are the person's own, and one undoes the other", arguments: EngineFixtures.withRemote)
   func marksArePrivate(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -42,7 +43,7 @@ struct PreferenceTests {
     }
   }
 
-  @Test("nobody can mark threads for someone else", arguments: EngineFixtures.all)
+  @Test("nobody can mark threads for someone else", arguments: EngineFixtures.withRemote)
   func noMarksForOthers(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")
@@ -65,7 +66,8 @@ struct PreferenceTests {
   }
 
   @Test(
-    "the summary counts what is new and unread since you last left", arguments: EngineFixtures.all)
+    "the summary counts what is new and unread since you last left",
+    arguments: EngineFixtures.withRemote)
   func summary(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")

@@ -25,7 +25,7 @@ struct SearchOracleTests {
     }.joined(separator: Bool.random(using: &random) ? " " : "、")
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func everyReadableMatchAndNothingElse(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let people = ["alice", "bob", "carol"]
@@ -165,7 +165,7 @@ struct SearchOracleTests {
     #expect(byBob.allSatisfy { $0.authorName == boards[1].me.displayName })
   }
 
-  @Test(arguments: EngineFixtures.all)
+  @Test(arguments: EngineFixtures.withRemote)
   func hostileTermsAreText(_ engine: any EngineFixture) throws {
     let world = try BoardWorld(engine)
     let alice = try world.board("alice")

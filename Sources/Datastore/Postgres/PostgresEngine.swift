@@ -272,7 +272,12 @@ final class PostgresEngine: DatastoreEngine {
     try write {
       let mapped = try run(
         "SELECT role_name::text FROM forum.users WHERE user_id = $1", [.text(userId)])
-      guard let roleName = mapped.text(0, 0) else { throw DatastoreError.notFound }
+      guard let roleName = mapped.text(0, 0) else {
+        // An app user (signed up through `forum serve`, a key at the ssh door) has no database
+        // role: its roles are rows of forum.app_role_members, which the board's function keeps.
+        _ = try run("SELECT forum.set_board_role($1, $2, true)", [.text(role), .text(userId)])
+        return
+      }
       let exists = try run("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(boardRole)])
       if exists.rowCount == 0 {
         // Another board on the cluster may be making the same role right now.

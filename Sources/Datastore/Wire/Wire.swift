@@ -3,8 +3,16 @@
 /// the two cannot drift. Every reader here takes hostile input (a server or a client nobody
 /// here wrote): a wrong shape is `Wire.malformed`, never a crash.
 public enum Wire {
-  /// Nesting a wire value may have: deeper is refused before it is walked.
-  public static let maximumDepth = 64
+  /// Nesting a wire value may have: an object as deep as the engines take
+  /// (`DatastoreClient.maximumObjectDepth`) within the request around it (a `perform`'s steps
+  /// and operands). Deeper is refused before it is walked.
+  public static let maximumDepth = DatastoreClient.maximumObjectDepth + 16
+
+  /// The largest body of a request to the board's own endpoints: a file at the board's limit
+  /// in base64 with an object at the engines' limit beside it (a thread and its image are one
+  /// `forum/perform`). NCMB's own paths keep NCMB's 1 MiB (`NCMBService.maximumJSONBytes`).
+  public static let maximumBodyBytes =
+    (Datastore.defaultFileSizeLimit + 2) / 3 * 4 + DatastoreClient.maximumObjectBytes + (64 << 10)
 
   /// A value that is not what the wire says at `what`.
   public static func malformed(_ what: String) -> DatastoreError {

@@ -105,17 +105,18 @@ extension WriteStep {
       self = .putFile(
         name: try step.string("putFile"), bytes: bytes, mimeType: try step.string("mimeType"),
         acl: try ACL(json: step["acl"] ?? .null))
+    } else if step["keepOne"] != nil {
+      // Before `create`: a keepOne step has a `create` key of its own (the fields it makes).
+      self = .keepOne(
+        step: try step.count("keepOne"), className: try step.string("className"),
+        set: try .init(wire: step["set"]), create: try .init(wire: step["create"]),
+        acl: try ACL(json: step["acl"] ?? .null))
     } else if step["create"] != nil {
       self = .create(
         className: try step.string("create"), fields: try .init(wire: step["fields"]),
         acl: try ACL(json: step["acl"] ?? .null))
     } else if step["update"] != nil {
       self = .update(step: try step.count("update"), set: try .init(wire: step["set"]))
-    } else if step["keepOne"] != nil {
-      self = .keepOne(
-        step: try step.count("keepOne"), className: try step.string("className"),
-        set: try .init(wire: step["set"]), create: try .init(wire: step["create"]),
-        acl: try ACL(json: step["acl"] ?? .null))
     } else if step["deleteFound"] != nil {
       let whereIn = try step.object("whereIn").mapValues {
         guard case .array(let values) = $0 else { throw Wire.malformed("step.whereIn") }

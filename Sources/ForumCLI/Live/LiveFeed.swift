@@ -129,8 +129,11 @@ final class LiveFeed {
     // A server that is away may come back (an https board): the feed carries on from where
     // it stopped when it does.
     if datastoreError?.code == .systemError, !LiveFeed.passes(datastoreError) { stopped = true }
-    guard detail != lastFailure else { return [] }
-    lastFailure = detail
+    // A server away is said once, whatever the network answers each time it is asked again
+    // (a TLS error while it stops, then a refused connection).
+    let failure = LiveFeed.passes(datastoreError) ? "away" : detail
+    guard failure != lastFailure else { return [] }
+    lastFailure = failure
     let text = session.messages.liveFailed(SafeText.sanitize(detail), stopped: stopped)
     return [session.style.error("forum: " + text)]
   }

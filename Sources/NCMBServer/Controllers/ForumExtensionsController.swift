@@ -42,6 +42,13 @@ struct ForumExtensionsController: NCMBController {
     "setting",
   ]
 
+  /// The largest JSON body a request to `path` may have: the wire's (a file and an object at
+  /// the board's limits) for these endpoints, NCMB's for the rest.
+  static func largestBody(_ path: String) -> Int {
+    path.hasPrefix(NCMBRoute.prefix + "forum/")
+      ? Wire.maximumBodyBytes : NCMBService.maximumJSONBytes
+  }
+
   /// True when `path` is one of `reads`.
   static func onlyReads(_ path: String) -> Bool {
     let prefix = NCMBRoute.prefix + "forum/"

@@ -36,14 +36,16 @@ public final class HTTPServer: Sendable {
     /// Per connection: the request line and headers must fit (a bigger one is answered
     /// 431/414 and closed by libmicrohttpd).
     public var headerBytes: Int
-    /// A body over this is not read: the handler's `respondToOversizedBody` answers it.
+    /// A body over this is not read: the handler's `respondToOversizedBody` answers it. The
+    /// default holds a file at the board's 5 MiB limit sent in base64 with its object
+    /// (`Wire.maximumBodyBytes`, the remote engine's uploads).
     public var bodyBytes: Int
 
     public init(
       connections: Int = 4096,
       connectionsPerAddress: Int = 128, idleTimeoutSeconds: Int = 30,
       headerDeadlineSeconds: Int = 10, bodyDeadlineSeconds: Int = 60,
-      headerBytes: Int = 64 * 1024, bodyBytes: Int = 6 * 1024 * 1024,
+      headerBytes: Int = 64 * 1024, bodyBytes: Int = 10 * 1024 * 1024,
       bufferedBytes: Int = 64 * 1024 * 1024
     ) {
       self.connections = connections
