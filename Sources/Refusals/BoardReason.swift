@@ -1,5 +1,5 @@
 /// Why the board refused or found nothing, as a value with its arguments (`Reason.board`).
-public enum BoardReason: Sendable, Equatable {
+public enum BoardReason: Sendable, Equatable, Codable {
   case noThread(Int)
   case noComment(thread: Int, comment: Int)
   /// `label` (`#12`, `12/3`) was taken down.
@@ -48,7 +48,7 @@ public enum BoardReason: Sendable, Equatable {
   /// Only public threads are pinned (a pin leads everyone's `list`).
   case privateThreadNotPinned(Int)
 
-  public enum Numbered: String, Sendable, Equatable {
+  public enum Numbered: String, Sendable, Equatable, Codable {
     case thread, comment, pages
   }
 
