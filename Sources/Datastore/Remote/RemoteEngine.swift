@@ -381,11 +381,12 @@ final class RemoteEngine: DatastoreEngine {
     return try wireObject(answer, "count").count("count")
   }
 
-  /// NCMB's path of an app's class (`classes/C`); nil for NCMB's own classes (users, roles,
+  /// NCMB's path of a class: `classes/C`, users' `users`; nil for NCMB's other classes (roles,
   /// files…), which the board's endpoints read.
   static func classPath(_ className: String) -> String? {
+    if className == User.className { return "users" }
     guard Validation.isName(className),
-      !["user", "role", "file", "installation", "push"].contains(className)
+      !["role", "file", "installation", "push"].contains(className)
     else { return nil }
     return "classes/" + className
   }
@@ -452,7 +453,9 @@ final class RemoteEngine: DatastoreEngine {
   func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
     guard let parameters = query.ncmbParameters() else { throw cannotAsk("this file search") }
     let answer = try call(as: caller, "GET", "files", query: RemoteEngine.queryString(parameters))
-    return try decode(answer) { try WireObject($0, "files").array("results").map(FileInfo.init(wire:)) }
+    return try decode(answer) {
+      try WireObject($0, "files").array("results").map(FileInfo.init(wire:))
+    }
   }
 
   func countFiles(_ query: Query, as caller: Principals) throws -> Int {

@@ -2,7 +2,9 @@
 /// skip=…&include=…&count=1`), for the remote engine: the server reads it with the parser every
 /// app's query goes through (`NCMBQuery`), so there is one reader of NCMB's queries. A query
 /// NCMB has no words for (the board's unread filter, `keys`, a cost budget, two conditions of
-/// one kind on one field…) has no parameters here and goes through `forum/find` whole.
+/// one kind on one field…) has no parameters here and goes through `forum/find` whole. Beside
+/// NCMB's parameters, `includeKeys` (the board's: which fields of the included objects are
+/// read, so that a big user object costs a list nothing) is read by the same parser.
 extension Query {
   /// The `where` JSON of the conditions (every kind `QueryCondition` has), or nil.
   public var ncmbWhere: String? {
@@ -29,7 +31,7 @@ extension Query {
   /// The search's parameters in the order sent (`count`: the answer adds the count and lists
   /// nothing), or nil when NCMB cannot ask this query.
   public func ncmbParameters(count: Bool = false) -> [(String, String)]? {
-    guard !unreadOnly, keys == nil, includeKeys == nil, costBudget == nil,
+    guard !unreadOnly, keys == nil, costBudget == nil,
       let whereText = ncmbWhere
     else { return nil }
     var parameters: [(String, String)] = []
@@ -43,6 +45,11 @@ extension Query {
     parameters.append(("limit", String(limit)))
     if skip > 0 { parameters.append(("skip", String(skip))) }
     if !include.isEmpty { parameters.append(("include", include.joined(separator: ","))) }
+    if let includeKeys {
+      guard !includeKeys.isEmpty, includeKeys.allSatisfy({ !$0.isEmpty && !$0.contains(",") })
+      else { return nil }
+      parameters.append(("includeKeys", includeKeys.sorted().joined(separator: ",")))
+    }
     return parameters
   }
 }

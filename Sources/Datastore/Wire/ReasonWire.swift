@@ -29,22 +29,19 @@ extension Reason {
     else { return nil }
     let (family, body) = (entry.key, entry.value)
     let bytes = Data(body.jsonBytes())
-    let decoder = JSONDecoder()
-    switch family {
-    case "board":
-      guard let reason = try? decoder.decode(BoardReason.self, from: bytes) else { return nil }
-      self = .board(reason)
-    case "store":
-      guard let reason = try? decoder.decode(StoreReason.self, from: bytes) else { return nil }
-      self = .store(reason)
-    case "account":
-      guard let reason = try? decoder.decode(AccountReason.self, from: bytes) else { return nil }
-      self = .account(reason)
-    case "stopped":
-      guard let reason = try? decoder.decode(StatementStop.self, from: bytes) else { return nil }
-      self = .stopped(reason)
-    default: return nil
+    func decoded<T: Decodable>(_ type: T.Type) -> T? {
+      try? JSONDecoder().decode(type, from: bytes)
     }
+    let reason: Reason? =
+      switch family {
+      case "board": decoded(BoardReason.self).map(Reason.board)
+      case "store": decoded(StoreReason.self).map(Reason.store)
+      case "account": decoded(AccountReason.self).map(Reason.account)
+      case "stopped": decoded(StatementStop.self).map(Reason.stopped)
+      default: nil
+      }
+    guard let reason else { return nil }
+    self = reason
   }
 
   private static func encode<T: Encodable>(_ family: String, _ reason: T) -> JSONValue? {
@@ -61,7 +58,8 @@ extension Reason {
     switch value {
     case .string(let text): Wire.printable(text, limit: 200) == text
     case .array(let values): values.allSatisfy(printable)
-    case .object(let fields): fields.allSatisfy { printable(.string($0.key)) && printable($0.value) }
+    case .object(let fields):
+      fields.allSatisfy { printable(.string($0.key)) && printable($0.value) }
     default: true
     }
   }

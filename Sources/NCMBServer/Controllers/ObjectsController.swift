@@ -27,7 +27,8 @@ struct ObjectsController: NCMBController {
         else { throw NCMBError.notFound }
         return NCMBService.json(ObjectsController.shape(object, call))
       }
-      return NCMBService.json(ObjectsController.shape(try client.get(className, objectId: id), call))
+      return NCMBService.json(
+        ObjectsController.shape(try client.get(className, objectId: id), call))
     case ("PUT", let id?):
       return try update(call, className, id)
     case ("DELETE", let id?):

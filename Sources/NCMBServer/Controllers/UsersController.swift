@@ -115,7 +115,7 @@ struct UsersController: NCMBController {
       return try ObjectsController.search(call, User.className)
     case ("GET", let id?):
       return NCMBService.json(
-        NCMBJSON.object(try client.get(User.className, objectId: id), call.policy))
+        ObjectsController.shape(try client.get(User.className, objectId: id), call))
     case ("PUT", let id?):
       guard let me = client.userId else { throw NCMBError.noSession }
       guard id == me else { throw NCMBError.noAccess.because("only a user changes itself") }
