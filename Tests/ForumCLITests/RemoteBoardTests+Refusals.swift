@@ -148,30 +148,18 @@ final class CountingProxy {
         threading.Thread(target=serve, args=(raw,), daemon=True).start()
     """#
 
-  let process = Process()
+  let process: Process
   let port: Int
   let log: String
 
   init(_ served: RemoteBoardTests.Served) throws {
-    let root = served.forum.root
-    let path = root + "/counting-proxy.py"
-    log = root + "/requests.log"
-    try Data(CountingProxy.script.utf8).write(to: URL(fileURLWithPath: path))
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [
-      path, String(served.server.port), served.authority.certificateFile,
-      served.authority.keyFile, served.authority.authorityFile, log,
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let line = output.fileHandleForReading.firstLine()
-    guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-      process.terminate()
-      throw ForumTestError("the proxy printed no port: \(line)")
-    }
-    self.port = port
+    log = served.forum.root + "/requests.log"
+    (process, port) = try RemoteHostileServerTests.python(
+      CountingProxy.script, at: served.forum.root + "/counting-proxy.py",
+      [
+        String(served.server.port), served.authority.certificateFile,
+        served.authority.keyFile, served.authority.authorityFile, log,
+      ])
   }
 
   /// The requests made since the last call, as `METHOD /path`.

@@ -102,11 +102,20 @@ struct RemoteHostileServerTests {
   private func fakeServer(_ mode: String, _ forum: ForumFixture, _ authority: ThrowawayAuthority)
     throws -> (Process, Int)
   {
-    let path = forum.root + "/fake-server.py"
-    try Data(RemoteHostileServerTests.script.utf8).write(to: URL(fileURLWithPath: path))
+    try RemoteHostileServerTests.python(
+      RemoteHostileServerTests.script, at: forum.root + "/fake-server.py",
+      [mode, authority.certificateFile, authority.keyFile])
+  }
+
+  /// Runs `script` (saved at `path`) with `arguments` under the system Python; the port it
+  /// prints first, and the process, to terminate.
+  static func python(_ script: String, at path: String, _ arguments: [String]) throws
+    -> (Process, Int)
+  {
+    try Data(script.utf8).write(to: URL(fileURLWithPath: path))
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [path, mode, authority.certificateFile, authority.keyFile]
+    process.arguments = [path] + arguments
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
@@ -114,7 +123,7 @@ struct RemoteHostileServerTests {
     let line = output.fileHandleForReading.firstLine()
     guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
       process.terminate()
-      throw ForumTestError("the fake server printed no port: \(line)")
+      throw ForumTestError("\(path) printed no port: \(line)")
     }
     return (process, port)
   }
