@@ -51,6 +51,10 @@ extension Datastore {
   public func signUp(userName: String, password: String) throws -> Login {
     try Account.checkName(userName)
     try Account.checkPassword(password)
+    // Over https the server hashes and keeps it: NCMB's own sign-up carries the password.
+    if let remote = engine as? RemoteEngine {
+      return try remote.signUp(userName: userName, password: password)
+    }
     let hash = try Account.hash(password)
     return try engine.signUp(
       userName: userName, key: Account.key(userName), passwordHash: hash,
@@ -67,6 +71,9 @@ extension Datastore {
     else {
       _ = Password.verify(password, against: Password.dummy)
       throw DatastoreError(.authentication, reason: AccountReason.wrongPassword)
+    }
+    if let remote = engine as? RemoteEngine {
+      return try remote.logIn(userName: userName, password: password)
     }
     let credential = try engine.passwordCredential(key: Account.key(userName))
     guard Password.verify(password, against: credential?.hash ?? Password.dummy),

@@ -53,7 +53,7 @@ extension Board {
       Query(
         className: Board.preferenceClass,
         equalTo: ["user": .pointer(className: User.className, objectId: me)],
-        limit: Query.maximumLimit))
+        order: ["createDate"], limit: Query.maximumLimit))
   }
 
   /// Marks thread `number` (it must exist and be readable); marking it again changes nothing.

@@ -426,9 +426,10 @@ public final class Board {
     try Board.checkNumber(number, .thread)
     guard
       let object = try client.find(
+        // An order (of one: numbers are unique) so that NCMB's search can ask it over https.
         Query(
-          className: Board.threadClass, equalTo: ["number": .int(Int64(number))], limit: 1,
-          include: withAuthor ? ["user"] : [])
+          className: Board.threadClass, equalTo: ["number": .int(Int64(number))],
+          order: ["number"], limit: 1, include: withAuthor ? ["user"] : [])
       ).first
     else { throw DatastoreError(.notFound, reason: BoardReason.noThread(number)) }
     return object
@@ -443,7 +444,7 @@ public final class Board {
           className: Board.commentClass,
           equalTo: [
             "thread": Board.pointer(to: thread.objectId), "number": .int(Int64(number)),
-          ], limit: 1, include: ["user"], includeKeys: User.shownFields)
+          ], order: ["number"], limit: 1, include: ["user"], includeKeys: User.shownFields)
       ).first
     else {
       throw DatastoreError(

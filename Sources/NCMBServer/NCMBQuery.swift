@@ -110,6 +110,15 @@ enum NCMBQuery {
     if let include = parameters["include"], !include.isEmpty {
       query.include = include.split(separator: ",").map(String.init)
     }
+    // The board's parameter beside NCMB's (forum's remote engine sends it): only these fields
+    // of the included objects are read.
+    if let keys = parameters["includeKeys"] {
+      let names = keys.split(separator: ",").map(String.init)
+      guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty && !$0.hasPrefix("$") }) else {
+        throw NCMBError.invalid("includeKeys")
+      }
+      query.includeKeys = Set(names)
+    }
     let count: Bool
     switch parameters["count"] {
     case nil, "0": count = false

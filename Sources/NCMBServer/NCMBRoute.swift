@@ -84,6 +84,13 @@ struct NCMBCall {
   var rates: RateLimits? = nil
 
   var method: String { request.method }
+
+  /// forum's remote engine asks NCMB's calls for the board's wire shape of their answers
+  /// (`Sources/Datastore/Wire`: every field as the engine holds it, which NCMB's shape for apps
+  /// leaves out or rewrites) and of their refusals (the reason as the catalogue's case).
+  var answersInWire: Bool { request.header(lowercased: NCMBCall.wireHeader) == "1" }
+
+  static let wireHeader = "x-forum-wire"
 }
 
 /// Answers the requests of one resource.

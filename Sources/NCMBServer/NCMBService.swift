@@ -301,8 +301,18 @@ public final class NCMBService: HTTPHandler, Sendable {
     // the wire as much); one refused for its size costs the whole answer budget.
     // The reads inside a `POST batch` are charged each on its own (`BatchController`).
     let reader = route.resource == .login ? nil : rateLimits.reader(request, user: client.userId)
-    return try rateLimits.charged(reader) {
-      try answer(request, route, call, controller, client, pooled)
+    return try rateLimits.charged(reader) { () throws -> HTTPResponse in
+      guard call.answersInWire else {
+        return try answer(request, route, call, controller, client, pooled)
+      }
+      // The engine's refusal as the board's wire says it, as the board's own endpoints do.
+      do {
+        return try answer(request, route, call, controller, client, pooled)
+      } catch let error as DatastoreError
+        where !(error.code == .authentication && error.detail == nil) && !error.isStop
+      {
+        return ForumWire.refusal(error)
+      }
     }
   }
 
@@ -314,7 +324,8 @@ public final class NCMBService: HTTPHandler, Sendable {
     guard request.method == "GET", route.isCacheable else {
       return try NCMBService.refusal(of: client) { try controller.respond(to: call) }
     }
-    let key = ReadCache.key(request, client.principals)
+    // The two shapes of one answer are kept apart.
+    let key = ReadCache.key(request, client.principals) + (call.answersInWire ? "\nwire" : "")
     if let kept = pooled.cache.answer(for: key) { return kept }
     let response = try NCMBService.refusal(of: client) { try controller.respond(to: call) }
     pooled.cache.keep(

@@ -37,6 +37,9 @@ public enum BoardAccessReason: Sendable, Equatable {
   case remoteAnswerTooLarge(server: String, megabytes: Int)
   case remoteMalformed(server: String, what: String)
   case libcurlMissing(error: String)
+  /// An owner's tool (`forum init`, `keys`, `index`, `import`) named an https board: it runs on
+  /// the host where `forum serve` holds the board.
+  case ownerToolOverHTTPS(command: String, server: String)
 
   public var wording: Wording {
     let upgrade = "新しい forum に更新してください。"
@@ -140,6 +143,12 @@ public enum BoardAccessReason: Sendable, Equatable {
           + "private authority set FORUM_CA_FILE to its PEM file",
         "\(server) の掲示板の証明書を確かめられません (\(error))。私設の認証局なら "
           + "FORUM_CA_FILE にその PEM ファイルを指定してください。")
+    case .ownerToolOverHTTPS(let command, let server):
+      return Wording(
+        "forum \(command) runs on the board's host (\(server)), where forum serve holds it, "
+          + "not over https",
+        "forum \(command) はボードのホスト (\(server)) で実行します (forum serve が動いているところ)。"
+          + "https 越しにはできません。")
     case .remoteTimedOut(let server):
       return Wording(
         "the board at \(server) did not answer in time; nothing more was sent",

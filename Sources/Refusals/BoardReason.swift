@@ -1,5 +1,5 @@
 /// Why the board refused or found nothing, as a value with its arguments (`Reason.board`).
-public enum BoardReason: Sendable, Equatable {
+public enum BoardReason: Sendable, Equatable, Codable {
   case noThread(Int)
   case noComment(thread: Int, comment: Int)
   /// `label` (`#12`, `12/3`) was taken down.
@@ -54,7 +54,7 @@ public enum BoardReason: Sendable, Equatable {
   /// The thread is locked: no new comments or replies, from anyone.
   case threadLocked(Int)
 
-  public enum Numbered: String, Sendable, Equatable {
+  public enum Numbered: String, Sendable, Equatable, Codable {
     case thread, comment, pages
   }
 

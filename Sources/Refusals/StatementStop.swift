@@ -1,5 +1,5 @@
 /// Why a statement was stopped before it finished (`Reason.stopped`).
-public enum StatementStop: Sendable, Equatable {
+public enum StatementStop: Sendable, Equatable, Codable {
   /// It ran past the time limit the server sets for each request.
   case timeLimit(seconds: Double)
   /// The client that asked hung up.

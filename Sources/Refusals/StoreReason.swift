@@ -1,5 +1,5 @@
 /// The datastore's own reasons (`Reason.store`).
-public enum StoreReason: Sendable, Equatable {
+public enum StoreReason: Sendable, Equatable, Codable {
   /// What a ban's refusal says, on every engine (PostgreSQL's trigger raises these words).
   public static let bannedWords = "you are banned from this board: you may read, not write"
   /// A file of `bytes` over the board's `limit`.
@@ -116,7 +116,7 @@ public enum StoreReason: Sendable, Equatable {
 
 /// Why a password login was refused: one reason for an unknown name and a wrong password
 /// (`Reason.account`).
-public enum AccountReason: Sendable, Equatable {
+public enum AccountReason: Sendable, Equatable, Codable {
   case wrongPassword
 
   public var wording: Wording {

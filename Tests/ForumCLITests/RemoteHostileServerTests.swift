@@ -55,6 +55,14 @@ struct RemoteHostileServerTests {
         elif mode == 'cut':
             connection.sendall(head('200 OK', 100000) + b'{"results":[{"className":"Thread"')
             return False
+        elif mode in ('unknownReason', 'escapedReason'):
+            # A refusal whose reason is no case of this forum's catalogue, or a known case
+            # carrying escapes: a generic sentence, sanitized.
+            reason = ({'board': {'fromTheFuture': {'x': ESC}}} if mode == 'unknownReason'
+                      else {'board': {'onlyAuthorMayDelete': {'author': ESC, 'label': ESC}}})
+            body = json.dumps({'code': 'E403001', 'error': 'No access with ACL.', 'detail': ESC,
+                               'reason': reason}, ensure_ascii=False).encode()
+            connection.sendall(head('403 Forbidden', len(body)) + body)
         elif mode == 'html':
             body = ('<html>' + ESC + '</html>').encode()
             connection.sendall(head('502 Bad Gateway', len(body)) + body)
@@ -94,11 +102,20 @@ struct RemoteHostileServerTests {
   private func fakeServer(_ mode: String, _ forum: ForumFixture, _ authority: ThrowawayAuthority)
     throws -> (Process, Int)
   {
-    let path = forum.root + "/fake-server.py"
-    try Data(RemoteHostileServerTests.script.utf8).write(to: URL(fileURLWithPath: path))
+    try RemoteHostileServerTests.python(
+      RemoteHostileServerTests.script, at: forum.root + "/fake-server.py",
+      [mode, authority.certificateFile, authority.keyFile])
+  }
+
+  /// Runs `script` (saved at `path`) with `arguments` under the system Python; the port it
+  /// prints first, and the process, to terminate.
+  static func python(_ script: String, at path: String, _ arguments: [String]) throws
+    -> (Process, Int)
+  {
+    try Data(script.utf8).write(to: URL(fileURLWithPath: path))
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [path, mode, authority.certificateFile, authority.keyFile]
+    process.arguments = [path] + arguments
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
@@ -106,12 +123,15 @@ struct RemoteHostileServerTests {
     let line = output.fileHandleForReading.firstLine()
     guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
       process.terminate()
-      throw ForumTestError("the fake server printed no port: \(line)")
+      throw ForumTestError("\(path) printed no port: \(line)")
     }
     return (process, port)
   }
 
-  @Test(arguments: ["huge", "endless", "deep", "types", "escapes", "token", "cut", "html"])
+  @Test(arguments: [
+    "huge", "endless", "deep", "types", "escapes", "token", "cut", "html", "unknownReason",
+    "escapedReason",
+  ])
   func oneLineBoundedMemoryNothingUnsanitized(mode: String) throws {
     let forum = try ForumFixture()
     let authority = try ThrowawayAuthority(in: forum.root)
@@ -132,7 +152,13 @@ struct RemoteHostileServerTests {
       environment: forum.environment(extra: ["FORUM_CA_FILE": authority.authorityFile]),
       input: Data(), timeout: 120)
     // A server may say "not found" (E404001: exit 4); everything else it does is a failure.
-    #expect(run.status == (mode == "escapes" ? 4 : 1), "\(mode): \(run.summary)")
+    let refused = mode.hasSuffix("Reason")
+    #expect(run.status == (mode == "escapes" ? 4 : refused ? 3 : 1), "\(mode): \(run.summary)")
+    if refused {
+      #expect(
+        run.stderr.hasPrefix("forum: You don't have permission to do that. ("),
+        "\(mode): \(run.summary)")
+    }
     #expect(run.stderrLines.count == 1, "\(mode): \(run.summary)")
     #expect(run.stdout.isEmpty, "\(mode): \(run.summary)")
     let bytes = Array(run.stderrData)

@@ -78,3 +78,14 @@ extension Datastore {
     }
   }
 }
+
+extension Datastore {
+  /// Refuses an owner's tool (`command`: `init`, `keys`, `index`, `import`) on an https board
+  /// before anything is opened or read: it runs where `forum serve` holds the board.
+  public static func requireBoardsHost(_ command: String, location: String) throws {
+    guard EngineKind(location: location) == .remote else { return }
+    let server = RemoteEngine.parse(location)?.1 ?? Wire.printable(location, limit: 200)
+    throw DatastoreError(
+      .systemError, reason: .access(.ownerToolOverHTTPS(command: command, server: server)))
+  }
+}

@@ -9,8 +9,10 @@ import Synchronization
 #endif
 
 /// The engine of a board that a `forum serve` holds (`--db https://HOST[:PORT]/`): an HTTPS
-/// client of the server's NCMB API and of the board's own endpoints under
-/// `/2013-09-01/forum/NAME` (`ForumExtensionsController`), every request signed with the
+/// client of the server's NCMB API where NCMB has the call (finding, counting and getting
+/// objects, files, users and logins, as NCMB's REST API asks them, answered in the board's wire
+/// shape: `X-Forum-Wire: 1`) and of the board's own endpoints under `/2013-09-01/forum/NAME`
+/// for the rest (`ForumExtensionsController`), every request signed with the
 /// application keys the server gives forum clients (`GET forum/keys`, which identify an
 /// application, not a person) and carrying the member's session. The server runs each call
 /// as that session's user, through its own engine, so every rule holds there: this engine
@@ -100,10 +102,14 @@ final class RemoteEngine: DatastoreEngine {
     body: JSONValue? = nil,
     signed: Bool = true, timeoutSeconds: Double? = nil
   ) throws -> JSONValue {
-    let response = try send(
-      as: caller, method, path, query: query, body: body.map { $0.jsonBytes() } ?? [],
-      contentType: body == nil ? nil : "application/json", signed: signed,
-      timeoutSeconds: timeoutSeconds)
+    try parsed(
+      try send(
+        as: caller, method, path, query: query, body: body.map { $0.jsonBytes() } ?? [],
+        contentType: body == nil ? nil : "application/json", signed: signed,
+        timeoutSeconds: timeoutSeconds))
+  }
+
+  private func parsed(_ response: HTTPSClient.Response) throws -> JSONValue {
     guard !response.body.isEmpty else { return .object([:]) }
     do {
       return try Wire.parse(response.body)
@@ -118,7 +124,8 @@ final class RemoteEngine: DatastoreEngine {
     contentType: String? = nil, signed: Bool = true, timeoutSeconds: Double? = nil
   ) throws -> HTTPSClient.Response {
     let fullPath = "/\(apiVersion)/" + path
-    var headers: [String] = []
+    // NCMB's calls answer this engine in the board's wire shape; the board's own always do.
+    var headers = ["X-Forum-Wire: 1"]
     if let contentType { headers.append("Content-Type: " + contentType) }
     if signed {
       let timestamp = BackendDate.string(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
@@ -181,6 +188,18 @@ final class RemoteEngine: DatastoreEngine {
       .systemError, detail: "\(what) is done where the board is, not over https (\(authority))")
   }
 
+  /// An owner's tool: one line saying where it runs (`Datastore.requireBoardsHost` says it
+  /// first, before anything is opened).
+  private func ownersTool(_ command: String) -> DatastoreError {
+    DatastoreError(
+      .systemError, reason: .access(.ownerToolOverHTTPS(command: command, server: authority)))
+  }
+
+  /// A query NCMB has no words for, where the board has no endpoint either.
+  private func cannotAsk(_ what: String) -> DatastoreError {
+    DatastoreError(.invalid, field: "where", detail: "\(what) cannot be asked over https")
+  }
+
   // MARK: The board
 
   func now() throws -> Int64 {
@@ -192,8 +211,8 @@ final class RemoteEngine: DatastoreEngine {
     self.rules = rules
   }
 
-  func install(rules: EngineRules, indexes: [IndexSpec]) throws { throw notHere("forum init") }
-  func addIndex(_ spec: IndexSpec) throws { throw notHere("forum index") }
+  func install(rules: EngineRules, indexes: [IndexSpec]) throws { throw ownersTool("init") }
+  func addIndex(_ spec: IndexSpec) throws { throw ownersTool("index") }
 
   // MARK: Identity
 
@@ -202,6 +221,11 @@ final class RemoteEngine: DatastoreEngine {
     let answer = try call(
       "POST", "users",
       body: .object(["authData": .object(["anonymous": .object(["id": .string(secret)])])]))
+    return try started(answer)
+  }
+
+  /// The session a sign-up or a login answered with, its principals and user.
+  private func started(_ answer: JSONValue) throws -> Login {
     let object = try wireObject(answer, "login")
     let token = try object.string("sessionToken")
     guard !token.isEmpty, token.utf8.count <= 256, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
@@ -240,7 +264,23 @@ final class RemoteEngine: DatastoreEngine {
 
   func signUp(userName: String, key: String, passwordHash: String, sessionLifetime: Double)
     throws -> Login
-  { throw notHere("a password sign-up") }
+  { throw notHere("a password sign-up with a hash") }
+
+  /// NCMB's sign-up with a name and a password (`POST users`): the server hashes it.
+  func signUp(userName: String, password: String) throws -> Login {
+    try started(
+      try call(
+        "POST", "users",
+        body: .object(["userName": .string(userName), "password": .string(password)])))
+  }
+
+  /// NCMB's login (`POST login` with a JSON body, as the Swift SDK sends it).
+  func logIn(userName: String, password: String) throws -> Login {
+    try started(
+      try call(
+        "POST", "login",
+        body: .object(["userName": .string(userName), "password": .string(password)])))
+  }
 
   func passwordCredential(key: String) throws -> PasswordCredential? { throw notHere("a password") }
 
@@ -253,7 +293,7 @@ final class RemoteEngine: DatastoreEngine {
   ) throws { throw notHere("a password") }
 
   func applicationKeys(create: Bool, rotate: Bool) throws -> ApplicationKeys? {
-    throw notHere("forum keys")
+    throw ownersTool("keys")
   }
 
   func addMember(_ userId: String, toRole role: String) throws {
@@ -308,6 +348,11 @@ final class RemoteEngine: DatastoreEngine {
   // MARK: Reads
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
+    if let path = RemoteEngine.classPath(className) {
+      let answer = try call(
+        as: caller, "GET", path + "/" + RemoteEngine.percentEncoded(objectId))
+      return try decode(answer, DataObject.init(wire:))
+    }
     let answer = try call(
       as: caller, "POST", "forum/get",
       body: .object(["className": .string(className), "objectId": .string(objectId)]))
@@ -317,12 +362,38 @@ final class RemoteEngine: DatastoreEngine {
   var resolvesIncludes: Bool { true }
 
   func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
-    try objects(try call(as: caller, "POST", "forum/find", body: query.wire))
+    guard let path = RemoteEngine.classPath(query.className),
+      let parameters = query.ncmbParameters()
+    else { return try objects(try call(as: caller, "POST", "forum/find", body: query.wire)) }
+    return try objects(
+      try call(as: caller, "GET", path, query: RemoteEngine.queryString(parameters)))
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {
-    try wireObject(try call(as: caller, "POST", "forum/count", body: query.wire), "count").count(
-      "count")
+    guard let path = RemoteEngine.classPath(query.className),
+      let parameters = query.ncmbParameters(count: true)
+    else {
+      return try wireObject(
+        try call(as: caller, "POST", "forum/count", body: query.wire), "count"
+      ).count("count")
+    }
+    let answer = try call(as: caller, "GET", path, query: RemoteEngine.queryString(parameters))
+    return try wireObject(answer, "count").count("count")
+  }
+
+  /// NCMB's path of a class: `classes/C`, users' `users`; nil for NCMB's other classes (roles,
+  /// files…), which the board's endpoints read.
+  static func classPath(_ className: String) -> String? {
+    if className == User.className { return "users" }
+    guard Validation.isName(className),
+      !["role", "file", "installation", "push"].contains(className)
+    else { return nil }
+    return "classes/" + className
+  }
+
+  /// `name=value&…` with each value percent-encoded, as sent and as signed.
+  static func queryString(_ parameters: [(String, String)]) -> String {
+    parameters.map { $0.0 + "=" + percentEncoded($0.1) }.joined(separator: "&")
   }
 
   func search(_ search: TextSearch, as caller: Principals) throws -> [DataObject] {
@@ -340,22 +411,37 @@ final class RemoteEngine: DatastoreEngine {
 
   // MARK: Files
 
+  /// NCMB's upload (`POST files/NAME`), multipart as the SDKs send it: an `acl` part and a
+  /// `file` part.
   func insertFile(
     name: String, bytes: [UInt8], mimeType: String, acl: ACL, as caller: Principals
   ) throws -> FileInfo {
-    let answer = try call(
-      as: caller, "POST", "forum/putFile",
-      body: .object([
-        "name": .string(name), "bytes": .string(Crypto.base64(bytes)),
-        "mimeType": .string(mimeType), "acl": acl.json,
-      ]))
+    let boundary = "_ForumBoundary" + Validation.randomId(length: 24)
+    guard mimeType.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+      throw DatastoreError.invalid("mimeType")
+    }
+    var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"acl\"\r\n\r\n".utf8)
+    body += acl.json.jsonBytes()
+    body += Array(
+      ("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"file\"\r\n"
+        + "Content-Type: \(mimeType)\r\n\r\n").utf8)
+    body += bytes
+    body += Array("\r\n--\(boundary)--\r\n".utf8)
+    let answer = try parsed(
+      try send(
+        as: caller, "POST", "files/" + RemoteEngine.percentEncoded(name), body: body,
+        contentType: "multipart/form-data; boundary=" + boundary))
     return try decode(answer, FileInfo.init(wire:))
   }
 
+  /// NCMB's file search for the one name.
   func fileInfo(name: String, as caller: Principals) throws -> FileInfo {
-    let answer = try call(
-      as: caller, "POST", "forum/fileInfo", body: .object(["name": .string(name)]))
-    return try decode(answer, FileInfo.init(wire:))
+    let query = Query(
+      className: "file", equalTo: ["fileName": .string(name)], order: ["fileName"], limit: 1)
+    guard let info = try findFiles(query, as: caller).first else {
+      throw DatastoreError.notFound
+    }
+    return info
   }
 
   func fileBytes(name: String, as caller: Principals) throws -> [UInt8] {
@@ -363,12 +449,21 @@ final class RemoteEngine: DatastoreEngine {
     try send(as: caller, "GET", "files/" + RemoteEngine.percentEncoded(name)).body
   }
 
+  /// NCMB's file search (`GET files?where=…`).
   func findFiles(_ query: Query, as caller: Principals) throws -> [FileInfo] {
-    throw notHere("a file search")
+    guard let parameters = query.ncmbParameters() else { throw cannotAsk("this file search") }
+    let answer = try call(as: caller, "GET", "files", query: RemoteEngine.queryString(parameters))
+    return try decode(answer) {
+      try WireObject($0, "files").array("results").map(FileInfo.init(wire:))
+    }
   }
 
   func countFiles(_ query: Query, as caller: Principals) throws -> Int {
-    throw notHere("a file search")
+    guard let parameters = query.ncmbParameters(count: true) else {
+      throw cannotAsk("this file search")
+    }
+    let answer = try call(as: caller, "GET", "files", query: RemoteEngine.queryString(parameters))
+    return try wireObject(answer, "count").count("count")
   }
 
   func deleteFile(name: String, as caller: Principals) throws {
@@ -452,13 +547,13 @@ final class RemoteEngine: DatastoreEngine {
 
   func importItems(
     next: () throws -> ImportItem?, outcome: (ImportOutcome) throws -> Void
-  ) throws { throw notHere("forum import") }
+  ) throws { throw ownersTool("import") }
 
   func storedObjects(_ objectIds: [String]) throws -> [String: ImportedObject] {
-    throw notHere("forum import")
+    throw ownersTool("import")
   }
 
-  func counter(_ name: String) throws -> Int64 { throw notHere("forum import") }
+  func counter(_ name: String) throws -> Int64 { throw ownersTool("import") }
 }
 
 // MARK: Reading

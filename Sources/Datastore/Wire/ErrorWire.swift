@@ -1,10 +1,12 @@
-/// A refusal on the wire: NCMB's `{"code","error"}` with the field and the reason in English,
-/// so the remote engine throws the `DatastoreError` the server's engine threw.
+/// A refusal on the wire: NCMB's `{"code","error"}` with the field, the reason in English and
+/// the reason as the catalogue's case (`ReasonWire`), so the remote engine throws the
+/// `DatastoreError` the server's engine threw and says it in its reader's language.
 extension DatastoreError {
   public var wire: JSONValue {
     var body: [String: JSONValue] = ["code": .string(code.rawValue), "error": .string(message)]
     if let field { body["field"] = .string(field) }
     if let detail { body["detail"] = .string(detail) }
+    if let reason = reason?.wire { body["reason"] = reason }
     return .object(body)
   }
 
@@ -14,6 +16,10 @@ extension DatastoreError {
       let code = ErrorCode(rawValue: text)
     else { return nil }
     let field = object["field"]?.stringValue.map { Wire.printable($0, limit: 100) }
+    if let reason = object["reason"].flatMap(Reason.init(wire:)) {
+      self.init(code, field: field, reason: reason)
+      return
+    }
     let detail = object["detail"]?.stringValue.map { Wire.printable($0, limit: 500) }
     self.init(code, field: field, detail: detail)
   }

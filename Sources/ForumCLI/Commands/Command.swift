@@ -1,3 +1,4 @@
+import Datastore
 import Forum
 
 /// A command people type, at the prompt, in a script or after `forum`: one type each, owning its
@@ -38,6 +39,14 @@ extension BoardlessCommand {
   static func location(_ given: String?, options: GlobalOptions) -> String {
     guard let given, !given.isEmpty else { return options.resolvedDatabasePath() }
     return ImageFile.expandTilde(given)
+  }
+
+  /// The location of an owner's tool, which runs where the board is: an https board is refused
+  /// in one line before anything is read.
+  static func boardsHostLocation(_ given: String?, options: GlobalOptions) throws -> String {
+    let location = location(given, options: options)
+    try Datastore.requireBoardsHost(info.name, location: location)
+    return location
   }
 
   static var databaseOption: Option<String> {

@@ -75,7 +75,7 @@ enum ImportCommand: BoardlessCommand {
       }
       renames[parts[0]] = parts[1]
     }
-    let location = location(invocation[db], options: options)
+    let location = try boardsHostLocation(invocation[db], options: options)
     if EngineKind(location: location) == .sqlite,
       try Datastore.open(location).rules != Board.rules
     {

@@ -53,7 +53,7 @@ enum IndexCommand: BoardlessCommand {
       isGeo
       ? IndexSpec(geoOf: name, field: fieldNames[0])
       : IndexSpec(className: name, fields: fieldNames)
-    try Datastore.addIndex(spec, at: location(invocation[db], options: options))
+    try Datastore.addIndex(spec, at: boardsHostLocation(invocation[db], options: options))
     if options.json || invocation[GlobalOptions.jsonFlag] {
       var fields: [String: JSONValue] = [
         "className": .string(name), "fields": .array(fieldNames.map(JSONValue.string)),

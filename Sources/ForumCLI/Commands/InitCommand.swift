@@ -19,8 +19,10 @@ enum InitCommand: BoardlessCommand {
   static func run(_ invocation: Invocation, options: GlobalOptions, messages: Messages) throws
     -> Int32
   {
-    let shown = try Board.initialize(location: location(invocation[db], options: options))
-    let said = SafeText.sanitize(messages.schemaReady(shown))
+    let location = try boardsHostLocation(invocation[db], options: options)
+    let shown = try Board.initialize(location: location)
+    let said = SafeText.sanitize(
+      messages.schemaReady(shown, postgres: EngineKind(location: location) == .postgres))
     print(
       options.json || invocation[GlobalOptions.jsonFlag]
         ? JSONValue.object(["message": .string(said)]).jsonText() : said)

@@ -23,8 +23,9 @@ enum KeysCommand: BoardlessCommand {
   static func run(_ invocation: Invocation, options: GlobalOptions, messages: Messages) throws
     -> Int32
   {
-    let keys = try Datastore.open(location(invocation[db], options: options)).applicationKeys(
-      rotate: invocation[rotate])
+    let keys = try Datastore.open(boardsHostLocation(invocation[db], options: options))
+      .applicationKeys(
+        rotate: invocation[rotate])
     if options.json || invocation[GlobalOptions.jsonFlag] {
       print(keys.json.jsonText())
     } else {

@@ -7,8 +7,13 @@ extension Messages {
       : "\(command) runs from the command line: see forum help \(command)"
   }
 
-  func schemaReady(_ shown: String) -> String {
-    japanese
+  /// `postgres`: members are PostgreSQL roles, so how to add one follows; a file's members are
+  /// whoever opens it.
+  func schemaReady(_ shown: String, postgres: Bool) -> String {
+    guard postgres else {
+      return japanese ? "\(shown) のスキーマは最新です。" : "The board's schema at \(shown) is up to date."
+    }
+    return japanese
       ? "\(shown) のスキーマは最新です。メンバーの追加: CREATE ROLE 名前 LOGIN IN ROLE forum_member;"
       : "The board's schema at \(shown) is up to date. Add a member with: "
         + "CREATE ROLE name LOGIN IN ROLE forum_member;"

@@ -39,7 +39,7 @@ struct FilesController: NCMBController {
       className: "file", try NCMBQuery.parameters(call.request.rawQuery))
     var body: [String: JSONValue] = [:]
     let found = search.listsNothing ? [] : try call.client.findFiles(search.query)
-    body["results"] = .array(found.map(\.json))
+    body["results"] = .array(found.map { call.answersInWire ? $0.wire : $0.json })
     if search.withCount {
       body["count"] = .int(Int64(try call.client.countFiles(search.query)))
     }
@@ -104,6 +104,7 @@ struct FilesController: NCMBController {
     let info = try ObjectsController.withinStorage(call) {
       try client.putFile(name: name, bytes: bytes, mimeType: mimeType, acl: acl)
     }
+    guard !call.answersInWire else { return NCMBService.json(info.wire, status: 201) }
     return NCMBService.json(
       .object(["fileName": .string(info.fileName), "createDate": NCMBJSON.date(info.createDate)]),
       status: 201)

@@ -25,10 +25,10 @@ struct ObjectsController: NCMBController {
       guard include.isEmpty else {
         guard let object = try client.get(className, objectIds: [id], include: include).first
         else { throw NCMBError.notFound }
-        return NCMBService.json(NCMBJSON.object(object, call.policy))
+        return NCMBService.json(ObjectsController.shape(object, call))
       }
       return NCMBService.json(
-        NCMBJSON.object(try client.get(className, objectId: id), call.policy))
+        ObjectsController.shape(try client.get(className, objectId: id), call))
     case ("PUT", let id?):
       return try update(call, className, id)
     case ("DELETE", let id?):
@@ -59,9 +59,15 @@ struct ObjectsController: NCMBController {
       subqueries: subqueries)
     var body: [String: JSONValue] = [:]
     let found = search.listsNothing ? [] : try call.client.find(search.query)
-    body["results"] = .array(found.map { NCMBJSON.object($0, call.policy) })
+    body["results"] = .array(found.map { shape($0, call) })
     if search.withCount { body["count"] = .int(Int64(try call.client.count(search.query))) }
     return NCMBService.json(.object(body))
+  }
+
+  /// An object as the caller reads it: NCMB's shape for an app, the board's wire shape for
+  /// forum's remote engine (`NCMBCall.answersInWire`).
+  static func shape(_ object: DataObject, _ call: NCMBCall) -> JSONValue {
+    call.answersInWire ? object.wire : NCMBJSON.object(object, call.policy)
   }
 
   private func create(_ call: NCMBCall, _ className: String) throws -> HTTPResponse {

@@ -47,7 +47,8 @@ struct UsersController: NCMBController {
       login = try call.store.login(userName: name, password: password)
     } catch let error as DatastoreError where error.reason == .account(.wrongPassword) {
       call.rates?.noteWrongPassword(name)
-      throw NCMBError.idPass
+      // forum's remote engine reads the reason, in its reader's language.
+      throw call.answersInWire ? error : NCMBError.idPass
     }
     guard case .object(var user) = NCMBJSON.object(login.user.object, call.policy) else {
       throw NCMBError.system
@@ -69,7 +70,7 @@ struct UsersController: NCMBController {
     do {
       login = try call.store.signUp(userName: nameText, password: passwordText)
     } catch let error as DatastoreError where error.reason == .store(.alreadyExists) {
-      throw NCMBError.duplicate("userName")
+      throw call.answersInWire ? error : NCMBError.duplicate("userName")
     }
     return NCMBService.json(
       .object([
@@ -114,7 +115,7 @@ struct UsersController: NCMBController {
       return try ObjectsController.search(call, User.className)
     case ("GET", let id?):
       return NCMBService.json(
-        NCMBJSON.object(try client.get(User.className, objectId: id), call.policy))
+        ObjectsController.shape(try client.get(User.className, objectId: id), call))
     case ("PUT", let id?):
       guard let me = client.userId else { throw NCMBError.noSession }
       guard id == me else { throw NCMBError.noAccess.because("only a user changes itself") }
