@@ -220,6 +220,7 @@ struct RemoteBoardTests {
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)
     let served = try Served(forum)
+    try served.ok(["new", "--title", "counted", "--description", "x"])
     let before = try served.handle("alice")
     try editProfile(forum) { profile in
       var sessions = profile["sessions"] as? [String: String] ?? [:]
@@ -244,7 +245,7 @@ struct RemoteBoardTests {
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)
     let served = try Served(forum)
-    try served.ok(["list"])
+    try served.ok(["new", "--title", "counted", "--description", "x"])
     try forum.ok(["keys", "--rotate"], profile: nil)
     let (list, asked) = try requests(served, ["list"])
     #expect(list.status == 0, "\(list.summary)")
