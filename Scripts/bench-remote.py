@@ -16,8 +16,7 @@ Rows (R1–R5 in BENCHMARKS.md):
   - with --main: `forum --version` and a local `list` beside MAIN_FORUM's.
 Needs hyperfine and openssl. The serve's write budgets are off (`--user-writes 0`), so the
 script is not paced by them."""
-import argparse, fcntl, json, os, pty, select, shutil, signal, struct, subprocess, sys, termios
-import time, uuid
+import argparse, json, os, shutil, signal, subprocess, sys, time, uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_support
@@ -125,43 +124,19 @@ try:
         return r['median'] * 1000, r['mean'] * 1000, r['stddev'] * 1000
 
     # A comment at one prompt to another's screen.
-    class Pane:
-        def __init__(self, words):
-            self.pid, self.fd = pty.fork()
-            if self.pid == 0:
-                os.execvpe(words[0], words, dict(env, TERM='xterm', LANG='C.UTF-8'))
-            fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack('HHHH', 500, 120, 0, 0))
-            self.seen = b''
-
-        def wait_for(self, text, timeout=20):
-            deadline = time.monotonic() + timeout
-            while text not in self.seen:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise SystemExit(f'timed out waiting for {text!r}: {self.seen[-300:]!r}')
-                if select.select([self.fd], [], [], left)[0]:
-                    self.seen += os.read(self.fd, 65536)
-            return time.monotonic()
-
-        def close(self):
-            try:
-                os.write(self.fd, b'quit\r')
-                os.waitpid(self.pid, 0)
-            except OSError:
-                pass
-
     def live(base):
-        writer = Pane(base + ['--profile', 'alice'])
-        reader = Pane(base + ['--profile', 'bob'])
+        terminal = dict(env, TERM='xterm', LANG='C.UTF-8')
+        writer = bench_support.Pane(base + ['--profile', 'alice'], terminal)
+        reader = bench_support.Pane(base + ['--profile', 'bob'], terminal)
         writer.wait_for(b'forum> ')
         reader.wait_for(b'forum> ')
-        os.write(reader.fd, f'show {thread}\r'.encode())
+        reader.send(f'show {thread}\r')
         reader.wait_for(f'forum #{thread}> '.encode())
         times = []
         for _ in range(arguments.rounds):
             text = f'live-{uuid.uuid4().hex[:10]}'
             start = time.monotonic()
-            os.write(writer.fd, f'comment {thread} {text}\r'.encode())
+            writer.send(f'comment {thread} {text}\r')
             times.append(reader.wait_for(text.encode()) - start)
             writer.wait_for(f'Posted {thread}/'.encode())
             writer.seen = b''
@@ -184,8 +159,7 @@ try:
     piped_local = script(local)
     loads.append(uptime())
 
-    def pct(values, p):
-        return values[min(len(values) - 1, int(len(values) * p))]
+    pct = bench_support.percentile
 
     print(f'load {loads[0]}–{loads[-1]}; forum {forum}')
     print('| what | remote | local (floor) | ratio |')
