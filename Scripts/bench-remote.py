@@ -58,9 +58,11 @@ ca, cert, key = authority()
 env['FORUM_CA_FILE'] = ca
 server = subprocess.Popen([forum, '--db', board, 'serve', '--listen', '127.0.0.1:0', '--tls-cert',
                            cert, '--tls-key', key, '--user-writes', '0', '--address-writes', '0'],
-                          env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          env=env, stdout=subprocess.PIPE, stderr=open(root + '/serve.log', 'w'),
                           text=True)
 ready = server.stdout.readline().split()
+if not ready:
+    sys.exit('forum serve did not start: ' + open(root + '/serve.log').read())
 url = next(word for word in ready if word.startswith('https://'))
 url = url[:url.index('/', len('https://')) + 1] if '/' in url[len('https://'):] else url + '/'
 print('serving', url, file=sys.stderr)
