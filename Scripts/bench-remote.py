@@ -62,7 +62,9 @@ server = subprocess.Popen([forum, '--db', board, 'serve', '--listen', '127.0.0.1
                           text=True)
 ready = server.stdout.readline().split()
 if not ready:
-    sys.exit('forum serve did not start: ' + open(root + '/serve.log').read())
+    why = open(root + '/serve.log').read()
+    shutil.rmtree(root, ignore_errors=True)
+    sys.exit('forum serve did not start (status %s): %s' % (server.wait(), why))
 url = next(word for word in ready if word.startswith('https://'))
 url = url[:url.index('/', len('https://')) + 1] if '/' in url[len('https://'):] else url + '/'
 print('serving', url, file=sys.stderr)
