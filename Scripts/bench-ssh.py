@@ -9,7 +9,10 @@ Prints the p50 and p90 of:
   - live: from Enter on `comment 1 TEXT` at one member's prompt to TEXT on another member's screen,
     both over ssh (floor: the same two prompts run locally).
 """
-import fcntl, os, pty, pwd, select, shutil, socket, struct, subprocess, sys, termios, time, uuid
+import os, pwd, shutil, socket, subprocess, sys, time, uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_support
 
 forum = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/forum")
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 20
@@ -64,38 +67,10 @@ local_env = {"PATH": "/usr/bin:/bin", "TERM": "xterm", "LANG": "C.UTF-8", "HOME"
              "XDG_CONFIG_HOME": d + "/local/config", "XDG_STATE_HOME": d + "/local/state",
              "XDG_DATA_HOME": d + "/local/data"}
 
-class Pane:
-    def __init__(self, words, env):
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:
-            os.execvpe(words[0], words, env)
-        # A tall window: a thread's page is drawn, never paged.
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 500, 120, 0, 0))
-        self.seen = b""
-    def wait_for(self, text, timeout=20):
-        deadline = time.monotonic() + timeout
-        while text not in self.seen:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise SystemExit(f"timed out waiting for {text!r}: {self.seen[-300:]!r}")
-            if select.select([self.fd], [], [], left)[0]:
-                try:
-                    self.seen += os.read(self.fd, 65536)
-                except OSError:
-                    raise SystemExit(f"pane closed: {self.seen[-300:]!r}")
-        return time.monotonic()
-    def send(self, text):
-        os.write(self.fd, text.encode())
-    def close(self):
-        try:
-            self.send("quit\r")
-            os.waitpid(self.pid, 0)
-        except OSError:
-            pass
+Pane = bench_support.Pane
 
 def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(len(values) * p))] * 1000
+    return bench_support.percentile(values, p) * 1000
 
 # Members with names, and a thread to comment on.
 for key in ["alice", "bob"]:

@@ -128,3 +128,47 @@ def signed_query_text(application_key, stamp, query):
     parameters.update({k: urllib.parse.quote(v, safe='') for k, v in (query or {}).items()})
     return '&'.join(f'{k}={urllib.parse.quote(v, safe=":") if k == "X-NCMB-Timestamp" else v}'
                     for k, v in sorted(parameters.items()))
+
+
+class Pane:
+    """`words` run in a pseudo-terminal with `env` (a tall window: a thread's page is drawn,
+    never paged), and what it has written so far (`seen`)."""
+
+    def __init__(self, words, env):
+        import fcntl, pty, struct, termios
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execvpe(words[0], words, env)
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack('HHHH', 500, 120, 0, 0))
+        self.seen = b''
+
+    def wait_for(self, text, timeout=20):
+        """Reads until `text` was written; the monotonic time it was seen."""
+        import select, time
+        deadline = time.monotonic() + timeout
+        while text not in self.seen:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SystemExit(f'timed out waiting for {text!r}: {self.seen[-300:]!r}')
+            if select.select([self.fd], [], [], left)[0]:
+                try:
+                    self.seen += os.read(self.fd, 65536)
+                except OSError:
+                    raise SystemExit(f'pane closed: {self.seen[-300:]!r}')
+        return time.monotonic()
+
+    def send(self, text):
+        os.write(self.fd, text.encode())
+
+    def close(self):
+        try:
+            self.send('quit\r')
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+
+
+def percentile(values, p):
+    """The `p` quantile (0–1) of `values`, in the values' unit."""
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * p))]

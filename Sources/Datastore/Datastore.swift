@@ -28,6 +28,10 @@ public final class Datastore {
   @_spi(Server)
   public func now() throws -> Int64 { try engine.now() }
 
+  /// An https board's id and keys as its engine signs with them (for the profile to keep);
+  /// nil on a local or PostgreSQL board.
+  public var remoteKeys: RemoteBoardKeys? { (engine as? RemoteEngine)?.boardKeys }
+
   /// The rules the engine enforces.
   public var rules: EngineRules { engine.rules }
 

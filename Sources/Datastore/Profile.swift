@@ -18,6 +18,10 @@ public struct Profile: Equatable, Sendable {
   /// profile has no secret for, to find the user it made there before; that board then knows the
   /// user by its own new secret instead.
   public let legacyId: String?
+  /// What the profile keeps of each https board by its URL (`Datastore.location`): the board's
+  /// id and the keys its server gives forum clients, so that a command does not ask for them
+  /// again (`GET forum/keys`) until the server says they are stale.
+  public var remoteBoards: [String: RemoteBoardKeys] = [:]
 
   public static let defaultName = "default"
 
@@ -29,6 +33,44 @@ public struct Profile: Equatable, Sendable {
           || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-")
           || $0 == UInt8(ascii: "_")
       }
+  }
+}
+
+extension Profile {
+  /// The keys kept for the https board at `location` (as given to `--db`), if any.
+  public func remoteKeys(for location: String) -> RemoteBoardKeys? {
+    guard EngineKind(location: location) == .remote, let (origin, _) = RemoteEngine.parse(location)
+    else { return nil }
+    return remoteBoards[origin + "/"]
+  }
+}
+
+/// An https board's id and the keys its server gives every forum client (they identify an
+/// application, not a person: the session authorizes).
+public struct RemoteBoardKeys: Equatable, Sendable {
+  public let boardId: String
+  public let applicationKey: String
+  public let clientKey: String
+
+  var json: JSONValue {
+    .object([
+      "boardId": .string(boardId), "applicationKey": .string(applicationKey),
+      "clientKey": .string(clientKey),
+    ])
+  }
+
+  init?(json: JSONValue) {
+    guard let fields = json.objectValue, let boardId = fields["boardId"]?.stringValue,
+      let applicationKey = fields["applicationKey"]?.stringValue,
+      let clientKey = fields["clientKey"]?.stringValue
+    else { return nil }
+    self.init(boardId: boardId, applicationKey: applicationKey, clientKey: clientKey)
+  }
+
+  init(boardId: String, applicationKey: String, clientKey: String) {
+    self.boardId = boardId
+    self.applicationKey = applicationKey
+    self.clientKey = clientKey
   }
 }
 
@@ -109,8 +151,11 @@ public struct ProfileStore: Sendable {
     func strings(_ key: String) -> [String: String] {
       (fields[key]?.objectValue ?? [:]).compactMapValues(\.stringValue)
     }
-    return Profile(
+    var profile = Profile(
       name: name, secrets: strings("secrets"), sessions: strings("sessions"), legacyId: legacyId)
+    profile.remoteBoards = (fields["remoteBoards"]?.objectValue ?? [:]).compactMapValues(
+      RemoteBoardKeys.init(json:))
+    return profile
   }
 
   /// Writes through a private temporary file and an atomic link or rename, so a reader never
@@ -122,6 +167,9 @@ public struct ProfileStore: Sendable {
       "sessions": .object(profile.sessions.mapValues { .string($0) }),
     ]
     if let legacyId = profile.legacyId { fields["uuid"] = .string(legacyId) }
+    if !profile.remoteBoards.isEmpty {
+      fields["remoteBoards"] = .object(profile.remoteBoards.mapValues(\.json))
+    }
     let body = JSONValue.object(fields).jsonText()
     let final = path(of: profile.name)
     let temporary = "\(directory)/.\(profile.name).\(getpid()).\(Validation.randomId(length: 6))"
@@ -199,11 +247,27 @@ extension Datastore {
   public func signIn(profile name: String, in profiles: ProfileStore, madeNew: inout Bool) throws
     -> (client: DatastoreClient, user: User)
   {
-    if let signedIn = try resumeSession(of: try profiles.loadOrCreate(name)) { return signedIn }
+    let known = try profiles.loadOrCreate(name)
+    if let signedIn = try resumeSession(of: known) {
+      if let keys = remoteKeys, known.remoteBoards[location] != keys {
+        try profiles.withLock(name) {
+          var profile = try profiles.loadOrCreate(name)
+          profile.remoteBoards[location] = keys
+          try profiles.save(profile)
+        }
+      }
+      return signedIn
+    }
     return try profiles.withLock(name) {
       var profile = try profiles.loadOrCreate(name)
-      // Another process may have signed in while this one waited for the lock.
-      if let signedIn = try resumeSession(of: profile) { return signedIn }
+      // Another process may have signed in while this one waited for the lock (a session
+      // other than the one just refused).
+      if profile.sessions[boardId] != known.sessions[boardId],
+        let signedIn = try resumeSession(of: profile)
+      {
+        return signedIn
+      }
+      if let keys = remoteKeys { profile.remoteBoards[location] = keys }
       var previous: String?
       let secret: String
       var secretIsNew = false

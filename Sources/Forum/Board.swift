@@ -125,8 +125,13 @@ public final class Board {
     location: String, profile: String, profiles: ProfileStore,
     fileSizeLimit: Int = Datastore.defaultFileSizeLimit
   ) throws {
+    // An https board's keys as the profile kept them: no request before the command's own.
+    let kept =
+      EngineKind(location: location) == .remote
+      ? (try? profiles.loadOrCreate(profile))?.remoteKeys(for: location) : nil
     store = try Datastore.open(
-      location, rules: Board.rules, indexes: Board.indexes, fileSizeLimit: fileSizeLimit)
+      location, rules: Board.rules, indexes: Board.indexes, fileSizeLimit: fileSizeLimit,
+      keptKeys: kept)
     var madeNew = false
     (client, me) = try store.signIn(profile: profile, in: profiles, madeNew: &madeNew)
     isNewIdentity = madeNew

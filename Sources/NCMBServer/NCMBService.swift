@@ -84,10 +84,11 @@ public final class NCMBService: HTTPHandler, Sendable {
     feed = FeedWatcher(
       perUser: limits.feedWaitsPerUser, perAddress: limits.feedWaitsPerAddress,
       open: { try Datastore.open(location) })
-    let queues = try pool.with {
-      _ = try $0.store.applicationKeys()
-      return $0.store.commitsInGroups
+    let (queues, keys, boardId) = try pool.with {
+      ($0.store.commitsInGroups, try $0.store.applicationKeys(), $0.store.boardId)
     }
+    published = Mutex(keys)
+    self.boardId = boardId
     writers = nil
     if queues {
       writers = WriteQueue(
@@ -106,6 +107,15 @@ public final class NCMBService: HTTPHandler, Sendable {
   /// servers on the same PostgreSQL database write beside it.
   /// Unchecked: set once by `init`, before the service is shared.
   nonisolated(unsafe) private(set) var writers: WriteQueue?
+
+  /// What `GET forum/keys` answers: the keys as the last admitted request read them (read at
+  /// start), and the board's id, which never changes (`BoardIdentity`). The one unsigned path
+  /// borrows no database connection, so it needs no place among an address's share of them
+  /// (`StorePool`). Keys rotated by the owner (`forum keys --rotate`) are published by the
+  /// first signed request after it: a client with the old ones is refused `E404005` and asks
+  /// again.
+  private let published: Mutex<ApplicationKeys>
+  private let boardId: String
 
   /// The board's keys as they are now.
   public func keys() throws -> ApplicationKeys {
@@ -213,7 +223,7 @@ public final class NCMBService: HTTPHandler, Sendable {
   /// engine to sign with. They identify an application, not a person (every copy of an NCMB
   /// app carries them): the session authorizes, and the engine holds every rule.
   private func forumKeys() throws -> HTTPResponse {
-    let (keys, boardId) = try pool.with { (try $0.store.applicationKeys(), $0.store.boardId) }
+    let keys = published.withLock { $0 }
     return NCMBService.json(
       .object([
         "applicationKey": .string(keys.applicationKey), "clientKey": .string(keys.clientKey),
@@ -266,6 +276,7 @@ public final class NCMBService: HTTPHandler, Sendable {
     else {
       throw NCMBError.noSuchApplication
     }
+    published.withLock { if $0 != keys.text { $0 = keys.text } }
     try NCMBSignature.verify(request, keys: keys, now: now)
     guard
       request.body.count <= ForumExtensionsController.largestBody(request.path)

@@ -97,8 +97,11 @@ public enum NCMBSignature {
   struct Keys {
     let applicationKey: [UInt8]
     let mac: Crypto.HMACKey
+    /// The keys as read, for `GET forum/keys`.
+    let text: ApplicationKeys
 
     init(_ keys: ApplicationKeys) {
+      text = keys
       applicationKey = Array(keys.applicationKey.utf8)
       mac = Crypto.HMACKey(keys.clientKey.utf8)
     }

@@ -47,6 +47,8 @@ final class StorePool: @unchecked Sendable {
   private var stopping = false
 
   private var generation: UInt64 = 0
+  /// Connections lent since the pool was made (what a request that needs none must not move).
+  private(set) var lendings: UInt64 = 0
 
   /// The answers every connection's `ReadCache` keeps, one set for the server.
   let kept = KeptAnswers()
@@ -121,6 +123,7 @@ final class StorePool: @unchecked Sendable {
     store.generation = generation
     pthread_mutex_lock(&mutex)
     lent[ObjectIdentifier(store)] = store
+    lendings &+= 1
     if stopping { store.budget.cancel(.serverStopping) }
     pthread_mutex_unlock(&mutex)
     do {

@@ -165,6 +165,98 @@ struct RemoteBoardTests {
     #expect(down.stderr.contains("127.0.0.1:\(port)"), "\(down.summary)")
   }
 
+  /// `forum --db URL ARGUMENTS…` as alice, each request it makes listed (`METHOD URL STATUS`,
+  /// the client's `FORUM_TEST_REQUEST_LOG`).
+  private func requests(_ served: Served, _ arguments: [String]) throws -> (RunResult, [String]) {
+    let log = served.forum.root + "/requests-\(UUID().uuidString).log"
+    let result = try served.run(
+      arguments,
+      environment: [
+        "FORUM_CA_FILE": served.authority.authorityFile, "FORUM_TEST_REQUEST_LOG": log,
+      ])
+    let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(
+      separator: "\n"
+    ).map(String.init)
+    return (result, lines)
+  }
+
+  /// A one-shot asks the server only what the command needs: the board's keys are the
+  /// profile's (kept per board, mode 0600, beside its session), and the session's check
+  /// brings its user. `list`: the session, the page, its unread counts, one more find.
+  @Test func aOneShotListAsksOnlyForItsPage() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    try served.ok(["new", "--title", "counted", "--description", "x"])
+    let (list, asked) = try requests(served, ["list"])
+    #expect(list.status == 0 && list.stdout.contains("counted"), "\(list.summary)")
+    #expect(asked.count == RemoteBoardTests.listRequests, "\(asked)")
+    #expect(!asked.contains { $0.contains("forum/keys") }, "\(asked)")
+    let profile = try String(
+      contentsOfFile: forum.profilesDirectory + "/alice.json", encoding: .utf8)
+    #expect(profile.contains("remoteBoards"), "\(profile)")
+    #expect(served.server.stop() == 0)
+  }
+
+  /// Requests of a one-shot `forum list` once signed in (`aOneShotListAsksOnlyForItsPage`).
+  static let listRequests = 4
+
+  /// Rewrites alice's profile with `change` (kept at mode 0600).
+  private func editProfile(
+    _ forum: ForumFixture, _ change: (inout [String: Any]) -> Void
+  ) throws {
+    let path = forum.profilesDirectory + "/alice.json"
+    var object =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+      as? [String: Any] ?? [:]
+    change(&object)
+    try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+  }
+
+  /// A session the server no longer knows is replaced once (a new sign-in with the profile's
+  /// secret: the same member) and kept; the command succeeds.
+  @Test func aStaleKeptSessionIsReplacedOnce() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    try served.ok(["new", "--title", "counted", "--description", "x"])
+    let before = try served.handle("alice")
+    try editProfile(forum) { profile in
+      var sessions = profile["sessions"] as? [String: String] ?? [:]
+      for board in sessions.keys { sessions[board] = "r:stale" + String(repeating: "0", count: 18) }
+      profile["sessions"] = sessions
+    }
+    let (list, asked) = try requests(served, ["list"])
+    #expect(list.status == 0, "\(list.summary)")
+    #expect(asked.filter { $0.hasSuffix(" 401") }.count == 1, "\(asked)")
+    #expect(asked.filter { $0.hasPrefix("POST ") && $0.contains("/users ") }.count == 1, "\(asked)")
+    #expect(try served.handle("alice") == before)
+    let (again, askedAgain) = try requests(served, ["list"])
+    #expect(again.status == 0, "\(again.summary)")
+    #expect(askedAgain.count == RemoteBoardTests.listRequests, "\(askedAgain)")
+    #expect(served.server.stop() == 0)
+  }
+
+  /// Keys the owner rotated (`forum keys --rotate`) make the profile's kept ones stale: the
+  /// server's `E404005` has them asked for once, the request is sent again, and the new ones
+  /// are kept.
+  @Test func rotatedKeysAreAskedForOnce() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    try served.ok(["new", "--title", "counted", "--description", "x"])
+    try forum.ok(["keys", "--rotate"], profile: nil)
+    let (list, asked) = try requests(served, ["list"])
+    #expect(list.status == 0, "\(list.summary)")
+    #expect(asked.filter { $0.contains("forum/keys") }.count == 1, "\(asked)")
+    #expect(asked.filter { $0.hasSuffix(" 404") }.count == 1, "\(asked)")
+    let (again, askedAgain) = try requests(served, ["list"])
+    #expect(again.status == 0, "\(again.summary)")
+    #expect(askedAgain.count == RemoteBoardTests.listRequests, "\(askedAgain)")
+    #expect(served.server.stop() == 0)
+  }
+
   /// libcurl (and the TLS library under it) is mapped when an https board is opened, by no
   /// other command.
   @Test func onlyAnHTTPSBoardMapsLibcurl() throws {

@@ -63,6 +63,29 @@ struct AdmissionTests {
     var all: [Int] { lock.withLock { codes.keys.sorted().map { codes[$0]! } } }
   }
 
+  /// `GET forum/keys`, the one unsigned path, borrows no database connection (it would have
+  /// no client address's place among them: `StorePool`'s fair admission); keys the owner
+  /// rotates are published by the next signed request, which its old keys get refused.
+  @Test func forumKeysBorrowNoConnection() throws {
+    let board = try ServedBoard()
+    var keysRequest = HTTPRequest(method: "GET", path: "/2013-09-01/forum/keys")
+    keysRequest.clientAddress = "192.0.2.7"
+    let lent = board.service.pool.lendings
+    for _ in 0..<3 {
+      let (status, body) = try board.send(keysRequest)
+      #expect(status == 200, "\(body)")
+      #expect(body.objectValue?["applicationKey"]?.stringValue == board.keys.applicationKey)
+    }
+    #expect(board.service.pool.lendings == lent, "GET forum/keys borrowed a connection")
+    let rotated = try Datastore.open(board.database.ownerLocation).applicationKeys(rotate: true)
+    board.passRecheckInterval()
+    let (status, refusal) = try board.send(board.request("GET", "classes/Thread"))
+    #expect(status == 404 && refusal.objectValue?["code"]?.stringValue == "E404005")
+    let (_, body) = try board.send(keysRequest)
+    #expect(body.objectValue?["applicationKey"]?.stringValue == rotated.applicationKey)
+    #expect(body.objectValue?["clientKey"]?.stringValue == rotated.clientKey)
+  }
+
   /// Refusals say what NCMB would, and why.
   @Test func refusalsSayWhy() throws {
     let board = try ServedBoard()

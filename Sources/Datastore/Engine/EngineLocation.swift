@@ -23,15 +23,19 @@ public enum EngineKind: Equatable, Sendable {
 extension Datastore {
   /// Opens the datastore at `location` with the engine it names (see `EngineKind`), ready for
   /// `rules` and `indexes` (`DatastoreEngine.prepare`). The one way Forum and ForumCLI open a
-  /// database.
+  /// database. An https board opened with `keptKeys` (`Profile.remoteKeys(for:)`) asks its
+  /// server nothing until the first command's request.
   public static func open(
     _ location: String, rules: EngineRules = EngineRules(), indexes: [IndexSpec] = [],
     fileSizeLimit: Int = Datastore.defaultFileSizeLimit,
-    sessionLifetime: Double = Datastore.defaultSessionLifetime
+    sessionLifetime: Double = Datastore.defaultSessionLifetime, keptKeys: RemoteBoardKeys? = nil
   ) throws -> Datastore {
     try rules.validate()
+    let engine: any DatastoreEngine =
+      EngineKind(location: location) == .remote
+      ? try RemoteEngine(url: location, kept: keptKeys) : try engine(for: location)
     return try Datastore(
-      engine: try engine(for: location), rules: rules, indexes: indexes,
+      engine: engine, rules: rules, indexes: indexes,
       fileSizeLimit: fileSizeLimit, sessionLifetime: sessionLifetime)
   }
 

@@ -57,6 +57,7 @@ struct HTTPSClient {
       }
     }
     defer { forum_http_free(&response) }
+    HTTPSClient.log(method, url, outcome == FORUM_HTTP_OK ? response.status : -1)
     let words = Wire.printable(String(cString: reason), limit: 200)
     switch Int(outcome) {
     case Int(FORUM_HTTP_OK):
@@ -72,6 +73,20 @@ struct HTTPSClient {
       throw access(.remoteCertificate(server: server, error: words))
     default: throw access(.remoteUnreachable(server: server, error: words))
     }
+  }
+
+  /// `FORUM_TEST_REQUEST_LOG`: a file each request is appended to as `METHOD URL STATUS`, so
+  /// that tests and benchmarks count what a command asks the server (-1: no answer).
+  private static let requestLog: Int32? = {
+    guard let path = getenv("FORUM_TEST_REQUEST_LOG"), path[0] != 0 else { return nil }
+    let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+    return descriptor >= 0 ? descriptor : nil
+  }()
+
+  private static func log(_ method: String, _ url: String, _ status: Int) {
+    guard let descriptor = requestLog else { return }
+    let line = Array("\(method) \(url) \(status)\n".utf8)
+    _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
   }
 
   private func access(_ reason: BoardAccessReason) -> DatastoreError {

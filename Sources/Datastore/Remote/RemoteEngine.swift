@@ -46,8 +46,9 @@ final class RemoteEngine: DatastoreEngine {
     return caller.userId.flatMap { tokens[$0] }
   }
 
-  /// Opens `https://HOST[:PORT][/]`: asks the server for its keys and board id.
-  init(url: String) throws {
+  /// Opens `https://HOST[:PORT][/]`: with `kept` (what the profile kept of this board from an
+  /// earlier command) no request is made; otherwise asks the server for its keys and board id.
+  init(url: String, kept: RemoteBoardKeys? = nil) throws {
     guard let parsed = RemoteEngine.parse(url) else {
       throw DatastoreError(
         .systemError,
@@ -66,19 +67,50 @@ final class RemoteEngine: DatastoreEngine {
       http.caFile = caFile
     }
     self.http = http
+    if let kept, RemoteEngine.isBoards(kept) {
+      keys = ApplicationKeys(applicationKey: kept.applicationKey, clientKey: kept.clientKey)
+      boardId = kept.boardId
+    } else {
+      try fetchKeys()
+    }
+  }
+
+  /// A request refused as from an unknown application (`E404005`: the keys kept in the
+  /// profile, or those just fetched, were rotated by `forum keys --rotate`) asks for the keys
+  /// again and is sent again, once a process.
+  private var mayAskKeysAgain = true
+
+  /// The board's id and keys as this engine signs with them, for the profile to keep.
+  var boardKeys: RemoteBoardKeys {
+    RemoteBoardKeys(
+      boardId: boardId, applicationKey: keys.applicationKey, clientKey: keys.clientKey)
+  }
+
+  /// `GET forum/keys` (unsigned).
+  private func fetchKeys() throws {
     let answer = try call("GET", "forum/keys", signed: false)
     let object = try wireObject(answer, "keys")
-    keys = ApplicationKeys(
-      applicationKey: try object.string("applicationKey"), clientKey: try object.string("clientKey")
-    )
-    boardId = try object.string("boardId")
-    guard
-      Validation.isSecret(boardId) || Validation.isObjectId(boardId)
-        || boardId.allSatisfy(\.isASCII),
-      !boardId.isEmpty, boardId.count <= 64,
-      keys.applicationKey.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
-      keys.clientKey.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
-    else { throw http.failure("it sent keys that are not a board's") }
+    let fetched = RemoteBoardKeys(
+      boardId: try object.string("boardId"), applicationKey: try object.string("applicationKey"),
+      clientKey: try object.string("clientKey"))
+    guard RemoteEngine.isBoards(fetched) else {
+      throw http.failure("it sent keys that are not a board's")
+    }
+    keys = ApplicationKeys(applicationKey: fetched.applicationKey, clientKey: fetched.clientKey)
+    boardId = fetched.boardId
+  }
+
+  /// Keys and an id such as a board's server sends (kept ones were checked when fetched, but
+  /// the profile is a file).
+  private static func isBoards(_ kept: RemoteBoardKeys) -> Bool {
+    let boardId = kept.boardId
+    return
+      (Validation.isSecret(boardId) || Validation.isObjectId(boardId)
+      || boardId.allSatisfy(\.isASCII))
+      && !boardId.isEmpty && boardId.count <= 64
+      && kept.applicationKey.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+      && kept.clientKey.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+      && !kept.applicationKey.isEmpty && !kept.clientKey.isEmpty
   }
 
   /// (`https://host:port`, `host:port`) of a URL with nothing after its path's `/`.
@@ -141,8 +173,24 @@ final class RemoteEngine: DatastoreEngine {
     let url = origin + fullPath + (query.isEmpty ? "" : "?" + query)
     let response = try http.send(
       method, url, headers: headers, body: body, timeoutSeconds: timeoutSeconds)
+    if signed, mayAskKeysAgain, RemoteEngine.isUnknownApplication(response) {
+      // The keys are stale (rotated): once, the server's, and the request again.
+      mayAskKeysAgain = false
+      try fetchKeys()
+      return try send(
+        as: caller, method, path, query: query, body: body, contentType: contentType,
+        signed: signed, timeoutSeconds: timeoutSeconds)
+    }
     guard (200..<300).contains(response.status) else { throw refusal(response) }
     return response
+  }
+
+  /// NCMB's `E404005`: the application key signed with is not the board's.
+  private static func isUnknownApplication(_ response: HTTPSClient.Response) -> Bool {
+    guard response.status == 404, response.body.count <= 4096,
+      let value = try? Wire.parse(response.body)
+    else { return false }
+    return value.objectValue?["code"]?.stringValue == "E404005"
   }
 
   private let apiVersion = "2013-09-01"
@@ -239,13 +287,23 @@ final class RemoteEngine: DatastoreEngine {
   /// The session's principals and user (`GET forum/session`).
   private func session(as caller: Principals? = nil) throws -> (Principals, DataObject) {
     let object = try wireObject(try call(as: caller, "GET", "forum/session"), "session")
-    return try decode(.object(object.fields)) { _ in
+    let (principals, user) = try decode(.object(object.fields)) { _ in
       (
         try Principals(wire: object["principals"] ?? .null),
         try DataObject(wire: object["user"] ?? .null)
       )
     }
+    if caller == nil, case .bool(let owner)? = object["owner"] { ownsBoard = owner }
+    justRead = principals.userId == nil ? nil : user
+    return (principals, user)
   }
+
+  /// The user the last `forum/session` answer carried, given once to the `get` of that user
+  /// which follows a sign-in (`currentUser`), so that it is not asked for twice in a row.
+  private var justRead: DataObject?
+  /// Whether the session's user owns the board, as the last `forum/session` said (a board's
+  /// owner does not change while a command runs).
+  private var ownsBoard: Bool?
 
   func caller(sessionToken token: String) throws -> Principals? {
     let previous = sessionToken
@@ -348,6 +406,12 @@ final class RemoteEngine: DatastoreEngine {
   // MARK: Reads
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
+    if className == User.className, let user = justRead, user.objectId == objectId,
+      caller.userId == objectId
+    {
+      justRead = nil
+      return user
+    }
     if let path = RemoteEngine.classPath(className) {
       let answer = try call(
         as: caller, "GET", path + "/" + RemoteEngine.percentEncoded(objectId))
@@ -637,7 +701,10 @@ extension RemoteEngine: ReadingEngine {
   }
 
   func isBoardOwner(_ caller: Principals) throws -> Bool {
-    try wireObject(try call("GET", "forum/session"), "session").bool("owner")
+    if let ownsBoard { return ownsBoard }
+    let owner = try wireObject(try call("GET", "forum/session"), "session").bool("owner")
+    ownsBoard = owner
+    return owner
   }
 
   func setRole(_ role: String, userId: String, member: Bool, as caller: Principals) throws {
