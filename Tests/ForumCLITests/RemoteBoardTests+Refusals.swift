@@ -34,6 +34,10 @@ extension RemoteBoardTests {
     ] {
       try compare(arguments)
     }
+    // A locked thread: the engine's refusal, read back as the thread's number (#31's lock).
+    try served.ok(["lock", "1"])
+    try compare(["comment", "1", "is it locked?"])
+    try served.ok(["unlock", "1"])
     try served.ok(["mod", "ban-key", try served.handle("bob")])
     try compare(["comment", "1", "may I?"])
     #expect(served.server.stop() == 0)
