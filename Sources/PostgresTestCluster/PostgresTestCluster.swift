@@ -142,7 +142,14 @@ public final class PostgresTestCluster: @unchecked Sendable {
     }
     let binaries = try locateBinaries()
     let isRoot = getuid() == 0
+    sweepAbandoned(stop: { data in
+      let stop = (isRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [
+        binaries + "/pg_ctl", "-D", data, "-m", "immediate", "stop",
+      ]
+      _ = try? run(stop[0], Array(stop.dropFirst()))
+    })
     let base = try makeTemporaryDirectory()
+    try String(getpid()).write(toFile: base + "/" + ownerFile, atomically: false, encoding: .utf8)
     let data = base + "/data"
     let socket = base + "/socket"
     try FileManager.default.createDirectory(atPath: socket, withIntermediateDirectories: false)
@@ -243,8 +250,33 @@ public final class PostgresTestCluster: @unchecked Sendable {
     return found
   }
 
+  /// The file in a cluster's directory naming the test process that started it.
+  public static let ownerFile = "owner.pid"
+  public static let directoryPrefix = "forum-test-pg."
+
+  /// Stops and removes the clusters of test processes that died without their `atexit` (killed,
+  /// or crashed): each would otherwise keep a server running until the machine restarts.
+  /// A directory with no owner file, or whose owner still runs, is left alone.
+  public static func sweepAbandoned(
+    in parent: String = "/tmp", stop: (_ dataDirectory: String) -> Void
+  ) {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return }
+    for name in names where name.hasPrefix(directoryPrefix) {
+      let base = parent + "/" + name
+      guard
+        let text = try? String(contentsOfFile: base + "/" + ownerFile, encoding: .utf8),
+        let owner = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), owner > 0,
+        kill(owner, 0) == -1, errno == ESRCH
+      else { continue }
+      if FileManager.default.fileExists(atPath: base + "/data/postmaster.pid") {
+        stop(base + "/data")
+      }
+      try? FileManager.default.removeItem(atPath: base)
+    }
+  }
+
   private static func makeTemporaryDirectory() throws -> String {
-    var template = Array("/tmp/forum-test-pg.XXXXXX".utf8CString)
+    var template = Array("/tmp/\(directoryPrefix)XXXXXX".utf8CString)
     guard let created = mkdtemp(&template) else {
       throw PostgresTestClusterError("cannot create a temporary directory: errno \(errno)")
     }
