@@ -143,9 +143,10 @@ public final class PostgresTestCluster: @unchecked Sendable {
     let binaries = try locateBinaries()
     let isRoot = getuid() == 0
     sweepAbandoned(stop: { data in
-      let stop = (isRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [
-        binaries + "/pg_ctl", "-D", data, "-m", "immediate", "stop",
-      ]
+      let stop =
+        (isRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [
+          binaries + "/pg_ctl", "-D", data, "-m", "immediate", "stop",
+        ]
       _ = try? run(stop[0], Array(stop.dropFirst()))
     })
     let base = try makeTemporaryDirectory()
