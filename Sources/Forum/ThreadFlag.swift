@@ -34,7 +34,8 @@ public struct ThreadFlag: Sendable {
   public static let all = [pin, lock]
 
   /// What a comment on thread `number` that the engine refused for its thread's flag says
-  /// (`StoreReason.parentLocked`); nil for any other refusal.
+  /// (`StoreReason.parentLocked`); nil for any other refusal. The engine's reason names the
+  /// thread, not the flag: a second flag that closes threads would need it to.
   static func refusal(of error: DatastoreError, commentOn number: Int) -> DatastoreError? {
     guard error.code == .noAccess,
       // A comment's pointer to its thread (the comments' `ChildRule`) names what is closed.

@@ -12,7 +12,7 @@ extension RemoteBoardTests {
   /// file itself, in both languages: the reason crosses the wire as the catalogue's case, not
   /// as English words. Bob deletes, edits and pins Alice's thread (refused as the board's rules
   /// say, before anything is sent), then comments once Alice (the owner) banned him: refused by
-  /// the server's engine (a locked thread's refusal: `LockTests`).
+  /// the server's engine.
   @Test func aRefusalReadsAsOnALocalBoard() throws {
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)
