@@ -73,12 +73,8 @@ public final class Board {
         className: commentClass, role: moderatorRole, contentFields: ["text"],
         markField: "moderatedDate"),
     ],
-    // A pinned thread is listed first (`threads(page:)`, the index below); a locked one takes
-    // no new comments, whoever writes them.
-    flags: [
-      FlagRule(className: threadClass, field: pinField, role: moderatorRole),
-      FlagRule(className: threadClass, field: lockField, role: moderatorRole, locksChildren: true),
-    ],
+    // Moderators' flags on threads (a pinned thread is listed first, the index below).
+    flags: ThreadFlag.all.map(\.rule),
     // Moderators and the owner ban members (who then write nothing) and set the posting budget.
     stewards: [
       StewardRule(role: moderatorRole, bannedRole: bannedRole, settings: [postsPerMinuteSetting])
@@ -86,9 +82,6 @@ public final class Board {
 
   /// When a moderator or the owner pinned a thread; absent when it is not pinned.
   static let pinField = "pinnedDate"
-
-  /// When a moderator or the owner locked a thread; absent when comments are open.
-  static let lockField = "lockedDate"
 
   /// The role whose members may take down others' public posts (granted by the board's owner).
   public static let moderatorRole = "moderator"
@@ -288,41 +281,28 @@ public final class Board {
 
   // MARK: Writing
 
-  /// Pins (`true`) or unpins thread `number`: a moderator or the board's owner only
-  /// (`E403001`, enforced by the engine as a `FlagRule`). Pinning a pinned thread changes
-  /// nothing. Returns the thread as it is now.
+  /// Pins (`true`) or unpins thread `number` (`ThreadFlag.pin`).
   @discardableResult
   public func pin(_ number: Int, _ pinned: Bool) throws -> ForumThread {
-    try setFlag(
-      Board.pinField, of: number, pinned, onlyModerators: .onlyModeratorsPin,
-      privateThread: .privateThreadNotPinned(number))
+    try setFlag(.pin, of: number, pinned)
   }
 
-  /// Locks (`true`) or unlocks thread `number`: a moderator or the board's owner only
-  /// (`E403001`). While locked the engine refuses every new comment and reply, whoever writes
-  /// it and by whatever path (`FlagRule.locksChildren`). Returns the thread as it is now.
+  /// Sets (`true`) or clears `flag` on thread `number`: a moderator or the board's owner only
+  /// (`E403001`, enforced by the engine as a `FlagRule`). Setting a set flag changes nothing.
+  /// Returns the thread as it is now.
   @discardableResult
-  public func lock(_ number: Int, _ locked: Bool) throws -> ForumThread {
-    try setFlag(
-      Board.lockField, of: number, locked, onlyModerators: .onlyModeratorsLock,
-      privateThread: .privateThreadNotLocked(number))
-  }
-
-  private func setFlag(
-    _ field: String, of number: Int, _ on: Bool, onlyModerators: BoardReason,
-    privateThread: BoardReason
-  ) throws -> ForumThread {
+  public func setFlag(_ flag: ThreadFlag, of number: Int, _ on: Bool) throws -> ForumThread {
     let object = try threadObject(number, withAuthor: false)
     // Only public objects carry a flag (`FlagRule`): a private thread its reader can see is
     // refused as what it is, not as a thread that is not there.
     guard object.acl.readers.contains("*") else {
-      throw DatastoreError(.noAccess, reason: privateThread)
+      throw DatastoreError(.noAccess, reason: flag.privateThread(number))
     }
     do {
-      try client.setFlag(Board.threadClass, objectId: object.objectId, field: field, on: on)
+      try client.setFlag(Board.threadClass, objectId: object.objectId, field: flag.field, on: on)
     } catch let error as DatastoreError where error.code == .noAccess {
       // The engine's refusal is about the role (its words differ by engine): said as the rule.
-      throw DatastoreError(.noAccess, reason: onlyModerators)
+      throw DatastoreError(.noAccess, reason: flag.onlyModerators)
     }
     return try thread(number)
   }
@@ -365,11 +345,10 @@ public final class Board {
     let write = BoardWrites.comment(
       threadNumber: threadNumber, text: text, replyTo: replyTo, author: userId)
     let outcome = try perform(write) { step, error in
+      if let closed = ThreadFlag.refusal(of: error, commentOn: threadNumber) { return closed }
       switch (step, error.code) {
       case (0, .notFound):
         return DatastoreError(.notFound, reason: BoardReason.noThread(threadNumber))
-      case (_, .noAccess) where error.reason == .store(.parentLocked(field: "thread")):
-        return DatastoreError(.noAccess, reason: BoardReason.threadLocked(threadNumber))
       case (1, .notFound) where replyTo != nil:
         return DatastoreError(
           .notFound, reason: BoardReason.noComment(thread: threadNumber, comment: replyTo ?? 0))
@@ -527,7 +506,8 @@ public final class Board {
   }
 
   /// The board's own date fields, stored as milliseconds so the engine can compare them.
-  static let dateFields = ["lastActivity", "editDate", "moderatedDate", pinField, lockField]
+  static let dateFields =
+    ["lastActivity", "editDate", "moderatedDate"] + ThreadFlag.all.map(\.field)
 
   /// The fields of `className` stored as milliseconds that `restObject` writes as Dates: what
   /// an app compares with a Date (`forum serve`'s queries).

@@ -91,8 +91,6 @@ public struct ForumThread: Equatable, Sendable {
   public let moderatedDate: Int64?
   /// When a moderator or the owner pinned it (nil: not pinned); `list` shows it first.
   public let pinnedDate: Int64?
-  /// When a moderator or the owner locked it (nil: open): no new comments or replies.
-  public let lockedDate: Int64?
   /// True when its stored row could not be read (written by hand): only its number is shown.
   public let isDamaged: Bool
   /// Posts in it the signed-in person has not read: others' comments after their read
@@ -112,6 +110,9 @@ public struct ForumThread: Equatable, Sendable {
     return json
   }
   private let object: DataObject
+
+  /// True while a moderator's `flag` is set on it.
+  public func isFlagged(_ flag: ThreadFlag) -> Bool { object[flag.field]?.intValue != nil }
 
   init(_ object: DataObject, viewer: String?) {
     number = Int(object["number"]?.intValue ?? 0)
@@ -134,7 +135,6 @@ public struct ForumThread: Equatable, Sendable {
     editDate = object["editDate"]?.intValue
     moderatedDate = object["moderatedDate"]?.intValue
     pinnedDate = object[Board.pinField]?.intValue
-    lockedDate = object[Board.lockField]?.intValue
     self.object = object
   }
 }

@@ -292,3 +292,20 @@ struct LockTests {
       forum, database: served.server.uri, ownerDatabase: served.board.owner.uri, keys: served.keys)
   }
 }
+
+extension RemoteBoardTests {
+  /// A locked thread over https: the engine's refusal crosses the wire as the catalogue's case
+  /// and reads as on the file itself, the thread's number and all, in English and Japanese.
+  @Test func aLockedThreadsRefusalReadsAsOnALocalBoard() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    // The first member to sign in owns the board.
+    try served.ok(["new", "--title", "Alice's thread", "--description", "hers"])
+    try served.ok(["comment", "1", "bob was here"], profile: "bob")
+    try served.ok(["lock", "1"])
+    try Self.sameRefusal(["comment", "1", "is it locked?"], forum, served)
+    try served.ok(["unlock", "1"])
+    #expect(served.server.stop() == 0)
+  }
+}

@@ -8,11 +8,81 @@ import Testing
 /// walking `EngineRules` must not change a byte of it. SQLite records only its rules' format
 /// (`SQLiteRules.format`), so a change here without a bump would leave open files on older
 /// triggers; PostgreSQL records a fingerprint of `triggerSQL`, so a change is a migration every
-/// board's owner runs on their next command (`RulesEncodingTests` pins that fingerprint).
-/// The board's own triggers moved on purpose with the lock (issue 31, SQLite format 9); the
-/// board without pins and no rules at all stay as main rendered them.
+/// board's owner runs on their next command (pinned below).
+/// Every pin of the board's whole rules is here: its record, its PostgreSQL fingerprint, the SQL
+/// both engines render, the plan of a comment's insert and the fields kept from a thread's
+/// writer. They move on purpose when a rule is added (a migration: bump `SQLiteRules.format`),
+/// in this one file; the board without flags and no rules at all stay as main rendered them.
 @Suite("the rules' SQL, pinned")
 struct RulesSQLPinTests {
+  /// What main at 05fff26 recorded for the board's rules (SQLite `meta.rules` after "7 ").
+  static let recordedByMain = #"""
+    {"children":[{"activityField":"lastActivity","childClass":"Comment","countField":"commentCount","fileField":"fileName","lastNumberField":"lastCommentNumber","numberField":"number","parentClass":"Thread","parentField":"thread"},{"activityField":"lastActivity","childClass":"Message","countField":"messageCount","lastNumberField":"lastMessageNumber","numberField":"number","parentClass":"Conversation","parentField":"conversation"}],"moderation":[{"className":"Thread","contentFields":["title","description","image","fileName"],"fileField":"fileName","markField":"moderatedDate","role":"moderator"},{"className":"Comment","contentFields":["text"],"markField":"moderatedDate","role":"moderator"}],"owners":[{"additionalWriters":[],"className":"Thread","field":"user"},{"additionalWriters":[],"className":"Comment","field":"user"},{"additionalWriters":[],"className":"Message","field":"user"},{"additionalWriters":[],"className":"Preference","field":"user"}],"pairs":[{"className":"Conversation","ownerField":"user","pairField":"pair","partnerField":"partner"}],"revisions":[{"className":"Thread","editDateField":"editDate","fields":["title","description"]},{"className":"Comment","editDateField":"editDate","fields":["text"]}],"sequences":[{"className":"Thread","field":"number","sequence":"threadNumber"}]}
+    """#
+
+  /// What the pin (a `FlagRule`, issue 20) and the lock (one that locks children, issue 31)
+  /// added to the record: boards recorded before read back as the same rules without them, so
+  /// nothing on them is pinned or locked.
+  static let pinsMember =
+    #""flags":[{"className":"Thread","field":"pinnedDate","role":"moderator"},"#
+    + #"{"className":"Thread","field":"lockedDate","locksChildren":true,"role":"moderator"}],"#
+
+  /// What the stewards (a `StewardRule`, issue 32: bans and the posting budget) added.
+  static let stewardsMember =
+    #","stewards":[{"bannedRole":"banned","role":"moderator","settings":["postsPerMinute"]}]"#
+
+  @Test func theBoardsRulesEncodeAsBoardsRecordedThem() throws {
+    var withoutPins = Board.rules
+    withoutPins.flags = []
+    withoutPins.stewards = []
+    #expect(withoutPins.encoding == Self.recordedByMain)
+    #expect(try EngineRules(record: JSONValue.parse(Self.recordedByMain)) == withoutPins)
+    #expect(
+      Board.rules.encoding.replacing(Self.pinsMember, with: "").replacing(
+        Self.stewardsMember, with: "") == Self.recordedByMain)
+    #expect(try EngineRules(record: JSONValue.parse(Board.rules.encoding)) == Board.rules)
+  }
+
+  /// PostgreSQL records a fingerprint of the trigger SQL it generated at `forum init`; the same
+  /// rules must give the same SQL, or every board made before asks for `forum init`. Pinned
+  /// anew when the triggers change on purpose with a schema step (which needs `forum init`
+  /// anyway): e229d41fc5deb075 at 05fff26, read from `forum.meta`; this one since schema step 11
+  /// (private threads' rows, dcb12a2); aea80ba13350e433 since the pin (`forum.set_flag`, and
+  /// the guard keeps `pinnedDate`): a board made before is served by its recorded rules until
+  /// its owner's next command installs these; 17c3101693b31313 since schema step 16 (a row
+  /// changing tables keeps its `creator`, issue 28 H5); c714a3656cd334ab since schema step 22
+  /// (the stewards' `forum.refuse_banned`, issue 32); 9a5d543c1884b8d5 since the lock (issue
+  /// 31: the guard keeps `lockedDate`, a comment's insert refuses a locked thread; installed by
+  /// the owner's next command, as the pin's were).
+  @Test func postgresGeneratesTheTriggersOfTheMainBefore() {
+    #expect(PostgresRules(Board.rules).fingerprint == "9a5d543c1884b8d5")
+    var withoutPins = Board.rules
+    withoutPins.flags = []
+    #expect(PostgresRules(withoutPins).fingerprint == "b7a7165e1cb021d2")
+    withoutPins.stewards = []
+    #expect(PostgresRules(withoutPins).fingerprint == "fa7d2e2a49e2e0fe")
+  }
+
+  @Test func aCommentsInsertIsTheBoards() {
+    let comments = Board.rules.childRule(of: Board.commentClass)!
+    let lock = Board.rules.flagRule(of: Board.threadClass, field: "lockedDate")!
+    #expect(
+      Board.rules.plan.insert(of: Board.commentClass) == [
+        .ownedByCaller(Board.rules.owner(of: Board.commentClass)!),
+        .requireReadableParent(comments), .refuseWhileParentLocked(comments, lock),
+        .inheritParentReaders(comments), .numberFromParent(comments), .countParentUp(comments),
+        .touchParentActivity(comments),
+      ])
+  }
+
+  @Test func theFieldsKeptFromAThreadsWriterAreTheBoards() {
+    #expect(
+      Board.rules.plan.kept(of: Board.threadClass).map(\.field) == [
+        "editDate", "moderatedDate", "pinnedDate", "lockedDate", "number", "user", "commentCount",
+        "lastCommentNumber", "lastActivity", "fileName",
+      ])
+  }
+
   static func digest(_ text: String) -> String { SHA256.hex(SHA256.hash(text)) }
   static func digest(_ texts: [String]) -> String { digest(texts.joined(separator: "\n;\n")) }
 

@@ -1,5 +1,5 @@
-/// The rules' one encoding, a JSON value, and its reading. Each rule's members are written here
-/// once, by name: boards made before keep opening as long as this text stays what they recorded
+/// The rules' one encoding, a JSON value, and its reading. Each rule's members are written once,
+/// by name, here or beside the rule (`FlagRule`): boards made before keep opening as long as this text stays what they recorded
 /// (`RulesEncodingTests`). Lists that older rules lacked (pairs, revisions, moderation, flags) are left
 /// out when empty, so older boards' records stay theirs; a member without a value (a nil
 /// `fileField`) is left out; a set is written sorted.
@@ -60,13 +60,13 @@ struct RecordReader {
 
 private func texts(_ values: [String]) -> JSONValue { .array(values.map { .string($0) }) }
 
-private func object(_ members: [String: JSONValue?]) -> JSONValue {
+func recordObject(_ members: [String: JSONValue?]) -> JSONValue {
   .object(members.compactMapValues { $0 })
 }
 
 extension SequenceRule {
   var record: JSONValue {
-    object([
+    recordObject([
       "className": .string(className), "field": .string(field), "sequence": .string(sequence),
     ])
   }
@@ -81,7 +81,7 @@ extension SequenceRule {
 
 extension OwnerRule {
   var record: JSONValue {
-    object([
+    recordObject([
       "className": .string(className), "field": .string(field),
       "additionalWriters": texts(additionalWriters.sorted()),
     ])
@@ -97,7 +97,7 @@ extension OwnerRule {
 
 extension ChildRule {
   var record: JSONValue {
-    object([
+    recordObject([
       "childClass": .string(childClass), "parentField": .string(parentField),
       "parentClass": .string(parentClass), "numberField": .string(numberField),
       "lastNumberField": .string(lastNumberField), "countField": .string(countField),
@@ -117,7 +117,7 @@ extension ChildRule {
 
 extension PairRule {
   var record: JSONValue {
-    object([
+    recordObject([
       "className": .string(className), "ownerField": .string(ownerField),
       "partnerField": .string(partnerField), "pairField": .string(pairField),
     ])
@@ -133,7 +133,7 @@ extension PairRule {
 
 extension RevisionRule {
   var record: JSONValue {
-    object([
+    recordObject([
       "className": .string(className), "fields": texts(fields),
       "editDateField": .string(editDateField),
     ])
@@ -149,7 +149,7 @@ extension RevisionRule {
 
 extension ModerationRule {
   var record: JSONValue {
-    object([
+    recordObject([
       "className": .string(className), "role": .string(role),
       "contentFields": texts(contentFields), "fileField": fileField.map { .string($0) },
       "markField": .string(markField),
@@ -165,26 +165,9 @@ extension ModerationRule {
   }
 }
 
-extension FlagRule {
-  // A flag that locks nothing is recorded as before the lock (the pin's record stays).
-  var record: JSONValue {
-    object([
-      "className": .string(className), "field": .string(field), "role": .string(role),
-      "locksChildren": locksChildren ? .bool(true) : nil,
-    ])
-  }
-
-  init(record: JSONValue) throws {
-    let r = RecordReader(record)
-    self.init(
-      className: try r.text("className"), field: try r.text("field"), role: try r.text("role"),
-      locksChildren: r.members["locksChildren"] == .bool(true))
-  }
-}
-
 extension StewardRule {
   var record: JSONValue {
-    object([
+    recordObject([
       "role": .string(role), "bannedRole": .string(bannedRole), "settings": texts(settings),
     ])
   }

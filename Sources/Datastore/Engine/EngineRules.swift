@@ -157,15 +157,7 @@ public struct EngineRules: Equatable, Sendable {
         throw DatastoreError.invalid("rules", "bad role \(rule.role)")
       }
     }
-    for rule in flags {
-      names += [rule.className, rule.field]
-      guard Validation.isRoleName(rule.role) else {
-        throw DatastoreError.invalid("rules", "bad role \(rule.role)")
-      }
-      guard !rule.locksChildren || !parentRules(of: rule.className).isEmpty else {
-        throw DatastoreError.invalid("rules", "a lock on \(rule.className), which has no children")
-      }
-    }
+    for rule in flags { names += try rule.validatedNames(in: self) }
     for rule in stewards {
       names += rule.settings
       guard Validation.isRoleName(rule.role), Validation.isRoleName(rule.bannedRole),
@@ -307,32 +299,6 @@ public struct ModerationRule: Equatable, Sendable {
     self.contentFields = contentFields
     self.fileField = fileField
     self.markField = markField
-  }
-}
-
-/// A field of `className` that only members of `role:<role>` and the board's owner set or
-/// clear, with `DatastoreClient.setFlag` (a moderator pins a thread): set, it holds the
-/// engine's clock; cleared, the object has no such field. No other write sets or changes it (it
-/// is managed: the API refuses it, PostgreSQL's guard keeps it from a member with psql). Only
-/// public objects (readable by `*`) are flagged. A listing ordered by the field (`-field`)
-/// puts the flagged objects first on every engine (`presenceOrdered`), and an index on it
-/// (`IndexSpec`) is an index on that presence.
-///
-/// `locksChildren`: while the flag is set, the object takes no new children (a locked thread,
-/// no new comments): the engine refuses the child's insert, whoever asks and by whatever path,
-/// `E403001` with `StoreReason.parentLocked`, checked under the parent row's lock so that a
-/// child racing the flag lands before it or not at all.
-public struct FlagRule: Equatable, Sendable {
-  public let className: String
-  public let field: String
-  public let role: String
-  public let locksChildren: Bool
-
-  public init(className: String, field: String, role: String, locksChildren: Bool = false) {
-    self.className = className
-    self.field = field
-    self.role = role
-    self.locksChildren = locksChildren
   }
 }
 

@@ -102,9 +102,7 @@ public struct WritePlan: Equatable, Sendable {
     }
     if let rule = rules.childRule(of: className) {
       effects.append(.requireReadableParent(rule))
-      for flag in rules.flags where flag.className == rule.parentClass && flag.locksChildren {
-        effects.append(.refuseWhileParentLocked(rule, flag))
-      }
+      effects += rules.flags.compactMap { $0.insertEffect(ofChild: rule) }
       effects += [
         .inheritParentReaders(rule), .numberFromParent(rule), .countParentUp(rule),
         .touchParentActivity(rule),

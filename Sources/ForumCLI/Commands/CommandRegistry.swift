@@ -3,18 +3,20 @@ import Datastore
 /// Every command, in the order help lists them, and what is made from their declarations:
 /// lookup with suggestions, the overview, one command's help.
 enum CommandRegistry {
-  static let all: [any ForumCommand.Type] = [
-    ListCommand.self, ShowCommand.self, SearchCommand.self, NextCommand.self,
-    PreviousCommand.self, UnreadCommand.self, ReadCommand.self, NewCommand.self,
-    CommentCommand.self, ReplyCommand.self, ChatCommand.self, EditCommand.self,
-    HistoryCommand.self, DeleteCommand.self, ImageCommand.self, DMCommand.self,
-    InboxCommand.self, MuteCommand.self, UnmuteCommand.self, FollowCommand.self,
-    UnfollowCommand.self, PinCommand.self, UnpinCommand.self, LockCommand.self,
-    UnlockCommand.self, ModCommand.self,
-    WhoCommand.self, WhoamiCommand.self, NameCommand.self, LeaveCommand.self, HelpCommand.self,
-    QuitCommand.self, InitCommand.self, KeysCommand.self, IndexCommand.self, ImportCommand.self,
-    ServeCommand.self, SSHSetupCommand.self, SSHKeysCommand.self, SSHSessionCommand.self,
-  ]
+  static let all: [any ForumCommand.Type] =
+    [
+      ListCommand.self, ShowCommand.self, SearchCommand.self, NextCommand.self,
+      PreviousCommand.self, UnreadCommand.self, ReadCommand.self, NewCommand.self,
+      CommentCommand.self, ReplyCommand.self, ChatCommand.self, EditCommand.self,
+      HistoryCommand.self, DeleteCommand.self, ImageCommand.self, DMCommand.self,
+      InboxCommand.self, MuteCommand.self, UnmuteCommand.self, FollowCommand.self,
+      UnfollowCommand.self,
+    ] + FlagCommand.commands + [
+      ModCommand.self, WhoCommand.self, WhoamiCommand.self, NameCommand.self, LeaveCommand.self,
+      HelpCommand.self,
+      QuitCommand.self, InitCommand.self, KeysCommand.self, IndexCommand.self, ImportCommand.self,
+      ServeCommand.self, SSHSetupCommand.self, SSHKeysCommand.self, SSHSessionCommand.self,
+    ]
 
   static var names: [String] { all.map { $0.name } }
 

@@ -59,10 +59,9 @@ struct BoardRenderer {
       let shownTitle =
         thread.moderatedDate != nil
         ? "(\(messages.deletedByModerator))" : SafeText.sanitize(thread.title)
-      // A pinned thread (listed first) says so before its title, a locked one too.
-      let pin = thread.pinnedDate != nil ? "📌 " : ""
-      let lock = thread.lockedDate != nil ? "🔒 " : ""
-      let title = SafeText.truncate(pin + lock + shownTitle, to: middleWidth)
+      // A flagged thread (a pinned one is listed first) says so before its title.
+      let flags = FlagCommand.all.filter { thread.isFlagged($0.flag) }.map { $0.mark + " " }
+      let title = SafeText.truncate(flags.joined() + shownTitle, to: middleWidth)
       let room = middleWidth - SafeText.width(title)
       let summary = SafeText.sanitize(thread.description, stoppingPast: room)
       var middle = thread.isMine ? style.mine(title) : style.bold(title)
@@ -108,10 +107,10 @@ struct BoardRenderer {
     for (index, line) in SafeText.wrap("#\(thread.number) " + title, to: width).enumerated() {
       lines.append(index == 0 && thread.isMine ? style.mine(line) : style.bold(line))
     }
-    if thread.lockedDate != nil {
-      // The catalogue's sentence, the one a refused comment gets.
-      let locked = BoardReason.threadLocked(thread.number).wording(for: .person)
-      lines.append(style.dim("🔒 " + locked.text(japanese: messages.japanese)))
+    for flag in FlagCommand.all where thread.isFlagged(flag.flag) {
+      if let shown = flag.shown?(thread.number) {
+        lines.append(style.dim(flag.mark + " " + shown.text(japanese: messages.japanese)))
+      }
     }
     // "by NAME (you) · posted … · active … · N comments", on two lines when one would not fit.
     let by = "\(messages.by) "
