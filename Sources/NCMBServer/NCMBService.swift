@@ -279,7 +279,7 @@ public final class NCMBService: HTTPHandler, Sendable {
     published.withLock { if $0 != keys.text { $0 = keys.text } }
     try NCMBSignature.verify(request, keys: keys, now: now)
     guard
-      request.body.count <= ForumExtensionsController.largestBody(request.path)
+      request.body.count <= ForumExtensionsController.largestBody(request)
         || request.header(lowercased: "content-type")?.lowercased().contains("multipart/") == true
     else { throw NCMBError.tooLarge }
     return mark

@@ -216,3 +216,68 @@ extension RemoteBoardTests {
     #expect(served.server.stop() == 0)
   }
 }
+
+extension RemoteBoardTests {
+  /// The board's endpoints NCMB has a call for, which no client asks any more (the server no
+  /// longer has them).
+  static let replacedEndpoints = ["insert", "update", "delete", "putFile", "fileInfo"].map {
+    "/2013-09-01/forum/" + $0
+  }
+
+  /// Every write of a command goes through NCMB's own calls (`POST`/`PUT`/`DELETE classes`,
+  /// `users`, `files`) or is one `forum/perform`: a thread with its picture, a comment, an
+  /// edit, a mute, a message (and its conversation), a new name, deletions. None asks an
+  /// endpoint NCMB has a call for, and none asks more than on main before the move (counted
+  /// through this proxy: each command's count on main is beside it).
+  @Test func everyWriteGoesThroughNCMBOrPerform() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    try served.ok(["new", "--title", "Warm", "--description", "up"])
+    try served.ok(["comment", "1", "warm up"], profile: "bob")
+    let bob = try served.handle("bob")
+    let image = try RemoteBoardTests.png(in: forum.root)
+    let proxy = try CountingProxy(served)
+    defer { proxy.stop() }
+    let url = "https://127.0.0.1:\(proxy.port)/"
+    let perform = ["POST /2013-09-01/forum/perform"]
+    let commands: [(profile: String, arguments: [String], onMain: Int, writes: [String])] = [
+      (
+        "alice", ["new", "--title", "Pictured", "--description", "1", "--image", image], 2, perform
+      ),
+      ("bob", ["comment", "2", "a comment"], 2, perform),
+      ("alice", ["edit", "2", "--title", "Pictured, edited"], 3, perform),
+      ("bob", ["mute", "1"], 3, perform),
+      (
+        "alice", ["dm", bob, "hello"], 6,
+        ["POST /2013-09-01/classes/Conversation", "POST /2013-09-01/classes/Message"]
+      ),
+      ("alice", ["dm", bob, "again"], 5, ["POST /2013-09-01/classes/Message"]),
+      ("alice", ["name", "Alice A"], 2, ["PUT /2013-09-01/users/"]),
+      ("bob", ["delete", "2/1", "--yes"], 4, perform),
+      ("alice", ["delete", "2", "--yes"], 4, perform),
+    ]
+    func run(_ arguments: [String], _ profile: String) throws -> [String] {
+      _ = try proxy.requests()
+      let run = try forum.run(
+        arguments, profile: profile,
+        environment: ["FORUM_CA_FILE": served.authority.authorityFile], database: url)
+      #expect(run.status == 0, "\(arguments): \(run.summary)")
+      return try proxy.requests()
+    }
+    // The profile keeps keys per board URL: the proxy's are asked for once.
+    for profile in ["alice", "bob"] { _ = try run(["whoami"], profile) }
+    for (profile, arguments, onMain, writes) in commands {
+      let requests = try run(arguments, profile)
+      for write in writes {
+        #expect(requests.contains { $0.hasPrefix(write) }, "\(arguments): \(requests)")
+      }
+      #expect(
+        !requests.contains { request in
+          RemoteBoardTests.replacedEndpoints.contains { request.hasSuffix($0) }
+        }, "\(arguments): \(requests)")
+      #expect(requests.count <= onMain, "\(arguments): \(requests)")
+    }
+    #expect(served.server.stop() == 0)
+  }
+}

@@ -9,9 +9,9 @@ import Synchronization
 #endif
 
 /// The engine of a board that a `forum serve` holds (`--db https://HOST[:PORT]/`): an HTTPS
-/// client of the server's NCMB API where NCMB has the call (finding, counting and getting
-/// objects, files, users and logins, as NCMB's REST API asks them, answered in the board's wire
-/// shape: `X-Forum-Wire: 1`) and of the board's own endpoints under `/2013-09-01/forum/NAME`
+/// client of the server's NCMB API where NCMB has the call (finding, counting, getting, creating,
+/// updating and deleting objects, files, users and logins, as NCMB's REST API asks them,
+/// answered in the board's wire shape: `X-Forum-Wire: 1`) and of the board's own endpoints under `/2013-09-01/forum/NAME`
 /// for the rest (`ForumExtensionsController`), every request signed with the
 /// application keys the server gives forum clients (`GET forum/keys`, which identify an
 /// application, not a person) and carrying the member's session. The server runs each call
@@ -371,36 +371,47 @@ final class RemoteEngine: DatastoreEngine {
       WriteOutcome.init(wire:))
   }
 
+  /// NCMB's create (`POST classes/C`), the fields and the ACL as NCMB's body has them; the
+  /// object is answered whole (`X-Forum-Wire: 1`), its rules' fields too.
   func insert(_ className: String, fields: [String: JSONValue], acl: ACL, as caller: Principals)
     throws -> DataObject
   {
-    let answer = try call(
-      as: caller, "POST", "forum/insert",
-      body: .object(["className": .string(className), "fields": .object(fields), "acl": acl.json]))
+    guard className != User.className else {
+      throw DatastoreError(.noAccess, reason: StoreReason.usersAreMadeBySigningIn)
+    }
+    var body = fields
+    body["acl"] = acl.json
+    let answer = try call(as: caller, "POST", try writePath(className), body: .object(body))
     return try decode(answer, DataObject.init(wire:))
   }
 
+  /// NCMB's update (`PUT classes/C/ID`, a user's `PUT users/ID`): counters and arrays changed
+  /// by NCMB's operators (`NCMBUpdate`), answered whole.
   func update(
     _ className: String, objectId: String, set fields: [String: JSONValue],
     increment increments: [String: Int64], arrays: [String: ArrayChange], acl: ACL?,
     as caller: Principals
   ) throws -> DataObject {
-    guard arrays.isEmpty else {
-      throw DatastoreError.invalid("arrays", "not over https yet")
-    }
-    var body: [String: JSONValue] = [
-      "className": .string(className), "objectId": .string(objectId), "set": .object(fields),
-      "increment": .object(increments.mapValues(JSONValue.int)),
-    ]
-    if let acl { body["acl"] = acl.json }
-    return try decode(
-      try call(as: caller, "POST", "forum/update", body: .object(body)), DataObject.init(wire:))
+    let body = try NCMBUpdate.body(set: fields, increment: increments, arrays: arrays, acl: acl)
+    let path = try writePath(className) + "/" + RemoteEngine.percentEncoded(objectId)
+    return try decode(try call(as: caller, "PUT", path, body: body), DataObject.init(wire:))
   }
 
+  /// NCMB's delete (`DELETE classes/C/ID`, a user's `DELETE users/ID`), with the rules'
+  /// cascades.
   func delete(_ className: String, objectId: String, as caller: Principals) throws {
     try call(
-      as: caller, "POST", "forum/delete",
-      body: .object(["className": .string(className), "objectId": .string(objectId)]))
+      as: caller, "DELETE", try writePath(className) + "/" + RemoteEngine.percentEncoded(objectId))
+  }
+
+  /// NCMB's path of the objects of `className`; NCMB's other classes (roles, files…) are
+  /// written through their own calls only.
+  private func writePath(_ className: String) throws -> String {
+    guard let path = RemoteEngine.classPath(className) else {
+      throw DatastoreError(
+        .invalid, field: "className", detail: "\(className) objects are not written over https")
+    }
+    return path
   }
 
   // MARK: Reads

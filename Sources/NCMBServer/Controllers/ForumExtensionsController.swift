@@ -19,11 +19,6 @@ struct ForumExtensionsController: NCMBController {
     "get": ForumGetController(),
     "fetch": ForumFetchController(),
     "search": ForumSearchController(),
-    "insert": ForumInsertController(),
-    "update": ForumUpdateController(),
-    "delete": ForumDeleteController(),
-    "putFile": ForumPutFileController(),
-    "fileInfo": ForumFileInfoController(),
     "read": ForumReadController(),
     "unread": ForumUnreadController(),
     "revisions": ForumRevisionsController(),
@@ -38,15 +33,21 @@ struct ForumExtensionsController: NCMBController {
   /// The endpoints that only read, though their query comes as a POST body: never queued
   /// among writes (`NCMBService`'s write batches).
   static let reads: Set<String> = [
-    "find", "count", "get", "fetch", "search", "fileInfo", "unread", "revisions", "members",
-    "setting",
+    "find", "count", "get", "fetch", "search", "unread", "revisions", "members", "setting",
   ]
 
-  /// The largest JSON body a request to `path` may have: the wire's (a file and an object at
-  /// the board's limits) for these endpoints, NCMB's for the rest.
-  static func largestBody(_ path: String) -> Int {
-    path.hasPrefix(NCMBRoute.prefix + "forum/")
-      ? Wire.maximumBodyBytes : NCMBService.maximumJSONBytes
+  /// The largest JSON body `request` may have: the wire's (a file and an object at the board's
+  /// limits) for these endpoints and for forum's remote engine's writes on NCMB's own
+  /// `classes`/`users` paths (`X-Forum-Wire: 1`: the engine's limits, as on a local board);
+  /// NCMB's for the rest, apps' writes included.
+  static func largestBody(_ request: HTTPRequest) -> Int {
+    let path = request.path
+    if path.hasPrefix(NCMBRoute.prefix + "forum/") { return Wire.maximumBodyBytes }
+    let enginesWrite =
+      request.header(lowercased: NCMBCall.wireHeader) == "1"
+      && (path.hasPrefix(NCMBRoute.prefix + "classes/")
+        || path.hasPrefix(NCMBRoute.prefix + "users/"))
+    return enginesWrite ? Wire.maximumBodyBytes : NCMBService.maximumJSONBytes
   }
 
   /// True when `path` is one of `reads`.

@@ -13,6 +13,9 @@ struct ObjectsController: NCMBController {
     let className = call.route.names[0]
     guard !ObjectsController.systemClasses.contains(className) else { throw NCMBError.notFound }
     let objectId = call.route.names.count == 2 ? call.route.names[1] : nil
+    if call.answersInWire, call.method != "GET" {
+      return try ObjectsController.engineWrite(call, className, objectId)
+    }
     let client = call.client
     switch (call.method, objectId) {
     case ("GET", nil):
@@ -96,61 +99,20 @@ struct ObjectsController: NCMBController {
     -> HTTPResponse
   {
     var fields = try NCMBJSON.object(call.request.body)
-    let acl = try fields.removeValue(forKey: "acl").map(ACL.init(json:))
     for field in ObjectsController.systemFields { fields[field] = nil }
-    var set: [String: JSONValue] = [:]
-    var increments: [String: Int64] = [:]
-    var arrays: [String: ArrayChange] = [:]
-    for (key, value) in fields {
-      if case .object(let operation) = value, let name = operation["__op"]?.stringValue {
-        switch name {
-        case "Increment":
-          guard let amount = operation["amount"]?.intValue else {
-            throw NCMBError.invalid(key, "Increment needs a whole amount")
-          }
-          increments[key] = amount
-        case "Delete": set[key] = .null
-        case "Add", "AddUnique", "Remove":
-          guard case .array(let objects)? = operation["objects"], !objects.isEmpty else {
-            throw NCMBError.invalid(key, "\(name) takes objects: an array of values")
-          }
-          let values = try objects.map(NCMBJSON.stored)
-          arrays[key] =
-            name == "Add"
-            ? .add(values) : name == "AddUnique" ? .addUnique(values) : .remove(values)
-        case "AddRelation", "RemoveRelation":
-          guard case .array(let objects)? = operation["objects"], !objects.isEmpty else {
-            throw NCMBError.invalid(key, "\(name) takes objects: an array of pointers")
-          }
-          var related: String?
-          var ids: [String] = []
-          for object in objects {
-            guard case .object(let pointer) = try NCMBJSON.stored(object),
-              let className = pointer["className"]?.stringValue,
-              let id = pointer["objectId"]?.stringValue, related == nil || related == className
-            else { throw NCMBError.invalid(key, "a relation holds pointers of one class") }
-            related = className
-            ids.append(id)
-          }
-          arrays[key] =
-            name == "AddRelation"
-            ? .addRelation(className: related!, objectIds: ids)
-            : .removeRelation(className: related!, objectIds: ids)
-        default: throw NCMBError.invalid(key, "\(name) is not supported")
-        }
-      } else {
-        set[key] = try NCMBJSON.stored(value)
-      }
-    }
+    var update = try NCMBUpdate(body: fields, stored: NCMBJSON.stored)
     // The application checks array changes as if their values were the field's (its rules of
     // types and sizes), and keeps only what it says of the fields set.
-    let given = set.merging(arrays.mapValues { .array($0.values) }) { first, _ in first }
-    set = try call.policy.object(className, given, objectId, call.client).filter {
-      arrays[$0.key] == nil
+    let given = update.set.merging(update.arrays.mapValues { .array($0.values) }) { first, _ in
+      first
+    }
+    update.set = try call.policy.object(className, given, objectId, call.client).filter {
+      update.arrays[$0.key] == nil
     }
     let object = try ObjectsController.withinStorage(call) {
       try call.client.update(
-        className, objectId: objectId, set: set, increment: increments, arrays: arrays, acl: acl)
+        className, objectId: objectId, set: update.set, increment: update.increments,
+        arrays: update.arrays, acl: update.acl)
     }
     return NCMBService.json(.object(["updateDate": NCMBJSON.date(object.updateDate)]))
   }

@@ -81,6 +81,9 @@ struct UsersController: NCMBController {
   }
 
   private func users(_ call: NCMBCall, _ objectId: String?) throws -> HTTPResponse {
+    if call.answersInWire, let objectId, call.method == "PUT" || call.method == "DELETE" {
+      return try ObjectsController.engineWrite(call, User.className, objectId)
+    }
     let client = call.client
     switch (call.method, objectId) {
     case ("POST", nil):
