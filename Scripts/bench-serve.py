@@ -192,7 +192,36 @@ done = function(summary, latency, requests) io.write(string.format("refused %d\\
     return path
 
 
+def cpu_seconds(pids):
+    """User and system CPU seconds the processes `pids` have used so far."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f'/proc/{pid}/stat') as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
+
+
+def postgres_pids():
+    """The cluster's processes (the postmaster and its backends)."""
+    if not cluster:
+        return []
+    with open(cluster.data + '/postmaster.pid') as f:
+        postmaster = f.readline().strip()
+    children = subprocess.run(['ps', '-o', 'pid=', '--ppid', postmaster], capture_output=True,
+                              text=True).stdout.split()
+    return [postmaster] + children
+
+
 def wrk(url, script, connections):
+    """wrk's requests/s, p50 and p99 (ms), refusals and socket errors, and the CPU seconds the
+    server and PostgreSQL used during the run (where a request's time goes)."""
+    database = postgres_pids()
+    answering = floor if url.startswith(floor_base) else server
+    before = (cpu_seconds([answering.pid]), cpu_seconds(database))
     run = subprocess.run(
         ['wrk', '-t', str(min(connections, 2)), '-c', str(connections), '-d', f'{seconds}s',
          '--latency', '-s', script, url], capture_output=True, text=True, check=True)
@@ -207,7 +236,12 @@ def wrk(url, script, connections):
 
     refused = int(re.search(r'refused (\d+)', output).group(1))
     errors = re.search(r'Socket errors:.*', output)
-    return rps, percentile(50), percentile(99), refused, errors.group(0) if errors else ''
+    requests = rps * seconds
+    cpu = (cpu_seconds([answering.pid]) - before[0], cpu_seconds(database) - before[1])
+    cpu_text = (f'{cpu[0] * 1000 / requests:.2f} ms server, {cpu[1] * 1000 / requests:.2f} ms '
+                f'PostgreSQL' if postgres else f'{cpu[0] * 1000 / requests:.2f} ms server')
+    return (rps, percentile(50), percentile(99), refused,
+            ((errors.group(0) + '; ') if errors else '') + 'CPU a request: ' + cpu_text)
 
 
 get_headers = signed('GET', 'classes/Thread', read_query)
