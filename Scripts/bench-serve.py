@@ -24,6 +24,9 @@ the same reads alone; `floor-mix` sends the mix's requests (bodies too) to the f
 the reads beside one client sending it in a loop, before and after `forum index add`. Requests
 are signed beforehand (--mix-requests of them, 100,000), so wrk's Lua only picks the next one
 (each wrk thread from its own part of the list).
+--compare BUILD2 also runs the mix and the reads alone against BUILD2's `forum` serving the same
+board (each run of BUILD_DIR's followed by BUILD2's, under the same load; it is started after the
+seed, waiting up to 30 minutes for BUILD2/forum to appear).
 --only runs some of the three; --runs N runs each N times, round-robin, and keeps the best
 (highest requests/s) of each, with the p50/p99 of that run.
 Requests are signed once per run (the server allows 15 minutes of clock difference).
@@ -53,11 +56,14 @@ connection_counts = [1, 8, 64]
 only = ['floor', 'get', 'post', 'mix']
 runs = 1
 perf_file = None
+compare = None
 mix_threads = 20000
 mix_count = 100000
 for i, a in enumerate(args):
     if a == '--perf':
         perf_file = args[i + 1]
+    if a == '--compare':
+        compare = args[i + 1]
     if a == '--postgres':
         postgres = [int(n) for n in args[i + 1].split(',')]
         board = None
@@ -163,6 +169,19 @@ if postgres:
       FROM generate_series(1, {comments_wanted}) AS i;
       ANALYZE forum.objects;''')
     seed_seconds = time.perf_counter() - started
+other = other_base = None
+if compare:
+    # Another build's server on the same board, its runs beside this one's (the same load).
+    # Started after the seed: the build may still be linking while a big board is seeded.
+    for _ in range(1800):
+        if os.path.exists(os.path.join(compare, 'forum')):
+            break
+        time.sleep(1)
+    other, other_ready = start([os.path.join(compare, 'forum'), '--db', db, '--json', 'serve',
+                                '--listen', '127.0.0.1:0', '--user-writes', '0',
+                                '--address-writes', '0', '--reads-at-once', '0',
+                                '--read-bytes', '0'])
+    other_base = json.loads(other_ready)['url'].rstrip('/')
 read_query = {'limit': '20', 'order': '-createDate'}
 page = curl('GET', 'classes/Thread', read_query)
 threads = json.loads(page)['results']
@@ -220,7 +239,8 @@ def wrk(url, script, connections):
     """wrk's requests/s, p50 and p99 (ms), refusals and socket errors, and the CPU seconds the
     server and PostgreSQL used during the run (where a request's time goes)."""
     database = postgres_pids()
-    answering = floor if url.startswith(floor_base) else server
+    answering = (floor if url.startswith(floor_base)
+                 else other if other_base and url.startswith(other_base) else server)
     before = (cpu_seconds([answering.pid]), cpu_seconds(database))
     run = subprocess.run(
         ['wrk', '-t', str(min(connections, 2)), '-c', str(connections), '-d', f'{seconds}s',
@@ -446,15 +466,20 @@ for connections in connection_counts:
               mix_script),
              ('mix-read', f"the demo app's reads alone over {mix_threads:,} threads", base,
               read_mix_script)]
+    if compare:
+        cases = [pair for kind, name, url, script in cases
+                 for pair in [(kind, name, url, script)]
+                 + ([(kind, f'{name}, {compare}', other_base, script)]
+                    if kind in ('mix', 'mix-read') else [])]
     cases = [case for case in cases if case[0] in only]
     best = {}
     for _ in range(runs):
         for kind, name, url, script in cases:
             result = wrk(url, script, connections)
-            if kind not in best or result[0] > best[kind][0]:
-                best[kind] = result
+            if name not in best or result[0] > best[name][0]:
+                best[name] = result
     for kind, name, url, script in cases:
-        rps, p50, p99, refused, errors = best[kind]
+        rps, p50, p99, refused, errors = best[name]
         rows.append((name, connections, rps, p50, p99, refused, errors))
     with open(f'/proc/{server.pid}/status') as f:
         status = f.read()
@@ -543,7 +568,7 @@ for label, median, codes, (rps, p50, p99, refused, errors) in unindexed:
     print(f'| Comment where text = …, {label}: one alone {median:.1f} ms (HTTP {codes}); the '
           f"demo's reads beside it in a loop | {connection_counts[0]} | {rps:,.0f} | {p50:.2f} | "
           f'{p99:.2f} | {refused} | {errors} |')
-for process in (server, floor):
+for process in (server, floor) + ((other,) if other else ()):
     process.terminate()
     process.wait(timeout=60)
 if cluster:

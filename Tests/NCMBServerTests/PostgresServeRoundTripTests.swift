@@ -71,9 +71,9 @@ struct PostgresServeRoundTripTests {
       return try pool.with { roundTrips($0) } - before
     }
     #expect(try roundTripsOfARead() == 1)
-    now.now += Int64(PostgresEngine.sessionRecheckSeconds * 1000) - 1
+    now.now += Int64(PostgresEngine.sessionRecheckSeconds * 1000) / 2
     #expect(try roundTripsOfARead() == 1)
-    now.now += 1
+    now.now += Int64(PostgresEngine.sessionRecheckSeconds * 1000)
     // `forum.act_as`, then the page.
     #expect(try roundTripsOfARead() == 2)
   }
