@@ -182,6 +182,8 @@ if compare:
                                 '--address-writes', '0', '--reads-at-once', '0',
                                 '--read-bytes', '0'])
     other_base = json.loads(other_ready)['url'].rstrip('/')
+# Signed anew after the seed: the server allows 15 minutes of clock difference.
+timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
 read_query = {'limit': '20', 'order': '-createDate'}
 page = curl('GET', 'classes/Thread', read_query)
 threads = json.loads(page)['results']
