@@ -16,15 +16,21 @@ struct PostgresServeRoundTripTests {
     (pooled.store.engine as! PostgresEngine).connection.roundTrips
   }
 
+  /// A board served on PostgreSQL, a new app user's session and its read of the thread list.
+  private func servedRead() throws -> (ServedBoard, String, HTTPRequest) {
+    let board = try ServedBoard(PostgresFixture())
+    let (_, token) = try board.signUp()
+    let read = board.request(
+      "GET", "classes/Thread", query: "limit=20&order=-createDate", session: token)
+    return (board, token, read)
+  }
+
   /// A read on one of the pool's connections asks for whom it acts and for the rows, nothing
   /// else: the board's keys, read by another connection in the same recheck interval, are not
   /// read again for each connection (before: one statement more on most requests of a busy
   /// server, whose requests spread over its connections).
   @Test func aReadOnAnotherConnectionAsksForTheCallerAndTheRowsAlone() throws {
-    let board = try ServedBoard(PostgresFixture())
-    let (_, token) = try board.signUp()
-    let read = board.request(
-      "GET", "classes/Thread", query: "limit=20&order=-createDate", session: token)
+    let (board, _, read) = try servedRead()
     let pool = board.service.pool
     // Two connections, each opened and its statements prepared: the pool lends the last one
     // given back, so the outer one is lent again next, the inner one while the outer is held.
@@ -53,10 +59,7 @@ struct PostgresServeRoundTripTests {
   /// answer is `sessionRecheckSeconds` old the session is asked about again (before: every
   /// read asked, two round trips each).
   @Test func aSessionFoundLiveAMomentAgoIsNotAskedAgain() throws {
-    let board = try ServedBoard(PostgresFixture())
-    let (_, token) = try board.signUp()
-    let read = board.request(
-      "GET", "classes/Thread", query: "limit=20&order=-createDate", session: token)
+    let (board, _, read) = try servedRead()
     let pool = board.service.pool
     let now = ServedBoard.Clock()
     try pool.with { pooled in
@@ -82,10 +85,7 @@ struct PostgresServeRoundTripTests {
   /// its pool, though each found it live a moment ago; and the database reads nothing more for
   /// it whatever the server believes.
   @Test func aLogoutIsSeenAtOnceByEveryConnection() throws {
-    let board = try ServedBoard(PostgresFixture())
-    let (_, token) = try board.signUp()
-    let read = board.request(
-      "GET", "classes/Thread", query: "limit=20&order=-createDate", session: token)
+    let (board, token, read) = try servedRead()
     let pool = board.service.pool
     let frozen = ServedBoard.Clock()
     // Two connections, both acting for the session, their answers never too old.
