@@ -91,6 +91,8 @@ if postgres:
     cluster, db, owner_db = bench_support.postgres_board(
         forum, work, env, stop_mode='fast',
         settings=['synchronous_commit=off', 'shared_buffers=256MB', 'max_connections=200'])
+    # Stopped however the script ends (a failed run left a cluster running).
+    atexit.register(lambda: cluster.stop(remove=True))
     psql = cluster.psql
     keys_db = owner_db
 else:
