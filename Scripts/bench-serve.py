@@ -24,6 +24,9 @@ the same reads alone; `floor-mix` sends the mix's requests (bodies too) to the f
 the reads beside one client sending it in a loop, before and after `forum index add`. Requests
 are signed beforehand (--mix-requests of them, 100,000), so wrk's Lua only picks the next one
 (each wrk thread from its own part of the list).
+--compare BUILD2 also runs the mix and the reads alone against BUILD2's `forum` serving the same
+board (each run of BUILD_DIR's followed by BUILD2's, under the same load; it is started after the
+seed, waiting up to 30 minutes for BUILD2/forum to appear).
 --only runs some of the three; --runs N runs each N times, round-robin, and keeps the best
 (highest requests/s) of each, with the p50/p99 of that run.
 Requests are signed once per run (the server allows 15 minutes of clock difference).
@@ -53,11 +56,14 @@ connection_counts = [1, 8, 64]
 only = ['floor', 'get', 'post', 'mix']
 runs = 1
 perf_file = None
+compare = None
 mix_threads = 20000
 mix_count = 100000
 for i, a in enumerate(args):
     if a == '--perf':
         perf_file = args[i + 1]
+    if a == '--compare':
+        compare = args[i + 1]
     if a == '--postgres':
         postgres = [int(n) for n in args[i + 1].split(',')]
         board = None
@@ -85,6 +91,8 @@ if postgres:
     cluster, db, owner_db = bench_support.postgres_board(
         forum, work, env, stop_mode='fast',
         settings=['synchronous_commit=off', 'shared_buffers=256MB', 'max_connections=200'])
+    # Stopped however the script ends (a failed run left a cluster running).
+    atexit.register(lambda: cluster.stop(remove=True))
     psql = cluster.psql
     keys_db = owner_db
 else:
@@ -163,6 +171,21 @@ if postgres:
       FROM generate_series(1, {comments_wanted}) AS i;
       ANALYZE forum.objects;''')
     seed_seconds = time.perf_counter() - started
+other = other_base = None
+if compare:
+    # Another build's server on the same board, its runs beside this one's (the same load).
+    # Started after the seed: the build may still be linking while a big board is seeded.
+    for _ in range(1800):
+        if os.path.exists(os.path.join(compare, 'forum')):
+            break
+        time.sleep(1)
+    other, other_ready = start([os.path.join(compare, 'forum'), '--db', db, '--json', 'serve',
+                                '--listen', '127.0.0.1:0', '--user-writes', '0',
+                                '--address-writes', '0', '--reads-at-once', '0',
+                                '--read-bytes', '0'])
+    other_base = json.loads(other_ready)['url'].rstrip('/')
+# Signed anew after the seed: the server allows 15 minutes of clock difference.
+timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
 read_query = {'limit': '20', 'order': '-createDate'}
 page = curl('GET', 'classes/Thread', read_query)
 threads = json.loads(page)['results']
@@ -192,7 +215,37 @@ done = function(summary, latency, requests) io.write(string.format("refused %d\\
     return path
 
 
+def cpu_seconds(pids):
+    """User and system CPU seconds the processes `pids` have used so far."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f'/proc/{pid}/stat') as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
+
+
+def postgres_pids():
+    """The cluster's processes (the postmaster and its backends)."""
+    if not cluster:
+        return []
+    with open(cluster.data + '/postmaster.pid') as f:
+        postmaster = f.readline().strip()
+    children = subprocess.run(['ps', '-o', 'pid=', '--ppid', postmaster], capture_output=True,
+                              text=True).stdout.split()
+    return [postmaster] + children
+
+
 def wrk(url, script, connections):
+    """wrk's requests/s, p50 and p99 (ms), refusals and socket errors, and the CPU seconds the
+    server and PostgreSQL used during the run (where a request's time goes)."""
+    database = postgres_pids()
+    answering = (floor if url.startswith(floor_base)
+                 else other if other_base and url.startswith(other_base) else server)
+    before = (cpu_seconds([answering.pid]), cpu_seconds(database))
     run = subprocess.run(
         ['wrk', '-t', str(min(connections, 2)), '-c', str(connections), '-d', f'{seconds}s',
          '--latency', '-s', script, url], capture_output=True, text=True, check=True)
@@ -207,7 +260,12 @@ def wrk(url, script, connections):
 
     refused = int(re.search(r'refused (\d+)', output).group(1))
     errors = re.search(r'Socket errors:.*', output)
-    return rps, percentile(50), percentile(99), refused, errors.group(0) if errors else ''
+    requests = rps * seconds
+    cpu = (cpu_seconds([answering.pid]) - before[0], cpu_seconds(database) - before[1])
+    cpu_text = (f'{cpu[0] * 1000 / requests:.2f} ms server, {cpu[1] * 1000 / requests:.2f} ms '
+                f'PostgreSQL' if postgres else f'{cpu[0] * 1000 / requests:.2f} ms server')
+    return (rps, percentile(50), percentile(99), refused,
+            ((errors.group(0) + '; ') if errors else '') + 'CPU a request: ' + cpu_text)
 
 
 get_headers = signed('GET', 'classes/Thread', read_query)
@@ -412,15 +470,20 @@ for connections in connection_counts:
               mix_script),
              ('mix-read', f"the demo app's reads alone over {mix_threads:,} threads", base,
               read_mix_script)]
+    if compare:
+        cases = [pair for kind, name, url, script in cases
+                 for pair in [(kind, name, url, script)]
+                 + ([(kind, f'{name}, {compare}', other_base, script)]
+                    if kind in ('mix', 'mix-read') else [])]
     cases = [case for case in cases if case[0] in only]
     best = {}
     for _ in range(runs):
         for kind, name, url, script in cases:
             result = wrk(url, script, connections)
-            if kind not in best or result[0] > best[kind][0]:
-                best[kind] = result
+            if name not in best or result[0] > best[name][0]:
+                best[name] = result
     for kind, name, url, script in cases:
-        rps, p50, p99, refused, errors = best[kind]
+        rps, p50, p99, refused, errors = best[name]
         rows.append((name, connections, rps, p50, p99, refused, errors))
     with open(f'/proc/{server.pid}/status') as f:
         status = f.read()
@@ -509,7 +572,7 @@ for label, median, codes, (rps, p50, p99, refused, errors) in unindexed:
     print(f'| Comment where text = …, {label}: one alone {median:.1f} ms (HTTP {codes}); the '
           f"demo's reads beside it in a loop | {connection_counts[0]} | {rps:,.0f} | {p50:.2f} | "
           f'{p99:.2f} | {refused} | {errors} |')
-for process in (server, floor):
+for process in (server, floor) + ((other,) if other else ()):
     process.terminate()
     process.wait(timeout=60)
 if cluster:

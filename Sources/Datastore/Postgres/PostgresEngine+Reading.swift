@@ -155,6 +155,7 @@ extension PostgresEngine: SQLReading {
   }
 
   func setRole(_ role: String, userId: String, member: Bool, as caller: Principals) throws {
+    defer { PostgresEngine.sessionsMayHaveChanged() }
     try act(as: caller)
     try write {
       _ = try run(
