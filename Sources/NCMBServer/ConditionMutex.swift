@@ -11,7 +11,7 @@
 /// checkpointer's thread (`Checkpointer`). Everything else shared is in a `Mutex` or is a
 /// `Sendable` value.
 ///
-/// The server's one `@unchecked Sendable`: `state` is read and written only with `lock` held
+/// The only type of the server whose sendability the compiler takes on trust: `state` is read and written only with `lock` held
 /// (`withLock`, `wait`), as `Mutex` does. Unlike `Mutex`, what a holder takes out of the state
 /// is not checked to be sendable: a pooled database connection leaves it for the one thread it
 /// is lent to, and comes back through it.

@@ -25,7 +25,8 @@ struct WriteBatches: Sendable {
         }
         if pooled.store.ownChanges != before { database.noteCommit() }
         return requests.indices.map { index in
-          errors[index].map(NCMBService.failure) ?? answers[index] ?? NCMBService.failure(NCMBError.system)
+          errors[index].map(NCMBService.failure) ?? answers[index]
+            ?? NCMBService.failure(NCMBError.system)
         }
       }
     } catch {
