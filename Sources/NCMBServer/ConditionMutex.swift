@@ -54,6 +54,9 @@ final class ConditionMutex<State>: @unchecked Sendable {
     return try body(&state)
   }
 
+  /// Every waiter looks at the state again (after a change made in `wait`'s `ready`).
+  func wakeAll() { pthread_cond_broadcast(changed) }
+
   /// Waits until `ready` makes something of the state (looked at with the lock held: at once,
   /// then after each `change`), or until `deadline` (`MonotonicClock.now()` seconds) has passed:
   /// nil. `ready` runs once more after the deadline, so a turn that came with it is not lost.

@@ -155,25 +155,32 @@ final class StorePool: Sendable {
       state.withLock { $0.lentCount += 1 }
       return
     }
-    let ticket = state.withLock {
-      $0.tickets &+= 1
-      $0.waiting.append(($0.tickets, party))
-      return $0.tickets
-    }
     let (capacity, share) = (self.capacity, self.share)
+    var ticket: UInt64?
     let admitted = state.wait(until: MonotonicClock.now() + max(0.05, wait)) { state -> Bool? in
-      guard state.stopping || state.isNext(ticket, capacity: capacity, share: share) else {
+      let mine: UInt64
+      if let ticket {
+        mine = ticket
+      } else {
+        state.tickets &+= 1
+        mine = state.tickets
+        ticket = mine
+        state.waiting.append((mine, party))
+      }
+      guard state.stopping || state.isNext(mine, capacity: capacity, share: share) else {
         return nil
       }
-      state.waiting.removeAll { $0.ticket == ticket }
+      state.waiting.removeAll { $0.ticket == mine }
       state.lentCount += 1
       state.held[party, default: 0] += 1
       return true
     }
     // Another waiter may be next now (another address, with connections still free), or, when
     // this one gave up, the one it stood before.
-    state.change { state in
-      if admitted == nil { state.waiting.removeAll { $0.ticket == ticket } }
+    if admitted != nil {
+      state.wakeAll()
+    } else {
+      state.change { state in state.waiting.removeAll { $0.ticket == ticket } }
     }
     guard admitted == nil else { return }
     throw NCMBError(

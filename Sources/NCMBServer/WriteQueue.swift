@@ -15,6 +15,8 @@ final class WriteQueue: Sendable {
     var writing = false
     /// The most requests one batch took so far (tests see batches form).
     var largest = 0
+    /// Requests taken into batches so far (tests see who queued).
+    var written = 0
   }
 
   /// What a writer finds when it looks: its answer, or a batch to write (its own among it).
@@ -39,10 +41,10 @@ final class WriteQueue: Sendable {
     self.between = between
   }
 
-  /// Requests waiting for the next batch, whether a batch is being written, and the largest
-  /// batch so far.
-  var state: (waiting: Int, writing: Bool, largestBatch: Int) {
-    shared.withLock { ($0.waiting.count, $0.writing, $0.largest) }
+  /// Requests waiting for the next batch, whether a batch is being written, the largest
+  /// batch so far, and the requests written so far.
+  var state: (waiting: Int, writing: Bool, largestBatch: Int, written: Int) {
+    shared.withLock { ($0.waiting.count, $0.writing, $0.largest, $0.written) }
   }
 
   /// The answer to `request`, once its batch has committed.
@@ -61,6 +63,7 @@ final class WriteQueue: Sendable {
         let batch = Array(state.waiting.prefix(WriteQueue.batchLimit))
         state.waiting.removeFirst(batch.count)
         state.largest = max(state.largest, batch.count)
+        state.written += batch.count
         return .write(batch)
       }
       guard case .write(let batch) = turn else {

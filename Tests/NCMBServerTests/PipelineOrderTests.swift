@@ -23,8 +23,10 @@ struct PipelineOrderTests {
 
     let forged = board.request(
       "POST", "classes/Thread", session: token, body: body, clientKey: "not-the-client-key")
+    let written = writers.state.written
     #expect(board.service.respond(to: forged).status == 401)
-    #expect(writers.state.largestBatch == 0, "a badly signed write joined the write queue")
+    #expect(board.service.respond(to: unsigned).status == 401)
+    #expect(writers.state.written == written, "a write not signed right joined the write queue")
     let (status, found) = try board.send(
       board.request("GET", "classes/Thread", query: "count=1", session: token))
     #expect(status == 200)
