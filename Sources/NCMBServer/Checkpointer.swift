@@ -15,23 +15,21 @@ import Datastore
 /// (`Datastore.serve(checkpointsApart:)`), which runs a passive one (it waits for nobody and
 /// nobody waits for it) after commits, at most every `Checkpointer.gap` milliseconds, on its own
 /// connection. On PostgreSQL a checkpoint is nothing.
-/// Unchecked: its state is behind a pthread mutex with a condition variable for its thread,
-/// which Synchronization does not have.
-final class Checkpointer: @unchecked Sendable {
+final class Checkpointer: Sendable {
   /// Least milliseconds between two checkpoints: the commits of that time are copied together.
   static let gap: UInt32 = 20
 
-  private let open: () throws -> Datastore
-  private var mutex = pthread_mutex_t()
-  private var wake = pthread_cond_t()
-  private var pending = false
-  private var stopped = false
-  private var runs = 0
+  private struct State {
+    var pending = false
+    var stopped = false
+    var runs = 0
+  }
 
-  init(open: @escaping () throws -> Datastore) {
+  private let open: @Sendable () throws -> Datastore
+  private let state = ConditionMutex(State())
+
+  init(open: @escaping @Sendable () throws -> Datastore) {
     self.open = open
-    pthread_mutex_init(&mutex, nil)
-    pthread_cond_init(&wake, nil)
     var thread = pthread_t()
     let me = Unmanaged.passRetained(self).toOpaque()
     let started = pthread_create(
@@ -46,57 +44,33 @@ final class Checkpointer: @unchecked Sendable {
     } else {
       // No thread: commits checkpoint as SQLite does by itself (`StorePool` asks this).
       Unmanaged<Checkpointer>.fromOpaque(me).release()
-      stopped = true
+      state.withLock { $0.stopped = true }
     }
   }
 
-  deinit {
-    pthread_cond_destroy(&wake)
-    pthread_mutex_destroy(&mutex)
-  }
-
   /// False when the thread could not start: connections must then checkpoint at commit.
-  var isRunning: Bool {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return !stopped
-  }
+  var isRunning: Bool { state.withLock { !$0.stopped } }
 
   /// Checkpoints run so far (tests).
-  var checkpoints: Int {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return runs
-  }
+  var checkpoints: Int { state.withLock { $0.runs } }
 
   /// Something was committed: a checkpoint follows.
-  func noteCommit() {
-    pthread_mutex_lock(&mutex)
-    pending = true
-    pthread_cond_signal(&wake)
-    pthread_mutex_unlock(&mutex)
-  }
+  func noteCommit() { state.change { $0.pending = true } }
 
   /// Ends the thread after the checkpoint it may be running (the last connection to close
   /// checkpoints whatever is left).
-  func stop() {
-    pthread_mutex_lock(&mutex)
-    stopped = true
-    pthread_cond_signal(&wake)
-    pthread_mutex_unlock(&mutex)
-  }
+  func stop() { state.change { $0.stopped = true } }
 
   private func loop() {
     var store: Datastore?
     while true {
-      pthread_mutex_lock(&mutex)
-      while !pending && !stopped { pthread_cond_wait(&wake, &mutex) }
-      if stopped {
-        pthread_mutex_unlock(&mutex)
-        return
+      let stop = state.wait { state -> Bool? in
+        if state.stopped { return true }
+        guard state.pending else { return nil }
+        state.pending = false
+        return false
       }
-      pending = false
-      pthread_mutex_unlock(&mutex)
+      if stop == true { return }
       do {
         if store == nil { store = try open() }
         try store?.checkpoint()
@@ -104,9 +78,7 @@ final class Checkpointer: @unchecked Sendable {
         // The file is gone or the connection broke: open again at the next commit.
         store = nil
       }
-      pthread_mutex_lock(&mutex)
-      runs += 1
-      pthread_mutex_unlock(&mutex)
+      state.withLock { $0.runs += 1 }
       usleep(Checkpointer.gap * 1000)
     }
   }

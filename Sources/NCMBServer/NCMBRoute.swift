@@ -8,6 +8,18 @@ struct NCMBRoute {
     /// The board's own endpoints beyond NCMB's API (`/2013-09-01/forum/NAME…`), for forum's
     /// remote engine and for apps: one table, `ForumExtensionsController.table`.
     case forum
+
+    /// One controller per resource.
+    var controller: any NCMBController {
+      switch self {
+      case .classes: ObjectsController()
+      case .users, .login, .logout: UsersController()
+      case .roles: RolesController()
+      case .files: FilesController()
+      case .batch: BatchController()
+      case .forum: ForumExtensionsController()
+      }
+    }
   }
 
   let resource: Resource

@@ -438,29 +438,19 @@ extension KeptAnswers {
 /// The board's keys on an engine without a mark (PostgreSQL), one copy for every connection of
 /// a server's pool: read again once `recheck` milliseconds old, so a server reads them at most
 /// once an interval, not once per connection (on a busy server: a statement per request).
-final class SharedKeys: @unchecked Sendable {
-  private var keys: NCMBSignature.Keys?
-  private var readAt: Int64 = 0
-  private var mutex = pthread_mutex_t()
-
-  init() { pthread_mutex_init(&mutex, nil) }
-  deinit { pthread_mutex_destroy(&mutex) }
+final class SharedKeys: Sendable {
+  private let kept = Mutex<(keys: NCMBSignature.Keys?, readAt: Int64)>((nil, 0))
 
   func keys(now: Int64, recheck: Int64, _ read: () throws -> NCMBSignature.Keys?) throws
     -> NCMBSignature.Keys?
   {
-    pthread_mutex_lock(&mutex)
-    let (kept, keptAt) = (keys, readAt)
-    pthread_mutex_unlock(&mutex)
+    let (kept, keptAt) = self.kept.withLock { $0 }
     if let kept, now >= keptAt, now - keptAt < recheck { return kept }
     // Read outside the lock: a slow database never holds up the other connections' requests.
     let read = try read()
-    pthread_mutex_lock(&mutex)
-    if now >= readAt || keys == nil {
-      keys = read
-      readAt = now
+    self.kept.withLock {
+      if now >= $0.readAt || $0.keys == nil { $0 = (read, now) }
     }
-    pthread_mutex_unlock(&mutex)
     return read
   }
 }

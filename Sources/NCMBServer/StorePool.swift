@@ -21,12 +21,10 @@ import Datastore
 /// from elsewhere is never queued behind an attacker's. The server's own work (write batches)
 /// has no address and is not held back.
 ///
-/// Unchecked: its state is behind `mutex`, and a waiter waits on `turn`, a pthread condition
-/// variable (Synchronization has none).
-final class StorePool: @unchecked Sendable {
-  /// Unchecked: one request at a time uses it, and it passes between threads only through the
-  /// pool's lock.
-  final class Pooled: @unchecked Sendable {
+/// Its state is one `ConditionMutex`, which a waiter waits on for its turn.
+final class StorePool: Sendable {
+  /// A connection as one request uses it: lent to one thread at a time, through the pool's lock.
+  final class Pooled {
     let store: Datastore
     let cache: ReadCache
     /// `StorePool.generation` when this request borrowed the store: read before anything of
@@ -41,14 +39,38 @@ final class StorePool: @unchecked Sendable {
     }
   }
 
-  /// Stores lent out now, so that a stop reaches the statements they run.
-  private var lent: [ObjectIdentifier: Pooled] = [:]
-  /// Set by `stopAll`: every store lent from then on starts stopped.
-  private var stopping = false
+  private struct State {
+    /// The budgets of the stores lent out now, so that a stop reaches the statements they run.
+    var lent: [ObjectIdentifier: StatementBudget] = [:]
+    /// Set by `stopAll`: every store lent from then on starts stopped.
+    var stopping = false
+    var generation: UInt64 = 0
+    var lendings: UInt64 = 0
+    var idle: [Pooled] = []
+    var lentCount = 0
+    var held: [String: Int] = [:]
+    /// Requests waiting for a connection, by ticket (their order of arrival), with their address.
+    var waiting: [(ticket: UInt64, party: String)] = []
+    var tickets: UInt64 = 0
 
-  private var generation: UInt64 = 0
+    /// True when the waiter `ticket` may take a connection now.
+    func isNext(_ ticket: UInt64, capacity: Int, share: Int) -> Bool {
+      guard lentCount < capacity else { return false }
+      var best: (held: Int, ticket: UInt64)?
+      for waiter in waiting {
+        let holds = held[waiter.party, default: 0]
+        guard holds < share else { continue }
+        if let first = best, (first.held, first.ticket) <= (holds, waiter.ticket) { continue }
+        best = (holds, waiter.ticket)
+      }
+      return best?.ticket == ticket
+    }
+  }
+
+  private let state = ConditionMutex(State())
+
   /// Connections lent since the pool was made (what a request that needs none must not move).
-  private(set) var lendings: UInt64 = 0
+  var lendings: UInt64 { state.withLock { $0.lendings } }
 
   /// The answers every connection's `ReadCache` keeps, one set for the server.
   let kept = KeptAnswers()
@@ -56,18 +78,10 @@ final class StorePool: @unchecked Sendable {
   let keys = SharedKeys()
 
   private let open: @Sendable () throws -> Datastore
-  private var idle: [Pooled] = []
-  private var mutex = pthread_mutex_t()
 
   /// Connections lent at once (0: no limit), and the most one address holds of them.
   let capacity: Int
   let share: Int
-  private var lentCount = 0
-  private var held: [String: Int] = [:]
-  /// Requests waiting for a connection, by ticket (their order of arrival), with their address.
-  private var waiting: [(ticket: UInt64, party: String)] = []
-  private var tickets: UInt64 = 0
-  private var turn = pthread_cond_t()
   /// Idle connections kept for the next requests; more are closed when given back. As many as
   /// may be lent at once: a connection closed and opened again costs PostgreSQL a new server
   /// process, whose first statements load its caches (issue 28: under the bombs, a honest
@@ -94,15 +108,9 @@ final class StorePool: @unchecked Sendable {
       try store.serve(checkpointsApart: checkpointer.isRunning)
       return store
     }
-    pthread_mutex_init(&mutex, nil)
-    pthread_cond_init(&turn, nil)
   }
 
-  deinit {
-    checkpointer.stop()
-    pthread_cond_destroy(&turn)
-    pthread_mutex_destroy(&mutex)
-  }
+  deinit { checkpointer.stop() }
 
   /// Runs `body` with a store. One whose request failed with a system error is not reused
   /// (its file may be gone, its server connection lost).
@@ -115,17 +123,15 @@ final class StorePool: @unchecked Sendable {
   }
 
   private func lend<T>(_ body: (Pooled) throws -> T) throws -> T {
-    pthread_mutex_lock(&mutex)
-    let reused = idle.popLast()
-    let generation = self.generation
-    pthread_mutex_unlock(&mutex)
+    let (reused, generation) = state.withLock { ($0.idle.popLast(), $0.generation) }
     let store = try reused ?? Pooled(open(), kept, keys)
     store.generation = generation
-    pthread_mutex_lock(&mutex)
-    lent[ObjectIdentifier(store)] = store
-    lendings &+= 1
-    if stopping { store.budget.cancel(.serverStopping) }
-    pthread_mutex_unlock(&mutex)
+    let budget = store.budget
+    state.withLock {
+      $0.lent[ObjectIdentifier(store)] = budget
+      $0.lendings &+= 1
+      if $0.stopping { budget.cancel(.serverStopping) }
+    }
     do {
       let result = try body(store)
       giveBack(store)
@@ -133,9 +139,7 @@ final class StorePool: @unchecked Sendable {
     } catch let error as DatastoreError
       where error.code == .systemError && !error.isStop
     {
-      pthread_mutex_lock(&mutex)
-      lent[ObjectIdentifier(store)] = nil
-      pthread_mutex_unlock(&mutex)
+      state.withLock { _ = $0.lent.removeValue(forKey: ObjectIdentifier(store)) }
       throw error
     } catch {
       giveBack(store)
@@ -148,85 +152,75 @@ final class StorePool: @unchecked Sendable {
   /// first). The server's own work (nil) goes at once.
   private func admit(_ party: String?, wait: Double) throws {
     guard capacity > 0, let party, !party.isEmpty else {
-      pthread_mutex_lock(&mutex)
-      lentCount += 1
-      pthread_mutex_unlock(&mutex)
+      state.withLock { $0.lentCount += 1 }
       return
     }
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    tickets &+= 1
-    let ticket = tickets
-    waiting.append((ticket, party))
-    var deadline = timespec()
-    clock_gettime(CLOCK_REALTIME, &deadline)
-    let nanoseconds = Int(max(0.05, wait) * 1e9) + deadline.tv_nsec
-    deadline.tv_sec += nanoseconds / 1_000_000_000
-    deadline.tv_nsec = nanoseconds % 1_000_000_000
-    while !stopping && !isNext(ticket) {
-      if pthread_cond_timedwait(&turn, &mutex, &deadline) == ETIMEDOUT && !isNext(ticket) {
-        waiting.removeAll { $0.ticket == ticket }
-        pthread_cond_broadcast(&turn)
-        throw NCMBError(
-          status: 429, code: "E429001",
-          message:
-            "Too many requests. (one address holds at most \(share) of the server's "
-            + "\(capacity) database connections at once; try again in 1 s)")
+    let (capacity, share) = (self.capacity, self.share)
+    var ticket: UInt64?
+    let admitted = state.wait(until: MonotonicClock.now() + max(0.05, wait)) { state -> Bool? in
+      let mine: UInt64
+      if let ticket {
+        mine = ticket
+      } else {
+        state.tickets &+= 1
+        mine = state.tickets
+        ticket = mine
+        state.waiting.append((mine, party))
       }
+      guard state.stopping || state.isNext(mine, capacity: capacity, share: share) else {
+        return nil
+      }
+      state.waiting.removeAll { $0.ticket == mine }
+      state.lentCount += 1
+      state.held[party, default: 0] += 1
+      return true
     }
-    waiting.removeAll { $0.ticket == ticket }
-    lentCount += 1
-    held[party, default: 0] += 1
-    // Another waiter may be next now (another address, with connections still free).
-    pthread_cond_broadcast(&turn)
-  }
-
-  /// True when the waiter `ticket` may take a connection now (the mutex held).
-  private func isNext(_ ticket: UInt64) -> Bool {
-    guard lentCount < capacity else { return false }
-    var best: (held: Int, ticket: UInt64)?
-    for waiter in waiting {
-      let holds = held[waiter.party, default: 0]
-      guard holds < share else { continue }
-      if let first = best, (first.held, first.ticket) <= (holds, waiter.ticket) { continue }
-      best = (holds, waiter.ticket)
+    // Another waiter may be next now (another address, with connections still free), or, when
+    // this one gave up, the one it stood before.
+    if admitted != nil {
+      state.wakeAll()
+    } else {
+      state.change { state in state.waiting.removeAll { $0.ticket == ticket } }
     }
-    return best?.ticket == ticket
+    guard admitted == nil else { return }
+    throw NCMBError(
+      status: 429, code: "E429001",
+      message:
+        "Too many requests. (one address holds at most \(share) of the server's "
+        + "\(capacity) database connections at once; try again in 1 s)")
   }
 
   private func release(_ party: String?) {
-    pthread_mutex_lock(&mutex)
-    lentCount -= 1
-    if capacity > 0, let party, !party.isEmpty {
-      let holds = held[party, default: 1] - 1
-      held[party] = holds > 0 ? holds : nil
+    let counted = capacity > 0
+    state.change { state in
+      state.lentCount -= 1
+      if counted, let party, !party.isEmpty {
+        let holds = state.held[party, default: 1] - 1
+        state.held[party] = holds > 0 ? holds : nil
+      }
     }
-    pthread_cond_broadcast(&turn)
-    pthread_mutex_unlock(&mutex)
   }
 
   /// Called after a write of this server committed, before it is answered.
   func noteWrite() {
-    pthread_mutex_lock(&mutex)
-    generation &+= 1
-    pthread_mutex_unlock(&mutex)
+    state.withLock { $0.generation &+= 1 }
     checkpointer.noteCommit()
   }
 
   /// Stops the statements running now and any run after (a second SIGTERM): each fails with
   /// `StatementStop.serverStopping`, its write undone.
   func stopAll() {
-    pthread_mutex_lock(&mutex)
-    stopping = true
-    for store in lent.values { store.budget.cancel(.serverStopping) }
-    pthread_cond_broadcast(&turn)
-    pthread_mutex_unlock(&mutex)
+    state.change { state in
+      state.stopping = true
+      for budget in state.lent.values { budget.cancel(.serverStopping) }
+    }
   }
 
   private func giveBack(_ store: Pooled) {
-    pthread_mutex_lock(&mutex)
-    lent[ObjectIdentifier(store)] = nil
-    if idle.count < keep { idle.append(store) }
-    pthread_mutex_unlock(&mutex)
+    let keep = self.keep
+    state.withLock {
+      $0.lent[ObjectIdentifier(store)] = nil
+      if $0.idle.count < keep { $0.idle.append(store) }
+    }
   }
 }

@@ -1,4 +1,5 @@
 import Datastore
+import Synchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -29,7 +30,7 @@ extension NCMBService {
           do {
             slot = try feed.enter(user: wait.user, address: request.clientAddress)
           } catch {
-            return failure(error)
+            return NCMBService.failure(error)
           }
           deadline = MonotonicClock.now() + wait.seconds
         }
@@ -38,7 +39,7 @@ extension NCMBService {
       } catch let start as FeedStreamStart {
         return stream(request, start)
       } catch {
-        return failure(error)
+        return NCMBService.failure(error)
       }
     }
   }
@@ -46,19 +47,12 @@ extension NCMBService {
   /// Waits and streams end now, answered (`HTTPServer.stop`).
   public func serverStopping() { feed.stop() }
 
-  /// A commit of this server: every connection's cache looks again, and the feed's waiters
-  /// are woken without waiting for the watcher's next look.
-  func noteCommit() {
-    pool.noteWrite()
-    feed.noteCommit()
-  }
-
   private func stream(_ request: HTTPRequest, _ start: FeedStreamStart) -> HTTPResponse {
     let slot: FeedWatcher.Slot
     do {
       slot = try feed.enter(user: start.user, address: request.clientAddress)
     } catch {
-      return failure(error)
+      return NCMBService.failure(error)
     }
     var response = HTTPResponse(
       status: 200,
@@ -77,27 +71,32 @@ extension NCMBService {
     try pool.with { pooled in
       pooled.budget.begin(seconds: limits.timeLimitSeconds, clientGone: request.clientGone)
       defer { pooled.budget.end() }
-      let client = try session(request, pooled.store, nil)
+      let client = try SessionLookup.client(request, pooled.store, nil)
       return try client.changes(since: since, limit: FeedEvents.batchLimit)
     }
   }
 }
 
 /// The events of one `forum/feed` stream, made as the client takes them.
-final class FeedEvents: HTTPBodyStream, @unchecked Sendable {
+final class FeedEvents: HTTPBodyStream {
   /// A comment this often when nothing happens: proxies keep the connection, and a client gone
   /// is found by the write.
   static let heartbeatSeconds = 15.0
   static let batchLimit = 500
 
+  /// Where the stream is. The transport asks for the next bytes on one thread at a time, but
+  /// not always the same one.
+  private struct Progress {
+    var cursor: Int64
+    var started = false
+    var ended = false
+  }
+
   private let service: NCMBService
   private let request: HTTPRequest
   private let reader: RateLimits.Reader?
-  private var cursor: Int64
-  private var started = false
-  private var ended = false
-  private var slot: FeedWatcher.Slot?
-  private var mutex = pthread_mutex_t()
+  private let progress: Mutex<Progress>
+  private let slot: Mutex<FeedWatcher.Slot?>
 
   init(
     service: NCMBService, request: HTTPRequest, since: Int64, user: String?,
@@ -105,29 +104,23 @@ final class FeedEvents: HTTPBodyStream, @unchecked Sendable {
   ) {
     self.service = service
     self.request = request
-    self.cursor = since
-    self.slot = slot
+    progress = Mutex(Progress(cursor: since))
+    self.slot = Mutex(slot)
     reader = service.rateLimits.reader(request, user: user)
-    pthread_mutex_init(&mutex, nil)
   }
 
-  deinit {
-    finished()
-    pthread_mutex_destroy(&mutex)
-  }
+  deinit { finished() }
 
   func finished() {
-    pthread_mutex_lock(&mutex)
-    let slot = self.slot
-    self.slot = nil
-    pthread_mutex_unlock(&mutex)
-    if let slot { service.feed.leave(slot) }
+    if let slot = slot.withLock({ $0.take() }) { service.feed.leave(slot) }
   }
 
   func next() -> [UInt8]? {
-    guard !ended else { return nil }
-    if !started {
-      started = true
+    var progress = self.progress.withLock { $0 }
+    defer { self.progress.withLock { $0 = progress } }
+    guard !progress.ended else { return nil }
+    if !progress.started {
+      progress.started = true
       // Sent at once, so the client knows the stream is open before anything happens.
       return Array(": forum change feed\nretry: 2000\n\n".utf8)
     }
@@ -135,17 +128,17 @@ final class FeedEvents: HTTPBodyStream, @unchecked Sendable {
     while true {
       let seen = service.feed.current
       if service.feed.isStopping {
-        ended = true
+        progress.ended = true
         return nil
       }
       let batch: ChangeBatch
       do {
         if let refusal = service.rateLimits.readRefusal(reader) { throw refusal }
-        batch = try service.readFeed(request, since: cursor)
+        batch = try service.readFeed(request, since: progress.cursor)
       } catch {
         // Said once as an event, then the stream ends (the client may come back).
-        ended = true
-        return Array("event: error\ndata: ".utf8) + service.failure(error).body
+        progress.ended = true
+        return Array("event: error\ndata: ".utf8) + NCMBService.failure(error).body
           + Array("\n\n".utf8)
       }
       var out: [UInt8] = []
@@ -157,7 +150,7 @@ final class FeedEvents: HTTPBodyStream, @unchecked Sendable {
         out += ChangeWire.json(change).jsonBytes()
         out += Array("\n\n".utf8)
       }
-      cursor = batch.next
+      progress.cursor = batch.next
       if !out.isEmpty {
         service.rateLimits.charge(reader, bytes: out.count)
         return out
@@ -167,7 +160,7 @@ final class FeedEvents: HTTPBodyStream, @unchecked Sendable {
       case .woken: continue
       case .timedOut: return Array(": heartbeat\n\n".utf8)
       case .stopping, .clientGone:
-        ended = true
+        progress.ended = true
         return nil
       }
     }

@@ -30,7 +30,7 @@ struct FeedStreamStart: Error {
 /// `generation` when something was committed: every waiting request is woken by it, none polls
 /// the database itself. This server's own commits kick it at once (`noteCommit`), so a post
 /// reaches a waiting client without waiting for the next look.
-final class FeedWatcher: @unchecked Sendable {
+final class FeedWatcher: Sendable {
   enum Outcome { case woken, timedOut, stopping, clientGone }
 
   /// A waiting request's place in the counts, given back by `leave`.
@@ -41,19 +41,22 @@ final class FeedWatcher: @unchecked Sendable {
   /// How long the thread keeps its connection once nobody waits.
   static let idleSeconds = 30.0
 
+  private struct State {
+    var generation: UInt64 = 0
+    var waiting: [String: Int] = [:]
+    var waiters = 0
+    var stopped = false
+    var started = false
+  }
+
   private let open: @Sendable () throws -> Datastore
   private let perUser: Int
   private let perAddress: Int
-  private var mutex = pthread_mutex_t()
-  private var changed = pthread_cond_t()
-  private var generation: UInt64 = 0
-  private var waiting: [String: Int] = [:]
-  private var waiters = 0
-  private var stopped = false
-  private var thread: pthread_t?
+  private let state = ConditionMutex(State())
   /// Written to kick the thread (a commit of this server, a stop): it polls it with the engine's
-  /// descriptor, or alone on SQLite between two looks.
-  private var kickPipe: [Int32] = [-1, -1]
+  /// descriptor, or alone on SQLite between two looks. -1 when no pipe could be made.
+  private let kickRead: Int32
+  private let kickWrite: Int32
 
   init(
     perUser: Int, perAddress: Int, open: @escaping @Sendable () throws -> Datastore
@@ -61,12 +64,7 @@ final class FeedWatcher: @unchecked Sendable {
     self.open = open
     self.perUser = perUser
     self.perAddress = perAddress
-    pthread_mutex_init(&mutex, nil)
-    var attributes = pthread_condattr_t()
-    pthread_condattr_init(&attributes)
-    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-    pthread_cond_init(&changed, &attributes)
-    pthread_condattr_destroy(&attributes)
+    var kickPipe: [Int32] = [-1, -1]
     if pipe(&kickPipe) == 0 {
       for fd in kickPipe {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -75,22 +73,17 @@ final class FeedWatcher: @unchecked Sendable {
     } else {
       kickPipe = [-1, -1]
     }
+    (kickRead, kickWrite) = (kickPipe[0], kickPipe[1])
   }
 
   deinit {
     stop()
-    for fd in kickPipe where fd >= 0 { close(fd) }
-    pthread_cond_destroy(&changed)
-    pthread_mutex_destroy(&mutex)
+    for fd in [kickRead, kickWrite] where fd >= 0 { close(fd) }
   }
 
   /// Where the feed's wake-ups are now: read before the feed is, so a commit after the read
   /// moves it past this.
-  var current: UInt64 {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return generation
-  }
+  var current: UInt64 { state.withLock { $0.generation } }
 
   /// Counts a waiting request in (its app user's or, without a session, its address's, and its
   /// address's), or E429001 when one of them already waits `perUser`/`perAddress` times.
@@ -103,29 +96,30 @@ final class FeedWatcher: @unchecked Sendable {
       (key, perUser, words),
       ("address\u{0}" + address, perAddress, "one address waits on the feed at most"),
     ]
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    if stopped { throw NCMBError.feedStopping }
-    for (key, limit, words) in asks where limit > 0 && waiting[key, default: 0] >= limit {
-      throw NCMBError(
-        status: 429, code: "E429001",
-        message: "Too many requests. (\(words) \(limit) times at once; end one first)")
+    let start = try state.change { state -> Bool in
+      if state.stopped { throw NCMBError.feedStopping }
+      for (key, limit, words) in asks where limit > 0 && state.waiting[key, default: 0] >= limit {
+        throw NCMBError(
+          status: 429, code: "E429001",
+          message: "Too many requests. (\(words) \(limit) times at once; end one first)")
+      }
+      for (key, _, _) in asks { state.waiting[key, default: 0] += 1 }
+      state.waiters += 1
+      defer { state.started = true }
+      return !state.started
     }
-    for (key, _, _) in asks { waiting[key, default: 0] += 1 }
-    waiters += 1
-    startIfNeeded()
-    pthread_cond_broadcast(&changed)
+    if start { startThread() }
     return Slot(keys: asks.map(\.0))
   }
 
   func leave(_ slot: Slot) {
-    pthread_mutex_lock(&mutex)
-    for key in slot.keys {
-      let count = waiting[key, default: 1] - 1
-      waiting[key] = count > 0 ? count : nil
+    state.withLock { state in
+      for key in slot.keys {
+        let count = state.waiting[key, default: 1] - 1
+        state.waiting[key] = count > 0 ? count : nil
+      }
+      state.waiters -= 1
     }
-    waiters -= 1
-    pthread_mutex_unlock(&mutex)
   }
 
   /// Waits until a wake-up after `seen`, `deadline` (`MonotonicClock`), a stop, or the client's
@@ -133,19 +127,18 @@ final class FeedWatcher: @unchecked Sendable {
   func wait(after seen: UInt64, until deadline: Double, clientGone: (@Sendable () -> Bool)?)
     -> Outcome
   {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
+    // The first look waits for nothing: a stop, a wake-up, the deadline, then the client.
+    var slice = 0.0
     while true {
-      if stopped { return .stopping }
-      if generation != seen { return .woken }
-      let now = MonotonicClock.now()
-      if now >= deadline { return .timedOut }
+      let outcome = state.wait(until: slice) { state -> Outcome? in
+        if state.stopped { return .stopping }
+        if state.generation != seen { return .woken }
+        return nil
+      }
+      if let outcome { return outcome }
+      if MonotonicClock.now() >= deadline { return .timedOut }
       if let clientGone, clientGone() { return .clientGone }
-      let until = min(deadline, now + 0.25)
-      var clock = timespec()
-      clock.tv_sec = Int(until)
-      clock.tv_nsec = Int((until - Double(clock.tv_sec)) * 1e9)
-      pthread_cond_timedwait(&changed, &mutex, &clock)
+      slice = min(deadline, MonotonicClock.now() + 0.25)
     }
   }
 
@@ -154,28 +147,19 @@ final class FeedWatcher: @unchecked Sendable {
 
   /// Every wait ends now (`.stopping`), and so does the thread; no new one begins.
   func stop() {
-    pthread_mutex_lock(&mutex)
-    stopped = true
-    pthread_cond_broadcast(&changed)
-    pthread_mutex_unlock(&mutex)
+    state.change { $0.stopped = true }
     kick()
   }
 
-  var isStopping: Bool {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return stopped
-  }
+  var isStopping: Bool { state.withLock { $0.stopped } }
 
   private func kick() {
-    guard kickPipe[1] >= 0 else { return }
+    guard kickWrite >= 0 else { return }
     var byte: UInt8 = 1
-    _ = write(kickPipe[1], &byte, 1)
+    _ = write(kickWrite, &byte, 1)
   }
 
-  /// Called with the mutex held.
-  private func startIfNeeded() {
-    guard thread == nil else { return }
+  private func startThread() {
     var started = pthread_t()
     let context = Unmanaged.passRetained(self).toOpaque()
     if pthread_create(
@@ -188,18 +172,13 @@ final class FeedWatcher: @unchecked Sendable {
     {
       // Never joined: the thread holds the watcher until it ends, after a stop.
       pthread_detach(started)
-      thread = started
     } else {
       Unmanaged<FeedWatcher>.fromOpaque(context).release()
+      state.withLock { $0.started = false }
     }
   }
 
-  private func bump() {
-    pthread_mutex_lock(&mutex)
-    generation &+= 1
-    pthread_cond_broadcast(&changed)
-    pthread_mutex_unlock(&mutex)
-  }
+  private func bump() { state.change { $0.generation &+= 1 } }
 
   /// The thread: looks at the engine's wake-up while anyone waits, sleeps while nobody does.
   private func run() {
@@ -207,27 +186,19 @@ final class FeedWatcher: @unchecked Sendable {
     var descriptor: Int32?
     var interval = 0.25
     while true {
-      pthread_mutex_lock(&mutex)
-      if waiters == 0 && !stopped {
-        // Nobody waits: the connection is kept a while (a long-poll loop comes back at once),
-        // then let go, so that no LISTEN goes unread for long (PostgreSQL would keep its
-        // notifications for it) and no file is looked at for nobody.
-        var clock = timespec()
-        let until = MonotonicClock.now() + FeedWatcher.idleSeconds
-        clock.tv_sec = Int(until)
-        clock.tv_nsec = Int((until - Double(clock.tv_sec)) * 1e9)
-        while waiters == 0 && !stopped && MonotonicClock.now() < until {
-          pthread_cond_timedwait(&changed, &mutex, &clock)
-        }
-        if waiters == 0 && !stopped {
-          client = nil
-          descriptor = nil
-          while waiters == 0 && !stopped { pthread_cond_wait(&changed, &mutex) }
-        }
+      // Nobody waits: the connection is kept a while (a long-poll loop comes back at once),
+      // then let go, so that no LISTEN goes unread for long (PostgreSQL would keep its
+      // notifications for it) and no file is looked at for nobody.
+      let busy = { (state: inout State) -> Bool? in
+        state.waiters > 0 || state.stopped ? state.stopped : nil
       }
-      let stop = stopped
-      pthread_mutex_unlock(&mutex)
-      if stop { return }
+      var stop = state.wait(until: MonotonicClock.now() + FeedWatcher.idleSeconds, busy)
+      if stop == nil {
+        client = nil
+        descriptor = nil
+        stop = state.wait(busy)
+      }
+      if stop == true { return }
       do {
         if client == nil {
           let opened = try open().client(sessionToken: nil)
@@ -238,13 +209,13 @@ final class FeedWatcher: @unchecked Sendable {
           _ = try opened.hasPendingWakeup()
           bump()
         }
-        var fds = [pollfd(fd: kickPipe[0], events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd(fd: kickRead, events: Int16(POLLIN), revents: 0)]
         if let descriptor { fds.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
         _ = poll(&fds, nfds_t(fds.count), Int32(interval * 1000))
         var kicked = false
         if fds[0].revents != 0 {
           var drain = [UInt8](repeating: 0, count: 64)
-          while read(kickPipe[0], &drain, drain.count) > 0 { kicked = true }
+          while read(kickRead, &drain, drain.count) > 0 { kicked = true }
         }
         let woken = try client!.hasPendingWakeup()
         if woken || kicked { bump() }

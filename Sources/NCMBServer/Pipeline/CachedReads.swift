@@ -1,0 +1,19 @@
+/// The read cache as a stage, between the session and the controller: a cacheable GET is
+/// answered with the answer kept for its caller when there is one (`ReadCache`), else by
+/// `respond`, and that is kept.
+enum CachedReads {
+  static func answer(
+    _ call: NCMBCall, _ pooled: StorePool.Pooled, _ respond: () throws -> HTTPResponse
+  ) throws -> HTTPResponse {
+    guard call.method == "GET", call.route.isCacheable else { return try respond() }
+    // The two shapes of one answer are kept apart.
+    let key =
+      ReadCache.key(call.request, call.client.principals) + (call.answersInWire ? "\nwire" : "")
+    if let kept = pooled.cache.answer(for: key) { return kept }
+    let response = try respond()
+    pooled.cache.keep(
+      response, for: key,
+      dependsOn: .of(call.route, call.request, body: response.body, rules: pooled.store.rules))
+    return response
+  }
+}
