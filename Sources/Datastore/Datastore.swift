@@ -98,6 +98,8 @@ public final class Datastore {
   /// `SQLiteSearch.mergePages` pages of the full-text index), in its own transaction: callers
   /// run it between writes (a script between commands, a server between batches) and, with
   /// `idle`, when nothing waits (the prompt, a one-shot's exit, a server with no write queued).
+  /// On SQLite it also copies the log into the database once it passes 1,000 pages (or, with
+  /// `idle`, whatever it holds), which SQLite would otherwise do inside a commit.
   /// True when it did work and more may be left. It changes no answer: search reads the rows
   /// still queued directly; a kill in the middle rolls the step back whole. A lock held by
   /// another writer makes it do nothing (false).

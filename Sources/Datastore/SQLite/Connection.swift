@@ -40,6 +40,7 @@ public final class Connection {
 
   deinit {
     sqlite3_progress_handler(handle, 0, nil, nil)
+    sqlite3_wal_hook(handle, nil, nil)
     cache.removeAll()
     sqlite3_close_v2(handle)
   }
@@ -70,6 +71,39 @@ public final class Connection {
         handle, Connection.progressSteps, progressHandler,
         Unmanaged.passUnretained(budget).toOpaque())
     }
+  }
+
+  /// Pages in the write-ahead log after the last commit SQLite reported to this connection's
+  /// log hook (`checkpointsBetweenWrites`); 0 without the hook or after `checkpoint`.
+  public private(set) var logPages: Int32 = 0
+  /// Past this many pages a commit checkpoints by itself (the hook's backstop).
+  private var backstopPages: Int32 = 0
+
+  /// Commits no longer copy the log into the database (SQLite's own checkpoint at commit, once
+  /// the log passes 1,000 pages, writes pages and calls `fdatasync` twice: the slowest commits
+  /// by far): they only note the log's length in `logPages`, and whoever writes runs
+  /// `checkpoint` between writes. A writer that never does is held by `backstop`: past it a
+  /// commit checkpoints as SQLite would.
+  public func checkpointsBetweenWrites(backstop: Int32) {
+    backstopPages = backstop
+    sqlite3_wal_hook(
+      handle,
+      { context, handle, name, pages in
+        let connection = Unmanaged<Connection>.fromOpaque(context!).takeUnretainedValue()
+        connection.logPages = pages
+        if pages >= connection.backstopPages {
+          sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+          connection.logPages = 0
+        }
+        return SQLITE_OK
+      }, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  /// A passive checkpoint (it waits for no reader and no reader waits for it): what the log
+  /// holds that no reader still needs is copied into the database.
+  public func checkpoint() throws {
+    logPages = 0
+    _ = try prepare("PRAGMA wal_checkpoint(PASSIVE)").firstRow { $0.int(0) }
   }
 
   /// Steps between two looks at the budget: a few tens of microseconds of work.

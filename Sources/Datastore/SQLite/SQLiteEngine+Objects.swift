@@ -71,6 +71,17 @@ extension SQLiteEngine {
   /// commits queued (`SQLiteSearch.indexPending`; between two writes only once there are
   /// `pendingBusyMinimum` of them), else a merge step (`SQLiteSearch.mergeStep`).
   func tidy(idle: Bool) throws -> Bool {
+    let tidied = try tidySearch(idle: idle)
+    // The log the commits left, copied into the database here rather than inside a commit
+    // (`Connection.checkpointsBetweenWrites`): once it is long, or whatever it holds when idle.
+    let pages = connection.logPages
+    if pages >= SQLiteEngine.checkpointPages || (idle && pages > 0) {
+      try guarded { try connection.checkpoint() }
+    }
+    return tidied
+  }
+
+  private func tidySearch(idle: Bool) throws -> Bool {
     try guarded {
       try connection.transaction {
         let before = connection.totalChanges

@@ -99,6 +99,7 @@ final class SQLiteEngine: DatastoreEngine {
         throw DatastoreError(.systemError, reason: BoardAccessReason.noWAL(path: path))
       }
       try connection.execute("PRAGMA synchronous = NORMAL")
+      connection.checkpointsBetweenWrites(backstop: SQLiteEngine.checkpointBackstopPages)
       // An up-to-date file (every open but the first after an upgrade) is told by the version
       // read above: no second look, and the migrations' SQL is never built.
       let before =
@@ -197,6 +198,7 @@ final class SQLiteEngine: DatastoreEngine {
         $0.int(0)
       }
       if checkpointsApart {
+        // The server's `Checkpointer` copies the log on its own connection.
         _ = try connection.prepare("PRAGMA wal_autocheckpoint = 0").firstRow { $0.int(0) }
       }
     }
@@ -207,10 +209,13 @@ final class SQLiteEngine: DatastoreEngine {
   static let servingMapBytes: Int64 = 1 << 40
 
   func checkpoint() throws {
-    try guarded {
-      _ = try connection.prepare("PRAGMA wal_checkpoint(PASSIVE)").firstRow { $0.int(0) }
-    }
+    try guarded { try connection.checkpoint() }
   }
+
+  /// A log this long (SQLite's own default for a checkpoint at commit) is copied into the
+  /// database by the next `tidy`; `checkpointBackstopPages`, by the commit that passes it.
+  static let checkpointPages: Int32 = 1000
+  static let checkpointBackstopPages: Int32 = 10_000
 
   /// One `BEGIN IMMEDIATE … COMMIT` for all the writes, each in its own savepoint
   /// (`Connection.group`).
