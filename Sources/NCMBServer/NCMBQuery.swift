@@ -23,7 +23,8 @@ enum NCMBQuery {
     while let byte = iterator.next() {
       if byte == UInt8(ascii: "%") {
         // Digit by digit: the SDKs escape every brace and quote of a `where`.
-        guard let high = iterator.next().flatMap(hexDigit), let low = iterator.next().flatMap(hexDigit)
+        guard let high = iterator.next().flatMap(hexDigit),
+          let low = iterator.next().flatMap(hexDigit)
         else { throw NCMBError.invalid(field) }
         bytes.append(high << 4 | low)
       } else if byte == UInt8(ascii: "+") && plusIsSpace {
