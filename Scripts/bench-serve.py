@@ -4,6 +4,7 @@
 usage: python3 Scripts/bench-serve.py BUILD_DIR BOARD.db [--seconds S] [--connections 1,8,64]
                                      [--only floor,get,post,mix,mix-read,floor-mix,unindexed]
                                      [--threads N] [--mix-requests N] [--runs N] [--perf FILE]
+                                     [--beside OTHER_BUILD_DIR]
        python3 Scripts/bench-serve.py BUILD_DIR --postgres THREADS,COMMENTS [options as above]
 
 BUILD_DIR holds release `forum` and `forum-bench`; BOARD.db is a seeded board (forum-bench seed),
@@ -30,6 +31,10 @@ seed, waiting up to 30 minutes for BUILD2/forum to appear).
 --only runs some of the three; --runs N runs each N times, round-robin, and keeps the best
 (highest requests/s) of each, with the p50/p99 of that run.
 Requests are signed once per run (the server allows 15 minutes of clock difference).
+--beside OTHER_BUILD_DIR (SQLite) also serves a copy of the board, made once the run's user and
+pictures are in it, with OTHER_BUILD_DIR's `forum` (main's release), and runs each `get`, `post`,
+`mix` and `mix-read` case on it too, in turn with this build's in each round (rows marked
+`(beside)`), so that both are measured in one run under the same load.
 --perf FILE records the server with `perf record -g` while the cases run (build BUILD_DIR's
 forum without --strip-all to read its symbols).
 --postgres THREADS,COMMENTS serves a PostgreSQL board instead: a throwaway cluster (initdb as the
@@ -57,6 +62,7 @@ only = ['floor', 'get', 'post', 'mix']
 runs = 1
 perf_file = None
 compare = None
+beside = None
 mix_threads = 20000
 mix_count = 100000
 for i, a in enumerate(args):
@@ -64,6 +70,8 @@ for i, a in enumerate(args):
         perf_file = args[i + 1]
     if a == '--compare':
         compare = args[i + 1]
+    if a == '--beside':
+        beside = args[i + 1]
     if a == '--postgres':
         postgres = [int(n) for n in args[i + 1].split(',')]
         board = None
@@ -113,9 +121,13 @@ def start(command):
 
 
 # Throughput of one app user from one address: the rate limits (a flood's budget) are off.
-server, ready = start([forum, '--db', db, '--json', 'serve', '--listen', '127.0.0.1:0',
-                       '--user-writes', '0', '--address-writes', '0', '--reads-at-once', '0',
-                       '--read-bytes', '0'])
+def serve(forum_binary, board_file, listen='127.0.0.1:0'):
+    return start([forum_binary, '--db', board_file, '--json', 'serve', '--listen', listen,
+                  '--user-writes', '0', '--address-writes', '0', '--reads-at-once', '0',
+                  '--read-bytes', '0'])
+
+
+server, ready = serve(forum, db)
 base = json.loads(ready)['url'].rstrip('/')  # http://127.0.0.1:PORT/2013-09-01
 host = base.split('//')[1].split('/')[0]
 timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
@@ -124,8 +136,9 @@ timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + '
 def signed(method, path, query=None):
     """The NCMB signature headers for METHOD /2013-09-01/PATH?QUERY (query a dict)."""
     full = '/2013-09-01/' + path
+    # The host without its port, as the SDKs sign: the same headers serve --beside's server.
     signature = bench_support.signature(
-        client_key, method, host, full,
+        client_key, method, host.split(':')[0], full,
         bench_support.signed_query_text(app_key, timestamp, query))
     return {'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': timestamp,
             'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
@@ -453,6 +466,20 @@ mix_script = mix_lua(mix_requests(mix_count, True)) if {'mix', 'floor-mix'} & se
 read_mix_script = (mix_lua(mix_requests(mix_count, False))
                    if {'mix-read', 'unindexed'} & set(only) else None)
 
+if beside:
+    assert not postgres, '--beside is for SQLite boards'
+    # The copy holds the run's user, session and pictures: stopped first, so that its WAL is
+    # checkpointed and the copy is whole; this build's server comes back on the same port.
+    server.terminate()
+    server.wait(timeout=60)
+    other_db = os.path.join(work, 'board-beside.db')
+    for suffix in ('', '-wal', '-shm'):
+        if os.path.exists(db + suffix):
+            shutil.copy(db + suffix, other_db + suffix)
+    server, _ = serve(forum, db, host)
+    other, other_ready = serve(os.path.join(beside, 'forum'), other_db)
+    other_base = json.loads(other_ready)['url'].rstrip('/')
+
 rows = []
 peak = 0
 perf = None
@@ -476,6 +503,13 @@ for connections in connection_counts:
                  + ([(kind, f'{name}, {compare}', other_base, script)]
                     if kind in ('mix', 'mix-read') else [])]
     cases = [case for case in cases if case[0] in only]
+    if beside:
+        twins = {'get': other_base + '/classes/Thread?limit=20&order=-createDate',
+                 'post': other_base + '/classes/Comment', 'mix': other_base,
+                 'mix-read': other_base}
+        cases = [twin for case in cases for twin in
+                 [case] + ([(case[0] + ' (beside)', case[1] + f' (beside: {beside})',
+                             twins[case[0]], case[3])] if case[0] in twins else [])]
     best = {}
     for _ in range(runs):
         for kind, name, url, script in cases:

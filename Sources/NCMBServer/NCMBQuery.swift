@@ -18,13 +18,15 @@ enum NCMBQuery {
   /// `%XX` and `+` decoded; invalid UTF-8 or a NUL is `E400002`.
   static func decode(_ text: String, field: String, plusIsSpace: Bool = true) throws -> String {
     var bytes: [UInt8] = []
-    var iterator = Array(text.utf8).makeIterator()
+    bytes.reserveCapacity(text.utf8.count)
+    var iterator = text.utf8.makeIterator()
     while let byte = iterator.next() {
       if byte == UInt8(ascii: "%") {
-        guard let high = iterator.next(), let low = iterator.next(),
-          let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+        // Digit by digit: the SDKs escape every brace and quote of a `where`.
+        guard let high = iterator.next().flatMap(hexDigit),
+          let low = iterator.next().flatMap(hexDigit)
         else { throw NCMBError.invalid(field) }
-        bytes.append(value)
+        bytes.append(high << 4 | low)
       } else if byte == UInt8(ascii: "+") && plusIsSpace {
         bytes.append(UInt8(ascii: " "))
       } else {
@@ -35,6 +37,15 @@ enum NCMBQuery {
       throw NCMBError.invalid(field)
     }
     return decoded
+  }
+
+  private static func hexDigit(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
+    }
   }
 
   /// What building one answer's objects may cost (`Query.costBudget`): 16 MiB of

@@ -256,6 +256,9 @@ final class KeptAnswers: Sendable {
   /// The keys of the answers kept now (tests look at what a write emptied).
   var keptKeys: [String] { state.withLock { Array($0.answers.keys) } }
 
+  /// Whether a thread holds the answers' lock now (tests: nothing slow runs under it).
+  var isLockedNow: Bool { state.withLockIfAvailable { _ in false } ?? true }
+
   func keep(
     _ response: HTTPResponse, for key: String, _ dependence: ReadCache.Dependence,
     readAt mark: StateMark, flushes seen: UInt64
@@ -275,12 +278,20 @@ final class KeptAnswers: Sendable {
 
   /// Moves the kept answers to `mark`: the answers that depend on what was written between
   /// the state they were kept at and `mark` go. A mark behind it (another connection looked
-  /// later) changes nothing.
+  /// later) changes nothing. The written objects are read outside the lock (a database read
+  /// held under it stalled every other connection's request); the answers stay at their state
+  /// meanwhile, so none is kept from a request at `mark` before they are emptied, and what was
+  /// read is applied only if the answers are still behind `mark`.
   func advance(
     to mark: StateMark, now: Int64, written: (Int64) throws -> [WrittenObject]?,
     rules: () -> EngineRules
   ) throws {
-    try state.withLock { try $0.advance(to: mark, now: now, written: written, rules: rules) }
+    guard let from = state.withLock({ $0.advanceWithoutReading(to: mark, now: now, rules: rules) })
+    else { return }
+    let objects = try written(from)
+    state.withLock {
+      $0.advance(to: mark, now: now, objects: objects, readAfter: from, rules: rules)
+    }
   }
 }
 
@@ -357,18 +368,33 @@ extension KeptAnswers {
       preciseSince = nil
     }
 
+    /// `advance` as far as it needs no read: nil when done, else the feed number after which
+    /// the written objects are to be read (the answers are left where they are).
+    mutating func advanceWithoutReading(
+      to mark: StateMark, now: Int64, rules: () -> EngineRules
+    ) -> Int64? {
+      guard let current else {
+        current = mark
+        return nil
+      }
+      guard isAhead(mark, of: current) else { return nil }
+      if mark.meta == current.meta, mark.feed != current.feed { return current.feed }
+      advance(to: mark, now: now, objects: nil, readAfter: current.feed, rules: rules)
+      return nil
+    }
+
+    /// Moves the answers from `current` to `mark`, `objects` the ones written after the feed
+    /// number `readAfter` (nil: too many, or not read because the feed did not move).
     mutating func advance(
-      to mark: StateMark, now: Int64, written: (Int64) throws -> [WrittenObject]?,
+      to mark: StateMark, now: Int64, objects: [WrittenObject]?, readAfter: Int64,
       rules: () -> EngineRules
-    ) throws {
+    ) {
       guard let current else {
         current = mark
         return
       }
-      guard
-        mark.feed > current.feed || mark.identity > current.identity
-          || mark.meta > current.meta || mark.files > current.files || mark.quiet > current.quiet
-      else { return }
+      // Another connection moved them as far or further while this one read.
+      guard isAhead(mark, of: current) else { return }
       defer { self.current = mark }
       if mark.meta != current.meta {
         forgetAllLocked()
@@ -379,7 +405,8 @@ extension KeptAnswers {
         everythingKeys.removeAll()
       }
       guard mark.feed != current.feed else { return }
-      guard let objects = try written(current.feed) else {
+      // What was read covers every write after `current` only if it was read from no later.
+      guard let objects, readAfter <= current.feed else {
         forgetAllLocked()
         return
       }
@@ -388,6 +415,11 @@ extension KeptAnswers {
       let rules = rules()
       for object in objects { forget(object, rules) }
       if preciseSince == nil { preciseSince = now }
+    }
+
+    private func isAhead(_ mark: StateMark, of current: StateMark) -> Bool {
+      mark.feed > current.feed || mark.identity > current.identity || mark.meta > current.meta
+        || mark.files > current.files || mark.quiet > current.quiet
     }
 
     /// Empties what a write of `object` can change: the object's own answer; the finds on its

@@ -132,4 +132,17 @@ struct NCMBQueryWireTests {
       #expect(query.ncmbParameters() == nil, "\(query.wire.jsonText())")
     }
   }
+
+  /// A query string as an SDK escapes it (every brace, quote and colon of a `where`, either
+  /// case of hex digit) reads back; an escape that is not two hex digits is refused, signs
+  /// included (`%+1` was read as byte 1).
+  @Test func percentEscapesAreTwoHexDigits() throws {
+    let read = try NCMBQuery.parameters(
+      "where=%7B%22thread%22%3a%7b%22objectId%22%3A%22a+b%22%7D%7D&order=-createDate")
+    #expect(read["where"] == #"{"thread":{"objectId":"a b"}}"#)
+    #expect(read["order"] == "-createDate")
+    for bad in ["where=%+1", "where=%-0", "where=%4", "where=%G1", "where=%", "where=%00"] {
+      #expect(throws: NCMBError.self, "\(bad)") { try NCMBQuery.parameters(bad) }
+    }
+  }
 }
