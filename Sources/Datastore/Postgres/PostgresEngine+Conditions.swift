@@ -1,7 +1,7 @@
 /// The leaves of a query in PostgreSQL's SQL, over the jsonb expressions the indexes use; the
 /// tree and the order are `QuerySQL`'s, and every value is bound (`SQL`) as a jsonb or text
 /// parameter.
-struct PostgresLeaves: QueryLeaves {
+struct PostgresLeaves: QueryTerms {
   /// The board's stored key and coordinate columns (`PostgresEngine.keyColumns`): a GeoPoint
   /// field with `geo_<field>_lat`/`_lon` columns is bounded on them.
   var columns: Set<String> = []
@@ -9,6 +9,43 @@ struct PostgresLeaves: QueryLeaves {
   var always: SQL { "true" }
   var never: SQL { "false" }
   var rowId: SQL { "o.id" }
+
+  /// On the field's key column when the board has one: the stored text of the value, compared
+  /// with a leakproof operator an index can serve.
+  func equalTo(_ field: String, _ value: JSONValue) -> SQL {
+    let expression = expression(field)
+    if value == .null { return "coalesce(\(sql: expression), 'null'::jsonb) = 'null'::jsonb" }
+    if let key = keyColumn(field) {
+      return "o.\(column: key) = (\(value.jsonText())::jsonb #>> '{}')"
+    }
+    return "\(sql: expression) = \(value.jsonText())::jsonb"
+  }
+
+  /// jsonb numbers compared numerically, on the expression the indexes use.
+  func bound(_ field: String, _ comparison: String, _ value: Int64) -> SQL {
+    "\(sql: SQL(verbatim: PostgresSchema.expression(for: field) + comparison))\(String(value))::jsonb"
+  }
+
+  /// Wrapped so that it is never NULL, the typed equality is no index's: the stored key
+  /// serves it, for text and objects of text (a pointer) only, whose key is their one spelling
+  /// (`1` and `1.0` are equal numbers with two texts).
+  func seekTerm(_ field: String, _ value: JSONValue) -> SQL? {
+    guard let key = keyColumn(field) else { return nil }
+    switch value {
+    case .string: break
+    case .object(let fields):
+      guard fields.values.allSatisfy({ if case .string = $0 { true } else { false } }) else {
+        return nil
+      }
+    default: return nil
+    }
+    return "o.\(column: key) = (\(value.jsonText())::jsonb #>> '{}')"
+  }
+
+  /// The field's stored key column (`PostgresSchema.keyColumn`), if the board has made it.
+  private func keyColumn(_ field: String) -> String? {
+    PostgresSchema.keyColumn(for: field).flatMap { columns.contains($0) ? $0 : nil }
+  }
 
   /// True when the field is `value`; a missing field is null. Never NULL.
   func equals(_ field: String, _ value: JSONValue) -> SQL {

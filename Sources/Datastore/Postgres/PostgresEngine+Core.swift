@@ -1,6 +1,6 @@
 /// PostgreSQL as the SQL core runs it (`SQLCoreEngine`): statements rendered with `$1`, `$2`…,
 /// rows read by name through the result's field names.
-extension PostgresEngine: SQLCoreEngine, SQLFiles {
+extension PostgresEngine: SQLCoreEngine, SQLFiles, SQLFinding {
   static var dialect: SQLDialect { .postgres }
 
   func rows<T>(_ statement: SQL, _ decode: (any SQLRow) throws -> T) throws -> [T] {

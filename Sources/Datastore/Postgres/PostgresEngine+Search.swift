@@ -17,7 +17,7 @@ extension PostgresEngine {
     var branches: [SQL] = []
     // Private classes are read from the caller's own rows, each in a SELECT of its own.
     var privateParts: [SQL] = []
-    let columns = PostgresEngine.columns
+    let columns = PostgresEngine.objectColumns
     for target in search.targets {
       guard let fields = textFields[target.className] else {
         throw DatastoreError.invalid("className", "\(target.className) has no text index")

@@ -384,7 +384,7 @@ final class PostgresEngine: DatastoreEngine {
   // MARK: Objects
 
   /// An object's columns as the SQL core decodes them (`StoredObject`).
-  static let columns = aliasedObjectColumns([
+  static let objectColumns = aliasedObjectColumns([
     "o.class", "o.object_id", "o.create_date", "o.update_date", "o.readers::text",
     "o.writers::text", "o.data::text",
   ])
@@ -402,14 +402,8 @@ final class PostgresEngine: DatastoreEngine {
   /// (`PostgresConnection.query(_:_:eachRow:)`): past the budget the statement is cancelled and
   /// nothing is built, so a reader who asks for too much costs the rows up to the budget, not
   /// the whole result held in libpq's memory (issue 28 H5).
-  func objects(reading sql: SQL, _ reading: ObjectReading) throws -> [DataObject] {
-    let (text, values) = sql.postgres
-    return try objects(reading: text, values, reading)
-  }
-
-  func objects(reading sql: String, _ values: [PostgresValue], _ reading: ObjectReading) throws
-    -> [DataObject]
-  {
+  func objects(reading statement: SQL, _ reading: ObjectReading) throws -> [DataObject] {
+    let (sql, values) = statement.postgres
     var rows: [StoredObject] = []
     do {
       try connection.query(sql, values) { result in
@@ -462,7 +456,7 @@ final class PostgresEngine: DatastoreEngine {
       \(className), \(objectId), \(PostgresEngine.arrayValue(acl.readers))::text[], \
       \(PostgresEngine.arrayValue(acl.writers))::text[], \(JSONValue.object(fields).jsonText())::jsonb
       """
-    let columns = PostgresEngine.columns
+    let columns = PostgresEngine.objectColumns
     let insert: SQL =
       "INSERT INTO forum.objects AS o (class, object_id, readers, writers, data) VALUES (\(sql: row))"
     return try write {
@@ -556,19 +550,10 @@ final class PostgresEngine: DatastoreEngine {
     rules.childRule(of: className) != nil
   }
 
-  func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
-    try act(as: caller)
-    guard let object = try objects(run(sql: readable(className, objectId, caller))).first else {
-      throw DatastoreError.notFound
-    }
-    return object
-  }
-
   /// The object `objectId` of `className` if the caller may read it, in whichever table.
-  private func readable(
-    _ className: String, _ objectId: String, _ caller: Principals,
-    columns: SQL = PostgresEngine.columns
-  ) -> SQL {
+  func readableObject(_ className: String, _ objectId: String, _ caller: Principals, columns: SQL)
+    -> SQL
+  {
     """
     SELECT \(sql: columns) FROM \(sql: source(className, ids: [objectId]))
     WHERE o.object_id = \(objectId) AND o.class = \(literal: className)\
@@ -607,61 +592,28 @@ final class PostgresEngine: DatastoreEngine {
     rules: EngineRules = EngineRules()
   ) -> SQL {
     var terms: [SQL] = ["o.class = \(literal: query.className)"]
-    for field in query.equalTo.keys.sorted() {
-      let expression = SQL(verbatim: PostgresSchema.expression(for: field))
-      switch query.equalTo[field]! {
-      case .null: terms.append("coalesce(\(sql: expression), 'null'::jsonb) = 'null'::jsonb")
-      case let value
-      where PostgresSchema.keyColumn(for: field).map(keyColumns.contains) == true:
-        // The stored text of the value, compared with a leakproof operator an index can serve.
-        let key = PostgresSchema.keyColumn(for: field)!
-        terms.append("o.\(column: key) = (\(value.jsonText())::jsonb #>> '{}')")
-      case let value:
-        terms.append("\(sql: expression) = \(value.jsonText())::jsonb")
-      }
-    }
-    // Range bounds compare jsonb numbers numerically, on the expression the indexes use.
-    for (bounds, comparison) in [(query.greaterThan, " > "), (query.lessThan, " < ")] {
-      for field in bounds.keys.sorted() {
-        let expression = SQL(verbatim: PostgresSchema.expression(for: field) + comparison)
-        terms.append("\(sql: expression)\(String(bounds[field]!))::jsonb")
-      }
-    }
-    let leaves = PostgresLeaves(columns: keyColumns)
-    terms += query.conditions.map { QuerySQL.condition($0, leaves) }
-    // An app's `where` equality (`{"thread":{pointer}}`) is a condition, typed exactly (and
-    // wrapped so that it is never NULL): no index serves it. The same equality on the field's
-    // stored key beside it lets the planner seek the field's index; the typed term still
-    // decides. Only for text and objects of text (a pointer), whose key is their one spelling
-    // (`1` and `1.0` are equal numbers with two texts).
-    for case .equal(let field, let value) in query.conditions {
-      guard let key = PostgresSchema.keyColumn(for: field), keyColumns.contains(key) else {
-        continue
-      }
-      let oneSpelling: Bool
-      switch value {
-      case .string: oneSpelling = true
-      case .object(let fields):
-        oneSpelling = fields.values.allSatisfy {
-          if case .string = $0 { return true } else { return false }
-        }
-      default: oneSpelling = false
-      }
-      if oneSpelling {
-        terms.append("o.\(column: key) = (\(value.jsonText())::jsonb #>> '{}')")
-      }
-    }
+    terms += QuerySQL.fieldTerms(query, PostgresLeaves(columns: keyColumns))
     if let unread = unreadFilter(query, rules: rules) { terms.append(unread) }
     return "\(sql: SQL.joined(terms, separator: " AND "))\(sql: readFilter(caller))"
   }
 
-  /// The SELECT that `find` runs and its parameters (benchmarks time the same SQL raw). A class
-  /// whose rows may be in either table reads each on its own, with its own plan (the public
-  /// rows' ordered index walk), up to the page's end, and the two are merged.
+  /// `findSQL` rendered (benchmarks time the same SQL raw).
   static func findStatement(
     _ query: Query, as caller: Principals, keyColumns: Set<String> = [],
     rules: EngineRules = EngineRules(), privateClasses: Set<String> = []
   ) -> (sql: String, values: [PostgresValue]) {
+    findSQL(
+      query, as: caller, keyColumns: keyColumns, rules: rules, privateClasses: privateClasses
+    ).postgres
+  }
+
+  /// The SELECT that `find` runs. A class whose rows may be in either table reads each on its
+  /// own, with its own plan (the public rows' ordered index walk), up to the page's end, and
+  /// the two are merged.
+  static func findSQL(
+    _ query: Query, as caller: Principals, keyColumns: Set<String>, rules: EngineRules,
+    privateClasses: Set<String>
+  ) -> SQL {
     let parent = parentNamed(query, rules: rules)
     let mine = privateRows(query.className, parent: parent)
     let whereClause = whereClause(query, caller, keyColumns: keyColumns, rules: rules)
@@ -675,17 +627,17 @@ final class PostgresEngine: DatastoreEngine {
     // before the first row could be weighed.
     guard !privateClasses.contains(query.className) else {
       let statement: SQL = """
-        SELECT \(sql: columns) FROM (
+        SELECT \(sql: objectColumns) FROM (
           SELECT * FROM \(sql: mine) o \(sql: whereClause) \(sql: order) \
           LIMIT \(limit) OFFSET \(skip)) o
         """
-      return statement.postgres
+      return statement
     }
     let names = SQL(verbatim: unionColumns([]))
     let last: SQL = query.order.last?.hasPrefix("-") == true ? "o.in_private DESC" : "o.in_private"
     // Each branch binds its own copy of the page's values.
     let statement: SQL = """
-      SELECT \(sql: columns) FROM (
+      SELECT \(sql: objectColumns) FROM (
         SELECT o.* FROM (
           (SELECT \(sql: names), false AS in_private
            FROM forum.objects o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)
@@ -694,45 +646,33 @@ final class PostgresEngine: DatastoreEngine {
            FROM \(sql: mine) o \(sql: whereClause) \(sql: order) LIMIT \(limit)::bigint + \(skip)::bigint)) o
         \(sql: order), \(sql: last) LIMIT \(limit) OFFSET \(skip)) o
       """
-    return statement.postgres
+    return statement
   }
 
-  func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
-    try act(as: caller)
-    let (sql, values) = PostgresEngine.findStatement(
+  func findStatement(_ query: Query, _ caller: Principals) -> SQL {
+    PostgresEngine.findSQL(
       query, as: caller, keyColumns: keyColumns, rules: rules, privateClasses: privateClasses)
-    return try objects(
-      reading: sql, values, ObjectReading(keys: query.keys, budget: query.costBudget))
   }
 
-  func count(_ query: Query, as caller: Principals) throws -> Int {
-    try act(as: caller)
-    let from = PostgresEngine.source(
-      query.className, privateClasses: privateClasses, keyColumns: keyColumns,
-      parent: PostgresEngine.parentNamed(query, rules: rules))
+  func countStatement(_ query: Query, _ caller: Principals) -> SQL {
+    let from = source(query.className, parent: PostgresEngine.parentNamed(query, rules: rules))
     let whereClause = PostgresEngine.whereClause(
       query, caller, keyColumns: keyColumns, rules: rules)
-    let (sql, values) = ("SELECT count(*) FROM \(sql: from) \(sql: whereClause)" as SQL).postgres
-    return Int(try run(sql, values).int(0, 0))
+    return "SELECT count(*) FROM \(sql: from) \(sql: whereClause)"
   }
 
-  func fetch(objectIds: [String], keys: Set<String>?, budget: Int?, as caller: Principals)
-    throws -> [DataObject]
-  {
-    try act(as: caller)
-    guard !objectIds.isEmpty else { return [] }
+  /// The caller's private rows among the ids, of any class, found from the caller's own.
+  func readableObjects(_ objectIds: [String], _ caller: Principals) -> SQL {
     let ids = PostgresEngine.arrayValue(objectIds)
     let filter = PostgresEngine.readFilter(caller)
-    let columns = PostgresEngine.columns
-    // The caller's private rows among the ids, of any class, found from the caller's own.
-    return try objects(
-      reading: """
-        SELECT \(sql: columns) FROM forum.objects o
-        WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
-        UNION ALL
-        SELECT \(sql: columns) FROM forum.private_rows(NULL, NULL, \(ids)::text[]) o
-        WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
-        """, ObjectReading(keys: keys, budget: budget))
+    let columns = PostgresEngine.objectColumns
+    return """
+      SELECT \(sql: columns) FROM forum.objects o
+      WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
+      UNION ALL
+      SELECT \(sql: columns) FROM forum.private_rows(NULL, NULL, \(ids)::text[]) o
+      WHERE o.object_id = ANY(\(ids)::text[])\(sql: filter)
+      """
   }
 
   func update(
@@ -775,7 +715,7 @@ final class PostgresEngine: DatastoreEngine {
       UPDATE forum.objects o SET \(sql: SQL.joined(assignments, separator: ", "))
       WHERE o.object_id = \(objectId) AND o.class = \(literal: className)\
       \(sql: PostgresEngine.writeFilter(caller))
-      RETURNING \(sql: PostgresEngine.columns)
+      RETURNING \(sql: PostgresEngine.objectColumns)
       """
     return try write {
       if let object = try updated(statement, increments) { return object }
@@ -810,8 +750,8 @@ final class PostgresEngine: DatastoreEngine {
     let moved = try run(
       "SELECT current_setting('forum.moved', true), set_config('forum.moved', '', true)")
     guard moved.text(0, 0) == objectId else { return nil }
-    let found = try objects(run(sql: readable(className, objectId, caller)))
-    if let object = found.first { return object }
+    let row = readableObject(className, objectId, caller, columns: Self.objectColumns)
+    if let object = try objects(run(sql: row)).first { return object }
     // Written, but no longer readable by the caller.
     let now = try self.now()
     return DataObject(
@@ -834,7 +774,7 @@ final class PostgresEngine: DatastoreEngine {
       increments.mapValues { .int($0) }.merging(arrays.mapValues(Self.changeJSON)) { $1 }
     ).jsonText()
     let statement: SQL = """
-      SELECT \(sql: PostgresEngine.columns) FROM forum.update_object(\(className), \
+      SELECT \(sql: PostgresEngine.objectColumns) FROM forum.update_object(\(className), \
       \(objectId), \(PostgresEngine.arrayValue(removed))::text[], \
       \(JSONValue.object(kept).jsonText())::jsonb, \(added)::jsonb, \(readers)::text[], \
       \(writers)::text[], \(PostgresEngine.narrowing(caller))::text[]) o
@@ -869,7 +809,7 @@ final class PostgresEngine: DatastoreEngine {
   private func refusal(_ className: String, _ objectId: String, _ caller: Principals) throws
     -> DatastoreError
   {
-    let found = try run(sql: readable(className, objectId, caller, columns: "1"))
+    let found = try run(sql: readableObject(className, objectId, caller, columns: "1"))
     return found.rowCount > 0 ? DatastoreError.noAccess : DatastoreError.notFound
   }
 

@@ -1,9 +1,39 @@
 /// The leaves of a query in SQLite's SQL, over `json_type`/`json_extract` of `o.data`; the tree
 /// and the order are `QuerySQL`'s, and every value is bound (`SQL`).
-struct SQLiteLeaves: QueryLeaves {
+struct SQLiteLeaves: QueryTerms {
   var always: SQL { "1" }
   var never: SQL { "0" }
   var rowId: SQL { "o.id" }
+
+  /// On `json_extract` itself, which the expression indexes hold.
+  func equalTo(_ field: String, _ value: JSONValue) -> SQL {
+    let expression = SQL(verbatim: SQLiteEngine.expression(for: field))
+    switch value {
+    case .null: return "\(sql: expression) IS NULL"
+    case .bool(let flag): return "\(sql: expression) = \(flag ? 1 : 0)"
+    case .int(let int): return "\(sql: expression) = \(int)"
+    case .double(let double): return "\(sql: expression) = \(.real(double))"
+    case .string(let string): return "\(sql: expression) = \(string)"
+    case let composite:
+      // json_extract returns arrays and objects as compact JSON; ours is stored the same way.
+      return "\(sql: expression) = \(composite.jsonText())"
+    }
+  }
+
+  func bound(_ field: String, _ comparison: String, _ value: Int64) -> SQL {
+    "\(sql: SQL(verbatim: SQLiteEngine.expression(for: field) + comparison))\(value)"
+  }
+
+  func seekTerm(_ field: String, _ value: JSONValue) -> SQL? {
+    guard !QueryCondition.builtInFields.contains(field) else { return nil }
+    let expression = SQL(verbatim: SQLiteEngine.expression(for: field))
+    switch value {
+    case .string(let text): return "\(sql: expression) = \(text)"
+    case .int(let number): return "\(sql: expression) = \(number)"
+    case .array, .object: return "\(sql: expression) = \(value.jsonText())"
+    case .null, .bool, .double: return nil
+    }
+  }
 
   func equals(_ field: String, _ value: JSONValue) -> SQL {
     let (expression, type) = operand(field)

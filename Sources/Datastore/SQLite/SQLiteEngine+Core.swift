@@ -2,7 +2,7 @@ import CSQLite
 
 /// SQLite as the SQL core runs it (`SQLCoreEngine`): statements rendered with `?`, rows read
 /// by name through the statement's column names.
-extension SQLiteEngine: SQLCoreEngine, SQLFiles {
+extension SQLiteEngine: SQLCoreEngine, SQLFiles, SQLFinding {
   static var dialect: SQLDialect { .sqlite }
 
   func rows<T>(_ statement: SQL, _ decode: (any SQLRow) throws -> T) throws -> [T] {

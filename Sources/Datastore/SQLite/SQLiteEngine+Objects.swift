@@ -164,31 +164,43 @@ extension SQLiteEngine {
     guard found.1 else { throw DatastoreError.noAccess }
   }
 
-  func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
-    let statement = SQLiteEngine.getStatement(className, objectId: objectId, readableBy: caller)
-    guard let object = try objects(statement).first else { throw DatastoreError.notFound }
-    return object
+  func readableObject(_ className: String, _ objectId: String, _ caller: Principals, columns: SQL)
+    -> SQL
+  {
+    SQLiteEngine.getStatement(className, objectId: objectId, readableBy: caller, columns: columns)
   }
 
   /// The SELECT that `get` runs (tests explain its query plan): one row by its unique id.
-  static func getStatement(_ className: String, objectId: String, readableBy caller: Principals)
-    -> SQL
-  {
+  static func getStatement(
+    _ className: String, objectId: String, readableBy caller: Principals,
+    columns: SQL = objectColumns
+  ) -> SQL {
     """
-    SELECT \(sql: SQLiteEngine.objectColumns) FROM objects o
+    SELECT \(sql: columns) FROM objects o
     WHERE o.objectId = \(objectId) AND o.class = \(className) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
     """
   }
 
-  func find(_ query: Query, as caller: Principals) throws -> [DataObject] {
-    let (sql, values) = SQLiteEngine.findStatement(query, readableBy: caller, rules: rules)
-    let reading = ObjectReading(keys: query.keys, budget: query.costBudget)
-    return try guarded {
-      try objects(connection.prepare(sql), values, reading: reading)
-    }
+  func readableObjects(_ objectIds: [String], _ caller: Principals) -> SQL {
+    let ids = SQL.joined(objectIds.map { "\($0)" as SQL }, separator: ",")
+    return """
+      SELECT \(sql: SQLiteEngine.objectColumns) FROM objects o
+      WHERE o.objectId IN (\(sql: ids)) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
+      """
   }
 
-  /// The SELECT that `find` runs and its parameters (tests explain its query plan).
+  func findStatement(_ query: Query, _ caller: Principals) -> SQL {
+    SQLiteEngine.findSQL(query, readableBy: caller, rules: rules)
+  }
+
+  /// `findSQL` rendered (tests explain its query plan).
+  static func findStatement(
+    _ query: Query, readableBy caller: Principals, rules: EngineRules = EngineRules()
+  ) -> (sql: String, values: [SQLValue]) {
+    findSQL(query, readableBy: caller, rules: rules).rendered(.sqlite)
+  }
+
+  /// The SELECT that `find` runs.
   ///
   /// Private by construction (DESIGN §7, issue 28): the query's terms are only ever evaluated on
   /// rows the caller may read. Public rows come from the indexes keyed by `public_class`, which
@@ -196,9 +208,7 @@ extension SQLiteEngine {
   /// each then read by its rowid (`CROSS JOIN` fixes that order). The two are merged in the
   /// query's order, each walking its own index or sorting its own rows. So neither the answer,
   /// its count, its order nor the work it takes depends on a row the caller cannot read.
-  static func findStatement(
-    _ query: Query, readableBy caller: Principals, rules: EngineRules = EngineRules()
-  ) -> (sql: String, values: [SQLValue]) {
+  static func findSQL(_ query: Query, readableBy caller: Principals, rules: EngineRules) -> SQL {
     let presence = rules.presenceOrdered(query.className)
     let page: SQL = "LIMIT \(query.limit) OFFSET \(query.skip)"
     let keys = QuerySQL.orderKeys(
@@ -218,7 +228,7 @@ extension SQLiteEngine {
         \(sql: SQL.joined(arms, separator: " UNION ALL ")) \
         ORDER BY \(sql: SQL.joined(positions, separator: ", ")) \(sql: page)
         """
-      return statement.rendered(.sqlite)
+      return statement
     }
     // A page past the first (issue 33): the rows it steps over are walked as their keys only
     // (what the listing's index holds: no row of `objects` read for them), and only the page's
@@ -264,7 +274,7 @@ extension SQLiteEngine {
       CROSS JOIN objects o ON o.id = p.page_id \
       ORDER BY \(sql: SQL.joined(positions, separator: ", "))
       """
-    return statement.rendered(.sqlite)
+    return statement
   }
 
   /// The `FROM … WHERE …` of each part of a listing the caller may read: its public rows, and,
@@ -306,37 +316,38 @@ extension SQLiteEngine {
     if let classColumn {
       terms.append("\(sql: SQL(verbatim: classColumn)) = \(literal: query.className)")
     }
-    terms += fieldTerms(query)
+    terms += QuerySQL.fieldTerms(query, SQLiteLeaves())
     if let unread = unreadFilter(query, caller, rules: rules) { terms.append(unread) }
     return terms.isEmpty ? "1" : SQL.joined(terms, separator: " AND ")
   }
 
-  func count(_ query: Query, as caller: Principals) throws -> Int {
+  func countStatement(_ query: Query, _ caller: Principals) -> SQL {
     if query.equalTo.isEmpty && query.greaterThan.isEmpty && query.lessThan.isEmpty
       && query.conditions.isEmpty && !caller.isMaster && !query.unreadOnly
     {
-      return try classCount(query.className, caller)
+      return SQLiteEngine.classCount(query.className, caller)
     }
-    let (sql, values) = SQLiteEngine.countStatement(query, readableBy: caller, rules: rules)
-    return try guarded {
-      Int(try connection.prepare(sql).firstRow(values) { $0.int(0) } ?? 0)
-    }
+    return SQLiteEngine.countSQL(query, readableBy: caller, rules: rules)
   }
 
   /// The SELECT that `count` runs when the query has conditions, and its parameters.
   static func countStatement(
     _ query: Query, readableBy caller: Principals, rules: EngineRules = EngineRules()
   ) -> (sql: String, values: [SQLValue]) {
+    countSQL(query, readableBy: caller, rules: rules).rendered(.sqlite)
+  }
+
+  private static func countSQL(_ query: Query, readableBy caller: Principals, rules: EngineRules)
+    -> SQL
+  {
     let arms = readableArms(query, caller, rules: rules).map { "SELECT 1 \(sql: $0)" as SQL }
-    let statement: SQL =
-      "SELECT count(*) FROM (\(sql: SQL.joined(arms, separator: " UNION ALL ")))"
-    return statement.rendered(.sqlite)
+    return "SELECT count(*) FROM (\(sql: SQL.joined(arms, separator: " UNION ALL ")))"
   }
 
   /// Rows of a class the caller may read, without walking them: the public count the triggers
   /// keep, plus the caller's private rows from `object_readers` (a private row is there once per
   /// reader principal, so it is counted once however many of the caller's principals read it).
-  private func classCount(_ className: String, _ caller: Principals) throws -> Int {
+  private static func classCount(_ className: String, _ caller: Principals) -> SQL {
     var statement: SQL =
       "SELECT coalesce((SELECT public FROM class_counts WHERE class = \(className)), 0)"
     let principals = caller.names.subtracting(["*"]).sorted()
@@ -348,21 +359,7 @@ extension SQLiteEngine {
         WHERE principal IN (\(sql: names)) AND class = \(className))
         """)
     }
-    return try guarded { Int(try connection.firstRow(statement) { $0.int(0) } ?? 0) }
-  }
-
-  func fetch(objectIds: [String], keys: Set<String>?, budget: Int?, as caller: Principals)
-    throws -> [DataObject]
-  {
-    guard !objectIds.isEmpty else { return [] }
-    let reading = ObjectReading(keys: keys, budget: budget)
-    let ids = SQL.joined(objectIds.map { "\($0)" as SQL }, separator: ",")
-    let statement: SQL = """
-      SELECT \(sql: SQLiteEngine.objectColumns) FROM objects o
-      WHERE o.objectId IN (\(sql: ids)) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
-      """
-    let (sql, values) = statement.rendered(.sqlite)
-    return try guarded { try objects(connection.prepare(sql), values, reading: reading) }
+    return statement
   }
 
   func update(
@@ -590,49 +587,9 @@ extension SQLiteEngine {
   /// `whereClause` without its `WHERE`: the terms joined by `AND` (search adds its own).
   static func whereTerms(_ query: Query, _ caller: Principals) -> SQL {
     var terms: [SQL] = ["o.class = \(literal: query.className)"]
-    terms += fieldTerms(query)
+    terms += QuerySQL.fieldTerms(query, SQLiteLeaves())
     if !caller.isMaster { terms.append(listingFilter(query.className, caller)) }
     return SQL.joined(terms, separator: " AND ")
-  }
-
-  /// The query's equalities, bounds and conditions.
-  private static func fieldTerms(_ query: Query) -> [SQL] {
-    var terms: [SQL] = []
-    for field in query.equalTo.keys.sorted() {
-      let expression = SQL(verbatim: expression(for: field))
-      switch query.equalTo[field]! {
-      case .null: terms.append("\(sql: expression) IS NULL")
-      case .bool(let flag): terms.append("\(sql: expression) = \(flag ? 1 : 0)")
-      case .int(let int): terms.append("\(sql: expression) = \(int)")
-      case .double(let double): terms.append("\(sql: expression) = \(.real(double))")
-      case .string(let string): terms.append("\(sql: expression) = \(string)")
-      case let composite:
-        // json_extract returns arrays and objects as compact JSON; ours is stored the same way.
-        terms.append("\(sql: expression) = \(composite.jsonText())")
-      }
-    }
-    // Range bounds: the index on the ordered field seeks to the first key (keyset paging).
-    for field in query.greaterThan.keys.sorted() {
-      terms.append("\(sql: SQL(verbatim: expression(for: field))) > \(query.greaterThan[field]!)")
-    }
-    for field in query.lessThan.keys.sorted() {
-      terms.append("\(sql: SQL(verbatim: expression(for: field))) < \(query.lessThan[field]!)")
-    }
-    // An app's `where` equality (`{"thread":{pointer}}`) is a condition, typed exactly; the
-    // same equality on the bare expression beside it lets the planner seek the field's index
-    // (the typed term still decides).
-    for case .equal(let field, let value) in query.conditions
-    where !QueryCondition.builtInFields.contains(field) {
-      let expression = SQL(verbatim: expression(for: field))
-      switch value {
-      case .string(let text): terms.append("\(sql: expression) = \(text)")
-      case .int(let number): terms.append("\(sql: expression) = \(number)")
-      case .array, .object: terms.append("\(sql: expression) = \(value.jsonText())")
-      case .null, .bool, .double: break
-      }
-    }
-    terms += query.conditions.map { QuerySQL.condition($0, SQLiteLeaves()) }
-    return terms
   }
 
   /// Rows of `className` the caller may read, for listings: a public row by its flag in the row

@@ -490,15 +490,6 @@ final class SQLiteEngine: DatastoreEngine {
 
   func object(from row: Row) -> DataObject { object(StoredObject(row: row)) }
 
-  /// The rows of one answer (of `objectColumns`), each weighed by `reading` as it is stepped,
-  /// then built as it says (some fields): past the budget, nothing is built.
-  func objects(_ statement: Statement, _ values: [SQLValue], reading: ObjectReading) throws
-    -> [DataObject]
-  {
-    try statement.rows(values) { try StoredObject(row: $0, weighedBy: reading) }
-      .map { object($0, reading: reading) }
-  }
-
   var ownChanges: Int64 { connection.totalChanges }
 
   /// `(instr(column, ' p1 ') > 0 OR …)` for the caller's principals; `1` for the master key.
