@@ -237,7 +237,8 @@ struct RemoteTerminalTests {
     }
 
     // Bob's server away while more happens than the feed keeps (pruned here as the window
-    // would): said once when it goes, and when it is back, a gap said as a gap.
+    // would, the newest change kept): said once when it goes, and when it is back, a gap said
+    // as a gap.
     let port = second.port
     #expect(second.stop() == 0)
     try bobSees("the server away") { lines in
@@ -246,8 +247,10 @@ struct RemoteTerminalTests {
     try alice(["comment", "1", "pruned away"])
     _ = try board.board.cluster.admin(
       """
-      UPDATE forum.changes_pruned SET through = (SELECT last_value FROM forum.change_seq);
-      DELETE FROM forum.changes; DELETE FROM forum.private_changes;
+      UPDATE forum.changes_pruned SET through = (SELECT max(seq) - 1 FROM forum.changes);
+      DELETE FROM forum.changes WHERE seq < (SELECT max(seq) FROM forum.changes);
+      DELETE FROM forum.private_changes
+      WHERE seq <= (SELECT through FROM forum.changes_pruned WHERE id = 1);
       """, database: board.board.database)
     second = try ServeProcess(
       forum, ["--listen", "127.0.0.1:\(port)"] + tls, database: board.server.uri)
