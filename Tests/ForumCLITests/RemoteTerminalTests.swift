@@ -244,7 +244,9 @@ struct RemoteTerminalTests {
     try bobSees("the server away") { lines in
       lines.contains { $0.contains("live updates failed") }
     }
+    // Two, so that the pruned mark passes Bob's cursor with the newest change kept.
     try alice(["comment", "1", "pruned away"])
+    try alice(["comment", "1", "the newest, kept"])
     _ = try board.board.cluster.admin(
       """
       UPDATE forum.changes_pruned SET through = (SELECT max(seq) - 1 FROM forum.changes);
@@ -270,6 +272,7 @@ struct RemoteTerminalTests {
     let gap = try #require(screen.firstIndex { $0.contains("more happened than") })
     #expect(resumed < gap, "resumed, then the gap: \(screen)")
     #expect(!screen.contains { trimmed($0) == "pruned away" }, "in the gap: \(screen)")
+    #expect(!screen.contains { trimmed($0) == "the newest, kept" }, "in the gap: \(screen)")
 
     // The thread deleted under Bob: said once, he has left it, his line kept.
     try alice(["delete", "1", "--yes"])
