@@ -106,12 +106,14 @@ public final class DatastoreClient {
   /// Objects matching `query` that the caller may read; the rest are left out silently.
   public func find(_ query: Query) throws -> [DataObject] {
     try DatastoreClient.validate(query: query)
-    var objects = try engine.find(query, as: principals)
-    if !query.include.isEmpty, !engine.resolvesIncludes {
-      objects = try resolveIncludes(
-        query.include, in: objects, keys: query.includeKeys, budget: query.costBudget)
-    }
-    return objects
+    return try withIncludes(try engine.find(query, as: principals), of: query)
+  }
+
+  /// `objects` found by `query` with its `include` resolved, when the engine did not.
+  private func withIncludes(_ objects: [DataObject], of query: Query) throws -> [DataObject] {
+    guard !query.include.isEmpty, !engine.resolvesIncludes else { return objects }
+    return try resolveIncludes(
+      query.include, in: objects, keys: query.includeKeys, budget: query.costBudget)
   }
 
   /// The objects of `className` with these ids that the caller may read, in any order (missing
@@ -133,6 +135,15 @@ public final class DatastoreClient {
       objects = try resolveIncludes(include, in: objects, keys: includeKeys, budget: nil)
     }
     return objects
+  }
+
+  /// `find`, with `count` of the same query when the page is full (as many as `query.limit`);
+  /// nil when it is not (the engine may give it anyway). Over https one request (NCMB's
+  /// `count=1` beside the page).
+  public func findCounted(_ query: Query) throws -> (objects: [DataObject], count: Int?) {
+    try DatastoreClient.validate(query: query)
+    let (objects, count) = try engine.findCounted(query, as: principals)
+    return (try withIncludes(objects, of: query), count)
   }
 
   /// How many objects match `query` among those the caller may read.

@@ -152,7 +152,9 @@ public final class Board {
   /// Threads by latest activity, pinned ones first, `pageSize` a page; page numbers start at 1. With `total` (a
   /// `threadCount` the caller has anyway), a page in the back half is read from the oldest end,
   /// so the last page costs what the first does instead of stepping over every thread before it.
-  public func threads(page: Int, total: Int? = nil) throws -> Page<ForumThread> {
+  public func threads(page: Int, total: Int? = nil, countingPages: Bool = false) throws
+    -> Page<ForumThread>
+  {
     let skip = try Board.offset(page: page)
     var query = Query(
       className: Board.threadClass, order: ["-" + Board.pinField, "-lastActivity"],
@@ -166,11 +168,14 @@ public final class Board {
         items: try withUnread(objects.map { ForumThread($0, viewer: me.objectId) }),
         number: page, hasMore: total - skip - Board.pageSize > 0)
     }
-    let objects = try client.find(query)
+    // Counted with the page when there are more (one request over https), for "page X/Y".
+    let (objects, counted) =
+      total == nil && countingPages
+      ? try client.findCounted(query) : (try client.find(query), total)
     return Page(
       items: try withUnread(
         objects.prefix(Board.pageSize).map { ForumThread($0, viewer: me.objectId) }),
-      number: page, hasMore: objects.count > Board.pageSize)
+      number: page, hasMore: objects.count > Board.pageSize, total: counted)
   }
 
   /// How many threads the signed-in person can read (for "page X/Y").

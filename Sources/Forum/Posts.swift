@@ -206,4 +206,6 @@ public struct Page<Item: Sendable>: Sendable {
   public let items: [Item]
   public let number: Int
   public let hasMore: Bool
+  /// How many there are on all pages, when it was counted with this one (`Board.threads`).
+  public var total: Int? = nil
 }

@@ -201,6 +201,23 @@ struct RemoteBoardTests {
   /// Requests of a one-shot `forum list` once signed in (`aOneShotListAsksOnlyForItsPage`).
   static let listRequests = 4
 
+  /// A board of more than one page: the page and how many threads there are ("page 1/2") come
+  /// in one answer (NCMB's `count=1` beside the page), not a count asked after it.
+  @Test func aOneShotListCountsThePagesWithItsPage() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    let threads = (1...22).map { "new --title many\($0) --description x" }
+    let made = try served.run([], input: Data(threads.map { $0 + "\n" }.joined().utf8))
+    #expect(made.status == 0, "\(made.summary)")
+    let (list, asked) = try requests(served, ["list"])
+    #expect(list.status == 0 && list.stdout.contains("many22"), "\(list.summary)")
+    #expect(list.stdout.contains("page 1/2"), "\(list.summary)")
+    #expect(asked.count == RemoteBoardTests.listRequests, "\(asked)")
+    #expect(!asked.contains { $0.contains("limit=0") }, "no count of its own: \(asked)")
+    #expect(served.server.stop() == 0)
+  }
+
   /// Rewrites alice's profile with `change` (kept at mode 0600).
   private func editProfile(
     _ forum: ForumFixture, _ change: (inout [String: Any]) -> Void

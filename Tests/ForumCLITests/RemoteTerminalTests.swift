@@ -103,4 +103,185 @@ struct RemoteTerminalTests {
     try alice.enter("quit")
     #expect(try alice.waitForExit() == 0)
   }
+
+  /// Every kind of change one member makes through the first server, told at the other's
+  /// prompt through the second: an edit of a comment and of the thread, a deletion, a live
+  /// reply quoted, a reply and a mention elsewhere, a direct message, a burst as a gap, the
+  /// feed's window passed while the server was away, the thread deleted under the watcher.
+  /// Each said exactly once, the half-typed line kept.
+  @Test func everyKindOfChangeReachesAPromptOnTheOtherOnce() throws {
+    let forum = try ForumFixture()
+    let watcherForum = try ForumFixture()
+    let board = try ServedPostgresBoard(forum)
+    defer { board.board.remove() }
+    let authority = try ThrowawayAuthority(in: forum.root)
+    let tls = ["--tls-cert", authority.certificateFile, "--tls-key", authority.keyFile]
+    let first = try ServeProcess(
+      forum, ["--listen", "127.0.0.1:0"] + tls, database: board.server.uri)
+    defer { _ = first.stop() }
+    var second = try ServeProcess(
+      forum, ["--listen", "127.0.0.1:0"] + tls, database: board.server.uri)
+    defer { _ = second.stop() }
+    let trust = ["FORUM_CA_FILE": authority.authorityFile]
+    let firstURL = "https://127.0.0.1:\(first.port)/"
+    let secondURL = "https://127.0.0.1:\(second.port)/"
+    /// Alice's one-shot commands (or a piped script) through the first server.
+    func alice(_ arguments: [String], script lines: [String] = []) throws {
+      let input = Data(lines.map { $0 + "\n" }.joined().utf8)
+      let result = try forum.run(
+        arguments, input: input, environment: trust, database: firstURL)
+      #expect(result.status == 0, "\(arguments): \(result.summary)")
+    }
+    /// Bob's, through the second.
+    func bobSays(_ arguments: [String]) throws -> RunResult {
+      let result = try watcherForum.run(
+        arguments, profile: "bob", environment: trust, database: secondURL)
+      #expect(result.status == 0, "\(arguments): \(result.summary)")
+      return result
+    }
+
+    try alice(["name", "Alice"])
+    _ = try bobSays(["name", "Bob"])
+    let bobHandle = try #require(try bobSays(["--json", "whoami"]).json().string("userName"))
+    let aliceHandle = try #require(
+      try forum.run(["--json", "whoami"], environment: trust, database: firstURL).json()
+        .string("userName"))
+    try alice(["new", "--title", "Planning"])
+    try alice(["comment", "1", "first draft"])
+    try alice(["comment", "1", "soon gone"])
+    _ = try bobSays(["comment", "1", "bob asks"])
+    try alice(["new", "--title", "Elsewhere"])
+    _ = try bobSays(["comment", "2", "bob elsewhere"])
+
+    let bob = try TmuxSession(
+      forum: watcherForum, profile: "bob", environment: trust, arguments: ["--no-pager"],
+      database: secondURL)
+    defer { _ = try? bob.run(["kill-server"]) }
+    try bob.waitForPrompt("forum>")
+    try bob.enter("show 1")
+    try bob.waitForPrompt("forum #1>")
+    try bob.type("half typed")
+    /// Waits until `shown` holds of Bob's screen with his half-typed line last.
+    @discardableResult
+    func bobSees(
+      _ what: String, prompt: String = "forum #1> half typed",
+      sourceLocation: SourceLocation = #_sourceLocation, _ shown: @escaping ([String]) -> Bool
+    ) throws -> [String] {
+      try bob.wait(what, sourceLocation: sourceLocation) { lines in
+        shown(lines) && lines.last == prompt
+      }
+    }
+
+    // An edit of a comment on screen, then of the thread's title.
+    try alice(["edit", "1/1", "second draft"])
+    try bobSees("the comment's edit") { lines in
+      lines.contains { $0.contains("Comment 1/1 was edited:") }
+        && lines.contains { trimmed($0) == "second draft" }
+    }
+    try alice(["edit", "1", "--title", "Planning, revised"])
+    try bobSees("the thread's edit") { lines in
+      lines.contains { $0.contains("Thread #1 was edited: \"Planning, revised\"") }
+    }
+    // A deletion, and a reply in the thread quoting what it answers.
+    try alice(["delete", "1/2", "--yes"])
+    try bobSees("the deletion") { lines in
+      lines.contains { $0.contains("Comment 1/2 was deleted.") }
+    }
+    try alice(["reply", "1/3", "an answer here"])
+    try bobSees("the live reply") { lines in
+      lines.contains { trimmed($0) == "an answer here" }
+        && lines.contains { $0.contains("> 3 Bob: bob asks") }
+    }
+    // Elsewhere on the board: a reply to Bob's comment and his @handle; then a message.
+    try alice(["reply", "2/1", "answered elsewhere"])
+    try bobSees("the reply notice") { lines in
+      lines.contains { $0.contains("replied to your 2/1 in #2/2: answered elsewhere") }
+    }
+    try alice(["comment", "2", "ping @\(bobHandle), look"])
+    try bobSees("the mention notice") { lines in
+      lines.contains { $0.contains("mentioned you in #2/3: ping @\(bobHandle), look") }
+    }
+    try alice(["dm", "@" + bobHandle, "hello from alice"])
+    var screen = try bobSees("the message") { lines in
+      lines.contains {
+        $0.contains("✉ Alice @\(aliceHandle): hello from alice — dm @\(aliceHandle)")
+      }
+    }
+    for said in [
+      "Comment 1/1 was edited:", "Thread #1 was edited", "Comment 1/2 was deleted.",
+      "replied to your 2/1", "mentioned you in #2/3", "hello from alice",
+    ] {
+      #expect(screen.count { $0.contains(said) } == 1, "«\(said)» once: \(screen)")
+    }
+    #expect(screen.count { trimmed($0) == "second draft" } == 1, "\(screen)")
+    #expect(screen.count { trimmed($0) == "an answer here" } == 1, "\(screen)")
+    #expect(!screen.contains { $0.contains("(comment gone)") }, "\(screen)")
+
+    // A burst while Bob writes a comment (no live lines in a draft): back at the prompt, the
+    // newest ten and a line for the rest.
+    try bob.press("C-u")
+    try bob.enter("comment")
+    try bob.waitForPrompt(">")
+    try alice([], script: (1...26).map { "comment 1 burst \($0)" })
+    try bob.press("C-c")
+    try bob.waitForPrompt("forum #1>")
+    try bob.type("half typed")
+    screen = try bobSees("the burst") { lines in
+      lines.contains { trimmed($0) == "burst 26" }
+    }
+    #expect(screen.count { $0.contains("… 16 more since comment 4:") } == 1, "\(screen)")
+    for number in 1...26 {
+      #expect(
+        screen.count { trimmed($0) == "burst \(number)" } == (number > 16 ? 1 : 0),
+        "burst \(number): \(screen)")
+    }
+
+    // Bob's server away while more happens than the feed keeps (pruned here as the window
+    // would, the newest change kept): said once when it goes, and when it is back, a gap said
+    // as a gap.
+    let port = second.port
+    #expect(second.stop() == 0)
+    try bobSees("the server away") { lines in
+      lines.contains { $0.contains("live updates failed") }
+    }
+    // Two, so that the pruned mark passes Bob's cursor with the newest change kept.
+    try alice(["comment", "1", "pruned away"])
+    try alice(["comment", "1", "the newest, kept"])
+    _ = try board.board.cluster.admin(
+      """
+      UPDATE forum.changes_pruned SET through = (SELECT max(seq) - 1 FROM forum.changes);
+      DELETE FROM forum.changes WHERE seq < (SELECT max(seq) FROM forum.changes);
+      DELETE FROM forum.private_changes
+      WHERE seq <= (SELECT through FROM forum.changes_pruned WHERE id = 1);
+      """, database: board.board.database)
+    second = try ServeProcess(
+      forum, ["--listen", "127.0.0.1:\(port)"] + tls, database: board.server.uri)
+    try bobSees("the gap") { lines in
+      lines.contains { $0.contains("more happened than the live view keeps") }
+    }
+    try alice(["comment", "1", "after the gap"])
+    screen = try bobSees("a comment after the gap") { lines in
+      lines.contains { trimmed($0) == "after the gap" }
+    }
+    for said in [
+      "live updates failed", "live updates resumed", "more happened than the live view keeps",
+    ] {
+      #expect(screen.count { $0.contains(said) } == 1, "«\(said)» once: \(screen)")
+    }
+    let resumed = try #require(screen.firstIndex { $0.contains("live updates resumed") })
+    let gap = try #require(screen.firstIndex { $0.contains("more happened than") })
+    #expect(resumed < gap, "resumed, then the gap: \(screen)")
+    #expect(!screen.contains { trimmed($0) == "pruned away" }, "in the gap: \(screen)")
+    #expect(!screen.contains { trimmed($0) == "the newest, kept" }, "in the gap: \(screen)")
+
+    // The thread deleted under Bob: said once, he has left it, his line kept.
+    try alice(["delete", "1", "--yes"])
+    screen = try bobSees("the thread's deletion", prompt: "forum> half typed") { lines in
+      lines.contains { $0.contains("Thread #1 was deleted; you have left it.") }
+    }
+    #expect(screen.count { $0.contains("Thread #1 was deleted") } == 1, "\(screen)")
+    try bob.press("C-u")
+    try bob.enter("quit")
+    #expect(try bob.waitForExit() == 0)
+  }
 }

@@ -159,6 +159,13 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// How many objects match `query` among those the caller may read.
   func count(_ query: Query, as caller: Principals) throws -> Int
 
+  /// `find`, and when the page is full (as many objects as `query.limit`) `count` of the same
+  /// query too: a page and how many pages there are. An engine across the network asks both in
+  /// one request and may give the count of a page that is not full.
+  func findCounted(_ query: Query, as caller: Principals) throws -> (
+    objects: [DataObject], count: Int?
+  )
+
   /// Objects of the search's target classes holding every term in their text fields (declared
   /// by `IndexSpec(textOf:fields:)` when the database was prepared), among those the caller may
   /// read, best first. A class without a text index is `E400002`.
@@ -299,6 +306,20 @@ extension DatastoreEngine {
 
   func caller(sessionToken: String, known: StateMark?) throws -> Principals? {
     try caller(sessionToken: sessionToken)
+  }
+
+  func findCounted(_ query: Query, as caller: Principals) throws -> (
+    objects: [DataObject], count: Int?
+  ) {
+    try findThenCount(query, as: caller)
+  }
+
+  /// `findCounted` as two reads; counting walks the index: only when the page is full.
+  func findThenCount(_ query: Query, as caller: Principals) throws -> (
+    objects: [DataObject], count: Int?
+  ) {
+    let objects = try find(query, as: caller)
+    return (objects, objects.count < query.limit ? nil : try count(query, as: caller))
   }
 
   var ownChanges: Int64 { 0 }

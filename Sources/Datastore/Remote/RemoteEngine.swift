@@ -444,6 +444,18 @@ final class RemoteEngine: DatastoreEngine {
       try call(as: caller, "GET", path, query: RemoteEngine.queryString(parameters)))
   }
 
+  /// NCMB's find with `count=1`: the page and the count in one answer.
+  func findCounted(_ query: Query, as caller: Principals) throws -> (
+    objects: [DataObject], count: Int?
+  ) {
+    guard let path = RemoteEngine.classPath(query.className),
+      let parameters = query.ncmbParameters()
+    else { return try findThenCount(query, as: caller) }
+    let answer = try call(
+      as: caller, "GET", path, query: RemoteEngine.queryString(parameters + [("count", "1")]))
+    return (try objects(answer), try wireObject(answer, "count").count("count"))
+  }
+
   func count(_ query: Query, as caller: Principals) throws -> Int {
     guard let path = RemoteEngine.classPath(query.className),
       let parameters = query.ncmbParameters(count: true)

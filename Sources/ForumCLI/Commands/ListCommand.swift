@@ -75,7 +75,8 @@ enum ListCommand: ForumCommand {
     // Counting costs a walk of the index: only when there is more than one page. Past page 1 it
     // is needed anyway, and lets a page in the back half be read from the oldest end.
     let total = try known ?? (page > 1 ? session.board.threadCount() : nil)
-    let listed = try session.board.threads(page: page, total: total)
+    let listed = try session.board.threads(
+      page: page, total: total, countingPages: !session.json)
     // Muted threads are left out of the page, and said to be.
     let (threads, hidden) = Board.hiding(try session.board.marks().muted, from: listed)
     if listed.items.isEmpty && page > 1 {
@@ -90,7 +91,7 @@ enum ListCommand: ForumCommand {
     }
     let pages =
       page == 1 && !threads.hasMore
-      ? 1 : Board.lastPage(commentCount: try total ?? session.board.threadCount())
+      ? 1 : Board.lastPage(commentCount: try listed.total ?? session.board.threadCount())
     var lines = session.renderer.threadList(threads, pages: pages)
     if hidden > 0 { lines.append(session.style.dim(session.messages.mutedHidden(hidden))) }
     session.printLines(lines)

@@ -82,6 +82,8 @@ final class LiveFeed {
       }
       let woken = try board.hasPendingWakeup()
       guard force || woken else { return [] }
+      // Back after a passing failure (a server away): said once, before what came meanwhile.
+      let resumed = lastFailure != nil ? [session.style.dim(session.messages.liveResumed)] : []
       var changes: [Change] = []
       var next = start
       // Until the engine says nothing more came in while we read (a few rounds at most).
@@ -94,7 +96,7 @@ final class LiveFeed {
           cursor = try board.latestChange()
           lastFailure = nil
           session.navigation.missedChanges()
-          return [session.style.dim(session.messages.liveMissed)]
+          return resumed + [session.style.dim(session.messages.liveMissed)]
         }
         changes += batch.changes
         next = batch.next
@@ -102,8 +104,6 @@ final class LiveFeed {
         if try !board.hasPendingWakeup() { break }
       }
       cursor = next
-      // Back after a passing failure (a server away): said once, then what came meanwhile.
-      let resumed = lastFailure != nil ? [session.style.dim(session.messages.liveResumed)] : []
       lastFailure = nil
       return try resumed + lines(for: changes, session)
     } catch {
