@@ -5,7 +5,6 @@ import Testing
 /// is one notice line, another pair's messages never show, and `dm @HANDLE` is a room.
 @Suite(
   "direct messages at the prompt (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
   .enabled(
     if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
     "starting tmux cleanly needs /proc/self/fd (Linux)"))

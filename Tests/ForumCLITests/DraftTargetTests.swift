@@ -9,7 +9,6 @@ import Testing
 /// neither yes nor no asks again, and a draft that cannot be saved says so and is printed.
 @Suite(
   "drafts know their place (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
   .enabled(
     if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
     "starting tmux cleanly needs /proc/self/fd (Linux)"))

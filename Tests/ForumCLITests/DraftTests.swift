@@ -3,8 +3,7 @@ import Testing
 
 /// DESIGN §4: a draft is checked before it is typed and never lost after; an editor can compose.
 @Suite(
-  "drafts at the prompt (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+  "drafts at the prompt (tmux)")
 struct DraftTests {
   static let jpeg = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()

@@ -43,8 +43,7 @@ struct FaultTests {
 }
 
 @Suite(
-  "faults at the prompt (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+  "faults at the prompt (tmux)")
 struct PromptFaultTests {
   @Test func aLockWaitSaysSoAndCtrlCStopsIt() throws {
     let forum = try ForumFixture()

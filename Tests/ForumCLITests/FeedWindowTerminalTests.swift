@@ -7,7 +7,6 @@ import Testing
 /// after more changes than that says so as one line, starts again from now, and goes on.
 @Suite(
   "live prompt behind the feed's window (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
   .enabled(
     if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
     "starting tmux cleanly needs /proc/self/fd (Linux)"))

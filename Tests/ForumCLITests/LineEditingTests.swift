@@ -4,7 +4,6 @@ import Testing
 /// Issue #21 items 5 and 6: line editing survives Ctrl-Z and `fg`, and Tab completes handles.
 @Suite(
   "line editing (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
   .enabled(
     if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
     "starting tmux cleanly needs /proc/self/fd (Linux)"))

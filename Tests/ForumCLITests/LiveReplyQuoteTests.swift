@@ -4,7 +4,6 @@ import Testing
 /// A reply that arrives live in the thread on screen is quoted as a page quotes it.
 @Suite(
   "live replies (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
   .enabled(
     if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
     "starting tmux cleanly needs /proc/self/fd (Linux)"))

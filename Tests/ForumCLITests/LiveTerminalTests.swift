@@ -7,7 +7,6 @@ import Testing
 /// arrives, how a gap is said, what happens when a thread or the whole database goes.
 @Suite(
   "live prompt (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
   .enabled(
     if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
     "starting tmux cleanly needs /proc/self/fd (Linux)"))

@@ -170,7 +170,7 @@ struct LockTests {
 
   /// A comment being typed at the prompt when a moderator locks the thread: refused in one line,
   /// its draft kept and offered again once the thread is unlocked.
-  @Test(.enabled(if: TmuxSession.path != nil, "tmux is not installed"))
+  @Test
   func aCommentTypedWhileTheThreadIsLockedKeepsItsDraft() throws {
     let forum = try ForumFixture()
     try forum.ok(["list"], profile: "owner")

@@ -5,7 +5,6 @@ import Testing
 /// or a display name only one person has; a name several people have reaches nobody, and says so.
 @Suite(
   "names in mentions and search (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
   .enabled(
     if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
     "starting tmux cleanly needs /proc/self/fd (Linux)"))

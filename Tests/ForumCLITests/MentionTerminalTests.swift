@@ -5,7 +5,6 @@ import Testing
 /// half-typed line kept; nothing for a handle inside a longer word or for someone else.
 @Suite(
   "replies and mentions at the prompt (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
   .enabled(
     if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
     "starting tmux cleanly needs /proc/self/fd (Linux)"))

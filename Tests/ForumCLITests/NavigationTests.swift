@@ -69,8 +69,7 @@ struct NavigationTests {
 }
 
 @Suite(
-  "navigation at the prompt (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+  "navigation at the prompt (tmux)")
 struct PromptNavigationTests {
   @Test func aDeletedCurrentThreadIsAnnouncedAndLeftAndLeaveLeaves() throws {
     let forum = try ForumFixture()
@@ -116,8 +115,7 @@ struct PromptNavigationTests {
 }
 
 @Suite(
-  "the pager (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+  "the pager (tmux)")
 struct PagerTests {
   @Test func outputTallerThanTheScreenIsPagedAtATerminalOnly() throws {
     let forum = try ForumFixture()

@@ -4,8 +4,7 @@ import Testing
 /// Pasting several lines (bracketed paste): at the prompt each runs in turn, echoed; in a draft
 /// they are lines, and a pasted `.` ends it.
 @Suite(
-  "paste (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+  "paste (tmux)")
 struct PasteTests {
   private func paste(_ tmux: TmuxSession, _ text: String) throws {
     try tmux.run(["set-buffer", "-b", "paste", text])

@@ -8,8 +8,7 @@ import Testing
 /// SQLite (issue 22 item 4): it says so after a second, Ctrl-C stops it, and what is printed is
 /// true.
 @Suite(
-  "PostgreSQL lock waits at the prompt (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+  "PostgreSQL lock waits at the prompt (tmux)")
 struct PostgresLockWaitTests {
   @Test("a comment behind Bob's open transaction says it waits, Ctrl-C stops it, nothing saved")
   func aLockWaitSaysSoAndCtrlCStopsIt() throws {

@@ -4,8 +4,7 @@ import Testing
 /// DESIGN §4 at a real prompt: inside a thread, `comment TEXT` is TEXT for that thread whatever
 /// it starts with; `#N` addresses another thread; `/N` is a comment of the current one.
 @Suite(
-  "the command grammar at the prompt (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+  "the command grammar at the prompt (tmux)")
 struct PromptGrammarTests {
   @Test func insideAThreadTheTextIsTheText() throws {
     let forum = try ForumFixture()
@@ -51,8 +50,7 @@ struct PromptGrammarTests {
 }
 
 @Suite(
-  "questions at the prompt (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+  "questions at the prompt (tmux)")
 struct QuestionTests {
   @Test func ctrlDAtAQuestionLeavesNoBlankLinesBehind() throws {
     let forum = try ForumFixture()

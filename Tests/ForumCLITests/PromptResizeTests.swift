@@ -6,7 +6,6 @@ import Testing
 /// ghost prompt line when narrowed and overwriting a line of output when widened.
 @Suite(
   "the prompt after a resize (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
   .enabled(
     if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
     "starting tmux cleanly needs /proc/self/fd (Linux)"))

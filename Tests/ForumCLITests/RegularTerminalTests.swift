@@ -5,7 +5,6 @@ import Testing
 /// thread's comments told wherever you are, a muted thread's replies not told.
 @Suite(
   "a regular at the prompt (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
   .enabled(
     if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
     "starting tmux cleanly needs /proc/self/fd (Linux)"))

@@ -323,8 +323,7 @@ struct SSHDoorTests {
 
 /// The door's prompt in a real terminal: `ssh -t` in tmux.
 @Suite(
-  "ssh door at the prompt", .serialized, .timeLimit(.minutes(3)),
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+  "ssh door at the prompt", .serialized, .timeLimit(.minutes(3)))
 struct SSHDoorTerminalTests {
   func prompt(_ door: SSHDoorFixture, _ key: String, term: String = "screen") throws -> TmuxSession
   {

@@ -7,7 +7,6 @@ import Testing
 /// at another terminal is (issue 18): a comment in the thread they are in, a new thread.
 @Suite(
   "live prompt announces app posts (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"),
   .enabled(
     if: FileManager.default.fileExists(atPath: "/proc/self/fd"),
     "starting tmux cleanly needs /proc/self/fd (Linux)"))

@@ -96,8 +96,7 @@ struct TextAndOptionsTests {
 }
 
 @Suite(
-  "text and options at the prompt (tmux)",
-  .enabled(if: TmuxSession.path != nil, "tmux is not installed; the terminal scenarios need it"))
+  "text and options at the prompt (tmux)")
 struct PromptTextAndOptionsTests {
   @Test func insideAThreadAnOptionBeforeTheTextIsRefusedAsInAScript() throws {
     let forum = try ForumFixture()
