@@ -262,7 +262,7 @@ final class PostgresConnection {
     }
   }
 
-  static func monotonicSeconds() -> Double {
+  private static func monotonicSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

@@ -52,8 +52,6 @@ extension PostgresEngine {
     throws
   {
     guard caller.userId == userId else { throw DatastoreError.noAccess }
-    // A new password ends the user's other sessions.
-    defer { PostgresEngine.sessionsMayHaveChanged() }
     let done = try write {
       try act(as: caller)
       return try run(

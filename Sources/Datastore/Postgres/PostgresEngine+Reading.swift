@@ -155,7 +155,6 @@ extension PostgresEngine: SQLReading {
   }
 
   func setRole(_ role: String, userId: String, member: Bool, as caller: Principals) throws {
-    defer { PostgresEngine.sessionsMayHaveChanged() }
     try act(as: caller)
     try write {
       _ = try run(

@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(FoundationEssentials)
   import FoundationEssentials
   import Glibc
@@ -230,60 +228,20 @@ final class PostgresEngine: DatastoreEngine {
     if isServer {
       // Only the hash travels: the token never reaches the server's logs.
       let hash = SHA256.hash(token)
-      if let known = knownSession(hash) { return known }
       acting = .unknown
       let answer = try run("SELECT forum.act_as($1::bytea)", [.bytes(hash)]).text(0, 0)
       guard let answer else {
         acting = .nobody
-        verified = nil
         return nil
       }
       acting = .session(hash)
       // The user's id, then its roles (`forum.act_as`: an imported app's roles).
       let words = answer.split(separator: " ").map(String.init)
-      let principals = Principals(
+      return Principals(
         userId: words.first ?? "", roles: Array(words.dropFirst()), sessionHash: hash)
-      verified = VerifiedSession(
-        principals: principals, at: sessionClock(),
-        generation: PostgresEngine.sessionsChanged.load(ordering: .acquiring))
-      return principals
     }
     guard token == sessionToken, let principals else { return nil }
     return try serverPrincipals(userId: principals.userId ?? "")
-  }
-
-  /// The session this connection last found live (`forum.act_as`), and when.
-  struct VerifiedSession {
-    let principals: Principals
-    let at: Double
-    let generation: Int
-  }
-  private var verified: VerifiedSession?
-  /// How long a server trusts a session it found live without asking again (issue 29: the
-  /// question was one of a read's two round trips). Only what the server tells its client
-  /// waits that long (a refusal of an ended session, the roles it names): every statement's
-  /// rows and writes are still the database's to decide, by the session as it is then.
-  static let sessionRecheckSeconds = 0.1
-  /// The clock of `sessionRecheckSeconds` (tests move it).
-  var sessionClock: () -> Double = PostgresConnection.monotonicSeconds
-  /// Counts this process's calls that end sessions or change an app user's roles: a session
-  /// found live before one of them is asked about again, by every pooled connection.
-  static let sessionsChanged = Atomic<Int>(0)
-
-  /// Called after a write that may end sessions or change an app user's roles.
-  static func sessionsMayHaveChanged() {
-    sessionsChanged.add(1, ordering: .releasing)
-  }
-
-  /// The caller of `hash` as this connection found it, while the connection still acts for it
-  /// outside a transaction (a write's batch always asks), younger than `sessionRecheckSeconds`
-  /// and no session ended here since.
-  private func knownSession(_ hash: [UInt8]) -> Principals? {
-    guard let verified, acting == .session(hash), !connection.inTransaction,
-      verified.generation == PostgresEngine.sessionsChanged.load(ordering: .acquiring)
-    else { return nil }
-    let age = sessionClock() - verified.at
-    return age >= 0 && age < PostgresEngine.sessionRecheckSeconds ? verified.principals : nil
   }
 
   /// The user of an app's anonymous id (made on first use) and a new session: only hashes of
@@ -306,12 +264,10 @@ final class PostgresEngine: DatastoreEngine {
   /// user's sessions.
   func endSessions(userId: String) throws {
     guard isServer else { return }
-    defer { PostgresEngine.sessionsMayHaveChanged() }
     try write { _ = try run("SELECT forum.end_app_sessions($1)", [.text(userId)]) }
   }
 
   func addMember(_ userId: String, toRole role: String) throws {
-    defer { PostgresEngine.sessionsMayHaveChanged() }
     let boardRole = PostgresSchema.boardRolePrefix + role
     try write {
       let mapped = try run(
@@ -827,8 +783,6 @@ final class PostgresEngine: DatastoreEngine {
   }
 
   func delete(_ className: String, objectId: String, as caller: Principals) throws {
-    // Deleting a user ends its sessions.
-    defer { if className == User.className { PostgresEngine.sessionsMayHaveChanged() } }
     try act(as: caller)
     try write {
       let result = try run(
