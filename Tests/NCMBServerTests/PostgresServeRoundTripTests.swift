@@ -25,11 +25,11 @@ struct PostgresServeRoundTripTests {
     let (alice, aliceToken) = try board.signUp()
     let (bob, bobToken) = try board.signUp()
     struct Undone: Error {}
-    try board.service.pool.with { pooled in
+    try board.service.pool.with { pooled throws -> Void in
       let engine = pooled.store.engine as! PostgresEngine
       #expect(try engine.caller(sessionToken: aliceToken)?.userId == alice)
       #expect(throws: Undone.self) {
-        try engine.write {
+        try engine.write { () throws -> Void in
           #expect(try engine.caller(sessionToken: bobToken)?.userId == bob)
           throw Undone()
         }
