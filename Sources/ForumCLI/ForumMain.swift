@@ -93,7 +93,7 @@ public enum ForumMain {
               topic: topic, japanese: terminal.japanese, width: terminal.width))
           return 0
         }
-        if let boardless = command as? any BoardlessCommand.Type {
+        if let boardless = command.boardless {
           let json = options.json || options.command.contains("--json")
           do {
             var invocation = try Invocation(

@@ -348,9 +348,9 @@ final class PostgresEngine: DatastoreEngine {
   func objects(_ result: PostgresResult, reading: ObjectReading? = nil) throws -> [DataObject] {
     // The whole answer is weighed before any of it is built: past the budget, nothing is.
     let positions = result.columnPositions
+    let read = StoredObject.reader(weighedBy: reading)
     return try result.rows {
-      let cells = PostgresRow(result: result, row: $0, positions: positions)
-      return try StoredObject(row: cells, weighedBy: reading)
+      try read(PostgresRow(result: result, row: $0, positions: positions))
     }.map { object($0, reading: reading) }
   }
 
@@ -364,9 +364,9 @@ final class PostgresEngine: DatastoreEngine {
     do {
       try connection.query(sql, values) { result in
         let positions = result.columnPositions
+        let read = StoredObject.reader(weighedBy: reading)
         for row in 0..<result.rowCount {
-          let cells = PostgresRow(result: result, row: row, positions: positions)
-          rows.append(try StoredObject(row: cells, weighedBy: reading))
+          rows.append(try read(PostgresRow(result: result, row: row, positions: positions)))
         }
       }
     } catch let error as PostgresError {

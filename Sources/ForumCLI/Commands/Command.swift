@@ -15,11 +15,16 @@ protocol ForumCommand {
   /// lines it would have read, decided from the line alone without failing.
   static func draftParts(_ words: CommandWords) -> [DraftPart]
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome
+  /// The command as a `BoardlessCommand`, nil for one that needs a board: asked of the type
+  /// rather than cast (`as? any BoardlessCommand.Type`), since a cast that fails searches every
+  /// protocol conformance in the binary, at each start.
+  static var boardless: (any BoardlessCommand.Type)? { get }
 }
 
 extension ForumCommand {
   static var aliases: [String] { [] }
   static func draftParts(_ words: CommandWords) -> [DraftPart] { [] }
+  static var boardless: (any BoardlessCommand.Type)? { nil }
 }
 
 /// A command that runs before any sign-in (`init`, `keys`, `serve`): only from the command line,
@@ -30,6 +35,8 @@ protocol BoardlessCommand: ForumCommand {
 }
 
 extension BoardlessCommand {
+  static var boardless: (any BoardlessCommand.Type)? { self }
+
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     throw CLIError.usage(session.messages.onlyFromCommandLine(info.name))
   }
