@@ -57,7 +57,14 @@ extension Board {
           throw DatastoreError(
             .invalid, field: "fileName", reason: BoardReason.threadKeepsItsPicture)
         }
-        let image = try ImagePreparer.prepare(Data(try client.getFile(name: name)))
+        let bytes: [UInt8]
+        do {
+          bytes = try client.getFile(name: name)
+        } catch let error as DatastoreError where error.code == .notFound {
+          throw DatastoreError(
+            .notFound, field: "fileName", reason: BoardReason.noSuchPicture(name: name))
+        }
+        let image = try ImagePreparer.prepare(Data(bytes))
         fields["image"] = ImageSummary(fileName: name, image: image).json
       }
     case commentClass:

@@ -115,25 +115,4 @@ extension Board {
       try? User(object: client.get(User.className, objectId: $0))
     }
   }
-
-  /// Your own post is deleted; someone else's public post is taken down when you moderate;
-  /// anything else is refused saying who may.
-  func deleteOrTakeDown(_ className: String, _ object: DataObject, label: String) throws
-    -> Deletion
-  {
-    guard object["moderatedDate"] == nil else {
-      throw DatastoreError(.notFound, reason: BoardReason.takenDown(label: label))
-    }
-    if object["user"]?.pointerId == client.userId {
-      try client.delete(className, objectId: object.objectId)
-      return .deleted
-    }
-    if isModerator && object.acl.readers.contains("*") {
-      try client.moderate(className, objectId: object.objectId)
-      return .takenDown
-    }
-    throw DatastoreError(
-      .noAccess,
-      reason: BoardReason.onlyAuthorMayDelete(author: Board.authorName(object), label: label))
-  }
 }

@@ -45,6 +45,8 @@ public enum BoardReason: Sendable, Equatable, Codable {
   case onlyAuthorMayEdit(author: String, label: String)
   case imageIsTheBoards
   case threadKeepsItsPicture
+  /// A new thread's `fileName` names no file the caller may read: uploaded first, then named.
+  case noSuchPicture(name: String)
   /// Only public threads are pinned (a pin leads everyone's `list`).
   case privateThreadNotPinned(Int)
   /// Locking is a flag only moderators and the board's owner set (`Board.rules`).
@@ -152,6 +154,10 @@ public enum BoardReason: Sendable, Equatable, Codable {
       return Wording("set by the board, not by apps", "画像は掲示板が設定します (アプリからは設定できません)。")
     case .threadKeepsItsPicture:
       return Wording("a thread keeps its picture", "スレッドの画像は変えられません。")
+    case .noSuchPicture(let name):
+      return Wording(
+        "no file named \(name): upload the picture (POST files/NAME) before the thread names it",
+        "\(name) という名前のファイルはありません。スレッドで指定する前に画像をアップロードしてください (POST files/NAME)。")
     case .privateThreadNotPinned(let number):
       return Wording(
         "#\(number) is private: only public threads are pinned",

@@ -74,7 +74,7 @@ struct SearchUpkeepTests {
   static func queued(_ path: String) throws -> [Int64] {
     let connection = try Connection(path: path)
     return try connection.prepare("SELECT id FROM search_pending ORDER BY id").rows {
-      $0.int(0) ?? 0
+      $0.int(0)
     }
   }
 
@@ -82,7 +82,7 @@ struct SearchUpkeepTests {
     let connection = try Connection(path: path)
     return try connection.prepare(
       "SELECT rowid FROM search_text WHERE search_text MATCH ? ORDER BY rowid"
-    ).rows([.text("\"\(term)\"")]) { $0.int(0) ?? 0 }
+    ).rows([.text("\"\(term)\"")]) { $0.int(0) }
   }
 
   /// A commit tokenizes nothing: it queues its row (`search_pending`), which search reads

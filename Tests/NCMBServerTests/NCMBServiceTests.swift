@@ -183,6 +183,24 @@ struct NCMBServiceTests {
     #expect(encoded.contains("%3A") && NCMBSignature.isFresh(encoded, now: now))
   }
 
+  /// A thread naming a picture that was never uploaded (or that the caller may not read) is
+  /// refused saying which file, not a bare "not found", and nothing is written.
+  @Test(arguments: EngineFixtures.all)
+  func aThreadNamingAMissingPictureSaysWhich(engine: any EngineFixture) throws {
+    let board = try ServedBoard(engine)
+    let (_, token) = try board.signUp()
+    var (status, body) = try board.send(
+      board.request(
+        "POST", "classes/Thread", session: token,
+        body: #"{"title":"Lost","description":"where is it","fileName":"nowhere.png"}"#))
+    #expect(status == 404)
+    #expect(body.objectValue?["code"] == .string("E404001"))
+    let error = body.objectValue?["error"]?.stringValue ?? ""
+    #expect(error.contains("no file named nowhere.png"), "\(body)")
+    (status, body) = try board.send(board.request("GET", "classes/Thread", session: token))
+    #expect(body.objectValue?["results"] == .array([]))
+  }
+
   /// What the seed app does, call by call.
   @Test(arguments: EngineFixtures.all)
   func theSeedAppsFlow(engine: any EngineFixture) throws {

@@ -8,16 +8,6 @@ import Synchronization
   import Foundation
 #endif
 
-/// The engine of a board that a `forum serve` holds (`--db https://HOST[:PORT]/`): an HTTPS
-/// client of the server's NCMB API where NCMB has the call (finding, counting, getting, creating,
-/// updating and deleting objects, files, users and logins, as NCMB's REST API asks them,
-/// answered in the board's wire shape: `X-Forum-Wire: 1`) and of the board's own endpoints under `/2013-09-01/forum/NAME`
-/// for the rest (`ForumExtensionsController`), every request signed with the
-/// application keys the server gives forum clients (`GET forum/keys`, which identify an
-/// application, not a person) and carrying the member's session. The server runs each call
-/// as that session's user, through its own engine, so every rule holds there: this engine
-/// only asks. A write of several steps is one request (`perform`); no transaction crosses the
-/// wire. The values cross in the board's wire format (`Sources/Datastore/Wire`).
 /// What an https board's certificate is checked against, beside the system's authorities.
 @_spi(Tools) public enum RemoteTrust {
   /// A private authority's PEM file for every https board this process opens, in place of
@@ -26,6 +16,16 @@ import Synchronization
   public static let authorityFile = Mutex<String?>(nil)
 }
 
+/// The engine of a board that a `forum serve` holds (`--db https://HOST[:PORT]/`): an HTTPS
+/// client of the server's NCMB API where NCMB has the call (finding, counting, getting, creating,
+/// updating and deleting objects, files, users and logins, as NCMB's REST API asks them,
+/// answered in the board's wire shape: `X-Forum-Wire: 1`) and of the board's own endpoints
+/// under `/2013-09-01/forum/NAME` for the rest (`ForumExtensionsController`), every request
+/// signed with the application keys the server gives forum clients (`GET forum/keys`, which
+/// identify an application, not a person) and carrying the member's session. The server runs
+/// each call as that session's user, through its own engine, so every rule holds there: this
+/// engine only asks. A write of several steps is one request (`perform`); no transaction
+/// crosses the wire. The values cross in the board's wire format (`Sources/Datastore/Wire`).
 final class RemoteEngine: DatastoreEngine {
   let location: String
   private(set) var boardId = ""

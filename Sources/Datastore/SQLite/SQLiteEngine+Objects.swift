@@ -87,7 +87,7 @@ extension SQLiteEngine {
         let before = connection.totalChanges
         let queued = try connection.prepare(
           "SELECT id FROM search_pending ORDER BY id LIMIT \(SQLiteSearch.pendingBatch)"
-        ).rows { $0.int(0) ?? 0 }
+        ).rows { $0.int(0) }
         if let last = queued.last, !textFields.isEmpty,
           idle || queued.count >= SQLiteSearch.pendingBusyMinimum
         {
