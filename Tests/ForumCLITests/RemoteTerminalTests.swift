@@ -12,22 +12,10 @@ struct RemoteTerminalTests {
   private func trimmed(_ line: String) -> String { line.trimmingCharacters(in: .whitespaces) }
 
   @Test func aPostThroughOneServerReachesAPromptOnTheOther() throws {
-    // Each member has a fixture of their own: their own profiles and their own tmux server.
-    let forum = try ForumFixture()
-    let watcherForum = try ForumFixture()
-    let board = try ServedPostgresBoard(forum)
-    defer { board.board.remove() }
-    let authority = try ThrowawayAuthority(in: forum.root)
-    let tls = ["--tls-cert", authority.certificateFile, "--tls-key", authority.keyFile]
-    let first = try ServeProcess(
-      forum, ["--listen", "127.0.0.1:0"] + tls, database: board.server.uri)
-    defer { _ = first.stop() }
-    var second = try ServeProcess(
-      forum, ["--listen", "127.0.0.1:0"] + tls, database: board.server.uri)
-    defer { _ = second.stop() }
-    let trust = ["FORUM_CA_FILE": authority.authorityFile]
-    let firstURL = "https://127.0.0.1:\(first.port)/"
-    let secondURL = "https://127.0.0.1:\(second.port)/"
+    let servers = try TwoServers()
+    defer { servers.stop() }
+    let (forum, watcherForum, trust) = (servers.forum, servers.watcherForum, servers.trust)
+    let (firstURL, secondURL) = (servers.firstURL, servers.secondURL)
 
     let made = try forum.run(
       ["new", "--title", "Planning"], environment: trust, database: firstURL)
@@ -64,8 +52,8 @@ struct RemoteTerminalTests {
 
     // Bob's server goes away: said once, the half-typed line kept. What Alice posts meanwhile
     // comes when a server is back on the same address, after one line saying so.
-    let port = second.port
-    #expect(second.stop() == 0)
+    let port = servers.second.port
+    #expect(servers.second.stop() == 0)
     screen = try bob.wait("the server away") { lines in
       lines.contains { $0.contains("live updates failed") }
         && lines.last == "forum #1> half typed"
@@ -76,8 +64,7 @@ struct RemoteTerminalTests {
     screen = try bob.screen()
     #expect(screen.count { $0.contains("live updates failed") } == 1, "said once: \(screen)")
     #expect(!screen.contains { trimmed($0) == "while it was away" }, "\(screen)")
-    second = try ServeProcess(
-      forum, ["--listen", "127.0.0.1:\(port)"] + tls, database: board.server.uri)
+    servers.second = try servers.serve(at: port)
     screen = try bob.wait("the comment made while away") { lines in
       lines.contains { trimmed($0) == "while it was away" }
         && lines.last == "forum #1> half typed"
@@ -110,21 +97,11 @@ struct RemoteTerminalTests {
   /// feed's window passed while the server was away, the thread deleted under the watcher.
   /// Each said exactly once, the half-typed line kept.
   @Test func everyKindOfChangeReachesAPromptOnTheOtherOnce() throws {
-    let forum = try ForumFixture()
-    let watcherForum = try ForumFixture()
-    let board = try ServedPostgresBoard(forum)
-    defer { board.board.remove() }
-    let authority = try ThrowawayAuthority(in: forum.root)
-    let tls = ["--tls-cert", authority.certificateFile, "--tls-key", authority.keyFile]
-    let first = try ServeProcess(
-      forum, ["--listen", "127.0.0.1:0"] + tls, database: board.server.uri)
-    defer { _ = first.stop() }
-    var second = try ServeProcess(
-      forum, ["--listen", "127.0.0.1:0"] + tls, database: board.server.uri)
-    defer { _ = second.stop() }
-    let trust = ["FORUM_CA_FILE": authority.authorityFile]
-    let firstURL = "https://127.0.0.1:\(first.port)/"
-    let secondURL = "https://127.0.0.1:\(second.port)/"
+    let servers = try TwoServers()
+    defer { servers.stop() }
+    let (forum, watcherForum, board, trust) =
+      (servers.forum, servers.watcherForum, servers.board, servers.trust)
+    let (firstURL, secondURL) = (servers.firstURL, servers.secondURL)
     /// Alice's one-shot commands (or a piped script) through the first server.
     func alice(_ arguments: [String], script lines: [String] = []) throws {
       let input = Data(lines.map { $0 + "\n" }.joined().utf8)
@@ -239,8 +216,8 @@ struct RemoteTerminalTests {
     // Bob's server away while more happens than the feed keeps (pruned here as the window
     // would, the newest change kept): said once when it goes, and when it is back, a gap said
     // as a gap.
-    let port = second.port
-    #expect(second.stop() == 0)
+    let port = servers.second.port
+    #expect(servers.second.stop() == 0)
     try bobSees("the server away") { lines in
       lines.contains { $0.contains("live updates failed") }
     }
@@ -254,8 +231,7 @@ struct RemoteTerminalTests {
       DELETE FROM forum.private_changes
       WHERE seq <= (SELECT through FROM forum.changes_pruned WHERE id = 1);
       """, database: board.board.database)
-    second = try ServeProcess(
-      forum, ["--listen", "127.0.0.1:\(port)"] + tls, database: board.server.uri)
+    servers.second = try servers.serve(at: port)
     try bobSees("the gap") { lines in
       lines.contains { $0.contains("more happened than the live view keeps") }
     }
@@ -287,5 +263,48 @@ struct RemoteTerminalTests {
     try bob.press("C-u")
     try bob.enter("quit")
     #expect(try bob.waitForExit() == 0)
+  }
+}
+
+/// Two `forum serve`s over one PostgreSQL board, both over TLS from one throwaway authority, and
+/// a fixture for each of two members (their own profiles and their own tmux server): Alice's
+/// `forum` goes through the first server, Bob's through the second, which a test may stop and
+/// start again on its port.
+private final class TwoServers {
+  let forum: ForumFixture
+  let watcherForum: ForumFixture
+  let board: ServedPostgresBoard
+  let trust: [String: String]
+  let first: ServeProcess
+  var second: ServeProcess
+  private let tls: [String]
+
+  init() throws {
+    forum = try ForumFixture()
+    watcherForum = try ForumFixture()
+    board = try ServedPostgresBoard(forum)
+    let authority = try ThrowawayAuthority(in: forum.root)
+    tls = ["--tls-cert", authority.certificateFile, "--tls-key", authority.keyFile]
+    trust = ["FORUM_CA_FILE": authority.authorityFile]
+    first = try ServeProcess(
+      forum, ["--listen", "127.0.0.1:0"] + tls, database: board.server.uri)
+    second = try ServeProcess(
+      forum, ["--listen", "127.0.0.1:0"] + tls, database: board.server.uri)
+  }
+
+  /// Stops both servers and removes the board (a test's `defer`, which also keeps this alive
+  /// to the test's end).
+  func stop() {
+    _ = first.stop()
+    _ = second.stop()
+    board.board.remove()
+  }
+
+  var firstURL: String { "https://127.0.0.1:\(first.port)/" }
+  var secondURL: String { "https://127.0.0.1:\(second.port)/" }
+
+  /// A server over the same board on `port` (where the second was).
+  func serve(at port: Int) throws -> ServeProcess {
+    try ServeProcess(forum, ["--listen", "127.0.0.1:\(port)"] + tls, database: board.server.uri)
   }
 }
