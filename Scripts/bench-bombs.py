@@ -10,8 +10,10 @@ Carol's `forum list` and `forum who` before and after the planting, and the serv
 before and after one `GET classes/Bomb?limit=1000` (with its status and time): each figure
 beside the same with no bombs, in one run.
 """
-import base64, datetime, hashlib, hmac, http.client, json, os, resource, shutil, sqlite3
+import base64, hashlib, hmac, http.client, json, os, resource, shutil, sqlite3
 import subprocess, sys, tempfile, time, uuid
+
+import bench_support
 
 binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else '.build/release/forum')
 root = tempfile.mkdtemp(prefix='bench-bombs.')
@@ -52,7 +54,7 @@ port = int(url.split(':')[-1].split('/')[0])
 
 
 def call(method, path, body=None, token=None, query=''):
-    stamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
+    stamp = bench_support.timestamp()
     path = '/2013-09-01/' + path
     pairs = ['SignatureMethod=HmacSHA256', 'SignatureVersion=2',
              'X-NCMB-Application-Key=' + keys['applicationKey'], 'X-NCMB-Timestamp=' + stamp]

@@ -15,7 +15,7 @@ shell starting; the prompt runs `list --page P` and `show N --page 1` (a thread 
 10 times (the first 10 of the N) in one piped `forum` process, less the time of one running `help`. Times are µs. The
 board's file is read once first, so that every column reads from memory.
 """
-import datetime, http.client, json, os, random, shutil, statistics
+import http.client, json, os, random, shutil, statistics
 import subprocess, sys, tempfile, time, urllib.parse, uuid
 
 import bench_support
@@ -48,7 +48,7 @@ server, ready = start([forum, '--db', db, '--json', 'serve', '--listen', '127.0.
                        '--user-writes', '0', '--address-writes', '0', '--reads-at-once', '0'])
 base = json.loads(ready)['url'].rstrip('/')
 host = base.split('//')[1].split('/')[0]
-timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
+timestamp = bench_support.timestamp()
 
 
 def signed(method, path, query=None, session=None):

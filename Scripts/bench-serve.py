@@ -42,7 +42,7 @@ postgres user, a private socket, synchronous_commit=off), `forum init` by its ow
 granted forum_member and forum_server, THREADS threads and COMMENTS comments (spread over the
 threads) seeded with SQL by the owner through the board's triggers; the shell floor is psql.
 """
-import atexit, base64, datetime, functools, json, os, re, shutil, subprocess, sys, time
+import atexit, base64, functools, json, os, re, shutil, subprocess, sys, time
 import urllib.parse, uuid
 
 import bench_support
@@ -130,7 +130,7 @@ def serve(forum_binary, board_file, listen='127.0.0.1:0'):
 server, ready = serve(forum, db)
 base = json.loads(ready)['url'].rstrip('/')  # http://127.0.0.1:PORT/2013-09-01
 host = base.split('//')[1].split('/')[0]
-timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
+timestamp = bench_support.timestamp()
 
 
 def signed(method, path, query=None):
@@ -198,7 +198,7 @@ if compare:
                                 '--read-bytes', '0'])
     other_base = json.loads(other_ready)['url'].rstrip('/')
 # Signed anew after the seed: the server allows 15 minutes of clock difference.
-timestamp = datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
+timestamp = bench_support.timestamp()
 read_query = {'limit': '20', 'order': '-createDate'}
 page = curl('GET', 'classes/Thread', read_query)
 threads = json.loads(page)['results']

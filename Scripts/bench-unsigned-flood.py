@@ -11,8 +11,10 @@ up one app user with a thread, and runs with wrk, on keep-alive connections:
 Prints the honest writers' requests/s and p50/p99 in each, and the flood's answers/s and
 statuses. A flood that reached the write queue would wait in the honest writers' batches.
 Needs wrk."""
-import base64, datetime, hashlib, hmac, json, os, re, shutil, subprocess, sys, tempfile, time
+import base64, hashlib, hmac, json, os, re, shutil, subprocess, sys, tempfile, time
 import urllib.request, uuid
+
+import bench_support
 
 args = sys.argv[1:]
 if not args:
@@ -51,7 +53,7 @@ def signed(method, path, stamp):
 
 
 def headers(method, path, token=None):
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
+    stamp = bench_support.timestamp()
     h = {'X-NCMB-Application-Key': keys['applicationKey'], 'X-NCMB-Timestamp': stamp,
          'X-NCMB-Signature': signed(method, path, stamp), 'Content-Type': 'application/json'}
     if token:

@@ -102,7 +102,7 @@ def postgres_board(forum, root, env, settings=(), stop_mode='immediate'):
 
 def timestamp():
     """Now as NCMB's X-NCMB-Timestamp (UTC, milliseconds, `Z`)."""
-    return datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
+    return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
 
 
 def signature(client_key, method, host, path, parameters):
