@@ -8,9 +8,15 @@ import NCMBServer
 /// sign-in, as on SQLite; the owner's location is the backing database's.
 public struct RemoteFixture: EngineFixture {
   let backing: any EngineFixture
+  /// How late the server may see a write made past it (`NCMBService.recheckMilliseconds`).
+  let recheckMilliseconds: Int64
 
-  public init(over backing: any EngineFixture) {
+  public init(
+    over backing: any EngineFixture,
+    recheckMilliseconds: Int64 = NCMBService.recheckMilliseconds
+  ) {
     self.backing = backing
+    self.recheckMilliseconds = recheckMilliseconds
   }
 
   public var description: String { "remote→\(backing)" }
@@ -20,7 +26,8 @@ public struct RemoteFixture: EngineFixture {
     let database = try backing.makeDatabase(rules: rules, indexes: indexes)
     // SQLite installs the rules when opened with them; the server opens with none.
     _ = try Datastore.open(database.ownerLocation, rules: rules, indexes: indexes)
-    let service = try NCMBService(location: try database.serverLocation())
+    let service = try NCMBService(
+      location: try database.serverLocation(), recheckMilliseconds: recheckMilliseconds)
     let server = try HTTPServer(
       address: ListenAddress(host: "127.0.0.1", port: 0),
       tls: HTTPServer.TLSIdentity(
@@ -32,8 +39,11 @@ public struct RemoteFixture: EngineFixture {
       engine: description, ownerLocation: database.ownerLocation, location: { _ in url },
       fingerprint: { try database.fingerprint() },
       remove: { server.stop(graceSeconds: 0) },
-      execute: { sqlite, postgres in
+      execute: { [recheckMilliseconds] sqlite, postgres in
         try database.executeAsOwner(sqlite: sqlite, postgres: postgres)
+        // A write past the server (another process's, on SQLite) is seen by its next request
+        // once its last look at the database is this old: the edit is done when it is seen.
+        usleep(UInt32(recheckMilliseconds + 1) * 1000)
       },
       serverLocation: { try database.serverLocation() }, backing: database)
   }

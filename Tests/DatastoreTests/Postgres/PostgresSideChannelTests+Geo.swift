@@ -45,9 +45,9 @@ extension PostgresSideChannelTests {
     _ centers: [GeoPoint], attempts: Int = 12
   ) throws -> [[String]] {
     var seen: [[String]] = []
-    // A probe that differs only while the server replans (`forum.private_rows` plans once per
-    // session; an invalidation, e.g. autovacuum analyzing a table the test just filled, makes
-    // one call read the catalogs again) settles when asked again a moment later; a difference
+    // Each observation is settled past the catalog reads of a role change or a vacuum
+    // elsewhere (`observation`); the centers are asked again in case the settled figures
+    // moved between them (a role change can leave a catalog page more to read). A difference
     // that follows the data stays in every attempt, and is what fails.
     for attempt in 0..<attempts {
       if attempt > 0 { usleep(250_000) }
