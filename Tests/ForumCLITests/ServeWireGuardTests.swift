@@ -156,7 +156,7 @@ struct ServeWireGuardTests {
                                query=where({'title': 'picture'}))
         image = body['results'][0].get('image', {}) if status == 200 and body['results'] else {}
         seen['picture facts'] = [image.get('width'), image.get('height'),
-                                 image.get('fileSize') == len(png()),
+                                 int(image.get('fileSize') == len(png())),
                                  image.get('removedMetadata')]
         # Read back: nothing of the refused writes.
         status, body, _ = call('GET', 'users/' + me, token=token)
@@ -197,8 +197,10 @@ struct ServeWireGuardTests {
       #expect(reason.contains("10000") || reason.contains("10,000"), "\(key): \(reason)")
     }
     #expect(seen["picture"] as? Int == 200, "\(run.stdout)")
-    #expect(
-      seen["picture facts"] as? [AnyHashable] == [8, 6, true, ["Exif"]], "\(run.stdout)")
+    let facts = seen["picture facts"] as? [Any] ?? []
+    #expect(facts.count == 4, "\(run.stdout)")
+    #expect(facts.prefix(3).compactMap { $0 as? Int } == [8, 6, 1], "\(run.stdout)")
+    #expect(facts.last as? [String] == ["Exif"], "\(run.stdout)")
     #expect(seen["hobby"] as? Bool == false, "\(run.stdout)")
     #expect(seen["title kept"] as? String == "ok", "\(run.stdout)")
     #expect(seen["threads"] as? Int == 2, "\(run.stdout)")

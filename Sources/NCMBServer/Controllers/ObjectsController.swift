@@ -101,13 +101,8 @@ struct ObjectsController: NCMBController {
     var fields = try NCMBJSON.object(call.request.body)
     for field in ObjectsController.systemFields { fields[field] = nil }
     var update = try NCMBUpdate(body: fields, stored: NCMBJSON.stored)
-    // The application checks array changes as if their values were the field's (its rules of
-    // types and sizes), and keeps only what it says of the fields set.
-    let given = update.set.merging(update.arrays.mapValues { .array($0.values) }) { first, _ in
-      first
-    }
-    update.set = try call.policy.object(className, given, objectId, call.client).filter {
-      update.arrays[$0.key] == nil
+    try ObjectsController.check(&update) {
+      try call.policy.object(className, $0, objectId, call.client)
     }
     let object = try ObjectsController.withinStorage(call) {
       try call.client.update(
@@ -115,6 +110,17 @@ struct ObjectsController: NCMBController {
         arrays: update.arrays, acl: update.acl)
     }
     return NCMBService.json(.object(["updateDate": NCMBJSON.date(object.updateDate)]))
+  }
+
+  /// The application checks an update's array changes as if their values were the field's (its
+  /// rules of types and sizes), and keeps only what it says of the fields set.
+  static func check(
+    _ update: inout NCMBUpdate,
+    _ policy: ([String: JSONValue]) throws -> [String: JSONValue]
+  ) throws {
+    let arrays = update.arrays
+    let given = update.set.merging(arrays.mapValues { .array($0.values) }) { first, _ in first }
+    update.set = try policy(given).filter { arrays[$0.key] == nil }
   }
 
   /// Runs `write` and refuses it (E413002; its savepoint undoes it) when it grew the bytes the
