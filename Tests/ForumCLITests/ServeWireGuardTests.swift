@@ -41,11 +41,52 @@ struct ServeWireGuardTests {
     try keepsTheQuota(server, keys: served.keys)
   }
 
+  /// forum's own remote engine is held to the storage per user too: a member of an https board
+  /// whose picture would take them past it is told why in one line, in their language, and
+  /// nothing is posted.
+  @Test func aRemoteMemberPastTheStorageIsToldWhy() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try RemoteBoardTests.Served(forum, options: ["--storage-per-user", "1"])
+    let picture = forum.root + "/noise.png"
+    let made = try Clients.run(
+      "/usr/bin/python3",
+      ["-c", Self.pictures + "open(sys.argv[1], 'wb').write(png(700, 600, True))\n", picture])
+    #expect(made.status == 0, "\(made.summary)")
+    for (lang, words) in [
+      ("C", "the storage per user is 1048576 bytes"), ("ja_JP.UTF-8", "1048576 バイトまで"),
+    ] {
+      let refused = try served.run(
+        ["new", "--title", "too big", "--image", picture], lang: lang)
+      #expect(refused.status == 1, "\(refused.summary)")
+      #expect(refused.stderrLines.count == 1, "\(refused.summary)")
+      #expect(refused.stderr.contains(words), "\(refused.summary)")
+    }
+    let list = try served.ok(["--json", "list"])
+    #expect((try list.json()["results"] as? [Any])?.isEmpty == true, "\(list.summary)")
+    #expect(served.server.stop() == 0)
+  }
+
+  /// PNG pictures of `width`×`height`, grey or noise (which does not compress), no metadata.
+  static let pictures = """
+    import os, struct, sys, zlib
+    def png(width=8, height=6, noise=False):
+        row = lambda: b'\\x00' + (os.urandom(width * 3) if noise else b'\\x80' * (width * 3))
+        raw = b''.join(row() for _ in range(height))
+        def chunk(kind, data):
+            return (struct.pack('>I', len(data)) + kind + data
+                    + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff))
+        header = struct.pack('>IIBBBBB', width, height, 8, 2, 0, 0, 0)
+        return (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', header)
+                + chunk(b'IDAT', zlib.compress(raw, 9)) + chunk(b'IEND', b''))
+
+    """
+
   /// What the scripts share: the header, a refusal as `[status, code, error]`, a count, a
-  /// pointer, and `perform` of raw steps.
+  /// pointer, `perform` of raw steps, and a picture's step.
   static let attacker =
-    SignedClient.prelude + """
-      import base64, os, struct, zlib
+    SignedClient.prelude + pictures + """
+      import base64
       wire = {'X-Forum-Wire': '1'}
       def code(answer):
           status, body, _ = answer
@@ -60,15 +101,6 @@ struct ServeWireGuardTests {
           return {'value': v}
       def perform(steps, token):
           return call('POST', 'forum/perform', {'steps': steps}, token, headers=wire)
-      def png(width=8, height=6, noise=False):
-          row = lambda: b'\\x00' + (os.urandom(width * 3) if noise else b'\\x80' * (width * 3))
-          raw = b''.join(row() for _ in range(height))
-          def chunk(kind, data):
-              return (struct.pack('>I', len(data)) + kind + data
-                      + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff))
-          header = struct.pack('>IIBBBBB', width, height, 8, 2, 0, 0, 0)
-          return (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', header)
-                  + chunk(b'IDAT', zlib.compress(raw, 9)) + chunk(b'IEND', b''))
       def file_step(name, data, acl):
           return {'putFile': name, 'bytes': base64.b64encode(data).decode(),
                   'mimeType': 'image/png', 'acl': acl}

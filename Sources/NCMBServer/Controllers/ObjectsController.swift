@@ -138,7 +138,7 @@ struct ObjectsController: NCMBController {
     let bounds = [call.limits.storageBytesPerUser, try call.client.memberStorageBytes() ?? 0]
     if let limit = bounds.filter({ $0 > 0 }).min(), after > limit {
       throw NCMBError.tooLarge.because(
-        "your objects would hold \(after) bytes; the storage per user is \(limit) bytes")
+        Reason.store(.memberStorageFull(bytes: after, limit: limit)))
     }
     return result
   }
