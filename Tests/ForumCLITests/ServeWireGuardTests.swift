@@ -190,6 +190,15 @@ struct ServeWireGuardTests {
         seen['picture facts'] = [image.get('width'), image.get('height'),
                                  int(image.get('fileSize') == len(png())),
                                  image.get('removedMetadata')]
+        # A user object grown by NCMB's Add, a little at a time: refused once past the limit.
+        piece = {'tags': {'__op': 'Add', 'objects': ['y' * 3000]}}
+        seen['adds'] = [code(call('PUT', 'users/' + other, piece, other_token, headers=wire))[0]
+                        for i in range(4)]
+        seen['tags'] = len(call('GET', 'users/' + other, token=token)[1].get('tags', []))
+        # So is a thread an app grows past what it may cost a reader.
+        piece = {'extra': {'__op': 'Add', 'objects': ['z' * 60000]}}
+        seen['app adds'] = [code(call('PUT', 'classes/Thread/' + thread, piece, token))[0]
+                            for i in range(3)]
         # Read back: nothing of the refused writes.
         status, body, _ = call('GET', 'users/' + me, token=token)
         seen['hobby'] = 'hobby' in body
@@ -234,6 +243,9 @@ struct ServeWireGuardTests {
     #expect(facts.prefix(3).compactMap { $0 as? Int } == [8, 6, 1], "\(run.stdout)")
     #expect(facts.last as? [String] == ["Exif"], "\(run.stdout)")
     #expect(seen["hobby"] as? Bool == false, "\(run.stdout)")
+    #expect(seen["adds"] as? [Int] == [200, 200, 400, 400], "\(run.stdout)")
+    #expect(seen["tags"] as? Int == 2, "\(run.stdout)")
+    #expect(seen["app adds"] as? [Int] == [200, 200, 400], "\(run.stdout)")
     #expect(seen["title kept"] as? String == "ok", "\(run.stdout)")
     #expect(seen["threads"] as? Int == 2, "\(run.stdout)")
     #expect(seen["comments"] as? Int == 0, "\(run.stdout)")

@@ -101,7 +101,9 @@ struct ObjectsController: NCMBController {
     var fields = try NCMBJSON.object(call.request.body)
     for field in ObjectsController.systemFields { fields[field] = nil }
     var update = try NCMBUpdate(body: fields, stored: NCMBJSON.stored)
-    try ObjectsController.check(&update) {
+    try ObjectsController.check(
+      &update, stored: { try call.client.get(className, objectId: objectId) }
+    ) {
       try call.policy.object(className, $0, objectId, call.client)
     }
     let object = try ObjectsController.withinStorage(call) {
@@ -113,13 +115,25 @@ struct ObjectsController: NCMBController {
   }
 
   /// The application checks an update's array changes as if their values were the field's (its
-  /// rules of types and sizes), and keeps only what it says of the fields set.
+  /// rules of types and sizes), and keeps only what it says of the fields set. An array that
+  /// grows is given as the stored one with the values added (`stored`, read only then), so
+  /// that adding a little at a time does not take an object past the application's limits.
   static func check(
-    _ update: inout NCMBUpdate,
+    _ update: inout NCMBUpdate, stored: () throws -> DataObject,
     _ policy: ([String: JSONValue]) throws -> [String: JSONValue]
   ) throws {
     let arrays = update.arrays
-    let given = update.set.merging(arrays.mapValues { .array($0.values) }) { first, _ in first }
+    var given = update.set.merging(arrays.mapValues { .array($0.values) }) { first, _ in first }
+    var object: DataObject?
+    for (field, change) in arrays {
+      switch change {
+      case .add(let values), .addUnique(let values):
+        if object == nil { object = try stored() }
+        guard case .array(let held)? = object?[field] else { continue }
+        given[field] = .array(held + values)
+      default: break
+      }
+    }
     update.set = try policy(given).filter { arrays[$0.key] == nil }
   }
 
