@@ -25,9 +25,9 @@ extension ObjectsController {
       return NCMBService.json(object.wire, status: 201)
     case ("PUT", let id?):
       var update = try NCMBUpdate(body: try wireBody(call), stored: { $0 })
-      try check(&update, stored: { try client.get(className, objectId: id) }) {
-        try engineChecked(call, className, $0, id)
-      }
+      try check(
+        &update, stored: { try client.get(className, objectId: id) },
+        policy: { try engineChecked(call, className, $0, id) })
       let object = try withinStorage(call) {
         try client.update(
           className, objectId: id, set: update.set, increment: update.increments,

@@ -102,10 +102,8 @@ struct ObjectsController: NCMBController {
     for field in ObjectsController.systemFields { fields[field] = nil }
     var update = try NCMBUpdate(body: fields, stored: NCMBJSON.stored)
     try ObjectsController.check(
-      &update, stored: { try call.client.get(className, objectId: objectId) }
-    ) {
-      try call.policy.object(className, $0, objectId, call.client)
-    }
+      &update, stored: { try call.client.get(className, objectId: objectId) },
+      policy: { try call.policy.object(className, $0, objectId, call.client) })
     let object = try ObjectsController.withinStorage(call) {
       try call.client.update(
         className, objectId: objectId, set: update.set, increment: update.increments,
@@ -120,7 +118,7 @@ struct ObjectsController: NCMBController {
   /// that adding a little at a time does not take an object past the application's limits.
   static func check(
     _ update: inout NCMBUpdate, stored: () throws -> DataObject,
-    _ policy: ([String: JSONValue]) throws -> [String: JSONValue]
+    policy: ([String: JSONValue]) throws -> [String: JSONValue]
   ) throws {
     let arrays = update.arrays
     var given = update.set.merging(arrays.mapValues { .array($0.values) }) { first, _ in first }
