@@ -135,6 +135,10 @@ struct ServeWireGuardTests {
                                       {'title': long, 'description': ''}, token))
         # The engine's paths, as a script sends them.
         seen['user'] = code(call('PUT', 'users/' + me, {'hobby': long}, token, headers=wire))
+        seen['long name'] = code(call('PUT', 'users/' + me, {'displayName': 'n' * 100}, token,
+                                      headers=wire))
+        seen['escape name'] = code(call('PUT', 'users/' + me, {'displayName': 'a\\x1b[2Jb'},
+                                        token, headers=wire))
         seen['title'] = code(call('POST', 'classes/Thread',
                                   {'title': long, 'description': '', 'acl': own}, token,
                                   headers=wire))
@@ -214,7 +218,8 @@ struct ServeWireGuardTests {
     let seen =
       (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any] ?? [:]
     let refusals = [
-      "app user", "app title", "user", "title", "retitle", "comment", "message",
+      "app user", "app title", "user", "long name", "escape name", "title", "retitle", "comment",
+      "message",
       "made-up picture", "perform title", "perform retitle", "perform comment",
       "perform message", "perform user",
     ]
