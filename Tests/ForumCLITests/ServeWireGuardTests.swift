@@ -9,36 +9,28 @@ import Testing
 /// one-line reason, and nothing written.
 @Suite("Wire writes keep the board's limits")
 struct ServeWireGuardTests {
-  @Test func wireWritesKeepTheBoardsLimits() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
-    try keepsTheBoardsLimits(server, keys: try forum.ok(["keys", "--json"], profile: nil).stdout)
+  @Test(arguments: [false, true]) func wireWritesKeepTheBoardsLimits(onPostgreSQL: Bool) throws {
+    try serving(["--listen", "127.0.0.1:0"], onPostgreSQL: onPostgreSQL, keepsTheBoardsLimits)
   }
 
-  @Test func wireWritesKeepTheBoardsLimitsOnPostgreSQL() throws {
+  @Test(arguments: [false, true]) func wireWritesKeepTheStoragePerUser(onPostgreSQL: Bool) throws {
+    try serving(ServeStorageQuotaTests.arguments, onPostgreSQL: onPostgreSQL, keepsTheQuota)
+  }
+
+  /// `forum serve ARGUMENTS` on a new SQLite or PostgreSQL board, given to `check` with the
+  /// board's keys.
+  private func serving(
+    _ arguments: [String], onPostgreSQL: Bool, _ check: (ServeProcess, String) throws -> Void
+  ) throws {
     let forum = try ForumFixture()
+    guard onPostgreSQL else {
+      try forum.ok(["init"], profile: nil)
+      let keys = try forum.ok(["keys", "--json"], profile: nil).stdout
+      return try check(try ServeProcess(forum, arguments), keys)
+    }
     let served = try ServedPostgresBoard(forum)
     defer { served.board.remove() }
-    let server = try ServeProcess(
-      forum, ["--listen", "127.0.0.1:0"], database: served.server.uri)
-    try keepsTheBoardsLimits(server, keys: served.keys)
-  }
-
-  @Test func wireWritesKeepTheStoragePerUser() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let server = try ServeProcess(forum, ServeStorageQuotaTests.arguments)
-    try keepsTheQuota(server, keys: try forum.ok(["keys", "--json"], profile: nil).stdout)
-  }
-
-  @Test func wireWritesKeepTheStoragePerUserOnPostgreSQL() throws {
-    let forum = try ForumFixture()
-    let served = try ServedPostgresBoard(forum)
-    defer { served.board.remove() }
-    let server = try ServeProcess(
-      forum, ServeStorageQuotaTests.arguments, database: served.server.uri)
-    try keepsTheQuota(server, keys: served.keys)
+    try check(try ServeProcess(forum, arguments, database: served.server.uri), served.keys)
   }
 
   /// forum's own remote engine is held to the storage per user too: a member of an https board
@@ -112,7 +104,7 @@ struct ServeWireGuardTests {
   /// header and through `perform` as an app is refused (E400002), nothing of them written, no
   /// step of an operation kept. The board's own writes still pass, and a thread's picture
   /// facts are the server's, read from its file.
-  private func keepsTheBoardsLimits(_ server: ServeProcess, keys: String) throws {
+  private func keepsTheBoardsLimits(_ server: ServeProcess, _ keys: String) throws {
     let run = try Clients.python(
       Self.attacker + """
         seen = {}
@@ -260,7 +252,7 @@ struct ServeWireGuardTests {
   /// With 3 MiB a user, filled by an app's three objects of a megabyte: a fourth through
   /// `classes` with the header, growing one so, and an object or a picture through `perform`
   /// are refused as on NCMB's path (E413002), and nothing of them is stored.
-  private func keepsTheQuota(_ server: ServeProcess, keys: String) throws {
+  private func keepsTheQuota(_ server: ServeProcess, _ keys: String) throws {
     let run = try Clients.python(
       Self.attacker + """
         seen = {}
