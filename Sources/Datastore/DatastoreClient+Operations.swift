@@ -7,6 +7,17 @@ extension DatastoreClient {
     try engine.perform(operation, for: self)
   }
 
+  /// `perform` as a server runs an operation a client across the network sent: `checks` sees
+  /// and may change (or refuse) each object and file a step writes, before it is written.
+  @_spi(Server)
+  public func perform(_ operation: WriteOperation, checking checks: StepChecks) throws
+    -> WriteOutcome
+  {
+    stepChecks = checks
+    defer { stepChecks = nil }
+    return try engine.perform(operation, for: self)
+  }
+
   /// The steps of `operation`, in the caller's transaction: what every engine's `perform` runs
   /// (a server, for an engine across the network). A failing step throws the step's own error
   /// (undone by the transaction, which may run it again on a serialization failure); `failed`
@@ -61,12 +72,17 @@ extension DatastoreClient {
         }
         result = .none
       case .putFile(let name, let bytes, let mimeType, let acl):
-        result = .file(try putFile(name: name, bytes: bytes, mimeType: mimeType, acl: acl))
+        let file = try stepChecks?.file(name, bytes, mimeType) ?? (bytes: bytes, mimeType: mimeType)
+        result = .file(
+          try putFile(name: name, bytes: file.bytes, mimeType: file.mimeType, acl: acl))
       case .create(let className, let fields, let acl):
-        result = .objects([try create(className, fields: try resolve(fields), acl: acl)])
+        let fields = try checked(className, try resolve(fields), nil)
+        result = .objects([try create(className, fields: fields, acl: acl)])
       case .update(let step, let fields):
         let object = try found(step)
-        try update(object.className, objectId: object.objectId, set: try resolve(fields))
+        try update(
+          object.className, objectId: object.objectId,
+          set: try checked(object.className, try resolve(fields), object.objectId))
         // Read back: the rules' bookkeeping (the edit date) may land after the update's row.
         result = .objects([try get(object.className, objectId: object.objectId)])
       case .keepOne(let step, let className, let fields, let creating, let acl):
@@ -75,12 +91,13 @@ extension DatastoreClient {
           for extra in objects.dropFirst() {
             try delete(extra.className, objectId: extra.objectId)
           }
-          result = .objects([
-            try update(first.className, objectId: first.objectId, set: try resolve(fields))
-          ])
+          let set = try checked(first.className, try resolve(fields), first.objectId)
+          result = .objects([try update(first.className, objectId: first.objectId, set: set)])
         } else {
           let all = try resolve(creating).merging(try resolve(fields)) { _, set in set }
-          result = .objects([try create(className, fields: all, acl: acl)])
+          result = .objects([
+            try create(className, fields: try checked(className, all, nil), acl: acl)
+          ])
         }
       case .deleteFound(let step, let conditions):
         for object in outcome.objects(step)
@@ -130,6 +147,14 @@ extension DatastoreClient {
     return outcome
   }
 
+  /// `fields` of an object of `className` (`objectId` nil: a new one) as the server's checks
+  /// leave them (`stepChecks`), when there are any.
+  private func checked(_ className: String, _ fields: [String: JSONValue], _ objectId: String?)
+    throws -> [String: JSONValue]
+  {
+    try stepChecks?.object(className, fields, objectId) ?? fields
+  }
+
   /// A taken-down object (its `ModerationRule`'s mark set) is gone for its author too.
   private func checkNotTakenDown(_ object: DataObject) throws {
     if let rule = store.rules.moderationRule(of: object.className), object[rule.markField] != nil {
@@ -151,5 +176,30 @@ extension DatastoreEngine {
     } catch {
       throw WriteOperationError(step: failed, error: error)
     }
+  }
+}
+
+/// What a server checks in each write of an operation a client across the network sent
+/// (`DatastoreClient.perform(_:checking:)`), beyond the engine's rules: the application's
+/// limits, which the client's own checks are only a courtesy for. Each answers what to write,
+/// or throws the refusal.
+@_spi(Server)
+public struct StepChecks {
+  /// The fields an object of `className` is created (`objectId` nil) or updated with.
+  public var object:
+    (_ className: String, _ fields: [String: JSONValue], _ objectId: String?) throws -> [String:
+      JSONValue]
+  /// A file's bytes and type.
+  public var file:
+    (_ name: String, _ bytes: [UInt8], _ mimeType: String) throws -> (
+      bytes: [UInt8], mimeType: String
+    )
+
+  public init(
+    object: @escaping (String, [String: JSONValue], String?) throws -> [String: JSONValue],
+    file: @escaping (String, [UInt8], String) throws -> (bytes: [UInt8], mimeType: String)
+  ) {
+    self.object = object
+    self.file = file
   }
 }

@@ -13,6 +13,9 @@ public final class DatastoreClient {
   public let store: Datastore
   public internal(set) var principals: Principals
   var engine: any DatastoreEngine { store.engine }
+  /// The server's checks on the steps of the operation it runs for this client
+  /// (`perform(_:checking:)`); nil otherwise.
+  var stepChecks: StepChecks?
 
   init(store: Datastore, principals: Principals) {
     self.store = store

@@ -64,6 +64,20 @@ extension Datastore {
   }
 }
 
+extension User {
+  /// `name` trimmed, when it may be a display name: 1 to 40 characters, no control characters.
+  public static func checkedDisplayName(_ name: String) throws -> String {
+    let trimmed = name.trimmingWhiteSpace()
+    guard !trimmed.isEmpty else { throw DatastoreError.empty("displayName") }
+    guard trimmed.count <= maximumDisplayNameLength else {
+      throw DatastoreError.invalid("displayName", "at most \(maximumDisplayNameLength) characters")
+    }
+    guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    else { throw DatastoreError.invalid("displayName", "control characters are not allowed") }
+    return trimmed
+  }
+}
+
 extension DatastoreClient {
   /// The signed-in user; `E401001` without a session.
   public func currentUser() throws -> User {
@@ -74,14 +88,7 @@ extension DatastoreClient {
   /// Sets the signed-in user's display name: 1 to 40 characters, not blank.
   @discardableResult
   public func setDisplayName(_ name: String) throws -> User {
-    let trimmed = name.trimmingWhiteSpace()
-    guard !trimmed.isEmpty else { throw DatastoreError.empty("displayName") }
-    guard trimmed.count <= User.maximumDisplayNameLength else {
-      throw DatastoreError.invalid(
-        "displayName", "at most \(User.maximumDisplayNameLength) characters")
-    }
-    guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-    else { throw DatastoreError.invalid("displayName", "control characters are not allowed") }
+    let trimmed = try User.checkedDisplayName(name)
     guard let userId else { throw DatastoreError(.authentication) }
     return User(
       object: try update(User.className, objectId: userId, set: ["displayName": .string(trimmed)]))

@@ -97,6 +97,39 @@ extension Board {
     return fields
   }
 
+  /// The checks of `checkAppObject` on what forum's remote engine writes (`forum serve` has
+  /// them for `X-Forum-Wire: 1` and `forum/perform`, which anyone with the keys may send). The
+  /// one write of the board's own an app may not make, a thread with its picture's facts, is
+  /// let through with the facts read again from the stored file: only the client's list of
+  /// the metadata it removed before the upload is kept, when it is a short list of names.
+  public static func checkEngineObject(
+    className: String, fields: [String: JSONValue], objectId: String?, client: DatastoreClient
+  ) throws -> [String: JSONValue] {
+    var fields = fields
+    var removedMetadata: JSONValue?
+    if className == threadClass, objectId == nil, fields["fileName"] != nil {
+      removedMetadata = fields.removeValue(forKey: "image")?.objectValue?["removedMetadata"]
+    }
+    fields = try checkAppObject(
+      className: className, fields: fields, objectId: objectId, client: client)
+    if case .array(let names)? = removedMetadata, names.count <= 8,
+      names.allSatisfy(isMetadataName), case .object(var image)? = fields["image"]
+    {
+      image["removedMetadata"] = .array(names)
+      fields["image"] = .object(image)
+    }
+    return fields
+  }
+
+  /// A name `ImagePreparer` gives removed metadata ("Exif", "XMP", "APP1"…).
+  private static func isMetadataName(_ value: JSONValue) -> Bool {
+    guard let name = value.stringValue, (1...16).contains(name.utf8.count) else { return false }
+    return name.utf8.allSatisfy {
+      (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+        || $0 == UInt8(ascii: "_")
+    }
+  }
+
   /// Refuses (`E400002` on `object`) a write that leaves an object of a board class costing
   /// more than `maximumAppObjectCost` to read, unless it makes an object stored bigger before
   /// the limit no bigger.

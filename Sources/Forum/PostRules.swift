@@ -49,13 +49,14 @@ public enum PostRules {
   /// A direct message: what a comment may be.
   public static func message(_ raw: String) throws -> String { try comment(raw) }
 
-  /// A display name: the byte and per-character limits here; the datastore checks the rest
-  /// (1 to 40 characters, no control characters).
+  /// A display name: the byte and per-character limits here, then the datastore's (1 to 40
+  /// characters, no control characters: `User.checkedDisplayName`), so that a name written
+  /// without `setDisplayName` (an app's, a remote engine's) is held to them too.
   public static func displayName(_ raw: String) throws -> String {
     let name = raw.trimmingWhiteSpace()
     try checkCharacters(name, field: "displayName")
     try checkBytes(name, field: "displayName", byteLimit: nameByteLimit)
-    return name
+    return try User.checkedDisplayName(name)
   }
 
   /// Refuses a character carrying more than `marksPerCharacter` combining marks or made of more

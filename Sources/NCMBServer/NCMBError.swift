@@ -5,6 +5,9 @@ public struct NCMBError: Error, Equatable, Sendable {
   public let status: Int
   public let code: String
   public let message: String
+  /// The reason as the catalogue's case, beside NCMB's code and message (`Reason.wire`): forum's
+  /// remote engine says it in its reader's language where the code is none of the engine's.
+  public var reason: Reason?
 
   public init(status: Int, code: String, message: String) {
     self.status = status
@@ -105,7 +108,16 @@ public struct NCMBError: Error, Equatable, Sendable {
     return NCMBError(status: status, code: code, message: message + " (\(why))")
   }
 
+  /// The same refusal with `reason` in words after NCMB's message, and as the catalogue's case.
+  func because(_ reason: Reason) -> NCMBError {
+    var error = because(reason.description)
+    error.reason = reason
+    return error
+  }
+
   var body: [UInt8] {
-    Array(JSONValue.object(["code": .string(code), "error": .string(message)]).jsonText().utf8)
+    var body: [String: JSONValue] = ["code": .string(code), "error": .string(message)]
+    if let reason = reason?.wire { body["reason"] = reason }
+    return Array(JSONValue.object(body).jsonText().utf8)
   }
 }

@@ -18,6 +18,14 @@ public struct NCMBPolicy: Sendable {
       _ className: String, _ fields: [String: JSONValue], _ objectId: String?,
       _ client: DatastoreClient
     ) throws -> [String: JSONValue]
+  /// The same check on what forum's remote engine writes (`X-Forum-Wire: 1` on `classes` and
+  /// `users`, each write step of `forum/perform`), which anyone with the keys may send: the
+  /// application's limits, in the form its own writes take. By default `object`.
+  public var engineObject:
+    @Sendable (
+      _ className: String, _ fields: [String: JSONValue], _ objectId: String?,
+      _ client: DatastoreClient
+    ) throws -> [String: JSONValue]
   /// An object as the API answers it (with the objects it includes): the application's one
   /// JSON shape for its objects. By default the datastore's (`DataObject.json`).
   public var present: @Sendable (_ object: DataObject) -> JSONValue
@@ -33,15 +41,36 @@ public struct NCMBPolicy: Sendable {
     object:
       @escaping @Sendable (String, [String: JSONValue], String?, DatastoreClient) throws ->
       [String: JSONValue] = { _, fields, _, _ in fields },
+    engineObject: (
+      @Sendable (String, [String: JSONValue], String?, DatastoreClient) throws -> [String:
+        JSONValue]
+    )? = nil,
     present: @escaping @Sendable (DataObject) -> JSONValue = { $0.json },
     millisecondDates: @escaping @Sendable (String) -> Set<String> = { _ in [] }
   ) {
     self.file = file
     self.object = object
+    self.engineObject = engineObject ?? object
     self.present = present
     self.millisecondDates = millisecondDates
   }
 
   /// Accepts what the datastore accepts.
   public static let none = NCMBPolicy()
+}
+
+extension NCMBPolicy {
+  /// Runs one of the application's checks: a refusal that is neither the datastore's nor NCMB's
+  /// (a picture the application cannot read) is NCMB's E415001, saying why.
+  static func refusing<T>(_ check: () throws -> T) throws -> T {
+    do {
+      return try check()
+    } catch let error as DatastoreError {
+      throw error
+    } catch let error as NCMBError {
+      throw error
+    } catch {
+      throw NCMBError.mediaType(String(describing: error))
+    }
+  }
 }

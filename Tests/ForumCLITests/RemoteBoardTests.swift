@@ -13,7 +13,7 @@ struct RemoteBoardTests {
     let authority: ThrowawayAuthority
     let server: ServeProcess
 
-    init(_ forum: ForumFixture, database: String? = nil) throws {
+    init(_ forum: ForumFixture, database: String? = nil, options: [String] = []) throws {
       self.forum = forum
       authority = try ThrowawayAuthority(in: forum.root)
       server = try ServeProcess(
@@ -21,7 +21,7 @@ struct RemoteBoardTests {
         [
           "--listen", "127.0.0.1:0", "--tls-cert", authority.certificateFile, "--tls-key",
           authority.keyFile,
-        ], database: database)
+        ] + options, database: database)
     }
 
     var url: String { "https://127.0.0.1:\(server.port)/" }

@@ -217,47 +217,39 @@ struct ServeStorageQuotaTests {
   /// concerned.
   private func filesCount(_ server: ServeProcess, keys: String) throws {
     let run = try Clients.python(
-      SignedClient.prelude + """
-        import os, struct, zlib
-        def png():
+      SignedClient.prelude + ServeWireGuardTests.pictures + """
+        def noise():
             # A 600x560 RGB picture of noise, no metadata: stored as sent, 1,009,000 bytes or so.
-            width, height = 600, 560
-            raw = b''.join(b'\\x00' + os.urandom(width * 3) for _ in range(height))
-            def chunk(kind, data):
-                return (struct.pack('>I', len(data)) + kind + data
-                        + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff))
-            header = struct.pack('>IIBBBBB', width, height, 8, 2, 0, 0, 0)
-            return (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', header)
-                    + chunk(b'IDAT', zlib.compress(raw, 9)) + chunk(b'IEND', b''))
+            return png(600, 560, True)
         def code(answer):
             status, body, _ = answer
             return [status, (body or {}).get('code'), (body or {}).get('error', '')]
         seen = {}
         me, token = signup()
         private = {me: {'read': True, 'write': True}}
-        seen['three'] = [upload('f%d.png' % i, png(), None, token)[0] for i in range(3)]
-        seen['fourth'] = code(upload('f3.png', png(), None, token))
+        seen['three'] = [upload('f%d.png' % i, noise(), None, token)[0] for i in range(3)]
+        seen['fourth'] = code(upload('f3.png', noise(), None, token))
         seen['not stored'] = code(call('GET', 'files/f3.png', token=token))[:2]
         seen['object'] = code(call('POST', 'classes/Blob', {'a': 'x' * 1000000}, token))[0]
         other, other_token = signup()
-        seen['other'] = upload('o0.png', png(), None, other_token)[0]
+        seen['other'] = upload('o0.png', noise(), None, other_token)[0]
         seen['delete'] = code(call('DELETE', 'files/f0.png', token=token))[0]
-        seen['again'] = upload('f3.png', png(), None, token)[0]
-        seen['full'] = upload('f4.png', png(), None, token)[0]
+        seen['again'] = upload('f3.png', noise(), None, token)[0]
+        seen['full'] = upload('f4.png', noise(), None, token)[0]
         # Objects and files together: an object of a megabyte in a file's place.
         seen['delete 2'] = code(call('DELETE', 'files/f1.png', token=token))[0]
         seen['object fits'] = code(call('POST', 'classes/Blob', {'a': 'x' * 1000000}, token))[0]
-        seen['full 2'] = upload('f4.png', png(), None, token)[0]
+        seen['full 2'] = upload('f4.png', noise(), None, token)[0]
         # A private file counts, and still once when its ACL makes it public (a move between
         # tables on PostgreSQL); its delete frees it.
         seen['delete 3'] = code(call('DELETE', 'files/f2.png', token=token))[0]
-        seen['private'] = upload('p0.png', png(), private, token)[0]
-        seen['full 3'] = upload('f4.png', png(), None, token)[0]
+        seen['private'] = upload('p0.png', noise(), private, token)[0]
+        seen['full 3'] = upload('f4.png', noise(), None, token)[0]
         public = {'*': {'read': True}, me: {'read': True, 'write': True}}
         seen['public'] = code(call('PUT', 'files/p0.png', {'acl': public}, token))[0]
-        seen['full 4'] = upload('f4.png', png(), None, token)[0]
+        seen['full 4'] = upload('f4.png', noise(), None, token)[0]
         seen['delete private'] = code(call('DELETE', 'files/p0.png', token=token))[0]
-        seen['after'] = [upload('f%d.png' % i, png(), None, token)[0] for i in (4, 5)]
+        seen['after'] = [upload('f%d.png' % i, noise(), None, token)[0] for i in (4, 5)]
         print(json.dumps(seen))
         """, [String(server.port), keys], timeout: 600)
     #expect(run.status == 0, "\(run.summary)")

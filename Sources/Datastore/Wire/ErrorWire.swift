@@ -10,13 +10,21 @@ extension DatastoreError {
     return .object(body)
   }
 
-  /// The error an answer's body says, when it says one in the board's or NCMB's shape.
+  /// The error an answer's body says, when it says one in the board's or NCMB's shape. A code
+  /// of NCMB's the engine has none for (the server's storage per user, E413002) with a reason of
+  /// the catalogue is that reason, refused as invalid input.
   public init?(wire value: JSONValue) {
-    guard let object = value.objectValue, let text = object["code"]?.stringValue,
-      let code = ErrorCode(rawValue: text)
-    else { return nil }
+    guard let object = value.objectValue, let text = object["code"]?.stringValue else {
+      return nil
+    }
     let field = object["field"]?.stringValue.map { Wire.printable($0, limit: 100) }
-    if let reason = object["reason"].flatMap(Reason.init(wire:)) {
+    let reason = object["reason"].flatMap(Reason.init(wire:))
+    guard let code = ErrorCode(rawValue: text) else {
+      guard let reason, text.hasPrefix("E4") else { return nil }
+      self.init(.invalid, field: field, reason: reason)
+      return
+    }
+    if let reason {
       self.init(code, field: field, reason: reason)
       return
     }

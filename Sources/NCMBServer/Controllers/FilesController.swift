@@ -92,13 +92,9 @@ struct FilesController: NCMBController {
     guard !bytes.isEmpty else { throw NCMBError.empty("file") }
     try FilesController.checkFileName(name)
     do {
-      (bytes, mimeType) = try call.policy.file(name, bytes, mimeType)
+      (bytes, mimeType) = try NCMBPolicy.refusing { try call.policy.file(name, bytes, mimeType) }
     } catch let error as DatastoreError {
       throw NCMBError(error)
-    } catch let error as NCMBError {
-      throw error
-    } catch {
-      throw NCMBError.mediaType(String(describing: error))
     }
     // The file's bytes count toward the uploader's storage (issue 28 H5).
     let info = try ObjectsController.withinStorage(call) {

@@ -5,10 +5,11 @@ extension ObjectsController {
   /// `PUT classes/C/ID`, `DELETE classes/C/ID` and a user's `PUT`/`DELETE users/ID`, each run
   /// as the engine's own insert, update or delete, as on a local board. The body holds the
   /// values as the engine holds them (no pointer rewritten), as deep and as big as the engine
-  /// takes (`ForumExtensionsController.largestBody`); no application policy or default ACL is
-  /// added, the engine refuses what it refuses with its reason (`NCMBService`'s wire refusal),
-  /// and a written object is answered whole, its rules' fields too (NCMB answers only its id
-  /// and a date).
+  /// takes (`ForumExtensionsController.largestBody`); no default ACL is added, the engine
+  /// refuses what it refuses with its reason (`NCMBService`'s wire refusal), and a written
+  /// object is answered whole, its rules' fields too (NCMB answers only its id and a date).
+  /// Anyone with the keys may send the header: the application's limits hold all the same
+  /// (`NCMBPolicy.engineObject`), and the storage per user (`withinStorage`).
   static func engineWrite(_ call: NCMBCall, _ className: String, _ objectId: String?) throws
     -> HTTPResponse
   {
@@ -17,19 +18,37 @@ extension ObjectsController {
     case ("POST", nil):
       var fields = try wireBody(call)
       let acl = try fields.removeValue(forKey: "acl").map(ACL.init(json:))
-      return NCMBService.json(
-        try client.create(className, fields: fields, acl: acl).wire, status: 201)
+      fields = try engineChecked(call, className, fields, nil)
+      let object = try withinStorage(call) {
+        try client.create(className, fields: fields, acl: acl)
+      }
+      return NCMBService.json(object.wire, status: 201)
     case ("PUT", let id?):
-      let update = try NCMBUpdate(body: try wireBody(call), stored: { $0 })
-      let object = try client.update(
-        className, objectId: id, set: update.set, increment: update.increments,
-        arrays: update.arrays, acl: update.acl)
+      var update = try NCMBUpdate(body: try wireBody(call), stored: { $0 })
+      try check(
+        &update, stored: { try client.get(className, objectId: id) },
+        policy: { try engineChecked(call, className, $0, id) })
+      let object = try withinStorage(call) {
+        try client.update(
+          className, objectId: id, set: update.set, increment: update.increments,
+          arrays: update.arrays, acl: update.acl)
+      }
       return NCMBService.json(object.wire)
     case ("DELETE", let id?):
       try client.delete(className, objectId: id)
       return NCMBService.deleted
     default:
       throw NCMBError.method
+    }
+  }
+
+  /// `fields` of an object of `className` as the application's checks on forum's remote
+  /// engine leave them (`NCMBPolicy.engineObject`).
+  static func engineChecked(
+    _ call: NCMBCall, _ className: String, _ fields: [String: JSONValue], _ objectId: String?
+  ) throws -> [String: JSONValue] {
+    try NCMBPolicy.refusing {
+      try call.policy.engineObject(className, fields, objectId, call.client)
     }
   }
 

@@ -101,20 +101,38 @@ struct ObjectsController: NCMBController {
     var fields = try NCMBJSON.object(call.request.body)
     for field in ObjectsController.systemFields { fields[field] = nil }
     var update = try NCMBUpdate(body: fields, stored: NCMBJSON.stored)
-    // The application checks array changes as if their values were the field's (its rules of
-    // types and sizes), and keeps only what it says of the fields set.
-    let given = update.set.merging(update.arrays.mapValues { .array($0.values) }) { first, _ in
-      first
-    }
-    update.set = try call.policy.object(className, given, objectId, call.client).filter {
-      update.arrays[$0.key] == nil
-    }
+    try ObjectsController.check(
+      &update, stored: { try call.client.get(className, objectId: objectId) },
+      policy: { try call.policy.object(className, $0, objectId, call.client) })
     let object = try ObjectsController.withinStorage(call) {
       try call.client.update(
         className, objectId: objectId, set: update.set, increment: update.increments,
         arrays: update.arrays, acl: update.acl)
     }
     return NCMBService.json(.object(["updateDate": NCMBJSON.date(object.updateDate)]))
+  }
+
+  /// The application checks an update's array changes as if their values were the field's (its
+  /// rules of types and sizes), and keeps only what it says of the fields set. An array that
+  /// grows is given as the stored one with the values added (`stored`, read only then), so
+  /// that adding a little at a time does not take an object past the application's limits.
+  static func check(
+    _ update: inout NCMBUpdate, stored: () throws -> DataObject,
+    policy: ([String: JSONValue]) throws -> [String: JSONValue]
+  ) throws {
+    let arrays = update.arrays
+    var given = update.set.merging(arrays.mapValues { .array($0.values) }) { first, _ in first }
+    var object: DataObject?
+    for (field, change) in arrays {
+      switch change {
+      case .add(let values), .addUnique(let values):
+        if object == nil { object = try stored() }
+        guard case .array(let held)? = object?[field] else { continue }
+        given[field] = .array(held + values)
+      default: break
+      }
+    }
+    update.set = try policy(given).filter { arrays[$0.key] == nil }
   }
 
   /// Runs `write` and refuses it (E413002; its savepoint undoes it) when it grew the bytes the
@@ -132,7 +150,7 @@ struct ObjectsController: NCMBController {
     let bounds = [call.limits.storageBytesPerUser, try call.client.memberStorageBytes() ?? 0]
     if let limit = bounds.filter({ $0 > 0 }).min(), after > limit {
       throw NCMBError.tooLarge.because(
-        "your objects would hold \(after) bytes; the storage per user is \(limit) bytes")
+        Reason.store(.memberStorageFull(bytes: after, limit: limit)))
     }
     return result
   }
