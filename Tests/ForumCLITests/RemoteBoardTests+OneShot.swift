@@ -60,7 +60,8 @@ extension RemoteBoardTests {
     #expect(try bobIsModerator() == false)
     // A name changed after the kept answer is what the next one-shot's whoami says.
     try served.ok(["name", "Robert"], profile: "bob")
-    #expect(try served.ok(["--json", "whoami"], profile: "bob").json().string("displayName") == "Robert")
+    #expect(
+      try served.ok(["--json", "whoami"], profile: "bob").json().string("displayName") == "Robert")
     #expect(served.server.stop() == 0)
   }
 

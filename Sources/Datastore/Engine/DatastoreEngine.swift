@@ -314,7 +314,8 @@ extension DatastoreEngine {
     try caller(sessionToken: sessionToken)
   }
 
-  func confirmedSession(of caller: Principals) throws -> (principals: Principals, user: DataObject)? {
+  func confirmedSession(of caller: Principals) throws -> (principals: Principals, user: DataObject)?
+  {
     nil
   }
 

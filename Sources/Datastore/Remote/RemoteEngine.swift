@@ -224,7 +224,8 @@ final class RemoteEngine: DatastoreEngine {
       method, url, headers: headers, body: body, timeoutSeconds: timeoutSeconds)
     if tagged != nil {
       // Refused before anything was done: the answer now, or a new session, then once again.
-      if RemoteEngine.hasCode(response, status: SessionWire.changedStatus, SessionWire.changedCode) {
+      if RemoteEngine.hasCode(response, status: SessionWire.changedStatus, SessionWire.changedCode)
+      {
         try askAgain()
       } else if RemoteEngine.hasCode(response, status: 401, "E401001"), let signInAgain {
         forgetSession()
@@ -233,9 +234,13 @@ final class RemoteEngine: DatastoreEngine {
           throw DatastoreError(.authentication)
         }
       } else {
-        return try checked(
+        let done = try checked(
           response, as: caller, method, path, query, body, contentType, signed,
           timeoutSeconds: timeoutSeconds)
+        // Done by the server: the tag was the session's answer's. (Only a tagged request
+        // says so: the feed's and the clock's, made for no caller, carry none.)
+        unconfirmedTag = nil
+        return done
       }
       return try send(
         as: caller, method, path, query: query, body: body, contentType: contentType,
@@ -262,8 +267,6 @@ final class RemoteEngine: DatastoreEngine {
         signed: signed, timeoutSeconds: timeoutSeconds)
     }
     guard (200..<300).contains(response.status) else { throw refusal(response) }
-    // Done by the server: a tag it carried was the session's answer's.
-    unconfirmedTag = nil
     return response
   }
 
@@ -416,7 +419,8 @@ final class RemoteEngine: DatastoreEngine {
   /// The principals and user of `caller`'s session as its answer last said them, asked for
   /// first when it was resumed from a kept answer the server has not confirmed yet; nil when
   /// the caller was not made from an answer (sign-ups, tests).
-  func confirmedSession(of caller: Principals) throws -> (principals: Principals, user: DataObject)? {
+  func confirmedSession(of caller: Principals) throws -> (principals: Principals, user: DataObject)?
+  {
     guard let userId = caller.userId, answers[userId] != nil else { return nil }
     if unconfirmed(for: caller) != nil { try askAgain() }
     return answers[userId]
