@@ -34,6 +34,26 @@ extension RemoteBoardTests {
     #expect(served.server.stop() == 0)
   }
 
+  /// A script's commands read the roles again each (a role granted meanwhile counts from the
+  /// next command on) by the tag their first request carries, not by a request of their own.
+  @Test func aScriptsCommandsAskNoSessionCheckEither() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    try served.ok(["new", "--title", "scripted", "--description", "x"])
+    let script = (1...3).map { "comment 1 line\($0)\n" }.joined()
+    let log = forum.root + "/script-requests.log"
+    let run = try served.run(
+      [], input: Data(script.utf8),
+      environment: [
+        "FORUM_CA_FILE": served.authority.authorityFile, "FORUM_TEST_REQUEST_LOG": log,
+      ])
+    #expect(run.status == 0, "\(run.summary)")
+    let asked = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+    #expect(asked.count == 3 && asked.allSatisfy { $0.contains("forum/perform") }, "\(asked)")
+    #expect(served.server.stop() == 0)
+  }
+
   /// Roles changed between two one-shots are seen by the next: made a moderator, then not.
   @Test func aRoleChangedBetweenOneShotsIsSeenByTheNext() throws {
     let forum = try ForumFixture()

@@ -867,7 +867,17 @@ extension RemoteEngine: ReadingEngine {
   }
 
   func currentPrincipals(of caller: Principals) throws -> Principals {
-    try session().0
+    // The session's answer kept with its tag: the next request carries the tag instead of the
+    // answer being asked for now (the server refuses it when the answer changed, and a
+    // decision made before it asks first: `confirmedSession`).
+    if let userId = caller.userId, let known = answers[userId], let latestAnswer,
+      let sessionToken, latestAnswer.token == sessionToken, tokens[userId] == sessionToken,
+      let tag = latestAnswer.tag, signInAgain != nil
+    {
+      unconfirmedTag = tag
+      return known.principals
+    }
+    return try session().0
   }
 
   func isBoardOwner(_ caller: Principals) throws -> Bool {
