@@ -89,30 +89,6 @@ extension RemoteBoardTests {
   /// (E401001), the member signs in again once with the profile's secret (the same member), and
   /// the request is sent again; the next one-shot asks as few as ever.
   @Test func anEndedKeptSessionIsReplacedOnceByTheFirstRequest() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
-    try served.ok(["new", "--title", "counted", "--description", "x"])
-    let before = try served.handle("alice")
-    let stale = "r:stale" + String(repeating: "1", count: 18)
-    try editProfile(forum) { profile in
-      var sessions = profile["sessions"] as? [String: String] ?? [:]
-      var answers = profile["sessionAnswers"] as? [String: [String: Any]] ?? [:]
-      for board in sessions.keys {
-        sessions[board] = stale
-        answers[board]?["token"] = stale
-      }
-      profile["sessions"] = sessions
-      profile["sessionAnswers"] = answers
-    }
-    let (list, asked) = try requests(served, ["list"])
-    #expect(list.status == 0 && list.stdout.contains("counted"), "\(list.summary)")
-    #expect(asked.filter { $0.hasSuffix(" 401") }.count == 1, "\(asked)")
-    #expect(asked.filter { $0.hasPrefix("POST ") && $0.contains("/users ") }.count == 1, "\(asked)")
-    #expect(try served.handle("alice") == before)
-    let (again, askedAgain) = try requests(served, ["list"])
-    #expect(again.status == 0, "\(again.summary)")
-    #expect(askedAgain.count == RemoteBoardTests.listRequests, "\(askedAgain)")
-    #expect(served.server.stop() == 0)
+    try staleSessionIsReplacedOnce(answerKeptForIt: true)
   }
 }

@@ -237,18 +237,31 @@ struct RemoteBoardTests {
   /// A session the server no longer knows is replaced once (a new sign-in with the profile's
   /// secret: the same member) and kept; the command succeeds.
   @Test func aStaleKeptSessionIsReplacedOnce() throws {
+    try staleSessionIsReplacedOnce(answerKeptForIt: false)
+  }
+
+  /// A session the server no longer knows, in the profile (and, `answerKeptForIt`, the answer
+  /// kept for it too): one 401, one new sign-in (the same member), the command succeeds, and
+  /// the next one-shot asks as few as ever.
+  func staleSessionIsReplacedOnce(answerKeptForIt: Bool) throws {
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)
     let served = try Served(forum)
     try served.ok(["new", "--title", "counted", "--description", "x"])
     let before = try served.handle("alice")
+    let stale = "r:stale" + String(repeating: "0", count: 18)
     try editProfile(forum) { profile in
       var sessions = profile["sessions"] as? [String: String] ?? [:]
-      for board in sessions.keys { sessions[board] = "r:stale" + String(repeating: "0", count: 18) }
+      var answers = profile["sessionAnswers"] as? [String: [String: Any]] ?? [:]
+      for board in sessions.keys {
+        sessions[board] = stale
+        if answerKeptForIt { answers[board]?["token"] = stale }
+      }
       profile["sessions"] = sessions
+      profile["sessionAnswers"] = answers
     }
     let (list, asked) = try requests(served, ["list"])
-    #expect(list.status == 0, "\(list.summary)")
+    #expect(list.status == 0 && list.stdout.contains("counted"), "\(list.summary)")
     #expect(asked.filter { $0.hasSuffix(" 401") }.count == 1, "\(asked)")
     #expect(asked.filter { $0.hasPrefix("POST ") && $0.contains("/users ") }.count == 1, "\(asked)")
     #expect(try served.handle("alice") == before)
