@@ -3,7 +3,7 @@ extension DatastoreClient {
   private var readingEngine: any DatastoreEngine { store.engine }
 
   private func requireUser() throws {
-    guard userId != nil, !principals.isMaster else { throw DatastoreError(.authentication) }
+    guard userId != nil, !caller.isMaster else { throw DatastoreError(.authentication) }
   }
 
   private func checkParent(_ parentClass: String) throws {
@@ -19,7 +19,7 @@ extension DatastoreClient {
     try checkParent(parentClass)
     guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
     guard number >= 0 else { throw DatastoreError.invalid("position") }
-    try readingEngine.markRead(parentClass, objectId: objectId, upTo: number, as: principals)
+    try readingEngine.markRead(parentClass, objectId: objectId, upTo: number, as: caller)
   }
 
   /// Your read position in a parent moves from `number - 1` to `number` (you posted child
@@ -29,14 +29,14 @@ extension DatastoreClient {
     try checkParent(parentClass)
     guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
     guard number >= 1 else { return }
-    try readingEngine.advanceRead(parentClass, objectId: objectId, to: number, as: principals)
+    try readingEngine.advanceRead(parentClass, objectId: objectId, to: number, as: caller)
   }
 
   /// Every parent of the class you can read, read to its last child.
   public func markAllRead(_ parentClass: String) throws {
     try requireUser()
     try checkParent(parentClass)
-    try readingEngine.markAllRead(parentClass, as: principals)
+    try readingEngine.markAllRead(parentClass, as: caller)
   }
 
   /// Your read position and unread count in each of these parents (readable ones only). A count
@@ -49,7 +49,7 @@ extension DatastoreClient {
     let ids = objectIds.filter(Validation.isObjectId)
     guard !ids.isEmpty else { return [:] }
     let limit = min(max(limit, 1), UnreadState.countLimit)
-    return try readingEngine.unread(parentClass, objectIds: ids, countUpTo: limit, as: principals)
+    return try readingEngine.unread(parentClass, objectIds: ids, countUpTo: limit, as: caller)
   }
 
   /// The earlier revisions of an object you can read that are kept, oldest first: up to
@@ -62,7 +62,7 @@ extension DatastoreClient {
     guard skip >= 0 else { throw DatastoreError.invalid("skip") }
     guard (1...Revision.kept).contains(limit) else { throw DatastoreError.invalid("limit") }
     return try readingEngine.revisions(
-      className, objectId: objectId, skip: skip, limit: limit, as: principals)
+      className, objectId: objectId, skip: skip, limit: limit, as: caller)
   }
 
   /// Takes down someone's public object, leaving a tombstone (`ModerationRule`).
@@ -71,7 +71,7 @@ extension DatastoreClient {
     try DatastoreClient.validate(className: className)
     guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
     guard store.rules.moderationRule(of: className) != nil else { throw DatastoreError.noAccess }
-    try readingEngine.moderate(className, objectId: objectId, as: principals)
+    try readingEngine.moderate(className, objectId: objectId, as: caller)
   }
 
   /// Sets or clears the flag `field` of a public object (`FlagRule`: a moderator pins a
@@ -89,20 +89,20 @@ extension DatastoreClient {
       throw DatastoreError(
         .noAccess, reason: StoreReason.onlyRoleMaySet(field: field, role: rule.role))
     }
-    try readingEngine.setFlag(rule, objectId: objectId, on: on, as: principals)
+    try readingEngine.setFlag(rule, objectId: objectId, on: on, as: caller)
   }
 
   /// Reads your roles again, so a role granted or revoked since sign-in counts from now on.
   public func refreshPrincipals() throws {
-    guard userId != nil, !principals.isMaster else { return }
-    principals = try readingEngine.currentPrincipals(of: principals)
+    guard userId != nil, !caller.isMaster else { return }
+    caller = try readingEngine.currentPrincipals(of: caller)
   }
 
   /// True when you own the board.
   public var isBoardOwner: Bool {
     get throws {
       guard userId != nil else { return false }
-      return try readingEngine.isBoardOwner(principals)
+      return try readingEngine.isBoardOwner(caller)
     }
   }
 
@@ -111,13 +111,13 @@ extension DatastoreClient {
     try requireUser()
     guard Validation.isRoleName(role) else { throw DatastoreError.invalid("role") }
     guard Validation.isObjectId(target) else { throw DatastoreError.invalid("userId") }
-    try readingEngine.setRole(role, userId: target, member: member, as: principals)
+    try readingEngine.setRole(role, userId: target, member: member, as: caller)
   }
 
   /// A board setting (`StewardRule.settings`), nil when not set.
   public func setting(_ name: String) throws -> String? {
     guard Validation.isName(name) else { throw DatastoreError.invalid("setting") }
-    return try readingEngine.setting(name, as: principals)
+    return try readingEngine.setting(name, as: caller)
   }
 
   /// Sets or clears a board setting: the owner and the stewards (`E403001`).
@@ -125,7 +125,7 @@ extension DatastoreClient {
     try requireUser()
     guard Validation.isName(name) else { throw DatastoreError.invalid("setting") }
     if let value, value.utf8.count > 200 { throw DatastoreError.invalid("value") }
-    try readingEngine.setSetting(name, value: value, as: principals)
+    try readingEngine.setSetting(name, value: value, as: caller)
   }
 
   /// The largest storage bound per member a board may set: 1 TiB.
@@ -133,7 +133,7 @@ extension DatastoreClient {
 
   /// The board's bound on the bytes one member's objects and files hold (nil: none set).
   public func memberStorageBytes() throws -> Int? {
-    try readingEngine.memberStorageBytes(as: principals)
+    try readingEngine.memberStorageBytes(as: caller)
   }
 
   /// Sets the board's storage bound per member, 1 byte to 1 TiB (nil: none): the board's
@@ -143,13 +143,13 @@ extension DatastoreClient {
     if let bytes, bytes < 1 || bytes > DatastoreClient.memberStorageBytesLimit {
       throw DatastoreError.invalid("memberStorageBytes")
     }
-    try readingEngine.setMemberStorageBytes(bytes, as: principals)
+    try readingEngine.setMemberStorageBytes(bytes, as: caller)
   }
 
   /// The users holding a role: the board's owner only (`E403001`).
   public func members(ofRole role: String) throws -> [String] {
     try requireUser()
     guard Validation.isRoleName(role) else { throw DatastoreError.invalid("role") }
-    return try readingEngine.members(ofRole: role, as: principals)
+    return try readingEngine.members(ofRole: role, as: caller)
   }
 }

@@ -11,7 +11,8 @@
 /// again by the engine.
 public final class DatastoreClient {
   public let store: Datastore
-  public internal(set) var principals: Principals
+  /// The principals this client was made with (or last read): whom the engine acts for.
+  var caller: Principals
   var engine: any DatastoreEngine { store.engine }
   /// The server's checks on the steps of the operation it runs for this client
   /// (`perform(_:checking:)`); nil otherwise.
@@ -19,11 +20,30 @@ public final class DatastoreClient {
 
   init(store: Datastore, principals: Principals) {
     self.store = store
-    self.principals = principals
+    self.caller = principals
+  }
+
+  /// Your user and roles as the server last said them, to decide by: a session an https board
+  /// resumed from the profile's kept answer is confirmed first (`SessionWire`).
+  public internal(set) var principals: Principals {
+    get { (try? engine.confirmedSession(of: caller))?.principals ?? caller }
+    set { caller = newValue }
+  }
+
+  /// Your user object as the session's answer last said it, when an https board's engine
+  /// resumed or asked for one (confirmed first, as `principals`); nil on other engines.
+  public var sessionUser: User? {
+    (try? engine.confirmedSession(of: caller)).map { User(object: $0.user) }
+  }
+
+  /// Has the server confirm the session's answer the engine resumed with, if it has not yet
+  /// (`principals` and `sessionUser` do it too, but cannot say that it failed).
+  public func confirmSession() throws {
+    _ = try engine.confirmedSession(of: caller)
   }
 
   /// The signed-in user's objectId; nil for a caller without a session.
-  public var userId: String? { principals.userId }
+  public var userId: String? { caller.userId }
 
   /// Runs `body` in one transaction: everything it writes lands together or not at all. The
   /// engine may run `body` again after a serialization failure. For tools that write in bulk
@@ -48,13 +68,13 @@ public final class DatastoreClient {
     try DatastoreClient.validate(fields: fields)
     var fields = fields
     let acl = acl ?? .publicReadWrite
-    if !principals.isMaster {
+    if !caller.isMaster {
       guard className != User.className else {
         throw DatastoreError(.noAccess, reason: StoreReason.usersAreMadeBySigningIn)
       }
       try checkCreate(className, &fields, acl)
     }
-    return try engine.insert(className, fields: fields, acl: acl, as: principals)
+    return try engine.insert(className, fields: fields, acl: acl, as: caller)
   }
 
   private func checkCreate(_ className: String, _ fields: inout [String: JSONValue], _ acl: ACL)
@@ -103,13 +123,13 @@ public final class DatastoreClient {
   public func get(_ className: String, objectId: String) throws -> DataObject {
     try DatastoreClient.validate(className: className)
     guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
-    return try engine.get(className, objectId: objectId, as: principals)
+    return try engine.get(className, objectId: objectId, as: caller)
   }
 
   /// Objects matching `query` that the caller may read; the rest are left out silently.
   public func find(_ query: Query) throws -> [DataObject] {
     try DatastoreClient.validate(query: query)
-    return try withIncludes(try engine.find(query, as: principals), of: query)
+    return try withIncludes(try engine.find(query, as: caller), of: query)
   }
 
   /// `objects` found by `query` with its `include` resolved, when the engine did not.
@@ -131,7 +151,7 @@ public final class DatastoreClient {
     guard ids.count <= Query.maximumLimit else {
       throw DatastoreError.invalid("objectIds", "at most \(Query.maximumLimit)")
     }
-    var objects = try engine.fetch(objectIds: ids, as: principals).filter {
+    var objects = try engine.fetch(objectIds: ids, as: caller).filter {
       $0.className == className
     }
     if !include.isEmpty {
@@ -145,14 +165,14 @@ public final class DatastoreClient {
   /// `count=1` beside the page).
   public func findCounted(_ query: Query) throws -> (objects: [DataObject], count: Int?) {
     try DatastoreClient.validate(query: query)
-    let (objects, count) = try engine.findCounted(query, as: principals)
+    let (objects, count) = try engine.findCounted(query, as: caller)
     return (try withIncludes(objects, of: query), count)
   }
 
   /// How many objects match `query` among those the caller may read.
   public func count(_ query: Query) throws -> Int {
     try DatastoreClient.validate(query: query)
-    return try engine.count(query, as: principals)
+    return try engine.count(query, as: caller)
   }
 
   /// Objects holding every term of `search` in their text fields, among those the caller may
@@ -180,7 +200,7 @@ public final class DatastoreClient {
     guard (1...Query.maximumLimit).contains(search.limit), search.skip >= 0 else {
       throw DatastoreError.invalid("limit", "between 1 and \(Query.maximumLimit)")
     }
-    let objects = try engine.search(search, as: principals)
+    let objects = try engine.search(search, as: caller)
     return include.isEmpty ? objects : try resolveIncludes(include, in: objects)
   }
 
@@ -193,7 +213,7 @@ public final class DatastoreClient {
       throw DatastoreError.invalid("objectIds", "at most \(Query.maximumLimit)")
     }
     guard !ids.isEmpty else { return [] }
-    return try engine.fetch(objectIds: ids, keys: keys, budget: budget, as: principals)
+    return try engine.fetch(objectIds: ids, keys: keys, budget: budget, as: caller)
   }
 
   /// Sets `fields` (a `.null` value removes the field) and adds `increments` to integer fields,
@@ -222,7 +242,7 @@ public final class DatastoreClient {
         }
       }
     }
-    if !principals.isMaster {
+    if !caller.isMaster {
       let rules = store.rules
       let untouchable = rules.managedFields(of: className).union(rules.fixedFields(of: className))
       for field in Set(fields.keys).union(increments.keys).union(arrays.keys)
@@ -232,20 +252,20 @@ public final class DatastoreClient {
     }
     return try engine.update(
       className, objectId: objectId, set: fields, increment: increments, arrays: arrays, acl: acl,
-      as: principals)
+      as: caller)
   }
 
   /// Bytes of JSON the objects this client's user created hold (`DatastoreEngine.storedBytes`);
   /// nil when the engine does not count them or there is no user.
   public func storedBytes() throws -> Int? {
-    try engine.storedBytes(as: principals)
+    try engine.storedBytes(as: caller)
   }
 
   /// Deletes an object, with what the rules cascade. Needs write access.
   public func delete(_ className: String, objectId: String) throws {
     try DatastoreClient.validate(className: className)
     guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
-    try engine.delete(className, objectId: objectId, as: principals)
+    try engine.delete(className, objectId: objectId, as: caller)
   }
 
   /// Resolves the pointers `keys` of `objects`, reading only `fields` of their targets (nil:
@@ -266,7 +286,7 @@ public final class DatastoreClient {
     let deeperHeads = tails.values.flatMap { $0 }.map { String($0.prefix { $0 != "." }) }
     let wanted = fields.map { $0.union(deeperHeads) }
     var targets = try engine.fetch(
-      objectIds: Array(ids), keys: wanted, budget: budget, as: principals)
+      objectIds: Array(ids), keys: wanted, budget: budget, as: caller)
     let deeper = Array(Set(tails.values.flatMap { $0 })).sorted()
     if !deeper.isEmpty {
       targets = try resolveIncludes(deeper, in: targets, keys: fields, budget: budget)
@@ -303,19 +323,19 @@ public final class DatastoreClient {
       throw DatastoreError.invalid("mimeType")
     }
     return try engine.insertFile(
-      name: name, bytes: bytes, mimeType: mimeType, acl: acl ?? .publicReadWrite, as: principals)
+      name: name, bytes: bytes, mimeType: mimeType, acl: acl ?? .publicReadWrite, as: caller)
   }
 
   /// A file's metadata. Missing or unreadable is `E404001`.
   public func fileInfo(name: String) throws -> FileInfo {
     guard Validation.isFileName(name) else { throw DatastoreError.invalid("fileName") }
-    return try engine.fileInfo(name: name, as: principals)
+    return try engine.fileInfo(name: name, as: caller)
   }
 
   /// A file's bytes, exactly as stored.
   public func getFile(name: String) throws -> [UInt8] {
     guard Validation.isFileName(name) else { throw DatastoreError.invalid("fileName") }
-    return try engine.fileBytes(name: name, as: principals)
+    return try engine.fileBytes(name: name, as: caller)
   }
 
   /// The fields a file search may name: a file's metadata, as NCMB's `GET /files` lists it.
@@ -330,13 +350,13 @@ public final class DatastoreClient {
   /// (`equalTo`, `greaterThan`, `lessThan`) is `E400002`.
   public func findFiles(_ query: Query) throws -> [FileInfo] {
     try DatastoreClient.validate(fileQuery: query)
-    return try engine.findFiles(query, as: principals)
+    return try engine.findFiles(query, as: caller)
   }
 
   /// How many files `findFiles` would find without paging.
   public func countFiles(_ query: Query) throws -> Int {
     try DatastoreClient.validate(fileQuery: query)
-    return try engine.countFiles(query, as: principals)
+    return try engine.countFiles(query, as: caller)
   }
 
   static func validate(fileQuery query: Query) throws {
@@ -375,14 +395,14 @@ public final class DatastoreClient {
   /// Deletes a file. Needs write access.
   public func deleteFile(name: String) throws {
     guard Validation.isFileName(name) else { throw DatastoreError.invalid("fileName") }
-    try engine.deleteFile(name: name, as: principals)
+    try engine.deleteFile(name: name, as: caller)
   }
 
   /// Replaces a file's ACL. Needs write access; the bytes, name and type never change.
   @discardableResult
   public func setFileACL(name: String, acl: ACL) throws -> FileInfo {
     guard Validation.isFileName(name) else { throw DatastoreError.invalid("fileName") }
-    return try engine.updateFile(name: name, acl: acl, as: principals)
+    return try engine.updateFile(name: name, acl: acl, as: caller)
   }
 
   // MARK: Change feed
@@ -398,7 +418,7 @@ public final class DatastoreClient {
     guard (1...Query.maximumLimit).contains(limit) else {
       throw DatastoreError.invalid("limit", "between 1 and \(Query.maximumLimit)")
     }
-    return try engine.changes(since: since, limit: limit, as: principals)
+    return try engine.changes(since: since, limit: limit, as: caller)
   }
 
   /// A descriptor to `poll` with stdin: readable when another process committed (PostgreSQL),

@@ -22,6 +22,10 @@ public struct Profile: Equatable, Sendable {
   /// id and the keys its server gives forum clients, so that a command does not ask for them
   /// again (`GET forum/keys`) until the server says they are stale.
   public var remoteBoards: [String: RemoteBoardKeys] = [:]
+  /// What an https board's server last answered for the session kept here (`SessionWire`), by
+  /// board id: a command resumes with it and asks no separate session check; its first request
+  /// carries the answer's tag for the server to compare.
+  public var sessionAnswers: [String: KeptSessionAnswer] = [:]
 
   public static let defaultName = "default"
 
@@ -71,6 +75,40 @@ public struct RemoteBoardKeys: Equatable, Sendable {
     self.boardId = boardId
     self.applicationKey = applicationKey
     self.clientKey = clientKey
+  }
+}
+
+/// A session's answer (`GET forum/session`, with its tag) as a profile keeps it, beside the
+/// session it was given for.
+public struct KeptSessionAnswer: Equatable, Sendable {
+  public let token: String
+  public let answer: JSONValue
+
+  /// The largest answer kept: a user object bigger than this is asked for at each command.
+  static let maximumBytes = 32 << 10
+
+  var tag: String? {
+    guard case .string(let tag)? = answer.objectValue?["tag"], SessionWire.isTag(tag) else {
+      return nil
+    }
+    return tag
+  }
+
+  var json: JSONValue { .object(["token": .string(token), "answer": answer]) }
+
+  init?(json: JSONValue) {
+    guard let fields = json.objectValue, let token = fields["token"]?.stringValue,
+      let answer = fields["answer"]
+    else { return nil }
+    self.init(token: token, answer: answer)
+  }
+
+  init?(token: String, answer: JSONValue) {
+    self.token = token
+    self.answer = answer
+    guard tag != nil, answer.jsonBytes().count <= KeptSessionAnswer.maximumBytes else {
+      return nil
+    }
   }
 }
 
@@ -155,6 +193,8 @@ public struct ProfileStore: Sendable {
       name: name, secrets: strings("secrets"), sessions: strings("sessions"), legacyId: legacyId)
     profile.remoteBoards = (fields["remoteBoards"]?.objectValue ?? [:]).compactMapValues(
       RemoteBoardKeys.init(json:))
+    profile.sessionAnswers = (fields["sessionAnswers"]?.objectValue ?? [:]).compactMapValues(
+      KeptSessionAnswer.init(json:))
     return profile
   }
 
@@ -169,6 +209,9 @@ public struct ProfileStore: Sendable {
     if let legacyId = profile.legacyId { fields["uuid"] = .string(legacyId) }
     if !profile.remoteBoards.isEmpty {
       fields["remoteBoards"] = .object(profile.remoteBoards.mapValues(\.json))
+    }
+    if !profile.sessionAnswers.isEmpty {
+      fields["sessionAnswers"] = .object(profile.sessionAnswers.mapValues(\.json))
     }
     let body = JSONValue.object(fields).jsonText()
     let final = path(of: profile.name)
@@ -248,16 +291,24 @@ extension Datastore {
     -> (client: DatastoreClient, user: User)
   {
     let known = try profiles.loadOrCreate(name)
+    let remote = engine as? RemoteEngine
+    if let remote { keepSessionAnswers(of: remote, profile: name, in: profiles, known: known) }
     if let signedIn = try resumeSession(of: known) {
-      if let keys = remoteKeys, known.remoteBoards[location] != keys {
+      let answer = remote?.latestAnswer
+      if let keys = remoteKeys,
+        known.remoteBoards[location] != keys || known.sessionAnswers[boardId] != answer
+      {
         try profiles.withLock(name) {
           var profile = try profiles.loadOrCreate(name)
           profile.remoteBoards[location] = keys
+          profile.sessionAnswers[boardId] = answer
           try profiles.save(profile)
         }
       }
+      keepWhatChanges(of: remote, profile: name, in: profiles)
       return signedIn
     }
+    defer { keepWhatChanges(of: remote, profile: name, in: profiles) }
     return try profiles.withLock(name) {
       var profile = try profiles.loadOrCreate(name)
       // Another process may have signed in while this one waited for the lock (a session
@@ -284,9 +335,56 @@ extension Datastore {
       // A secret made just now named nobody (unless the old version's id found its user).
       madeNew = secretIsNew && previous == nil
       profile.sessions[boardId] = login.sessionToken
+      profile.sessionAnswers[boardId] = remote?.latestAnswer
       try profiles.save(profile)
       return (client(login), login.user)
     }
+  }
+
+  /// An https board: the profile's kept answer for its session is offered to the engine, which
+  /// resumes with it (no request); when the session has ended, the engine signs in again here,
+  /// once, with the profile's secret (the same member), and the new session is kept.
+  private func keepSessionAnswers(
+    of remote: RemoteEngine, profile name: String, in profiles: ProfileStore, known: Profile
+  ) {
+    let boardId = boardId
+    let location = location
+    remote.keptAnswer = known.sessionAnswers[boardId]
+    remote.signInAgain = { [unowned self] in
+      // Kept here, under the lock, not by the hooks (which take it).
+      let hooks = (remote.keysChanged, remote.answerChanged)
+      (remote.keysChanged, remote.answerChanged) = (nil, nil)
+      defer { (remote.keysChanged, remote.answerChanged) = hooks }
+      return try profiles.withLock(name) {
+        var profile = try profiles.loadOrCreate(name)
+        guard let secret = profile.secrets[boardId] else { throw DatastoreError(.authentication) }
+        let login = try loginAnonymously(secret: secret)
+        profile.sessions[boardId] = login.sessionToken
+        profile.sessionAnswers[boardId] = remote.latestAnswer
+        profile.remoteBoards[location] = remote.boardKeys
+        try profiles.save(profile)
+        return login
+      }
+    }
+  }
+
+  /// Once signed in: what the engine learns again during the command (the session's answer
+  /// changed, the keys were rotated) is kept for the next.
+  private func keepWhatChanges(
+    of remote: RemoteEngine?, profile name: String, in profiles: ProfileStore
+  ) {
+    guard let remote else { return }
+    let boardId = boardId
+    let location = location
+    func keep(_ change: @escaping (inout Profile) -> Void) throws {
+      try profiles.withLock(name) {
+        var profile = try profiles.loadOrCreate(name)
+        change(&profile)
+        try profiles.save(profile)
+      }
+    }
+    remote.answerChanged = { answer in try keep { $0.sessionAnswers[boardId] = answer } }
+    remote.keysChanged = { keys in try keep { $0.remoteBoards[location] = keys } }
   }
 
   private func resumeSession(of profile: Profile) throws -> (client: DatastoreClient, user: User)? {

@@ -10,7 +10,7 @@ extension Board {
     try client.get(
       Board.messageClass, objectIds: objectIds, include: ["user"], includeKeys: User.shownFields
     )
-    .map { ForumMessage($0, viewer: me.objectId) }
+    .map { ForumMessage($0, viewer: myId) }
     .sorted { ($0.createDate, $0.number) < ($1.createDate, $1.number) }
   }
 
@@ -24,7 +24,7 @@ extension Board {
       className: Board.messageClass, equalTo: ["conversation": pointer], order: ["-number"],
       limit: limit, include: ["user"], includeKeys: User.shownFields)
     query.greaterThan = ["number": Int64(after)]
-    let newest = try client.find(query).reversed().map { ForumMessage($0, viewer: me.objectId) }
+    let newest = try client.find(query).reversed().map { ForumMessage($0, viewer: myId) }
     guard newest.count >= limit else { return (newest, newest.count) }
     var counting = Query(className: Board.messageClass, equalTo: ["conversation": pointer])
     counting.greaterThan = ["number": Int64(after)]

@@ -162,7 +162,7 @@ extension Board {
     }
     let objects = try client.find(query)
     return Page(
-      items: objects.prefix(Board.pageSize).map { ForumMessage($0, viewer: me.objectId) },
+      items: objects.prefix(Board.pageSize).map { ForumMessage($0, viewer: myId) },
       number: page, hasMore: objects.count > Board.pageSize)
   }
 
@@ -191,7 +191,7 @@ extension Board {
           "conversation": .pointer(
             className: Board.conversationClass, objectId: conversation.objectId)
         ], order: ["-number"], limit: 1, include: ["user"], includeKeys: User.shownFields)
-    ).first.map { ForumMessage($0, viewer: me.objectId) }
+    ).first.map { ForumMessage($0, viewer: myId) }
   }
 
   // MARK: Writing
@@ -211,16 +211,16 @@ extension Board {
         "conversation": .pointer(
           className: Board.conversationClass, objectId: conversation.objectId),
       ],
-      acl: ACL(readers: [me.objectId, partner.objectId], writers: [me.objectId]))
+      acl: ACL(readers: [myId, partner.objectId], writers: [myId]))
     created.included["user"] = me.object
-    return ForumMessage(created, viewer: me.objectId)
+    return ForumMessage(created, viewer: myId)
   }
 
   /// Checks a message to `handle` could be sent (the user exists and is not you), before a draft
   /// is typed. Returns the partner.
   public func checkRecipient(_ handle: String) throws -> User {
     let partner = try user(handle: handle)
-    guard partner.objectId != me.objectId else { throw Board.selfConversation }
+    guard partner.objectId != myId else { throw Board.selfConversation }
     return partner
   }
 
@@ -247,13 +247,13 @@ extension Board {
   /// The pair's conversation, created when there is none. Two people starting it at once get one
   /// conversation: the engine refuses the second, which then reads the first.
   private func conversationObject(startingWith partner: User) throws -> DataObject {
-    guard partner.objectId != me.objectId else { throw Board.selfConversation }
+    guard partner.objectId != myId else { throw Board.selfConversation }
     if let existing = try conversationObject(with: partner) { return existing }
     do {
       return try client.create(
         Board.conversationClass,
         fields: ["partner": .pointer(className: User.className, objectId: partner.objectId)],
-        acl: ACL(readers: [me.objectId, partner.objectId]))
+        acl: ACL(readers: [myId, partner.objectId]))
     } catch let refusal as DatastoreError where refusal.code == .invalid {
       guard let existing = try conversationObject(with: partner) else { throw refusal }
       return existing

@@ -23,7 +23,7 @@ extension Board {
     }
     guard var updated = outcome.object(2) else { throw missingOutcome }
     updated.included["user"] = me.object
-    return try withUnread([ForumThread(updated, viewer: me.objectId)])[0]
+    return try withUnread([ForumThread(updated, viewer: myId)])[0]
   }
 
   /// Changes a comment's text.
@@ -47,7 +47,7 @@ extension Board {
     }
     guard var updated = outcome.object(3) else { throw missingOutcome }
     updated.included["user"] = me.object
-    return ForumComment(updated, threadNumber: threadNumber, viewer: me.objectId)
+    return ForumComment(updated, threadNumber: threadNumber, viewer: myId)
   }
 
   /// The earlier texts of a thread (title and description) or comment that are kept, oldest

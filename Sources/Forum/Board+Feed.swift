@@ -27,7 +27,7 @@ extension Board {
     try client.get(
       Board.threadClass, objectIds: objectIds, include: ["user"], includeKeys: User.shownFields
     )
-    .map { ForumThread($0, viewer: me.objectId) }.sorted { $0.number < $1.number }
+    .map { ForumThread($0, viewer: myId) }.sorted { $0.number < $1.number }
   }
 
   /// The comments of `thread` with these ids that still exist, by number.
@@ -38,7 +38,7 @@ extension Board {
         Board.commentClass, objectIds: objectIds, include: ["user"], includeKeys: User.shownFields
       )
       .filter { $0["thread"]?.pointerId == thread.objectId }
-      .map { ForumComment($0, threadNumber: thread.number, viewer: me.objectId) }
+      .map { ForumComment($0, threadNumber: thread.number, viewer: myId) }
       .sorted { $0.number < $1.number }, of: thread)
   }
 
@@ -56,7 +56,7 @@ extension Board {
     counting.greaterThan = ["number": Int64(after)]
     let newest = try withQuotes(
       client.find(query).reversed().map {
-        ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
+        ForumComment($0, threadNumber: thread.number, viewer: myId)
       }, of: thread)
     let total =
       newest.count < limit

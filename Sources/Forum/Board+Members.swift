@@ -34,7 +34,7 @@ extension Board {
         ).first
         latest = max(latest, newest?.createDate ?? 0)
       }
-      let isYou = user.objectId == me.objectId
+      let isYou = user.objectId == myId
       return Member(
         user: user, lastActive: latest,
         isModerator: isYou ? isModerator : moderators.map { $0.contains(user.objectId) },

@@ -12,7 +12,7 @@ extension Board {
     let objects = try client.get(
       Board.commentClass, objectIds: objectIds, include: ["user"], includeKeys: User.shownFields
     )
-    .filter { $0["user"]?.pointerId != me.objectId }
+    .filter { $0["user"]?.pointerId != myId }
     guard !objects.isEmpty else { return [] }
     let threadIds = Array(Set(objects.compactMap { $0["thread"]?.pointerId }))
     let threads = Dictionary(
@@ -24,7 +24,7 @@ extension Board {
       guard let threadId = object["thread"]?.pointerId, let thread = threads[threadId] else {
         continue
       }
-      let comment = ForumComment(object, threadNumber: thread.number, viewer: me.objectId)
+      let comment = ForumComment(object, threadNumber: thread.number, viewer: myId)
       if let number = comment.replyTo, try commentIsMine(number, in: thread) {
         addressed.append(AddressedComment(comment: comment, reason: .reply(to: number)))
       } else if try mentionsMe(comment.text, nameIsMine: &nameIsMine) {
@@ -46,7 +46,7 @@ extension Board {
     }
     if nameIsMine == nil {
       if case .one(let user) = try user(looselyNamed: name) {
-        nameIsMine = user.objectId == me.objectId
+        nameIsMine = user.objectId == myId
       } else {
         nameIsMine = false
       }
@@ -111,7 +111,7 @@ extension Board {
       className: Board.commentClass,
       equalTo: [
         "thread": Board.pointer(to: thread.objectId), "number": .int(Int64(number)),
-        "user": .pointer(className: User.className, objectId: me.objectId),
+        "user": .pointer(className: User.className, objectId: myId),
       ], limit: 1)
     return try client.count(query) > 0
   }

@@ -19,6 +19,10 @@ extension Board {
   /// member of `forum_owner`).
   public func isOwner() throws -> Bool { try client.isBoardOwner }
 
+  /// Has the server confirm who you are (your roles, your user), when the session was resumed
+  /// from what the profile kept of it and nothing has been asked yet (https boards).
+  public func confirmYou() throws { try client.confirmSession() }
+
   /// Reads your roles again: a role granted or revoked since you started counts from now on.
   public func refresh() throws {
     try client.refreshPrincipals()
@@ -52,7 +56,7 @@ extension Board {
 
   /// Bans or allows again the user `userId` (see `setBanned(handle:_:)`).
   public func setBanned(userId: String, _ banned: Bool) throws {
-    guard userId != me.objectId || !banned else {
+    guard userId != myId || !banned else {
       throw DatastoreError(.noAccess, reason: BoardReason.cannotBanYourself)
     }
     try Board.saying(.onlyModeratorsBan) {

@@ -109,7 +109,7 @@ extension Board {
     let objects = try client.get(
       Board.commentClass, objectIds: objectIds, include: ["user"], includeKeys: User.shownFields
     )
-    .filter { $0["user"]?.pointerId != me.objectId }
+    .filter { $0["user"]?.pointerId != myId }
     guard !objects.isEmpty else { return [] }
     let threadIds = Array(Set(objects.compactMap { $0["thread"]?.pointerId }))
     let threads = Dictionary(
@@ -121,7 +121,7 @@ extension Board {
     for object in objects {
       guard let id = object["thread"]?.pointerId, let thread = threads[id] else { continue }
       found.append(
-        (ForumComment(object, threadNumber: thread.number, viewer: me.objectId), thread))
+        (ForumComment(object, threadNumber: thread.number, viewer: myId), thread))
     }
     return found.sorted {
       ($0.comment.createDate, $0.comment.number) < ($1.comment.createDate, $1.comment.number)

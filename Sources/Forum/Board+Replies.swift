@@ -17,7 +17,7 @@ extension Board {
           equalTo: ["thread": Board.pointer(to: thread.objectId), "number": .int(Int64(number))],
           limit: 1, include: ["user"], includeKeys: User.shownFields)
         if let object = try client.find(query).first {
-          byNumber[number] = ForumComment(object, threadNumber: thread.number, viewer: me.objectId)
+          byNumber[number] = ForumComment(object, threadNumber: thread.number, viewer: myId)
         }
       }
       var comment = comment

@@ -131,7 +131,7 @@ extension Board {
       "matchedFields": .array(matched.map { .string($0) }), "snippet": .string(snippet.text),
     ]
     if object.className == Board.threadClass {
-      let thread = ForumThread(object, viewer: me.objectId)
+      let thread = ForumThread(object, viewer: myId)
       extra["ref"] = .string(String(thread.number))
       extra["type"] = .string(SearchHit.Kind.thread.rawValue)
       return SearchHit(
@@ -144,14 +144,14 @@ extension Board {
     if object.className == Board.messageClass {
       guard let conversation = object.included["conversation"] else { return nil }
       let members = [conversation["user"]?.pointerId, conversation["partner"]?.pointerId]
-      let other = members.compactMap { $0 }.first { $0 != me.objectId } ?? me.objectId
+      let other = members.compactMap { $0 }.first { $0 != myId } ?? myId
       if handles[other] == nil {
         // A member's row written by hand may point at no one: the message is still found.
         handles[other] =
           (try? client.get(User.className, objectId: other)).map { User(object: $0).userName }
           ?? ""
       }
-      let message = ForumMessage(object, viewer: me.objectId)
+      let message = ForumMessage(object, viewer: myId)
       let handle = "@" + (handles[other] ?? "")
       let ref = "\(handle)/\(message.number)"
       extra["ref"] = .string(ref)
@@ -165,7 +165,7 @@ extension Board {
     }
     guard let parent = object.included["thread"] else { return nil }
     let threadNumber = Int(parent["number"]?.intValue ?? 0)
-    let comment = ForumComment(object, threadNumber: threadNumber, viewer: me.objectId)
+    let comment = ForumComment(object, threadNumber: threadNumber, viewer: myId)
     let ref = "\(threadNumber)/\(comment.number)"
     extra["ref"] = .string(ref)
     extra["type"] = .string(SearchHit.Kind.comment.rawValue)

@@ -39,7 +39,7 @@ extension Board {
         include: ["user"], includeKeys: User.shownFields)
       query.unreadOnly = true
       let batch = try client.find(query)
-      let threads = try withUnread(batch.map { ForumThread($0, viewer: me.objectId) })
+      let threads = try withUnread(batch.map { ForumThread($0, viewer: myId) })
       for thread in threads where thread.unread > 0 && !muted.contains(thread.number) {
         seen += 1
         if seen > skip + Board.pageSize {

@@ -14,7 +14,19 @@ public final class Board {
   /// the board's methods (the engine enforces the rules either way).
   let store: Datastore
   var client: DatastoreClient
-  public private(set) var me: User
+  /// You: on an https board as the server last said (a session resumed from the profile's
+  /// kept answer is confirmed first), or as this command last changed you.
+  public private(set) var me: User {
+    get { changedHere ? signedIn : client.sessionUser ?? signedIn }
+    set {
+      signedIn = newValue
+      changedHere = true
+    }
+  }
+  /// Your user id: a session's user never changes (asks nothing, unlike `me`).
+  public var myId: String { signedIn.objectId }
+  private var signedIn: User
+  private var changedHere = false
   public let profileName: String
   public let profilePath: String
 
@@ -126,7 +138,7 @@ public final class Board {
       location, rules: Board.rules, indexes: Board.indexes, fileSizeLimit: fileSizeLimit,
       keptKeys: kept)
     var madeNew = false
-    (client, me) = try store.signIn(profile: profile, in: profiles, madeNew: &madeNew)
+    (client, signedIn) = try store.signIn(profile: profile, in: profiles, madeNew: &madeNew)
     isNewIdentity = madeNew
     profileName = profile
     profilePath = profiles.path(of: profile)
@@ -165,7 +177,7 @@ public final class Board {
       query.limit = min(Board.pageSize, total - skip)
       let objects = try client.find(query).reversed()
       return Page(
-        items: try withUnread(objects.map { ForumThread($0, viewer: me.objectId) }),
+        items: try withUnread(objects.map { ForumThread($0, viewer: myId) }),
         number: page, hasMore: total - skip - Board.pageSize > 0)
     }
     // Counted with the page when there are more (one request over https), for "page X/Y".
@@ -174,7 +186,7 @@ public final class Board {
       ? try client.findCounted(query) : (try client.find(query), total)
     return Page(
       items: try withUnread(
-        objects.prefix(Board.pageSize).map { ForumThread($0, viewer: me.objectId) }),
+        objects.prefix(Board.pageSize).map { ForumThread($0, viewer: myId) }),
       number: page, hasMore: objects.count > Board.pageSize, total: counted)
   }
 
@@ -185,14 +197,14 @@ public final class Board {
 
   /// Thread `number`; `E404001` when there is none.
   public func thread(_ number: Int) throws -> ForumThread {
-    try withUnread([ForumThread(try threadObject(number), viewer: me.objectId)])[0]
+    try withUnread([ForumThread(try threadObject(number), viewer: myId)])[0]
   }
 
   /// Thread `number` to be read now: its read position, and `unread` only 0 or 1 (whether
   /// anything is unread). Counting a long thread's unread comments walks up to a thousand of
   /// them, which opening it does not need.
   public func threadToRead(_ number: Int) throws -> ForumThread {
-    try withUnread([ForumThread(try threadObject(number), viewer: me.objectId)], countUpTo: 1)[0]
+    try withUnread([ForumThread(try threadObject(number), viewer: myId)], countUpTo: 1)[0]
   }
 
   /// The comments of a thread, oldest first, `pageSize` a page.
@@ -211,7 +223,7 @@ public final class Board {
       return Page(
         items: try withQuotes(
           objects.prefix(Board.pageSize).map {
-            ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
+            ForumComment($0, threadNumber: thread.number, viewer: myId)
           }, of: thread),
         number: page, hasMore: objects.count > Board.pageSize)
     }
@@ -230,7 +242,7 @@ public final class Board {
     return Page(
       items: try withQuotes(
         objects.prefix(Board.pageSize).map {
-          ForumComment($0, threadNumber: thread.number, viewer: me.objectId)
+          ForumComment($0, threadNumber: thread.number, viewer: myId)
         }, of: thread),
       number: page, hasMore: fromEnd ? after > 0 : objects.count > Board.pageSize)
   }
@@ -273,7 +285,7 @@ public final class Board {
     let thread = try threadObject(threadNumber)
     return ForumComment(
       try commentObject(number, of: thread), threadNumber: threadNumber,
-      viewer: me.objectId)
+      viewer: myId)
   }
 
   /// The stored bytes of a thread's image.
@@ -327,7 +339,7 @@ public final class Board {
     let outcome = try perform(write) { _, error in error }
     guard var created = outcome.object(write.steps.count - 2) else { throw missingOutcome }
     created.included["user"] = me.object
-    return ForumThread(created, viewer: me.objectId)
+    return ForumThread(created, viewer: myId)
   }
 
   /// Adds a comment to thread `threadNumber` (`BoardWrites.comment`). The engine numbers it,
@@ -363,8 +375,8 @@ public final class Board {
     guard let thread = outcome.object(0), var created = outcome.object(write.steps.count - 2)
     else { throw missingOutcome }
     created.included["user"] = me.object
-    let comment = ForumComment(created, threadNumber: threadNumber, viewer: me.objectId)
-    return try withQuotes([comment], of: ForumThread(thread, viewer: me.objectId))[0]
+    let comment = ForumComment(created, threadNumber: threadNumber, viewer: myId)
+    return try withQuotes([comment], of: ForumThread(thread, viewer: myId))[0]
   }
 
   /// Deletes a thread of yours; the engine takes its comments and image along in the same

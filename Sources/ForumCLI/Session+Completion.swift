@@ -32,7 +32,7 @@ extension Session {
   /// Handles are letters and digits, so they are safe to offer as typed text.
   func handles(startingWith partial: String) -> [String] {
     let users = (try? board.users(handlePrefix: partial)) ?? []
-    return users.filter { $0.objectId != board.me.objectId }.map { "@" + $0.userName }
+    return users.filter { $0.objectId != board.myId }.map { "@" + $0.userName }
   }
 }
 

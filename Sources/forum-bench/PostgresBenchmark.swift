@@ -132,8 +132,8 @@ enum PostgresBenchmark {
     let board = try Board(location: settings.member, profile: "member", profiles: profiles)
     let owner = try Raw(settings.owner)
     let member = try Raw(settings.member)
-    let seconds = try seed(settings, owner: owner, memberId: board.me.objectId)
-    let principals = "{\"*\",\"\(board.me.objectId)\"}"
+    let seconds = try seed(settings, owner: owner, memberId: board.myId)
+    let principals = "{\"*\",\"\(board.myId)\"}"
 
     // The statements the engine sends for a page of the list and for a thread's first page.
     let columns =
@@ -155,7 +155,7 @@ enum PostgresBenchmark {
       AND o.key_thread = ($1::jsonb #>> '{}') AND ('*' = ANY(o.readers) OR o.readers && $2::text[])
       ORDER BY (o.data->'number'), o.id LIMIT $3 OFFSET $4
       """
-    let users = "{\"\(board.me.objectId)\"}"
+    let users = "{\"\(board.myId)\"}"
     let big = try board.thread(1)
     let bigPointer = JSONValue.pointer(className: "Thread", objectId: big.objectId).jsonText()
     func rawList(_ raw: Raw) throws {

@@ -35,7 +35,7 @@ enum PrivateReadsCommand {
     let profiles = ProfileStore(directory: directory + "/profiles")
     let viewer = try Board(location: path, profile: "viewer", profiles: profiles)
     let others = try viewer.users(handlePrefix: "", limit: 4).filter {
-      $0.objectId != viewer.me.objectId
+      $0.objectId != viewer.myId
     }
     for (index, partner) in others.prefix(3).enumerated() {
       try viewer.sendMessage(to: partner.userName, text: "hello \(index)")

@@ -18,7 +18,7 @@ struct ShellQueries {
 
   init(board: Board, big: ForumThread) {
     let readable = { (table: String) in
-      "(instr(\(table).readers, ' * ') > 0 OR instr(\(table).readers, ' \(board.me.objectId) ') > 0)"
+      "(instr(\(table).readers, ' * ') > 0 OR instr(\(table).readers, ' \(board.myId) ') > 0)"
     }
     let author = { (table: String) in
       "LEFT JOIN objects u ON u.objectId = json_extract(\(table).data, '$.user.objectId') "
@@ -33,7 +33,7 @@ struct ShellQueries {
       FROM objects t \(author("t")) WHERE t.class = 'Thread' AND \(readable("t")) \
       ORDER BY json_extract(t.data, '$.lastActivity') DESC, t.id DESC LIMIT 20;
       """
-    let me = board.me.objectId
+    let me = board.myId
     let position = "coalesce(rp.position, 0)"
     let after = { (thread: String) in
       "c.class = 'Comment' AND json_extract(c.data, '$.thread') = json_object('__type', "

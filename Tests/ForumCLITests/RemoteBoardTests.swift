@@ -167,10 +167,12 @@ struct RemoteBoardTests {
 
   /// `forum --db URL ARGUMENTS…` as alice, each request it makes listed (`METHOD URL STATUS`,
   /// the client's `FORUM_TEST_REQUEST_LOG`).
-  private func requests(_ served: Served, _ arguments: [String]) throws -> (RunResult, [String]) {
+  func requests(_ served: Served, _ arguments: [String], profile: String = "alice") throws -> (
+    RunResult, [String]
+  ) {
     let log = served.forum.root + "/requests-\(UUID().uuidString).log"
     let result = try served.run(
-      arguments,
+      arguments, profile: profile,
       environment: [
         "FORUM_CA_FILE": served.authority.authorityFile, "FORUM_TEST_REQUEST_LOG": log,
       ])
@@ -181,8 +183,9 @@ struct RemoteBoardTests {
   }
 
   /// A one-shot asks the server only what the command needs: the board's keys are the
-  /// profile's (kept per board, mode 0600, beside its session), and the session's check
-  /// brings its user. `list`: the session, the page, its unread counts, one more find.
+  /// profile's (kept per board, mode 0600, beside its session), and so is the session's
+  /// answer (`aOneShotAsksNoSessionCheckOfItsOwn`). `list`: the page, its unread counts, the
+  /// member's preferences.
   @Test func aOneShotListAsksOnlyForItsPage() throws {
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)
@@ -199,7 +202,7 @@ struct RemoteBoardTests {
   }
 
   /// Requests of a one-shot `forum list` once signed in (`aOneShotListAsksOnlyForItsPage`).
-  static let listRequests = 4
+  static let listRequests = 3
 
   /// A board of more than one page: the page and how many threads there are ("page 1/2") come
   /// in one answer (NCMB's `count=1` beside the page), not a count asked after it.
@@ -219,7 +222,7 @@ struct RemoteBoardTests {
   }
 
   /// Rewrites alice's profile with `change` (kept at mode 0600).
-  private func editProfile(
+  func editProfile(
     _ forum: ForumFixture, _ change: (inout [String: Any]) -> Void
   ) throws {
     let path = forum.profilesDirectory + "/alice.json"
@@ -234,18 +237,31 @@ struct RemoteBoardTests {
   /// A session the server no longer knows is replaced once (a new sign-in with the profile's
   /// secret: the same member) and kept; the command succeeds.
   @Test func aStaleKeptSessionIsReplacedOnce() throws {
+    try staleSessionIsReplacedOnce(answerKeptForIt: false)
+  }
+
+  /// A session the server no longer knows, in the profile (and, `answerKeptForIt`, the answer
+  /// kept for it too): one 401, one new sign-in (the same member), the command succeeds, and
+  /// the next one-shot asks as few as ever.
+  func staleSessionIsReplacedOnce(answerKeptForIt: Bool) throws {
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)
     let served = try Served(forum)
     try served.ok(["new", "--title", "counted", "--description", "x"])
     let before = try served.handle("alice")
+    let stale = "r:stale" + String(repeating: "0", count: 18)
     try editProfile(forum) { profile in
       var sessions = profile["sessions"] as? [String: String] ?? [:]
-      for board in sessions.keys { sessions[board] = "r:stale" + String(repeating: "0", count: 18) }
+      var answers = profile["sessionAnswers"] as? [String: [String: Any]] ?? [:]
+      for board in sessions.keys {
+        sessions[board] = stale
+        if answerKeptForIt { answers[board]?["token"] = stale }
+      }
       profile["sessions"] = sessions
+      profile["sessionAnswers"] = answers
     }
     let (list, asked) = try requests(served, ["list"])
-    #expect(list.status == 0, "\(list.summary)")
+    #expect(list.status == 0 && list.stdout.contains("counted"), "\(list.summary)")
     #expect(asked.filter { $0.hasSuffix(" 401") }.count == 1, "\(asked)")
     #expect(asked.filter { $0.hasPrefix("POST ") && $0.contains("/users ") }.count == 1, "\(asked)")
     #expect(try served.handle("alice") == before)

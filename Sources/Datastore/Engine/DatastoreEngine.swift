@@ -79,6 +79,12 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// knows nothing was committed since, so the engine need not look again (`known`).
   func caller(sessionToken: String, known: StateMark?) throws -> Principals?
 
+  /// The principals and user of `caller`'s session as the server last answered them, when
+  /// the engine learns them apart from the caller it was given (an https board: a session
+  /// resumed from the profile's kept answer, confirmed by the server before it is decided by);
+  /// nil: the caller is what the engine gave.
+  func confirmedSession(of caller: Principals) throws -> (principals: Principals, user: DataObject)?
+
   /// Ends every session of `userId`; their next request is `E401001`.
   func endSessions(userId: String) throws
 
@@ -306,6 +312,11 @@ extension DatastoreEngine {
 
   func caller(sessionToken: String, known: StateMark?) throws -> Principals? {
     try caller(sessionToken: sessionToken)
+  }
+
+  func confirmedSession(of caller: Principals) throws -> (principals: Principals, user: DataObject)?
+  {
+    nil
   }
 
   func findCounted(_ query: Query, as caller: Principals) throws -> (

@@ -41,6 +41,50 @@ final class RemoteEngine: DatastoreEngine {
   /// Each signed-in user's session: a request made as a caller carries the caller's.
   private var tokens: [String: String] = [:]
 
+  /// What the profile kept of its session's answer, offered before the session is resumed
+  /// (`Datastore.signIn`): `caller(sessionToken:)` of that session then asks nothing.
+  var keptAnswer: KeptSessionAnswer?
+  /// The session's answer last given (`forum/session`) or resumed, for the profile to keep.
+  private(set) var latestAnswer: KeptSessionAnswer?
+  /// Keeps an answer asked for again because the kept one had changed.
+  var answerChanged: ((KeptSessionAnswer) throws -> Void)?
+  /// Keeps keys asked for again because the kept ones were rotated.
+  var keysChanged: ((RemoteBoardKeys) throws -> Void)?
+  /// Signs in again with the profile's secret when a resumed session turns out to have ended.
+  var signInAgain: (() throws -> Login)?
+  /// The tag of the kept answer the session was resumed with, until the server confirms it:
+  /// sent with the next request made as that session's caller.
+  private var unconfirmedTag: String?
+  /// Each user's principals and user object as the session's answer last said them.
+  private var answers: [String: (principals: Principals, user: DataObject)] = [:]
+
+  /// The ended session is sent no more (a sign-up carrying it would be refused).
+  private func forgetSession() {
+    tokens = tokens.filter { $0.value != sessionToken }
+    sessionToken = nil
+  }
+
+  private func unconfirmed(for caller: Principals?) -> String? {
+    guard let unconfirmedTag, let caller, token(for: caller) == sessionToken else { return nil }
+    return unconfirmedTag
+  }
+
+  /// The session's answer now, in place of a kept one the server said has changed (or not yet
+  /// confirmed when a decision needs it), kept for the next command.
+  private func askAgain() throws {
+    unconfirmedTag = nil
+    do {
+      _ = try session()
+    } catch let error as DatastoreError where error.code == .authentication {
+      // The session has ended: a new one, whose answer is kept with it.
+      guard let signInAgain else { throw error }
+      forgetSession()
+      _ = try signInAgain()
+      return
+    }
+    if let latestAnswer { try answerChanged?(latestAnswer) }
+  }
+
   private func token(for caller: Principals?) -> String? {
     guard let caller else { return sessionToken }
     return caller.userId.flatMap { tokens[$0] }
@@ -170,13 +214,54 @@ final class RemoteEngine: DatastoreEngine {
       ]
       if let token = token(for: caller) { headers.append("X-NCMB-Apps-Session-Token: " + token) }
     }
+    // The first request made as the caller of a session resumed from a kept answer carries
+    // its tag: the server refuses it, doing nothing, when the answer is no longer the
+    // session's (`SessionWire`).
+    let tagged = signed && caller != nil ? unconfirmed(for: caller) : nil
+    if let tagged { headers.append(SessionWire.tagHeader + ": " + tagged) }
     let url = origin + fullPath + (query.isEmpty ? "" : "?" + query)
     let response = try http.send(
       method, url, headers: headers, body: body, timeoutSeconds: timeoutSeconds)
+    if tagged != nil {
+      // Refused before anything was done: the answer now, or a new session, then once again.
+      if RemoteEngine.hasCode(response, status: SessionWire.changedStatus, SessionWire.changedCode)
+      {
+        try askAgain()
+      } else if RemoteEngine.hasCode(response, status: 401, "E401001"), let signInAgain {
+        forgetSession()
+        let login = try signInAgain()
+        guard login.principals.userId == caller?.userId else {
+          throw DatastoreError(.authentication)
+        }
+      } else {
+        let done = try checked(
+          response, as: caller, method, path, query, body, contentType, signed,
+          timeoutSeconds: timeoutSeconds)
+        // Done by the server: the tag was the session's answer's. (Only a tagged request
+        // says so: the feed's and the clock's, made for no caller, carry none.)
+        unconfirmedTag = nil
+        return done
+      }
+      return try send(
+        as: caller, method, path, query: query, body: body, contentType: contentType,
+        signed: signed, timeoutSeconds: timeoutSeconds)
+    }
+    return try checked(
+      response, as: caller, method, path, query, body, contentType, signed,
+      timeoutSeconds: timeoutSeconds)
+  }
+
+  /// `response` as `send` returns it: a refusal thrown, stale keys asked for once.
+  private func checked(
+    _ response: HTTPSClient.Response, as caller: Principals?, _ method: String, _ path: String,
+    _ query: String, _ body: [UInt8], _ contentType: String?, _ signed: Bool,
+    timeoutSeconds: Double? = nil
+  ) throws -> HTTPSClient.Response {
     if signed, mayAskKeysAgain, RemoteEngine.isUnknownApplication(response) {
       // The keys are stale (rotated): once, the server's, and the request again.
       mayAskKeysAgain = false
       try fetchKeys()
+      try keysChanged?(boardKeys)
       return try send(
         as: caller, method, path, query: query, body: body, contentType: contentType,
         signed: signed, timeoutSeconds: timeoutSeconds)
@@ -187,10 +272,17 @@ final class RemoteEngine: DatastoreEngine {
 
   /// NCMB's `E404005`: the application key signed with is not the board's.
   private static func isUnknownApplication(_ response: HTTPSClient.Response) -> Bool {
-    guard response.status == 404, response.body.count <= 4096,
+    hasCode(response, status: 404, "E404005")
+  }
+
+  /// True when `response` is a refusal with `status` and NCMB's error `code`.
+  private static func hasCode(_ response: HTTPSClient.Response, status: Int, _ code: String)
+    -> Bool
+  {
+    guard response.status == status, response.body.count <= 4096,
       let value = try? Wire.parse(response.body)
     else { return false }
-    return value.objectValue?["code"]?.stringValue == "E404005"
+    return value.objectValue?["code"]?.stringValue == code
   }
 
   private let apiVersion = "2013-09-01"
@@ -286,7 +378,8 @@ final class RemoteEngine: DatastoreEngine {
 
   /// The session's principals and user (`GET forum/session`).
   private func session(as caller: Principals? = nil) throws -> (Principals, DataObject) {
-    let object = try wireObject(try call(as: caller, "GET", "forum/session"), "session")
+    let answer = try call(as: caller, "GET", "forum/session")
+    let object = try wireObject(answer, "session")
     let (principals, user) = try decode(.object(object.fields)) { _ in
       (
         try Principals(wire: object["principals"] ?? .null),
@@ -295,7 +388,42 @@ final class RemoteEngine: DatastoreEngine {
     }
     if caller == nil, case .bool(let owner)? = object["owner"] { ownsBoard = owner }
     justRead = principals.userId == nil ? nil : user
+    if let userId = principals.userId { answers[userId] = (principals, user) }
+    if caller == nil, let sessionToken {
+      latestAnswer = KeptSessionAnswer(token: sessionToken, answer: answer)
+    }
     return (principals, user)
+  }
+
+  /// Resumes the session `token` from the answer the profile kept for it, asking nothing; nil
+  /// when none was kept for it or it is not an answer.
+  private func resumed(_ token: String) -> Principals? {
+    guard let kept = keptAnswer, kept.token == token, let tag = kept.tag,
+      let object = try? WireObject(kept.answer, "session"),
+      let principals = try? Principals(wire: object["principals"] ?? .null),
+      let userId = principals.userId,
+      let user = try? DataObject(wire: object["user"] ?? .null), user.objectId == userId,
+      case .bool(let owner)? = object["owner"]
+    else { return nil }
+    keptAnswer = nil
+    sessionToken = token
+    tokens[userId] = token
+    ownsBoard = owner
+    justRead = user
+    answers[userId] = (principals, user)
+    latestAnswer = kept
+    unconfirmedTag = tag
+    return principals
+  }
+
+  /// The principals and user of `caller`'s session as its answer last said them, asked for
+  /// first when it was resumed from a kept answer the server has not confirmed yet; nil when
+  /// the caller was not made from an answer (sign-ups, tests).
+  func confirmedSession(of caller: Principals) throws -> (principals: Principals, user: DataObject)?
+  {
+    guard let userId = caller.userId, answers[userId] != nil else { return nil }
+    if unconfirmed(for: caller) != nil { try askAgain() }
+    return answers[userId]
   }
 
   /// The user the last `forum/session` answer carried, given once to the `get` of that user
@@ -306,6 +434,7 @@ final class RemoteEngine: DatastoreEngine {
   private var ownsBoard: Bool?
 
   func caller(sessionToken token: String) throws -> Principals? {
+    if let principals = resumed(token) { return principals }
     let previous = sessionToken
     sessionToken = token
     do {
@@ -367,7 +496,7 @@ final class RemoteEngine: DatastoreEngine {
 
   func perform(_ operation: WriteOperation, for client: DatastoreClient) throws -> WriteOutcome {
     try decode(
-      try call(as: client.principals, "POST", "forum/perform", body: operation.wire),
+      try call(as: client.caller, "POST", "forum/perform", body: operation.wire),
       WriteOutcome.init(wire:))
   }
 
@@ -394,7 +523,25 @@ final class RemoteEngine: DatastoreEngine {
   ) throws -> DataObject {
     let body = try NCMBUpdate.body(set: fields, increment: increments, arrays: arrays, acl: acl)
     let path = try writePath(className) + "/" + RemoteEngine.percentEncoded(objectId)
-    return try decode(try call(as: caller, "PUT", path, body: body), DataObject.init(wire:))
+    let updated = try decode(try call(as: caller, "PUT", path, body: body), DataObject.init(wire:))
+    if className == User.className { ownUserChanged(updated, as: caller) }
+    return updated
+  }
+
+  /// Your own user, changed by this command as the server answered it: the answer kept for the
+  /// next command is the server's principals and owner beside it, so that the next does not
+  /// find it changed (the server compares its tag all the same).
+  private func ownUserChanged(_ user: DataObject, as caller: Principals) {
+    guard let userId = caller.userId, user.objectId == userId, let known = answers[userId],
+      let latestAnswer, unconfirmedTag == nil, let ownsBoard, let sessionToken,
+      latestAnswer.token == sessionToken, tokens[userId] == sessionToken,
+      let kept = KeptSessionAnswer(
+        token: sessionToken,
+        answer: SessionWire.answer(principals: known.principals, user: user, owner: ownsBoard))
+    else { return }
+    answers[userId] = (known.principals, user)
+    self.latestAnswer = kept
+    try? answerChanged?(kept)
   }
 
   /// NCMB's delete (`DELETE classes/C/ID`, a user's `DELETE users/ID`), with the rules'
@@ -720,10 +867,21 @@ extension RemoteEngine: ReadingEngine {
   }
 
   func currentPrincipals(of caller: Principals) throws -> Principals {
-    try session().0
+    // The session's answer kept with its tag: the next request carries the tag instead of the
+    // answer being asked for now (the server refuses it when the answer changed, and a
+    // decision made before it asks first: `confirmedSession`).
+    if let userId = caller.userId, let known = answers[userId], let latestAnswer,
+      let sessionToken, latestAnswer.token == sessionToken, tokens[userId] == sessionToken,
+      let tag = latestAnswer.tag, signInAgain != nil
+    {
+      unconfirmedTag = tag
+      return known.principals
+    }
+    return try session().0
   }
 
   func isBoardOwner(_ caller: Principals) throws -> Bool {
+    if unconfirmed(for: caller) != nil { try askAgain() }
     if let ownsBoard { return ownsBoard }
     let owner = try wireObject(try call("GET", "forum/session"), "session").bool("owner")
     ownsBoard = owner

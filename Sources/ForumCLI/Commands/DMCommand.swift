@@ -49,7 +49,7 @@ enum DMCommand: ForumCommand {
     let board = session.board
     // The person exists and is not you: checked before a draft is typed.
     let partner = try board.user(handle: handle)
-    guard partner.objectId != board.me.objectId else {
+    guard partner.objectId != board.myId else {
       throw CLIError.usage(session.messages.messageToYourself)
     }
     let address = "@" + partner.userName

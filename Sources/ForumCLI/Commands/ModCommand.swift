@@ -124,7 +124,7 @@ enum ModCommand: ForumCommand {
       userId = user.objectId
       label = "@" + user.userName
     }
-    if banning && userId == session.board.me.objectId {
+    if banning && userId == session.board.myId {
       throw CLIError.usage(messages.cannotBanOwnKey)
     }
     try session.board.setBanned(userId: userId, banning)

@@ -11,6 +11,8 @@ enum WhoamiCommand: ForumCommand {
 
   static func run(_ invocation: Invocation, in session: Session) throws -> Session.Outcome {
     let board = session.board
+    // It may ask nothing else: who you are is the server's answer, not only the profile's.
+    try board.confirmYou()
     if session.json {
       session.emit(board.me.json)
       return .next
@@ -21,7 +23,7 @@ enum WhoamiCommand: ForumCommand {
     let labels = session.messages.whoamiLabels
     let width = labels.map(SafeText.width).max() ?? 0
     func label(_ index: Int) -> String { SafeText.pad(labels[index] + ":", to: width + 2) }
-    print(label(0) + board.me.objectId)
+    print(label(0) + board.myId)
     print(label(1) + "\(board.profileName) (\(SafeText.sanitize(board.profilePath)))")
     print(label(2) + SafeText.sanitize(board.location))
     return .next

@@ -218,7 +218,7 @@ enum SSHDoorSession {
     } catch {
       return ForumMain.reportOpening(error, json: options.json, japanese: terminal.japanese)
     }
-    door.state.recordMember(door.key, userId: board.me.objectId)
+    door.state.recordMember(door.key, userId: board.myId)
     // A banned member is turned away at the door, in one line (the engine refuses their writes
     // on every other path too).
     do {

@@ -12,6 +12,8 @@ struct Dispatcher: Sendable {
     throws -> HTTPResponse
   {
     let client = try SessionLookup.client(request, pooled.store, mark)
+    // A remote engine's kept session answer, checked before anything is done.
+    if let changed = try ForumSessionController.changed(request, client) { return changed }
     let route = try NCMBRoute(path: request.path)
     let call = NCMBCall(
       request: request, route: route, store: pooled.store, client: client, policy: policy,
