@@ -201,6 +201,28 @@ struct NCMBServiceTests {
     #expect(body.objectValue?["results"] == .array([]))
   }
 
+  /// A thread naming a stored file that is not a picture (one an import or another program put
+  /// there) is refused as media the board cannot read (E415001, saying why), not a server error.
+  @Test(arguments: EngineFixtures.all)
+  func aThreadNamingAFileThatIsNoPictureIsRefusedAsMedia(engine: any EngineFixture) throws {
+    let board = try ServedBoard(engine)
+    let (_, token) = try board.signUp()
+    let store = try Datastore.open(board.database.location(as: "carol"))
+    let carol = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    _ = try carol.putFile(
+      name: "minutes.pdf", bytes: Array("%PDF-1.4 not a picture".utf8),
+      mimeType: "application/pdf", acl: ACL(readers: ["*"], writers: []))
+    board.passRecheckInterval()
+    var (status, body) = try board.send(
+      board.request(
+        "POST", "classes/Thread", session: token,
+        body: #"{"title":"Minutes","description":"attached","fileName":"minutes.pdf"}"#))
+    #expect(status == 415, "\(body)")
+    #expect(body.objectValue?["code"] == .string("E415001"))
+    (status, body) = try board.send(board.request("GET", "classes/Thread", session: token))
+    #expect(body.objectValue?["results"] == .array([]))
+  }
+
   /// What the seed app does, call by call.
   @Test(arguments: EngineFixtures.all)
   func theSeedAppsFlow(engine: any EngineFixture) throws {

@@ -129,7 +129,9 @@ struct UsersController: NCMBController {
       where fields[field] != nil {
         throw NCMBError.invalid(field, "cannot be changed here")
       }
-      fields = try call.policy.object(User.className, fields, me, client)
+      fields = try NCMBPolicy.refusing {
+        try call.policy.object(User.className, fields, me, client)
+      }
       if let password {
         guard let text = password.stringValue else { throw NCMBError.invalid("password") }
         do {
