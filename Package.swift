@@ -48,6 +48,8 @@ let package = Package(
     .executable(name: "forum", targets: ["forum"]),
     .executable(name: "forum-bench", targets: ["forum-bench"]),
     .executable(name: "bench-noop", targets: ["bench-noop"]),
+    // The https board's HTTP client, next to `forum` (see CForumCurl).
+    .library(name: "ForumCurl", type: .dynamic, targets: ["CForumCurl"]),
   ],
   targets: [
     // C libraries from Debian's -dev packages.
@@ -81,6 +83,29 @@ let package = Package(
     // request, so no other command maps it or its TLS library. Needs libcurl4-openssl-dev to
     // build, libcurl4 to open an https board.
     .target(name: "CCurl"),
+    // libForumCurl.so, which CCurl opens before the system's libcurl.so.4: Debian's libcurl linked
+    // from its archive (libcurl4-openssl-dev's libcurl.a) with only OpenSSL and zlib under it. The
+    // shared libcurl brings thirty libraries for protocols an https board never uses (ssh, rtmp,
+    // ldap, kerberos, a second TLS library), each built to bind every symbol when opened: 5.4 ms of
+    // each remote command, against 1.9 here (BENCHMARKS.md R8). Those libraries' entry points are
+    // stubs (`Scripts/curl-stubs`); OpenSSL stays Debian's shared one, so its security fixes apply
+    // without a rebuild, libcurl's only with one (FORUM_LIBCURL=libcurl.so.4 uses the system's).
+    .target(
+      name: "CForumCurl", exclude: ["exports.map"],
+      linkerSettings: [
+        .unsafeFlags(
+          [
+            // C alone: neither Swift's start-up object nor its runtime (forum has its own linked
+            // in; a second one would start beside it).
+            "-nostartfiles", "-static-stdlib", "-no-stdlib-rpath",
+            "-L\(Context.packageDirectory)/Linking/static-libstdc++",
+            "-Xlinker", "--whole-archive", "-Xlinker", "-l:libcurl.a", "-Xlinker",
+            "--no-whole-archive", "-Xlinker", "-lssl", "-Xlinker", "-lcrypto", "-Xlinker", "-lz",
+            "-Xlinker",
+            "--version-script=\(Context.packageDirectory)/Sources/CForumCurl/exports.map",
+            "-Xlinker", "-z", "-Xlinker", "lazy",
+          ], .when(platforms: [.linux]))
+      ]),
     // SHA-256, HMAC-SHA256 and base64 from nettle, and passwords hashed with Argon2id by
     // libsodium (`crypto_pwhash_str`), both linked from their archives: nothing is mapped at start.
     .target(

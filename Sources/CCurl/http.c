@@ -59,26 +59,13 @@ static void findAuthorityDirectory(void) {
   closedir(directory);
 }
 
-static int load(void) {
-  if (loaded) return loaded > 0;
-  findAuthorityDirectory();
-  // Debian's OpenSSL flavour, else its GnuTLS one.
-  const char *names[] = {"libcurl.so.4", "libcurl-gnutls.so.4"};
-  void *library = NULL;
-  for (size_t index = 0; index < 2 && library == NULL; index++) {
-    library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
-  }
-  if (library == NULL) {
-    const char *error = dlerror();
-    snprintf(loadFailure, sizeof loadFailure, "%s", error != NULL ? error : "libcurl.so.4");
-    loaded = -1;
-    return 0;
-  }
+// libcurl's functions from `library`: its own names, or those libForumCurl.so hands out.
+static int resolve(void *library) {
+  void *(*named)(const char *) = (void *(*)(const char *))dlsym(library, "forum_curl_function");
 #define RESOLVE(field, symbol)                                                                   \
-  *(void **)(&curl.field) = dlsym(library, symbol);                                             \
+  *(void **)(&curl.field) = named != NULL ? named(symbol) : dlsym(library, symbol);            \
   if (curl.field == NULL) {                                                                      \
     snprintf(loadFailure, sizeof loadFailure, "libcurl has no %s", symbol);                      \
-    loaded = -1;                                                                                 \
     return 0;                                                                                    \
   }
   RESOLVE(global_init, "curl_global_init")
@@ -92,13 +79,91 @@ static int load(void) {
   RESOLVE(slist_append, "curl_slist_append")
   RESOLVE(slist_free_all, "curl_slist_free_all")
 #undef RESOLVE
+  return 1;
+}
+
+// OpenSSL 3 fetches every cipher, digest and group the first time a TLS context is made (~1.2 ms);
+// made and dropped here, on the loading thread, the connection's own costs a tenth of that.
+static void warmTLS(void *library) {
+  const void *(*method)(void) = (const void *(*)(void))dlsym(library, "TLS_client_method");
+  void *(*make)(const void *) = (void *(*)(const void *))dlsym(library, "SSL_CTX_new");
+  void (*drop)(void *) = (void (*)(void *))dlsym(library, "SSL_CTX_free");
+  if (method == NULL || make == NULL || drop == NULL) return;
+  void *context = make(method());
+  if (context != NULL) drop(context);
+}
+
+static int load(void) {
+  if (loaded) return loaded > 0;
+  findAuthorityDirectory();
+  // FORUM_LIBCURL names the one library to open (libcurl.so.4: the system's). Otherwise forum's
+  // own libForumCurl.so, found beside the program (its run path), then Debian's OpenSSL flavour,
+  // then its GnuTLS one.
+  const char *chosen = getenv("FORUM_LIBCURL");
+  const char *names[] = {"libForumCurl.so", "libcurl.so.4", "libcurl-gnutls.so.4"};
+  size_t count = 3;
+  if (chosen != NULL && chosen[0] != '\0') {
+    names[0] = chosen;
+    count = 1;
+  }
+  void *library = NULL;
+  for (size_t index = 0; index < count && library == NULL; index++) {
+    // Lazy: libForumCurl.so's stubs and OpenSSL's functions are bound as they are first called.
+    library = dlopen(names[index], RTLD_LAZY | RTLD_LOCAL);
+  }
+  if (library == NULL) {
+    const char *error = dlerror();
+    snprintf(loadFailure, sizeof loadFailure, "%s", error != NULL ? error : "libcurl.so.4");
+    loaded = -1;
+    return 0;
+  }
+  if (!resolve(library)) {
+    loaded = -1;
+    return 0;
+  }
   if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
     snprintf(loadFailure, sizeof loadFailure, "libcurl could not start");
     loaded = -1;
     return 0;
   }
+  warmTLS(library);
   loaded = 1;
   return 1;
+}
+
+// Opens libcurl on a thread of its own while the command gets ready, so that the first request
+// finds it open, or waits only for the rest of it.
+static void *loadInBackground(void *unused) {
+  (void)unused;
+  pthread_mutex_lock(&lock);
+  load();
+  pthread_mutex_unlock(&lock);
+  return NULL;
+}
+
+static pthread_t loader;
+// 0: none started; 1: running or done, not joined; 2: joined.
+static int loaderState = 0;
+
+void forum_http_prepare(void) {
+  pthread_mutex_lock(&lock);
+  int start = !loaded && loaderState == 0;
+  if (start) loaderState = 1;
+  pthread_mutex_unlock(&lock);
+  if (start && pthread_create(&loader, NULL, loadInBackground, NULL) != 0) {
+    pthread_mutex_lock(&lock);
+    loaderState = 0;
+    pthread_mutex_unlock(&lock);
+  }
+}
+
+void forum_http_settle(void) {
+  pthread_mutex_lock(&lock);
+  int join = loaderState == 1;
+  if (join) loaderState = 2;
+  pthread_mutex_unlock(&lock);
+  // Joined before the process exits: OpenSSL's exit handler must not run beside its start.
+  if (join) pthread_join(loader, NULL);
 }
 
 typedef struct {
@@ -166,6 +231,10 @@ int forum_http_perform(const ForumHTTPRequest *request, ForumHTTPResponse *respo
 
   curl.easy_setopt(handle, CURLOPT_URL, request->url);
   curl.easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "https");
+  // HTTP/1.1 (all forum serve speaks) and answers as sent: libForumCurl.so has neither nghttp2
+  // nor a brotli or zstd decoder, and a decoded answer's size would not be bounded before it was.
+  curl.easy_setopt(handle, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+  curl.easy_setopt(handle, CURLOPT_HTTP_CONTENT_DECODING, 0L);
   curl.easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
   curl.easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
   curl.easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 1L);
@@ -186,7 +255,6 @@ int forum_http_perform(const ForumHTTPRequest *request, ForumHTTPResponse *respo
     curl.easy_setopt(handle, CURLOPT_POSTFIELDS, request->bodyLength > 0 ? (const char *)request->body : "");
   }
   curl.easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
-  // Identity only: a compressed answer's size would not be bounded before it was inflated.
   curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, receive);
   curl.easy_setopt(handle, CURLOPT_WRITEDATA, &buffer);
   curl.easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);

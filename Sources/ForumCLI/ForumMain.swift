@@ -25,6 +25,7 @@ public enum ForumMain {
     // process after a commit (a retry would then post twice).
     signal(SIGXFSZ, SIG_IGN)
     let status = runCommands(arguments: arguments, environment: environment)
+    RemoteTransport.settle()
     // Output that could not be written (`forum list > /dev/full`) is a failure.
     if fflush(stdout) != 0 || ferror(stdout) != 0 {
       let reason = String(cString: strerror(errno))
@@ -69,6 +70,8 @@ public enum ForumMain {
         CommandRegistry.overview(japanese: terminal.japanese, width: terminal.width, usage: true))
       return 0
     }
+    // An https board's libraries open beside the rest of the start (the first request waits).
+    if EngineKind(location: options.resolvedDatabasePath()) == .remote { RemoteTransport.prepare() }
     // Only now: the C library's locale reads a dozen files that the version and the help need not.
     Locale.prepare()
     // A mistyped command or a request for help needs no database; nor do the commands that

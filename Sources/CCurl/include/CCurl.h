@@ -54,4 +54,11 @@ int forum_http_perform(const ForumHTTPRequest *request, ForumHTTPResponse *respo
 
 void forum_http_free(ForumHTTPResponse *response);
 
+/// Starts opening libcurl (and TLS under it) on a thread of its own, for a command about to ask
+/// an https board something; the first request waits for it. Once a process.
+void forum_http_prepare(void);
+
+/// Waits for forum_http_prepare's thread, if one was started: called before the process exits.
+void forum_http_settle(void);
+
 #endif

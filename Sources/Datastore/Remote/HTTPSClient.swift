@@ -115,3 +115,10 @@ private func withCStrings<T>(
   let pointers = copies.map { UnsafePointer<CChar>($0) }
   return try pointers.withUnsafeBufferPointer { try body($0.baseAddress) }
 }
+
+/// The https transport's start, for the program: `prepare` when a command is about to open an
+/// https board (libcurl and TLS open on a thread of their own meanwhile), `settle` before exit.
+public enum RemoteTransport {
+  public static func prepare() { forum_http_prepare() }
+  public static func settle() { forum_http_settle() }
+}
