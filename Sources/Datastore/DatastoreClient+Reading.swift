@@ -52,6 +52,31 @@ extension DatastoreClient {
     return try readingEngine.unread(parentClass, objectIds: ids, countUpTo: limit, as: caller)
   }
 
+  /// `find` (`findCounted` when `counted`) with your read position and unread count in each
+  /// parent found, as `unread` gives them: over https one request instead of two. Without a
+  /// user, no states.
+  public func findWithUnread(
+    _ query: Query, counted: Bool = false, countUpTo limit: Int = UnreadState.countLimit
+  ) throws -> FoundWithUnread {
+    guard userId != nil, !caller.isMaster else {
+      let (objects, count) = counted ? try findCounted(query) : (try find(query), nil)
+      return FoundWithUnread(objects: objects, count: count, unread: [:])
+    }
+    try DatastoreClient.validate(query: query)
+    try checkParent(query.className)
+    let limit = min(max(limit, 1), UnreadState.countLimit)
+    if var found = try engine.findWithUnread(
+      query, counted: counted, countUpTo: limit, as: caller)
+    {
+      found.objects = try withIncludes(found.objects, of: query)
+      return found
+    }
+    let (objects, count) = counted ? try findCounted(query) : (try find(query), nil)
+    return FoundWithUnread(
+      objects: objects, count: count,
+      unread: try unread(query.className, objectIds: objects.map(\.objectId), countUpTo: limit))
+  }
+
   /// The earlier revisions of an object you can read that are kept, oldest first: up to
   /// `limit` after `skip`, with how many there are.
   public func revisions(

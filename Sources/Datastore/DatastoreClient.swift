@@ -133,7 +133,7 @@ public final class DatastoreClient {
   }
 
   /// `objects` found by `query` with its `include` resolved, when the engine did not.
-  private func withIncludes(_ objects: [DataObject], of query: Query) throws -> [DataObject] {
+  func withIncludes(_ objects: [DataObject], of query: Query) throws -> [DataObject] {
     guard !query.include.isEmpty, !engine.resolvesIncludes else { return objects }
     return try resolveIncludes(
       query.include, in: objects, keys: query.includeKeys, budget: query.costBudget)

@@ -10,9 +10,27 @@ extension Board {
     -> [ForumThread]
   {
     guard !threads.isEmpty, client.userId != nil else { return threads }
-    let states = try client.unread(
-      Board.threadClass, objectIds: threads.map(\.objectId), countUpTo: limit)
-    return threads.map { thread in
+    return Board.applying(
+      try client.unread(Board.threadClass, objectIds: threads.map(\.objectId), countUpTo: limit),
+      to: threads)
+  }
+
+  /// The threads `query` finds, with their unread counts (and how many there are, when
+  /// `counted`): over https one request.
+  func threadsWithUnread(
+    _ query: Query, counted: Bool = false, countUpTo limit: Int = UnreadState.countLimit
+  ) throws -> (threads: [ForumThread], count: Int?) {
+    let found = try client.findWithUnread(query, counted: counted, countUpTo: limit)
+    return (
+      Board.applying(found.unread, to: found.objects.map { ForumThread($0, viewer: myId) }),
+      found.count
+    )
+  }
+
+  private static func applying(_ states: [String: UnreadState], to threads: [ForumThread])
+    -> [ForumThread]
+  {
+    threads.map { thread in
       var thread = thread
       let state = states[thread.objectId]
       thread.unread =

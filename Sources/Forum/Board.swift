@@ -175,19 +175,17 @@ public final class Board {
       query.order = [Board.pinField, "lastActivity"]
       query.skip = max(0, total - skip - Board.pageSize)
       query.limit = min(Board.pageSize, total - skip)
-      let objects = try client.find(query).reversed()
       return Page(
-        items: try withUnread(objects.map { ForumThread($0, viewer: myId) }),
+        items: try threadsWithUnread(query).threads.reversed(),
         number: page, hasMore: total - skip - Board.pageSize > 0)
     }
-    // Counted with the page when there are more (one request over https), for "page X/Y".
-    let (objects, counted) =
-      total == nil && countingPages
-      ? try client.findCounted(query) : (try client.find(query), total)
+    // Counted with the page when there are more, for "page X/Y", and with the read positions:
+    // one request over https.
+    let counting = total == nil && countingPages
+    let (threads, counted) = try threadsWithUnread(query, counted: counting)
     return Page(
-      items: try withUnread(
-        objects.prefix(Board.pageSize).map { ForumThread($0, viewer: myId) }),
-      number: page, hasMore: objects.count > Board.pageSize, total: counted)
+      items: Array(threads.prefix(Board.pageSize)),
+      number: page, hasMore: threads.count > Board.pageSize, total: counting ? counted : total)
   }
 
   /// How many threads the signed-in person can read (for "page X/Y").
@@ -197,14 +195,23 @@ public final class Board {
 
   /// Thread `number`; `E404001` when there is none.
   public func thread(_ number: Int) throws -> ForumThread {
-    try withUnread([ForumThread(try threadObject(number), viewer: myId)])[0]
+    try threadWithUnread(number, countUpTo: UnreadState.countLimit)
   }
 
   /// Thread `number` to be read now: its read position, and `unread` only 0 or 1 (whether
   /// anything is unread). Counting a long thread's unread comments walks up to a thousand of
   /// them, which opening it does not need.
   public func threadToRead(_ number: Int) throws -> ForumThread {
-    try withUnread([ForumThread(try threadObject(number), viewer: myId)], countUpTo: 1)[0]
+    try threadWithUnread(number, countUpTo: 1)
+  }
+
+  /// Thread `number` with its read position and unread count (over https one request).
+  private func threadWithUnread(_ number: Int, countUpTo limit: Int) throws -> ForumThread {
+    guard
+      let thread = try threadsWithUnread(try Board.threadQuery(number), countUpTo: limit).threads
+        .first
+    else { throw DatastoreError(.notFound, reason: BoardReason.noThread(number)) }
+    return thread
   }
 
   /// The comments of a thread, oldest first, `pageSize` a page.
@@ -424,16 +431,18 @@ public final class Board {
   /// Thread `number`, with its author unless `withAuthor` is false (a write needs only the
   /// thread: one statement less).
   func threadObject(_ number: Int, withAuthor: Bool = true) throws -> DataObject {
-    try Board.checkNumber(number, .thread)
-    guard
-      let object = try client.find(
-        // An order (of one: numbers are unique) so that NCMB's search can ask it over https.
-        Query(
-          className: Board.threadClass, equalTo: ["number": .int(Int64(number))],
-          order: ["number"], limit: 1, include: withAuthor ? ["user"] : [])
-      ).first
+    guard let object = try client.find(Board.threadQuery(number, withAuthor: withAuthor)).first
     else { throw DatastoreError(.notFound, reason: BoardReason.noThread(number)) }
     return object
+  }
+
+  /// Thread `number`, with an order (of one: numbers are unique) so that NCMB's search can ask
+  /// it over https.
+  static func threadQuery(_ number: Int, withAuthor: Bool = true) throws -> Query {
+    try Board.checkNumber(number, .thread)
+    return Query(
+      className: Board.threadClass, equalTo: ["number": .int(Int64(number))],
+      order: ["number"], limit: 1, include: withAuthor ? ["user"] : [])
   }
 
   func commentObject(_ number: Int, of thread: DataObject) throws -> DataObject {

@@ -61,6 +61,9 @@ enum NCMBQuery {
     /// `limit=0`: no objects (the Swift SDK's `count()` sends `count=1&limit=0`; NCMB answered
     /// it with the count and no results, so a `limit=0` alone is an empty page).
     var listsNothing = false
+    /// The board's `unreadUpTo=N` (1…1000): the answer adds `"unread"`, the caller's read state
+    /// in each object found, as `POST forum/unread` gives it, counting up to N.
+    var unreadUpTo: Int?
   }
 
   /// How `$inQuery`, `$select` and `$relatedTo` read the other objects they name: as the
@@ -136,7 +139,15 @@ enum NCMBQuery {
     case "1": count = true
     default: throw NCMBError.invalid("count")
     }
-    return Search(query: query, withCount: count, listsNothing: listsNothing)
+    var unreadUpTo: Int?
+    if let text = parameters["unreadUpTo"] {
+      guard let value = Int(text), (1...UnreadState.countLimit).contains(value) else {
+        throw NCMBError.invalid("unreadUpTo", "between 1 and \(UnreadState.countLimit)")
+      }
+      unreadUpTo = value
+    }
+    return Search(
+      query: query, withCount: count, listsNothing: listsNothing, unreadUpTo: unreadUpTo)
   }
 
   /// A `where` object: every key must hold.

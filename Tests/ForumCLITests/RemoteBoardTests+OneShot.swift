@@ -17,9 +17,9 @@ extension RemoteBoardTests {
     let counts: [(arguments: [String], requests: Int)] = [
       (["list"], RemoteBoardTests.listRequests),
       (["--json", "list"], RemoteBoardTests.listRequests),
-      // The thread, its read position, its comments, the read mark moved past bob's.
-      (["show", "1"], 4),
-      (["show", "2"], 3),
+      // The thread with its read position, its comments, the read mark moved past bob's.
+      (["show", "1"], 3),
+      (["show", "2"], 2),
       (["comment", "2", "counted"], 1),
       // A new name: the answer kept for the next command has it, which the next does not pay.
       (["name", "Alice B"], 1),
@@ -90,5 +90,29 @@ extension RemoteBoardTests {
   /// the request is sent again; the next one-shot asks as few as ever.
   @Test func anEndedKeptSessionIsReplacedOnceByTheFirstRequest() throws {
     try staleSessionIsReplacedOnce(answerKeptForIt: true)
+  }
+}
+
+extension RemoteBoardTests {
+  /// The page's unread counts come with the page (`unreadUpTo`) and are never an answer the
+  /// server kept for the reader: a thread read counts 0 at the next list (read positions are no
+  /// write to the class), a new comment 1 again.
+  @Test func theUnreadCountsWithAPageAreNeverAKeptAnswer() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    try served.ok(["new", "--title", "followed", "--description", "x"], profile: "bob")
+    for index in 1...2 { try served.ok(["comment", "1", "c\(index)"], profile: "bob") }
+    func unread() throws -> Int? {
+      let results = try served.ok(["--json", "list"]).json()["results"] as? [[String: Any]]
+      return results?.first?["unread"] as? Int
+    }
+    #expect(try unread() == 3)
+    #expect(try unread() == 3)
+    try served.ok(["show", "1"])
+    #expect(try unread() == 0)
+    try served.ok(["comment", "1", "c3"], profile: "bob")
+    #expect(try unread() == 1)
+    #expect(served.server.stop() == 0)
   }
 }

@@ -184,8 +184,8 @@ struct RemoteBoardTests {
 
   /// A one-shot asks the server only what the command needs: the board's keys are the
   /// profile's (kept per board, mode 0600, beside its session), and so is the session's
-  /// answer (`aOneShotAsksNoSessionCheckOfItsOwn`). `list`: the page, its unread counts, the
-  /// member's preferences.
+  /// answer (`aOneShotAsksNoSessionCheckOfItsOwn`). `list`: the page with its unread counts
+  /// (NCMB's find with the board's `unreadUpTo`), the member's preferences.
   @Test func aOneShotListAsksOnlyForItsPage() throws {
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)
@@ -202,7 +202,7 @@ struct RemoteBoardTests {
   }
 
   /// Requests of a one-shot `forum list` once signed in (`aOneShotListAsksOnlyForItsPage`).
-  static let listRequests = 3
+  static let listRequests = 2
 
   /// A board of more than one page: the page and how many threads there are ("page 1/2") come
   /// in one answer (NCMB's `count=1` beside the page), not a count asked after it.

@@ -172,6 +172,13 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
     objects: [DataObject], count: Int?
   )
 
+  /// `find` (and `count` as `findCounted` gives it, when `counted`) with the caller's `unread`
+  /// state of each object found, counting up to `limit`, as one step; nil when the engine has no
+  /// such step (the client then asks them in turn). An engine across the network asks all in one
+  /// request.
+  func findWithUnread(_ query: Query, counted: Bool, countUpTo limit: Int, as caller: Principals)
+    throws -> FoundWithUnread?
+
   /// Objects of the search's target classes holding every term in their text fields (declared
   /// by `IndexSpec(textOf:fields:)` when the database was prepared), among those the caller may
   /// read, best first. A class without a text index is `E400002`.
@@ -305,6 +312,13 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
 }
 
 extension DatastoreEngine {
+  /// An engine on this machine reads each in turn as cheaply (`DatastoreClient.findWithUnread`).
+  func findWithUnread(_ query: Query, counted: Bool, countUpTo limit: Int, as caller: Principals)
+    throws -> FoundWithUnread?
+  {
+    nil
+  }
+
   /// The objects with these ids that the caller may read, whole.
   func fetch(objectIds: [String], as caller: Principals) throws -> [DataObject] {
     try fetch(objectIds: objectIds, keys: nil, budget: nil, as: caller)
@@ -442,5 +456,19 @@ extension DatastoreEngine {
     try update(
       className, objectId: objectId, set: fields, increment: increments, arrays: [:], acl: acl,
       as: caller)
+  }
+}
+
+/// A page of objects, how many match when counted, and the caller's read state in each of them
+/// (`DatastoreClient.findWithUnread`).
+public struct FoundWithUnread: Sendable {
+  public var objects: [DataObject]
+  public var count: Int?
+  public var unread: [String: UnreadState]
+
+  public init(objects: [DataObject], count: Int?, unread: [String: UnreadState]) {
+    self.objects = objects
+    self.count = count
+    self.unread = unread
   }
 }

@@ -603,6 +603,34 @@ final class RemoteEngine: DatastoreEngine {
     return (try objects(answer), try wireObject(answer, "count").count("count"))
   }
 
+  /// NCMB's find with the board's `unreadUpTo=N` (and `count=1` when counted): the page, its
+  /// count and the caller's read states in one answer.
+  func findWithUnread(_ query: Query, counted: Bool, countUpTo limit: Int, as caller: Principals)
+    throws -> FoundWithUnread?
+  {
+    guard let path = RemoteEngine.classPath(query.className),
+      let parameters = query.ncmbParameters()
+    else { return nil }
+    let answer = try call(
+      as: caller, "GET", path,
+      query: RemoteEngine.queryString(
+        parameters + (counted ? [("count", "1")] : []) + [("unreadUpTo", String(limit))]))
+    let found = try objects(answer)
+    let count = counted ? try wireObject(answer, "count").count("count") : nil
+    // A server from before `unreadUpTo` leaves it out: the states are asked as before.
+    guard case .object(let fields) = answer, fields["unread"] != nil else {
+      return FoundWithUnread(
+        objects: found, count: count,
+        unread: try unread(
+          query.className, objectIds: found.map(\.objectId), countUpTo: limit, as: caller))
+    }
+    return FoundWithUnread(
+      objects: found, count: count,
+      unread: try decode(answer) { value in
+        try WireObject(value, "unread").object("unread").mapValues(UnreadState.init(wire:))
+      })
+  }
+
   func count(_ query: Query, as caller: Principals) throws -> Int {
     guard let path = RemoteEngine.classPath(query.className),
       let parameters = query.ncmbParameters(count: true)

@@ -64,6 +64,11 @@ struct ObjectsController: NCMBController {
     let found = search.listsNothing ? [] : try call.client.find(search.query)
     body["results"] = .array(found.map { shape($0, call) })
     if search.withCount { body["count"] = .int(Int64(try call.client.count(search.query))) }
+    if let limit = search.unreadUpTo {
+      let states = try call.client.unread(
+        className, objectIds: found.map(\.objectId), countUpTo: limit)
+      body["unread"] = .object(states.mapValues(\.wire))
+    }
     return NCMBService.json(.object(body))
   }
 

@@ -5,7 +5,8 @@ enum CachedReads {
   static func answer(
     _ call: NCMBCall, _ pooled: StorePool.Pooled, _ respond: () throws -> HTTPResponse
   ) throws -> HTTPResponse {
-    guard call.method == "GET", call.route.isCacheable else { return try respond() }
+    guard call.method == "GET", call.route.isCacheable, !CachedReads.asksReadPositions(call)
+    else { return try respond() }
     // The two shapes of one answer are kept apart.
     let key =
       ReadCache.key(call.request, call.client.principals) + (call.answersInWire ? "\nwire" : "")
@@ -15,5 +16,11 @@ enum CachedReads {
       response, for: key,
       dependsOn: .of(call.route, call.request, body: response.body, rules: pooled.store.rules))
     return response
+  }
+
+  /// Read positions are no object's, and no write to the class changes them: an answer that
+  /// carries them (`unreadUpTo`) is not kept.
+  private static func asksReadPositions(_ call: NCMBCall) -> Bool {
+    (try? NCMBQuery.parameters(call.request.rawQuery))?["unreadUpTo"] != nil
   }
 }
