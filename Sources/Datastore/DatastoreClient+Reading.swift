@@ -54,9 +54,11 @@ extension DatastoreClient {
 
   /// `find` (`findCounted` when `counted`) with your read position and unread count in each
   /// parent found, as `unread` gives them: over https one request instead of two. Without a
-  /// user, no states.
+  /// user, no states. `statesOfFirst`: only the first so many need them (a page asked with one
+  /// more, to know there are more), which an engine on this machine then counts alone.
   public func findWithUnread(
-    _ query: Query, counted: Bool = false, countUpTo limit: Int = UnreadState.countLimit
+    _ query: Query, counted: Bool = false, countUpTo limit: Int = UnreadState.countLimit,
+    statesOfFirst: Int = Query.maximumLimit
   ) throws -> FoundWithUnread {
     guard userId != nil, !caller.isMaster else {
       let (objects, count) = counted ? try findCounted(query) : (try find(query), nil)
@@ -74,7 +76,9 @@ extension DatastoreClient {
     let (objects, count) = counted ? try findCounted(query) : (try find(query), nil)
     return FoundWithUnread(
       objects: objects, count: count,
-      unread: try unread(query.className, objectIds: objects.map(\.objectId), countUpTo: limit))
+      unread: try unread(
+        query.className, objectIds: objects.prefix(statesOfFirst).map(\.objectId),
+        countUpTo: limit))
   }
 
   /// The earlier revisions of an object you can read that are kept, oldest first: up to

@@ -15,16 +15,16 @@ extension Board {
       to: threads)
   }
 
-  /// The threads `query` finds, with their unread counts (and how many there are, when
-  /// `counted`): over https one request.
+  /// The first `pageSize` threads `query` finds, with their unread counts, how many it found
+  /// (a page is asked with one more, to know there are more), and how many match when
+  /// `counted`: over https one request.
   func threadsWithUnread(
     _ query: Query, counted: Bool = false, countUpTo limit: Int = UnreadState.countLimit
-  ) throws -> (threads: [ForumThread], count: Int?) {
-    let found = try client.findWithUnread(query, counted: counted, countUpTo: limit)
-    return (
-      Board.applying(found.unread, to: found.objects.map { ForumThread($0, viewer: myId) }),
-      found.count
-    )
+  ) throws -> (threads: [ForumThread], found: Int, count: Int?) {
+    let found = try client.findWithUnread(
+      query, counted: counted, countUpTo: limit, statesOfFirst: Board.pageSize)
+    let threads = found.objects.prefix(Board.pageSize).map { ForumThread($0, viewer: myId) }
+    return (Board.applying(found.unread, to: threads), found.objects.count, found.count)
   }
 
   private static func applying(_ states: [String: UnreadState], to threads: [ForumThread])

@@ -182,10 +182,10 @@ public final class Board {
     // Counted with the page when there are more, for "page X/Y", and with the read positions:
     // one request over https.
     let counting = total == nil && countingPages
-    let (threads, counted) = try threadsWithUnread(query, counted: counting)
+    let (threads, found, counted) = try threadsWithUnread(query, counted: counting)
     return Page(
-      items: Array(threads.prefix(Board.pageSize)),
-      number: page, hasMore: threads.count > Board.pageSize, total: counting ? counted : total)
+      items: threads, number: page, hasMore: found > Board.pageSize,
+      total: counting ? counted : total)
   }
 
   /// How many threads the signed-in person can read (for "page X/Y").
