@@ -60,9 +60,32 @@ public struct NCMBPolicy: Sendable {
 }
 
 extension NCMBPolicy {
+  /// `file`, refused as the API refuses (`refusing`).
+  func checkedFile(_ name: String, _ bytes: [UInt8], _ mimeType: String) throws -> (
+    bytes: [UInt8], mimeType: String
+  ) {
+    try NCMBPolicy.refusing { try file(name, bytes, mimeType) }
+  }
+
+  /// `object`, refused as the API refuses (`refusing`).
+  func checkedObject(
+    _ className: String, _ fields: [String: JSONValue], _ objectId: String?,
+    _ client: DatastoreClient
+  ) throws -> [String: JSONValue] {
+    try NCMBPolicy.refusing { try object(className, fields, objectId, client) }
+  }
+
+  /// `engineObject`, refused as the API refuses (`refusing`).
+  func checkedEngineObject(
+    _ className: String, _ fields: [String: JSONValue], _ objectId: String?,
+    _ client: DatastoreClient
+  ) throws -> [String: JSONValue] {
+    try NCMBPolicy.refusing { try engineObject(className, fields, objectId, client) }
+  }
+
   /// Runs one of the application's checks: a refusal that is neither the datastore's nor NCMB's
   /// (a picture the application cannot read) is NCMB's E415001, saying why.
-  static func refusing<T>(_ check: () throws -> T) throws -> T {
+  private static func refusing<T>(_ check: () throws -> T) throws -> T {
     do {
       return try check()
     } catch let error as DatastoreError {

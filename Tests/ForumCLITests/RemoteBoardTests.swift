@@ -324,3 +324,25 @@ struct RemoteBoardTests {
     #expect(served.server.stop() == 0)
   }
 }
+
+extension RemoteBoardTests {
+  /// A proxy named in the environment with a host name that is not ASCII: forum's libcurl has
+  /// no libidn2, so the name is not converted, and the proxy is refused in one line (it stopped
+  /// the program once, in a stub).
+  @Test func aProxyNamedInUnicodeIsOneLine() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let served = try Served(forum)
+    try served.ok(["new", "--title", "proxied", "--description", "x"])
+    let run = try served.run(
+      ["list"],
+      environment: [
+        "FORUM_CA_FILE": served.authority.authorityFile, "https_proxy": "http://bücher.invalid:1/",
+      ])
+    #expect(run.status == 1, "\(run.summary)")
+    #expect(
+      run.stderrLines.count == 1 && run.stderr.hasPrefix("forum: cannot reach the board at"),
+      "\(run.summary)")
+    #expect(served.server.stop() == 0)
+  }
+}

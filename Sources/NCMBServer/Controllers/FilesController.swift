@@ -92,7 +92,7 @@ struct FilesController: NCMBController {
     guard !bytes.isEmpty else { throw NCMBError.empty("file") }
     try FilesController.checkFileName(name)
     do {
-      (bytes, mimeType) = try NCMBPolicy.refusing { try call.policy.file(name, bytes, mimeType) }
+      (bytes, mimeType) = try call.policy.checkedFile(name, bytes, mimeType)
     } catch let error as DatastoreError {
       throw NCMBError(error)
     }

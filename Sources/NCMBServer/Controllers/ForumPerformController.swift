@@ -14,7 +14,7 @@ struct ForumPerformController: NCMBController {
         try ObjectsController.engineChecked(call, className, fields, objectId)
       },
       file: { name, bytes, mimeType in
-        try NCMBPolicy.refusing { try call.policy.file(name, bytes, mimeType) }
+        try call.policy.checkedFile(name, bytes, mimeType)
       })
     let outcome = try ObjectsController.withinStorage(call) {
       try call.client.perform(operation, checking: checks)

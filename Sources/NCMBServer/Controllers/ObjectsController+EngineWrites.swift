@@ -47,9 +47,7 @@ extension ObjectsController {
   static func engineChecked(
     _ call: NCMBCall, _ className: String, _ fields: [String: JSONValue], _ objectId: String?
   ) throws -> [String: JSONValue] {
-    try NCMBPolicy.refusing {
-      try call.policy.engineObject(className, fields, objectId, call.client)
-    }
+    try call.policy.checkedEngineObject(className, fields, objectId, call.client)
   }
 
   /// A write's body in the board's wire (`Wire.parse`: the engine's depth, not NCMB's 32).

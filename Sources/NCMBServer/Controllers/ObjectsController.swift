@@ -84,7 +84,7 @@ struct ObjectsController: NCMBController {
     let acl = try fields.removeValue(forKey: "acl").map(ACL.init(json:))
     for field in ObjectsController.systemFields { fields[field] = nil }
     fields = try fields.mapValues(NCMBJSON.stored)
-    fields = try NCMBPolicy.refusing { try call.policy.object(className, fields, nil, client) }
+    fields = try call.policy.checkedObject(className, fields, nil, client)
     // A class whose objects have an author: unless the app says otherwise, everyone reads and
     // the author alone writes (the backend's public read and write would be refused).
     var given = acl
@@ -109,7 +109,7 @@ struct ObjectsController: NCMBController {
     try ObjectsController.check(
       &update, stored: { try call.client.get(className, objectId: objectId) },
       policy: { fields in
-        try NCMBPolicy.refusing { try call.policy.object(className, fields, objectId, call.client) }
+        try call.policy.checkedObject(className, fields, objectId, call.client)
       })
     let object = try ObjectsController.withinStorage(call) {
       try call.client.update(

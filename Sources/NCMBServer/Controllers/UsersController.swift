@@ -129,9 +129,7 @@ struct UsersController: NCMBController {
       where fields[field] != nil {
         throw NCMBError.invalid(field, "cannot be changed here")
       }
-      fields = try NCMBPolicy.refusing {
-        try call.policy.object(User.className, fields, me, client)
-      }
+      fields = try call.policy.checkedObject(User.className, fields, me, client)
       if let password {
         guard let text = password.stringValue else { throw NCMBError.invalid("password") }
         do {
