@@ -297,9 +297,7 @@ extension RemoteBoardTests {
   /// A locked thread over https: the engine's refusal crosses the wire as the catalogue's case
   /// and reads as on the file itself, the thread's number and all, in English and Japanese.
   @Test func aLockedThreadsRefusalReadsAsOnALocalBoard() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     // The first member to sign in owns the board.
     try served.ok(["new", "--title", "Alice's thread", "--description", "hers"])
     try served.ok(["comment", "1", "bob was here"], profile: "bob")

@@ -8,9 +8,7 @@ extension RemoteBoardTests {
   /// Each one-shot's requests, counted once the profile holds its session's answer: the
   /// session is not asked for on its own (`forum/session`), whatever the command.
   @Test func aOneShotAsksNoSessionCheckOfItsOwn() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (_, served) = try Served.onNewBoard()
     try served.ok(["new", "--title", "long", "--description", "x"])
     for index in 1...3 { try served.ok(["comment", "1", "c\(index)"], profile: "bob") }
     try served.ok(["new", "--title", "short", "--description", "y"])
@@ -37,9 +35,7 @@ extension RemoteBoardTests {
   /// A script's commands read the roles again each (a role granted meanwhile counts from the
   /// next command on) by the tag their first request carries, not by a request of their own.
   @Test func aScriptsCommandsAskNoSessionCheckEither() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     try served.ok(["new", "--title", "scripted", "--description", "x"])
     let script = (1...3).map { "comment 1 line\($0)\n" }.joined()
     let log = forum.root + "/script-requests.log"
@@ -56,9 +52,7 @@ extension RemoteBoardTests {
 
   /// Roles changed between two one-shots are seen by the next: made a moderator, then not.
   @Test func aRoleChangedBetweenOneShotsIsSeenByTheNext() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (_, served) = try Served.onNewBoard()
     try served.ok(["new", "--title", "owned", "--description", "x"])
     let bob = try served.handle("bob")
     func bobIsModerator() throws -> Bool? {
@@ -98,9 +92,7 @@ extension RemoteBoardTests {
   /// server kept for the reader: a thread read counts 0 at the next list (read positions are no
   /// write to the class), a new comment 1 again.
   @Test func theUnreadCountsWithAPageAreNeverAKeptAnswer() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (_, served) = try Served.onNewBoard()
     try served.ok(["new", "--title", "followed", "--description", "x"], profile: "bob")
     for index in 1...2 { try served.ok(["comment", "1", "c\(index)"], profile: "bob") }
     func unread() throws -> Int? {

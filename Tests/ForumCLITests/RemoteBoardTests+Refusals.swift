@@ -14,9 +14,7 @@ extension RemoteBoardTests {
   /// say, before anything is sent), then comments once Alice (the owner) banned him: refused by
   /// the server's engine.
   @Test func aRefusalReadsAsOnALocalBoard() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     // The first member to sign in owns the board.
     try served.ok(["new", "--title", "Alice's thread", "--description", "hers"])
     try served.ok(["comment", "1", "bob was here"], profile: "bob")
@@ -45,9 +43,7 @@ extension RemoteBoardTests {
   /// The owner's tools belong on the server's host: over https each is one line that says so,
   /// in the reader's language, exit 1, and touches nothing here (no file, no local message).
   @Test func theOwnersToolsSayTheyRunOnTheServersHost() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     let server = "127.0.0.1:\(served.server.port)"
     let tools: [[String]] = [
       ["init"], ["keys"], ["index", "add", "Thread", "title"],
@@ -183,9 +179,7 @@ extension RemoteBoardTests {
   /// searched through `GET files`; no command makes more requests than before the move
   /// (list 6, show 7, comment 4 on main before it, measured through this proxy).
   @Test func objectsGoThroughNCMBsOwnCalls() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     try served.ok(["new", "--title", "Counted", "--description", "one"])
     try served.ok(["comment", "1", "warm up"], profile: "bob")
     let proxy = try CountingProxy(served)
@@ -230,9 +224,7 @@ extension RemoteBoardTests {
   /// endpoint NCMB has a call for, and none asks more than on main before the move (counted
   /// through this proxy: each command's count on main is beside it).
   @Test func everyWriteGoesThroughNCMBOrPerform() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     try served.ok(["new", "--title", "Warm", "--description", "up"])
     try served.ok(["comment", "1", "warm up"], profile: "bob")
     let bob = try served.handle("bob")

@@ -24,6 +24,13 @@ struct RemoteBoardTests {
         ] + options, database: database)
     }
 
+    /// A new board (`forum init`) and a server of it: what most tests here start from.
+    static func onNewBoard() throws -> (ForumFixture, Served) {
+      let forum = try ForumFixture()
+      try forum.ok(["init"], profile: nil)
+      return (forum, try Served(forum))
+    }
+
     var url: String { "https://127.0.0.1:\(server.port)/" }
 
     /// `forum --db URL ARGUMENTS…` as `profile`, trusting the throwaway authority.
@@ -113,9 +120,7 @@ struct RemoteBoardTests {
   }
 
   @Test func aMemberUsesASQLiteBoardOverHTTPS() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     try everyDayCommands(served)
     // Each member is an anonymous user of the board, kept in their profile (mode 0600).
     let attributes = try FileManager.default.attributesOfItem(
@@ -135,9 +140,7 @@ struct RemoteBoardTests {
 
   /// An image that is not one is refused before anything is sent: nothing reaches the board.
   @Test func aBadImageIsRefusedBeforeSending() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     let fake = forum.root + "/fake.png"
     try Data("not a picture".utf8).write(to: URL(fileURLWithPath: fake))
     let refused = try served.run(["new", "--title", "x", "--image", fake])
@@ -148,9 +151,7 @@ struct RemoteBoardTests {
 
   /// A certificate nobody vouches for, and a server that is not there: one line each, exit 1.
   @Test func aRefusedCertificateOrNoServerIsOneLine() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     let untrusted = try served.run(["list"], environment: [:])
     #expect(untrusted.status == 1, "\(untrusted.summary)")
     #expect(untrusted.stderrLines.count == 1, "\(untrusted.summary)")
@@ -187,9 +188,7 @@ struct RemoteBoardTests {
   /// answer (`aOneShotAsksNoSessionCheckOfItsOwn`). `list`: the page with its unread counts
   /// (NCMB's find with the board's `unreadUpTo`), the member's preferences.
   @Test func aOneShotListAsksOnlyForItsPage() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     try served.ok(["new", "--title", "counted", "--description", "x"])
     let (list, asked) = try requests(served, ["list"])
     #expect(list.status == 0 && list.stdout.contains("counted"), "\(list.summary)")
@@ -207,9 +206,7 @@ struct RemoteBoardTests {
   /// A board of more than one page: the page and how many threads there are ("page 1/2") come
   /// in one answer (NCMB's `count=1` beside the page), not a count asked after it.
   @Test func aOneShotListCountsThePagesWithItsPage() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (_, served) = try Served.onNewBoard()
     let threads = (1...22).map { "new --title many\($0) --description x" }
     let made = try served.run([], input: Data(threads.map { $0 + "\n" }.joined().utf8))
     #expect(made.status == 0, "\(made.summary)")
@@ -244,9 +241,7 @@ struct RemoteBoardTests {
   /// kept for it too): one 401, one new sign-in (the same member), the command succeeds, and
   /// the next one-shot asks as few as ever.
   func staleSessionIsReplacedOnce(answerKeptForIt: Bool) throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     try served.ok(["new", "--title", "counted", "--description", "x"])
     let before = try served.handle("alice")
     let stale = "r:stale" + String(repeating: "0", count: 18)
@@ -275,9 +270,7 @@ struct RemoteBoardTests {
   /// server's `E404005` has them asked for once, the request is sent again, and the new ones
   /// are kept.
   @Test func rotatedKeysAreAskedForOnce() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (forum, served) = try Served.onNewBoard()
     try served.ok(["new", "--title", "counted", "--description", "x"])
     try forum.ok(["keys", "--rotate"], profile: nil)
     let (list, asked) = try requests(served, ["list"])
@@ -330,9 +323,7 @@ extension RemoteBoardTests {
   /// no libidn2, so the name is not converted, and the proxy is refused in one line (it stopped
   /// the program once, in a stub).
   @Test func aProxyNamedInUnicodeIsOneLine() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let served = try Served(forum)
+    let (_, served) = try Served.onNewBoard()
     try served.ok(["new", "--title", "proxied", "--description", "x"])
     let run = try served.run(
       ["list"],
