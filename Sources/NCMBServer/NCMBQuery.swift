@@ -15,6 +15,16 @@ enum NCMBQuery {
     return result
   }
 
+  /// Whether the raw query string names `name` (as `parameters` would read it), decoding only
+  /// the names: a cached request's check stays off its `where`.
+  static func names(_ name: String, in rawQuery: String) -> Bool {
+    rawQuery.split(separator: "&").contains { pair in
+      let given = pair.prefix { $0 != "=" }
+      guard given.contains(where: { $0 == "%" || $0 == "+" }) else { return given == name }
+      return (try? decode(String(given), field: "query")) == name
+    }
+  }
+
   /// `%XX` and `+` decoded; invalid UTF-8 or a NUL is `E400002`.
   static func decode(_ text: String, field: String, plusIsSpace: Bool = true) throws -> String {
     var bytes: [UInt8] = []

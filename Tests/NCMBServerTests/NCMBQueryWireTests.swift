@@ -145,4 +145,23 @@ struct NCMBQueryWireTests {
       #expect(throws: NCMBError.self, "\(bad)") { try NCMBQuery.parameters(bad) }
     }
   }
+
+  /// The read cache asks whether a request names `unreadUpTo` without decoding its `where`: the
+  /// name as `parameters` reads it, encoded or not, and never the text of a value.
+  @Test func aParameterIsNamedAsTheParserReadsIt() throws {
+    let queries: [(String, Bool)] = [
+      ("limit=20&unreadUpTo=5", true),
+      ("unread%55pTo=5", true),
+      ("unreadUpTo", true),
+      ("where=%7B%22unreadUpTo%22%3A1%7D&limit=20", false),
+      ("where=unreadUpTo", false),
+      ("unreadUpTo2=1&xunreadUpTo=1", false),
+      ("", false),
+    ]
+    for (query, named) in queries {
+      #expect(NCMBQuery.names("unreadUpTo", in: query) == named, "\(query)")
+      #expect(
+        ((try? NCMBQuery.parameters(query))?["unreadUpTo"] != nil) == named, "parser: \(query)")
+    }
+  }
 }

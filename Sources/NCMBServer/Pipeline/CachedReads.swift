@@ -21,6 +21,6 @@ enum CachedReads {
   /// Read positions are no object's, and no write to the class changes them: an answer that
   /// carries them (`unreadUpTo`) is not kept.
   private static func asksReadPositions(_ call: NCMBCall) -> Bool {
-    (try? NCMBQuery.parameters(call.request.rawQuery))?["unreadUpTo"] != nil
+    NCMBQuery.names("unreadUpTo", in: call.request.rawQuery)
   }
 }
