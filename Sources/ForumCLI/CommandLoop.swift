@@ -28,6 +28,7 @@ struct CommandLoop {
       session.startLiveView()
     }
     var status: Int32 = 0
+    var commandsRun = 0
     while true {
       // What others wrote appears while the command prompt waits (and what came in while a
       // command ran, before the next prompt), not while a draft or a confirmation is typed.
@@ -47,6 +48,9 @@ struct CommandLoop {
       // commands after it would leave no record of what they did (`ForumMain.run` says why).
       fflush(stdout)
       if ferror(stdout) != 0 { return status == 0 ? 1 : status }
+      // Lines are committed together only once output was seen written: a log that cannot be
+      // written stops the script at its first command, not after a group of them.
+      let outputWritten = commandsRun > 0
       // Between two commands, once the last one's output is out: a step of the index upkeep
       // its commit left (`Board.tidy`); at the prompt, more steps while it waits.
       session.board.tidy()
@@ -70,6 +74,11 @@ struct CommandLoop {
           let words = CommandWords(line: text)
           if let first = words.first, first.hasPrefix("#"), Int(first.dropFirst()) == nil {
             continue  // a comment line in a script: `# …` or `#…`, but not `#12`
+          }
+          commandsRun += 1
+          if outputWritten, let group = waitingGroup(after: words, line: commandLine ?? 0) {
+            status = runGroup(group, status: status)
+            continue
           }
           if session.atPrompt { session.leaveCurrentThreadIfGone() }
           Interrupt.clear()
@@ -121,6 +130,80 @@ struct CommandLoop {
         }
       }
     }
+  }
+
+  // MARK: Lines already waiting, committed together
+
+  /// Most commands one group commits at once.
+  static let groupLimit = 64
+
+  /// A script's comment or reply whose text is on its line, followed by more such lines that
+  /// have already arrived: those lines (up to `groupLimit`), taken from the input, with their
+  /// line numbers. Nil otherwise (the prompt, `--bail`, an https board, a draft to read).
+  private func waitingGroup(after words: CommandWords, line: Int) -> [(CommandWords, Int)]? {
+    guard !input.isInteractive, !options.bail, session.board.commitsInGroups,
+      CommandLoop.isGroupable(words), let next = input.waitingLine(),
+      let text = String(validating: next, as: UTF8.self),
+      CommandLoop.isGroupable(CommandWords(line: text))
+    else { return nil }
+    var group = [(words, line)]
+    while group.count < CommandLoop.groupLimit, let next = input.waitingLine(),
+      let text = String(validating: next, as: UTF8.self)
+    {
+      let words = CommandWords(line: text)
+      guard CommandLoop.isGroupable(words) else { break }
+      _ = input.readLine(prompt: "", history: false, completion: .none)
+      group.append((words, input.lineNumber))
+    }
+    return group
+  }
+
+  /// `comment` and `reply` with their text on the line: each is one write and one line of
+  /// output, and reads nothing more from the input.
+  static func isGroupable(_ words: CommandWords) -> Bool {
+    guard let name = words.first, let command = CommandRegistry.named(name),
+      command == CommentCommand.self || command == ReplyCommand.self
+    else { return false }
+    return command.draftParts(words).isEmpty
+  }
+
+  /// Runs `group` in one transaction, each command undone alone when it fails (`Board.group`),
+  /// and only then writes what each printed and says what failed, in the lines' order, as if
+  /// they had run one by one. When the commit fails, nothing any of them printed is written:
+  /// each is told failed. Returns the run's status.
+  private func runGroup(_ group: [(words: CommandWords, line: Int)], status: Int32) -> Int32 {
+    var outputs = [[UInt8]](repeating: [], count: group.count)
+    var jsonErrors = [Bool](repeating: options.json, count: group.count)
+    var errors: [Error?]
+    do {
+      errors = try session.board.group(group.count) { index in
+        outputs[index] = []  // run again when the engine lost the transaction under it
+        defer { jsonErrors[index] = session.jsonErrors }
+        try CapturedOutput.capture(into: &outputs[index]) {
+          Interrupt.clear()
+          _ = try session.execute(group[index].words)
+          if Interrupt.requested { throw CLIError.interrupted }
+        }
+      }
+    } catch {
+      errors = Array(repeating: error, count: group.count)
+      outputs = Array(repeating: [], count: group.count)
+    }
+    var status = status
+    for index in group.indices {
+      CapturedOutput.write(outputs[index])
+      fflush(stdout)
+      // The loop stops at a log that cannot be written; the group is committed by now (the
+      // README says so: at most a group's lines are missing from a log on a full disk).
+      if ferror(stdout) != 0 { break }
+      guard let error = errors[index] else { continue }
+      let code = ForumMain.report(
+        CLIError(error), json: jsonErrors[index], line: group[index].line,
+        japanese: session.terminal.japanese)
+      status = status == 0 ? code : status
+    }
+    Interrupt.clear()
+    return status
   }
 
   /// Refusals of a single answer (the title) name the answer's line.

@@ -25,6 +25,13 @@ protocol LineInput: AnyObject {
   /// Reads one line. `history` says whether it is a command worth keeping in history;
   /// `completion` what to complete on Tab.
   func readLine(prompt: String, history: Bool, completion: CompletionKind) -> InputEvent
+  /// The next line when it has already arrived whole (read from the pipe, not yet taken):
+  /// `readLine` then returns it without waiting. Nil when it has not, or at a terminal.
+  func waitingLine() -> [UInt8]?
+}
+
+extension LineInput {
+  func waitingLine() -> [UInt8]? { nil }
 }
 
 enum CompletionKind {
@@ -72,6 +79,13 @@ final class PipedInput: LineInput {
         return overflow ? .tooLong : .line(trim(line))
       }
     }
+  }
+
+  func waitingLine() -> [UInt8]? {
+    guard let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")),
+      newline - start <= PipedInput.maximumLine
+    else { return nil }
+    return trim(Array(buffer[start..<newline]))
   }
 
   // Keeps at most `maximumLine` bytes of a line so a huge line cannot fill memory.
