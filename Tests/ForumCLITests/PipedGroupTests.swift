@@ -46,7 +46,8 @@ struct PipedGroupTests {
     #expect(result.stderrLines == ["forum: line 3: there is no thread #9"], "\(result.summary)")
     #expect(result.stdoutLines == ["Posted 1/1.", "Posted 1/2.", "Posted 1/3."])
     let shown = try forum.run(["show", "1"], database: alice)
-    #expect(["first", "second", "last"].allSatisfy { shown.stdout.contains($0) }, "\(shown.summary)")
+    #expect(
+      ["first", "second", "last"].allSatisfy { shown.stdout.contains($0) }, "\(shown.summary)")
   }
 
   @Test func aDraftBetweenWaitingLinesIsReadAsADraft() throws {
