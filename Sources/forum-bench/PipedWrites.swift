@@ -116,7 +116,7 @@ enum PipedWrites {
     }
     return """
       piped comments on a copy of \(settings.database), \(settings.count) a round, \(settings.rounds) rounds
-      forum (one process, one transaction a comment): \(String(format: "%.0f", forum)) comments/s \
+      forum (one process; the lines waiting in the pipe committed together, 64 at most): \(String(format: "%.0f", forum)) comments/s \
       (rounds: \(forumRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")))
       floor (sqlite3 shell, row + counters + search row + feed row a transaction): \
       \(String(format: "%.0f", floor)) commits/s (rounds: \(floorRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")))
