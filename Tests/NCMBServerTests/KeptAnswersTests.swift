@@ -28,6 +28,24 @@ struct KeptAnswersTests {
     ]
   }
 
+  /// The byte search that tells a query's operators and bookkeeping fields finds what
+  /// `String.contains` finds, wherever the name sits, in any text.
+  @Test func aNameIsFoundAsStringContainsFindsIt() {
+    let texts = [
+      "", "$", "{\"a\":{\"$inQuery\":{}}}", "$inQuer", "x$inQuery", "$inQuery",
+      "{\"commentCount\":{\"$gt\":1}}", "-lastActivity,createDate", "日本語$select本",
+      "$notInQuery", "$inQ$inQuery",
+    ]
+    let names = ["$inQuery", "$select", "commentCount", "lastActivity", "$", ""]
+    for text in texts {
+      for name in names {
+        #expect(
+          ReadCache.Dependence.contains(text, name) == text.contains(name),
+          "\(name) in \(text)")
+      }
+    }
+  }
+
   @Test func theWrittenObjectsAreReadWithoutHoldingTheAnswers() throws {
     let kept = KeptAnswers()
     try kept.advance(to: mark(feed: 1), now: 0, written: { _ in [] }, rules: { EngineRules() })
