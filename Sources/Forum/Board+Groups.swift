@@ -1,9 +1,13 @@
 @_spi(Server) import Datastore
 
 extension Board {
-  /// True when `group` commits several writes at once (a local SQLite file or a PostgreSQL
-  /// database; not an https board, whose server groups what it receives itself).
-  public var commitsInGroups: Bool { store.commitsInGroups }
+  /// True when a script's waiting lines may be committed as one group (`group`): a local SQLite
+  /// file, whose one writer holds the whole database's lock for the group, so no other writer
+  /// waits on a row it took. Not PostgreSQL: a group keeps the rows its earlier lines locked
+  /// until it commits, and two scripts commenting on the same threads in other orders deadlocked
+  /// again at each retry of the one line PostgreSQL gave up (minutes, lines refused). Not an
+  /// https board, whose server groups what it receives itself.
+  public var groupsScriptLines: Bool { EngineKind(location: store.location) == .sqlite }
 
   /// Group commit for a script's lines that were already waiting (`CommandLoop`): runs
   /// `write(0)`, …, `write(count - 1)`, each undone alone when it throws (its error at its

@@ -28,7 +28,9 @@ struct CommandLoop {
       session.startLiveView()
     }
     var status: Int32 = 0
-    var commandsRun = 0
+    // A command that ran through and whose output was then written: only after one is a log
+    // known to be writable, and only then are lines committed together.
+    var commandSucceeded = false
     while true {
       // What others wrote appears while the command prompt waits (and what came in while a
       // command ran, before the next prompt), not while a draft or a confirmation is typed.
@@ -48,9 +50,9 @@ struct CommandLoop {
       // commands after it would leave no record of what they did (`ForumMain.run` says why).
       fflush(stdout)
       if ferror(stdout) != 0 { return status == 0 ? 1 : status }
-      // Lines are committed together only once output was seen written: a log that cannot be
-      // written stops the script at its first command, not after a group of them.
-      let outputWritten = commandsRun > 0
+      // Lines are committed together only once a command's output was seen written: a log that
+      // cannot be written stops the script at its first post, not after a group of them.
+      let outputWritten = commandSucceeded
       // Between two commands, once the last one's output is out: a step of the index upkeep
       // its commit left (`Board.tidy`); at the prompt, more steps while it waits.
       session.board.tidy()
@@ -75,7 +77,6 @@ struct CommandLoop {
           if let first = words.first, first.hasPrefix("#"), Int(first.dropFirst()) == nil {
             continue  // a comment line in a script: `# …` or `#…`, but not `#12`
           }
-          commandsRun += 1
           if outputWritten, let group = waitingGroup(after: words, line: commandLine ?? 0) {
             status = runGroup(group, status: status)
             continue
@@ -84,6 +85,7 @@ struct CommandLoop {
           Interrupt.clear()
           if try session.execute(words) == .quit { return status }
           if Interrupt.requested { throw CLIError.interrupted }
+          commandSucceeded = true
         }
       } catch {
         var error = CLIError(error)
@@ -141,7 +143,7 @@ struct CommandLoop {
   /// have already arrived: those lines (up to `groupLimit`), taken from the input, with their
   /// line numbers. Nil otherwise (the prompt, `--bail`, an https board, a draft to read).
   private func waitingGroup(after words: CommandWords, line: Int) -> [(CommandWords, Int)]? {
-    guard !input.isInteractive, !options.bail, session.board.commitsInGroups,
+    guard !input.isInteractive, !options.bail, session.board.groupsScriptLines,
       CommandLoop.isGroupable(words), let next = input.waitingLine(),
       let text = String(validating: next, as: UTF8.self),
       CommandLoop.isGroupable(CommandWords(line: text))
@@ -168,18 +170,20 @@ struct CommandLoop {
   }
 
   /// Runs `group` in one transaction, each command undone alone when it fails (`Board.group`),
-  /// and only then writes what each printed and says what failed, in the lines' order, as if
-  /// they had run one by one. When the commit fails, nothing any of them printed is written:
-  /// each is told failed. Returns the run's status.
+  /// and only then writes what each printed (its output, then its notes on stderr) and says what
+  /// failed, in the lines' order, as if they had run one by one. When the commit fails, nothing
+  /// any of them printed is written: each is told failed. Returns the run's status.
   private func runGroup(_ group: [(words: CommandWords, line: Int)], status: Int32) -> Int32 {
     var outputs = [[UInt8]](repeating: [], count: group.count)
+    var notes = [[UInt8]](repeating: [], count: group.count)
     var jsonErrors = [Bool](repeating: options.json, count: group.count)
     var errors: [Error?]
     do {
       errors = try session.board.group(group.count) { index in
-        outputs[index] = []  // run again when the engine lost the transaction under it
+        // Run again when the engine lost the transaction under it.
+        (outputs[index], notes[index]) = ([], [])
         defer { jsonErrors[index] = session.jsonErrors }
-        try CapturedOutput.capture(into: &outputs[index]) {
+        try CapturedOutput.capture(into: &outputs[index], notes: &notes[index]) {
           Interrupt.clear()
           _ = try session.execute(group[index].words)
           if Interrupt.requested { throw CLIError.interrupted }
@@ -188,11 +192,11 @@ struct CommandLoop {
     } catch {
       errors = Array(repeating: error, count: group.count)
       outputs = Array(repeating: [], count: group.count)
+      notes = Array(repeating: [], count: group.count)
     }
     var status = status
     for index in group.indices {
-      CapturedOutput.write(outputs[index])
-      fflush(stdout)
+      CapturedOutput.write(outputs[index], notes: notes[index])
       // The loop stops at a log that cannot be written; the group is committed by now (the
       // README says so: at most a group's lines are missing from a log on a full disk).
       if ferror(stdout) != 0 { break }

@@ -28,9 +28,49 @@ struct PipedGroupTests {
       stored == ["first", "second", "an answer", "in json", "last"].map { JSONValue.string($0) })
   }
 
-  /// The same on PostgreSQL: a member's waiting lines in one transaction, the refused one
-  /// undone alone (its savepoint), the rest committed.
-  @Test func onPostgreSQLTooEachLineAnswersAsIfRunAlone() throws {
+  /// A first line that prints nothing (refused) proves no log: the next lines are not taken
+  /// as a group, and a log that cannot be written stops the script at its first post (64 were
+  /// posted unlogged into /dev/full).
+  @Test func aSilentFirstLineDoesNotLetAGroupIntoAnUnwritableLog() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "t"])
+    let lines = ["comment 99 nowhere"] + (1...10).map { "comment 1 n\($0)" }
+    let result = try ForumFixture.launch(
+      "/bin/sh",
+      arguments: [
+        "-c", "\"$0\" --db \"$1\" --profile alice > /dev/full",
+        forum.binary, forum.db,
+      ],
+      environment: forum.environment(),
+      input: Data(lines.map { $0 + "\n" }.joined().utf8), timeout: 60)
+    #expect(result.status != 0, "\(result.summary)")
+    #expect(try forum.storedComments(ofThread: 1).count == 1, "\(result.summary)")
+  }
+
+  /// A note a grouped line writes on stderr (a mention that reaches nobody) comes after the
+  /// lines before it, as when the lines run one by one (it came right after the first line).
+  @Test func aGroupedLinesNoteComesInItsPlace() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["new", "--title", "t"])
+    try forum.ok(["name", "Ken"], profile: "ken")
+    try forum.ok(["name", "Ken"], profile: "otherken")
+    let lines = ["comment 1 first", "comment 1 second", "comment 1 hi @Ken", "comment 1 fourth"]
+    let result = try ForumFixture.launch(
+      "/bin/sh",
+      arguments: ["-c", "\"$0\" --db \"$1\" --profile alice 2>&1", forum.binary, forum.db],
+      environment: forum.environment(),
+      input: Data(lines.map { $0 + "\n" }.joined().utf8), timeout: 60)
+    #expect(result.status == 0, "\(result.summary)")
+    let out = result.stdoutLines
+    #expect(out.count == 5, "\(result.summary)")
+    #expect(Array(out.prefix(3)) == ["Posted 1/1.", "Posted 1/2.", "Posted 1/3."])
+    #expect(out.count == 5 && out[3].hasPrefix("forum: nobody was told of @Ken"))
+    #expect(out.last == "Posted 1/4.")
+  }
+
+  /// On PostgreSQL each line is its own transaction: a group would keep the rows of its earlier
+  /// lines locked to its commit, and two scripts on the same threads deadlocked at each retry.
+  @Test func onPostgreSQLEachLineAnswersAsIfRunAlone() throws {
     let forum = try ForumFixture()
     let board = try PostgresTestCluster.shared().board()
     defer { board.remove() }
