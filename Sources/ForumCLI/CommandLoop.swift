@@ -144,9 +144,7 @@ struct CommandLoop {
   /// line numbers. Nil otherwise (the prompt, `--bail`, an https board, a draft to read).
   private func waitingGroup(after words: CommandWords, line: Int) -> [(CommandWords, Int)]? {
     guard !input.isInteractive, !options.bail, session.board.groupsScriptLines,
-      CommandLoop.isGroupable(words), let next = input.waitingLine(),
-      let text = String(validating: next, as: UTF8.self),
-      CommandLoop.isGroupable(CommandWords(line: text))
+      CommandLoop.isGroupable(words)
     else { return nil }
     var group = [(words, line)]
     while group.count < CommandLoop.groupLimit, let next = input.waitingLine(),
@@ -157,7 +155,8 @@ struct CommandLoop {
       _ = input.readLine(prompt: "", history: false, completion: .none)
       group.append((words, input.lineNumber))
     }
-    return group
+    // A line alone runs as every other command does.
+    return group.count > 1 ? group : nil
   }
 
   /// `comment` and `reply` with their text on the line: each is one write and one line of
