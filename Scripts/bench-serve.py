@@ -105,7 +105,7 @@ if postgres:
     keys_db = owner_db
 else:
     db = os.path.join(work, 'board.db')
-    shutil.copy(board, db)
+    bench_support.copy_synced(board, db)
     keys_db = db
 
 keys = bench_support.board_keys(forum, keys_db, env)
@@ -475,7 +475,7 @@ if beside:
     other_db = os.path.join(work, 'board-beside.db')
     for suffix in ('', '-wal', '-shm'):
         if os.path.exists(db + suffix):
-            shutil.copy(db + suffix, other_db + suffix)
+            bench_support.copy_synced(db + suffix, other_db + suffix)
     server, _ = serve(forum, db, host)
     other, other_ready = serve(os.path.join(beside, 'forum'), other_db)
     other_base = json.loads(other_ready)['url'].rstrip('/')

@@ -139,3 +139,8 @@ public enum BackendDate {
 
   public static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }
+
+extension DataObject {
+  /// A new object id as the engines make them, for tools that write rows themselves.
+  public static func newObjectId() -> String { Validation.randomId() }
+}

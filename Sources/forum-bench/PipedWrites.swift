@@ -178,9 +178,18 @@ enum PipedWrites {
     return (String(output[0]), String(output[1]).trimmingCharacters(in: .whitespacesAndNewlines))
   }
 
+  /// Copies a board and writes the copy to the disk before anything is timed: a fresh copy's
+  /// gigabyte of dirty pages would otherwise be flushed by the first checkpoint's `fdatasync`
+  /// inside the measured run (a board in use has none).
   static func copyBoard(_ source: String, to destination: String) throws {
     for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: source + suffix) {
       try FileManager.default.copyItem(atPath: source + suffix, toPath: destination + suffix)
+      let descriptor = open(destination + suffix, O_RDONLY)
+      guard descriptor >= 0, fsync(descriptor) == 0 else {
+        if descriptor >= 0 { close(descriptor) }
+        throw BenchError("cannot write \(destination + suffix) to the disk")
+      }
+      close(descriptor)
     }
   }
 

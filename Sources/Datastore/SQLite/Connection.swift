@@ -36,7 +36,7 @@ public final class Connection {
   }
 
   /// Process-wide settings, made before the first connection initializes SQLite.
-  private static let configured: Int32 = forum_sqlite_statement_journals_in_memory()
+  private static let configured: Int32 = forum_sqlite_configure()
 
   deinit {
     sqlite3_progress_handler(handle, 0, nil, nil)
