@@ -160,6 +160,16 @@ public final class Datastore {
     try engine.serve(checkpointsApart: checkpointsApart)
   }
 
+  /// SQLite: `tidy` no longer copies the log into the database itself; it tells `note` that
+  /// something was committed, for a checkpoint on another connection (a script's
+  /// `Checkpointer`). nil: `tidy` checkpoints again, and what the log holds is copied now (the
+  /// file alone then has every commit, as after any run). Elsewhere: nothing.
+  public func checkpointElsewhere(_ note: (@Sendable () -> Void)?) {
+    guard let engine = engine as? SQLiteEngine else { return }
+    engine.checkpointNote = note
+    if note == nil { try? engine.checkpoint() }
+  }
+
   /// SQLite: copies what was committed to the log (WAL) into the database as far as no reader
   /// still needs the older pages, without waiting for readers or writers (a passive
   /// checkpoint). PostgreSQL: nothing.

@@ -17,4 +17,11 @@ extension Board {
   public func group(_ count: Int, _ write: (Int) throws -> Void) throws -> [Error?] {
     try store.group(count, write)
   }
+
+  /// A script's checkpoints on another connection (`Datastore.checkpointElsewhere`): `tidy`
+  /// tells `note` that something was committed. nil: `tidy` checkpoints again, and what the log
+  /// holds is copied now.
+  public func checkpointElsewhere(_ note: (@Sendable () -> Void)?) {
+    store.checkpointElsewhere(note)
+  }
 }

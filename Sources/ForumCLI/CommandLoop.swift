@@ -28,6 +28,10 @@ struct CommandLoop {
       session.startLiveView()
     }
     var status: Int32 = 0
+    // A script's checkpoints on a thread of their own, stopped before it returns.
+    let checkpointed = session.board
+    let checkpointer = ScriptCheckpoints.start(for: checkpointed, interactive: input.isInteractive)
+    defer { ScriptCheckpoints.end(checkpointer, for: checkpointed) }
     // A command that ran through and whose output was then written: only after one is a log
     // known to be writable, and only then are lines committed together.
     var commandSucceeded = false

@@ -14,8 +14,9 @@ import Datastore
 /// the mix's p99 was 90–540 ms. The server's connections leave checkpoints to this
 /// (`Datastore.serve(checkpointsApart:)`), which runs a passive one (it waits for nobody and
 /// nobody waits for it) after commits, at most every `Checkpointer.gap` milliseconds, on its own
-/// connection. On PostgreSQL a checkpoint is nothing.
-final class Checkpointer: Sendable {
+/// connection. On PostgreSQL a checkpoint is nothing. A script's lines run the same way
+/// (`CommandLoop`): their checkpoints, and the `fdatasync`s that held its next line, on this thread.
+public final class Checkpointer: Sendable {
   /// Least milliseconds between two checkpoints: the commits of that time are copied together.
   static let gap: UInt32 = 20
 
@@ -23,12 +24,14 @@ final class Checkpointer: Sendable {
     var pending = false
     var stopped = false
     var runs = 0
+    /// The thread has closed its connection and ended.
+    var ended = false
   }
 
   private let open: @Sendable () throws -> Datastore
   private let state = ConditionMutex(State())
 
-  init(open: @escaping @Sendable () throws -> Datastore) {
+  public init(open: @escaping @Sendable () throws -> Datastore) {
     self.open = open
     var thread = pthread_t()
     let me = Unmanaged.passRetained(self).toOpaque()
@@ -44,25 +47,39 @@ final class Checkpointer: Sendable {
     } else {
       // No thread: commits checkpoint as SQLite does by itself (`StorePool` asks this).
       Unmanaged<Checkpointer>.fromOpaque(me).release()
-      state.withLock { $0.stopped = true }
+      state.withLock {
+        $0.stopped = true
+        $0.ended = true
+      }
     }
   }
 
   /// False when the thread could not start: connections must then checkpoint at commit.
-  var isRunning: Bool { state.withLock { !$0.stopped } }
+  public var isRunning: Bool { state.withLock { !$0.stopped } }
 
   /// Checkpoints run so far (tests).
   var checkpoints: Int { state.withLock { $0.runs } }
 
   /// Something was committed: a checkpoint follows.
-  func noteCommit() { state.change { $0.pending = true } }
+  public func noteCommit() { state.change { $0.pending = true } }
 
   /// Ends the thread after the checkpoint it may be running (the last connection to close
   /// checkpoints whatever is left).
   func stop() { state.change { $0.stopped = true } }
 
+  /// `stop`, then waits for the thread to close its connection: the caller's own connection is
+  /// then the file's last, which copies what is left and removes the log when it closes.
+  public func stopAndWait() {
+    stop()
+    _ = state.wait { $0.ended ? true : nil }
+  }
+
   private func loop() {
     var store: Datastore?
+    defer {
+      store = nil
+      state.change { $0.ended = true }
+    }
     while true {
       let stop = state.wait { state -> Bool? in
         if state.stopped { return true }

@@ -73,9 +73,12 @@ extension SQLiteEngine {
   func tidy(idle: Bool) throws -> Bool {
     let tidied = try tidySearch(idle: idle)
     // The log the commits left, copied into the database here rather than inside a commit
-    // (`Connection.checkpointsBetweenWrites`): once it is long, or whatever it holds when idle.
+    // (`Connection.checkpointsBetweenWrites`): once it is long, or whatever it holds when idle;
+    // or by another connection, told that there is something to copy (`checkpointNote`).
     let pages = connection.logPages
-    if pages >= SQLiteEngine.checkpointPages || (idle && pages > 0) {
+    if let note = checkpointNote {
+      if pages > 0 { note() }
+    } else if pages >= SQLiteEngine.checkpointPages || (idle && pages > 0) {
       try guarded { try connection.checkpoint() }
     }
     return tidied

@@ -50,6 +50,9 @@ final class SQLiteEngine: DatastoreEngine {
   /// Writes of this connection to `sessions`, `identities` or `role_members` (the object
   /// triggers touch none of them).
   private var identityWrites: Int64 = 0
+  /// Set when another connection checkpoints (`Datastore.checkpointElsewhere`): `tidy` calls it
+  /// instead of checkpointing.
+  var checkpointNote: (@Sendable () -> Void)?
   func noteIdentityWrite() { identityWrites += 1 }
   private struct CachedSession {
     let principals: Principals
