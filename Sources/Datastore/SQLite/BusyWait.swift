@@ -7,31 +7,54 @@ import CSQLite
   import Foundation
 #endif
 
-/// How a connection waits for another process's write lock: in 10 ms naps up to a limit, telling
-/// `Interrupt.onLongWait` after about a second, and giving up at once on Ctrl-C.
+/// How a connection waits for another process's write lock: in naps of 1, 1, 2 and 4 ms, then
+/// 10 ms, up to a limit, telling `Interrupt.onLongWait` after about a second, and giving up at
+/// once on Ctrl-C. The first naps are short because most locks are: a checkpoint starting the
+/// log again (`Connection.checkpoint`) holds a writer for a millisecond or two, and a 10 ms nap
+/// would be the whole of a served request's time.
 enum BusyWait {
   static let nap: Int32 = 10
+  private static let firstNaps: [Int32] = [1, 1, 2, 4]
+
+  /// The nap after `count` earlier ones.
+  static func nap(after count: Int) -> Int32 {
+    count < firstNaps.count ? firstNaps[count] : nap
+  }
+
+  /// Milliseconds slept in the first `count` naps.
+  static func slept(naps count: Int) -> Int {
+    let first = firstNaps.prefix(count).reduce(0) { $0 + Int($1) }
+    return first + max(0, count - firstNaps.count) * Int(nap)
+  }
 
   /// Installs the handler; `timeout` is carried in the context pointer, as milliseconds.
   static func install(on handle: OpaquePointer, timeout: TimeInterval) {
-    let naps = max(1, Int(timeout * 1000) / Int(nap))
-    sqlite3_busy_handler(handle, busyHandler, UnsafeMutableRawPointer(bitPattern: naps))
+    let milliseconds = max(1, Int(timeout * 1000))
+    sqlite3_busy_handler(handle, busyHandler, UnsafeMutableRawPointer(bitPattern: milliseconds))
+  }
+
+  /// Whether a wait that has napped `count` times may nap again, within `limit` milliseconds;
+  /// tells `Interrupt.onLongWait` once, as the wait passes a second.
+  static func mayNapAgain(after count: Int, limit: Int) -> Bool {
+    let slept = slept(naps: count)
+    if Interrupt.requested || slept >= limit { return false }
+    if slept < 1000 && slept + Int(nap(after: count)) >= 1000 { Interrupt.onLongWait?() }
+    return true
   }
 
   /// Runs `body` again while it fails with SQLITE_BUSY, in the same naps and up to the same limit.
   /// For statements SQLite fails at once instead of calling the busy handler: switching a new file
   /// to WAL while another process opening it holds its shared lock.
   static func retrying<T>(timeout: TimeInterval = 60, _ body: () throws -> T) throws -> T {
-    let naps = max(1, Int(timeout * 1000) / Int(nap))
+    let limit = max(1, Int(timeout * 1000))
     var count = 0
     while true {
       do {
         return try body()
       } catch let error as SQLiteError where error.primaryCode == SQLITE_BUSY {
-        if Interrupt.requested || count >= naps { throw error }
-        if count == 1000 / Int(nap) { Interrupt.onLongWait?() }
+        guard mayNapAgain(after: count, limit: limit) else { throw error }
+        sqlite3_sleep(nap(after: count))
         count += 1
-        sqlite3_sleep(nap)
       }
     }
   }
@@ -39,9 +62,8 @@ enum BusyWait {
 
 private func busyHandler(_ context: UnsafeMutableRawPointer?, _ count: Int32) -> Int32 {
   let limit = Int(bitPattern: context)
-  if Interrupt.requested || Int(count) >= limit { return 0 }
-  if Int(count) == 1000 / Int(BusyWait.nap) { Interrupt.onLongWait?() }
-  sqlite3_sleep(BusyWait.nap)
+  guard BusyWait.mayNapAgain(after: Int(count), limit: limit) else { return 0 }
+  sqlite3_sleep(BusyWait.nap(after: Int(count)))
   return 1
 }
 
