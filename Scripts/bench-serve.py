@@ -528,6 +528,15 @@ for connections in connection_counts:
     anon = int(re.search(r'RssAnon:\s+(\d+)', status).group(1)) // 1024
     rows.append(('server RSS now / peak (MB)', connections, rss, peak, None, 0, ''))
     rows.append(('server memory of its own now (RssAnon, MB)', connections, anon, anon, None, 0, ''))
+    if not postgres:
+        # The log (WAL) file never shrinks while the server runs: its size is the longest the
+        # log grew (`Connection.checkpoint` starts it again past 64 MB; before, it held every
+        # commit of a run).
+        logs = [('', db)] + ([(f' (beside: {beside})', other_db)] if beside else [])
+        for label, path in logs:
+            size = os.path.getsize(path + '-wal') // (1024 * 1024) if os.path.exists(path + '-wal') else 0
+            rows.append((f"server's log (WAL) file, its longest{label} (MB)", connections, size, size,
+                         None, 0, ''))
 
 
 
