@@ -523,8 +523,8 @@ for connections in connection_counts:
         status = f.read()
     rss = int(re.search(r'VmRSS:\s+(\d+)', status).group(1)) // 1024
     peak = int(re.search(r'VmHWM:\s+(\d+)', status).group(1)) // 1024
-    # RSS counts shared pages too (libraries, SQLite's shared memory index of its log); the
-    # server's own memory is RssAnon.
+    # The server reads SQLite through a memory map: the board's pages it touched count in its
+    # RSS (shared with the page cache); its own memory is RssAnon.
     anon = int(re.search(r'RssAnon:\s+(\d+)', status).group(1)) // 1024
     rows.append(('server RSS now / peak (MB)', connections, rss, peak, None, 0, ''))
     rows.append(('server memory of its own now (RssAnon, MB)', connections, anon, anon, None, 0, ''))
