@@ -116,8 +116,9 @@ public final class Connection {
     if code == SQLITE_OK && frames >= Connection.restartPages { restartLog() }
   }
 
-  /// Log frames (pages) past which a checkpoint starts the log again: about 16 MB, one segment
-  /// of SQLite's index of the log, which every read of a page searches.
+  /// Log frames (pages) past which a checkpoint starts the log again: 64 MB of 4 KB pages. A
+  /// restart holds writers for a few milliseconds; at 16 MB it came three times a second under
+  /// POSTs and doubled their p99 (BENCHMARKS N6).
   static let restartPages: Int32 = 16_384
 
   /// How long a restart waits for the writer and for readers of the log, in milliseconds.
