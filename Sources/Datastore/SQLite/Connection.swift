@@ -113,16 +113,31 @@ public final class Connection {
     guard code == SQLITE_OK || code & 0xff == SQLITE_BUSY else {
       throw SQLiteError(code: code, connection: handle, sql: "PRAGMA wal_checkpoint(PASSIVE)")
     }
-    if code == SQLITE_OK && frames >= Connection.restartPages { restartLog() }
+    guard code == SQLITE_OK else { return }
+    if frames < Connection.restartPages {
+      nextRestartFrames = Connection.restartPages
+    } else if frames >= nextRestartFrames {
+      restartAttempts += 1
+      // A reader that stays in the log (a member's open `sqlite3` transaction) fails every
+      // restart: it is waited for once each `restartPages` the log grows, not at every checkpoint.
+      nextRestartFrames =
+        restartLog() ? Connection.restartPages : frames + Connection.restartPages
+    }
   }
+
+  /// The log's length at which the next restart is tried.
+  private var nextRestartFrames = Connection.restartPages
+  /// Restarts tried so far (tests).
+  private(set) var restartAttempts = 0
 
   /// Log frames (pages) past which a checkpoint starts the log again: 64 MB of 4 KB pages. A
   /// restart holds writers for a few milliseconds; at 16 MB it came three times a second under
   /// POSTs and doubled their p99 (BENCHMARKS N6).
   static let restartPages: Int32 = 16_384
 
-  /// How long a restart waits for the writer and for readers of the log, in milliseconds.
-  static let restartWait = 100
+  /// How long a restart waits for the writer and for readers of the log, in milliseconds: a
+  /// served request's read lasts a few.
+  static let restartWait = 50
 
   /// SQLite writes the log from its beginning again only when a writer finds it wholly copied
   /// and no reader in it. A server always has a reader somewhere in the log, so passive
@@ -131,8 +146,8 @@ public final class Connection {
   /// and zero. A restart checkpoint holds writers while it copies the rest of the log (the
   /// commits since the last checkpoint) and waits for the readers still in it, then lets the
   /// next writer start the log again. Waited for `restartWait` at most, in 1 ms naps (writers
-  /// nap as briefly, `BusyWait`); busy then, it is tried again at the next checkpoint.
-  private func restartLog() {
+  /// nap as briefly, `BusyWait`); false when a reader was still in the log then.
+  private func restartLog() -> Bool {
     let limit = UnsafeMutableRawPointer(bitPattern: Connection.restartWait)
     sqlite3_busy_handler(
       handle,
@@ -142,7 +157,7 @@ public final class Connection {
         return 1
       }, limit)
     defer { BusyWait.install(on: handle, timeout: busyTimeout) }
-    _ = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, nil, nil)
+    return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, nil, nil) == SQLITE_OK
   }
 
   /// Steps between two looks at the budget: a few tens of microseconds of work.
