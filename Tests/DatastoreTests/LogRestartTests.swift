@@ -17,12 +17,7 @@ struct LogRestartTests {
   @Test func aLogUnderReadersThatNeverPauseStaysBounded() throws {
     try withTemporaryDirectory { directory in
       let path = directory.file("board.sqlite")
-      let writer = try Connection(path: path)
-      try writer.execute(
-        """
-        PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;
-        CREATE TABLE rows(data BLOB)
-        """)
+      let writer = try Self.writer(at: path)
       let commits = 7_000
       let progress = Progress()
       Thread.detachNewThread {
@@ -43,9 +38,7 @@ struct LogRestartTests {
       }
       Thread.detachNewThread {
         do {
-          let checkpointer = try Connection(path: path)
-          // A connection knows the file's log once it has read the file.
-          try checkpointer.execute("SELECT count(*) FROM sqlite_schema")
+          let checkpointer = try Self.checkpointer(at: path)
           while progress.writing {
             try checkpointer.checkpoint()
             usleep(2_000)
@@ -78,16 +71,10 @@ struct LogRestartTests {
   @Test func aReaderThatNeverLeavesIsWaitedForOnceALength() throws {
     try withTemporaryDirectory { directory in
       let path = directory.file("board.sqlite")
-      let writer = try Connection(path: path)
-      try writer.execute(
-        """
-        PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;
-        CREATE TABLE rows(data BLOB)
-        """)
+      let writer = try Self.writer(at: path)
       let reader = try Connection(path: path)
       try reader.execute("BEGIN; SELECT count(*) FROM rows")
-      let checkpointer = try Connection(path: path)
-      try checkpointer.execute("SELECT count(*) FROM sqlite_schema")
+      let checkpointer = try Self.checkpointer(at: path)
       // 40 KB a commit, about 12 frames: some three times `restartPages` of log in all.
       for _ in 0..<Int(Connection.restartPages) / 4 {
         try writer.run("INSERT INTO rows(data) VALUES (zeroblob(40000))")
@@ -103,6 +90,25 @@ struct LogRestartTests {
         "\(checkpointer.restartAttempts) restarts tried in a log of \(frames) frames")
       try reader.execute("COMMIT")
     }
+  }
+
+  /// A new file in WAL mode whose commits never checkpoint, with a table of rows, and its writer.
+  static func writer(at path: String) throws -> Connection {
+    let writer = try Connection(path: path)
+    try writer.execute(
+      """
+      PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;
+      CREATE TABLE rows(data BLOB)
+      """)
+    return writer
+  }
+
+  /// A connection that checkpoints the file at `path`, as the server's checkpointer does.
+  static func checkpointer(at path: String) throws -> Connection {
+    let checkpointer = try Connection(path: path)
+    // A connection knows the file's log once it has read the file.
+    try checkpointer.execute("SELECT count(*) FROM sqlite_schema")
+    return checkpointer
   }
 
   /// The threads' ends and failures.

@@ -107,13 +107,12 @@ public final class Connection {
   public func checkpoint() throws {
     logPages = 0
     var frames: Int32 = 0
-    var copied: Int32 = 0
-    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
+    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, nil)
     // Busy: another connection is checkpointing, which is as good.
-    guard code == SQLITE_OK || code & 0xff == SQLITE_BUSY else {
+    if code & 0xff == SQLITE_BUSY { return }
+    guard code == SQLITE_OK else {
       throw SQLiteError(code: code, connection: handle, sql: "PRAGMA wal_checkpoint(PASSIVE)")
     }
-    guard code == SQLITE_OK else { return }
     if frames < Connection.restartPages {
       nextRestartFrames = Connection.restartPages
     } else if frames >= nextRestartFrames {
