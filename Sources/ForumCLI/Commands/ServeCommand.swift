@@ -205,6 +205,16 @@ enum ServeCommand: BoardlessCommand {
   /// Serves until SIGTERM or SIGINT; returns the exit status. Errors before the ready line are
   /// thrown (one line on stderr, exit 1).
   static func serve(_ request: Request, json: Bool, messages: Messages) throws -> Int32 {
+    // Blocked before any thread starts (the service's checkpointer and write queue, the
+    // transport's workers), so that they inherit the mask and only `sigwait` below sees the
+    // signals: a stop is then an ordinary step of this thread, not a handler. A thread started
+    // earlier with them open took the second Ctrl-C or SIGTERM and died of it, whole server and
+    // all, instead of stopping the requests still running.
+    var stopSignals = sigset_t()
+    sigemptyset(&stopSignals)
+    sigaddset(&stopSignals, SIGINT)
+    sigaddset(&stopSignals, SIGTERM)
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
     var tls: HTTPServer.TLSIdentity?
     if let certificateFile = request.certificateFile, let keyFile = request.keyFile {
       tls = HTTPServer.TLSIdentity(
@@ -224,13 +234,6 @@ enum ServeCommand: BoardlessCommand {
     }
     let service = try NCMBService(
       location: request.location, policy: .board, limits: request.limits)
-    // Blocked before the workers start, so that they inherit the mask and only `sigwait` below
-    // sees the signals: a stop is then an ordinary step of this thread, not a handler.
-    var stopSignals = sigset_t()
-    sigemptyset(&stopSignals)
-    sigaddset(&stopSignals, SIGINT)
-    sigaddset(&stopSignals, SIGTERM)
-    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
     // A client gone mid-answer is an error of that write, not a signal that ends the server.
     signal(SIGPIPE, SIG_IGN)
     let server: HTTPServer
