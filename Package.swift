@@ -136,7 +136,9 @@ let package = Package(
       name: "forum", dependencies: ["ForumCLI"], linkerSettings: staticSwift + strippedRelease),
     .executableTarget(
       name: "forum-bench",
-      dependencies: ["Forum", "Datastore", "CSQLite", "CLibPQ", "HostileImages", "NCMBServer"],
+      dependencies: [
+        "Forum", "Datastore", "CSQLite", "CLibPQ", "HostileImages", "NCMBServer", "Spawning",
+      ],
       // The bench's own PostgreSQL client calls libpq directly.
       linkerSettings: [.linkedLibrary("pq")]),
     // forum-bench's floor for process start: a Swift program that does nothing, linked like forum.
@@ -146,13 +148,17 @@ let package = Package(
 
     // The throwaway PostgreSQL cluster every test target shares (started once per test process).
     .target(name: "PostgresTestCluster"),
+    // Child processes for the tests and the benchmark, without Foundation's Process (see there).
+    .target(name: "CSpawn"),
+    .target(name: "Spawning", dependencies: ["CSpawn"]),
     // The engines the Datastore and Board suites are parameterized over.
     .target(
-      name: "EngineTestSupport", dependencies: ["Datastore", "PostgresTestCluster", "NCMBServer"],
+      name: "EngineTestSupport",
+      dependencies: ["Datastore", "PostgresTestCluster", "NCMBServer", "Spawning"],
       path: "Tests/EngineTestSupport"),
     .testTarget(
       name: "DatastoreTests",
-      dependencies: ["Datastore", "EngineTestSupport", "PostgresTestCluster"]),
+      dependencies: ["Datastore", "EngineTestSupport", "PostgresTestCluster", "Spawning"]),
     .testTarget(
       name: "ForumTests",
       dependencies: [
@@ -160,7 +166,8 @@ let package = Package(
       ]),
     // Real HTTP clients (curl, the system python3) and throwaway certificates for the server's
     // tests.
-    .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
+    .target(
+      name: "HTTPTestSupport", dependencies: ["Spawning"], path: "Tests/HTTPTestSupport"),
     .testTarget(
       name: "NCMBServerTests",
       dependencies: [
@@ -171,7 +178,7 @@ let package = Package(
       name: "ForumCLITests",
       dependencies: [
         "ForumCLI", "Forum", "Datastore", "HostileImages", "CImageDecode", "PostgresTestCluster",
-        "HTTPTestSupport",
+        "HTTPTestSupport", "Spawning",
       ],
       exclude: ["Fixtures"]),
   ],

@@ -1,6 +1,7 @@
 import Datastore
 import Forum
 import Foundation
+import Spawning
 
 /// `forum-bench live`: how long a comment takes from its commit to the screen of someone else
 /// at the prompt. A real `forum` runs in tmux as alice (in a thread, or in its chat room); this
@@ -187,7 +188,7 @@ enum LiveLatency {
     _ executable: String, _ arguments: [String], _ environment: [String: String],
     quiet: Bool = false
   ) throws -> String {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.environment = environment

@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 
 /// `forum-bench writes`: piped comments (`comment N TEXT` lines into one `forum` process) on a
 /// copy of a seeded board, beside their floor: the sqlite3 shell doing the same work for each
@@ -207,7 +208,7 @@ enum PipedWrites {
   }
 
   static func shellOutput(_ program: String, _ arguments: [String]) throws -> String {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: program)
     process.arguments = arguments
     let pipe = Pipe()
@@ -226,7 +227,7 @@ enum PipedWrites {
   static func runProcess(
     _ program: String, _ arguments: [String], input: String = "", environment: [String: String]
   ) throws -> Double {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: program)
     process.arguments = arguments
     process.environment = environment

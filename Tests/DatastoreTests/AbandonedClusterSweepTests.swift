@@ -1,5 +1,6 @@
 import Foundation
 import PostgresTestCluster
+import Spawning
 import Testing
 
 /// A killed test process never runs its `atexit`: the next test process stops its cluster.
@@ -20,7 +21,7 @@ import Testing
 
   /// The pid of a process that has exited and been reaped.
   private func deadProcess() throws -> pid_t {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: "/bin/true")
     try process.run()
     process.waitUntilExit()

@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 import Testing
 
 @testable import Datastore
@@ -27,7 +28,7 @@ func benchExecutable() -> String? {
 
 /// A child process whose output goes to files, so that a chatty child can never block on a pipe.
 final class Child {
-  let process = Process()
+  let process = ChildProcess()
   let stdoutPath: String
   let stderrPath: String
 

@@ -1,6 +1,7 @@
 @_spi(Tools) import Datastore
 import Foundation
 import NCMBServer
+import Spawning
 
 /// The remote engine: a `forum serve` (an `NCMBService` behind the HTTPS server, in this
 /// process, on loopback with a throwaway authority's certificate) over a database of `backing`,
@@ -77,7 +78,7 @@ public struct RemoteFixture: EngineFixture {
         extensions,
       ],
     ] {
-      let process = Process()
+      let process = ChildProcess()
       process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
       process.arguments = arguments
       process.standardOutput = FileHandle.nullDevice

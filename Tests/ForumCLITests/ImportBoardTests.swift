@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import PostgresTestCluster
+import Spawning
 import Testing
 
 /// `forum import ncmb` of the seed app's own board (NCMBMania's Swift_Forum_Demo, issue 34): its
@@ -225,7 +226,7 @@ struct ImportBoardTests {
     try whole.ok(["init"], profile: nil)
     let dir = forum.root + "/seed-export"
     try ImportBoardTests.writeExport(to: dir)
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: forum.binary)
     process.arguments = ["--db", forum.db, "import", "ncmb", dir]
     process.environment = forum.environment(extra: ["FORUM_IMPORT_TEST_PAUSE": "60"])

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import PostgresTestCluster
+import Spawning
 import Testing
 
 @testable import Datastore
@@ -243,7 +244,7 @@ struct ImportTests {
     whole: String, wholeFingerprint: () throws -> [String]
   ) throws {
     let arguments = ["import", "ncmb", ImportTests.export, "--rename", "Thread=AppThread"]
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: forum.binary)
     process.arguments = ["--db", location] + arguments
     process.environment = forum.environment(extra: ["FORUM_IMPORT_TEST_PAUSE": "60"])

@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 import Testing
 
 /// Moderation through the binary: the owner (the board's first user on SQLite) chooses
@@ -65,7 +66,7 @@ struct ModerationTests {
   @Test func aRoleChangeCountsFromTheNextCommandOfARunningSession() throws {
     let forum = try seeded()
     let mod = try handle(forum, "mod")
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: forum.binary)
     process.arguments = ["--db", forum.db, "--profile", "mod"]
     process.environment = forum.environment()

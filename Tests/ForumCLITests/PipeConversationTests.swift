@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 import Testing
 
 /// A program driving `forum` through pipes, one command at a time, each sent only once the answer
@@ -9,7 +10,7 @@ struct PipeConversationTests {
   @Test func eachAnswerArrivesBeforeTheNextCommandIsSent() throws {
     let forum = try ForumFixture()
     try forum.ok(["new", "--title", "first thread", "--description", "its text"])
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: forum.binary)
     process.arguments = ["--db", forum.db, "--profile", "alice"]
     process.environment = forum.environment()

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import Spawning
 import Testing
 
 @testable import Datastore
@@ -147,7 +148,7 @@ final class CountingProxy {
         threading.Thread(target=serve, args=(raw,), daemon=True).start()
     """#
 
-  let process: Process
+  let process: ChildProcess
   let port: Int
   let log: String
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import Spawning
 import Testing
 
 /// A hostile or broken server behind `--db https://…`: a tiny fake server (the system Python,
@@ -106,7 +107,7 @@ struct RemoteHostileServerTests {
 
   /// The fake server in `mode`, until the returned process is terminated.
   private func fakeServer(_ mode: String, _ forum: ForumFixture, _ authority: ThrowawayAuthority)
-    throws -> (Process, Int)
+    throws -> (ChildProcess, Int)
   {
     try RemoteHostileServerTests.python(
       RemoteHostileServerTests.script, at: forum.root + "/fake-server.py",
@@ -116,10 +117,10 @@ struct RemoteHostileServerTests {
   /// Runs `script` (saved at `path`) with `arguments` under the system Python; the port it
   /// prints first, and the process, to terminate.
   static func python(_ script: String, at path: String, _ arguments: [String]) throws
-    -> (Process, Int)
+    -> (ChildProcess, Int)
   {
     try Data(script.utf8).write(to: URL(fileURLWithPath: path))
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     process.arguments = [path] + arguments
     let output = Pipe()

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import HostileImages
 import PostgresTestCluster
+import Spawning
 import Testing
 
 /// Issue 18's bad input, through the built `forum serve` over 127.0.0.1: each is NCMB's error,
@@ -287,7 +288,7 @@ struct ServeBadInputTests {
                     problems.append([method, path, status, raw.decode(errors='replace')])
         print(json.dumps(problems))
         """
-    let client = Process()
+    let client = ChildProcess()
     client.executableURL = URL(fileURLWithPath: try Clients.require("/usr/bin/python3"))
     client.arguments = ["-c", script, String(server.port), served.keys]
     let input = Pipe()

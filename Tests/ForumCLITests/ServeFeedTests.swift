@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import PostgresTestCluster
+import Spawning
 import Testing
 
 /// The change feed over the network (`GET forum/changes?wait=`, `GET forum/feed`) through the
@@ -134,7 +135,7 @@ struct ServeFeedTests {
   @Test("SIGTERM answers every wait and ends every stream", arguments: Engine.allCases)
   func sigtermAnswersWaits(engine: Engine) throws {
     let served = try Served(engine)
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     process.arguments = [
       ServeFeedTests.client, String(served.server.port), served.keys, "stop-wait",

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import Spawning
 import Testing
 
 /// `forum serve` through the built binary, with curl and the system Python as its clients.
@@ -40,6 +41,28 @@ struct ServeTests {
     let run = try Clients.curl([server.url + "classes/Thread", "-w", "\n%{http_code}"])
     #expect(run.status == 0, "\(run.summary)")
     #expect(server.stop(SIGINT) == 0)
+  }
+
+  /// Started from a shell (no signal blocked), every thread but the one waiting for Ctrl-C and
+  /// SIGTERM blocks them: a thread that did not would take the second one and die of it, server
+  /// and all (a second Ctrl-C must stop the requests still running, not kill the process).
+  @Test func onlyTheMainThreadTakesTheStopSignals() throws {
+    let (forum, _) = try board()
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
+    let run = try Clients.curl([server.url + "classes/Thread", "-w", "\n%{http_code}"])
+    #expect(run.status == 0, "\(run.summary)")
+    let pid = server.process.processIdentifier
+    let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+    #expect(threads.count > 2, "the server's threads: \(threads)")
+    let stops: UInt64 = 1 << (UInt64(SIGINT) - 1) | 1 << (UInt64(SIGTERM) - 1)
+    for thread in threads where thread != String(pid) {
+      let status = try String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8)
+      let line = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") } ?? ""
+      let blocked = UInt64(
+        line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+      #expect(blocked.map { $0 & stops == stops } == true, "thread \(thread): \(line)")
+    }
+    #expect(server.stop(SIGTERM) == 0)
   }
 
   @Test func readyLineInJapaneseAndAsJSON() throws {
@@ -213,7 +236,7 @@ struct ServeTests {
     let (forum, _) = try board()
     let keys = try forum.run(["--json", "keys"], profile: nil)
     let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
-    let client = Process()
+    let client = ChildProcess()
     client.executableURL = URL(fileURLWithPath: try Clients.require("/usr/bin/python3"))
     client.arguments = [
       "-c",

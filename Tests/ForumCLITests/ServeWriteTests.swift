@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import Spawning
 import Testing
 
 /// Writes through `forum serve` on SQLite are committed in batches (group commit): what a client
@@ -142,7 +143,7 @@ struct ServeWriteTests {
   /// cut (at most one a writer); and the file is intact.
   @Test func aKillDuringWritesLosesOnlyUnansweredWrites() throws {
     let (forum, keys, server) = try served()
-    let client = Process()
+    let client = ChildProcess()
     client.executableURL = URL(fileURLWithPath: try Clients.require("/usr/bin/python3"))
     client.arguments = ["-c", ServeWriteTests.writers, String(server.port), keys, "8", "0", "60"]
     let output = Pipe()

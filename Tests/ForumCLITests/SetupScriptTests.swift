@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 import Testing
 
 /// Issue 21, "a fresh machine": the README's first two commands install what is missing, say
@@ -36,7 +37,7 @@ struct SetupScriptTests {
       status: Int32, said: String, apt: [String]
     ) {
       try? FileManager.default.removeItem(atPath: log)
-      let process = Process()
+      let process = ChildProcess()
       process.executableURL = URL(fileURLWithPath: "/bin/bash")
       process.arguments = [SetupScriptTests.root + "/Scripts/setup", what]
       process.environment = [
@@ -57,7 +58,7 @@ struct SetupScriptTests {
   }
 
   private func list() throws -> [String] {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: "/bin/bash")
     process.arguments = [Self.root + "/Scripts/setup", "list"]
     let out = Pipe()

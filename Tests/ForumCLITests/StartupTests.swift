@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 import Testing
 
 @testable import Datastore
@@ -41,7 +42,7 @@ struct StartupTests {
   }
 
   private func sharedLibraries(of binary: String) throws -> String {
-    let ldd = Process()
+    let ldd = ChildProcess()
     ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
     ldd.arguments = [binary]
     let output = Pipe()

@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 import Testing
 
 /// Issue #10's attack on a shared SQLite board: bob reads what the database file keeps about alice
@@ -9,7 +10,7 @@ struct StolenIdentityTests {
   /// Every run of 16 or more letters, digits and dashes in a dump of the whole database file,
   /// blobs included (as hex), both as dumped and lower-cased.
   private func stringsInDatabase(_ forum: ForumFixture) throws -> Set<String> {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["sqlite3", forum.db, ".dump"]
     let output = Pipe()

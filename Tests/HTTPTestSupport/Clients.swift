@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 
 public struct ClientError: Error, CustomStringConvertible {
   public let description: String
@@ -28,7 +29,7 @@ public enum Clients {
   public static func run(
     _ executable: String, _ arguments: [String], input: Data = Data(), timeout: TimeInterval = 60
   ) throws -> ClientRun {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: try require(executable))
     process.arguments = arguments
     let stdin = Pipe()

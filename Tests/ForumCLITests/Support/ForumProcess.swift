@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 import Testing
 
 @testable import Datastore
@@ -181,7 +182,7 @@ final class ForumFixture {
     timeout: TimeInterval, directory: String? = nil
   ) throws -> RunResult {
     ignoreSIGPIPE
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: binary)
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     process.arguments = arguments

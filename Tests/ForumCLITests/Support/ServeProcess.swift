@@ -1,10 +1,11 @@
 import Foundation
 import HTTPTestSupport
+import Spawning
 
 /// `forum serve` running in the background for one test: its ready line read, then stopped by a
 /// signal and its exit collected.
 final class ServeProcess {
-  let process = Process()
+  let process = ChildProcess()
   private let stdoutPipe = Pipe()
   private let stderrPipe = Pipe()
   private let exited = DispatchSemaphore(value: 0)

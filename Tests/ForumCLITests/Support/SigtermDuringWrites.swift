@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import Spawning
 import Testing
 
 /// Four writers post `Todo`s (a 2,000-byte filler each, as one app user) to a running
@@ -38,7 +39,7 @@ enum SigtermDuringWrites {
       """
 
   static func acknowledged(server: ServeProcess, keys: String) throws -> [String] {
-    let client = Process()
+    let client = ChildProcess()
     client.executableURL = URL(fileURLWithPath: try Clients.require("/usr/bin/python3"))
     client.arguments = ["-c", script, String(server.port), keys]
     let output = Pipe()
