@@ -519,15 +519,18 @@ for connections in connection_counts:
     for kind, name, url, script in cases:
         rps, p50, p99, refused, errors = best[name]
         rows.append((name, connections, rps, p50, p99, refused, errors))
-    with open(f'/proc/{server.pid}/status') as f:
-        status = f.read()
-    rss = int(re.search(r'VmRSS:\s+(\d+)', status).group(1)) // 1024
-    peak = int(re.search(r'VmHWM:\s+(\d+)', status).group(1)) // 1024
-    # The server reads SQLite through a memory map: the board's pages it touched count in its
-    # RSS (shared with the page cache); its own memory is RssAnon.
-    anon = int(re.search(r'RssAnon:\s+(\d+)', status).group(1)) // 1024
-    rows.append(('server RSS now / peak (MB)', connections, rss, peak, None, 0, ''))
-    rows.append(('server memory of its own now (RssAnon, MB)', connections, anon, anon, None, 0, ''))
+    servers = [('', server)] + ([(f' (beside: {beside})', other)] if beside else [])
+    for label, process in servers:
+        with open(f'/proc/{process.pid}/status') as f:
+            status = f.read()
+        rss = int(re.search(r'VmRSS:\s+(\d+)', status).group(1)) // 1024
+        peak = int(re.search(r'VmHWM:\s+(\d+)', status).group(1)) // 1024
+        # RSS counts shared pages too (libraries, SQLite's shared memory index of its log); the
+        # server's own memory is RssAnon.
+        anon = int(re.search(r'RssAnon:\s+(\d+)', status).group(1)) // 1024
+        rows.append((f'server RSS now / peak{label} (MB)', connections, rss, peak, None, 0, ''))
+        rows.append((f'server memory of its own now (RssAnon){label} (MB)', connections, anon, anon,
+                     None, 0, ''))
     if not postgres:
         # The log (WAL) file never shrinks while the server runs: its size is the longest the
         # log grew (`Connection.checkpoint` starts it again past 64 MB; before, it held every

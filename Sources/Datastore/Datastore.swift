@@ -150,9 +150,7 @@ public final class Datastore {
     try engine.transaction(body)
   }
 
-  /// Sets this datastore's connection up to be one of a server's pool. SQLite: the file is
-  /// read through a memory map (a commit by another connection empties each connection's page
-  /// cache, and a map reads the pages again without a system call each); with
+  /// Sets this datastore's connection up to be one of a server's pool. SQLite: with
   /// `checkpointsApart`, a commit no longer copies the log into the database itself (the
   /// checkpoint's two `fdatasync`s held the write queue for up to 40 ms): whoever asks for it
   /// must call `checkpoint()` after commits, from elsewhere. PostgreSQL: nothing.
