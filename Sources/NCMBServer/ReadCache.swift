@@ -264,9 +264,24 @@ final class ReadCache {
 /// only by a request that started at that state, and each write read since empties the answers
 /// that depend on what it wrote.
 final class KeptAnswers: Sendable {
-  /// Bodies kept in all, and the largest one kept.
-  static let maximumBytes = 128 << 20
+  /// Memory the kept answers may take in all (`cost`), and the largest body kept. The whole
+  /// server stays under 100 MB of its own (BENCHMARKS N3): at 128 MB of bodies alone, the
+  /// demo's reads left it at 300 MB, and an app sending tiny answers (a count, each its own
+  /// `where`) could keep millions of entries whose keys and indexes no one counted.
+  static let maximumBytes = 32 << 20
   static let maximumAnswerBytes = 256 << 10
+
+  /// What keeping `response` for `key` takes, not only its body: the key (once in the answers,
+  /// referenced from the indexes), the headers, the entry and its index slots. Counted high:
+  /// 200,000 tiny answers kept this way took about 530 bytes each of the process's memory
+  /// (RssAnon), counted 690.
+  static func cost(
+    of response: HTTPResponse, for key: String, _ dependence: ReadCache.Dependence
+  ) -> Int {
+    var cost = response.body.count + key.utf8.count + 512 + 48 * dependence.ids.count
+    for header in response.headers { cost += header.name.utf8.count + header.value.utf8.count + 32 }
+    return cost
+  }
   /// How long answers are kept after the first write told precisely (by the feed) rather than
   /// by emptying everything: a hand edit that no clock records, committed beside an object
   /// write, is seen at most this late.
@@ -285,6 +300,9 @@ final class KeptAnswers: Sendable {
 
   /// The keys of the answers kept now (tests look at what a write emptied).
   var keptKeys: [String] { state.withLock { Array($0.answers.keys) } }
+  /// How many answers are kept now, and their `cost` summed.
+  var keptCount: Int { state.withLock { $0.answers.count } }
+  var keptCost: Int { state.withLock { $0.bytes } }
 
   /// Whether a thread holds the answers' lock now (tests: nothing slow runs under it).
   var isLockedNow: Bool { state.withLockIfAvailable { _ in false } ?? true }
@@ -331,8 +349,10 @@ extension KeptAnswers {
     struct Entry {
       let response: HTTPResponse
       let dependence: ReadCache.Dependence
+      let cost: Int
     }
     var answers: [String: Entry] = [:]
+    /// The kept answers' `cost`, summed.
     var bytes = 0
     /// Keys by what they depend on. An index may name a key whose answer went or was kept again
     /// since: emptying it then costs one answer more, never a stale one.
@@ -355,10 +375,11 @@ extension KeptAnswers {
       readAt mark: StateMark, flushes seen: UInt64
     ) {
       guard seen == flushes, let current, current.recordsTheSameWrites(as: mark) else { return }
-      if bytes + response.body.count > KeptAnswers.maximumBytes { forgetAllLocked() }
-      if let old = answers[key] { bytes -= old.response.body.count }
-      answers[key] = Entry(response: response, dependence: dependence)
-      bytes += response.body.count
+      let cost = KeptAnswers.cost(of: response, for: key, dependence)
+      if bytes + cost > KeptAnswers.maximumBytes { forgetAllLocked() }
+      if let old = answers[key] { bytes -= old.cost }
+      answers[key] = Entry(response: response, dependence: dependence, cost: cost)
+      bytes += cost
       let className = dependence.className
       switch dependence.kind {
       case .everything:
@@ -491,7 +512,7 @@ extension KeptAnswers {
 
     private mutating func forget(_ keys: [String]?) {
       for key in keys ?? [] {
-        if let entry = answers.removeValue(forKey: key) { bytes -= entry.response.body.count }
+        if let entry = answers.removeValue(forKey: key) { bytes -= entry.cost }
       }
     }
   }

@@ -97,6 +97,27 @@ struct KeptAnswersTests {
     #expect(kept.keptKeys == ["new"])
   }
 
+  /// An app asking for tiny answers, each its own (a count with its own `where`), does not make
+  /// the server keep them without end: an answer counts its key, headers, entry and index slots,
+  /// not its body alone (at 128 MB of bodies, 5 million such answers fitted: gigabytes).
+  @Test func tinyAnswersCountWhatKeepingThemTakes() throws {
+    let kept = KeptAnswers()
+    try kept.advance(to: mark(feed: 1), now: 0, written: { _ in [] }, rules: { EngineRules() })
+    let headers = [(name: "Content-Type", value: "application/json")]
+    let body = Array(#"{"results":[],"count":0}"#.utf8)
+    let asked = 200_000
+    for index in 0..<asked {
+      let key =
+        "GET /2013-09-01/classes/Comment?count=1&limit=0&where=%7B%22n%22%3A\(index)%7D\n"
+        + "user:Ab12Cd34Ef56Gh78"
+      kept.keep(
+        HTTPResponse(status: 200, headers: headers, body: body), for: key, comments,
+        readAt: mark(feed: 1), flushes: kept.flushCount)
+    }
+    #expect(kept.keptCount < asked, "every tiny answer kept: \(kept.keptCount)")
+    #expect(kept.keptCost <= KeptAnswers.maximumBytes)
+  }
+
   @Test func tooManyWrittenObjectsEmptyEverything() throws {
     let kept = KeptAnswers()
     try kept.advance(to: mark(feed: 1), now: 0, written: { _ in [] }, rules: { EngineRules() })
