@@ -6,8 +6,8 @@
 
 /// A value behind a lock that threads may wait on until another thread changes it: what
 /// `Synchronization.Mutex` is, plus a condition variable, which Synchronization does not have.
-/// The server's waits use it: a request's turn for a database connection (`StorePool`), a write
-/// for its batch (`WriteQueue`), the feed's waiters and watcher (`FeedWatcher`), the
+/// The server's waits use it: a request's turn for a database connection (`StorePool.Gate`), a
+/// write for its batch (`WriteQueue`), the feed's waiters and watcher (`FeedWatcher`), the
 /// checkpointer's thread (`Checkpointer`); and the read cache's answers (`KeptAnswers`), a lock
 /// every request takes several times, where `Mutex` (a priority-inheritance futex on Linux, into
 /// the kernel whenever two threads meet) held the demo app's mix 14 % back. Everything else
@@ -62,9 +62,6 @@ final class ConditionMutex<State>: @unchecked Sendable {
     }
     return try body(&state)
   }
-
-  /// Every waiter looks at the state again (after a change made in `wait`'s `ready`).
-  func wakeAll() { pthread_cond_broadcast(changed) }
 
   /// Waits until `ready` makes something of the state (looked at with the lock held: at once,
   /// then after each `change`), or until `deadline` (`MonotonicClock.now()` seconds) has passed:

@@ -21,7 +21,8 @@ import Datastore
 /// from elsewhere is never queued behind an attacker's. The server's own work (write batches)
 /// has no address and is not held back.
 ///
-/// Its state is one `ConditionMutex`, which a waiter waits on for its turn.
+/// Its state is one `ConditionMutex`; a waiter waits on its own `Gate`, opened by whoever grants
+/// it its turn.
 final class StorePool: Sendable {
   /// A connection as one request uses it: lent to one thread at a time, through the pool's lock.
   final class Pooled {
