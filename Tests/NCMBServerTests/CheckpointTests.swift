@@ -12,18 +12,21 @@ struct CheckpointTests {
   /// The server's connections never checkpoint at commit, and read with `pread` rather than
   /// through a memory map, which SQLite drops whole at the first read after any other
   /// connection's commit (under the demo's mix, 19 % of the requests a second went to mapping
-  /// the board again: BENCHMARKS N5).
+  /// the board again: BENCHMARKS N20). Each keeps a small page cache of its own (512 KB, not
+  /// SQLite's 2 MB: 32 of them were a third of the server's memory at 64 clients, N23).
   @Test func pooledConnectionsLeaveCheckpointsToTheCheckpointer() throws {
     let board = try ServedBoard()
-    let (autocheckpoint, map) = try board.service.pool.with { pooled in
+    let (autocheckpoint, map, cache) = try board.service.pool.with { pooled in
       let connection = try #require(pooled.store.engine as? SQLiteEngine).connection
       return (
         try connection.prepare("PRAGMA wal_autocheckpoint").firstRow { $0.int(0) },
-        try connection.prepare("PRAGMA mmap_size").firstRow { $0.int(0) }
+        try connection.prepare("PRAGMA mmap_size").firstRow { $0.int(0) },
+        try connection.prepare("PRAGMA cache_size").firstRow { $0.int(0) }
       )
     }
     #expect(autocheckpoint == 0)
     #expect(map == 0)
+    #expect(cache == -512)
   }
 
   /// A write through the server reaches the database file itself (not only the log) soon after
