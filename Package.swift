@@ -178,7 +178,7 @@ let package = Package(
       name: "ForumCLITests",
       dependencies: [
         "ForumCLI", "Forum", "Datastore", "HostileImages", "CImageDecode", "PostgresTestCluster",
-        "HTTPTestSupport", "Spawning",
+        "HTTPTestSupport", "Spawning", "CSpawn",
       ],
       exclude: ["Fixtures"]),
   ],

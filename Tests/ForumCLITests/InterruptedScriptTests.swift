@@ -1,3 +1,4 @@
+import CSpawn
 import Foundation
 import Testing
 
@@ -72,6 +73,9 @@ struct InterruptedScriptTests {
     posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    // None of the test process's other descriptors (another test's pipe kept open by this
+    // child would hold that test's reader waiting for its end).
+    cspawn_addclosefrom(&actions, 3)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }

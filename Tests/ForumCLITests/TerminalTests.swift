@@ -1,3 +1,4 @@
+import CSpawn
 import Foundation
 import Testing
 
@@ -91,6 +92,7 @@ final class TmuxSession {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    cspawn_addclosefrom(&actions, 3)  // none of the test process's other descriptors
 
     let argv = arguments.map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

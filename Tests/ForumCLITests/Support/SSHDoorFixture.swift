@@ -1,3 +1,4 @@
+import CSpawn
 import Foundation
 import PostgresTestCluster
 import Testing
@@ -207,6 +208,7 @@ final class SSHDoorFixture {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    cspawn_addclosefrom(&actions, 3)  // none of the test process's other descriptors
     let argv = arguments.map { strdup($0) } + [nil]
     let envp = [strdup("PATH=/usr/sbin:/usr/bin:/bin"), nil]
     defer { for pointer in argv + envp { free(pointer) } }
