@@ -198,12 +198,12 @@ final class StorePool: Sendable {
     }
     if free { return }
     let gate = Gate()
-    let (ticket, opened) = state.withLock { state -> (UInt64, [Gate]) in
+    var ticket: UInt64 = 0
+    let opened = grantingTurns { state in
       state.tickets &+= 1
-      state.waiting.append((state.tickets, party, gate))
-      return (state.tickets, state.grantTurns(capacity: capacity, share: share))
+      ticket = state.tickets
+      state.waiting.append((ticket, party, gate))
     }
-    for other in opened where other !== gate { other.open() }
     if opened.contains(where: { $0 === gate }) { return }
     gate.wait(until: MonotonicClock.now() + max(0.05, wait))
     let admitted = state.withLock { state -> Bool in
@@ -221,17 +221,26 @@ final class StorePool: Sendable {
 
   private func release(_ party: String?) {
     let counted = capacity > 0
+    grantingTurns { state in
+      state.lentCount -= 1
+      if counted, let party, !party.isEmpty {
+        let holds = state.held[party, default: 1] - 1
+        state.held[party] = holds > 0 ? holds : nil
+      }
+    }
+  }
+
+  /// Changes the state, hands out the turns the change made free (`State.grantTurns`) and opens
+  /// their gates once the lock is let go; returns them.
+  @discardableResult
+  private func grantingTurns(_ change: (inout State) -> Void) -> [Gate] {
     let (capacity, share) = (self.capacity, self.share)
     let opened = state.withLock { state -> [Gate] in
-      state.lentCount -= 1
-      guard counted, let party, !party.isEmpty else {
-        return state.grantTurns(capacity: capacity, share: share)
-      }
-      let holds = state.held[party, default: 1] - 1
-      state.held[party] = holds > 0 ? holds : nil
+      change(&state)
       return state.grantTurns(capacity: capacity, share: share)
     }
     for gate in opened { gate.open() }
+    return opened
   }
 
   /// Called after a write of this server committed, before it is answered.
@@ -243,13 +252,10 @@ final class StorePool: Sendable {
   /// Stops the statements running now and any run after (a second SIGTERM): each fails with
   /// `StatementStop.serverStopping`, its write undone.
   func stopAll() {
-    let (capacity, share) = (self.capacity, self.share)
-    let opened = state.withLock { state -> [Gate] in
+    grantingTurns { state in
       state.stopping = true
       for budget in state.lent.values { budget.cancel(.serverStopping) }
-      return state.grantTurns(capacity: capacity, share: share)
     }
-    for gate in opened { gate.open() }
   }
 
   private func giveBack(_ store: Pooled) {
