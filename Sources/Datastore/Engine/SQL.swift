@@ -62,11 +62,7 @@ struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
 
     private mutating func text(_ text: String) {
       guard !text.isEmpty else { return }
-      if case .text(let before)? = pieces.last {
-        pieces[pieces.count - 1] = .text(before + text)
-      } else {
-        pieces.append(.text(text))
-      }
+      pieces.appendText(text)
     }
   }
 
@@ -94,11 +90,11 @@ struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
   }
 
   mutating func append(_ other: SQL) {
-    guard case .text(let first)? = other.pieces.first, case .text(let last)? = pieces.last else {
+    guard case .text(let first)? = other.pieces.first else {
       pieces += other.pieces
       return
     }
-    pieces[pieces.count - 1] = .text(last + first)
+    pieces.appendText(first)
     pieces += other.pieces.dropFirst()
   }
 
@@ -132,6 +128,22 @@ struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
       }
     }
     return (text, values)
+  }
+}
+
+extension [SQL.Piece] {
+  /// `text` added to the last piece when it is text, else as a piece of its own. The last
+  /// piece's string is taken out of the array before it grows, so that it is grown in place:
+  /// replacing it with `before + text` copied the whole statement at every literal and made
+  /// building a long one quadratic.
+  fileprivate mutating func appendText(_ text: String) {
+    guard case .text(var before)? = last else {
+      append(.text(text))
+      return
+    }
+    removeLast()
+    before += text
+    append(.text(before))
   }
 }
 
