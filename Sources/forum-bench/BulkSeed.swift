@@ -66,8 +66,9 @@ final class BulkSeed {
     // Dated as if posted one a millisecond, ending now.
     clock = Int64(Date().timeIntervalSince1970 * 1000) - Int64(posts)
     // The fields the rules add, in the order the engine's INSERT writes them
-    // (`SQLiteRules.newRow`; the counting trigger's `json_set` replaces them in place).
-    let columns = "id, class, objectId, createDate, updateDate, readers, writers, data"
+    // (`SQLiteRules.newRow`; the counting trigger's `json_set` replaces them in place); a
+    // thread's counters in their own column (`SQLiteRules.counterColumn`).
+    let columns = "id, class, objectId, createDate, updateDate, readers, writers, data, counts"
     // A batch's rows wait in a temporary table and go into `objects` by one statement: each
     // statement on a table with triggers is a savepoint, at which FTS5 writes out what it has
     // pending (a segment, then merges), so row by row it would write a segment per post.
@@ -78,15 +79,15 @@ final class BulkSeed {
       database,
       """
       INSERT INTO seed_rows(\(columns)) VALUES (?1, '\(threadClass)', ?2, ?3, ?3, ' *' || ?4, ?4,
-        json_set(?5, '$.number', ?6, '$.commentCount', ?7, '$.lastCommentNumber', ?7,
-          '$.lastActivity', ?8))
+        json_set(?5, '$.number', ?6),
+        json_object('commentCount', ?7, 'lastCommentNumber', ?7, 'lastActivity', ?8))
       """)
     insertComment = try RawStatement(
       database,
       """
       INSERT INTO seed_rows(\(columns)) VALUES (?1, '\(commentClass)', ?2, ?3, ?3, ?8, ?4,
         json_set(?5, '$.number', ?6, '$.thread',
-          json_object('__type', 'Pointer', 'className', '\(threadClass)', 'objectId', ?7)))
+          json_object('__type', 'Pointer', 'className', '\(threadClass)', 'objectId', ?7)), NULL)
       """)
     insertFile = try RawStatement(
       database,
@@ -221,9 +222,9 @@ final class BulkSeed {
         LEFT JOIN objects t
           ON t.objectId = json_extract(c.pointer, '$.objectId') AND t.class = \(thread)
         WHERE t.id IS NULL
-          OR json_extract(t.data, '$.commentCount') IS NOT c.n
-          OR json_extract(t.data, '$.lastCommentNumber') IS NOT c.last
-          OR json_extract(t.data, '$.lastActivity') IS NOT c.active
+          OR json_extract(t.counts, '$.commentCount') IS NOT c.n
+          OR json_extract(t.counts, '$.lastCommentNumber') IS NOT c.last
+          OR json_extract(t.counts, '$.lastActivity') IS NOT c.active
           OR c.distinctNumbers IS NOT c.n OR c.first IS NOT 1
         """
       ),
@@ -233,13 +234,13 @@ final class BulkSeed {
         "a thread without comments has counters",
         """
         SELECT (SELECT count(*) FROM objects WHERE class = \(thread)
-            AND json_extract(data, '$.commentCount') IS NOT 0)
+            AND json_extract(counts, '$.commentCount') IS NOT 0)
           - (SELECT count(DISTINCT json_extract(data, '$.thread')) FROM objects
             WHERE class = \(comment))
           + (SELECT count(*) FROM objects WHERE class = \(thread)
-            AND json_extract(data, '$.commentCount') IS 0
-            AND (json_extract(data, '$.lastCommentNumber') IS NOT 0
-              OR json_extract(data, '$.lastActivity') IS NOT createDate))
+            AND json_extract(counts, '$.commentCount') IS 0
+            AND (json_extract(counts, '$.lastCommentNumber') IS NOT 0
+              OR json_extract(counts, '$.lastActivity') IS NOT createDate))
         """
       ),
       (

@@ -143,9 +143,9 @@ enum PipedWrites {
         BEGIN IMMEDIATE;
         INSERT INTO objects(class, objectId, createDate, updateDate, readers, writers, data)
           VALUES ('Comment', '\(id)', \(now), \(now), ' * ', ' \(user) ', '\(data)');
-        UPDATE objects SET data = json_set(data,
-            '$.commentCount', json_extract(data, '$.commentCount') + 1,
-            '$.lastCommentNumber', json_extract(data, '$.lastCommentNumber') + 1,
+        UPDATE objects SET counts = json_set(counts,
+            '$.commentCount', json_extract(counts, '$.commentCount') + 1,
+            '$.lastCommentNumber', json_extract(counts, '$.lastCommentNumber') + 1,
             '$.lastActivity', \(now))
           WHERE class = 'Thread' AND objectId = '\(thread)';
         INSERT INTO search_text(rowid, body) VALUES (last_insert_rowid(), '\(text)');

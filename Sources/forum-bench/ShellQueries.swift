@@ -28,10 +28,10 @@ struct ShellQueries {
     let name = "coalesce(json_extract(u.data, '$.displayName'), json_extract(u.data, '$.userName'))"
     list = """
       SELECT json_extract(t.data, '$.number'), json_extract(t.data, '$.title'), \
-      json_extract(t.data, '$.description'), json_extract(t.data, '$.commentCount'), \
-      json_extract(t.data, '$.lastActivity'), \(name) \
+      json_extract(t.data, '$.description'), json_extract(t.counts, '$.commentCount'), \
+      json_extract(t.counts, '$.lastActivity'), \(name) \
       FROM objects t \(author("t")) WHERE t.class = 'Thread' AND \(readable("t")) \
-      ORDER BY json_extract(t.data, '$.lastActivity') DESC, t.id DESC LIMIT 20;
+      ORDER BY json_extract(t.counts, '$.lastActivity') DESC, t.id DESC LIMIT 20;
       """
     let me = board.myId
     let position = "coalesce(rp.position, 0)"
@@ -42,9 +42,9 @@ struct ShellQueries {
     }
     listWithUnread = """
       SELECT json_extract(t.data, '$.number'), json_extract(t.data, '$.title'), \
-      json_extract(t.data, '$.description'), json_extract(t.data, '$.commentCount'), \
-      json_extract(t.data, '$.lastActivity'), \(name), \
-      CASE WHEN \(position) >= json_extract(t.data, '$.lastCommentNumber') THEN 0 ELSE min(1000, \
+      json_extract(t.data, '$.description'), json_extract(t.counts, '$.commentCount'), \
+      json_extract(t.counts, '$.lastActivity'), \(name), \
+      CASE WHEN \(position) >= json_extract(t.counts, '$.lastCommentNumber') THEN 0 ELSE min(1000, \
       (SELECT count(*) FROM objects c WHERE \(after("t.objectId"))) - \
       (SELECT count(*) FROM objects c WHERE json_extract(c.data, '$.user.objectId') = '\(me)' \
       AND \(after("t.objectId")))) END \
@@ -52,12 +52,12 @@ struct ShellQueries {
       FROM objects t \(author("t")) \
       LEFT JOIN read_positions rp ON rp.userId = '\(me)' AND rp.object = t.objectId \
       WHERE t.class = 'Thread' AND \(readable("t")) \
-      ORDER BY json_extract(t.data, '$.lastActivity') DESC, t.id DESC LIMIT 20;
+      ORDER BY json_extract(t.counts, '$.lastActivity') DESC, t.id DESC LIMIT 20;
       """
     let pointer = JSONValue.pointer(className: "Thread", objectId: big.objectId).jsonText()
     show = """
       SELECT t.objectId, json_extract(t.data, '$.title'), json_extract(t.data, '$.description'), \
-      json_extract(t.data, '$.commentCount'), \(name) \
+      json_extract(t.counts, '$.commentCount'), \(name) \
       FROM objects t \(author("t")) WHERE t.class = 'Thread' \
       AND json_extract(t.data, '$.number') = \(big.number) AND \(readable("t"));
       SELECT json_extract(c.data, '$.number'), json_extract(c.data, '$.text'), c.createDate, \
@@ -69,7 +69,7 @@ struct ShellQueries {
       "(SELECT position FROM read_positions WHERE userId = '\(me)' AND object = '\(big.objectId)')"
     showAndMark = """
       SELECT t.objectId, json_extract(t.data, '$.title'), json_extract(t.data, '$.description'), \
-      json_extract(t.data, '$.commentCount'), \(name), \(positionOfBig) \
+      json_extract(t.counts, '$.commentCount'), \(name), \(positionOfBig) \
       FROM objects t \(author("t")) WHERE t.class = 'Thread' \
       AND json_extract(t.data, '$.number') = \(big.number) AND \(readable("t"));
       SELECT json_extract(c.data, '$.number'), json_extract(c.data, '$.text'), c.createDate, \

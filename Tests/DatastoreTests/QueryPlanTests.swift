@@ -457,7 +457,7 @@ struct PartialIndexTests {
           """
           PRAGMA user_version = 12;
           DROP TRIGGER changes_prune;
-          UPDATE meta SET value = '7' || substr(value, 2) WHERE key = 'rules';
+          UPDATE meta SET value = '7' || substr(value, instr(value, ' ')) WHERE key = 'rules';
           """)
         #expect(try PartialIndexTests.indexes(store).allSatisfy { !$0.sql.contains("WHERE") })
       }

@@ -17,7 +17,7 @@ struct HostileCounterTests {
     do {
       let connection = try Connection(path: forum.db)
       try connection.run(
-        "UPDATE objects SET data = json_set(data, '$.' || ?, ?) WHERE class = 'Thread'",
+        "UPDATE objects SET counts = json_set(counts, '$.' || ?, ?) WHERE class = 'Thread'",
         [.text(field), .integer(count)])
     }
     for command in [["show", "1"], ["show", "1", "--page", "last"], ["list"], ["unread"]] {
@@ -73,7 +73,7 @@ struct HostileCounterTests {
     let connection = try Connection(path: forum.db)
     for (field, value) in forged.sorted(by: { $0.key < $1.key }) {
       try connection.run(
-        "UPDATE objects SET data = json_set(data, '$.' || ?, ?) WHERE class = 'Thread'",
+        "UPDATE objects SET counts = json_set(counts, '$.' || ?, ?) WHERE class = 'Thread'",
         [.text(field), .integer(value)])
     }
     try HostileCounterTests.expectTrueFooter(forum)

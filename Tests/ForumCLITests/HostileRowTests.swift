@@ -140,6 +140,10 @@ struct OneBadRowTests {
     ("a comment's data that is not an object", data("Comment", "'5'", number: 1), false),
     ("a thread's data that is not an object", data("Thread", "'[]'", number: 2), true),
     (
+      "a thread's counters that are not an object",
+      "UPDATE objects SET counts = '[5]' WHERE class = 'Thread'", true
+    ),
+    (
       "JSON nested 600 deep in a thread",
       HostileRowTests.dropLimits
         + set("Thread", "deep", "json(printf('%.*c', 600, '[') || printf('%.*c', 600, ']'))"), true
@@ -171,9 +175,15 @@ struct OneBadRowTests {
       + "WHERE class = 'user' AND json_extract(data, '$.displayName') = '\(profile)'"
   }
 
-  /// Sets `field` on every row of the class (`value` is SQL).
+  /// Sets `field` on every row of the class (`value` is SQL), where the board keeps it: a
+  /// thread's or a conversation's counters in their own column (`SQLiteRules.counterColumn`).
   static func set(_ className: String, _ field: String, _ value: String) -> String {
-    "UPDATE objects SET data = json_set(data, '$.\(field)', \(value)) WHERE class = '\(className)'"
+    let counters = [
+      "commentCount", "lastCommentNumber", "lastActivity", "messageCount", "lastMessageNumber",
+    ]
+    let column = counters.contains(field) ? "counts" : "data"
+    return "UPDATE objects SET \(column) = json_set(\(column), '$.\(field)', \(value)) "
+      + "WHERE class = '\(className)'"
   }
 
   static func data(_ className: String, _ value: String, number: Int) -> String {

@@ -99,7 +99,7 @@ struct ServeWriteTests {
         "SELECT objectId, json_extract(data, '$.text'), json_extract(data, '$.number') "
           + "FROM objects WHERE class = 'Comment' "
           + "AND json_extract(data, '$.thread.objectId') = '\(thread)';",
-        "SELECT json_extract(data, '$.commentCount') FROM objects WHERE objectId = '\(thread)';",
+        "SELECT json_extract(counts, '$.commentCount') FROM objects WHERE objectId = '\(thread)';",
       ])
     let lines = run.stdout.split(separator: "\n").map(String.init)
     let comments = lines.dropFirst().dropLast().compactMap { line -> (String, String, Int)? in

@@ -240,7 +240,7 @@ struct EngineConformanceTests {
     step("the owner writes #1's count as 0 by hand") {
       try world.database.executeAsOwner(
         sqlite: """
-          UPDATE objects SET data = json_set(data, '$.commentCount', 0),
+          UPDATE objects SET counts = json_set(counts, '$.commentCount', 0),
             updateDate = max(updateDate + 1,
               CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER))
           WHERE class = 'Thread' AND json_extract(data, '$.number') = 1
@@ -344,7 +344,7 @@ struct EngineConformanceTests {
       let before = try world["owner"].threads(page: 1).items.map(\.commentCount)
       try world.database.executeAsOwner(
         sqlite: """
-          UPDATE objects SET data = json_set(data, '$.commentCount', 7), updateDate = updateDate + 1
+          UPDATE objects SET counts = json_set(counts, '$.commentCount', 7), updateDate = updateDate + 1
           WHERE class = 'Thread'
           """,
         postgres: """

@@ -76,7 +76,7 @@ struct EngineDivergenceTests {
       try alice.addComment(to: 1, text: "two")
       try world.database.executeAsOwner(
         sqlite: """
-          UPDATE objects SET data = json_set(data, '$.commentCount', 0)
+          UPDATE objects SET counts = json_set(counts, '$.commentCount', 0)
           WHERE class = 'Thread' AND json_extract(data, '$.number') = 1
           """,
         postgres: """

@@ -143,31 +143,31 @@ struct RulesSQLPinTests {
 
   /// Pinned from main at 86f22d9 (`swift test --filter RulesSQLPinTests` prints them on failure).
   static let pinned = """
-    board | triggers | 5c1a3ab46624669460b1c2b7186034eb8b3278656ca70d08967b5437b9e10255
+    board | triggers | 06964b8ef5c6aba3bc3504a2fd09e9d8330a3c9dade9bda3c856e159902c7e48
     board | changeTriggers | 0fe83c757701acca433ac27652d52e04e970a9c00f1d7ac222ed560cab916e14
     board | ownerIndexes | 6349c0a2c8214b5477e5f17fb51ee04420fc4ff821faad282fbb9181c9cceb8e
     board | pairIndexes | cc5e43597d1b24a68d689d1e07d78f8598bad1baa706dfa3051c28ef7907a0fc
-    board | alignments | c8a6aae62d1fe918130cd93c9125aa57dc6aafab4290d9cb2e0e28500a4c2114
-    board | newRow Thread | 639810f4f26d04c09517fa752d4b49b7c897a329b1db1459411e61b3e47bb879
-    board | newRow Comment | 5594cbb6a615eb854c8e7fb7959c1b17ce4de4322504f893c329e80cf3e02788
-    board | newRow Message | aaf4bd9a396e4bef4c1521acc6bd38601554247d30c7f3444537cef21913cd5d
+    board | alignments | 6108671214d868cf6a65a460b3e07e2d91658abbe2cf00ec3bb2113b1a37a90e
+    board | newRow Thread | a6dae45529cc77f5dc8e058fc44f7fffbfbcc78e70f15aa7661371a38d9a2610
+    board | newRow Comment | 3994fb32618b26179777c1f551f6ff748a89a72c8d1eb0a9a7960b8dc77d3d76
+    board | newRow Message | 0763b7abf81621df66c50d4c05a060d3c1951b69f35d094e1042f938092ef289
     board | newRow Preference | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
-    board | newRow Conversation | 8bd4f2723d5c966c27d71ba2386affa2595b65afc7001b60aa0675d50e046862
+    board | newRow Conversation | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
     board | newRow Other | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
     board | triggerSQL | c8e5a3aea5198ceb616ac604e7281f7bdcd1d74d480554a77c28ca62a1842079
     board | pairIndexSQL | 6ec1796ad8c05bf24a0f21e11dc1feda05466db599cf1c38e078be62bb68f023
     board | privateClasses | Conversation,Message
     board | managed | ced652dbcce44f7978e8856c9bb05fc7a5df6c3adee2191a558a283abd6eb561
-    board without pins | triggers | 5975d86222650e93c382c5672d2feb2fed9a75d10c0335398f2f4ddf2dcd64ab
+    board without pins | triggers | 035e98c32149d384f2963d75e49be9f14e437a00965562ca5cbce851c101ab05
     board without pins | changeTriggers | 0fe83c757701acca433ac27652d52e04e970a9c00f1d7ac222ed560cab916e14
     board without pins | ownerIndexes | 6349c0a2c8214b5477e5f17fb51ee04420fc4ff821faad282fbb9181c9cceb8e
     board without pins | pairIndexes | cc5e43597d1b24a68d689d1e07d78f8598bad1baa706dfa3051c28ef7907a0fc
-    board without pins | alignments | c8a6aae62d1fe918130cd93c9125aa57dc6aafab4290d9cb2e0e28500a4c2114
-    board without pins | newRow Thread | 639810f4f26d04c09517fa752d4b49b7c897a329b1db1459411e61b3e47bb879
-    board without pins | newRow Comment | 5594cbb6a615eb854c8e7fb7959c1b17ce4de4322504f893c329e80cf3e02788
-    board without pins | newRow Message | aaf4bd9a396e4bef4c1521acc6bd38601554247d30c7f3444537cef21913cd5d
+    board without pins | alignments | 6108671214d868cf6a65a460b3e07e2d91658abbe2cf00ec3bb2113b1a37a90e
+    board without pins | newRow Thread | a6dae45529cc77f5dc8e058fc44f7fffbfbcc78e70f15aa7661371a38d9a2610
+    board without pins | newRow Comment | 3994fb32618b26179777c1f551f6ff748a89a72c8d1eb0a9a7960b8dc77d3d76
+    board without pins | newRow Message | 0763b7abf81621df66c50d4c05a060d3c1951b69f35d094e1042f938092ef289
     board without pins | newRow Preference | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
-    board without pins | newRow Conversation | 8bd4f2723d5c966c27d71ba2386affa2595b65afc7001b60aa0675d50e046862
+    board without pins | newRow Conversation | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
     board without pins | newRow Other | 25ef9cc0f292dfc351cdce7042908484321246050c225d11ad8a7f45066c5e52
     board without pins | triggerSQL | c65dc272ca42f4f319be2ab24392ef733fcacdf83cfec13d001bf2639d905515
     board without pins | pairIndexSQL | 6ec1796ad8c05bf24a0f21e11dc1feda05466db599cf1c38e078be62bb68f023

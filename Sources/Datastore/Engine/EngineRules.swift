@@ -115,6 +115,13 @@ public struct EngineRules: Equatable, Sendable {
     children.filter { $0.parentClass == className }
   }
 
+  /// A parent's counters (`countField`, `lastNumberField`, `activityField` of each rule under
+  /// which `className` is a parent): the fields every child's insert or delete changes.
+  public func counterFields(of className: String) -> Set<String> {
+    Set(
+      parentRules(of: className).flatMap { [$0.countField, $0.lastNumberField, $0.activityField] })
+  }
+
   /// The rules' one encoding as text: `record` as compact JSON with sorted keys. Boards record
   /// it (SQLite in `meta`, PostgreSQL in `forum.meta`) and read the rules back from it.
   public var encoding: String { record.jsonText() }

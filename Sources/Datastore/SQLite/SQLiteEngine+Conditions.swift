@@ -1,13 +1,16 @@
 /// The leaves of a query in SQLite's SQL, over `json_type`/`json_extract` of `o.data`; the tree
 /// and the order are `QuerySQL`'s, and every value is bound (`SQL`).
 struct SQLiteLeaves: QueryTerms {
+  /// The query's class's counters (`EngineRules.counterFields`), read from their own column.
+  var counters: Set<String> = []
+
   var always: SQL { "1" }
   var never: SQL { "0" }
   var rowId: SQL { "o.id" }
 
   /// On `json_extract` itself, which the expression indexes hold.
   func equalTo(_ field: String, _ value: JSONValue) -> SQL {
-    let expression = SQL(verbatim: SQLiteEngine.expression(for: field))
+    let expression = SQL(verbatim: SQLiteEngine.expression(for: field, counters: counters))
     switch value {
     case .null: return "\(sql: expression) IS NULL"
     case .bool(let flag): return "\(sql: expression) = \(flag ? 1 : 0)"
@@ -21,12 +24,12 @@ struct SQLiteLeaves: QueryTerms {
   }
 
   func bound(_ field: String, _ comparison: String, _ value: Int64) -> SQL {
-    "\(sql: SQL(verbatim: SQLiteEngine.expression(for: field) + comparison))\(value)"
+    "\(sql: SQL(verbatim: SQLiteEngine.expression(for: field, counters: counters) + comparison))\(value)"
   }
 
   func seekTerm(_ field: String, _ value: JSONValue) -> SQL? {
     guard !QueryCondition.builtInFields.contains(field) else { return nil }
-    let expression = SQL(verbatim: SQLiteEngine.expression(for: field))
+    let expression = SQL(verbatim: SQLiteEngine.expression(for: field, counters: counters))
     switch value {
     case .string(let text): return "\(sql: expression) = \(text)"
     case .int(let number): return "\(sql: expression) = \(number)"
@@ -58,7 +61,7 @@ struct SQLiteLeaves: QueryTerms {
       "coalesce(\(sql: equality(value: "j.value", type: "j.type", $0)), 0)" as SQL
     }
     return
-      "(\(sql: typeOf(field)) = 'array' AND EXISTS (SELECT 1 FROM json_each(o.data, \(literal: "$." + field)) j WHERE \(sql: SQL.balanced(parts, separator: " OR "))))"
+      "(\(sql: typeOf(field)) = 'array' AND EXISTS (SELECT 1 FROM json_each(o.\(sql: SQL(verbatim: column(field))), \(literal: "$." + field)) j WHERE \(sql: SQL.balanced(parts, separator: " OR "))))"
   }
 
   /// Numbers and strings in one pass over the array: the elements equal to one of them (an
@@ -85,7 +88,7 @@ struct SQLiteLeaves: QueryTerms {
       parts.append("(j.type = 'text' AND j.value IN (\(sql: SQL.joined(texts, separator: ", "))))")
     }
     return
-      "(\(sql: typeOf(field)) = 'array' AND (SELECT count(DISTINCT j.value) FROM json_each(o.data, \(literal: "$." + field)) j WHERE \(sql: SQL.joined(parts, separator: " OR "))) = \(Int64(plain.distinctCount)))"
+      "(\(sql: typeOf(field)) = 'array' AND (SELECT count(DISTINCT j.value) FROM json_each(o.\(sql: SQL(verbatim: column(field))), \(literal: "$." + field)) j WHERE \(sql: SQL.joined(parts, separator: " OR "))) = \(Int64(plain.distinctCount)))"
   }
 
   /// PCRE2 through `forum_regexp` (the shim registers it on each connection; it loads the
@@ -104,7 +107,7 @@ struct SQLiteLeaves: QueryTerms {
   }
 
   func coordinate(_ path: String) -> SQL {
-    let expression = SQL(verbatim: SQLiteEngine.expression(for: path))
+    let expression = SQL(verbatim: SQLiteEngine.expression(for: path, counters: counters))
     return
       "(CASE WHEN \(sql: typeOf(path)) IN ('integer', 'real') THEN \(sql: expression) END)"
   }
@@ -113,7 +116,7 @@ struct SQLiteLeaves: QueryTerms {
   /// planner can seek it: NULL for a missing path, which a box, never negated, takes as no
   /// match): between two numbers, SQLite's order leaves out text, blobs and NULL.
   func numberWithin(_ path: String, _ low: Double, _ high: Double) -> SQL {
-    let expression = SQL(verbatim: SQLiteEngine.expression(for: path))
+    let expression = SQL(verbatim: SQLiteEngine.expression(for: path, counters: counters))
     return "(\(sql: expression) >= \(.real(low)) AND \(sql: expression) <= \(.real(high)))"
   }
 
@@ -127,19 +130,25 @@ struct SQLiteLeaves: QueryTerms {
   }
 
   func orderExpression(_ field: String, presence: Set<String>) -> SQL {
-    SQL(verbatim: SQLiteEngine.orderExpression(for: field, presence: presence))
+    SQL(
+      verbatim: SQLiteEngine.orderExpression(for: field, presence: presence, counters: counters))
   }
 
   /// `json_type` of a field: NULL when missing, else `null`, `true`, `false`, `integer`,
   /// `real`, `text`, `array` or `object`.
-  private func typeOf(_ field: String) -> SQL { "json_type(o.data, \(literal: "$." + field))" }
+  private func typeOf(_ field: String) -> SQL {
+    "json_type(o.\(sql: SQL(verbatim: column(field))), \(literal: "$." + field))"
+  }
+
+  private func column(_ field: String) -> String { SQLiteEngine.column(of: field, counters) }
 
   /// The field's value and its type as SQL, for stored fields and the built-in columns.
   private func operand(_ field: String) -> (value: SQL, type: SQL) {
     switch field {
     case "objectId": return ("o.objectId", "'text'")
     case "createDate", "updateDate": return (SQL(verbatim: "o." + field), "'integer'")
-    default: return (SQL(verbatim: SQLiteEngine.expression(for: field)), typeOf(field))
+    default:
+      return (SQL(verbatim: SQLiteEngine.expression(for: field, counters: counters)), typeOf(field))
     }
   }
 

@@ -10,13 +10,15 @@ extension SQLiteEngine {
       // A parent imported here, as given: its children's insert triggers count it up, and the
       // importer gave it its counts already (PostgreSQL's import runs no trigger).
       let parents = Set(rules.children.map(\.parentClass))
-      var given: [(objectId: String, data: String)] = []
+      var given: [(objectId: String, counts: String)] = []
       while let item = try next() {
         switch item {
         case .object(let object, let anonymousId):
           let result = try importObject(object, anonymousId: anonymousId)
           if result == .imported, parents.contains(object.className) {
-            given.append((object.objectId, JSONValue.object(object.fields).jsonText()))
+            if let counts = storedColumns(object.className, object.fields).counts, !counts.isEmpty {
+              given.append((object.objectId, JSONValue.object(counts).jsonText()))
+            }
           }
           try outcome(result)
         case .roleMember(let role, let userId):
@@ -48,8 +50,8 @@ extension SQLiteEngine {
       }
       for parent in given {
         try connection.run(
-          "UPDATE objects SET data = ? WHERE objectId = ? AND data IS NOT ?",
-          [.text(parent.data), .text(parent.objectId), .text(parent.data)])
+          "UPDATE objects SET counts = ? WHERE objectId = ? AND counts IS NOT ?",
+          [.text(parent.counts), .text(parent.objectId), .text(parent.counts)])
       }
     }
   }
@@ -58,8 +60,8 @@ extension SQLiteEngine {
     var found: [String: ImportedObject] = [:]
     let statement = try connection.prepare(
       """
-      SELECT class, createDate, updateDate, readers, writers, data FROM objects
-      WHERE objectId = ?
+      SELECT class, createDate, updateDate, readers, writers, \(SQLiteEngine.mergedData(nil))
+      FROM objects WHERE objectId = ?
       """)
     for objectId in objectIds {
       let row = try statement.firstRow([.text(objectId)]) { row in
@@ -75,6 +77,18 @@ extension SQLiteEngine {
         fields: fields)
     }
     return found
+  }
+
+  /// An object's fields as stored: a parent's counters in their own column
+  /// (`SQLiteRules.counterColumn`), the rest in `data`.
+  private func storedColumns(_ className: String, _ fields: [String: JSONValue])
+    -> (data: [String: JSONValue], counts: [String: JSONValue]?)
+  {
+    let counters = rules.counterFields(of: className)
+    guard !counters.isEmpty else { return (fields, nil) }
+    return (
+      fields.filter { !counters.contains($0.key) }, fields.filter { counters.contains($0.key) }
+    )
   }
 
   func counter(_ name: String) throws -> Int64 {
@@ -98,8 +112,8 @@ extension SQLiteEngine {
     let writers = ACL.column(object.acl.writers)
     let stored = try connection.prepare(
       """
-      SELECT class, createDate, updateDate, readers, writers, data FROM objects
-      WHERE objectId = ?
+      SELECT class, createDate, updateDate, readers, writers, \(SQLiteEngine.mergedData(nil))
+      FROM objects WHERE objectId = ?
       """
     ).firstRow([.text(object.objectId)]) { row in
       (
@@ -115,16 +129,18 @@ extension SQLiteEngine {
       guard same, anonymousId == nil || identityPresent else { return .conflict }
       return .unchanged
     }
+    let (data, counts) = storedColumns(object.className, object.fields)
     try connection.run(
       """
-      INSERT INTO objects(class, objectId, createDate, updateDate, readers, writers, data, creator)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      INSERT INTO objects(class, objectId, createDate, updateDate, readers, writers, data, creator,
+        counts)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
       """,
       [
         .text(object.className), .text(object.objectId), .integer(object.createDate),
         .integer(object.updateDate), .text(readers), .text(writers),
-        .text(JSONValue.object(object.fields).jsonText()),
-        object.creator.map(SQLValue.text) ?? .null,
+        .text(JSONValue.object(data).jsonText()), object.creator.map(SQLValue.text) ?? .null,
+        counts.map { .text(JSONValue.object($0).jsonText()) } ?? .null,
       ])
     if let anonymousId, !identityPresent {
       try connection.run(

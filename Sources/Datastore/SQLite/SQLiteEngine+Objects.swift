@@ -33,19 +33,20 @@ extension SQLiteEngine {
       let readers = row.readers ?? "\(ACL.column(acl.readers))"
       let first: SQL = """
         \(className), \(Validation.randomId()), \(sql: now), \(sql: now), \(sql: readers), \
-        \(ACL.column(acl.writers)), \(sql: row.data), \(caller.userId.map(SQLValue.text) ?? .null)
+        \(ACL.column(acl.writers)), \(sql: row.data), \(caller.userId.map(SQLValue.text) ?? .null), \
+        \(sql: row.counts ?? "NULL")
         """
       let statement: SQL
       if let parent = row.parentCondition {
         statement = """
-          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator)
+          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator, counts)
           SELECT \(sql: first)
           FROM objects p WHERE \(sql: parent) AND \(sql: SQLiteEngine.aclTest("p.readers", caller)) \
           RETURNING \(sql: SQLiteEngine.returnedColumns)
           """
       } else {
         statement = """
-          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator)
+          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator, counts)
           VALUES (\(sql: first)) RETURNING \(sql: SQLiteEngine.returnedColumns)
           """
       }
@@ -119,7 +120,21 @@ extension SQLiteEngine {
     "class, objectId, createDate, updateDate, readers, writers, data"
   /// The new or updated row, as the SQL core decodes it (`StoredObject`).
   private static let returnedColumns = aliasedObjectColumns(
-    ["class", "objectId", "createDate", "updateDate", "readers", "writers", "data"])
+    ["class", "objectId", "createDate", "updateDate", "readers", "writers", mergedData(nil)])
+
+  /// An object's JSON as clients see it: `data` with a parent's counters (`counts`,
+  /// `SQLiteRules.counterColumn`) merged in. A row whose `data` or `counts` is not a JSON object
+  /// (written past the engine) is read as its `data` alone, damaged or not as before, rather
+  /// than failing the listing it is in (`CASE` tests in order: no JSON function sees a text
+  /// that is not JSON).
+  static func mergedData(_ table: String?) -> String {
+    let (data, counts) = table.map { ($0 + ".data", $0 + ".counts") } ?? ("data", "counts")
+    return """
+      CASE WHEN \(counts) IS NULL OR NOT json_valid(\(data)) OR NOT json_valid(\(counts)) \
+      THEN \(data) WHEN json_type(\(data)) = 'object' AND json_type(\(counts)) = 'object' \
+      THEN json_patch(\(data), \(counts)) ELSE \(data) END
+      """
+  }
 
   /// A pair's object (`PairRule`): the caller and an existing other user, the pair's key, and
   /// the ACL the rule fixes (the two read, nobody writes), whatever the client asked.
@@ -215,7 +230,8 @@ extension SQLiteEngine {
     let presence = rules.presenceOrdered(query.className)
     let page: SQL = "LIMIT \(query.limit) OFFSET \(query.skip)"
     let keys = QuerySQL.orderKeys(
-      query.order, presence: presence, nearest: query.nearest, SQLiteLeaves())
+      query.order, presence: presence, nearest: query.nearest,
+      SQLiteLeaves(counters: rules.counterFields(of: query.className)))
     let keyColumns = SQL.joined(keys.map(\.expression), separator: ", ")
     let columns: SQL = "\(sql: objectColumns), \(sql: keyColumns)"
     let arms = readableArms(query, caller, rules: rules).map {
@@ -319,7 +335,8 @@ extension SQLiteEngine {
     if let classColumn {
       terms.append("\(sql: SQL(verbatim: classColumn)) = \(literal: query.className)")
     }
-    terms += QuerySQL.fieldTerms(query, SQLiteLeaves())
+    terms += QuerySQL.fieldTerms(
+      query, SQLiteLeaves(counters: rules.counterFields(of: query.className)))
     if let unread = unreadFilter(query, caller, rules: rules) { terms.append(unread) }
     return terms.isEmpty ? "1" : SQL.joined(terms, separator: " AND ")
   }
@@ -370,33 +387,26 @@ extension SQLiteEngine {
     increment increments: [String: Int64], arrays: [String: ArrayChange], acl: ACL?,
     as caller: Principals
   ) throws -> DataObject {
-    var data: SQL = "o.data"
-    let removed = fields.filter { $0.value == .null }.keys.sorted()
-    if !removed.isEmpty {
-      let paths = SQL.joined(removed.map(SQLiteEngine.jsonPath), separator: ", ")
-      data = "json_remove(\(sql: data), \(sql: paths))"
+    // A parent's counters are written where they are kept (only the master key sets them).
+    let counters = rules.counterFields(of: className)
+    func isCounter(_ key: String) -> Bool {
+      SQLiteEngine.column(of: key, counters) == SQLiteRules.counterColumn
     }
-    var pairs: [SQL] = []
-    for key in fields.keys.sorted() where fields[key] != .null {
-      pairs.append("\(sql: SQLiteEngine.jsonPath(key)), json(\(fields[key]!.jsonText()))")
-    }
-    for key in increments.keys.sorted() {
-      let path = SQLiteEngine.jsonPath(key)
-      pairs.append(
-        "\(sql: path), coalesce(json_extract(o.data, \(sql: path)), 0) + \(increments[key]!)")
-    }
-    for key in arrays.keys.sorted() {
-      pairs.append("\(sql: SQLiteEngine.jsonPath(key)), \(sql: Self.changed(key, arrays[key]!))")
-    }
-    if !pairs.isEmpty {
-      data = "json_set(\(sql: data), \(sql: SQL.joined(pairs, separator: ", ")))"
-    }
+    let data = Self.written(
+      "o.data", fields.filter { !isCounter($0.key) }, increments.filter { !isCounter($0.key) },
+      arrays)
     // Every update moves updateDate, by a millisecond when the clock has not: the change feed
     // records the updates that move it (not the rules' bookkeeping, which leaves it).
     var assignments: [SQL] = [
       "data = \(sql: data)",
       "updateDate = max(o.updateDate + 1, \(sql: SQL(verbatim: SQLiteRules.now)))",
     ]
+    if fields.keys.contains(where: isCounter) || increments.keys.contains(where: isCounter) {
+      let counts = Self.written(
+        "coalesce(o.counts, '{}')", fields.filter { isCounter($0.key) },
+        increments.filter { isCounter($0.key) }, [:])
+      assignments.append("counts = \(sql: counts)")
+    }
     let isChild = rules.childRule(of: className) != nil
     if let acl {
       // A child's readers are its parent's; only its writers are the caller's to set.
@@ -498,13 +508,44 @@ extension SQLiteEngine {
 
   /// What an update needs beside write access: the fields it adds to hold integers, and, for an
   /// owned class, an ACL whose writers are still the owner (plus the rule's extra writers).
+  /// `column` (SQL) with `fields` set (NULL removes), `increments` added and `arrays` changed.
+  private static func written(
+    _ column: SQL, _ fields: [String: JSONValue], _ increments: [String: Int64],
+    _ arrays: [String: ArrayChange]
+  ) -> SQL {
+    var value = column
+    let removed = fields.filter { $0.value == .null }.keys.sorted()
+    if !removed.isEmpty {
+      let paths = SQL.joined(removed.map(SQLiteEngine.jsonPath), separator: ", ")
+      value = "json_remove(\(sql: value), \(sql: paths))"
+    }
+    var pairs: [SQL] = []
+    for key in fields.keys.sorted() where fields[key] != .null {
+      pairs.append("\(sql: SQLiteEngine.jsonPath(key)), json(\(fields[key]!.jsonText()))")
+    }
+    for key in increments.keys.sorted() {
+      let path = SQLiteEngine.jsonPath(key)
+      pairs.append(
+        "\(sql: path), coalesce(json_extract(\(sql: column), \(sql: path)), 0) + \(increments[key]!)"
+      )
+    }
+    for key in arrays.keys.sorted() {
+      pairs.append("\(sql: SQLiteEngine.jsonPath(key)), \(sql: Self.changed(key, arrays[key]!))")
+    }
+    guard !pairs.isEmpty else { return value }
+    return "json_set(\(sql: value), \(sql: SQL.joined(pairs, separator: ", ")))"
+  }
+
   private func updateConditions(
     _ className: String, _ increments: [String: Int64], _ acl: ACL?
   ) -> [SQL] {
+    let counters = rules.counterFields(of: className)
     var conditions = increments.keys.sorted().map { key -> SQL in
-      "coalesce(json_type(o.data, \(sql: SQLiteEngine.jsonPath(key))), 'integer') = 'integer'"
+      let column = SQL(verbatim: "o." + SQLiteEngine.column(of: key, counters))
+      return
+        "coalesce(json_type(\(sql: column), \(sql: SQLiteEngine.jsonPath(key))), 'integer') = 'integer'"
     }
-    conditions += Self.rangeConditions(increments)
+    conditions += Self.rangeConditions(increments, counters)
     if let acl, let owner = rules.owner(of: className) {
       let writers = acl.writers.subtracting(owner.additionalWriters)
       if writers.count == 1, let writer = writers.first {
@@ -519,10 +560,14 @@ extension SQLiteEngine {
   }
 
   /// The sums stay 64-bit integers: SQLite would make a sum past 2^63 − 1 a float.
-  private static func rangeConditions(_ increments: [String: Int64]) -> [SQL] {
+  private static func rangeConditions(_ increments: [String: Int64], _ counters: Set<String>)
+    -> [SQL]
+  {
     increments.keys.sorted().compactMap { key -> SQL? in
       let delta = increments[key]!
-      let value: SQL = "coalesce(json_extract(o.data, \(sql: SQLiteEngine.jsonPath(key))), 0)"
+      let column = SQL(verbatim: "o." + SQLiteEngine.column(of: key, counters))
+      let value: SQL =
+        "coalesce(json_extract(\(sql: column), \(sql: SQLiteEngine.jsonPath(key))), 0)"
       if delta > 0 { return "\(sql: value) <= \(Int64.max - delta)" }
       if delta < 0 { return "\(sql: value) >= \(Int64.min - delta)" }
       return nil
@@ -534,7 +579,7 @@ extension SQLiteEngine {
     _ className: String, _ objectId: String, _ increments: [String: Int64], _ acl: ACL?,
     as caller: Principals
   ) throws -> DatastoreError {
-    let ranges = Self.rangeConditions(increments)
+    let ranges = Self.rangeConditions(increments, rules.counterFields(of: className))
     let integers = updateConditions(className, increments, nil).filter { !ranges.contains($0) }
     let numbers = integers.isEmpty ? "1" : SQL.joined(integers, separator: " AND ")
     let inRange = ranges.isEmpty ? "1" : SQL.joined(ranges, separator: " AND ")

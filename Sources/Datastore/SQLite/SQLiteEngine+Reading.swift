@@ -46,7 +46,7 @@ extension SQLiteEngine: SQLReading {
     let statement: SQL = """
       INSERT INTO read_positions(userId, object, position)
       SELECT \(me), o.objectId, \
-      coalesce(json_extract(o.data, \(literal: "$." + rule.lastNumberField)), 0)
+      coalesce(json_extract(o.counts, \(literal: "$." + rule.lastNumberField)), 0)
       FROM objects o WHERE o.class = \(parentClass) AND \(sql: SQLiteEngine.aclTest("o.readers", caller))
       ON CONFLICT(userId, object) DO UPDATE SET position = max(position, excluded.position)
       """
@@ -61,7 +61,7 @@ extension SQLiteEngine: SQLReading {
   {
     let rule = try childRule(of: parentClass)
     let me = try userId(caller)
-    let last: SQL = "coalesce(json_extract(p.data, \(literal: "$." + rule.lastNumberField)), 0)"
+    let last: SQL = "coalesce(json_extract(p.counts, \(literal: "$." + rule.lastNumberField)), 0)"
     let position: SQL = "coalesce(rp.position, 0)"
     let afterPosition: SQL = """
       json_extract(c.data, \(literal: "$." + rule.parentField)) \
@@ -368,7 +368,7 @@ extension SQLiteEngine: SQLReading {
     guard let rule = rules.parentRules(of: query.className).first, let me = caller.userId else {
       return "0"
     }
-    let last: SQL = "coalesce(json_extract(o.data, \(literal: "$." + rule.lastNumberField)), 0)"
+    let last: SQL = "coalesce(json_extract(o.counts, \(literal: "$." + rule.lastNumberField)), 0)"
     var neverOpened: SQL = "\(sql: last) > 0"
     if let owner = rules.owner(of: query.className) {
       neverOpened =

@@ -304,6 +304,7 @@ final class SQLiteEngine: DatastoreEngine {
             ).rows { try $0.text(0) ?? "" }
             for name in old { try connection.execute("DROP TRIGGER \"\(name)\"") }
             for sql in SQLiteRules.alignments(for: rules) { try connection.execute(sql) }
+            try moveCounterIndexes(rules)
             for sql in SQLiteRules.triggers(for: rules) { try connection.execute(sql) }
             for sql in SQLiteRules.pairIndexes(for: rules) { try connection.execute(sql) }
             for sql in SQLiteRules.ownerIndexes(for: rules) { try connection.execute(sql) }
@@ -320,6 +321,29 @@ final class SQLiteEngine: DatastoreEngine {
       let text = SQLiteSearch.fields(of: indexes)
       if !text.isEmpty && text != textFields {
         textFields = try SQLiteSearch.install(text, on: connection)
+      }
+    }
+  }
+
+  /// Indexes on a parent's counters made before the rules' format 10 read them from `data`:
+  /// each is made again, under its name, on `counts` (`SQLiteRules.counterColumn`), whoever
+  /// declared it (the board, or `forum index add`).
+  private func moveCounterIndexes(_ rules: EngineRules) throws {
+    let indexes = try connection.prepare(
+      "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'objects' AND sql IS NOT NULL"
+    ).rows { (name: try $0.text(0) ?? "", sql: try $0.text(1) ?? "") }
+    for parentClass in Set(rules.children.map(\.parentClass)) {
+      let counters = rules.counterFields(of: parentClass)
+      for index in indexes where index.sql.hasSuffix("= \(SQLiteRules.literal(parentClass))") {
+        var moved = index.sql
+        for field in counters {
+          moved = moved.replacing(
+            "json_extract(data, \(SQLiteRules.path(field)))",
+            with: "json_extract(\(SQLiteRules.counterColumn), \(SQLiteRules.path(field)))")
+        }
+        guard moved != index.sql else { continue }
+        try connection.execute("DROP INDEX \"\(index.name)\"")
+        try connection.execute(moved)
       }
     }
   }
@@ -351,8 +375,10 @@ final class SQLiteEngine: DatastoreEngine {
     try connection.transaction {
       for spec in missing {
         let presence = rules.presenceOrdered(spec.className)
+        let counters = rules.counterFields(of: spec.className)
         let columns = spec.fields.map {
-          SQLiteEngine.orderExpression(for: $0, presence: presence, table: nil)
+          SQLiteEngine.orderExpression(
+            for: $0, presence: presence, table: nil, counters: counters)
         }
         // Partial to the class's public rows: other classes' rows and rows `*` may not read
         // are neither in it nor computed for it (private by construction: a listing seeks it
@@ -490,7 +516,8 @@ final class SQLiteEngine: DatastoreEngine {
 
   /// An object's columns as the SQL core decodes them (`StoredObject`).
   static let objectColumns = aliasedObjectColumns([
-    "o.class", "o.objectId", "o.createDate", "o.updateDate", "o.readers", "o.writers", "o.data",
+    "o.class", "o.objectId", "o.createDate", "o.updateDate", "o.readers", "o.writers",
+    mergedData("o"),
   ])
 
   func object(from row: Row) -> DataObject { object(StoredObject(row: row)) }
@@ -512,18 +539,32 @@ final class SQLiteEngine: DatastoreEngine {
   /// whether the object has it, which sorts the same on every engine (PostgreSQL would put
   /// objects without a value first in a descending order, SQLite last).
   static func orderExpression(
-    for field: String, presence: Set<String>, table: String? = "o"
+    for field: String, presence: Set<String>, table: String? = "o", counters: Set<String> = []
   ) -> String {
-    guard presence.contains(field) else { return expression(for: field, table: table) }
+    guard presence.contains(field) else {
+      return expression(for: field, table: table, counters: counters)
+    }
     let prefix = table.map { $0 + "." } ?? ""
     return "(json_type(\(prefix)data, \(SQLiteRules.path(field))) IS NOT NULL)"
   }
 
-  static func expression(for field: String, table: String? = "o") -> String {
+  /// `counters`: the fields of the class that are a parent's counters, kept in their own
+  /// column (`SQLiteRules.counterColumn`).
+  static func expression(for field: String, table: String? = "o", counters: Set<String> = [])
+    -> String
+  {
     let prefix = table.map { $0 + "." } ?? ""
     switch field {
     case "objectId", "createDate", "updateDate": return prefix + field
-    default: return "json_extract(\(prefix)data, \(SQLiteRules.path(field)))"
+    default:
+      return "json_extract(\(prefix)\(column(of: field, counters)), \(SQLiteRules.path(field)))"
     }
+  }
+
+  /// The column that holds `field` (a path's first name): `counts` for a counter, else `data`.
+  static func column(of field: String, _ counters: Set<String>) -> String {
+    guard !counters.isEmpty else { return "data" }
+    let name = field.split(separator: ".", maxSplits: 1).first.map(String.init) ?? field
+    return counters.contains(name) ? SQLiteRules.counterColumn : "data"
   }
 }

@@ -14,8 +14,17 @@ enum SQLiteRules {
   /// owners' children indexes; 6: a count never goes below zero, an edit is dated as its row;
   /// 7: revisions are numbered, and only the first and the latest are kept; 8: the engine's
   /// INSERT writes a new row whole (`newRow`), so no trigger rewrites it, and the indexes the
-  /// rules make are partial to their class; 9: a locked parent refuses new children).
-  static let format = 9
+  /// rules make are partial to their class; 9: a locked parent refuses new children; 10: a
+  /// parent's counters live in their own column, `counts`, see `counterColumn`).
+  static let format = 10
+
+  /// A parent's counters (`EngineRules.counterFields`) are kept in their own column, `counts`
+  /// (a JSON object), not in `data`: every child's insert rewrites them, and a rewrite of `data`
+  /// runs every trigger on `UPDATE OF data` (revisions, search, shape, storage) and every index
+  /// on a field of `data`, which was most of a comment's cost (BENCHMARKS W16). Reads merge the
+  /// two (`SQLiteEngine.objectColumns`); a condition, order or index on a counter reads the
+  /// column (`SQLiteEngine.expression(for:table:counters:)`).
+  static let counterColumn = "counts"
 
   /// A millisecond clock in SQL (SQLite 3.40 has no `unixepoch('subsec')`). `now` is fixed for
   /// the length of one statement, triggers included.
@@ -49,6 +58,8 @@ enum SQLiteRules {
   /// (`data` is the client's JSON text and `parentId` the parent's id, both bound.)
   struct NewRow {
     var data: SQL
+    /// For a parent: its counters, started (`counterColumn`).
+    var counts: SQL?
     /// For a child: the parent's row (`p`) it is inserted from.
     var parentCondition: SQL?
     var readers: SQL?
@@ -68,6 +79,7 @@ enum SQLiteRules {
     let now = SQL(verbatim: now)
     var sets: [SQL] = []
     var pointer: [SQL] = []
+    var counters: [SQL] = []
     var row = NewRow(data: data)
     for effect in effects {
       switch effect {
@@ -78,9 +90,9 @@ enum SQLiteRules {
           coalesce((SELECT value FROM counters WHERE name = \(literal: rule.sequence)), 0) + 1
           """)
       case .startParentCounters(let rule):
-        sets += [
-          "\(sql: path(rule.countField)), 0", "\(sql: path(rule.lastNumberField)), 0",
-          "\(sql: path(rule.activityField)), \(sql: now)",
+        counters += [
+          "\(literal: rule.countField), 0", "\(literal: rule.lastNumberField), 0",
+          "\(literal: rule.activityField), \(sql: now)",
         ]
       case .requireReadableParent(let child):
         // The engine adds the caller's read access to the condition (`SQLiteEngine.insert`).
@@ -97,7 +109,7 @@ enum SQLiteRules {
         sets.append(
           """
           \(sql: path(child.numberField)), \
-          coalesce(json_extract(p.data, \(sql: path(child.lastNumberField))), 0) + 1
+          coalesce(json_extract(p.counts, \(sql: path(child.lastNumberField))), 0) + 1
           """)
       // Checked by the engine before it writes (`DatastoreClient`, `SQLiteEngine.insert`): on
       // SQLite the file's holder is trusted (README, trust model), the pair's uniqueness is an
@@ -108,6 +120,9 @@ enum SQLiteRules {
       }
     }
     sets += pointer
+    if !counters.isEmpty {
+      row.counts = "json_object(\(sql: SQL.joined(counters, separator: ", ")))"
+    }
     if !sets.isEmpty {
       row.data = "json_set(\(sql: data), \(sql: SQL.joined(sets, separator: ", ")))"
     }
@@ -243,12 +258,12 @@ enum SQLiteRules {
       case .numberFromParent(let child):
         parent = child
         parentSets.append(
-          "\(path(child.lastNumberField)), coalesce(json_extract(data, \(path(child.lastNumberField))), 0) + 1"
+          "\(path(child.lastNumberField)), coalesce(json_extract(counts, \(path(child.lastNumberField))), 0) + 1"
         )
       case .countParentUp(let child):
         parent = child
         parentSets.append(
-          "\(path(child.countField)), coalesce(json_extract(data, \(path(child.countField))), 0) + 1"
+          "\(path(child.countField)), coalesce(json_extract(counts, \(path(child.countField))), 0) + 1"
         )
       case .touchParentActivity(let child):
         parent = child
@@ -273,7 +288,7 @@ enum SQLiteRules {
       if !parentSets.isEmpty {
         steps.append(
           """
-          UPDATE objects SET data = json_set(data,
+          UPDATE objects SET counts = json_set(coalesce(counts, '{}'),
               \(parentSets.joined(separator: ",\n    ")))
             WHERE class = '\(child.parentClass)' AND objectId = \(parentId)\(unlocked);
           """)
@@ -307,9 +322,9 @@ enum SQLiteRules {
     let steps = plan.delete(of: className).map { effect in
       switch effect {
       case .countParentDown(let child, let clampAtZero):
-        let count = "coalesce(json_extract(data, \(path(child.countField))), 0) - 1"
+        let count = "coalesce(json_extract(counts, \(path(child.countField))), 0) - 1"
         return """
-          UPDATE objects SET data = json_set(data,
+          UPDATE objects SET counts = json_set(coalesce(counts, '{}'),
               \(path(child.countField)),
               \(clampAtZero ? "max(0, \(count))" : count))
             WHERE class = '\(child.parentClass)'
@@ -389,8 +404,30 @@ enum SQLiteRules {
   }
 
   /// Existing rows brought in line with `rules` when they are installed on a file written before
-  /// them: children take their parent's readers.
+  /// them: children take their parent's readers; a parent's counters move out of `data` into
+  /// `counts` (rules before format 10 kept them in `data`).
   static func alignments(for rules: EngineRules) -> [String] {
+    counterMoves(for: rules) + readerAlignments(for: rules)
+  }
+
+  /// Each parent's counters taken out of `data` into `counts`, merged over what `counts` holds.
+  private static func counterMoves(for rules: EngineRules) -> [String] {
+    Set(rules.children.map(\.parentClass)).sorted().map { parentClass in
+      let fields = rules.counterFields(of: parentClass).sorted()
+      let pairs = fields.map { "'\($0)', json_extract(data, \(path($0)))" }
+      let paths = fields.map(path).joined(separator: ", ")
+      let present = fields.map { "json_type(data, \(path($0))) IS NOT NULL" }
+        .joined(separator: " OR ")
+      return """
+        UPDATE objects SET
+          counts = json_patch(coalesce(counts, '{}'), json_object(\(pairs.joined(separator: ", ")))),
+          data = json_remove(data, \(paths))
+        WHERE class = \(literal(parentClass)) AND json_valid(data) AND (\(present))
+        """
+    }
+  }
+
+  private static func readerAlignments(for rules: EngineRules) -> [String] {
     rules.plan.insert.compactMap { step in
       switch step.effect {
       case .inheritParentReaders(let child):

@@ -18,7 +18,7 @@
 enum SQLiteSchema {
   /// How many steps `migrations` has: the `user_version` of an up-to-date file, known without
   /// building the steps' SQL (a test checks that the two agree).
-  static let version: Int64 = 23
+  static let version: Int64 = 24
 
   static let migrations = SchemaMigrator<Connection>(steps: [
     .sql(
@@ -303,6 +303,9 @@ enum SQLiteSchema {
     .swift(addWriteClocks),
     // Version 23 (issue 33): the search index off the commit path (`addSearchPending`).
     .sql(addSearchPending),
+    // Version 24 (issue 33): a parent's counters in a column of their own
+    // (`SQLiteRules.counterColumn`); the rules' format 10 moves them there. Idempotent.
+    .swift(addCounterColumn),
   ]) { connection, version in
     DatastoreError(
       .systemError, reason: BoardAccessReason.newerSchema(path: connection.path, version: version))
@@ -408,6 +411,15 @@ enum SQLiteSchema {
         WITHOUT ROWID;
       \(storageTriggers("objects"))
       """)
+  }
+
+  private static func addCounterColumn(_ connection: Connection) throws {
+    let present = try connection.prepare(
+      "SELECT 1 FROM pragma_table_info('objects') WHERE name = '\(SQLiteRules.counterColumn)'"
+    ).firstRow { $0.int(0) }
+    if present == nil {
+      try connection.execute("ALTER TABLE objects ADD COLUMN \(SQLiteRules.counterColumn) TEXT")
+    }
   }
 
   private static func addFileCreators(_ connection: Connection) throws {

@@ -1,0 +1,98 @@
+import EngineTestSupport
+import Foundation
+import Testing
+
+@testable import Datastore
+@testable import Forum
+
+/// Issue 33: a thread's counters live in their own column (`SQLiteRules.counterColumn`), so a
+/// comment's insert rewrites a small object there instead of the thread's whole `data`, and no
+/// trigger on `UPDATE OF data` (revisions, search, shape, storage) runs for it (BENCHMARKS W16).
+@Suite("a parent's counters in their own column (SQLite)")
+struct CounterColumnTests {
+  /// The thread's stored row: its `data` text and its counters.
+  static func stored(_ path: String, number: Int) throws -> (data: String, counts: String?) {
+    let connection = try Connection(path: path)
+    let row = try connection.prepare(
+      """
+      SELECT data, counts FROM objects
+      WHERE class = 'Thread' AND json_extract(data, '$.number') = ?
+      """
+    ).firstRow([.integer(Int64(number))]) { (try $0.text(0) ?? "", try $0.text(1)) }
+    return try #require(row)
+  }
+
+  @Test func aCommentLeavesItsThreadsDataAlone() throws {
+    let world = try BoardWorld(SQLiteFixture())
+    let alice = try world.board("alice")
+    let bob = try world.board("bob")
+    let path = world.database.ownerLocation
+    let thread = try alice.createThread(title: "counted", description: "here", image: nil).number
+    let before = try Self.stored(path, number: thread)
+    #expect(!before.data.contains("commentCount") && !before.data.contains("lastActivity"))
+    var last: ForumComment?
+    for text in ["one", "two", "three"] { last = try bob.addComment(to: thread, text: text) }
+    _ = try bob.deleteComment(1, inThread: thread)
+    let after = try Self.stored(path, number: thread)
+    #expect(after.data == before.data, "a comment rewrote the thread's data")
+    let counts = try #require(after.counts.map(JSONValue.parse)?.objectValue)
+    #expect(counts["commentCount"] == .int(2) && counts["lastCommentNumber"] == .int(3))
+    #expect(counts["lastActivity"] == .int(try #require(last).createDate))
+    // Read through the board: one object, as before.
+    let read = try alice.thread(thread)
+    #expect(read.commentCount == 2 && read.lastCommentNumber == 3 && read.title == "counted")
+    #expect(read.lastActivity == (try #require(last)).createDate)
+  }
+
+  /// A board whose rules kept the counters in `data` (format 9): the first open of a newer
+  /// forum moves them, and the indexes made on them, keeping every thread's counts and the
+  /// list's order; the list then walks the moved index.
+  @Test func aBoardFromBeforeMovesItsCountersOnOpen() throws {
+    let world = try BoardWorld(SQLiteFixture())
+    let alice = try world.board("alice")
+    let path = world.database.ownerLocation
+    for title in ["first", "second", "third"] {
+      _ = try alice.createThread(title: title, description: "", image: nil)
+    }
+    _ = try alice.addComment(to: 1, text: "bumps the first")
+    _ = try alice.addComment(to: 1, text: "and again")
+    let listed = try alice.threads(page: 1).items.map { "\($0.number) \($0.commentCount)" }
+    #expect(listed == ["1 2", "3 0", "2 0"])
+    do {
+      // As format 9 left it: the counters in `data`, the indexes on them reading `data`.
+      let connection = try Connection(path: path)
+      try connection.execute(
+        """
+        UPDATE objects SET data = json_patch(data, counts), counts = NULL
+        WHERE counts IS NOT NULL;
+        UPDATE meta SET value = '9' || substr(value, instr(value, ' ')) WHERE key = 'rules';
+        """)
+      let indexes = try connection.prepare(
+        "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql LIKE '%counts%'"
+      ).rows { (try $0.text(0) ?? "", try $0.text(1) ?? "") }
+      #expect(indexes.count >= 2, "\(indexes)")
+      for (name, sql) in indexes {
+        try connection.execute("DROP INDEX \"\(name)\"")
+        try connection.execute(sql.replacing("json_extract(counts,", with: "json_extract(data,"))
+      }
+    }
+    #expect(try Self.stored(path, number: 1).data.contains("\"commentCount\":2"))
+    let reopened = try world.board("carol")
+    #expect(
+      try reopened.threads(page: 1).items.map { "\($0.number) \($0.commentCount)" } == listed)
+    let moved = try Self.stored(path, number: 1)
+    #expect(!moved.data.contains("commentCount") && !moved.data.contains("lastActivity"))
+    let counts = try #require(moved.counts.map(JSONValue.parse)?.objectValue)
+    #expect(counts["commentCount"] == .int(2) && counts["lastCommentNumber"] == .int(2))
+    let connection = try Connection(path: path)
+    let onData = try connection.prepare(
+      "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql LIKE '%(data, ''$.lastActivity'')%'"
+    ).rows { try $0.text(0) ?? "" }
+    #expect(onData.isEmpty, "\(onData)")
+    // The next comment counts on from the moved counters.
+    _ = try reopened.addComment(to: 2, text: "now the second")
+    #expect(try reopened.thread(2).commentCount == 1)
+    #expect(try reopened.thread(1).lastCommentNumber == 2)
+    #expect(try reopened.threads(page: 1).items.map(\.number) == [2, 1, 3])
+  }
+}
