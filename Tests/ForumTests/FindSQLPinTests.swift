@@ -94,7 +94,7 @@ struct FindSQLPinTests {
         rows.append("sqlite find | \(name) | \(digest(find.sql, find.values))")
         let count = SQLiteEngine.countStatement(query, readableBy: caller, rules: rules)
         rows.append("sqlite count | \(name) | \(digest(count.sql, count.values))")
-        let terms = SQLiteEngine.whereClause(query, caller).rendered(.sqlite)
+        let terms = SQLiteEngine.whereClause(query, caller, rules: rules).rendered(.sqlite)
         rows.append("sqlite where | \(name) | \(digest(terms.sql, terms.values))")
         let pgFind = PostgresEngine.findStatement(
           query, as: caller, keyColumns: keyColumns, rules: rules, privateClasses: privateClasses)

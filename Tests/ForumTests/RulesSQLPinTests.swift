@@ -147,7 +147,7 @@ struct RulesSQLPinTests {
     board | changeTriggers | 0fe83c757701acca433ac27652d52e04e970a9c00f1d7ac222ed560cab916e14
     board | ownerIndexes | 6349c0a2c8214b5477e5f17fb51ee04420fc4ff821faad282fbb9181c9cceb8e
     board | pairIndexes | cc5e43597d1b24a68d689d1e07d78f8598bad1baa706dfa3051c28ef7907a0fc
-    board | alignments | 6108671214d868cf6a65a460b3e07e2d91658abbe2cf00ec3bb2113b1a37a90e
+    board | alignments | 8b591b377b73e7285072092425432ba551c393de1c4899f9751d174b483aa254
     board | newRow Thread | a6dae45529cc77f5dc8e058fc44f7fffbfbcc78e70f15aa7661371a38d9a2610
     board | newRow Comment | 3994fb32618b26179777c1f551f6ff748a89a72c8d1eb0a9a7960b8dc77d3d76
     board | newRow Message | 0763b7abf81621df66c50d4c05a060d3c1951b69f35d094e1042f938092ef289
@@ -162,7 +162,7 @@ struct RulesSQLPinTests {
     board without pins | changeTriggers | 0fe83c757701acca433ac27652d52e04e970a9c00f1d7ac222ed560cab916e14
     board without pins | ownerIndexes | 6349c0a2c8214b5477e5f17fb51ee04420fc4ff821faad282fbb9181c9cceb8e
     board without pins | pairIndexes | cc5e43597d1b24a68d689d1e07d78f8598bad1baa706dfa3051c28ef7907a0fc
-    board without pins | alignments | 6108671214d868cf6a65a460b3e07e2d91658abbe2cf00ec3bb2113b1a37a90e
+    board without pins | alignments | 8b591b377b73e7285072092425432ba551c393de1c4899f9751d174b483aa254
     board without pins | newRow Thread | a6dae45529cc77f5dc8e058fc44f7fffbfbcc78e70f15aa7661371a38d9a2610
     board without pins | newRow Comment | 3994fb32618b26179777c1f551f6ff748a89a72c8d1eb0a9a7960b8dc77d3d76
     board without pins | newRow Message | 0763b7abf81621df66c50d4c05a060d3c1951b69f35d094e1042f938092ef289

@@ -628,14 +628,15 @@ extension SQLiteEngine {
 
   /// `WHERE` the class (a literal: the planner then uses the indexes partial to it), the
   /// query's equalities, bounds and conditions, and what the caller may read.
-  static func whereClause(_ query: Query, _ caller: Principals) -> SQL {
-    "WHERE \(sql: whereTerms(query, caller))"
+  static func whereClause(_ query: Query, _ caller: Principals, rules: EngineRules) -> SQL {
+    "WHERE \(sql: whereTerms(query, caller, rules: rules))"
   }
 
   /// `whereClause` without its `WHERE`: the terms joined by `AND` (search adds its own).
-  static func whereTerms(_ query: Query, _ caller: Principals) -> SQL {
+  static func whereTerms(_ query: Query, _ caller: Principals, rules: EngineRules) -> SQL {
     var terms: [SQL] = ["o.class = \(literal: query.className)"]
-    terms += QuerySQL.fieldTerms(query, SQLiteLeaves())
+    terms += QuerySQL.fieldTerms(
+      query, SQLiteLeaves(counters: rules.counterFields(of: query.className)))
     if !caller.isMaster { terms.append(listingFilter(query.className, caller)) }
     return SQL.joined(terms, separator: " AND ")
   }

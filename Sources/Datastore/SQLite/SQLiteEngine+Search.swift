@@ -42,7 +42,7 @@ extension SQLiteEngine {
         throw DatastoreError.invalid("className", "\(target.className) has no text index")
       }
       let query = Query(className: target.className, equalTo: target.equalTo)
-      var clause = SQLiteEngine.whereTerms(query, caller)
+      var clause = SQLiteEngine.whereTerms(query, caller, rules: rules)
       for term in search.terms {
         let pattern = SQL.likePattern(term)
         let tests = fields.map { field -> SQL in

@@ -404,25 +404,28 @@ enum SQLiteRules {
   }
 
   /// Existing rows brought in line with `rules` when they are installed on a file written before
-  /// them: children take their parent's readers; a parent's counters move out of `data` into
+  /// them: children take their parent's readers; a parent's counters are copied from `data` into
   /// `counts` (rules before format 10 kept them in `data`).
   static func alignments(for rules: EngineRules) -> [String] {
     counterMoves(for: rules) + readerAlignments(for: rules)
   }
 
-  /// Each parent's counters taken out of `data` into `counts`, merged over what `counts` holds.
+  /// Each parent's counters copied from `data` into `counts`, for a row that has none there yet
+  /// (so that running it again never puts back an older count). `data` is left as it is: its
+  /// copies are never read again (`SQLiteEngine.mergedData` takes `counts` over them), and
+  /// rewriting it would run the triggers on `UPDATE OF data`, whose shape check refuses a row
+  /// past today's limits that an older forum kept (the whole move, and the board's next open,
+  /// would fail), and rewrite every thread of a big board.
   private static func counterMoves(for rules: EngineRules) -> [String] {
     Set(rules.children.map(\.parentClass)).sorted().map { parentClass in
       let fields = rules.counterFields(of: parentClass).sorted()
       let pairs = fields.map { "'\($0)', json_extract(data, \(path($0)))" }
-      let paths = fields.map(path).joined(separator: ", ")
       let present = fields.map { "json_type(data, \(path($0))) IS NOT NULL" }
         .joined(separator: " OR ")
       return """
-        UPDATE objects SET
-          counts = json_patch(coalesce(counts, '{}'), json_object(\(pairs.joined(separator: ", ")))),
-          data = json_remove(data, \(paths))
-        WHERE class = \(literal(parentClass)) AND json_valid(data) AND (\(present))
+        UPDATE objects SET counts = json_object(\(pairs.joined(separator: ", ")))
+        WHERE class = \(literal(parentClass)) AND counts IS NULL AND json_valid(data)
+          AND (\(present))
         """
     }
   }
