@@ -131,3 +131,47 @@ extension CounterColumnTests {
     #expect(try numbers(["commentCount": .null]).isEmpty)
   }
 }
+
+extension CounterColumnTests {
+  /// A process of the forum before format 10, still running when another upgraded the board,
+  /// numbers a comment from the copy the thread's `data` keeps: refused (one line, nothing
+  /// written), never a second comment with the same number.
+  @Test func anOlderForumStillRunningCannotRepeatANumber() throws {
+    let world = try BoardWorld(SQLiteFixture())
+    let alice = try world.board("alice")
+    let path = world.database.ownerLocation
+    _ = try alice.createThread(title: "first", description: "", image: nil)
+    _ = try alice.addComment(to: 1, text: "one")
+    do {
+      let connection = try Connection(path: path)
+      try connection.execute(
+        """
+        UPDATE objects SET data = json_patch(data, counts), counts = NULL
+        WHERE counts IS NOT NULL;
+        UPDATE meta SET value = '9' || substr(value, instr(value, ' ')) WHERE key = 'rules';
+        """)
+    }
+    let upgraded = try world.board("bob")
+    // The older forum's INSERT (`SQLiteRules.newRow` before format 10): numbered from `data`.
+    func olderForumComments(_ id: String) throws {
+      try Connection(path: path).execute(
+        """
+        INSERT INTO objects(class, objectId, createDate, updateDate, readers, writers, data)
+        SELECT 'Comment', '\(id)', 1, 1, p.readers, ' x ', json_object('text', 'old',
+          'thread', json_object('__type', 'Pointer', 'className', 'Thread', 'objectId', p.objectId),
+          'number', coalesce(json_extract(p.data, '$.lastCommentNumber'), 0) + 1)
+        FROM objects p WHERE p.class = 'Thread' AND json_extract(p.data, '$.number') = 1
+        """)
+    }
+    // Its first comment after the upgrade is the next number (2): taken, and counted.
+    try olderForumComments("olderForum00001")
+    #expect(try upgraded.thread(1).lastCommentNumber == 2)
+    // Its second would be 2 again: refused.
+    #expect(throws: (any Error).self) { try olderForumComments("olderForum00002") }
+    _ = try upgraded.addComment(to: 1, text: "three")
+    #expect(throws: (any Error).self) { try olderForumComments("olderForum00003") }
+    let numbers = try upgraded.comments(of: upgraded.thread(1), page: 1).items.map(\.number)
+    #expect(numbers == [1, 2, 3])
+    #expect(try upgraded.thread(1).commentCount == 3)
+  }
+}

@@ -143,7 +143,7 @@ struct RulesSQLPinTests {
 
   /// Pinned from main at 86f22d9 (`swift test --filter RulesSQLPinTests` prints them on failure).
   static let pinned = """
-    board | triggers | 06964b8ef5c6aba3bc3504a2fd09e9d8330a3c9dade9bda3c856e159902c7e48
+    board | triggers | 70dffa1dc15db5e61162a2201de4eabb88ab77b986d4ecc48bba1fdd9ba556b3
     board | changeTriggers | 0fe83c757701acca433ac27652d52e04e970a9c00f1d7ac222ed560cab916e14
     board | ownerIndexes | 6349c0a2c8214b5477e5f17fb51ee04420fc4ff821faad282fbb9181c9cceb8e
     board | pairIndexes | cc5e43597d1b24a68d689d1e07d78f8598bad1baa706dfa3051c28ef7907a0fc
@@ -158,7 +158,7 @@ struct RulesSQLPinTests {
     board | pairIndexSQL | 6ec1796ad8c05bf24a0f21e11dc1feda05466db599cf1c38e078be62bb68f023
     board | privateClasses | Conversation,Message
     board | managed | ced652dbcce44f7978e8856c9bb05fc7a5df6c3adee2191a558a283abd6eb561
-    board without pins | triggers | 035e98c32149d384f2963d75e49be9f14e437a00965562ca5cbce851c101ab05
+    board without pins | triggers | e62a71932338242a0034cc33d58873da26b349c25d670d566fd96760aea8c47d
     board without pins | changeTriggers | 0fe83c757701acca433ac27652d52e04e970a9c00f1d7ac222ed560cab916e14
     board without pins | ownerIndexes | 6349c0a2c8214b5477e5f17fb51ee04420fc4ff821faad282fbb9181c9cceb8e
     board without pins | pairIndexes | cc5e43597d1b24a68d689d1e07d78f8598bad1baa706dfa3051c28ef7907a0fc

@@ -240,6 +240,7 @@ enum SQLiteRules {
     var parent: ChildRule?
     var requireParent = false
     var parentSets: [String] = []
+    var numbered: ChildRule?
     var locks: [FlagRule] = []
     for effect in plan.insert(of: className) {
       switch effect {
@@ -257,6 +258,7 @@ enum SQLiteRules {
         locks.append(flag)
       case .numberFromParent(let child):
         parent = child
+        numbered = child
         parentSets.append(
           "\(path(child.lastNumberField)), coalesce(json_extract(counts, \(path(child.lastNumberField))), 0) + 1"
         )
@@ -285,15 +287,35 @@ enum SQLiteRules {
         "SELECT 1 FROM objects WHERE class = '\(child.parentClass)' AND objectId = \(parentId)"
         + " AND NOT (\(free))"
       let locked = TriggerRefusal(.noAccess, reason: .parentLocked(field: child.parentField)).sql
+      // A process of a forum from before format 10, still running when the board was upgraded,
+      // numbers a child from the copy its parent's `data` keeps (`counterMoves`), which no
+      // longer moves: a number at or below the parent's last, one past that copy, is its, and
+      // refused rather than repeated. (Every other child is numbered past the last, so the
+      // first test is false and the parent's `data` is not read.)
+      let stale =
+        numbered.map { rule in
+          let number = "json_extract(NEW.data, \(path(rule.numberField)))"
+          return
+            " AND NOT (\(number) <= coalesce(json_extract(counts, \(path(rule.lastNumberField))), 0)"
+            + " AND coalesce(json_extract(data, \(path(rule.lastNumberField))) + 1 = \(number), 0))"
+        } ?? ""
       if !parentSets.isEmpty {
         steps.append(
           """
           UPDATE objects SET counts = json_set(coalesce(counts, '{}'),
               \(parentSets.joined(separator: ",\n    ")))
-            WHERE class = '\(child.parentClass)' AND objectId = \(parentId)\(unlocked);
+            WHERE class = '\(child.parentClass)' AND objectId = \(parentId)\(unlocked)\(stale);
           """)
         if !locks.isEmpty {
           steps.append("SELECT \(locked) WHERE changes() = 0 AND EXISTS (\(lockedParent));")
+        }
+        if let numbered {
+          let renumbered = TriggerRefusal(.systemError, field: numbered.numberField).sql
+          steps.append(
+            """
+            SELECT \(renumbered) WHERE changes() = 0 AND EXISTS (SELECT 1 FROM objects
+              WHERE class = '\(child.parentClass)' AND objectId = \(parentId));
+            """)
         }
         // `changes()` in a trigger counts the trigger's last statement: no parent was updated.
         if requireParent { steps.append("SELECT \(refusal) WHERE changes() = 0;") }
