@@ -175,3 +175,27 @@ extension CounterColumnTests {
     #expect(try upgraded.thread(1).commentCount == 3)
   }
 }
+
+extension CounterColumnTests {
+  /// The board's owner (the master key) removing a counter of a thread an older forum kept in
+  /// `data` too: it is gone from what everyone reads, not shown again from that copy.
+  @Test func aCounterRemovedStaysRemoved() throws {
+    let world = try BoardWorld(SQLiteFixture())
+    let alice = try world.board("alice")
+    let path = world.database.ownerLocation
+    _ = try alice.createThread(title: "first", description: "", image: nil)
+    _ = try alice.addComment(to: 1, text: "one")
+    try Connection(path: path).execute(
+      """
+      UPDATE objects SET data = json_patch(data, counts), counts = NULL WHERE counts IS NOT NULL;
+      UPDATE meta SET value = '9' || substr(value, instr(value, ' ')) WHERE key = 'rules';
+      """)
+    let thread = try world.board("bob").thread(1)
+    #expect(thread.commentCount == 1)
+    let store = try Datastore(path: path, rules: Board.rules, indexes: Board.indexes)
+    _ = try store.master.update(
+      Board.threadClass, objectId: thread.objectId, set: ["lastActivity": .null])
+    let read = try store.master.get(Board.threadClass, objectId: thread.objectId)
+    #expect(read["lastActivity"] == nil && read["commentCount"] == .int(1))
+  }
+}

@@ -392,9 +392,11 @@ extension SQLiteEngine {
     func isCounter(_ key: String) -> Bool {
       SQLiteEngine.column(of: key, counters) == SQLiteRules.counterColumn
     }
+    // A counter removed goes from `data` too: the copy an older board keeps there
+    // (`SQLiteRules.counterMoves`) would otherwise show through the merge again.
     let data = Self.written(
-      "o.data", fields.filter { !isCounter($0.key) }, increments.filter { !isCounter($0.key) },
-      arrays)
+      "o.data", fields.filter { !isCounter($0.key) || $0.value == .null },
+      increments.filter { !isCounter($0.key) }, arrays)
     // Every update moves updateDate, by a millisecond when the clock has not: the change feed
     // records the updates that move it (not the rules' bookkeeping, which leaves it).
     var assignments: [SQL] = [
@@ -506,8 +508,6 @@ extension SQLiteEngine {
   /// A field's JSON path as an SQL literal (`'$.title'`), as the expression indexes spell it.
   static func jsonPath(_ field: String) -> SQL { "\(literal: "$." + field)" }
 
-  /// What an update needs beside write access: the fields it adds to hold integers, and, for an
-  /// owned class, an ACL whose writers are still the owner (plus the rule's extra writers).
   /// `column` (SQL) with `fields` set (NULL removes), `increments` added and `arrays` changed.
   private static func written(
     _ column: SQL, _ fields: [String: JSONValue], _ increments: [String: Int64],
@@ -536,6 +536,8 @@ extension SQLiteEngine {
     return "json_set(\(sql: value), \(sql: SQL.joined(pairs, separator: ", ")))"
   }
 
+  /// What an update needs beside write access: the fields it adds to hold integers, and, for an
+  /// owned class, an ACL whose writers are still the owner (plus the rule's extra writers).
   private func updateConditions(
     _ className: String, _ increments: [String: Int64], _ acl: ACL?
   ) -> [SQL] {
