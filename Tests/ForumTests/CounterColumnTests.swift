@@ -199,3 +199,48 @@ extension CounterColumnTests {
     #expect(read["lastActivity"] == nil && read["commentCount"] == .int(1))
   }
 }
+
+/// A read merges a parent's counters over its `data` in Swift (`StoredObject.merge`), as
+/// SQLite's `json_patch` did in the listing's SQL: the two agree on every shape a row may hold.
+@Suite("a parent's counters merged as they are read")
+struct CounterMergeTests {
+  static let cases: [(data: String, counts: String)] = [
+    (#"{"title":"t","number":3}"#, #"{"commentCount":2,"lastCommentNumber":5}"#),
+    (
+      #"{"commentCount":1,"lastActivity":{"__type":"Date","iso":"2020-01-01T00:00:00.000Z"}}"#,
+      #"{"commentCount":7,"lastActivity":{"__type":"Date","iso":"2026-01-01T00:00:00.000Z"}}"#
+    ),
+    (#"{"a":{"b":1,"c":2}}"#, #"{"a":{"c":null,"d":[1,2]}}"#),
+    (#"{"a":1,"gone":true}"#, #"{"gone":null,"new":null}"#),
+    (#"{"a":[1,2,3]}"#, #"{"a":{"x":1}}"#),
+    (#"{"a":{"x":1}}"#, #"{"a":"flat"}"#),
+    (#"{"a":1}"#, #"{}"#),
+  ]
+
+  @Test func theMergeIsSQLitesJSONPatch() throws {
+    let connection = try Connection(path: ":memory:")
+    for (data, counts) in Self.cases {
+      let patched = try #require(
+        try connection.prepare("SELECT json_patch(?, ?)").firstRow([.text(data), .text(counts)]) {
+          try $0.text(0) ?? ""
+        })
+      var fields = try #require(try JSONValue.parse(data).objectValue)
+      StoredObject.merge(counts, into: &fields, keys: nil)
+      #expect(JSONValue.object(fields) == (try JSONValue.parse(patched)), "\(data) + \(counts)")
+    }
+  }
+
+  @Test func countersThatAreNotAnObjectAreNotRead() throws {
+    for counts in ["[1]", "3", "not json", #""text""#, "null"] {
+      var fields: [String: JSONValue] = ["a": .int(1)]
+      StoredObject.merge(counts, into: &fields, keys: nil)
+      #expect(fields == ["a": .int(1)], "\(counts)")
+    }
+  }
+
+  @Test func onlyTheKeysAnAnswerAsksFor() {
+    var fields: [String: JSONValue] = ["title": .string("t")]
+    StoredObject.merge(#"{"commentCount":2,"lastActivity":5}"#, into: &fields, keys: ["title", "commentCount"])
+    #expect(fields == ["title": .string("t"), "commentCount": .int(2)])
+  }
+}

@@ -131,261 +131,261 @@ struct FindSQLPinTests {
   /// stands before the typed conditions, as on SQLite (`QuerySQL.fieldTerms`; PostgreSQL orders
   /// a filter's terms by their cost, and the seek term is an index condition where one serves).
   static let pinned = """
-    sqlite find | list | anonymous | d861884006612881
+    sqlite find | list | anonymous | e5922c25a3924998
     sqlite count | list | anonymous | e05d927e626e402c
     sqlite where | list | anonymous | 739baced024b7404
     postgres find | list | anonymous | 4c88cff9134e700a
     postgres count | list | anonymous | bf160f5de60e5ce4
-    sqlite find | deep list | anonymous | e3f6afc69dc93025
+    sqlite find | deep list | anonymous | 4774446f22259b37
     sqlite count | deep list | anonymous | e05d927e626e402c
     sqlite where | deep list | anonymous | 739baced024b7404
     postgres find | deep list | anonymous | a9d51a4822c889c9
     postgres count | deep list | anonymous | bf160f5de60e5ce4
-    sqlite find | unread list | anonymous | 1e736110a908e2d2
+    sqlite find | unread list | anonymous | 4c1099f5e201a8e6
     sqlite count | unread list | anonymous | 3494413193146b40
     sqlite where | unread list | anonymous | 739baced024b7404
     postgres find | unread list | anonymous | a67c3a68abaafd94
     postgres count | unread list | anonymous | 90acac5223c58ec6
-    sqlite find | comments | anonymous | a721c114b38b5c3e
+    sqlite find | comments | anonymous | 3626b703653bee5b
     sqlite count | comments | anonymous | 234728f72cf8de8f
     sqlite where | comments | anonymous | 0e29a6b10a6c3788
     postgres find | comments | anonymous | f45b788c9f5afeb5
     postgres count | comments | anonymous | 87acc3e71fa57333
-    sqlite find | comments between | anonymous | cde7deaf0cc92cc3
+    sqlite find | comments between | anonymous | e857bff72ef85921
     sqlite count | comments between | anonymous | ff4fa81af4241758
     sqlite where | comments between | anonymous | bf471e783022e087
     postgres find | comments between | anonymous | fd675fc885f4875f
     postgres count | comments between | anonymous | e741c805bd5fca3e
-    sqlite find | comments between, skipped | anonymous | ae89970848ffc202
+    sqlite find | comments between, skipped | anonymous | 1fbaec9e64d17bea
     sqlite count | comments between, skipped | anonymous | ff4fa81af4241758
     sqlite where | comments between, skipped | anonymous | bf471e783022e087
     postgres find | comments between, skipped | anonymous | 211debedbbda071e
     postgres count | comments between, skipped | anonymous | e741c805bd5fca3e
-    sqlite find | app conditions | anonymous | 25f5745825cc59ef
+    sqlite find | app conditions | anonymous | b2ed0034aff48784
     sqlite count | app conditions | anonymous | d696730c8467637d
     sqlite where | app conditions | anonymous | f96bccd606275bcc
     postgres find | app conditions | anonymous | 15fff5c0d9ff9b5a
     postgres count | app conditions | anonymous | b418ff77123385c5
-    sqlite find | app conditions, skipped | anonymous | ae88de9cc38cf786
+    sqlite find | app conditions, skipped | anonymous | f123dada357c2376
     sqlite count | app conditions, skipped | anonymous | d696730c8467637d
     sqlite where | app conditions, skipped | anonymous | f96bccd606275bcc
     postgres find | app conditions, skipped | anonymous | 8fda91f33c94b95c
     postgres count | app conditions, skipped | anonymous | b418ff77123385c5
-    sqlite find | near | anonymous | 57e17c74aae3629f
+    sqlite find | near | anonymous | b363e703e1069f05
     sqlite count | near | anonymous | afade7d76b068074
     sqlite where | near | anonymous | 84711c63171d3e2a
     postgres find | near | anonymous | 11b0727e5eb37fe4
     postgres count | near | anonymous | 64cf7891bc05f67e
-    sqlite find | box | anonymous | be235280ccd1a5de
+    sqlite find | box | anonymous | d4fd0fa1a306b91f
     sqlite count | box | anonymous | 61293dc5d55377b1
     sqlite where | box | anonymous | bad71306944db156
     postgres find | box | anonymous | a86e710637c821d3
     postgres count | box | anonymous | 7f75b2220a210a3d
-    sqlite find | messages | anonymous | 571fc66564ccb4d8
+    sqlite find | messages | anonymous | 56cf09c628c06666
     sqlite count | messages | anonymous | 56a941eb0afbff72
     sqlite where | messages | anonymous | c32a0716031e212f
     postgres find | messages | anonymous | 21d8da8319b71274
     postgres count | messages | anonymous | 5a3bf538dae87144
-    sqlite find | equal null, text, number | anonymous | 34f1cb1728e96079
+    sqlite find | equal null, text, number | anonymous | 8f0beddf4bb41205
     sqlite count | equal null, text, number | anonymous | 0ed6d305ad62304e
     sqlite where | equal null, text, number | anonymous | be1f66371b998ccd
     postgres find | equal null, text, number | anonymous | 0f3bee0ac1a1fa73
     postgres count | equal null, text, number | anonymous | deac2c29e03159e0
-    sqlite get | Thread | anonymous | af6960be31097b79
+    sqlite get | Thread | anonymous | 777ce426a4fe4254
     postgres get | Thread | anonymous | 84904e565cc2fb0c
-    sqlite get | Message | anonymous | d11abdd79650bedb
+    sqlite get | Message | anonymous | 24734f5aabb92e38
     postgres get | Message | anonymous | 6abd3e42a7fc6aa7
-    sqlite find | list | user | 88e8e2e4ec6829f1
+    sqlite find | list | user | ed239f098df0b7bf
     sqlite count | list | user | 247a9d5e2f39e222
     sqlite where | list | user | b54adbb9922c4d41
     postgres find | list | user | 35cceb64fb310b9c
     postgres count | list | user | 0753272faa539aff
-    sqlite find | deep list | user | bf531ef8fa8cbd9a
+    sqlite find | deep list | user | e7c80c982b5f67ff
     sqlite count | deep list | user | 247a9d5e2f39e222
     sqlite where | deep list | user | b54adbb9922c4d41
     postgres find | deep list | user | 89c64193a61d513a
     postgres count | deep list | user | 0753272faa539aff
-    sqlite find | unread list | user | 5001bb9957dfdf2a
+    sqlite find | unread list | user | 6b3ac71424a3920d
     sqlite count | unread list | user | 14121b703496a9b4
     sqlite where | unread list | user | b54adbb9922c4d41
     postgres find | unread list | user | 021258cb939c8cf6
     postgres count | unread list | user | 60c3212d1497ce90
-    sqlite find | comments | user | ccec02e9b5b98168
+    sqlite find | comments | user | cf97b20cd928a515
     sqlite count | comments | user | 0d8f811f872eb67a
     sqlite where | comments | user | 3d13fa8841f0700c
     postgres find | comments | user | dfc62d0ef48b7666
     postgres count | comments | user | 1a7ed2eefc5d8259
-    sqlite find | comments between | user | 809957cfee925f49
+    sqlite find | comments between | user | 6237f68f7f515a8a
     sqlite count | comments between | user | 0b99c38e6846cc4e
     sqlite where | comments between | user | 2f43f847fcc5a6dc
     postgres find | comments between | user | 61ec73281171c2d9
     postgres count | comments between | user | 84ac6d6abca3663c
-    sqlite find | comments between, skipped | user | dc8378437f0ee2e7
+    sqlite find | comments between, skipped | user | 521f4507fa916374
     sqlite count | comments between, skipped | user | 0b99c38e6846cc4e
     sqlite where | comments between, skipped | user | 2f43f847fcc5a6dc
     postgres find | comments between, skipped | user | a81ad685d5905807
     postgres count | comments between, skipped | user | 84ac6d6abca3663c
-    sqlite find | app conditions | user | 335211820f4078d4
+    sqlite find | app conditions | user | b6c4ae7b4176131c
     sqlite count | app conditions | user | 5c3be551fcf60da8
     sqlite where | app conditions | user | 8d2c49f3f0d431f1
     postgres find | app conditions | user | fc88808bd5234c90
     postgres count | app conditions | user | 0b4f404a7b3c4c4e
-    sqlite find | app conditions, skipped | user | 55cc078ccd32ca45
+    sqlite find | app conditions, skipped | user | c3709906901aab47
     sqlite count | app conditions, skipped | user | 5c3be551fcf60da8
     sqlite where | app conditions, skipped | user | 8d2c49f3f0d431f1
     postgres find | app conditions, skipped | user | 008d4c2707ef8394
     postgres count | app conditions, skipped | user | 0b4f404a7b3c4c4e
-    sqlite find | near | user | 10eeda9d17ee30b1
+    sqlite find | near | user | fc34978b252ce8c1
     sqlite count | near | user | 09af49155c9c6226
     sqlite where | near | user | 04b0ebc68a2739e9
     postgres find | near | user | 8c68f23e347a0a04
     postgres count | near | user | 19ce351c50b0187b
-    sqlite find | box | user | 72b97504a209a203
+    sqlite find | box | user | 0edbf32c40f335c6
     sqlite count | box | user | b394492bae5b5e7e
     sqlite where | box | user | f09a3ddf631097c0
     postgres find | box | user | 37ead2ff1c48386b
     postgres count | box | user | 984b9ec00c6f78fc
-    sqlite find | messages | user | b3a939dca581643a
+    sqlite find | messages | user | de6bbae66d981589
     sqlite count | messages | user | 0548c8b8ad32b474
     sqlite where | messages | user | 073b1d8c48e99382
     postgres find | messages | user | e827f9807cd9cd4f
     postgres count | messages | user | 41527cf153eacd57
-    sqlite find | equal null, text, number | user | 44c34cd3eca03cbb
+    sqlite find | equal null, text, number | user | 2f038805741e7f91
     sqlite count | equal null, text, number | user | 49702af290d2802d
     sqlite where | equal null, text, number | user | a50b49858577fc10
     postgres find | equal null, text, number | user | 65a15c82c5736501
     postgres count | equal null, text, number | user | ebe1df34a2a2a37a
-    sqlite get | Thread | user | e8a0f0c6fc899b05
+    sqlite get | Thread | user | e4c13e20585d2f4c
     postgres get | Thread | user | 91a4f85a26920008
-    sqlite get | Message | user | eb45d19dbacbc637
+    sqlite get | Message | user | 73f89e90c5136dd9
     postgres get | Message | user | cb2de6fbf9936e16
-    sqlite find | list | moderator | cea4d55fa93f8c84
+    sqlite find | list | moderator | 1bba75aa786ff14d
     sqlite count | list | moderator | 15e65aa0bff66566
     sqlite where | list | moderator | 324f656a3b7cbd1f
     postgres find | list | moderator | cfb131398999730d
     postgres count | list | moderator | 76563239c9fb10ae
-    sqlite find | deep list | moderator | 2a78bdc86b3984a0
+    sqlite find | deep list | moderator | cde75cde4f7aa6d8
     sqlite count | deep list | moderator | 15e65aa0bff66566
     sqlite where | deep list | moderator | 324f656a3b7cbd1f
     postgres find | deep list | moderator | 0b6e6a4b224f899b
     postgres count | deep list | moderator | 76563239c9fb10ae
-    sqlite find | unread list | moderator | 9a3197b88e8a4f05
+    sqlite find | unread list | moderator | 1982749eedda1ec6
     sqlite count | unread list | moderator | d1a9b4b2d2b5e427
     sqlite where | unread list | moderator | 324f656a3b7cbd1f
     postgres find | unread list | moderator | 2517d53f024560de
     postgres count | unread list | moderator | e749de4cdfd7a8ed
-    sqlite find | comments | moderator | e2a7aceba0ff6e56
+    sqlite find | comments | moderator | 81a4a77e85f96148
     sqlite count | comments | moderator | 078b5b6aa86dfa72
     sqlite where | comments | moderator | fa91cb6b5b964fc7
     postgres find | comments | moderator | ee958ae22084c4bc
     postgres count | comments | moderator | 9ddf3096fff3d32b
-    sqlite find | comments between | moderator | 08eee5ae038f2f69
+    sqlite find | comments between | moderator | fb1d65028ac075fa
     sqlite count | comments between | moderator | fb3436f7d57a9261
     sqlite where | comments between | moderator | 7b7ba9895307cc6a
     postgres find | comments between | moderator | 37932ce9d4cc3068
     postgres count | comments between | moderator | 5b26a36edde6bb4c
-    sqlite find | comments between, skipped | moderator | 95076c8087dc6b89
+    sqlite find | comments between, skipped | moderator | 945f69c0a2af8403
     sqlite count | comments between, skipped | moderator | fb3436f7d57a9261
     sqlite where | comments between, skipped | moderator | 7b7ba9895307cc6a
     postgres find | comments between, skipped | moderator | 4bf9eeefb33b75fb
     postgres count | comments between, skipped | moderator | 5b26a36edde6bb4c
-    sqlite find | app conditions | moderator | 5e9d2d84503bdf77
+    sqlite find | app conditions | moderator | 8dc81a56ef3c15f8
     sqlite count | app conditions | moderator | 37dad857a65a0c4e
     sqlite where | app conditions | moderator | e44fb106db5152d0
     postgres find | app conditions | moderator | cafbeaeef6d6b75e
     postgres count | app conditions | moderator | 9283b542274406b3
-    sqlite find | app conditions, skipped | moderator | 8e29c72f7620bcee
+    sqlite find | app conditions, skipped | moderator | 7810e6e0d6f6c252
     sqlite count | app conditions, skipped | moderator | 37dad857a65a0c4e
     sqlite where | app conditions, skipped | moderator | e44fb106db5152d0
     postgres find | app conditions, skipped | moderator | 3ffc637bae5b3a2d
     postgres count | app conditions, skipped | moderator | 9283b542274406b3
-    sqlite find | near | moderator | 3cdd1d6ce17578ba
+    sqlite find | near | moderator | 831cf3e77efeba94
     sqlite count | near | moderator | 92bb9eefbc8541df
     sqlite where | near | moderator | 7c04bc9a528b1487
     postgres find | near | moderator | 6defe9796b800d24
     postgres count | near | moderator | 5503d1146a1603f1
-    sqlite find | box | moderator | 814cf6c44bb706bc
+    sqlite find | box | moderator | 80bd6e93ae6989d3
     sqlite count | box | moderator | eca91d2e55ec5d1c
     sqlite where | box | moderator | faa5ba57c390634f
     postgres find | box | moderator | 66a008bd57f15e7c
     postgres count | box | moderator | 03bde5a60f8ed0fd
-    sqlite find | messages | moderator | 0c9265d75e51142a
+    sqlite find | messages | moderator | 908445c393e5014b
     sqlite count | messages | moderator | 24800072c1590c32
     sqlite where | messages | moderator | 5fd38397588b67d7
     postgres find | messages | moderator | c3e3534db897ad45
     postgres count | messages | moderator | 0de19cc20c648c05
-    sqlite find | equal null, text, number | moderator | 0392eb8ce584b91b
+    sqlite find | equal null, text, number | moderator | d2d27f5cd7a9280b
     sqlite count | equal null, text, number | moderator | 3f99c3180f82bdc7
     sqlite where | equal null, text, number | moderator | 9f0846cea383bfbf
     postgres find | equal null, text, number | moderator | ab82bb10043c5b1d
     postgres count | equal null, text, number | moderator | c035777d43425a88
-    sqlite get | Thread | moderator | f6d859badcc42ab8
+    sqlite get | Thread | moderator | 1eb7446923ec0f8e
     postgres get | Thread | moderator | fe45e5e57aa6b5b1
-    sqlite get | Message | moderator | 929e532588e60365
+    sqlite get | Message | moderator | 8958f96ad08d8fa0
     postgres get | Message | moderator | 91f7fe1104d98b31
-    sqlite find | list | master | a6c13295b3989511
+    sqlite find | list | master | 3f51efdb750f4406
     sqlite count | list | master | c10c85823c6e1f84
     sqlite where | list | master | 6b5df98b9474c6c9
     postgres find | list | master | 8c56ccd481808343
     postgres count | list | master | c25fab41141b4f6b
-    sqlite find | deep list | master | f18ce16623b1687b
+    sqlite find | deep list | master | bb6c3c2e1b14cf95
     sqlite count | deep list | master | c10c85823c6e1f84
     sqlite where | deep list | master | 6b5df98b9474c6c9
     postgres find | deep list | master | 48d7104ce263d059
     postgres count | deep list | master | c25fab41141b4f6b
-    sqlite find | unread list | master | 93a0d4f732e110d5
+    sqlite find | unread list | master | 1591dcb7ef51279b
     sqlite count | unread list | master | 9c850bdf90595593
     sqlite where | unread list | master | 6b5df98b9474c6c9
     postgres find | unread list | master | ffe44e27ddc41bd1
     postgres count | unread list | master | d081596b87b0d558
-    sqlite find | comments | master | 752dc9978e1a5f9a
+    sqlite find | comments | master | b1ce3d58db70efd2
     sqlite count | comments | master | 70a7ee4bccbc5af8
     sqlite where | comments | master | 3db6abd9da12c899
     postgres find | comments | master | 05bc3e7dfdc53e62
     postgres count | comments | master | 2caad4d9521ab669
-    sqlite find | comments between | master | e8689f035c172748
+    sqlite find | comments between | master | 4cab908f8225eb37
     sqlite count | comments between | master | dee11489c5a08c47
     sqlite where | comments between | master | 68df86ed3f6f4c98
     postgres find | comments between | master | 1d4579ba9ca608ef
     postgres count | comments between | master | b07760529b9dc8d9
-    sqlite find | comments between, skipped | master | 72d2f6fe9462d0f2
+    sqlite find | comments between, skipped | master | a4dabc12796e5f1e
     sqlite count | comments between, skipped | master | dee11489c5a08c47
     sqlite where | comments between, skipped | master | 68df86ed3f6f4c98
     postgres find | comments between, skipped | master | 2d9c5f3fc3e6418e
     postgres count | comments between, skipped | master | b07760529b9dc8d9
-    sqlite find | app conditions | master | 0fcca2bdae6969b9
+    sqlite find | app conditions | master | 1a5ea716ba9369cb
     sqlite count | app conditions | master | e3137c4ca7fbde07
     sqlite where | app conditions | master | aca3b3c02075307e
     postgres find | app conditions | master | edaba58ef0f97a03
     postgres count | app conditions | master | 95f98ded5a49844d
-    sqlite find | app conditions, skipped | master | c1d2351b8e5c83c7
+    sqlite find | app conditions, skipped | master | f90e3f89f36a1ebb
     sqlite count | app conditions, skipped | master | e3137c4ca7fbde07
     sqlite where | app conditions, skipped | master | aca3b3c02075307e
     postgres find | app conditions, skipped | master | e05083297bb4755d
     postgres count | app conditions, skipped | master | 95f98ded5a49844d
-    sqlite find | near | master | 7a789f5ab650df3e
+    sqlite find | near | master | a655da51abbcc032
     sqlite count | near | master | 1fcd51d381124764
     sqlite where | near | master | 6f069ca755f2038f
     postgres find | near | master | 13b6e190b296f29c
     postgres count | near | master | 6851fdc24a998641
-    sqlite find | box | master | f8dcc6f4452ec0b3
+    sqlite find | box | master | d09c79c005d1d6ab
     sqlite count | box | master | a0f2950514024351
     sqlite where | box | master | c9596d3bb8e29234
     postgres find | box | master | e96280b7d106b495
     postgres count | box | master | a7f27406e1a82be3
-    sqlite find | messages | master | 2f7f383bc6f1a9e7
+    sqlite find | messages | master | 9d0421d675edfd05
     sqlite count | messages | master | fa3dd0a522afd7e4
     sqlite where | messages | master | 313a08773874eac3
     postgres find | messages | master | ab76f8fbce3832f6
     postgres count | messages | master | b39fcf38a8199c1b
-    sqlite find | equal null, text, number | master | 3f2ca49859563acd
+    sqlite find | equal null, text, number | master | efdc000f0f82ff0e
     sqlite count | equal null, text, number | master | 8236832b7c1e921c
     sqlite where | equal null, text, number | master | 4c0b25a0e30552d2
     postgres find | equal null, text, number | master | 4d55888c0e0f99e9
     postgres count | equal null, text, number | master | 0b0c7e47bbed0ba4
-    sqlite get | Thread | master | 1c81bb43bdbad37c
+    sqlite get | Thread | master | ead3d0b97e964a5a
     postgres get | Thread | master | bded46e649cf4865
-    sqlite get | Message | master | 387e936e96643245
+    sqlite get | Message | master | 76e10edeac6fac10
     postgres get | Message | master | b62e8a7c4b6053c2
     """
 

@@ -18,19 +18,51 @@
 /// Field names are `Validation.isName` names (checked by `validate()`), so engines may put them
 /// in SQL text.
 public struct EngineRules: Equatable, Sendable {
-  public var sequences: [SequenceRule]
-  public var owners: [OwnerRule]
-  public var children: [ChildRule]
+  public var sequences: [SequenceRule] { didSet { derive() } }
+  public var owners: [OwnerRule] { didSet { derive() } }
+  public var children: [ChildRule] { didSet { derive() } }
   /// Classes private to two users, one object per pair (`PairRule`).
-  public var pairs: [PairRule]
+  public var pairs: [PairRule] { didSet { derive() } }
   /// Classes whose edits keep their earlier revisions (see `RevisionRule`).
-  public var revisions: [RevisionRule] = []
+  public var revisions: [RevisionRule] = [] { didSet { derive() } }
   /// Classes a role may take down, leaving a tombstone (see `ModerationRule`).
-  public var moderation: [ModerationRule] = []
+  public var moderation: [ModerationRule] = [] { didSet { derive() } }
   /// Fields only a role and the board's owner set, which listings may put first (`FlagRule`).
-  public var flags: [FlagRule] = []
+  public var flags: [FlagRule] = [] { didSet { derive() } }
   /// Who keeps the board: bans and the board's settings (see `StewardRule`).
-  public var stewards: [StewardRule] = []
+  public var stewards: [StewardRule] = [] { didSet { derive() } }
+
+  /// The per-class answers every write and read asks, worked out once when the rules change
+  /// (each was a walk of the rules building a set: some 40,000 instructions a comment).
+  private struct Derived: Sendable {
+    var managed: [String: Set<String>] = [:]
+    var counters: [String: Set<String>] = [:]
+    var presence: [String: Set<String>] = [:]
+  }
+  private var derived = Derived()
+
+  public static func == (left: EngineRules, right: EngineRules) -> Bool {
+    left.sequences == right.sequences && left.owners == right.owners
+      && left.children == right.children && left.pairs == right.pairs
+      && left.revisions == right.revisions && left.moderation == right.moderation
+      && left.flags == right.flags && left.stewards == right.stewards
+  }
+
+  private mutating func derive() {
+    var classes = Set(sequences.map(\.className)).union(owners.map(\.className))
+    classes.formUnion(children.flatMap { [$0.childClass, $0.parentClass] })
+    classes.formUnion(pairs.map(\.className))
+    classes.formUnion(revisions.map(\.className))
+    classes.formUnion(moderation.map(\.className))
+    classes.formUnion(flags.map(\.className))
+    var derived = Derived()
+    for className in classes {
+      derived.managed[className] = managedFieldsWalked(of: className)
+      derived.counters[className] = counterFieldsWalked(of: className)
+      derived.presence[className] = presenceOrderedWalked(className)
+    }
+    self.derived = derived
+  }
 
   public init(
     sequences: [SequenceRule] = [], owners: [OwnerRule] = [], children: [ChildRule] = [],
@@ -45,6 +77,7 @@ public struct EngineRules: Equatable, Sendable {
     self.moderation = moderation
     self.flags = flags
     self.stewards = stewards
+    derive()
   }
 
   /// Fields of `className` that no client sets or changes, on create or update: the engine
@@ -53,6 +86,10 @@ public struct EngineRules: Equatable, Sendable {
   /// SQLite raw SQL on the file is outside the trust model. The owner field is among them, but
   /// `create` accepts it when it points at the caller (see `OwnerRule`).
   public func managedFields(of className: String) -> Set<String> {
+    derived.managed[className] ?? managedFieldsWalked(of: className)
+  }
+
+  private func managedFieldsWalked(of className: String) -> Set<String> {
     Set(WritePlan.keptFields(of: className, in: self).filter { !$0.fixed }.map(\.field))
   }
 
@@ -107,6 +144,10 @@ public struct EngineRules: Equatable, Sendable {
   /// The fields of `className` a listing orders by presence (a flag set before one not set),
   /// the same on every engine: a flag's value is a date, and absent it is no value at all.
   public func presenceOrdered(_ className: String) -> Set<String> {
+    derived.presence[className] ?? presenceOrderedWalked(className)
+  }
+
+  private func presenceOrderedWalked(_ className: String) -> Set<String> {
     Set(flags.filter { $0.className == className }.map(\.field))
   }
 
@@ -118,6 +159,10 @@ public struct EngineRules: Equatable, Sendable {
   /// A parent's counters (`countField`, `lastNumberField`, `activityField` of each rule under
   /// which `className` is a parent): the fields every child's insert or delete changes.
   public func counterFields(of className: String) -> Set<String> {
+    derived.counters[className] ?? counterFieldsWalked(of: className)
+  }
+
+  private func counterFieldsWalked(of className: String) -> Set<String> {
     Set(
       parentRules(of: className).flatMap { [$0.countField, $0.lastNumberField, $0.activityField] })
   }

@@ -12,11 +12,19 @@ struct StoredObject {
   let readers, writers: String?
   /// The fields' JSON text.
   let data: String
+  /// A parent's counters' JSON text where an engine keeps them apart from `data` (SQLite's
+  /// `counts`, selected as `countsName`), merged over `data` as it is read: nil where there is
+  /// none.
+  let counts: String?
+
+  /// The name an engine selects a parent's counters column as, after `names`.
+  static let countsName = "counts"
 
   /// Where `names` stand in an answer: looked up by name once an answer, not once a cell (a
   /// listing reads a few hundred rows; hashing each cell's name was a tenth of a local `list`).
   struct Columns {
     let className, objectId, createDate, updateDate, readers, writers, data: Int
+    let counts: Int?
 
     init(_ row: any SQLRow) {
       func at(_ name: String) -> Int {
@@ -28,6 +36,7 @@ struct StoredObject {
       (className, objectId, createDate, updateDate) =
         (at("class_name"), at("object_id"), at("create_date"), at("update_date"))
       (readers, writers, data) = (at("readers"), at("writers"), at("data"))
+      counts = row.position(of: StoredObject.countsName)
     }
   }
 
@@ -39,6 +48,7 @@ struct StoredObject {
     readers = row.text(at: columns.readers)
     writers = row.text(at: columns.writers)
     data = row.text(at: columns.data) ?? "{}"
+    counts = columns.counts.flatMap { row.text(at: $0) }
   }
 
   init(row: any SQLRow) { self.init(row: row, at: Columns(row)) }
@@ -47,6 +57,7 @@ struct StoredObject {
   init(row: any SQLRow, at columns: Columns, weighedBy reading: ObjectReading?) throws {
     self.init(row: row, at: columns)
     try reading?.weigh(data)
+    if let counts { try reading?.weigh(counts) }
   }
 
   /// The rows of an answer as objects: `row` reads each with the answer's `Columns`, found at
@@ -64,8 +75,10 @@ struct StoredObject {
 extension SQLCoreEngine {
   /// The engine's object columns (`o.` with `stored` giving each name's stored column or
   /// expression) aliased to `StoredObject`'s names.
+  /// An eighth (a parent's counters, where the engine keeps them apart) is `countsName`.
   static func aliasedObjectColumns(_ stored: [String]) -> SQL {
-    let columns = zip(stored, StoredObject.names).map { "\($0) AS \($1)" }
+    let names = StoredObject.names + [StoredObject.countsName]
+    let columns = zip(stored, names).map { "\($0) AS \($1)" }
     return SQL(verbatim: columns.joined(separator: ", "))
   }
 
@@ -74,7 +87,8 @@ extension SQLCoreEngine {
   /// (a row from before a shape limit): that object comes back damaged, with the fields that
   /// could be read, so that one bad row never makes a listing of other rows fail.
   func object(_ row: StoredObject, reading: ObjectReading? = nil) -> DataObject {
-    let (fields, damaged) = reading?.build(row.data) ?? JSONValue.storedFields(row.data)
+    var (fields, damaged) = reading?.build(row.data) ?? JSONValue.storedFields(row.data)
+    if let counts = row.counts { StoredObject.merge(counts, into: &fields, keys: reading?.keys) }
     var object = DataObject(
       className: row.className, objectId: row.objectId, createDate: row.createDate,
       updateDate: row.updateDate, acl: storedACL(readers: row.readers, writers: row.writers),
@@ -88,6 +102,28 @@ extension SQLCoreEngine {
     try rows(statement, StoredObject.reader(weighedBy: reading)).map {
       object($0, reading: reading)
     }
+  }
+}
+
+extension StoredObject {
+  /// `counts` (`StoredObject.counts`) merged over an object's fields as a JSON merge patch
+  /// (RFC 7396, what SQLite's `json_patch` does): a key set to null goes, an object merges into
+  /// an object, anything else replaces. Counters that are not a JSON object (written past the
+  /// engine) are not read; a damaged `data` keeps the counters over what could be read of it.
+  /// Only `keys`, when the answer asks for some fields.
+  static func merge(_ counts: String, into fields: inout [String: JSONValue], keys: Set<String>?)
+  {
+    guard let patch = (try? JSONValue.parse(counts))?.objectValue else { return }
+    for (key, value) in patch where keys?.contains(key) ?? true {
+      fields[key] = merged(fields[key], value)
+    }
+  }
+
+  private static func merged(_ target: JSONValue?, _ patch: JSONValue) -> JSONValue? {
+    guard case .object(let changes) = patch else { return patch == .null ? nil : patch }
+    var object = target?.objectValue ?? [:]
+    for (key, value) in changes { object[key] = merged(object[key], value) }
+    return .object(object)
   }
 }
 

@@ -119,11 +119,11 @@ extension SQLiteEngine {
   private static let insertedColumns: SQL =
     "class, objectId, createDate, updateDate, readers, writers, data"
   /// The new or updated row, as the SQL core decodes it (`StoredObject`).
-  private static let returnedColumns = aliasedObjectColumns(
-    ["class", "objectId", "createDate", "updateDate", "readers", "writers", mergedData(nil)])
+  private static let returnedColumns = aliasedObjectColumns(storedObjectColumns(""))
 
-  /// An object's JSON as clients see it: `data` with a parent's counters (`counts`,
-  /// `SQLiteRules.counterColumn`) merged in. A row whose `data` or `counts` is not a JSON object
+  /// An object's JSON as clients see it, in SQL (`forum import` compares it with what it is
+  /// given; a read merges in Swift, `StoredObject.merge`): `data` with a parent's counters
+  /// (`counts`, `SQLiteRules.counterColumn`) merged in. A row whose `data` or `counts` is not a JSON object
   /// (written past the engine) is read as its `data` alone, damaged or not as before, rather
   /// than failing the listing it is in (`CASE` tests in order: no JSON function sees a text
   /// that is not JSON).
@@ -237,9 +237,9 @@ extension SQLiteEngine {
     let arms = readableArms(query, caller, rules: rules).map {
       "SELECT \(sql: columns) \(sql: $0)" as SQL
     }
-    // The merged order names the key columns by position, after the object's seven.
+    // The merged order names the key columns by position, after the object's.
     let positions = keys.enumerated().map { offset, key -> SQL in
-      let position = SQL(verbatim: String(8 + offset))
+      let position = SQL(verbatim: String(objectColumnCount + 1 + offset))
       return key.descending ? "\(sql: position) DESC" : position
     }
     guard query.skip > 0 else {

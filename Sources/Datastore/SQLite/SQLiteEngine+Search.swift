@@ -78,7 +78,7 @@ extension SQLiteEngine {
     let ranked =
       try rankable
       && matchCount(arms, above: SQLiteEngine.rankedMatchLimit)
-    // Each arm gives the object's columns, then its rank and its id (positions 8 and 9).
+    // Each arm gives the object's columns, then its rank and its id.
     let rank: SQL =
       ranked ? SQLiteEngine.relevance(search, textFields: textFields) : "0"
     let selects = zip(arms, indexMayMatch ? ["s.rowid", "q.id"] : ["q.id"]).map {
@@ -87,7 +87,14 @@ extension SQLiteEngine {
     }
     // Unranked, each arm streams newest first (FTS5 by rowid, the queue by its key) and the
     // two merge, stopping at the page.
-    let order: SQL = ranked ? "ORDER BY 8 DESC, 9 DESC" : "ORDER BY 9 DESC"
+    let (rankPosition, idPosition) = (
+      SQL(verbatim: String(SQLiteEngine.objectColumnCount + 1)),
+      SQL(verbatim: String(SQLiteEngine.objectColumnCount + 2))
+    )
+    let order: SQL =
+      ranked
+      ? "ORDER BY \(sql: rankPosition) DESC, \(sql: idPosition) DESC"
+      : "ORDER BY \(sql: idPosition) DESC"
     let statement: SQL = """
       \(sql: SQL.joined(selects, separator: " UNION ALL ")) \
       \(sql: order) LIMIT \(search.limit) OFFSET \(search.skip)

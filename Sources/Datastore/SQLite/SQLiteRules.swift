@@ -21,8 +21,8 @@ enum SQLiteRules {
   /// A parent's counters (`EngineRules.counterFields`) are kept in their own column, `counts`
   /// (a JSON object), not in `data`: every child's insert rewrites them, and a rewrite of `data`
   /// runs every trigger on `UPDATE OF data` (revisions, search, shape, storage) and every index
-  /// on a field of `data`, which was most of a comment's cost (BENCHMARKS W16). Reads merge the
-  /// two (`SQLiteEngine.objectColumns`); a condition, order or index on a counter reads the
+  /// on a field of `data`, which was most of a comment's cost (BENCHMARKS W16). Reads select the
+  /// two and merge them (`SQLiteEngine.objectColumns`, `StoredObject.merge`); a condition, order or index on a counter reads the
   /// column (`SQLiteEngine.expression(for:table:counters:)`).
   static let counterColumn = "counts"
 
@@ -434,7 +434,7 @@ enum SQLiteRules {
 
   /// Each parent's counters copied from `data` into `counts`, for a row that has none there yet
   /// (so that running it again never puts back an older count). `data` is left as it is: its
-  /// copies are never read again (`SQLiteEngine.mergedData` takes `counts` over them), and
+  /// copies are never read again (a read merges `counts` over them: `StoredObject.merge`), and
   /// rewriting it would run the triggers on `UPDATE OF data`, whose shape check refuses a row
   /// past today's limits that an older forum kept (the whole move, and the board's next open,
   /// would fail), and rewrite every thread of a big board.
