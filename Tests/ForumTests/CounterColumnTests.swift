@@ -240,7 +240,8 @@ struct CounterMergeTests {
 
   @Test func onlyTheKeysAnAnswerAsksFor() {
     var fields: [String: JSONValue] = ["title": .string("t")]
-    StoredObject.merge(#"{"commentCount":2,"lastActivity":5}"#, into: &fields, keys: ["title", "commentCount"])
+    StoredObject.merge(
+      #"{"commentCount":2,"lastActivity":5}"#, into: &fields, keys: ["title", "commentCount"])
     #expect(fields == ["title": .string("t"), "commentCount": .int(2)])
   }
 }

@@ -111,8 +111,7 @@ extension StoredObject {
   /// an object, anything else replaces. Counters that are not a JSON object (written past the
   /// engine) are not read; a damaged `data` keeps the counters over what could be read of it.
   /// Only `keys`, when the answer asks for some fields.
-  static func merge(_ counts: String, into fields: inout [String: JSONValue], keys: Set<String>?)
-  {
+  static func merge(_ counts: String, into fields: inout [String: JSONValue], keys: Set<String>?) {
     guard let patch = (try? JSONValue.parse(counts))?.objectValue else { return }
     for (key, value) in patch where keys?.contains(key) ?? true {
       fields[key] = merged(fields[key], value)
