@@ -109,7 +109,8 @@ struct RulesSQLPinTests {
     ]
     for className in classes {
       let row = SQLiteRules.newRow(
-        className, rules, data: "\(SQLValue.null)", parentId: "", now: SQLiteRules.now)
+        className, rules, data: "\(SQLValue.null)", parentId: "\(SQLValue.text(""))",
+        now: SQLiteRules.now)
       texts.append(
         (
           "newRow \(className)",

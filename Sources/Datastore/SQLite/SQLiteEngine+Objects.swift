@@ -1,6 +1,34 @@
 /// Objects and files on SQLite: every write is one conditional statement; when it touches no row,
 /// a second look tells "you may not" (`E403001`, the caller can read the row) from "there is
 /// none" (`E404001`).
+/// An INSERT built once (`SQLiteEngine.insertTemplate`): its text, and where each of its values
+/// comes from.
+struct InsertTemplate {
+  /// What each row brings of its own.
+  enum Slot: String {
+    case objectId, readers, writers, data, parentId
+  }
+  enum Value {
+    case constant(SQLValue)
+    case slot(Slot)
+  }
+  let sql: String
+  let values: [Value]
+
+  /// `statement`'s text; its values, the named ones as the row's own slots.
+  init(_ statement: SQL) {
+    sql = statement.rendered(.sqlite).sql
+    values = statement.pieces.compactMap { piece in
+      switch piece {
+      case .text: nil
+      case .value(let value): .constant(value)
+      case .named(let name):
+        .slot(Slot(rawValue: name) ?? { preconditionFailure("no slot \(name)") }())
+      }
+    }
+  }
+}
+
 extension SQLiteEngine {
   // MARK: Objects
 
@@ -26,36 +54,65 @@ extension SQLiteEngine {
       // One statement writes the row whole and returns it (`SQLiteRules.newRow`); a child is
       // inserted from its parent's row, which must be there and readable, else `E404001`.
       let child = rules.childRule(of: className)
-      let row = SQLiteRules.newRow(
-        className, rules, data: "\(JSONValue.object(fields).jsonText())",
-        parentId: child.map { fields[$0.parentField]?.pointerId ?? "" }, now: SQLiteRules.now)
-      let now = SQL(verbatim: SQLiteRules.now)
-      let readers = row.readers ?? "\(ACL.column(acl.readers))"
-      let first: SQL = """
-        \(className), \(Validation.randomId()), \(sql: now), \(sql: now), \(sql: readers), \
-        \(ACL.column(acl.writers)), \(sql: row.data), \(caller.userId.map(SQLValue.text) ?? .null), \
-        \(sql: row.counts ?? "NULL")
-        """
-      let statement: SQL
-      if let parent = row.parentCondition {
-        statement = """
-          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator, counts)
-          SELECT \(sql: first)
-          FROM objects p WHERE \(sql: parent) AND \(sql: SQLiteEngine.aclTest("p.readers", caller)) \
-          RETURNING \(sql: SQLiteEngine.returnedColumns)
-          """
-      } else {
-        statement = """
-          INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator, counts)
-          VALUES (\(sql: first)) RETURNING \(sql: SQLiteEngine.returnedColumns)
-          """
+      let template = insertTemplate(className, child: child, caller: caller)
+      let values = template.values.map { value -> SQLValue in
+        switch value {
+        case .constant(let constant): constant
+        case .slot(.objectId): .text(Validation.randomId())
+        case .slot(.readers): .text(ACL.column(acl.readers))
+        case .slot(.writers): .text(ACL.column(acl.writers))
+        case .slot(.data): .text(JSONValue.object(fields).jsonText())
+        case .slot(.parentId): .text(child.flatMap { fields[$0.parentField]?.pointerId } ?? "")
+        }
       }
-      guard let object = try connection.firstRow(statement, object) else {
+      guard let object = try connection.prepare(template.sql).firstRow(values, object) else {
         let parentField = child?.parentField ?? "parent"
         throw DatastoreError(.notFound, reason: StoreReason.noSuchParent(field: parentField))
       }
       return object
     }
+  }
+
+  /// The INSERT of a `className` row by `caller`, built the first time and kept (building it
+  /// was some 80,000 instructions a comment): its text, and each of its values either fixed
+  /// by the class and the caller or the row's own (`InsertTemplate.Slot`).
+  func insertTemplate(_ className: String, child: ChildRule?, caller: Principals)
+    -> InsertTemplate
+  {
+    let key =
+      caller.isMaster
+      ? className + "\u{0}master"
+      : ([className, caller.userId ?? ""] + caller.names.sorted()).joined(separator: "\u{0}")
+    if let template = insertTemplates[key] { return template }
+    let row = SQLiteRules.newRow(
+      className, rules, data: "\(named: InsertTemplate.Slot.data.rawValue)",
+      parentId: "\(named: InsertTemplate.Slot.parentId.rawValue)", now: SQLiteRules.now)
+    let now = SQL(verbatim: SQLiteRules.now)
+    let readers = row.readers ?? "\(named: InsertTemplate.Slot.readers.rawValue)"
+    let first: SQL = """
+      \(className), \(named: InsertTemplate.Slot.objectId.rawValue), \(sql: now), \(sql: now), \
+      \(sql: readers), \(named: InsertTemplate.Slot.writers.rawValue), \(sql: row.data), \
+      \(caller.userId.map(SQLValue.text) ?? .null), \(sql: row.counts ?? "NULL")
+      """
+    let statement: SQL
+    if let parent = row.parentCondition {
+      statement = """
+        INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator, counts)
+        SELECT \(sql: first)
+        FROM objects p WHERE \(sql: parent) AND \(sql: SQLiteEngine.aclTest("p.readers", caller)) \
+        RETURNING \(sql: SQLiteEngine.returnedColumns)
+        """
+    } else {
+      statement = """
+        INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator, counts)
+        VALUES (\(sql: first)) RETURNING \(sql: SQLiteEngine.returnedColumns)
+        """
+    }
+    let template = InsertTemplate(statement)
+    // A server's callers are many: the kept ones are bounded.
+    if insertTemplates.count >= 256 { insertTemplates.removeAll(keepingCapacity: true) }
+    insertTemplates[key] = template
+    return template
   }
 
   /// A member of the banned role (`StewardRule`) writes nothing: read in the write's own

@@ -66,14 +66,14 @@ enum SQLiteRules {
   }
 
   static func newRow(
-    _ className: String, _ rules: EngineRules, data: SQL, parentId: String?, now: String
+    _ className: String, _ rules: EngineRules, data: SQL, parentId: SQL, now: String
   ) -> NewRow {
     // On every insert: the class's effects only, as the plan lists them, not the whole plan.
     newRow(
       WritePlan.insertEffects(of: className, in: rules), data: data, parentId: parentId, now: now)
   }
   private static func newRow(
-    _ effects: [InsertEffect], data: SQL, parentId: String?, now: String
+    _ effects: [InsertEffect], data: SQL, parentId: SQL, now: String
   ) -> NewRow {
     let path = SQLiteEngine.jsonPath
     let now = SQL(verbatim: now)
@@ -97,7 +97,7 @@ enum SQLiteRules {
       case .requireReadableParent(let child):
         // The engine adds the caller's read access to the condition (`SQLiteEngine.insert`).
         row.parentCondition =
-          "p.class = \(literal: child.parentClass) AND p.objectId = \(parentId ?? "")"
+          "p.class = \(literal: child.parentClass) AND p.objectId = \(sql: parentId)"
         pointer.append(
           """
           \(sql: path(child.parentField)), \
