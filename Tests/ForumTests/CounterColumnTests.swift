@@ -238,6 +238,17 @@ struct CounterMergeTests {
     }
   }
 
+  /// Counters nested past what the reader builds (SQLite's own JSON reads deeper): the rest of
+  /// them is read and the object says it is damaged, as `json_patch` and the salvage did.
+  @Test func countersNestedTooDeepKeepWhatCanBeRead() {
+    let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+    var fields: [String: JSONValue] = ["title": .string("t")]
+    let damaged = StoredObject.merge(
+      #"{"commentCount":7,"x":"# + deep + #","lastCommentNumber":9}"#, into: &fields, keys: nil)
+    #expect(damaged)
+    #expect(fields["commentCount"] == .int(7) && fields["title"] == .string("t"))
+  }
+
   @Test func onlyTheKeysAnAnswerAsksFor() {
     var fields: [String: JSONValue] = ["title": .string("t")]
     StoredObject.merge(

@@ -30,6 +30,8 @@ struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
   /// One bound value, alone.
   init(value: SQLValue) { pieces = [.value(value)] }
 
+  init(pieces: [Piece]) { self.pieces = pieces }
+
   struct StringInterpolation: StringInterpolationProtocol {
     fileprivate var pieces: [Piece] = []
 

@@ -88,7 +88,9 @@ extension SQLCoreEngine {
   /// could be read, so that one bad row never makes a listing of other rows fail.
   func object(_ row: StoredObject, reading: ObjectReading? = nil) -> DataObject {
     var (fields, damaged) = reading?.build(row.data) ?? JSONValue.storedFields(row.data)
-    if let counts = row.counts { StoredObject.merge(counts, into: &fields, keys: reading?.keys) }
+    if let counts = row.counts, StoredObject.merge(counts, into: &fields, keys: reading?.keys) {
+      damaged = true
+    }
     var object = DataObject(
       className: row.className, objectId: row.objectId, createDate: row.createDate,
       updateDate: row.updateDate, acl: storedACL(readers: row.readers, writers: row.writers),
@@ -108,14 +110,24 @@ extension SQLCoreEngine {
 extension StoredObject {
   /// `counts` (`StoredObject.counts`) merged over an object's fields as a JSON merge patch
   /// (RFC 7396, what SQLite's `json_patch` does): a key set to null goes, an object merges into
-  /// an object, anything else replaces. Counters that are not a JSON object (written past the
-  /// engine) are not read; a damaged `data` keeps the counters over what could be read of it.
-  /// Only `keys`, when the answer asks for some fields.
-  static func merge(_ counts: String, into fields: inout [String: JSONValue], keys: Set<String>?) {
-    guard let patch = (try? JSONValue.parse(counts))?.objectValue else { return }
-    for (key, value) in patch where keys?.contains(key) ?? true {
+  /// an object, anything else replaces. Counters written past the engine: what could be read
+  /// of an object (nested past the reader, cut short) is merged and the object is damaged
+  /// (true); anything else is not read. A damaged `data` keeps the counters over what could be
+  /// read of it. Only `keys`, when the answer asks for some fields.
+  @discardableResult
+  static func merge(_ counts: String, into fields: inout [String: JSONValue], keys: Set<String>?)
+    -> Bool
+  {
+    var (patch, damaged) = ((try? JSONValue.parse(counts))?.objectValue, false)
+    if patch == nil {
+      let salvaged = JSONValue.storedFields(counts).fields
+      guard !salvaged.isEmpty else { return false }
+      (patch, damaged) = (salvaged, true)
+    }
+    for (key, value) in patch ?? [:] where keys?.contains(key) ?? true {
       fields[key] = merged(fields[key], value)
     }
+    return damaged
   }
 
   private static func merged(_ target: JSONValue?, _ patch: JSONValue) -> JSONValue? {

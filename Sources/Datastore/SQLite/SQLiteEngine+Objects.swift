@@ -1,34 +1,6 @@
 /// Objects and files on SQLite: every write is one conditional statement; when it touches no row,
 /// a second look tells "you may not" (`E403001`, the caller can read the row) from "there is
 /// none" (`E404001`).
-/// An INSERT built once (`SQLiteEngine.insertTemplate`): its text, and where each of its values
-/// comes from.
-struct InsertTemplate {
-  /// What each row brings of its own.
-  enum Slot: String {
-    case objectId, readers, writers, data, parentId
-  }
-  enum Value {
-    case constant(SQLValue)
-    case slot(Slot)
-  }
-  let sql: String
-  let values: [Value]
-
-  /// `statement`'s text; its values, the named ones as the row's own slots.
-  init(_ statement: SQL) {
-    sql = statement.rendered(.sqlite).sql
-    values = statement.pieces.compactMap { piece in
-      switch piece {
-      case .text: nil
-      case .value(let value): .constant(value)
-      case .named(let name):
-        .slot(Slot(rawValue: name) ?? { preconditionFailure("no slot \(name)") }())
-      }
-    }
-  }
-}
-
 extension SQLiteEngine {
   // MARK: Objects
 
@@ -81,7 +53,7 @@ extension SQLiteEngine {
   {
     let key =
       caller.isMaster
-      ? className + "\u{0}master"
+      ? className + "\u{0}master\u{0}" + (caller.userId ?? "")
       : ([className, caller.userId ?? ""] + caller.names.sorted()).joined(separator: "\u{0}")
     if let template = insertTemplates[key] { return template }
     let row = SQLiteRules.newRow(
@@ -264,8 +236,24 @@ extension SQLiteEngine {
       """
   }
 
+  /// `findSQL`, built once for each shape of query (`FindShape`), then filled with each query's
+  /// own values and its caller's principals.
   func findStatement(_ query: Query, _ caller: Principals) -> SQL {
-    SQLiteEngine.findSQL(query, readableBy: caller, rules: rules)
+    guard let shape = FindShape(query, caller) else {
+      return SQLiteEngine.findSQL(query, readableBy: caller, rules: rules)
+    }
+    if let template = findTemplates[shape.key] { return template.filled(shape.values) }
+    let statement = SQLiteEngine.findSQL(query, readableBy: caller, rules: rules)
+    // Kept only when it gives, filled with this query's values, the SQL built for it.
+    let template = FindTemplate(
+      probe: SQLiteEngine.findSQL(shape.probe, readableBy: shape.probeCaller, rules: rules),
+      markers: shape.markers)
+    guard template.filled(shape.values).rendered(.sqlite) == statement.rendered(.sqlite) else {
+      return statement
+    }
+    if findTemplates.count >= 256 { findTemplates.removeAll(keepingCapacity: true) }
+    findTemplates[shape.key] = template
+    return statement
   }
 
   /// `findSQL` rendered (tests explain its query plan).

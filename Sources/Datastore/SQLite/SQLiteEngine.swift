@@ -16,9 +16,16 @@ final class SQLiteEngine: DatastoreEngine {
   private(set) var boardId = ""
   /// Set by `prepare`: the rules it was given when they are the recorded ones (or once it has
   /// installed them), else the recorded ones, decoded.
-  private(set) var rules = EngineRules() { didSet { insertTemplates = [:] } }
+  private(set) var rules = EngineRules() {
+    didSet {
+      insertTemplates = [:]
+      findTemplates = [:]
+    }
+  }
   /// Each class's INSERT for each caller, built once (`SQLiteEngine.insertTemplate`).
   var insertTemplates: [String: InsertTemplate] = [:]
+  /// Each shape of query for each caller, built once (`SQLiteEngine.findStatement`).
+  var findTemplates: [String: FindTemplate] = [:]
   /// The rules' record as opening read it. Opening only reads it: a board opened with the rules
   /// it records (every command) never decodes it.
   private var recordedRules: String?

@@ -1,0 +1,81 @@
+import EngineTestSupport
+import Foundation
+import Testing
+
+@testable import Datastore
+@testable import Forum
+
+/// SQLite keeps a query's SQL once built for its shape and caller (`FindShape`,
+/// `SQLiteEngine.findStatement`) and fills it with each query's own values: for every query
+/// the pins name and every caller, the kept shape gives another query of that shape exactly
+/// the SQL built for it.
+@Suite("a query's SQL kept for its shape (SQLite)")
+struct FindTemplateTests {
+  /// `query` with every value of its own changed, its shape kept.
+  static func otherValues(_ query: Query) -> Query {
+    var other = query
+    for (field, value) in query.equalTo {
+      switch value {
+      case .int(let number): other.equalTo[field] = .int(number + 7)
+      case .double(let number): other.equalTo[field] = .double(number * 3)
+      case .string(let text): other.equalTo[field] = .string(text + " else")
+      case .object, .array:
+        other.equalTo[field] = .pointer(className: "Elsewhere", objectId: "o\(field.count)")
+      case .null, .bool: break
+      }
+    }
+    for field in query.greaterThan.keys { other.greaterThan[field]! += 3 }
+    for field in query.lessThan.keys { other.lessThan[field]! += 5 }
+    other.limit += 1
+    if query.skip > 0 { other.skip += 11 }
+    return other
+  }
+
+  @Test func aKeptShapeGivesEachQueryItsOwnSQL() throws {
+    let database = try SQLiteFixture().makeDatabase(rules: Board.rules, indexes: Board.indexes)
+    let store = try Datastore.open(database.ownerLocation, rules: Board.rules)
+    let engine = try #require(store.engine as? SQLiteEngine)
+    var kept = 0
+    for (callerName, caller) in FindSQLPinTests.callers {
+      for (name, query) in FindSQLPinTests.queries {
+        let built = { (query: Query) in
+          SQLiteEngine.findSQL(query, readableBy: caller, rules: Board.rules).rendered(.sqlite)
+        }
+        #expect(engine.findStatement(query, caller).rendered(.sqlite) == built(query))
+        let other = Self.otherValues(query)
+        let filled = engine.findStatement(other, caller).rendered(.sqlite)
+        #expect(filled == built(other), "\(name) | \(callerName)")
+        // The first query's values are not what the second is given (its limit differs).
+        #expect(filled != built(query), "\(name) | \(callerName)")
+        if FindShape(query, caller) != nil { kept += 1 }
+      }
+    }
+    #expect(engine.findTemplates.count >= kept / FindSQLPinTests.callers.count)
+    #expect(kept >= 20)
+  }
+
+  /// One shape serves every caller with as many principals, each with its own: a member's
+  /// query after another's reads what the second may read, not the first.
+  @Test func aShapeKeptServesEachCallerWithTheirOwnPrincipals() throws {
+    let database = try SQLiteFixture().makeDatabase(rules: Board.rules, indexes: Board.indexes)
+    let store = try Datastore.open(database.ownerLocation, rules: Board.rules)
+    let engine = try #require(store.engine as? SQLiteEngine)
+    let query = Query(className: Board.messageClass, order: ["-createDate"], limit: 20)
+    let callers = [
+      Principals(userId: "zed"), Principals(userId: "amy"),
+      Principals(userId: "bo", roles: ["moderators"]), Principals(userId: "cy", roles: ["a", "z"]),
+      .anonymous, .master,
+    ]
+    for caller in callers {
+      let filled = engine.findStatement(query, caller).rendered(.sqlite)
+      #expect(
+        filled
+          == SQLiteEngine.findSQL(query, readableBy: caller, rules: Board.rules).rendered(.sqlite),
+        "\(caller.names.sorted())")
+    }
+    #expect(FindShape(query, callers[0])?.key == FindShape(query, callers[1])?.key)
+    #expect(FindShape(query, callers[0])?.key != FindShape(query, callers[2])?.key)
+    #expect(FindShape(query, .master)?.key != FindShape(query, .anonymous)?.key)
+    #expect(engine.findTemplates.count == 5, "one a count of principals, and the master key's")
+  }
+}
