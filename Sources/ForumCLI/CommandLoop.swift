@@ -181,12 +181,13 @@ struct CommandLoop {
     var notes = [[UInt8]](repeating: [], count: group.count)
     var jsonErrors = [Bool](repeating: options.json, count: group.count)
     var errors: [Error?]
+    let captured = CapturedOutput()
     do {
       errors = try session.board.group(group.count) { index in
         // Run again when the engine lost the transaction under it.
         (outputs[index], notes[index]) = ([], [])
         defer { jsonErrors[index] = session.jsonErrors }
-        try CapturedOutput.capture(into: &outputs[index], notes: &notes[index]) {
+        try captured.capture(into: &outputs[index], notes: &notes[index]) {
           Interrupt.clear()
           _ = try session.execute(group[index].words)
           if Interrupt.requested { throw CLIError.interrupted }

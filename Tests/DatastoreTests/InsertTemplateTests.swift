@@ -44,4 +44,38 @@ struct InsertTemplateTests {
     #expect(try creator(his) == b && creator(histopic) == b)
     #expect(histopic["number"] == .int(1))
   }
+
+  /// A child's parent is read first and its columns bound into the INSERT
+  /// (`InsertTemplate.parent`): the child gets them as the parent's row holds them, even
+  /// bytes another program wrote there that are not UTF-8, and the row it answers is the row
+  /// written.
+  @Test func aChildIsWrittenFromItsParentsRowAsStored() throws {
+    let rules = NestedRulesTests.rules
+    let database = try SQLiteFixture().makeDatabase(rules: rules, indexes: [])
+    let store = try Datastore.open(database.ownerLocation, rules: rules)
+    let alice = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let me = try #require(alice.userId)
+    let section = try alice.create(
+      "Section", fields: [:], acl: ACL(readers: [me], writers: [me]))
+    let connection = try Connection(path: database.ownerLocation)
+    try connection.run(
+      """
+      UPDATE objects SET readers = CAST(readers || X'FF20' AS TEXT),
+        counts = json_set(counts, '$.lastTopicNumber', 41)
+      WHERE objectId = ?
+      """, [.text(section.objectId)])
+    let topic = try alice.create(
+      "Topic", fields: ["section": .pointer(className: "Section", objectId: section.objectId)],
+      acl: ACL(readers: [me], writers: [me]))
+    #expect(topic["number"] == .int(42))
+    #expect(topic["section"] == .pointer(className: "Section", objectId: section.objectId))
+    func readers(_ objectId: String) throws -> String? {
+      try connection.prepare("SELECT hex(readers) FROM objects WHERE objectId = ?")
+        .firstRow([.text(objectId)]) { try $0.text(0) } ?? nil
+    }
+    let stored = try #require(try readers(section.objectId))
+    #expect(stored.hasSuffix("FF20"))
+    #expect(try readers(topic.objectId) == stored)
+    #expect(try alice.get("Topic", objectId: topic.objectId) == topic)
+  }
 }

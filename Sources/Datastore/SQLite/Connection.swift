@@ -193,6 +193,9 @@ public final class Connection {
     try prepare(sql).run(values)
   }
 
+  /// The rowid of the last row an INSERT wrote (not one its triggers wrote).
+  public var lastInsertRowid: Int64 { sqlite3_last_insert_rowid(handle) }
+
   /// Number of rows changed by the last INSERT, UPDATE or DELETE.
   public var changes: Int { Int(sqlite3_changes64(handle)) }
 

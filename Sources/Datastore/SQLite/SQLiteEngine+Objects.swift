@@ -23,31 +23,63 @@ extension SQLiteEngine {
         guard let field = rule.fileField, let name = fields[field]?.stringValue else { continue }
         try checkWritableFile(name, as: caller)
       }
-      // One statement writes the row whole and returns it (`SQLiteRules.newRow`); a child is
-      // inserted from its parent's row, which must be there and readable, else `E404001`.
+      // One statement writes the row whole (`SQLiteRules.newRow`); a child is inserted from
+      // its parent's row, which must be there and readable, else `E404001`.
       let child = rules.childRule(of: className)
       let template = insertTemplate(className, child: child, caller: caller)
-      let values = template.values.map { value -> SQLValue in
+      let parentId = SQLValue.text(child.flatMap { fields[$0.parentField]?.pointerId } ?? "")
+      var parent: [SQLValue] = []
+      if let select = template.parent {
+        let values = select.values.map { value -> SQLValue in
+          if case .constant(let constant) = value { return constant }
+          return parentId
+        }
+        guard
+          let found = try connection.prepare(select.sql).firstRow(
+            values,
+            { row in
+              (0..<3).map { row.value(Int32($0)) }
+            })
+        else {
+          let parentField = child?.parentField ?? "parent"
+          throw DatastoreError(.notFound, reason: StoreReason.noSuchParent(field: parentField))
+        }
+        parent = found
+      }
+      let values = template.insert.values.map { value -> SQLValue in
         switch value {
         case .constant(let constant): constant
         case .slot(.objectId): .text(Validation.randomId())
         case .slot(.readers): .text(ACL.column(acl.readers))
         case .slot(.writers): .text(ACL.column(acl.writers))
         case .slot(.data): .text(JSONValue.object(fields).jsonText())
-        case .slot(.parentId): .text(child.flatMap { fields[$0.parentField]?.pointerId } ?? "")
+        case .slot(.parentId): parentId
+        case .slot(.parentReaders): parent[0]
+        case .slot(.parentObjectId): parent[1]
+        case .slot(.parentCounts): parent[2]
         }
       }
-      guard let object = try connection.prepare(template.sql).firstRow(values, object) else {
-        let parentField = child?.parentField ?? "parent"
-        throw DatastoreError(.notFound, reason: StoreReason.noSuchParent(field: parentField))
-      }
+      try connection.prepare(template.insert.sql).run(values)
+      // Read back by its rowid: `RETURNING` kept the row in a table of its own first.
+      guard
+        let object = try connection.prepare(SQLiteEngine.insertedRow).firstRow(
+          [.integer(connection.lastInsertRowid)], object)
+      else { throw DatastoreError(.systemError, detail: "the inserted row is gone") }
       return object
     }
   }
 
+  /// The row an INSERT just wrote, by its rowid.
+  private static let insertedRow =
+    "SELECT \(returnedColumns.rendered(.sqlite).sql) FROM objects WHERE id = ?"
+
   /// The INSERT of a `className` row by `caller`, built the first time and kept (building it
   /// was some 80,000 instructions a comment): its text, and each of its values either fixed
-  /// by the class and the caller or the row's own (`InsertTemplate.Slot`).
+  /// by the class and the caller or the row's own (`InsertTemplate.Slot`). A child's parent is
+  /// read first, its columns bound: an `INSERT … SELECT` into a table with triggers copies
+  /// what it selects into a table of its own first (SQLite's rule), 20,000 instructions a
+  /// comment.
+
   func insertTemplate(_ className: String, child: ChildRule?, caller: Principals)
     -> InsertTemplate
   {
@@ -56,9 +88,14 @@ extension SQLiteEngine {
       ? className + "\u{0}master\u{0}" + (caller.userId ?? "")
       : ([className, caller.userId ?? ""] + caller.names.sorted()).joined(separator: "\u{0}")
     if let template = insertTemplates[key] { return template }
+    let parentColumns = SQLiteRules.ParentColumns(
+      readers: "\(named: InsertTemplate.Slot.parentReaders.rawValue)",
+      objectId: "\(named: InsertTemplate.Slot.parentObjectId.rawValue)",
+      counts: "\(named: InsertTemplate.Slot.parentCounts.rawValue)")
     let row = SQLiteRules.newRow(
       className, rules, data: "\(named: InsertTemplate.Slot.data.rawValue)",
-      parentId: "\(named: InsertTemplate.Slot.parentId.rawValue)", now: SQLiteRules.now)
+      parentId: "\(named: InsertTemplate.Slot.parentId.rawValue)", now: SQLiteRules.now,
+      parent: parentColumns)
     let now = SQL(verbatim: SQLiteRules.now)
     let readers = row.readers ?? "\(named: InsertTemplate.Slot.readers.rawValue)"
     let first: SQL = """
@@ -66,21 +103,18 @@ extension SQLiteEngine {
       \(sql: readers), \(named: InsertTemplate.Slot.writers.rawValue), \(sql: row.data), \
       \(caller.userId.map(SQLValue.text) ?? .null), \(sql: row.counts ?? "NULL")
       """
-    let statement: SQL
-    if let parent = row.parentCondition {
-      statement = """
-        INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator, counts)
-        SELECT \(sql: first)
-        FROM objects p WHERE \(sql: parent) AND \(sql: SQLiteEngine.aclTest("p.readers", caller)) \
-        RETURNING \(sql: SQLiteEngine.returnedColumns)
-        """
-    } else {
-      statement = """
-        INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator, counts)
-        VALUES (\(sql: first)) RETURNING \(sql: SQLiteEngine.returnedColumns)
-        """
+    let insert: SQL = """
+      INSERT INTO objects(\(sql: SQLiteEngine.insertedColumns), creator, counts)
+      VALUES (\(sql: first))
+      """
+    let parent = row.parentCondition.map { condition -> SQL in
+      """
+      SELECT p.readers, p.objectId, p.counts FROM objects p \
+      WHERE \(sql: condition) AND \(sql: SQLiteEngine.aclTest("p.readers", caller))
+      """
     }
-    let template = InsertTemplate(statement)
+    let template = InsertTemplate(
+      insert: InsertTemplate.Statement(insert), parent: parent.map(InsertTemplate.Statement.init))
     // A server's callers are many: the kept ones are bounded.
     if insertTemplates.count >= 256 { insertTemplates.removeAll(keepingCapacity: true) }
     insertTemplates[key] = template
@@ -244,10 +278,11 @@ extension SQLiteEngine {
     }
     if let template = findTemplates[shape.key] { return template.filled(shape.values) }
     let statement = SQLiteEngine.findSQL(query, readableBy: caller, rules: rules)
+    guard let probing = FindShape(query, caller, probing: true) else { return statement }
     // Kept only when it gives, filled with this query's values, the SQL built for it.
     let template = FindTemplate(
-      probe: SQLiteEngine.findSQL(shape.probe, readableBy: shape.probeCaller, rules: rules),
-      markers: shape.markers)
+      probe: SQLiteEngine.findSQL(probing.probe, readableBy: probing.probeCaller, rules: rules),
+      markers: probing.markers)
     guard template.filled(shape.values).rendered(.sqlite) == statement.rendered(.sqlite) else {
       return statement
     }

@@ -50,11 +50,11 @@ enum SQLiteRules {
   static func literal(_ className: String) -> String { SQL.quotedLiteral(className) }
 
   /// How the engine's INSERT writes a new row of `className` whole, so that no trigger has to
-  /// rewrite it: `data` is the SQL of the client's JSON text. A child is inserted by
-  /// `INSERT … SELECT … FROM objects p WHERE <parentCondition>`: its number follows its
-  /// parent's last one, its pointer is canonical and its readers are the parent's (`readers`
-  /// is then `p.readers`). A class with a sequence takes the next value (the insert trigger
-  /// moves the counter to it); a parent starts with no children, active at its creation.
+  /// rewrite it: `data` is the SQL of the client's JSON text. A child is inserted from its
+  /// parent's row, found by `parentCondition` (as `p`) and given to the row as `parent` says:
+  /// its number follows its parent's last one, its pointer is canonical and its readers are
+  /// the parent's. A class with a sequence takes the next value (the insert trigger moves the
+  /// counter to it); a parent starts with no children, active at its creation.
   /// (`data` is the client's JSON text and `parentId` the parent's id, both bound.)
   struct NewRow {
     var data: SQL
@@ -65,15 +65,25 @@ enum SQLiteRules {
     var readers: SQL?
   }
 
+  /// Where a child's row takes its parent's columns from: the parent's row `p` itself, or
+  /// values read from it first (`SQLiteEngine.insertTemplate`).
+  struct ParentColumns {
+    var readers: SQL = "p.readers"
+    var objectId: SQL = "p.objectId"
+    var counts: SQL = "p.counts"
+  }
+
   static func newRow(
-    _ className: String, _ rules: EngineRules, data: SQL, parentId: SQL, now: String
+    _ className: String, _ rules: EngineRules, data: SQL, parentId: SQL, now: String,
+    parent: ParentColumns = ParentColumns()
   ) -> NewRow {
     // On every insert: the class's effects only, as the plan lists them, not the whole plan.
     newRow(
-      WritePlan.insertEffects(of: className, in: rules), data: data, parentId: parentId, now: now)
+      WritePlan.insertEffects(of: className, in: rules), data: data, parentId: parentId, now: now,
+      parent: parent)
   }
   private static func newRow(
-    _ effects: [InsertEffect], data: SQL, parentId: SQL, now: String
+    _ effects: [InsertEffect], data: SQL, parentId: SQL, now: String, parent: ParentColumns
   ) -> NewRow {
     let path = SQLiteEngine.jsonPath
     let now = SQL(verbatim: now)
@@ -101,15 +111,15 @@ enum SQLiteRules {
         pointer.append(
           """
           \(sql: path(child.parentField)), \
-          \(sql: SQLiteRules.pointer(child.parentClass, id: "p.objectId"))
+          \(sql: SQLiteRules.pointer(child.parentClass, id: parent.objectId))
           """)
       case .inheritParentReaders:
-        row.readers = "p.readers"
+        row.readers = parent.readers
       case .numberFromParent(let child):
         sets.append(
           """
           \(sql: path(child.numberField)), \
-          coalesce(json_extract(p.counts, \(sql: path(child.lastNumberField))), 0) + 1
+          coalesce(json_extract(\(sql: parent.counts), \(sql: path(child.lastNumberField))), 0) + 1
           """)
       // Checked by the engine before it writes (`DatastoreClient`, `SQLiteEngine.insert`): on
       // SQLite the file's holder is trusted (README, trust model), the pair's uniqueness is an

@@ -3,31 +3,40 @@
 /// may read is part of the text) and emptied when the rules change (`SQLiteEngine.rules`).
 
 /// An INSERT built once (`SQLiteEngine.insertTemplate`): its text, and where each of its values
-/// comes from.
+/// comes from; for a child, the SELECT of its parent's row it is made from.
 struct InsertTemplate {
-  /// What each row brings of its own.
+  /// What each row brings of its own, and (`parent…`) what its parent's row gives it.
   enum Slot: String {
     case objectId, readers, writers, data, parentId
+    case parentReaders, parentObjectId, parentCounts
   }
   enum Value {
     case constant(SQLValue)
     case slot(Slot)
   }
-  let sql: String
-  let values: [Value]
+  /// A statement's text and where each of its values comes from.
+  struct Statement {
+    let sql: String
+    let values: [Value]
 
-  /// `statement`'s text; its values, the named ones as the row's own slots.
-  init(_ statement: SQL) {
-    sql = statement.rendered(.sqlite).sql
-    values = statement.pieces.compactMap { piece in
-      switch piece {
-      case .text: nil
-      case .value(let value): .constant(value)
-      case .named(let name):
-        .slot(Slot(rawValue: name) ?? { preconditionFailure("no slot \(name)") }())
+    /// `statement`'s text; its values, the named ones as slots.
+    init(_ statement: SQL) {
+      sql = statement.rendered(.sqlite).sql
+      values = statement.pieces.compactMap { piece in
+        switch piece {
+        case .text: nil
+        case .value(let value): .constant(value)
+        case .named(let name):
+          .slot(Slot(rawValue: name) ?? { preconditionFailure("no slot \(name)") }())
+        }
       }
     }
   }
+  /// The INSERT … VALUES of the row.
+  let insert: Statement
+  /// A child's parent, readable by the caller: its readers, objectId and counts (the
+  /// `parent…` slots of `insert`), or no row.
+  let parent: Statement?
 }
 
 /// The shape of a query (`SQLiteEngine.findStatement`): what decides its SQL's text, and the
@@ -40,26 +49,30 @@ struct FindShape {
   let key: String
   /// The query's own values and the caller's principals, in the shape's order.
   let values: [SQLValue]
-  /// What stands for each value in `probe` (the same order): no query's own value.
+  /// What stands for each value in `probe` (the same order): no query's own value. Empty
+  /// unless the shape was made `probing` (only a shape not yet kept needs them).
   let markers: [SQLValue]
   /// The query with markers for its values, and a caller with markers for its principals:
   /// built once, their SQL says where each value goes.
   let probe: Query
   let probeCaller: Principals
 
-  init?(_ query: Query, _ caller: Principals) {
+  init?(_ query: Query, _ caller: Principals, probing: Bool = false) {
     guard query.conditions.isEmpty, query.nearest == nil, !query.unreadOnly else { return nil }
     var key = [query.className]
     var values: [SQLValue] = []
     var markers: [SQLValue] = []
     var probe = query
+    // Each value's marker is its slot number (`markerNumber`), made only when probing.
     func number(_ value: Int64) -> Int64 {
       values.append(.integer(value))
+      guard probing else { return value }
       markers.append(.integer(FindShape.markerNumber(markers.count)))
       return FindShape.markerNumber(markers.count - 1)
     }
     func text(_ value: String) -> String {
       values.append(.text(value))
+      guard probing else { return value }
       let marker = "\u{1}slot \(markers.count)\u{1}"
       markers.append(.text(marker))
       return marker
@@ -72,23 +85,29 @@ struct FindShape {
       case .bool(let flag): kind = flag ? "true" : "false"
       case .int(let own):
         kind = "int"
-        probe.equalTo[field] = .int(number(own))
+        let slot = number(own)
+        if probing { probe.equalTo[field] = .int(slot) }
       case .double(let own):
         kind = "double"
         values.append(.real(own))
-        let marker = Double(FindShape.markerNumber(markers.count))
-        markers.append(.real(marker))
-        probe.equalTo[field] = .double(marker)
+        if probing {
+          let marker = Double(FindShape.markerNumber(markers.count))
+          markers.append(.real(marker))
+          probe.equalTo[field] = .double(marker)
+        }
       case .string(let own):
         kind = "string"
-        probe.equalTo[field] = .string(text(own))
+        let slot = text(own)
+        if probing { probe.equalTo[field] = .string(slot) }
       case .array, .object:
         // Bound as its compact JSON (`SQLiteLeaves.equalTo`, `seekTerm`).
         kind = "json"
-        let marker = JSONValue.array([.string("\u{1}slot \(markers.count)\u{1}")])
         values.append(.text(value.jsonText()))
-        markers.append(.text(marker.jsonText()))
-        probe.equalTo[field] = marker
+        if probing {
+          let marker = JSONValue.array([.string("\u{1}slot \(markers.count)\u{1}")])
+          markers.append(.text(marker.jsonText()))
+          probe.equalTo[field] = marker
+        }
       }
       key.append("=" + field + ":" + kind)
     }
@@ -112,14 +131,20 @@ struct FindShape {
     } else {
       // Each principal but `*` (every caller's) is a value: the i-th in order is the probe's
       // i-th in order, whatever either's names are.
-      let names = caller.names.subtracting(["*"]).sorted()
-      key.append("principals \(names.count)")
-      let probeNames = names.indices.map { "\u{1}principal \($0)\u{1}" }
-      probeCaller = Principals(
-        userId: probeNames.first, roles: probeNames.dropFirst().map { $0 })
-      let probeSorted = probeCaller.names.subtracting(["*"]).sorted()
-      values += names.map(SQLValue.text)
-      markers += probeSorted.map(SQLValue.text)
+      var names = caller.names
+      names.remove("*")
+      let sorted = names.sorted()
+      key.append("principals \(sorted.count)")
+      values += sorted.map(SQLValue.text)
+      if probing {
+        let probeNames = sorted.indices.map { "\u{1}principal \($0)\u{1}" }
+        probeCaller = Principals(
+          userId: probeNames.first, roles: probeNames.dropFirst().map { $0 })
+        let probeSorted = probeCaller.names.subtracting(["*"]).sorted()
+        markers += probeSorted.map(SQLValue.text)
+      } else {
+        probeCaller = caller
+      }
     }
     self.key = key.joined(separator: "\u{0}")
     self.values = values
@@ -141,14 +166,20 @@ struct FindTemplate {
   }
   let parts: [Part]
 
-  /// From the probe's SQL (`FindShape.probe`): each of `markers` found there is a slot.
+  /// From the probe's SQL (`FindShape.probe`): each of `markers` found there is a slot. Text
+  /// pieces side by side are joined: each piece is a step of each rendering.
   init(probe statement: SQL, markers: [SQLValue]) {
-    parts = statement.pieces.map { piece in
+    var parts: [Part] = []
+    for piece in statement.pieces {
       if case .value(let value) = piece, let slot = markers.firstIndex(of: value) {
-        return .slot(slot)
+        parts.append(.slot(slot))
+      } else if case .text(let more) = piece, case .piece(.text(let text))? = parts.last {
+        parts[parts.count - 1] = .piece(.text(text + more))
+      } else {
+        parts.append(.piece(piece))
       }
-      return .piece(piece)
     }
+    self.parts = parts
   }
 
   /// The SQL with the query's own `values`.
