@@ -23,7 +23,7 @@ picture (NCMBFile.save, the trailing CRLF) then its thread (1 %; each name once)
 the same reads alone; `floor-mix` sends the mix's requests (bodies too) to the floor;
 `unindexed` times an app's query on a field no index serves (Comment's text) alone and runs
 the reads beside one client sending it in a loop, before and after `forum index add`. Requests
-are signed beforehand (--mix-requests of them, 100,000), so wrk's Lua only picks the next one
+are signed beforehand (--mix-requests of them, 100,000 a run), so wrk's Lua only picks the next one
 (each wrk thread from its own part of the list).
 --compare BUILD2 also runs the mix and the reads alone against BUILD2's `forum` serving the same
 board (each run of BUILD_DIR's followed by BUILD2's, under the same load; it is started after the
@@ -64,7 +64,7 @@ perf_file = None
 compare = None
 beside = None
 mix_threads = 20000
-mix_count = 100000
+mix_count = None
 for i, a in enumerate(args):
     if a == '--perf':
         perf_file = args[i + 1]
@@ -87,6 +87,8 @@ for i, a in enumerate(args):
         seconds = int(args[i + 1])
     if a == '--connections':
         connection_counts = [int(c) for c in args[i + 1].split(',')]
+# Each run of the mix sends its own part (`mix_lua`): 100,000 requests a run.
+mix_count = mix_count or 100000 * runs
 for tool in ['wrk', 'curl'] + (['psql'] if postgres else ['sqlite3']):
     if shutil.which(tool) is None:
         sys.exit(f'bench-serve: {tool} is missing (Debian: apt-get install {tool})')
@@ -252,6 +254,9 @@ def postgres_pids():
     return [postmaster] + children
 
 
+runs_made = {}
+
+
 def wrk(url, script, connections):
     """wrk's requests/s, p50 and p99 (ms), refusals and socket errors, and the CPU seconds the
     server and PostgreSQL used during the run (where a request's time goes)."""
@@ -259,9 +264,15 @@ def wrk(url, script, connections):
     answering = (floor if url.startswith(floor_base)
                  else other if other_base and url.startswith(other_base) else server)
     before = (cpu_seconds([answering.pid]), cpu_seconds(database))
+    # Which run of this script on this server it is (the mix's scripts start each in its own
+    # part of their requests: `mix_lua`).
+    served = (url.split('/2013-09-01')[0], script)
+    run_index = runs_made.get(served, 0)
+    runs_made[served] = run_index + 1
     run = subprocess.run(
         ['wrk', '-t', str(min(connections, 2)), '-c', str(connections), '-d', f'{seconds}s',
-         '--latency', '-s', script, url], capture_output=True, text=True, check=True)
+         '--latency', '-s', script, url, '--', str(run_index), str(runs)],
+        capture_output=True, text=True, check=True)
     output = run.stdout
     if run.stderr:
         print(f'{url}: the first refusals:\n{run.stderr[:1000]}', file=sys.stderr)
@@ -423,7 +434,10 @@ setup = function(thread)
   thread:set("part", #threads - 1)
 end
 init = function(args)
-  counter = 1 + (part or 0) * math.floor(#requests / 2)
+  -- Each run of a script on a server starts in a part of its own (`wrk`'s arguments: the run,
+  -- of how many): a picture's name is sent once, so no run is refused another's names.
+  local run, runs = tonumber(args[1] or 0), tonumber(args[2] or 1)
+  counter = 1 + ((part or 0) * runs + run) * math.floor(#requests / (2 * runs)) % #requests
 end
 request = function()
   local r = requests[counter]
