@@ -78,4 +78,86 @@ struct InsertTemplateTests {
     #expect(try readers(topic.objectId) == stored)
     #expect(try alice.get("Topic", objectId: topic.objectId) == topic)
   }
+
+  /// A parent whose readers hold a NUL byte (written by another program), ` alice \0 * `:
+  /// SQLite's `instr` reads past the NUL, so the section is public and bob puts a topic under
+  /// it. The topic takes the section's readers whole, so bob reads the topic he just wrote.
+  /// (The helper's review: bound back from Swift, they were cut at the NUL.)
+  @Test func aChildTakesItsParentsReadersWholeWhenTheyHoldANul() throws {
+    let rules = NestedRulesTests.rules
+    let database = try SQLiteFixture().makeDatabase(rules: rules, indexes: [])
+    let store = try Datastore.open(database.ownerLocation, rules: rules)
+    let alice = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let bob = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let (a, b) = (try #require(alice.userId), try #require(bob.userId))
+    let section = try alice.create(
+      "Section", fields: [:], acl: ACL(readers: ["*", a], writers: [a]))
+    let connection = try Connection(path: database.ownerLocation)
+    try connection.run(
+      "UPDATE objects SET readers = ' ' || ? || ' ' || char(0) || ' * ' WHERE objectId = ?",
+      [.text(a), .text(section.objectId)])
+    let topic = try bob.create(
+      "Topic", fields: ["section": .pointer(className: "Section", objectId: section.objectId)],
+      acl: ACL(readers: [b], writers: [b]))
+    func readers(_ objectId: String) throws -> String? {
+      try connection.prepare(
+        "SELECT typeof(readers) || ':' || hex(readers) FROM objects WHERE objectId = ?"
+      ).firstRow([.text(objectId)]) { try $0.text(0) } ?? nil
+    }
+    let stored = try #require(try readers(section.objectId))
+    #expect(try readers(topic.objectId) == stored)
+    #expect(throws: Never.self) { _ = try bob.get("Topic", objectId: topic.objectId) }
+  }
+
+  /// A parent's readers that are text but not UTF-8 stay text in the child, the parent's
+  /// (`IS`), as the rules' alignment and the readers triggers compare them.
+  @Test func aChildsReadersKeepTheirTypeWhenNotUTF8() throws {
+    let rules = NestedRulesTests.rules
+    let database = try SQLiteFixture().makeDatabase(rules: rules, indexes: [])
+    let store = try Datastore.open(database.ownerLocation, rules: rules)
+    let alice = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let me = try #require(alice.userId)
+    let section = try alice.create(
+      "Section", fields: [:], acl: ACL(readers: [me], writers: [me]))
+    let connection = try Connection(path: database.ownerLocation)
+    try connection.run(
+      "UPDATE objects SET readers = CAST(readers || X'FF20' AS TEXT) WHERE objectId = ?",
+      [.text(section.objectId)])
+    let topic = try alice.create(
+      "Topic", fields: ["section": .pointer(className: "Section", objectId: section.objectId)],
+      acl: ACL(readers: [me], writers: [me]))
+    let same = try connection.prepare(
+      """
+      SELECT c.readers IS p.readers FROM objects c, objects p
+      WHERE c.objectId = ? AND p.objectId = ?
+      """
+    ).firstRow([.text(topic.objectId), .text(section.objectId)]) { $0.int(0) }
+    #expect(same == 1)
+  }
+
+  /// An INSERT that writes no row and says nothing (a `RAISE(IGNORE)` trigger another program
+  /// put on the file) is refused: the connection's last rowid names bob's private section,
+  /// which alice must not be answered with.
+  @Test func anInsertThatWritesNothingIsNotAnsweredWithAnotherRow() throws {
+    let rules = NestedRulesTests.rules
+    let database = try SQLiteFixture().makeDatabase(rules: rules, indexes: [])
+    let store = try Datastore.open(database.ownerLocation, rules: rules)
+    let alice = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let bob = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let (a, b) = (try #require(alice.userId), try #require(bob.userId))
+    let his = try bob.create(
+      "Section", fields: ["secret": .string("bob's")], acl: ACL(readers: [b], writers: [b]))
+    let connection = try Connection(path: database.ownerLocation)
+    try connection.run(
+      """
+      CREATE TRIGGER hostile BEFORE INSERT ON objects WHEN NEW.creator = '\(a)'
+      BEGIN SELECT RAISE(IGNORE); END
+      """)
+    #expect(throws: DatastoreError.self) {
+      _ = try alice.create("Section", fields: [:], acl: ACL(readers: [a], writers: [a]))
+    }
+    let answer = try? alice.create("Section", fields: [:], acl: ACL(readers: [a], writers: [a]))
+    #expect(answer?.objectId != his.objectId)
+    #expect(answer?["secret"] == nil)
+  }
 }

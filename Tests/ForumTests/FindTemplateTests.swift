@@ -24,6 +24,17 @@ struct FindTemplateTests {
       case .null, .bool: break
       }
     }
+    other.conditions = query.conditions.map { condition in
+      guard case .equal(let field, let value) = condition else { return condition }
+      switch value {
+      case .int(let number): return .equal(field, .int(number + 13))
+      case .double(let number): return .equal(field, .double(number * 5))
+      case .string(let text): return .equal(field, .string(text + " other"))
+      case .object: return .equal(field, .pointer(className: "Other", objectId: "p\(field.count)"))
+      case .array(let items): return .equal(field, .array(items + [.int(9)]))
+      case .null, .bool: return condition
+      }
+    }
     for field in query.greaterThan.keys { other.greaterThan[field]! += 3 }
     for field in query.lessThan.keys { other.lessThan[field]! += 5 }
     other.limit += 1
@@ -77,5 +88,44 @@ struct FindTemplateTests {
     #expect(FindShape(query, callers[0])?.key != FindShape(query, callers[2])?.key)
     #expect(FindShape(query, .master)?.key != FindShape(query, .anonymous)?.key)
     #expect(engine.findTemplates.count == 5, "one a count of principals, and the master key's")
+  }
+
+  /// What the server makes of an app's `where` of fields: equalities as conditions, each kind
+  /// of value. Each such shape is kept (a served query no longer builds its SQL each time),
+  /// and gives another query of its shape exactly the SQL built for it.
+  @Test func aWhereOfFieldsIsKeptForItsShape() throws {
+    let database = try SQLiteFixture().makeDatabase(rules: Board.rules, indexes: Board.indexes)
+    let store = try Datastore.open(database.ownerLocation, rules: Board.rules)
+    let engine = try #require(store.engine as? SQLiteEngine)
+    let thread = JSONValue.pointer(className: Board.threadClass, objectId: "t1")
+    var queries: [Query] = []
+    for conditions: [QueryCondition] in [
+      [.equal("thread", thread)],
+      [.equal("name", .string("x")), .equal("n", .int(3))],
+      [.equal("score", .double(1.5)), .equal("tags", .array([.string("a")]))],
+      [.equal("thread", thread), .equal("gone", .null), .equal("on", .bool(false))],
+    ] {
+      var query = Query(className: Board.commentClass, order: ["createDate"], limit: 20)
+      query.conditions = conditions
+      queries.append(query)
+      query.className = "Other"
+      query.skip = 40
+      queries.append(query)
+    }
+    for (callerName, caller) in FindSQLPinTests.callers {
+      for query in queries {
+        let built = { (query: Query) in
+          SQLiteEngine.findSQL(query, readableBy: caller, rules: Board.rules).rendered(.sqlite)
+        }
+        #expect(engine.findStatement(query, caller).rendered(.sqlite) == built(query))
+        let shape = try #require(FindShape(query, caller))
+        #expect(engine.findTemplates[shape.key] != nil, "\(query.conditions) | \(callerName)")
+        let other = Self.otherValues(query)
+        let filled = engine.findStatement(other, caller).rendered(.sqlite)
+        #expect(filled == built(other), "\(query.conditions) | \(callerName)")
+        #expect(filled != built(query))
+      }
+    }
+    #expect(engine.unkeptShapes.isEmpty)
   }
 }

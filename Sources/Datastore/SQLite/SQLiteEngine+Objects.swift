@@ -28,43 +28,39 @@ extension SQLiteEngine {
       let child = rules.childRule(of: className)
       let template = insertTemplate(className, child: child, caller: caller)
       let parentId = SQLValue.text(child.flatMap { fields[$0.parentField]?.pointerId } ?? "")
-      var parent: [SQLValue] = []
+      let noParent = DatastoreError(
+        .notFound, reason: StoreReason.noSuchParent(field: child?.parentField ?? "parent"))
+      var parentRow = SQLValue.null
       if let select = template.parent {
         let values = select.values.map { value -> SQLValue in
           if case .constant(let constant) = value { return constant }
           return parentId
         }
-        guard
-          let found = try connection.prepare(select.sql).firstRow(
-            values,
-            { row in
-              (0..<3).map { row.value(Int32($0)) }
-            })
-        else {
-          let parentField = child?.parentField ?? "parent"
-          throw DatastoreError(.notFound, reason: StoreReason.noSuchParent(field: parentField))
-        }
-        parent = found
+        guard let row = try connection.prepare(select.sql).firstRow(values, { $0.int(0) })
+        else { throw noParent }
+        parentRow = .integer(row)
       }
+      let objectId = Validation.randomId()
       let values = template.insert.values.map { value -> SQLValue in
         switch value {
         case .constant(let constant): constant
-        case .slot(.objectId): .text(Validation.randomId())
+        case .slot(.objectId): .text(objectId)
         case .slot(.readers): .text(ACL.column(acl.readers))
         case .slot(.writers): .text(ACL.column(acl.writers))
         case .slot(.data): .text(JSONValue.object(fields).jsonText())
         case .slot(.parentId): parentId
-        case .slot(.parentReaders): parent[0]
-        case .slot(.parentObjectId): parent[1]
-        case .slot(.parentCounts): parent[2]
+        case .slot(.parentRow): parentRow
         }
       }
       try connection.prepare(template.insert.sql).run(values)
-      // Read back by its rowid: `RETURNING` kept the row in a table of its own first.
-      guard
+      // Read back by its rowid (`RETURNING` kept the row in a table of its own first), once
+      // the INSERT wrote it: one that writes nothing and says nothing (a trigger put on the
+      // file that ignores it) leaves the rowid of the connection's last row, someone else's.
+      guard connection.changes == 1,
         let object = try connection.prepare(SQLiteEngine.insertedRow).firstRow(
-          [.integer(connection.lastInsertRowid)], object)
-      else { throw DatastoreError(.systemError, detail: "the inserted row is gone") }
+          [.integer(connection.lastInsertRowid)], object),
+        object.objectId == objectId
+      else { throw noParent }
       return object
     }
   }
@@ -76,10 +72,10 @@ extension SQLiteEngine {
   /// The INSERT of a `className` row by `caller`, built the first time and kept (building it
   /// was some 80,000 instructions a comment): its text, and each of its values either fixed
   /// by the class and the caller or the row's own (`InsertTemplate.Slot`). A child's parent is
-  /// read first, its columns bound: an `INSERT … SELECT` into a table with triggers copies
+  /// found first (the caller may read it) and its columns read by its rowid inside the
+  /// INSERT's `VALUES`, as stored: an `INSERT … SELECT` into a table with triggers copies
   /// what it selects into a table of its own first (SQLite's rule), 20,000 instructions a
   /// comment.
-
   func insertTemplate(_ className: String, child: ChildRule?, caller: Principals)
     -> InsertTemplate
   {
@@ -88,10 +84,13 @@ extension SQLiteEngine {
       ? className + "\u{0}master\u{0}" + (caller.userId ?? "")
       : ([className, caller.userId ?? ""] + caller.names.sorted()).joined(separator: "\u{0}")
     if let template = insertTemplates[key] { return template }
+    func parentColumn(_ name: String) -> SQL {
+      let row = InsertTemplate.Slot.parentRow.rawValue
+      return "(SELECT \(sql: SQL(verbatim: name)) FROM objects WHERE id = \(named: row))"
+    }
     let parentColumns = SQLiteRules.ParentColumns(
-      readers: "\(named: InsertTemplate.Slot.parentReaders.rawValue)",
-      objectId: "\(named: InsertTemplate.Slot.parentObjectId.rawValue)",
-      counts: "\(named: InsertTemplate.Slot.parentCounts.rawValue)")
+      readers: parentColumn("readers"), objectId: parentColumn("objectId"),
+      counts: parentColumn("counts"))
     let row = SQLiteRules.newRow(
       className, rules, data: "\(named: InsertTemplate.Slot.data.rawValue)",
       parentId: "\(named: InsertTemplate.Slot.parentId.rawValue)", now: SQLiteRules.now,
@@ -109,7 +108,7 @@ extension SQLiteEngine {
       """
     let parent = row.parentCondition.map { condition -> SQL in
       """
-      SELECT p.readers, p.objectId, p.counts FROM objects p \
+      SELECT p.id FROM objects p \
       WHERE \(sql: condition) AND \(sql: SQLiteEngine.aclTest("p.readers", caller))
       """
     }
@@ -278,12 +277,17 @@ extension SQLiteEngine {
     }
     if let template = findTemplates[shape.key] { return template.filled(shape.values) }
     let statement = SQLiteEngine.findSQL(query, readableBy: caller, rules: rules)
-    guard let probing = FindShape(query, caller, probing: true) else { return statement }
+    // A shape whose values the SQL does not bind as they are is not probed again.
+    guard !unkeptShapes.contains(shape.key),
+      let probing = FindShape(query, caller, probing: true)
+    else { return statement }
     // Kept only when it gives, filled with this query's values, the SQL built for it.
     let template = FindTemplate(
       probe: SQLiteEngine.findSQL(probing.probe, readableBy: probing.probeCaller, rules: rules),
       markers: probing.markers)
     guard template.filled(shape.values).rendered(.sqlite) == statement.rendered(.sqlite) else {
+      if unkeptShapes.count >= 256 { unkeptShapes.removeAll(keepingCapacity: true) }
+      unkeptShapes.insert(shape.key)
       return statement
     }
     if findTemplates.count >= 256 { findTemplates.removeAll(keepingCapacity: true) }

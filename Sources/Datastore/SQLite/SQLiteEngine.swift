@@ -20,12 +20,15 @@ final class SQLiteEngine: DatastoreEngine {
     didSet {
       insertTemplates = [:]
       findTemplates = [:]
+      unkeptShapes = []
     }
   }
   /// Each class's INSERT for each caller, built once (`SQLiteEngine.insertTemplate`).
   var insertTemplates: [String: InsertTemplate] = [:]
   /// Each shape of query for each caller, built once (`SQLiteEngine.findStatement`).
   var findTemplates: [String: FindTemplate] = [:]
+  /// Shapes whose SQL, filled with another query's values, was not that query's own.
+  var unkeptShapes: Set<String> = []
   /// The rules' record as opening read it. Opening only reads it: a board opened with the rules
   /// it records (every command) never decodes it.
   private var recordedRules: String?

@@ -66,7 +66,7 @@ enum SQLiteRules {
   }
 
   /// Where a child's row takes its parent's columns from: the parent's row `p` itself, or
-  /// values read from it first (`SQLiteEngine.insertTemplate`).
+  /// read by the parent's rowid among the row's values (`SQLiteEngine.insertTemplate`).
   struct ParentColumns {
     var readers: SQL = "p.readers"
     var objectId: SQL = "p.objectId"

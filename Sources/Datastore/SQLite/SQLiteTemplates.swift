@@ -5,10 +5,9 @@
 /// An INSERT built once (`SQLiteEngine.insertTemplate`): its text, and where each of its values
 /// comes from; for a child, the SELECT of its parent's row it is made from.
 struct InsertTemplate {
-  /// What each row brings of its own, and (`parent…`) what its parent's row gives it.
+  /// What each row brings of its own, and (`parentRow`) the rowid of its parent's row.
   enum Slot: String {
-    case objectId, readers, writers, data, parentId
-    case parentReaders, parentObjectId, parentCounts
+    case objectId, readers, writers, data, parentId, parentRow
   }
   enum Value {
     case constant(SQLValue)
@@ -34,14 +33,15 @@ struct InsertTemplate {
   }
   /// The INSERT … VALUES of the row.
   let insert: Statement
-  /// A child's parent, readable by the caller: its readers, objectId and counts (the
-  /// `parent…` slots of `insert`), or no row.
+  /// A child's parent, readable by the caller: its rowid (the `parentRow` slot of `insert`),
+  /// or no row.
   let parent: Statement?
 }
 
 /// The shape of a query (`SQLiteEngine.findStatement`): what decides its SQL's text, and the
 /// values it binds, in an order fixed by the shape. Built from a query with none of what a
-/// shape cannot say (conditions, a nearest point, unread only): those are built each time.
+/// shape cannot say (conditions but equalities, a nearest point, unread only): those are
+/// built each time.
 struct FindShape {
   /// The text's inputs: the class, the fields and the kind of each value, the order, whether
   /// the page skips, and how many principals the caller has (or the master key). Not who the
@@ -58,7 +58,7 @@ struct FindShape {
   let probeCaller: Principals
 
   init?(_ query: Query, _ caller: Principals, probing: Bool = false) {
-    guard query.conditions.isEmpty, query.nearest == nil, !query.unreadOnly else { return nil }
+    guard query.nearest == nil, !query.unreadOnly else { return nil }
     var key = [query.className]
     var values: [SQLValue] = []
     var markers: [SQLValue] = []
@@ -110,6 +110,44 @@ struct FindShape {
         }
       }
       key.append("=" + field + ":" + kind)
+    }
+    // A `where` of fields (what the server makes of one: each an equality, in its order);
+    // another condition makes a shape of its own too many ways to key.
+    for (index, condition) in query.conditions.enumerated() {
+      guard case .equal(let field, let value) = condition else { return nil }
+      let kind: String
+      var marker: JSONValue?
+      switch value {
+      case .null: kind = "null"
+      case .bool(let flag): kind = flag ? "true" : "false"
+      case .int(let own):
+        kind = "int"
+        marker = .int(number(own))
+      case .double(let own):
+        kind = "double"
+        values.append(.real(own))
+        if probing {
+          marker = .double(Double(FindShape.markerNumber(markers.count)))
+          markers.append(.real(Double(FindShape.markerNumber(markers.count))))
+        }
+      case .string(let own):
+        kind = "string"
+        marker = .string(text(own))
+      case .array, .object:
+        // Bound as its compact JSON, its kind tested apart.
+        let isArray: Bool
+        if case .array = value { isArray = true } else { isArray = false }
+        kind = isArray ? "array" : "object"
+        values.append(.text(value.jsonText()))
+        if probing {
+          let slot = JSONValue.string("\u{1}slot \(markers.count)\u{1}")
+          let shaped: JSONValue = isArray ? .array([slot]) : .object(["\u{1}": slot])
+          markers.append(.text(shaped.jsonText()))
+          marker = shaped
+        }
+      }
+      if probing, let marker { probe.conditions[index] = .equal(field, marker) }
+      key.append("?" + field + ":" + kind)
     }
     for field in query.greaterThan.keys.sorted() {
       probe.greaterThan[field] = number(query.greaterThan[field]!)

@@ -146,19 +146,6 @@ public struct Row {
     return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
   }
 
-  /// A column as it is stored, to be bound again as it was: text that is not UTF-8 (written
-  /// by another program) as its bytes.
-  public func value(_ column: Int32) -> SQLValue {
-    switch sqlite3_column_type(statement.handle, column) {
-    case SQLITE_NULL: return .null
-    case SQLITE_INTEGER: return .integer(int(column))
-    case SQLITE_FLOAT: return .real(double(column))
-    case SQLITE_TEXT:
-      return (try? text(column)).flatMap { $0.map(SQLValue.text) } ?? .blob(blob(column))
-    default: return .blob(blob(column))
-    }
-  }
-
   public func blob(_ column: Int32) -> [UInt8] {
     let count = Int(sqlite3_column_bytes(statement.handle, column))
     guard count > 0, let pointer = sqlite3_column_blob(statement.handle, column) else { return [] }

@@ -34,6 +34,7 @@ final class CapturedOutput {
     let notes = output == nil ? nil : open_memstream(noteBytes, noteSize)
     if notes == nil, let opened = output {
       fclose(opened)
+      free(outputBytes.pointee)
       output = nil
     }
     (outputStream, noteStream) = (output, notes)
