@@ -22,6 +22,26 @@ struct QueryConditionTests {
 
   static var allNames: Set<String> { Set(values.map(\.0)) }
 
+  /// A value holding a NUL byte (`"a\u0000b"` in an app's `where`; no stored value holds
+  /// one) is refused or matches nothing on SQLite: never the row whose value is what comes
+  /// before the NUL (bound up to the NUL, it matched `"a"`).
+  @Test func aValueHoldingANulNeverMatchesWhatComesBeforeIt() throws {
+    let database = try SQLiteFixture().makeDatabase()
+    let store = try Datastore.open(database.ownerLocation)
+    let login = try store.loginAnonymously(secret: Datastore.newSecret())
+    let client = store.client(login)
+    _ = try client.create(
+      "Item", fields: ["v": .string("a")], acl: .publicRead(owner: login.user.objectId))
+    var query = Query(className: "Item", limit: 10)
+    query.conditions = [.equal("v", .string("a\u{0}b"))]
+    #expect((try? client.find(query))?.isEmpty ?? true)
+    #expect((try? client.count(query)).map { $0 == 0 } ?? true)
+    let equal = Query(className: "Item", equalTo: ["v": .string("a\u{0}b")])
+    #expect((try? client.find(equal))?.isEmpty ?? true)
+    query.conditions = [.equal("v", .string("a"))]
+    #expect(try client.find(query).count == 1)
+  }
+
   @Test(arguments: EngineFixtures.all)
   func everyOperator(_ engine: any EngineFixture) throws {
     let database = try engine.makeDatabase()

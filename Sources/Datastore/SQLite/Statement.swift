@@ -57,7 +57,20 @@ public final class Statement {
       case .null: code = sqlite3_bind_null(handle, index)
       case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
       case .real(let double): code = sqlite3_bind_double(handle, index, double)
-      case .text(let string): code = sqlite3_bind_text(handle, index, string, -1, transient)
+      case .text(let string):
+        // By its length, not up to a NUL: text holding one (a `where` value, an id) is bound
+        // whole, never cut to another value.
+        var text = string
+        code = text.withUTF8 { bytes in
+          // Empty text still needs a pointer: a nil one binds NULL.
+          guard let base = bytes.baseAddress, !bytes.isEmpty else {
+            return sqlite3_bind_text(handle, index, "", 0, transient)
+          }
+          return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+            sqlite3_bind_text64(
+              handle, index, $0, sqlite3_uint64(bytes.count), transient, UInt8(SQLITE_UTF8))
+          }
+        }
       case .blob(let bytes):
         code = bytes.withUnsafeBytes {
           sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), transient)
