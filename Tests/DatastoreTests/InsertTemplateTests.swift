@@ -9,12 +9,19 @@ import Testing
 /// several callers, as a server's pooled connection does, writes each row as its own caller.
 @Suite("an INSERT built once, for each caller (SQLite)")
 struct InsertTemplateTests {
-  @Test func oneConnectionInsertsAsEachCaller() throws {
+  /// A board of `NestedRulesTests.rules` (Section, Topic, Reply) and two of its users on one
+  /// connection, as a server's pooled connection serves several.
+  static func board() throws -> (TestDatabase, DatastoreClient, DatastoreClient) {
     let rules = NestedRulesTests.rules
     let database = try SQLiteFixture().makeDatabase(rules: rules, indexes: [])
     let store = try Datastore.open(database.ownerLocation, rules: rules)
     let alice = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
     let bob = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    return (database, alice, bob)
+  }
+
+  @Test func oneConnectionInsertsAsEachCaller() throws {
+    let (database, alice, bob) = try Self.board()
     let (a, b) = (try #require(alice.userId), try #require(bob.userId))
     func section(of client: DatastoreClient, _ me: String) throws -> DataObject {
       try client.create("Section", fields: [:], acl: ACL(readers: [me], writers: [me]))
@@ -50,10 +57,7 @@ struct InsertTemplateTests {
   /// bytes another program wrote there that are not UTF-8, and the row it answers is the row
   /// written.
   @Test func aChildIsWrittenFromItsParentsRowAsStored() throws {
-    let rules = NestedRulesTests.rules
-    let database = try SQLiteFixture().makeDatabase(rules: rules, indexes: [])
-    let store = try Datastore.open(database.ownerLocation, rules: rules)
-    let alice = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let (database, alice, _) = try Self.board()
     let me = try #require(alice.userId)
     let section = try alice.create(
       "Section", fields: [:], acl: ACL(readers: [me], writers: [me]))
@@ -84,11 +88,7 @@ struct InsertTemplateTests {
   /// it. The topic takes the section's readers whole, so bob reads the topic he just wrote.
   /// (The helper's review: bound back from Swift, they were cut at the NUL.)
   @Test func aChildTakesItsParentsReadersWholeWhenTheyHoldANul() throws {
-    let rules = NestedRulesTests.rules
-    let database = try SQLiteFixture().makeDatabase(rules: rules, indexes: [])
-    let store = try Datastore.open(database.ownerLocation, rules: rules)
-    let alice = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
-    let bob = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let (database, alice, bob) = try Self.board()
     let (a, b) = (try #require(alice.userId), try #require(bob.userId))
     let section = try alice.create(
       "Section", fields: [:], acl: ACL(readers: ["*", a], writers: [a]))
@@ -112,10 +112,7 @@ struct InsertTemplateTests {
   /// A parent's readers that are text but not UTF-8 stay text in the child, the parent's
   /// (`IS`), as the rules' alignment and the readers triggers compare them.
   @Test func aChildsReadersKeepTheirTypeWhenNotUTF8() throws {
-    let rules = NestedRulesTests.rules
-    let database = try SQLiteFixture().makeDatabase(rules: rules, indexes: [])
-    let store = try Datastore.open(database.ownerLocation, rules: rules)
-    let alice = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let (database, alice, _) = try Self.board()
     let me = try #require(alice.userId)
     let section = try alice.create(
       "Section", fields: [:], acl: ACL(readers: [me], writers: [me]))
@@ -139,11 +136,7 @@ struct InsertTemplateTests {
   /// put on the file) is refused: the connection's last rowid names bob's private section,
   /// which alice must not be answered with.
   @Test func anInsertThatWritesNothingIsNotAnsweredWithAnotherRow() throws {
-    let rules = NestedRulesTests.rules
-    let database = try SQLiteFixture().makeDatabase(rules: rules, indexes: [])
-    let store = try Datastore.open(database.ownerLocation, rules: rules)
-    let alice = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
-    let bob = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let (database, alice, bob) = try Self.board()
     let (a, b) = (try #require(alice.userId), try #require(bob.userId))
     let his = try bob.create(
       "Section", fields: ["secret": .string("bob's")], acl: ACL(readers: [b], writers: [b]))

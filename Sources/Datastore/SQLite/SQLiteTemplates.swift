@@ -77,75 +77,41 @@ struct FindShape {
       markers.append(.text(marker))
       return marker
     }
-    for field in query.equalTo.keys.sorted() {
-      let value = query.equalTo[field]!
-      let kind: String
+    // A value of the query's own: its kind (part of the key) and, probing, its marker. An
+    // array or object is bound as its compact JSON (`SQLiteLeaves.equalTo`, `seekTerm`).
+    func slot(_ value: JSONValue) -> (kind: String, marker: JSONValue?) {
       switch value {
-      case .null: kind = "null"
-      case .bool(let flag): kind = flag ? "true" : "false"
-      case .int(let own):
-        kind = "int"
-        let slot = number(own)
-        if probing { probe.equalTo[field] = .int(slot) }
+      case .null: return ("null", nil)
+      case .bool(let flag): return (flag ? "true" : "false", nil)
+      case .int(let own): return ("int", .int(number(own)))
       case .double(let own):
-        kind = "double"
         values.append(.real(own))
-        if probing {
-          let marker = Double(FindShape.markerNumber(markers.count))
-          markers.append(.real(marker))
-          probe.equalTo[field] = .double(marker)
-        }
-      case .string(let own):
-        kind = "string"
-        let slot = text(own)
-        if probing { probe.equalTo[field] = .string(slot) }
+        guard probing else { return ("double", nil) }
+        let marker = Double(FindShape.markerNumber(markers.count))
+        markers.append(.real(marker))
+        return ("double", .double(marker))
+      case .string(let own): return ("string", .string(text(own)))
       case .array, .object:
-        // Bound as its compact JSON (`SQLiteLeaves.equalTo`, `seekTerm`).
-        kind = "json"
+        let isArray: Bool
+        if case .array = value { isArray = true } else { isArray = false }
         values.append(.text(value.jsonText()))
-        if probing {
-          let marker = JSONValue.array([.string("\u{1}slot \(markers.count)\u{1}")])
-          markers.append(.text(marker.jsonText()))
-          probe.equalTo[field] = marker
-        }
+        guard probing else { return (isArray ? "array" : "object", nil) }
+        let name = JSONValue.string("\u{1}slot \(markers.count)\u{1}")
+        let marker: JSONValue = isArray ? .array([name]) : .object(["\u{1}": name])
+        markers.append(.text(marker.jsonText()))
+        return (isArray ? "array" : "object", marker)
       }
+    }
+    for field in query.equalTo.keys.sorted() {
+      let (kind, marker) = slot(query.equalTo[field]!)
+      if probing, let marker { probe.equalTo[field] = marker }
       key.append("=" + field + ":" + kind)
     }
     // A `where` of fields (what the server makes of one: each an equality, in its order);
     // another condition makes a shape of its own too many ways to key.
     for (index, condition) in query.conditions.enumerated() {
       guard case .equal(let field, let value) = condition else { return nil }
-      let kind: String
-      var marker: JSONValue?
-      switch value {
-      case .null: kind = "null"
-      case .bool(let flag): kind = flag ? "true" : "false"
-      case .int(let own):
-        kind = "int"
-        marker = .int(number(own))
-      case .double(let own):
-        kind = "double"
-        values.append(.real(own))
-        if probing {
-          marker = .double(Double(FindShape.markerNumber(markers.count)))
-          markers.append(.real(Double(FindShape.markerNumber(markers.count))))
-        }
-      case .string(let own):
-        kind = "string"
-        marker = .string(text(own))
-      case .array, .object:
-        // Bound as its compact JSON, its kind tested apart.
-        let isArray: Bool
-        if case .array = value { isArray = true } else { isArray = false }
-        kind = isArray ? "array" : "object"
-        values.append(.text(value.jsonText()))
-        if probing {
-          let slot = JSONValue.string("\u{1}slot \(markers.count)\u{1}")
-          let shaped: JSONValue = isArray ? .array([slot]) : .object(["\u{1}": slot])
-          markers.append(.text(shaped.jsonText()))
-          marker = shaped
-        }
-      }
+      let (kind, marker) = slot(value)
       if probing, let marker { probe.conditions[index] = .equal(field, marker) }
       key.append("?" + field + ":" + kind)
     }
