@@ -117,8 +117,11 @@ let package = Package(
     // Every reason a failure gives, in English and Japanese side by side (below every layer:
     // the datastore, the board and the command line all refuse in its words).
     .target(name: "Refusals"),
+    // SQLite's allocator and process-wide settings.
+    .target(name: "CSQLiteMemory", dependencies: ["CSQLite"]),
     .target(
-      name: "Datastore", dependencies: ["Refusals", "CSQLite", "CLibPQ", "CCurl", "ForumCrypto"],
+      name: "Datastore",
+      dependencies: ["Refusals", "CSQLite", "CSQLiteMemory", "CLibPQ", "CCurl", "ForumCrypto"],
       linkerSettings: archives("sqlite3")),
     .target(name: "Forum", dependencies: ["Datastore", "Refusals"]),
     // libmicrohttpd (with GnuTLS) behind a small shim: opened with dlopen when `forum serve`

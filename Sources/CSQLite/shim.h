@@ -1,15 +1,5 @@
 #include <sqlite3.h>
 
-// Statement journals (and savepoints' sub-journals) in memory, never a temporary file: a write
-// with triggers journals more than the 64 KiB SQLite keeps in memory by default and would open,
-// unlink and close a temporary file every time. sqlite3_config is variadic, so Swift calls this;
-// it works only before SQLite initializes (the first connection), and is harmless after.
-// Memory statistics off: nothing reads them, and kept they take a process-wide mutex at every
-// allocation and free (about 4 % of a piped comment's instructions).
-static inline int forum_sqlite_configure(void) {
-  sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-  return sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, -1);
-}
 #include <string.h>
 
 typedef struct {

@@ -60,7 +60,10 @@ final class BulkSeed {
     counting = (trigger[0], trigger[1])
     searchIndexed =
       try database.rows(
-        "SELECT 1 FROM sqlite_schema WHERE type = 'trigger' AND name = 'search_insert_\(commentClass)'"
+        """
+        SELECT 1 FROM sqlite_schema WHERE type = 'trigger' AND name = 'search_insert'
+          AND instr(sql, '''\(commentClass)''') > 0
+        """
       ).isEmpty == false
     nextId = Int64(try database.rows("SELECT coalesce(max(id), 0) FROM objects")[0][0])! + 1
     // Dated as if posted one a millisecond, ending now.

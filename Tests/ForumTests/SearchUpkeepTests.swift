@@ -132,6 +132,64 @@ struct SearchUpkeepTests {
   }
 
   /// A writer that never tidies (the sqlite3 shell, a script killed early) queues no more than
+  /// A board whose rows were queued by an insert trigger a class (format 3) gets the one
+  /// trigger for all when opened, and keeps its index as it is: nothing indexed again, nothing
+  /// found twice or lost, and each class's new rows queued by the new trigger.
+  @Test func aBoardOfFormat3GetsOneInsertTriggerAndKeepsItsIndex() throws {
+    let world = try BoardWorld(SQLiteFixture())
+    let alice = try world.board("alice")
+    let path = world.database.ownerLocation
+    let thread = try alice.createThread(title: "old heron", description: "", image: nil).number
+    // Three segments (indexed by three steps): building the index again makes one a class.
+    for number in 1...3 { _ = try alice.addComment(to: thread, text: "old heron \(number)") }
+    #expect(alice.tidy(idle: true))
+    for number in 4...5 {
+      _ = try alice.addComment(to: thread, text: "old heron \(number)")
+      #expect(alice.tidy(idle: true))
+    }
+    #expect(try Self.queued(path).isEmpty)
+    #expect(try Self.segments(path) >= 3)
+    do {
+      // What format 3 left: an insert trigger a class, and its record.
+      let connection = try Connection(path: path)
+      let record = try #require(
+        try connection.prepare("SELECT value FROM meta WHERE key = 'search'").firstRow {
+          try $0.text(0)
+        } ?? nil)
+      #expect(record.hasPrefix("\(SQLiteSearch.format) "))
+      try connection.execute("DROP TRIGGER search_insert")
+      for className in ["Comment", "Message", "Thread"] {
+        try connection.execute(
+          """
+          CREATE TRIGGER search_insert_\(className) AFTER INSERT ON objects
+          WHEN NEW.class = '\(className)' BEGIN
+            INSERT INTO search_pending(id) VALUES (NEW.id);
+          END
+          """)
+      }
+      try connection.run(
+        "UPDATE meta SET value = ? WHERE key = 'search'",
+        [.text("3" + record.drop { $0 != " " })])
+    }
+    let segments = try Self.segments(path)
+    let bob = try world.board("bob")
+    let connection = try Connection(path: path)
+    let inserts = try connection.prepare(
+      "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'search\\_insert%' ESCAPE '\\'"
+    ).rows { try $0.text(0) ?? "" }
+    #expect(inserts == ["search_insert"])
+    #expect(try Self.segments(path) == segments, "the index was built again")
+    #expect(try Self.queued(path).isEmpty)
+    #expect(try Self.found(bob, "heron").count == 6)
+    let second = try bob.createThread(title: "new heron", description: "", image: nil).number
+    _ = try bob.addComment(to: second, text: "new heron comment")
+    #expect(try Self.queued(path).count == 2)
+    #expect(try Self.found(bob, "heron").count == 8)
+    #expect(try Set(Self.found(bob, "heron")).count == 8)
+    try connection.execute(
+      "INSERT INTO search_text(search_text, rank) VALUES ('integrity-check', 0)")
+  }
+
   /// `SQLiteSearch.pendingLimit` rows: the commit past it indexes the queue itself.
   @Test func theQueueIsBounded() throws {
     let world = try BoardWorld(SQLiteFixture())

@@ -101,6 +101,25 @@ struct GroupCommitTests {
     #expect(titles.sorted() == ["more 0", "more 2", "todo 0", "todo 2"])
   }
 
+  /// A write that catches a failed operation of its own and goes on is kept, without what the
+  /// failed operation wrote before it failed (its savepoint, inside the write's).
+  @Test func aFailedOperationCaughtInsideAWriteLeavesNothingOfItself() throws {
+    let database = try SQLiteFixture().makeDatabase(rules: Board.rules, indexes: Board.indexes)
+    let store = try Datastore.open(database.ownerLocation)
+    let client = store.client(try store.loginAnonymously(secret: Datastore.newSecret()))
+    let halfWritten = WriteOperation([
+      .create(className: "Todo", fields: ["title": .value(.string("half"))], acl: .publicReadWrite),
+      .find(className: "Todo", equalTo: ["title": .value(.string("nowhere"))]),
+    ])
+    let errors = try store.group(3) { index in
+      _ = try client.create("Todo", fields: ["title": .string("todo \(index)")], acl: nil)
+      if index == 1 { #expect(throws: (any Error).self) { try client.perform(halfWritten) } }
+    }
+    #expect(errors.allSatisfy { $0 == nil })
+    let titles = try client.find(Query(className: "Todo")).compactMap { $0["title"]?.stringValue }
+    #expect(titles.sorted() == ["todo 0", "todo 1", "todo 2"])
+  }
+
   /// Writes held behind another connection's lock become one batch; the refused ones in it get
   /// their own errors and undo only themselves, and nobody is answered before the commit.
   @Test func aRefusedWriteInABatchLosesNoOther() throws {

@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteMemory
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -43,6 +44,7 @@ public final class Connection {
   deinit {
     sqlite3_progress_handler(handle, 0, nil, nil)
     sqlite3_wal_hook(handle, nil, nil)
+    recent.removeAll()
     cache.removeAll()
     sqlite3_close_v2(handle)
   }
@@ -181,12 +183,36 @@ public final class Connection {
 
   /// A cached prepared statement for `sql`.
   public func prepare(_ sql: String) throws -> Statement {
-    if let statement = cache[sql] { return statement }
-    if cache.count >= Connection.maximumCachedStatements { cache.removeAll(keepingCapacity: true) }
-    let statement = try Statement(connection: self, sql: sql)
-    cache[sql] = statement
+    // Equal strings of one storage compare at once; others of the same length, byte by byte.
+    let length = sql.utf8.count
+    for entry in recent where entry.sql.utf8.count == length && entry.sql == sql {
+      return entry.statement
+    }
+    let statement: Statement
+    if let cached = cache[sql] {
+      statement = cached
+    } else {
+      if cache.count >= Connection.maximumCachedStatements {
+        cache.removeAll(keepingCapacity: true)
+      }
+      statement = try Statement(connection: self, sql: sql)
+      cache[sql] = statement
+    }
+    if recent.count < Connection.recentStatements {
+      recent.append((sql, statement))
+    } else {
+      recent[nextRecent] = (sql, statement)
+      nextRecent = (nextRecent + 1) % Connection.recentStatements
+    }
     return statement
   }
+
+  /// The statements asked for last, looked at before the cache: the text of a statement its
+  /// caller keeps (a kept template's, a constant) is found without hashing it (a piped
+  /// comment's statements hashed some 15,000 instructions of text a comment).
+  private var recent: [(sql: String, statement: Statement)] = []
+  private var nextRecent = 0
+  static let recentStatements = 16
 
   /// Runs `sql` with `values` for its effect.
   public func run(_ sql: String, _ values: [SQLValue] = []) throws {
