@@ -18,6 +18,8 @@ static _Thread_local void *kept_first = 0;
 static _Thread_local int kept_count = 0;
 static pthread_key_t kept_key;
 static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+/// False when no key could be made: then no block is kept (none would be freed at the end).
+static int kept_key_made = 0;
 
 static void release_kept(void *unused) {
   (void)unused;
@@ -29,7 +31,7 @@ static void release_kept(void *unused) {
   kept_count = 0;
 }
 
-static void make_kept_key(void) { pthread_key_create(&kept_key, release_kept); }
+static void make_kept_key(void) { kept_key_made = pthread_key_create(&kept_key, release_kept) == 0; }
 
 static int memory_roundup(int size) { return (size + 7) & ~7; }
 
@@ -54,7 +56,10 @@ static void memory_free(void *pointer) {
     if (kept_count == 0) {
       // The key's destructor runs at the thread's end only for a thread that set it.
       pthread_once(&kept_once, make_kept_key);
-      pthread_setspecific(kept_key, (void *)1);
+      if (!kept_key_made || pthread_setspecific(kept_key, (void *)1) != 0) {
+        free(block);
+        return;
+      }
     }
     *(void **)pointer = kept_first;
     kept_first = pointer;
