@@ -165,6 +165,28 @@ struct QueryPlanTests {
     return (publicArm, Array(plan[(right + 1)...]))
   }
 
+  /// A row looked up by its fields as a write's step finds it (`WriteStep.find`: a comment's
+  /// thread by its number, a reply's comment by thread and number): a member's private rows
+  /// come from one range of `object_readers`' key, already in the rowid order the merge asks
+  /// for, so neither arm sorts anything in a temporary table. (With `o.id` as the private arm's
+  /// key SQLite sorted its rows at every lookup.)
+  @Test func aLookupByFieldsSortsNothing() throws {
+    try withTemporaryDirectory { directory in
+      let store = try Datastore(path: directory.file("db.sqlite"), indexes: QueryPlanTests.indexes)
+      let lookup = Query(
+        className: "Comment",
+        equalTo: [
+          "thread": .pointer(className: "Thread", objectId: "t1"), "number": .int(7),
+        ], limit: 1)
+      let member = Principals(userId: "AAAAAAAAAAAAAAAA")
+      let plan = try QueryPlanTests.plan(store, lookup, member)
+      let (publicArm, privateArm) = QueryPlanTests.arms(plan)
+      #expect(publicArm.contains { $0.hasPrefix("SEARCH o USING INDEX ") }, "\(plan)")
+      #expect(privateArm.contains { $0.hasPrefix("SEARCH r USING PRIMARY KEY") }, "\(plan)")
+      #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+  }
+
   @Test(arguments: cases)
   func listingUsesIndex(_ listing: Case) throws {
     try withTemporaryDirectory { directory in

@@ -6,8 +6,9 @@ import Testing
 /// The statements both engines run to find, count and get objects, pinned as main rendered them
 /// at b82aff6 (before finding objects was written once in the SQL core, issue 31): the plan
 /// suites check what each plan reads, and the same text keeps the same plan. A statement that
-/// moves on purpose (a new shape of the deep page) is pinned again here, by its row, with the
-/// plan suites run on it (`swift test --filter FindSQLPinTests` prints every row on failure).
+/// moves on purpose (a new shape of the deep page; the private arm's rowid key read from its
+/// reader row, `m.id`) is pinned again here, by its row, with the plan suites run on it
+/// (`swift test --filter FindSQLPinTests` prints every row on failure).
 @Suite("the find statements' SQL, pinned")
 struct FindSQLPinTests {
   static func digest(_ sql: String, _ values: [SQLValue]) -> String {
@@ -195,7 +196,7 @@ struct FindSQLPinTests {
     postgres get | Thread | anonymous | 84904e565cc2fb0c
     sqlite get | Message | anonymous | 24734f5aabb92e38
     postgres get | Message | anonymous | 6abd3e42a7fc6aa7
-    sqlite find | list | user | ed239f098df0b7bf
+    sqlite find | list | user | 58fe99369f212352
     sqlite count | list | user | 247a9d5e2f39e222
     sqlite where | list | user | b54adbb9922c4d41
     postgres find | list | user | 35cceb64fb310b9c
@@ -205,17 +206,17 @@ struct FindSQLPinTests {
     sqlite where | deep list | user | b54adbb9922c4d41
     postgres find | deep list | user | 89c64193a61d513a
     postgres count | deep list | user | 0753272faa539aff
-    sqlite find | unread list | user | 6b3ac71424a3920d
+    sqlite find | unread list | user | 4388ca19ea7d245b
     sqlite count | unread list | user | 14121b703496a9b4
     sqlite where | unread list | user | b54adbb9922c4d41
     postgres find | unread list | user | 021258cb939c8cf6
     postgres count | unread list | user | 60c3212d1497ce90
-    sqlite find | comments | user | cf97b20cd928a515
+    sqlite find | comments | user | 2528545a24032f64
     sqlite count | comments | user | 0d8f811f872eb67a
     sqlite where | comments | user | 3d13fa8841f0700c
     postgres find | comments | user | dfc62d0ef48b7666
     postgres count | comments | user | 1a7ed2eefc5d8259
-    sqlite find | comments between | user | 6237f68f7f515a8a
+    sqlite find | comments between | user | 32c4e01f8efdc648
     sqlite count | comments between | user | 0b99c38e6846cc4e
     sqlite where | comments between | user | 2f43f847fcc5a6dc
     postgres find | comments between | user | 61ec73281171c2d9
@@ -225,7 +226,7 @@ struct FindSQLPinTests {
     sqlite where | comments between, skipped | user | 2f43f847fcc5a6dc
     postgres find | comments between, skipped | user | a81ad685d5905807
     postgres count | comments between, skipped | user | 84ac6d6abca3663c
-    sqlite find | app conditions | user | b6c4ae7b4176131c
+    sqlite find | app conditions | user | cb69093e7e7b967e
     sqlite count | app conditions | user | 5c3be551fcf60da8
     sqlite where | app conditions | user | 8d2c49f3f0d431f1
     postgres find | app conditions | user | fc88808bd5234c90
@@ -235,12 +236,12 @@ struct FindSQLPinTests {
     sqlite where | app conditions, skipped | user | 8d2c49f3f0d431f1
     postgres find | app conditions, skipped | user | 008d4c2707ef8394
     postgres count | app conditions, skipped | user | 0b4f404a7b3c4c4e
-    sqlite find | near | user | fc34978b252ce8c1
+    sqlite find | near | user | e8dc0aa9dd4b5d91
     sqlite count | near | user | 09af49155c9c6226
     sqlite where | near | user | 04b0ebc68a2739e9
     postgres find | near | user | 8c68f23e347a0a04
     postgres count | near | user | 19ce351c50b0187b
-    sqlite find | box | user | 0edbf32c40f335c6
+    sqlite find | box | user | c023fa39c4340552
     sqlite count | box | user | b394492bae5b5e7e
     sqlite where | box | user | f09a3ddf631097c0
     postgres find | box | user | 37ead2ff1c48386b
@@ -250,7 +251,7 @@ struct FindSQLPinTests {
     sqlite where | messages | user | 073b1d8c48e99382
     postgres find | messages | user | e827f9807cd9cd4f
     postgres count | messages | user | 41527cf153eacd57
-    sqlite find | equal null, text, number | user | 2f038805741e7f91
+    sqlite find | equal null, text, number | user | a717bc707d2346af
     sqlite count | equal null, text, number | user | 49702af290d2802d
     sqlite where | equal null, text, number | user | a50b49858577fc10
     postgres find | equal null, text, number | user | 65a15c82c5736501
@@ -259,7 +260,7 @@ struct FindSQLPinTests {
     postgres get | Thread | user | 91a4f85a26920008
     sqlite get | Message | user | 73f89e90c5136dd9
     postgres get | Message | user | cb2de6fbf9936e16
-    sqlite find | list | moderator | 1bba75aa786ff14d
+    sqlite find | list | moderator | 9120c9953067bea6
     sqlite count | list | moderator | 15e65aa0bff66566
     sqlite where | list | moderator | 324f656a3b7cbd1f
     postgres find | list | moderator | cfb131398999730d
@@ -269,17 +270,17 @@ struct FindSQLPinTests {
     sqlite where | deep list | moderator | 324f656a3b7cbd1f
     postgres find | deep list | moderator | 0b6e6a4b224f899b
     postgres count | deep list | moderator | 76563239c9fb10ae
-    sqlite find | unread list | moderator | 1982749eedda1ec6
+    sqlite find | unread list | moderator | d59d9c58b40a5e40
     sqlite count | unread list | moderator | d1a9b4b2d2b5e427
     sqlite where | unread list | moderator | 324f656a3b7cbd1f
     postgres find | unread list | moderator | 2517d53f024560de
     postgres count | unread list | moderator | e749de4cdfd7a8ed
-    sqlite find | comments | moderator | 81a4a77e85f96148
+    sqlite find | comments | moderator | a68a8aaff697ad70
     sqlite count | comments | moderator | 078b5b6aa86dfa72
     sqlite where | comments | moderator | fa91cb6b5b964fc7
     postgres find | comments | moderator | ee958ae22084c4bc
     postgres count | comments | moderator | 9ddf3096fff3d32b
-    sqlite find | comments between | moderator | fb1d65028ac075fa
+    sqlite find | comments between | moderator | 738fa2c3411f7cf3
     sqlite count | comments between | moderator | fb3436f7d57a9261
     sqlite where | comments between | moderator | 7b7ba9895307cc6a
     postgres find | comments between | moderator | 37932ce9d4cc3068
@@ -289,7 +290,7 @@ struct FindSQLPinTests {
     sqlite where | comments between, skipped | moderator | 7b7ba9895307cc6a
     postgres find | comments between, skipped | moderator | 4bf9eeefb33b75fb
     postgres count | comments between, skipped | moderator | 5b26a36edde6bb4c
-    sqlite find | app conditions | moderator | 8dc81a56ef3c15f8
+    sqlite find | app conditions | moderator | 5ed849673872e432
     sqlite count | app conditions | moderator | 37dad857a65a0c4e
     sqlite where | app conditions | moderator | e44fb106db5152d0
     postgres find | app conditions | moderator | cafbeaeef6d6b75e
@@ -299,12 +300,12 @@ struct FindSQLPinTests {
     sqlite where | app conditions, skipped | moderator | e44fb106db5152d0
     postgres find | app conditions, skipped | moderator | 3ffc637bae5b3a2d
     postgres count | app conditions, skipped | moderator | 9283b542274406b3
-    sqlite find | near | moderator | 831cf3e77efeba94
+    sqlite find | near | moderator | 18ba9bdae998bb38
     sqlite count | near | moderator | 92bb9eefbc8541df
     sqlite where | near | moderator | 7c04bc9a528b1487
     postgres find | near | moderator | 6defe9796b800d24
     postgres count | near | moderator | 5503d1146a1603f1
-    sqlite find | box | moderator | 80bd6e93ae6989d3
+    sqlite find | box | moderator | ae84a0b0b47b8bc0
     sqlite count | box | moderator | eca91d2e55ec5d1c
     sqlite where | box | moderator | faa5ba57c390634f
     postgres find | box | moderator | 66a008bd57f15e7c
@@ -314,7 +315,7 @@ struct FindSQLPinTests {
     sqlite where | messages | moderator | 5fd38397588b67d7
     postgres find | messages | moderator | c3e3534db897ad45
     postgres count | messages | moderator | 0de19cc20c648c05
-    sqlite find | equal null, text, number | moderator | d2d27f5cd7a9280b
+    sqlite find | equal null, text, number | moderator | 34b0d10e5cf6073b
     sqlite count | equal null, text, number | moderator | 3f99c3180f82bdc7
     sqlite where | equal null, text, number | moderator | 9f0846cea383bfbf
     postgres find | equal null, text, number | moderator | ab82bb10043c5b1d

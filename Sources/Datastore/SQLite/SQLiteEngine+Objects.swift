@@ -317,9 +317,14 @@ extension SQLiteEngine {
       query.order, presence: presence, nearest: query.nearest,
       SQLiteLeaves(counters: rules.counterFields(of: query.className)))
     let keyColumns = SQL.joined(keys.map(\.expression), separator: ", ")
-    let columns: SQL = "\(sql: objectColumns), \(sql: keyColumns)"
-    let arms = readableArms(query, caller, rules: rules).map {
-      "SELECT \(sql: columns) \(sql: $0)" as SQL
+    // The private arm's rowid key is its reader row's (`m.id`, the same number as `o.id`): read
+    // for one principal, `object_readers`' key hands its rows in that order, where `o.id` made
+    // SQLite sort them in a temporary table (at every lookup of a row by its fields).
+    let privateKeyColumns = SQL.joined(
+      keys.dropLast().map(\.expression) + ["m.id"], separator: ", ")
+    let arms = readableArms(query, caller, rules: rules).enumerated().map { index, arm in
+      let keys = index == 1 && !caller.isMaster ? privateKeyColumns : keyColumns
+      return "SELECT \(sql: objectColumns), \(sql: keys) \(sql: arm)" as SQL
     }
     // The merged order names the key columns by position, after the object's.
     let positions = keys.enumerated().map { offset, key -> SQL in
