@@ -833,7 +833,19 @@ forum_http_server *forum_http_start(
     close(config->listen_socket);
     return NULL;
   }
-  server->listen_socket = config->listen_socket;
+  // libmicrohttpd gets a copy of the socket, and ours is closed here whatever happens: a daemon
+  // that fails to start closes the socket it was given (0.9.75 does on each failure past its
+  // options), so a close of that number afterwards could close what another thread opened
+  // under it meanwhile (in the test process, another test's pipe, which then read as a socket:
+  // ENOTCONN). A failure before libmicrohttpd reads its options would leave the copy open.
+  server->listen_socket = fcntl(config->listen_socket, F_DUPFD_CLOEXEC, 0);
+  int copy_error = errno;
+  close(config->listen_socket);
+  if (server->listen_socket < 0) {
+    snprintf(reason, reason_size, "cannot copy the listening socket: %s", strerror(copy_error));
+    free(server);
+    return NULL;
+  }
   server->quiesced_socket = -1;
   server->body_limit = config->body_limit;
   server->idle_timeout = config->idle_timeout_seconds;
@@ -858,7 +870,7 @@ forum_http_server *forum_http_start(
   // would be the start_reason kept in place of the TLS library's (a key that does not fit).
   struct MHD_OptionItem options[20] = {
       {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_log, server},
-      {MHD_OPTION_LISTEN_SOCKET, config->listen_socket, NULL},
+      {MHD_OPTION_LISTEN_SOCKET, server->listen_socket, NULL},
       {MHD_OPTION_CONNECTION_LIMIT, config->connection_limit, NULL},
       {MHD_OPTION_CONNECTION_TIMEOUT, config->idle_timeout_seconds, NULL},
       {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)config->connection_memory, NULL},
@@ -885,8 +897,7 @@ forum_http_server *forum_http_start(
     snprintf(
         reason, reason_size, "%s",
         server->start_reason[0] != 0 ? server->start_reason : "libmicrohttpd did not start");
-    // libmicrohttpd may have closed the socket already on its way out.
-    if (fcntl(config->listen_socket, F_GETFD) != -1) close(config->listen_socket);
+    // The copy is libmicrohttpd's, closed on its way out (see above); ours is closed.
     pthread_cond_destroy(&server->clocks_wake);
     pthread_mutex_destroy(&server->clocks_lock);
     free(server);

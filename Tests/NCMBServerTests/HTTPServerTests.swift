@@ -251,6 +251,52 @@ struct HTTPServerTests {
     }
   }
 
+  /// A server that cannot start closes only what is its own: another thread's descriptors,
+  /// opened while it fails (the lowest free number is the one its socket just had), stay open.
+  /// (It closed its socket's number again after libmicrohttpd had, and so, at times, another
+  /// test's pipe: CI's test process crashed reading that pipe as a socket, ENOTCONN.)
+  @Test func aServerThatCannotStartClosesNothingOfAnotherThread() throws {
+    final class Racer: @unchecked Sendable {
+      let lock = NSLock()
+      var stop = false
+      var lost = 0
+      var rounds = 0
+    }
+    let racer = Racer()
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      defer { done.signal() }
+      while racer.lock.withLock({ !racer.stop }) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { continue }
+        var byte: UInt8 = 7
+        let wrote = write(ends[1], &byte, 1)
+        byte = 0
+        let read = Glibc.read(ends[0], &byte, 1)
+        if wrote != 1 || read != 1 || byte != 7 {
+          racer.lock.withLock { racer.lost += 1 }
+        } else {
+          close(ends[0])
+          close(ends[1])
+        }
+        racer.lock.withLock { racer.rounds += 1 }
+      }
+    }
+    let identity = HTTPServer.TLSIdentity(
+      certificatePEM: Array("hello".utf8), keyPEM: Array("world".utf8))
+    for _ in 0..<300 {
+      #expect(throws: HTTPServerError.self) {
+        _ = try HTTPServer(
+          address: ListenAddress(host: "127.0.0.1", port: 0), tls: identity, handler: EchoHandler())
+      }
+    }
+    racer.lock.withLock { racer.stop = true }
+    done.wait()
+    let (lost, rounds) = racer.lock.withLock { (racer.lost, racer.rounds) }
+    #expect(rounds > 300)
+    #expect(lost == 0, "\(lost) of the other thread's pipes closed under it in \(rounds) rounds")
+  }
+
   @Test func listenAddresses() {
     #expect(
       ListenAddress(parsing: "127.0.0.1:8443") == ListenAddress(host: "127.0.0.1", port: 8443))
