@@ -66,9 +66,10 @@ enum SQLiteSearch {
   /// segment of many rows; an idle step takes any).
   static let pendingBusyMinimum = 64
 
-  /// The triggers that keep `className`'s rows in the index. A commit queues its row's id in
-  /// `search_pending` (an update only when the text changed: a comment updates its thread's
-  /// counters, which must not re-queue the thread); a row already indexed leaves the index the
+  /// The update and delete triggers that keep `className`'s rows in the index (a new row is
+  /// queued by `insertTrigger`, one for all the classes). An update queues its row's id in
+  /// `search_pending` only when the text changed (a comment updates its thread's counters,
+  /// which must not re-queue the thread); a row already indexed leaves the index the
   /// moment its text changes or it goes (FTS5 removes a contentless row by its old text), and
   /// a queued one leaves the queue.
   static func triggers(_ className: String, fields: [String]) -> [String] {
