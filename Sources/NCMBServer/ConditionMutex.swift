@@ -53,12 +53,13 @@ final class ConditionMutex<State>: @unchecked Sendable {
     return try body(&state)
   }
 
-  /// `withLock`, then every waiter looks at the state again.
+  /// `withLock`, then every waiter looks at the state again. They are woken once the lock is
+  /// let go: woken while it is held, each would wake only to wait for it.
   func change<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
     pthread_mutex_lock(lock)
     defer {
-      pthread_cond_broadcast(changed)
       pthread_mutex_unlock(lock)
+      pthread_cond_broadcast(changed)
     }
     return try body(&state)
   }
@@ -82,6 +83,22 @@ final class ConditionMutex<State>: @unchecked Sendable {
       time.tv_sec = Int(deadline)
       time.tv_nsec = Int((deadline - Double(time.tv_sec)) * 1e9)
       pthread_cond_timedwait(changed, lock, &time)
+    }
+  }
+}
+
+/// A value one thread hands to another that waits for it, once. The waiter sleeps on a lock and
+/// a condition of its own, so the hand wakes that thread alone: where many threads wait for
+/// different things (`WriteQueue`'s requests), no change wakes them all to look.
+final class Handoff<Value: Sendable>: Sendable {
+  private let slot = ConditionMutex<Value?>(nil)
+
+  func hand(_ value: Value) { slot.change { $0 = value } }
+
+  /// Waits until the value is handed, and takes it.
+  func take() -> Value {
+    while true {
+      if let value = slot.wait({ $0 }) { return value }
     }
   }
 }

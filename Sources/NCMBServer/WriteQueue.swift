@@ -3,26 +3,39 @@
 /// to `batchLimit`), runs them with `run` (one transaction, one commit) and hands each its
 /// answer. Nobody is answered before the batch that holds their write has committed. While one
 /// batch commits the next gathers, so the more writers wait, the fewer commits each pays.
+///
+/// Each waiting request sleeps on a handoff of its own (`Handoff`) and is woken once: with its
+/// answer, or to lead the next batch (the first in line, handed the lead by the batch before).
+/// One condition for all, broadcast at every batch's answers and again at its end, woke every
+/// waiter twice a batch for nothing; on two cores the batch's writer lost the processor to them,
+/// and the gaps between batches were a third of the time the queue was held (`forum serve`'s
+/// POST, BENCHMARKS N30).
 final class WriteQueue: Sendable {
   /// Most requests one batch takes: a batch holds the database's write lock while it runs.
   static let batchLimit = 64
 
+  /// What a waiting request is woken with.
+  private enum Turn: Sendable {
+    case answered(HTTPResponse)
+    /// The batch before has ended: this request is the first in line and writes the next.
+    case lead
+  }
+
+  /// A request in line, and where its turn is handed to it.
+  private final class Place: Sendable {
+    let request: HTTPRequest
+    let turn = Handoff<Turn>()
+    init(_ request: HTTPRequest) { self.request = request }
+  }
+
   private struct State {
-    var waiting: [(ticket: UInt64, request: HTTPRequest)] = []
-    var tickets: UInt64 = 0
-    /// The answers of a written batch, until each writer takes its own.
-    var answers: [UInt64: HTTPResponse] = [:]
+    var waiting: [Place] = []
+    /// A batch is being written (or its writer is handing the lead on): nobody else takes one.
     var writing = false
     /// The most requests one batch took so far (tests see batches form).
     var largest = 0
     /// Requests taken into batches so far (tests see who queued).
     var written = 0
-  }
-
-  /// What a writer finds when it looks: its answer, or a batch to write (its own among it).
-  private enum Turn {
-    case answered(HTTPResponse)
-    case write([(ticket: UInt64, request: HTTPRequest)])
   }
 
   private let run: @Sendable ([HTTPRequest]) -> [HTTPResponse]
@@ -49,35 +62,38 @@ final class WriteQueue: Sendable {
 
   /// The answer to `request`, once its batch has committed.
   func submit(_ request: HTTPRequest) -> HTTPResponse {
-    let ticket = shared.withLock {
-      $0.tickets &+= 1
-      $0.waiting.append(($0.tickets, request))
-      return $0.tickets
+    let place = Place(request)
+    let leads = shared.withLock { state -> Bool in
+      state.waiting.append(place)
+      // Nobody writes (then nobody else waits): this request writes the batch, itself first.
+      guard !state.writing else { return false }
+      state.writing = true
+      return true
     }
-    while true {
-      let turn = shared.wait { state -> Turn? in
-        if let answer = state.answers.removeValue(forKey: ticket) { return .answered(answer) }
-        if state.writing { return nil }
-        // Nobody writes: this thread runs the batch, its own request among the first.
-        state.writing = true
-        let batch = Array(state.waiting.prefix(WriteQueue.batchLimit))
-        state.waiting.removeFirst(batch.count)
-        state.largest = max(state.largest, batch.count)
-        state.written += batch.count
-        return .write(batch)
-      }
-      guard case .write(let batch) = turn else {
-        if case .answered(let answer) = turn { return answer }
-        continue  // not reached: a wait without a deadline ends with a turn
-      }
-      let answers = run(batch.map(\.request))
-      // The batch's writers are answered now; the upkeep runs before the next batch.
-      let idle = shared.change { state in
-        for (job, answer) in zip(batch, answers) { state.answers[job.ticket] = answer }
-        return state.waiting.isEmpty
-      }
-      between(idle)
-      shared.change { $0.writing = false }
+    if !leads, case .answered(let answer) = place.turn.take() { return answer }
+    // This request leads. It is first in line (nobody waits while nobody writes; the lead is
+    // handed to the first), so the batch holds it.
+    let batch = shared.withLock { state in
+      let batch = Array(state.waiting.prefix(WriteQueue.batchLimit))
+      state.waiting.removeFirst(batch.count)
+      state.largest = max(state.largest, batch.count)
+      state.written += batch.count
+      return batch
     }
+    let answers = run(batch.map(\.request))
+    var own = NCMBService.failure(NCMBError.system)
+    for (index, waiter) in batch.enumerated() {
+      // Every waiter is woken, answered or not (a `run` that lost one must not hang it).
+      let answer = index < answers.count ? answers[index] : NCMBService.failure(NCMBError.system)
+      if waiter === place { own = answer } else { waiter.turn.hand(.answered(answer)) }
+    }
+    // The upkeep runs before the next batch, which gathers meanwhile.
+    between(shared.withLock { $0.waiting.isEmpty })
+    let next = shared.withLock { state -> Place? in
+      if state.waiting.isEmpty { state.writing = false }
+      return state.waiting.first
+    }
+    next?.turn.hand(.lead)
+    return own
   }
 }
