@@ -79,6 +79,7 @@ struct WriteQueueTests {
     let slept = switches.values.reduce(0, +)
     #expect(switches.count == waiters)
     // One sleep each; a little room for a lock met taken.
-    #expect(slept <= waiters + 2, "waiters slept \(slept) times: \(switches.sorted { $0.key < $1.key })")
+    let each = switches.sorted { $0.key < $1.key }
+    #expect(slept <= waiters + 2, "waiters slept \(slept) times: \(each)")
   }
 }
