@@ -48,6 +48,8 @@ final class StorePool: Sendable {
     var generation: UInt64 = 0
     var lendings: UInt64 = 0
     var idle: [Pooled] = []
+    /// The write batches' own connection while it is not lent (`withWriter`).
+    var writer: Pooled?
     var lentCount = 0
     var held: [String: Int] = [:]
     /// Requests waiting for a connection, by ticket (their order of arrival), with their address
@@ -151,8 +153,23 @@ final class StorePool: Sendable {
     return try lend(body)
   }
 
-  private func lend<T>(_ body: (Pooled) throws -> T) throws -> T {
-    let (reused, generation) = state.withLock { ($0.idle.popLast(), $0.generation) }
+  /// `with` for the write queue's batches and the upkeep between them, on a connection kept for
+  /// them: SQLite empties a connection's page cache whenever another connection has committed
+  /// since its last transaction, so batches on whichever connection a read gave back last read
+  /// the indexes' upper pages from the file again at every batch (`pread`: 6 % of `forum
+  /// serve`'s time under POSTs). The queue runs one batch at a time; a second caller at once
+  /// takes another connection.
+  func withWriter<T>(_ body: (Pooled) throws -> T) throws -> T {
+    try admit(nil, wait: 0)
+    defer { release(nil) }
+    return try lend(writer: true, body)
+  }
+
+  private func lend<T>(writer: Bool = false, _ body: (Pooled) throws -> T) throws -> T {
+    let (reused, generation) = state.withLock { state in
+      let kept = writer ? state.writer.take() : nil
+      return (kept ?? state.idle.popLast(), state.generation)
+    }
     let store = try reused ?? Pooled(open(), kept, keys)
     store.generation = generation
     let budget = store.budget
@@ -163,7 +180,7 @@ final class StorePool: Sendable {
     }
     do {
       let result = try body(store)
-      giveBack(store)
+      giveBack(store, writer: writer)
       return result
     } catch let error as DatastoreError
       where error.code == .systemError && !error.isStop
@@ -171,7 +188,7 @@ final class StorePool: Sendable {
       state.withLock { _ = $0.lent.removeValue(forKey: ObjectIdentifier(store)) }
       throw error
     } catch {
-      giveBack(store)
+      giveBack(store, writer: writer)
       throw error
     }
   }
@@ -258,11 +275,15 @@ final class StorePool: Sendable {
     }
   }
 
-  private func giveBack(_ store: Pooled) {
+  private func giveBack(_ store: Pooled, writer: Bool) {
     let keep = self.keep
     state.withLock {
       $0.lent[ObjectIdentifier(store)] = nil
-      if $0.idle.count < keep { $0.idle.append(store) }
+      if writer, $0.writer == nil {
+        $0.writer = store
+      } else if $0.idle.count < keep {
+        $0.idle.append(store)
+      }
     }
   }
 }

@@ -1,99 +1,165 @@
-/// Group commit (`Datastore.group`: SQLite, PostgreSQL): requests that may
-/// write wait here; whichever arrives while nobody is writing takes every request waiting (up
-/// to `batchLimit`), runs them with `run` (one transaction, one commit) and hands each its
-/// answer. Nobody is answered before the batch that holds their write has committed. While one
-/// batch commits the next gathers, so the more writers wait, the fewer commits each pays.
+#if canImport(FoundationEssentials)
+  import Glibc
+#else
+  import Foundation
+#endif
+
+/// Group commit (`Datastore.group`: SQLite, PostgreSQL): requests that may write wait here, and
+/// a thread of the queue's own takes every request waiting (up to `batchLimit`), runs them with
+/// `run` (one transaction, one commit) and hands each its answer. Nobody is answered before the
+/// batch that holds their write has committed. While one batch commits the next gathers, so
+/// the more writers wait, the fewer commits each pays.
 ///
-/// Each waiting request sleeps on a handoff of its own (`Handoff`) and is woken once: with its
-/// answer, or to lead the next batch (the first in line, handed the lead by the batch before).
-/// One condition for all, broadcast at every batch's answers and again at its end, woke every
-/// waiter twice a batch for nothing; on two cores the batch's writer lost the processor to them,
-/// and the gaps between batches were a third of the time the queue was held (`forum serve`'s
-/// POST, BENCHMARKS N30).
+/// Each waiting request sleeps on a handoff of its own (`Handoff`) and is woken once, with its
+/// answer. The writer goes from one batch to the next without waiting for anybody to wake. Two
+/// designs measured before this one (`forum serve`'s POSTs, BENCHMARKS N30): one condition for
+/// every waiter, broadcast at each batch's answers and again at its end, woke each waiter two or
+/// three times a batch for nothing; a request that found nobody writing wrote the batch itself
+/// and handed the next to the first in line, and the batches then stood still while that thread
+/// woke (a tenth of the time the queue was held).
 final class WriteQueue: Sendable {
   /// Most requests one batch takes: a batch holds the database's write lock while it runs.
   static let batchLimit = 64
 
-  /// What a waiting request is woken with.
-  private enum Turn: Sendable {
-    case answered(HTTPResponse)
-    /// The batch before has ended: this request is the first in line and writes the next.
-    case lead
-  }
+  /// Requests written between two steps of the upkeep while requests keep coming (`between`;
+  /// once the queue is empty it runs after every batch). A step costs a transaction whether or
+  /// not it finds work, and indexing waits for dozens of queued rows anyway.
+  static let upkeepEvery = 32
 
-  /// A request in line, and where its turn is handed to it.
+  /// A request in line, and where its answer is handed to it.
   private final class Place: Sendable {
     let request: HTTPRequest
-    let turn = Handoff<Turn>()
+    let answer = Handoff<HTTPResponse>()
     init(_ request: HTTPRequest) { self.request = request }
   }
 
   private struct State {
     var waiting: [Place] = []
-    /// A batch is being written (or its writer is handing the lead on): nobody else takes one.
+    /// A batch is being written.
     var writing = false
+    /// The writer thread runs (false when it could not be started: then each request writes
+    /// its own batch of one).
+    var writerRuns = false
+    /// The queue is gone: the writer ends once nobody waits.
+    var stopped = false
     /// The most requests one batch took so far (tests see batches form).
     var largest = 0
     /// Requests taken into batches so far (tests see who queued).
     var written = 0
   }
 
-  private let run: @Sendable ([HTTPRequest]) -> [HTTPResponse]
-  /// Run after each batch has its answers, before the next batch starts (which gathers
-  /// meanwhile): index upkeep that no commit does (`Datastore.tidy`); true when no request
-  /// waits (the server is idle).
-  private let between: @Sendable (Bool) -> Void
-  private let shared = ConditionMutex(State())
+  /// What the writer thread holds: not the queue, whose end stops it.
+  private final class Writer: Sendable {
+    let shared = ConditionMutex(State())
+    let run: @Sendable ([HTTPRequest]) -> [HTTPResponse]
+    let between: @Sendable (Bool) -> Void
+    init(
+      run: @escaping @Sendable ([HTTPRequest]) -> [HTTPResponse],
+      between: @escaping @Sendable (Bool) -> Void
+    ) {
+      self.run = run
+      self.between = between
+    }
 
-  /// `run` answers every request of its batch, in order.
+    /// Takes the next batch, or nil once stopped and nobody waits.
+    func next() -> [Place]? {
+      shared.wait { state -> [Place]?? in
+        guard !state.waiting.isEmpty else { return state.stopped ? .some(nil) : nil }
+        let batch = Array(state.waiting.prefix(WriteQueue.batchLimit))
+        state.waiting.removeFirst(batch.count)
+        state.writing = true
+        state.largest = max(state.largest, batch.count)
+        state.written += batch.count
+        return batch
+      } ?? nil
+    }
+
+    /// Writes `batch` and wakes each of its requests with its answer.
+    func write(_ batch: [Place]) {
+      let answers = run(batch.map(\.request))
+      for (index, place) in batch.enumerated() {
+        // Every request is woken, answered or not (a `run` that lost one must not hang it).
+        place.answer.hand(
+          index < answers.count ? answers[index] : NCMBService.failure(NCMBError.system))
+      }
+    }
+
+    func loop() {
+      var sinceUpkeep = 0
+      while let batch = next() {
+        write(batch)
+        sinceUpkeep += batch.count
+        // The upkeep runs before the next batch, which gathers meanwhile.
+        let idle = shared.withLock { $0.waiting.isEmpty }
+        if idle || sinceUpkeep >= WriteQueue.upkeepEvery {
+          between(idle)
+          sinceUpkeep = 0
+        }
+        shared.withLock { $0.writing = false }
+      }
+    }
+  }
+
+  private let writer: Writer
+
+  /// `run` answers every request of its batch, in order; `between` runs after a batch has its
+  /// answers, before the next starts (which gathers meanwhile): index upkeep that no commit
+  /// does (`Datastore.tidy`), told whether any request waits (false: the server is idle).
   init(
     run: @escaping @Sendable ([HTTPRequest]) -> [HTTPResponse],
     between: @escaping @Sendable (Bool) -> Void = { _ in }
   ) {
-    self.run = run
-    self.between = between
+    writer = Writer(run: run, between: between)
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(writer).toOpaque()
+    let started = pthread_create(
+      &thread, nil,
+      { context in
+        let writer = Unmanaged<Writer>.fromOpaque(context!).takeRetainedValue()
+        writer.loop()
+        return nil
+      }, context)
+    if started == 0 {
+      pthread_detach(thread)
+      writer.shared.withLock { $0.writerRuns = true }
+    } else {
+      Unmanaged<Writer>.fromOpaque(context).release()
+    }
   }
+
+  deinit { writer.shared.change { $0.stopped = true } }
 
   /// Requests waiting for the next batch, whether a batch is being written, the largest
   /// batch so far, and the requests written so far.
   var state: (waiting: Int, writing: Bool, largestBatch: Int, written: Int) {
-    shared.withLock { ($0.waiting.count, $0.writing, $0.largest, $0.written) }
+    writer.shared.withLock { ($0.waiting.count, $0.writing, $0.largest, $0.written) }
   }
 
   /// The answer to `request`, once its batch has committed.
   func submit(_ request: HTTPRequest) -> HTTPResponse {
     let place = Place(request)
-    let leads = shared.withLock { state -> Bool in
+    // Wakes the writer if it sleeps (no waiter, no system call).
+    let threadless = writer.shared.change { state -> Bool in
+      guard state.writerRuns else { return true }
       state.waiting.append(place)
-      // Nobody writes (then nobody else waits): this request writes the batch, itself first.
-      guard !state.writing else { return false }
+      return false
+    }
+    if threadless { return writeAlone(request) }
+    return place.answer.take()
+  }
+
+  /// Without the writer's thread: a batch of one, one at a time.
+  private func writeAlone(_ request: HTTPRequest) -> HTTPResponse {
+    _ = writer.shared.wait { state -> Bool? in
+      guard !state.writing else { return nil }
       state.writing = true
+      state.largest = max(state.largest, 1)
+      state.written += 1
       return true
     }
-    if !leads, case .answered(let answer) = place.turn.take() { return answer }
-    // This request leads. It is first in line (nobody waits while nobody writes; the lead is
-    // handed to the first), so the batch holds it.
-    let batch = shared.withLock { state in
-      let batch = Array(state.waiting.prefix(WriteQueue.batchLimit))
-      state.waiting.removeFirst(batch.count)
-      state.largest = max(state.largest, batch.count)
-      state.written += batch.count
-      return batch
-    }
-    let answers = run(batch.map(\.request))
-    var own = NCMBService.failure(NCMBError.system)
-    for (index, waiter) in batch.enumerated() {
-      // Every waiter is woken, answered or not (a `run` that lost one must not hang it).
-      let answer = index < answers.count ? answers[index] : NCMBService.failure(NCMBError.system)
-      if waiter === place { own = answer } else { waiter.turn.hand(.answered(answer)) }
-    }
-    // The upkeep runs before the next batch, which gathers meanwhile.
-    between(shared.withLock { $0.waiting.isEmpty })
-    let next = shared.withLock { state -> Place? in
-      if state.waiting.isEmpty { state.writing = false }
-      return state.waiting.first
-    }
-    next?.turn.hand(.lead)
-    return own
+    defer { writer.shared.change { $0.writing = false } }
+    let answer = writer.run([request]).first ?? NCMBService.failure(NCMBError.system)
+    writer.between(false)
+    return answer
   }
 }

@@ -3,8 +3,8 @@ import Testing
 
 @testable import NCMBServer
 
-/// The write queue's waiters (`WriteQueue`): each sleeps until its own turn and is woken once,
-/// with its answer or to lead the next batch. Counted by the kernel (each thread's voluntary
+/// The write queue's waiters (`WriteQueue`): each sleeps until its batch has committed and is
+/// woken once, with its answer. Counted by the kernel (each thread's voluntary
 /// context switches, `/proc/thread-self/status`), not by the queue's own word.
 @Suite("Write queue")
 struct WriteQueueTests {
@@ -29,9 +29,9 @@ struct WriteQueueTests {
     return try #require(Int(line.split(separator: "\t").last ?? ""))
   }
 
-  /// Six writers queued behind a running batch: the batch's end hands the lead to the first of
-  /// them, whose batch answers the other five. Each slept once. One condition broadcast at every
-  /// batch's answers and at its end woke each of them two or three times (17 sleeps or more).
+  /// Six writers queued behind a running batch are the next batch, and each slept once. One
+  /// condition broadcast at every batch's answers and at its end woke each of them two or three
+  /// times (17 sleeps or more).
   @Test func aWaitingWriterIsWokenOnlyForItsOwnTurn() throws {
     let release = DispatchSemaphore(value: 0)
     let firstRuns = DispatchSemaphore(value: 0)

@@ -10,7 +10,7 @@ struct WriteBatches: Sendable {
   /// One answer per request, in order.
   func write(_ requests: [HTTPRequest]) -> [HTTPResponse] {
     do {
-      return try database.pool.with { pooled in
+      return try database.pool.withWriter { pooled in
         var answers = [HTTPResponse?](repeating: nil, count: requests.count)
         let before = pooled.store.ownChanges
         // Looked at before the transaction: a look inside it would read the batch's own rows,
@@ -38,6 +38,6 @@ struct WriteBatches: Sendable {
   /// Between batches: a few steps when idle, so what the last batches queued is indexed
   /// before a pause.
   func tidy(idle: Bool) {
-    _ = try? database.pool.with { for _ in 0..<(idle ? 4 : 1) where $0.store.tidy(idle: idle) {} }
+    _ = try? database.pool.withWriter { for _ in 0..<(idle ? 4 : 1) where $0.store.tidy(idle: idle) {} }
   }
 }
