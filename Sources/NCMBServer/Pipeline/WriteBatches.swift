@@ -38,6 +38,8 @@ struct WriteBatches: Sendable {
   /// Between batches: a few steps when idle, so what the last batches queued is indexed
   /// before a pause.
   func tidy(idle: Bool) {
-    _ = try? database.pool.withWriter { for _ in 0..<(idle ? 4 : 1) where $0.store.tidy(idle: idle) {} }
+    _ = try? database.pool.withWriter {
+      for _ in 0..<(idle ? 4 : 1) where $0.store.tidy(idle: idle) {}
+    }
   }
 }
