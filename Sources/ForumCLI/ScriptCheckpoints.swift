@@ -20,11 +20,10 @@ enum ScriptCheckpoints {
     let location = board.location
     let boardId = board.boardId
     let checkpointer = Checkpointer(open: {
-      // Never a new empty board where the file was removed, nor another put in its place.
-      guard access(location, F_OK) == 0 else {
-        throw DatastoreError(.systemError, detail: "the database file \(location) is gone")
-      }
-      let store = try Datastore.open(location)
+      // Never a new empty board where the file was removed (opened without creating: a look
+      // first, then an open that creates, made one when the file went in between), nor
+      // another put in its place.
+      let store = try Datastore.open(location, existing: true)
       guard store.boardId == boardId else {
         throw DatastoreError(.systemError, detail: "\(location) is another board now")
       }

@@ -24,16 +24,21 @@ extension Datastore {
   /// Opens the datastore at `location` with the engine it names (see `EngineKind`), ready for
   /// `rules` and `indexes` (`DatastoreEngine.prepare`). The one way Forum and ForumCLI open a
   /// database. An https board opened with `keptKeys` (`Profile.remoteKeys(for:)`) asks its
-  /// server nothing until the first command's request.
+  /// server nothing until the first command's request. `existing`: a board file that is not
+  /// there is an error, never made (a second connection to a board in use).
   public static func open(
     _ location: String, rules: EngineRules = EngineRules(), indexes: [IndexSpec] = [],
     fileSizeLimit: Int = Datastore.defaultFileSizeLimit,
-    sessionLifetime: Double = Datastore.defaultSessionLifetime, keptKeys: RemoteBoardKeys? = nil
+    sessionLifetime: Double = Datastore.defaultSessionLifetime, keptKeys: RemoteBoardKeys? = nil,
+    existing: Bool = false
   ) throws -> Datastore {
     try rules.validate()
     let engine: any DatastoreEngine =
-      EngineKind(location: location) == .remote
-      ? try RemoteEngine(url: location, kept: keptKeys) : try engine(for: location)
+      switch EngineKind(location: location) {
+      case .remote: try RemoteEngine(url: location, kept: keptKeys)
+      case .sqlite where existing: try SQLiteEngine(path: location, existing: true)
+      default: try engine(for: location)
+      }
     return try Datastore(
       engine: engine, rules: rules, indexes: indexes,
       fileSizeLimit: fileSizeLimit, sessionLifetime: sessionLifetime)

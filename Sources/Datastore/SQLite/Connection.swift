@@ -18,12 +18,13 @@ public final class Connection {
   /// True inside `reading` or `transaction`.
   public var isInTransaction: Bool { transactionDepth > 0 }
 
-  /// Opens (creating if needed) a database file in WAL mode, with a busy timeout and foreign keys.
-  /// A write that meets another process's lock waits up to `busyTimeout` instead of failing.
-  public init(path: String, busyTimeout: TimeInterval = 60) throws {
+  /// Opens (creating if needed, unless `create` is false) a database file in WAL mode, with a
+  /// busy timeout and foreign keys. A write that meets another process's lock waits up to
+  /// `busyTimeout` instead of failing.
+  public init(path: String, busyTimeout: TimeInterval = 60, create: Bool = true) throws {
     _ = Connection.configured
     var handle: OpaquePointer?
-    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+    let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
     let code = sqlite3_open_v2(path, &handle, flags, nil)
     guard code == SQLITE_OK, let handle else {
       let error = SQLiteError(code: code, connection: handle, sql: nil)

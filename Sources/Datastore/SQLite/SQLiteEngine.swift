@@ -75,16 +75,20 @@ final class SQLiteEngine: DatastoreEngine {
   /// Opens or creates the database at `path`. A new file is created 0600 (the person who makes a
   /// board decides whom to share it with); an existing file's mode is left alone. Every way the file
   /// can be unusable becomes one `E500001` whose detail says what is wrong with which path.
-  init(path: String) throws {
+  /// `existing`: a file that is not there is not created (a connection opened beside another
+  /// must never make a new board where one was removed).
+  init(path: String, existing: Bool = false) throws {
     guard !path.isEmpty else { throw DatastoreError.empty("database path") }
     location = path
     if let refusal = SQLiteEngine.refusal(forDatabaseAt: path) { throw refusal }
     // SQLite would create the file 0644 (less the umask). An empty file is a new database to
     // SQLite, and its -wal and -shm files take the database file's mode.
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    if descriptor >= 0 { close(descriptor) }
+    if !existing {
+      let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+      if descriptor >= 0 { close(descriptor) }
+    }
     do {
-      connection = try Connection(path: path)
+      connection = try Connection(path: path, create: !existing)
       if connection.isReadOnly {
         throw DatastoreError(.systemError, reason: BoardAccessReason.readOnly(path: path))
       }
