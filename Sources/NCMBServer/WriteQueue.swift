@@ -74,29 +74,30 @@ final class WriteQueue: Sendable {
       } ?? nil
     }
 
-    /// Writes `batch` and wakes each of its requests with its answer.
-    func write(_ batch: [Place]) {
+    /// Writes `batch`; then wakes each of its requests with its answer, and runs the upkeep
+    /// (`between`) once the queue is empty or every `upkeepEvery` requests. With nobody
+    /// waiting, the upkeep runs first: a lone request is answered once what its write queued is
+    /// indexed, so that its client's next look finds the board at rest (as when each request
+    /// wrote its own batch); while requests wait, they are answered first.
+    func write(_ batch: [Place], sinceUpkeep: inout Int) {
       let answers = run(batch.map(\.request))
+      sinceUpkeep += batch.count
+      let idle = shared.withLock { $0.waiting.isEmpty }
+      let upkeep = idle || sinceUpkeep >= WriteQueue.upkeepEvery
+      if upkeep { sinceUpkeep = 0 }
+      if upkeep, idle { between(true) }
       for (index, place) in batch.enumerated() {
         // Every request is woken, answered or not (a `run` that lost one must not hang it).
         place.answer.hand(
           index < answers.count ? answers[index] : NCMBService.failure(NCMBError.system))
       }
+      if upkeep, !idle { between(false) }
+      shared.withLock { $0.writing = false }
     }
 
     func loop() {
       var sinceUpkeep = 0
-      while let batch = next() {
-        write(batch)
-        sinceUpkeep += batch.count
-        // The upkeep runs before the next batch, which gathers meanwhile.
-        let idle = shared.withLock { $0.waiting.isEmpty }
-        if idle || sinceUpkeep >= WriteQueue.upkeepEvery {
-          between(idle)
-          sinceUpkeep = 0
-        }
-        shared.withLock { $0.writing = false }
-      }
+      while let batch = next() { write(batch, sinceUpkeep: &sinceUpkeep) }
     }
   }
 
@@ -159,7 +160,7 @@ final class WriteQueue: Sendable {
     }
     defer { writer.shared.change { $0.writing = false } }
     let answer = writer.run([request]).first ?? NCMBService.failure(NCMBError.system)
-    writer.between(false)
+    writer.between(true)
     return answer
   }
 }

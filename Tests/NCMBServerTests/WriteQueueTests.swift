@@ -82,4 +82,23 @@ struct WriteQueueTests {
     let each = switches.sorted { $0.key < $1.key }
     #expect(slept <= waiters + 2, "waiters slept \(slept) times: \(each)")
   }
+  /// A lone request is answered once the upkeep after its batch has run (what its write queued
+  /// is indexed): its client's next look finds the board at rest. Answered first, a test's
+  /// fingerprint right after a write through the server saw the index change under it.
+  @Test func aLoneRequestIsAnsweredAfterTheUpkeep() throws {
+    let upkeeps = NSLock()
+    nonisolated(unsafe) var ran: [Bool] = []
+    let queue = WriteQueue(
+      run: { $0.map { _ in HTTPResponse(status: 201) } },
+      between: { idle in
+        usleep(100_000)
+        upkeeps.withLock { ran.append(idle) }
+      })
+    for _ in 0..<3 {
+      let before = upkeeps.withLock { ran.count }
+      #expect(queue.submit(HTTPRequest(method: "POST", path: "/")).status == 201)
+      #expect(upkeeps.withLock { ran.count } == before + 1, "answered before the upkeep ran")
+    }
+    #expect(upkeeps.withLock { ran } == [true, true, true])
+  }
 }
