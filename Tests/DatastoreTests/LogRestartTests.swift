@@ -92,6 +92,35 @@ struct LogRestartTests {
     }
   }
 
+  /// A server's writer (`SQLiteEngine.serve(checkpointsApart:)`: no checkpoint at commit, the
+  /// log's length noted) starts a long log again itself between its batches
+  /// (`Connection.restartLongLog`): a checkpointer's restart needs the write lock, which a writer
+  /// going from batch to batch leaves free for microseconds. Here no other connection
+  /// checkpoints at all; 40 KB a commit to some three restart lengths of log, the file stays
+  /// within one and a bit. The log's length was not noted on a server's connections (the
+  /// setting that stops checkpoints at commit took the hook away), so nothing restarted there.
+  @Test func aWriterThatNeverPausesRestartsTheLogItself() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory.file("board.sqlite")
+      // A board's connection set up as a server's pool sets it up.
+      let engine = try SQLiteEngine(path: path)
+      try engine.serve(checkpointsApart: true)
+      let writer = engine.connection
+      try writer.execute("CREATE TABLE rows(data BLOB)")
+      var longest = 0
+      for _ in 0..<Int(Connection.restartPages) / 4 {
+        try writer.execute(
+          "BEGIN IMMEDIATE; INSERT INTO rows(data) VALUES (zeroblob(40000)); COMMIT")
+        writer.restartLongLog()
+        let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size]) as? Int
+        longest = max(longest, size ?? 0)
+      }
+      #expect(writer.restartAttempts >= 2)
+      let bound = Int(Connection.restartPages) * 4_096 * 5 / 4
+      #expect(longest <= bound, "the log reached \(longest) bytes (bound \(bound))")
+    }
+  }
+
   /// A new file in WAL mode whose commits never checkpoint, with a table of rows, and its writer.
   static func writer(at path: String) throws -> Connection {
     let writer = try Connection(path: path)

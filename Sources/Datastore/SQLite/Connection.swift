@@ -123,7 +123,25 @@ public final class Connection {
       // A reader that stays in the log (a member's open `sqlite3` transaction) fails every
       // restart: it is waited for once each `restartPages` the log grows, not at every checkpoint.
       nextRestartFrames =
-        restartLog() ? Connection.restartPages : frames + Connection.restartPages
+        restartLog() == .restarted ? Connection.restartPages : frames + Connection.restartPages
+    }
+  }
+
+  /// The writer of a server whose checkpoints run elsewhere, between two of its batches: once
+  /// its commits have left the log `restartPages` long (or another length past a restart that
+  /// found a reader), it starts the log again itself (`restartLog`). A checkpointer's restart
+  /// needs the write lock, which a writer going from one batch to the next leaves free for
+  /// microseconds: it failed and the log grew past twice its length (BENCHMARKS N30).
+  public func restartLongLog() {
+    guard logPages >= nextRestartFrames, !isInTransaction else { return }
+    restartAttempts += 1
+    switch restartLog() {
+    case .restarted:
+      nextRestartFrames = Connection.restartPages
+      logPages = 0
+    case .readerStayed: nextRestartFrames = logPages + Connection.restartPages
+    // The checkpointer's own checkpoint runs (a few milliseconds): again between the next batches.
+    case .checkpointRunning: break
     }
   }
 
@@ -148,8 +166,9 @@ public final class Connection {
   /// and zero. A restart checkpoint holds writers while it copies the rest of the log (the
   /// commits since the last checkpoint) and waits for the readers still in it, then lets the
   /// next writer start the log again. Waited for `restartWait` at most, in 1 ms naps (writers
-  /// nap as briefly, `BusyWait`); false when a reader was still in the log then.
-  private func restartLog() -> Bool {
+  /// nap as briefly, `BusyWait`); `.readerStayed` when a reader was still in the log then,
+  /// `.checkpointRunning` when another connection's checkpoint held it off at once.
+  private func restartLog() -> LogRestart {
     let limit = UnsafeMutableRawPointer(bitPattern: Connection.restartWait)
     sqlite3_busy_handler(
       handle,
@@ -159,8 +178,14 @@ public final class Connection {
         return 1
       }, limit)
     defer { BusyWait.install(on: handle, timeout: busyTimeout) }
-    return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, nil, nil) == SQLITE_OK
+    var (frames, copied): (Int32, Int32) = (-1, -1)
+    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, &frames, &copied)
+    if code == SQLITE_OK { return .restarted }
+    // SQLite tells the log's length once it holds the checkpoint's lock.
+    return frames < 0 ? .checkpointRunning : .readerStayed
   }
+
+  enum LogRestart { case restarted, readerStayed, checkpointRunning }
 
   /// Steps between two looks at the budget: a few tens of microseconds of work.
   static let progressSteps: Int32 = 1000

@@ -137,9 +137,12 @@ extension SQLiteEngine {
     let tidied = try tidySearch(idle: idle)
     // The log the commits left, copied into the database here rather than inside a commit
     // (`Connection.checkpointsBetweenWrites`): once it is long, or whatever it holds when idle;
-    // or by another connection, told that there is something to copy (`checkpointNote`).
+    // or by another connection, told that there is something to copy (`checkpointNote`), this
+    // one starting a long log again.
     let pages = connection.logPages
-    if let note = checkpointNote {
+    if checkpointsApart {
+      connection.restartLongLog()
+    } else if let note = checkpointNote {
       if pages > 0 { note() }
     } else if pages >= SQLiteEngine.checkpointPages || (idle && pages > 0) {
       try guarded { try connection.checkpoint() }

@@ -65,6 +65,8 @@ final class SQLiteEngine: DatastoreEngine {
   /// Set when another connection checkpoints (`Datastore.checkpointElsewhere`): `tidy` calls it
   /// instead of checkpointing.
   var checkpointNote: (@Sendable () -> Void)?
+  /// A server's connection whose checkpoints another connection runs (`serve(checkpointsApart:)`).
+  private(set) var checkpointsApart = false
   func noteIdentityWrite() { identityWrites += 1 }
   private struct CachedSession {
     let principals: Principals
@@ -218,8 +220,10 @@ final class SQLiteEngine: DatastoreEngine {
       _ = try connection.prepare("PRAGMA cache_size = -\(SQLiteEngine.servingCacheKilobytes)")
         .firstRow { $0.int(0) }
       if checkpointsApart {
-        // The server's `Checkpointer` copies the log on its own connection.
-        _ = try connection.prepare("PRAGMA wal_autocheckpoint = 0").firstRow { $0.int(0) }
+        // The server's `Checkpointer` copies the log on its own connection: no commit copies
+        // it, and each notes the log's length (the writer's `Connection.restartLongLog`).
+        connection.checkpointsBetweenWrites(backstop: .max)
+        self.checkpointsApart = true
       }
     }
   }
