@@ -86,13 +86,14 @@ final class WriteQueue: Sendable {
       let upkeep = idle || sinceUpkeep >= WriteQueue.upkeepEvery
       if upkeep { sinceUpkeep = 0 }
       if upkeep, idle { between(true) }
+      // Done before anybody is answered: an answered request never sees its batch written.
+      shared.withLock { $0.writing = false }
       for (index, place) in batch.enumerated() {
         // Every request is woken, answered or not (a `run` that lost one must not hang it).
         place.answer.hand(
           index < answers.count ? answers[index] : NCMBService.failure(NCMBError.system))
       }
       if upkeep, !idle { between(false) }
-      shared.withLock { $0.writing = false }
     }
 
     func loop() {
@@ -102,6 +103,8 @@ final class WriteQueue: Sendable {
   }
 
   private let writer: Writer
+  /// The writer thread, joined when the queue ends (nil: it could not be started).
+  private let thread: pthread_t?
 
   /// `run` answers every request of its batch, in order; `between` runs after a batch has its
   /// answers, before the next starts (which gathers meanwhile): index upkeep that no commit
@@ -121,14 +124,25 @@ final class WriteQueue: Sendable {
         return nil
       }, context)
     if started == 0 {
-      pthread_detach(thread)
+      self.thread = thread
       writer.shared.withLock { $0.writerRuns = true }
     } else {
+      self.thread = nil
       Unmanaged<Writer>.fromOpaque(context).release()
     }
   }
 
-  deinit { writer.shared.change { $0.stopped = true } }
+  /// Stops the writer thread and waits for it to end: what its batches hold (the service's
+  /// database connections) is let go before the queue's owner is gone, not later on that thread.
+  deinit {
+    writer.shared.change { $0.stopped = true }
+    guard let thread else { return }
+    if pthread_equal(thread, pthread_self()) != 0 {
+      pthread_detach(thread)
+    } else {
+      pthread_join(thread, nil)
+    }
+  }
 
   /// Requests waiting for the next batch, whether a batch is being written, the largest
   /// batch so far, and the requests written so far.

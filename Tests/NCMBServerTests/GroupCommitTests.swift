@@ -393,4 +393,102 @@ struct GroupCommitTests {
     #expect(done.wait(timeout: .now() + 60) == .success)
     #expect(try titles() == ["two", "one"])
   }
+
+  /// A second stop (`NCMBService.stopRunning`) while the writer thread's batch waits for
+  /// another connection's lock and six more requests wait behind it: once the lock is let go,
+  /// every one of them is answered E500001 and none of their comments is stored (the batch's
+  /// statements, on the connection kept for the batches, are stopped like a request's own).
+  @Test func aSecondStopWhileABatchWaitsAnswersEveryWriterAndWritesNothing() throws {
+    let board = try ServedBoard()
+    let (_, token) = try board.signUp()
+    let threadId = try thread(board, token)
+    let writers = try #require(board.service.writers)
+    let lock = try Connection(path: board.database.ownerLocation)
+    try lock.execute("BEGIN IMMEDIATE")
+    let answers = Answers()
+    let done = DispatchGroup()
+    start(
+      board, [(0, comment(board, token, thread: threadId, text: "first"))], into: answers,
+      done: done)
+    try wait(for: "the first writer takes the queue") { writers.state.writing }
+    let rest = (1...6).map { ($0, comment(board, token, thread: threadId, text: "comment \($0)")) }
+    start(board, rest, into: answers, done: done)
+    try wait(for: "the others queue behind it") { writers.state.waiting == rest.count }
+    board.service.stopRunning()
+    usleep(200_000)
+    try lock.execute("COMMIT")
+    #expect(done.wait(timeout: .now() + 60) == .success, "a writer was never answered")
+    for index in 0...6 {
+      let (status, body) = try #require(answers.get(index))
+      #expect(status == 500, "\(index): \(body)")
+      #expect(body.objectValue?["code"] == .string("E500001"), "\(index): \(body)")
+    }
+    let stored = try lock.prepare("SELECT count(*) FROM objects WHERE class = 'Comment'")
+      .firstRow { $0.int(0) }
+    #expect(stored == 0, "comments written after the stop")
+  }
+
+  /// A write that loses its batch's transaction (a trigger's `RAISE(ROLLBACK)`: a system
+  /// error, which drops the connection kept for the batches) leaves the queue working: the
+  /// writes after it, alone and together, are committed and read back.
+  @Test func theBatchesAfterALostTransactionWrite() throws {
+    let board = try ServedBoard()
+    let (_, token) = try board.signUp()
+    let threadId = try thread(board, token)
+    try board.database.executeAsOwner(
+      sqlite: """
+        CREATE TRIGGER test_rollback BEFORE INSERT ON objects
+        WHEN json_extract(NEW.data, '$.text') = 'roll back' BEGIN SELECT RAISE(ROLLBACK, 'no'); END
+        """, postgres: "")
+    for round in 0..<3 {
+      let (lost, body) = try board.send(comment(board, token, thread: threadId, text: "roll back"))
+      #expect(lost == 500, "\(body)")
+      let answers = Answers()
+      let done = DispatchGroup()
+      start(
+        board,
+        (0..<4).map { ($0, comment(board, token, thread: threadId, text: "r\(round) \($0)")) },
+        into: answers, done: done)
+      #expect(done.wait(timeout: .now() + 60) == .success)
+      for index in 0..<4 {
+        #expect(answers.get(index)?.0 == 201, "\(String(describing: answers.get(index)))")
+      }
+    }
+    let (texts, count) = try comments(board, token, thread: threadId)
+    #expect(texts.count == 12 && count == 12, "\(texts)")
+  }
+
+  /// The same second stop on PostgreSQL: the batch's first comment waits for its thread's row
+  /// (held here), six more wait behind it; once the row is let go every one is E500001 and no
+  /// comment is stored.
+  @Test func aSecondStopWhileAPostgresBatchWaitsAnswersEveryWriterAndWritesNothing() throws {
+    let board = try ServedBoard(PostgresFixture())
+    let (_, token) = try board.signUp()
+    let threadId = try thread(board, token)
+    let writers = try #require(board.service.writers)
+    let lock = try PostgresConnection(uri: board.database.ownerLocation)
+    try lock.execute("BEGIN")
+    try lock.query(
+      "SELECT 1 FROM forum.objects WHERE object_id = $1 FOR UPDATE", [.text(threadId)])
+    let answers = Answers()
+    let done = DispatchGroup()
+    start(
+      board, [(0, comment(board, token, thread: threadId, text: "first"))], into: answers,
+      done: done)
+    try wait(for: "the first writer takes the queue") { writers.state.writing }
+    let rest = (1...6).map { ($0, comment(board, token, thread: threadId, text: "comment \($0)")) }
+    start(board, rest, into: answers, done: done)
+    try wait(for: "the others queue behind it") { writers.state.waiting == rest.count }
+    board.service.stopRunning()
+    // The waiting statement's connection looks at its budget every 50 ms.
+    usleep(200_000)
+    try lock.execute("COMMIT")
+    #expect(done.wait(timeout: .now() + 60) == .success, "a writer was never answered")
+    for index in 0...6 {
+      let (status, body) = try #require(answers.get(index))
+      #expect(status == 500, "\(index): \(body)")
+    }
+    let stored = try lock.query("SELECT count(*) FROM forum.objects WHERE class = 'Comment'")
+    #expect(stored.text(0, 0) == "0", "comments written after the stop")
+  }
 }

@@ -21,6 +21,9 @@ struct WriteBatches: Sendable {
           pooled.budget.begin(
             seconds: dispatcher.limits.timeLimitSeconds, clientGone: request.clientGone)
           defer { pooled.budget.end() }
+          // A stop (`StorePool.stopAll`) that came before this request's turn: its statements
+          // may be too short for the budget's look (`Connection.progressSteps`) to stop them.
+          if let stop = pooled.budget.check() { throw DatastoreError(.systemError, reason: stop) }
           answers[index] = try dispatcher.serve(request, mark, pooled)
         }
         if pooled.store.ownChanges != before { database.noteCommit() }
