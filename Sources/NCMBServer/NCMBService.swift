@@ -76,7 +76,9 @@ public final class NCMBService: HTTPHandler, Sendable {
       }
       let store: Datastore
       do {
-        store = try Datastore.open(location)
+        // Once the board is known, opened without creating: a file removed after the look
+        // above is an error, not a new empty board.
+        store = try Datastore.open(location, existing: board.id != nil)
       } catch let error as DatastoreError where board.id != nil && error.code != .systemError {
         // Opening again after a loss (a dropped database refuses the login): the server's
         // failure, not the app's session, which E401001 would have it sign in again for.
@@ -91,7 +93,7 @@ public final class NCMBService: HTTPHandler, Sendable {
     }
     feed = FeedWatcher(
       perUser: limits.feedWaitsPerUser, perAddress: limits.feedWaitsPerAddress,
-      open: { try Datastore.open(location) })
+      open: { try Datastore.open(location, existing: true) })
     let (queues, keys, boardId) = try pool.with {
       ($0.store.commitsInGroups, try $0.store.applicationKeys(), $0.store.boardId)
     }
