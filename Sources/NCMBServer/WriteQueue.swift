@@ -37,9 +37,6 @@ final class WriteQueue: Sendable {
     var waiting: [Place] = []
     /// A batch is being written.
     var writing = false
-    /// The writer thread runs (false when it could not be started: then each request writes
-    /// its own batch of one).
-    var writerRuns = false
     /// The queue is gone: the writer ends once nobody waits.
     var stopped = false
     /// The most requests one batch took so far (tests see batches form).
@@ -103,12 +100,13 @@ final class WriteQueue: Sendable {
   }
 
   private let writer: Writer
-  /// The writer thread, joined when the queue ends (nil: it could not be started).
+  /// The writer thread, joined when the queue ends (nil: it could not be started, and each
+  /// request writes its own batch of one).
   private let thread: pthread_t?
 
-  /// `run` answers every request of its batch, in order; `between` runs after a batch has its
-  /// answers, before the next starts (which gathers meanwhile): index upkeep that no commit
-  /// does (`Datastore.tidy`), told whether any request waits (false: the server is idle).
+  /// `run` answers every request of its batch, in order; `between` runs after a batch, before
+  /// the next starts (which gathers meanwhile; `Writer.write` says when): index upkeep that no
+  /// commit does (`Datastore.tidy`), told whether the queue is empty (the server is idle).
   init(
     run: @escaping @Sendable ([HTTPRequest]) -> [HTTPResponse],
     between: @escaping @Sendable (Bool) -> Void = { _ in }
@@ -125,7 +123,6 @@ final class WriteQueue: Sendable {
       }, context)
     if started == 0 {
       self.thread = thread
-      writer.shared.withLock { $0.writerRuns = true }
     } else {
       self.thread = nil
       Unmanaged<Writer>.fromOpaque(context).release()
@@ -152,14 +149,10 @@ final class WriteQueue: Sendable {
 
   /// The answer to `request`, once its batch has committed.
   func submit(_ request: HTTPRequest) -> HTTPResponse {
+    guard thread != nil else { return writeAlone(request) }
     let place = Place(request)
     // Wakes the writer if it sleeps (no waiter, no system call).
-    let threadless = writer.shared.change { state -> Bool in
-      guard state.writerRuns else { return true }
-      state.waiting.append(place)
-      return false
-    }
-    if threadless { return writeAlone(request) }
+    writer.shared.change { $0.waiting.append(place) }
     return place.answer.take()
   }
 
