@@ -81,6 +81,9 @@ public final class Connection {
   /// Pages in the write-ahead log after the last commit SQLite reported to this connection's
   /// log hook (`checkpointsBetweenWrites`); 0 without the hook or after `checkpoint`.
   public private(set) var logPages: Int32 = 0
+  /// Frames in the log after the last commit the hook saw, copied or not: what a restart
+  /// (`restartLongLog`) would free. Unlike `logPages`, a checkpoint leaves it as it is.
+  private var logFrames: Int32 = 0
   /// Past this many pages a commit checkpoints by itself (the hook's backstop).
   private var backstopPages: Int32 = 0
 
@@ -96,6 +99,7 @@ public final class Connection {
       { context, handle, name, pages in
         let connection = Unmanaged<Connection>.fromOpaque(context!).takeUnretainedValue()
         connection.logPages = pages
+        connection.logFrames = pages
         if pages >= connection.backstopPages {
           sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
           connection.logPages = 0
@@ -106,7 +110,7 @@ public final class Connection {
 
   /// A passive checkpoint (it waits for no reader and no reader waits for it): what the log
   /// holds that no reader still needs is copied into the database. When the log has grown past
-  /// `restartPages`, the log is then started again from its beginning (`restartLog`).
+  /// `LogRestarts.restartPages`, the log is then started again from its beginning (`restartLog`).
   public func checkpoint() throws {
     logPages = 0
     var frames: Int32 = 0
@@ -116,48 +120,35 @@ public final class Connection {
     guard code == SQLITE_OK else {
       throw SQLiteError(code: code, connection: handle, sql: "PRAGMA wal_checkpoint(PASSIVE)")
     }
-    if frames < Connection.restartPages {
-      nextRestartFrames = Connection.restartPages
-    } else if frames >= nextRestartFrames {
-      restartAttempts += 1
-      // A reader that stays in the log (a member's open `sqlite3` transaction) fails every
-      // restart: it is waited for once each `restartPages` the log grows, not at every checkpoint.
-      nextRestartFrames =
-        restartLog() == .restarted ? Connection.restartPages : frames + Connection.restartPages
+    if frames < LogRestarts.restartPages {
+      restarts.noteShort()
+    } else if restarts.due(frames) {
+      noteRestart(in: frames)
     }
   }
 
-  /// The writer of a server whose checkpoints run elsewhere, between two of its batches: once
-  /// its commits have left the log `restartPages` long (or another length past a restart that
-  /// found a reader), it starts the log again itself (`restartLog`). A checkpointer's restart
-  /// needs the write lock, which a writer going from one batch to the next leaves free for
-  /// microseconds: it failed and the log grew past twice its length (BENCHMARKS N30).
+  /// A writer whose checkpoints run elsewhere (a server's, a script's), between two of its
+  /// transactions: once its commits have left the log `LogRestarts.restartPages` long (or longer,
+  /// past restarts that found a reader), it starts the log again itself (`restartLog`). A
+  /// checkpointer's restart needs the write lock, which a writer going from one transaction to
+  /// the next leaves free for microseconds: it failed and the log grew past twice its length
+  /// (BENCHMARKS N30).
   public func restartLongLog() {
-    guard logPages >= nextRestartFrames, !isInTransaction else { return }
-    restartAttempts += 1
-    switch restartLog() {
-    case .restarted:
-      nextRestartFrames = Connection.restartPages
-      logPages = 0
-    case .readerStayed: nextRestartFrames = logPages + Connection.restartPages
-    // The checkpointer's own checkpoint runs (a few milliseconds): again between the next batches.
-    case .checkpointRunning: break
-    }
+    guard restarts.due(logFrames), !isInTransaction else { return }
+    noteRestart(in: logFrames)
   }
 
-  /// The log's length at which the next restart is tried.
-  private var nextRestartFrames = Connection.restartPages
+  /// Tries a restart in a log `frames` long and notes how it ended.
+  private func noteRestart(in frames: Int32) {
+    let outcome = restartLog(waiting: restarts.wait)
+    restarts.note(outcome, frames: frames)
+    if outcome == .restarted { (logPages, logFrames) = (0, 0) }
+  }
+
+  /// When the next restart is tried, and how long it waits.
+  private var restarts = LogRestarts()
   /// Restarts tried so far (tests).
-  private(set) var restartAttempts = 0
-
-  /// Log frames (pages) past which a checkpoint starts the log again: 64 MB of 4 KB pages. A
-  /// restart holds writers for a few milliseconds; at 16 MB it came three times a second under
-  /// POSTs and doubled their p99 (BENCHMARKS N6).
-  static let restartPages: Int32 = 16_384
-
-  /// How long a restart waits for the writer and for readers of the log, in milliseconds: a
-  /// served request's read lasts a few.
-  static let restartWait = 50
+  var restartAttempts: Int { restarts.attempts }
 
   /// SQLite writes the log from its beginning again only when a writer finds it wholly copied
   /// and no reader in it. A server always has a reader somewhere in the log, so passive
@@ -165,11 +156,10 @@ public final class Connection {
   /// bound (580 MB in 12 s of POSTs), each frame a new block for the file system to allocate
   /// and zero. A restart checkpoint holds writers while it copies the rest of the log (the
   /// commits since the last checkpoint) and waits for the readers still in it, then lets the
-  /// next writer start the log again. Waited for `restartWait` at most, in 1 ms naps (writers
-  /// nap as briefly, `BusyWait`); `.readerStayed` when a reader was still in the log then,
-  /// `.checkpointRunning` when another connection's checkpoint held it off at once.
-  private func restartLog() -> LogRestart {
-    let limit = UnsafeMutableRawPointer(bitPattern: Connection.restartWait)
+  /// next writer start the log again. Waited for `milliseconds` at most, in 1 ms naps (writers
+  /// nap as briefly, `BusyWait`).
+  private func restartLog(waiting milliseconds: Int32) -> LogRestarts.Outcome {
+    let limit = UnsafeMutableRawPointer(bitPattern: Int(milliseconds))
     sqlite3_busy_handler(
       handle,
       { context, count in
@@ -182,10 +172,8 @@ public final class Connection {
     let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, &frames, &copied)
     if code == SQLITE_OK { return .restarted }
     // SQLite tells the log's length once it holds the checkpoint's lock.
-    return frames < 0 ? .checkpointRunning : .readerStayed
+    return frames < 0 ? .checkpointRunning : .readerStayed(copied: copied)
   }
-
-  enum LogRestart { case restarted, readerStayed, checkpointRunning }
 
   /// Steps between two looks at the budget: a few tens of microseconds of work.
   static let progressSteps: Int32 = 1000

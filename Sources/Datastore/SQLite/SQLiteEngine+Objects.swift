@@ -137,13 +137,12 @@ extension SQLiteEngine {
     let tidied = try tidySearch(idle: idle)
     // The log the commits left, copied into the database here rather than inside a commit
     // (`Connection.checkpointsBetweenWrites`): once it is long, or whatever it holds when idle;
-    // or by another connection, told that there is something to copy (`checkpointNote`), this
-    // one starting a long log again.
+    // or by another connection (a server's, or a script's told that there is something to copy,
+    // `checkpointNote`), this one starting a long log again.
     let pages = connection.logPages
-    if checkpointsApart {
+    if checkpointsApart || checkpointNote != nil {
       connection.restartLongLog()
-    } else if let note = checkpointNote {
-      if pages > 0 { note() }
+      if pages > 0 { checkpointNote?() }
     } else if pages >= SQLiteEngine.checkpointPages || (idle && pages > 0) {
       try guarded { try connection.checkpoint() }
     }
