@@ -39,6 +39,12 @@ public final class StatementBudget: Sendable {
     state.withLock { $0.check() }
   }
 
+  /// True once the server stops (`cancel(.serverStopping)`), armed or not: a wait for another
+  /// process's lock between requests (a batch's `BEGIN IMMEDIATE`) ends on it.
+  public var serverStopping: Bool {
+    state.withLock { $0.cancelled == .serverStopping }
+  }
+
   /// Why the budget stopped a statement of this request, if it did.
   public var stopped: StatementStop? {
     state.withLock { $0.fired }

@@ -428,6 +428,39 @@ struct GroupCommitTests {
     #expect(stored == 0, "comments written after the stop")
   }
 
+  /// A second stop while the writer thread's batch waits for a lock another process keeps: the
+  /// wait ends then, not when the lock is let go (SQLite's wait for it, up to a minute, looked
+  /// at nothing; the server's end waited as long). Every writer is answered E500001 while the
+  /// lock is still held, and nothing is stored once it is let go.
+  @Test func aSecondStopEndsTheBatchsWaitForAnotherProcesssLock() throws {
+    let board = try ServedBoard()
+    let (_, token) = try board.signUp()
+    let threadId = try thread(board, token)
+    let writers = try #require(board.service.writers)
+    let lock = try Connection(path: board.database.ownerLocation)
+    try lock.execute("BEGIN IMMEDIATE")
+    let answers = Answers()
+    let done = DispatchGroup()
+    let all = (0...3).map { ($0, comment(board, token, thread: threadId, text: "comment \($0)")) }
+    start(board, [all[0]], into: answers, done: done)
+    try wait(for: "the first writer takes the queue") { writers.state.writing }
+    start(board, Array(all.dropFirst()), into: answers, done: done)
+    try wait(for: "the others queue behind it") { writers.state.waiting == all.count - 1 }
+    board.service.stopRunning()
+    let answered = done.wait(timeout: .now() + 10)
+    try lock.execute("COMMIT")
+    #expect(answered == .success, "the writers waited for the lock after the stop")
+    #expect(done.wait(timeout: .now() + 60) == .success)
+    for index in all.indices {
+      let (status, body) = try #require(answers.get(index))
+      #expect(status == 500, "\(index): \(body)")
+      #expect(body.objectValue?["code"] == .string("E500001"), "\(index): \(body)")
+    }
+    let stored = try lock.prepare("SELECT count(*) FROM objects WHERE class = 'Comment'")
+      .firstRow { $0.int(0) }
+    #expect(stored == 0, "comments written after the stop")
+  }
+
   /// A write that loses its batch's transaction (a trigger's `RAISE(ROLLBACK)`: a system
   /// error, which drops the connection kept for the batches) leaves the queue working: the
   /// writes after it, alone and together, are committed and read back.

@@ -9,7 +9,7 @@ import CSQLite
 
 /// How a connection waits for another process's write lock: in naps of 1, 1, 2 and 4 ms, then
 /// 10 ms, up to a limit, telling `Interrupt.onLongWait` after about a second, and giving up at
-/// once on Ctrl-C. The first naps are short because most locks are: a checkpoint starting the
+/// once on Ctrl-C or when its server stops (`StatementBudget.serverStopping`). The first naps are short because most locks are: a checkpoint starting the
 /// log again (`Connection.checkpoint`) holds a writer for a millisecond or two, and a 10 ms nap
 /// would be the whole of a served request's time.
 enum BusyWait {
@@ -27,10 +27,11 @@ enum BusyWait {
     return first + max(0, count - firstNaps.count) * Int(nap)
   }
 
-  /// Installs the handler; `timeout` is carried in the context pointer, as milliseconds.
-  static func install(on handle: OpaquePointer, timeout: TimeInterval) {
-    let milliseconds = max(1, Int(timeout * 1000))
-    sqlite3_busy_handler(handle, busyHandler, UnsafeMutableRawPointer(bitPattern: milliseconds))
+  /// Installs the handler on `connection`'s handle; the context is the connection, which
+  /// outlives its handle.
+  static func install(on connection: Connection) {
+    sqlite3_busy_handler(
+      connection.handle, busyHandler, Unmanaged.passUnretained(connection).toOpaque())
   }
 
   /// Whether a wait that has napped `count` times may nap again, within `limit` milliseconds;
@@ -61,7 +62,10 @@ enum BusyWait {
 }
 
 private func busyHandler(_ context: UnsafeMutableRawPointer?, _ count: Int32) -> Int32 {
-  let limit = Int(bitPattern: context)
+  guard let context else { return 0 }
+  let connection = Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue()
+  if connection.budget?.serverStopping == true { return 0 }
+  let limit = max(1, Int(connection.busyTimeout * 1000))
   guard BusyWait.mayNapAgain(after: Int(count), limit: limit) else { return 0 }
   sqlite3_sleep(BusyWait.nap(after: Int(count)))
   return 1

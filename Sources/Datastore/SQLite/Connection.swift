@@ -14,7 +14,8 @@ public final class Connection {
   public let path: String
   private var cache: [String: Statement] = [:]
   private var transactionDepth = 0
-  private let busyTimeout: TimeInterval
+  /// How long a write waits for another process's lock (`BusyWait`).
+  let busyTimeout: TimeInterval
   /// True inside `reading` or `transaction`.
   public var isInTransaction: Bool { transactionDepth > 0 }
 
@@ -35,7 +36,7 @@ public final class Connection {
     self.path = path
     self.busyTimeout = busyTimeout
     sqlite3_extended_result_codes(handle, 1)
-    BusyWait.install(on: handle, timeout: busyTimeout)
+    BusyWait.install(on: self)
     _ = forum_sqlite_register_regexp(handle)
   }
 
@@ -167,7 +168,7 @@ public final class Connection {
         sqlite3_sleep(1)
         return 1
       }, limit)
-    defer { BusyWait.install(on: handle, timeout: busyTimeout) }
+    defer { BusyWait.install(on: self) }
     var (frames, copied): (Int32, Int32) = (-1, -1)
     let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, &frames, &copied)
     if code == SQLITE_OK { return .restarted }

@@ -175,6 +175,10 @@ final class SQLiteEngine: DatastoreEngine {
       if error.primaryCode == SQLITE_INTERRUPT, let stopped = connection.budget?.error {
         throw stopped
       }
+      // A wait for another process's lock that the server's stop ended (`BusyWait`).
+      if error.primaryCode == SQLITE_BUSY, connection.budget?.serverStopping == true {
+        throw DatastoreError(.systemError, reason: StatementStop.serverStopping)
+      }
       if error.primaryCode == SQLITE_FULL { sawFullError = true }
       // What `forum_regexp` (CSQLite's shim) answers for a `$regex` it refuses.
       if error.primaryCode == SQLITE_RANGE {
