@@ -33,20 +33,10 @@ public final class Checkpointer: Sendable {
 
   public init(open: @escaping @Sendable () throws -> Datastore) {
     self.open = open
-    var thread = pthread_t()
-    let me = Unmanaged.passRetained(self).toOpaque()
-    let started = pthread_create(
-      &thread, nil,
-      { context in
-        let checkpointer = Unmanaged<Checkpointer>.fromOpaque(context!).takeRetainedValue()
-        checkpointer.loop()
-        return nil
-      }, me)
-    if started == 0 {
+    if let thread = startThread({ self.loop() }) {
       pthread_detach(thread)
     } else {
       // No thread: commits checkpoint as SQLite does by itself (`StorePool` asks this).
-      Unmanaged<Checkpointer>.fromOpaque(me).release()
       state.withLock {
         $0.stopped = true
         $0.ended = true

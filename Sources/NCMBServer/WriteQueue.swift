@@ -111,22 +111,9 @@ final class WriteQueue: Sendable {
     run: @escaping @Sendable ([HTTPRequest]) -> [HTTPResponse],
     between: @escaping @Sendable (Bool) -> Void = { _ in }
   ) {
-    writer = Writer(run: run, between: between)
-    var thread = pthread_t()
-    let context = Unmanaged.passRetained(writer).toOpaque()
-    let started = pthread_create(
-      &thread, nil,
-      { context in
-        let writer = Unmanaged<Writer>.fromOpaque(context!).takeRetainedValue()
-        writer.loop()
-        return nil
-      }, context)
-    if started == 0 {
-      self.thread = thread
-    } else {
-      self.thread = nil
-      Unmanaged<Writer>.fromOpaque(context).release()
-    }
+    let writer = Writer(run: run, between: between)
+    self.writer = writer
+    thread = startThread { writer.loop() }
   }
 
   /// Stops the writer thread and waits for it to end: what its batches hold (the service's
