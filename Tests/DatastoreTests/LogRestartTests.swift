@@ -14,7 +14,8 @@ struct LogRestartTests {
   /// ends, as a server's pool does under load), a writer commits 40 KB at a time as a server's
   /// or a script's does (its `tidy` between two transactions) and a third connection checkpoints
   /// as their checkpointer does. Pages of 512 bytes make the 7,000 commits some 35 restart
-  /// lengths of log; it stays within four; before, it held every commit.
+  /// lengths of log; it stays within six (under six busy loops on the two cores, up to five);
+  /// before, it held every commit.
   ///
   /// It stayed within three on an idle machine only: the checkpointer's restart needs the write
   /// lock, which a writer that never pauses leaves free for microseconds, and on a machine busier
@@ -74,10 +75,10 @@ struct LogRestartTests {
       progress.note(nil)
       let failures = progress.waitForAll(3)
       #expect(failures.isEmpty, "\(failures)")
-      // A restart may find readers still there (the machine busy): the next is tried when the
-      // log has grown by an eighth of a length, waiting longer.
+      // A restart may find readers still there (the machine busy): the writer's next is tried
+      // when the log has grown by an eighth of a length, waiting longer (`LogRestarts`).
       let frame = 24 + 512
-      let bound = 4 * Int(LogRestarts.restartPages) * frame
+      let bound = 6 * Int(LogRestarts.restartPages) * frame
       #expect(
         longest <= bound, "the log reached \(longest / frame) frames (bound \(bound / frame))")
       #expect(try writer.prepare("PRAGMA page_size").firstRow { $0.int(0) } == 512)
@@ -95,8 +96,8 @@ struct LogRestartTests {
 
   /// A reader that never leaves (a member's `sqlite3` with a transaction open) fails every
   /// restart, and each failed one held the writers for its whole wait: tried at every checkpoint,
-  /// writes would pause 50 ms in every 70. After the first two tries (the second an eighth of a
-  /// length after the first), one a length (`LogRestarts`).
+  /// writes would pause 50 ms in every 70. It is tried again only once the log has grown by
+  /// another `LogRestarts.restartPages`.
   @Test func aReaderThatNeverLeavesIsWaitedForOnceALength() throws {
     try withTemporaryDirectory { directory in
       let path = directory.file("board.sqlite")
@@ -115,7 +116,7 @@ struct LogRestartTests {
       #expect(lengths >= 2)
       #expect(checkpointer.restartAttempts >= 1)
       #expect(
-        checkpointer.restartAttempts <= lengths + 2,
+        checkpointer.restartAttempts <= lengths + 1,
         "\(checkpointer.restartAttempts) restarts tried in a log of \(frames) frames")
       try reader.execute("COMMIT")
     }

@@ -8,18 +8,17 @@ import Testing
 struct LogRestartsPolicyTests {
   let length = LogRestarts.restartPages
 
-  /// A reader that stays holds the copy at one frame: after the first failure and a second
-  /// try soon after, one try a length, each with the shortest wait.
-  @Test func aReaderThatStaysGetsOneShortTryALength() {
-    var restarts = LogRestarts()
+  /// A reader behind the log's end (the copy stopped short of it) fails every try, even one
+  /// whose view moves now and then (the copy then goes further each time): one try a length,
+  /// each with the shortest wait, for the writer as for a checkpointer.
+  @Test(arguments: [true, false])
+  func aReaderBehindTheEndGetsOneShortTryALength(writer: Bool) {
+    var restarts = LogRestarts(triesLonger: writer)
     #expect(!restarts.due(length - 1))
     #expect(restarts.due(length))
-    restarts.note(.readerStayed(copied: 900), frames: length)
-    #expect(restarts.nextFrames == length + length / 8)
-    #expect(restarts.wait == 2 * LogRestarts.shortestWait)
-    var frames = restarts.nextFrames
-    for _ in 0..<5 {
-      restarts.note(.readerStayed(copied: 900), frames: frames)
+    var frames = length
+    for _ in 0..<6 {
+      restarts.note(.readersStayed(atTheEnd: false), frames: frames)
       #expect(restarts.nextFrames == frames + length)
       #expect(restarts.wait == LogRestarts.shortestWait)
       frames = restarts.nextFrames
@@ -27,34 +26,47 @@ struct LogRestartsPolicyTests {
     #expect(restarts.attempts == 6)
   }
 
-  /// Readers that move but slowly (each failed try copied further): the next try an eighth of
-  /// a length on, each waiting twice as long up to the longest wait; a restart sets it all back.
-  @Test func readersThatKeepMovingAreTriedSoonWithLongerWaits() {
-    var restarts = LogRestarts()
+  /// Readers at the log's end that did not leave in time (a busy machine): the writer tries an
+  /// eighth of a length on with twice the wait, three times in a row at most, then a length on
+  /// with the shortest wait, and again so. A restart sets it all back.
+  @Test func readersAtTheEndGetThreeLongerTriesALength() {
+    var restarts = LogRestarts(triesLonger: true)
     var frames = length
-    var waits: [Int32] = []
-    for step in 0..<6 {
-      restarts.note(.readerStayed(copied: frames - 10), frames: frames)
-      #expect(restarts.nextFrames == frames + length / 8, "step \(step)")
-      waits.append(restarts.wait)
+    var steps: [(Int32, Int32)] = []
+    for _ in 0..<8 {
+      restarts.note(.readersStayed(atTheEnd: true), frames: frames)
+      steps.append((restarts.nextFrames - frames, restarts.wait))
       frames = restarts.nextFrames
     }
-    #expect(waits == [100, 200, 400, 400, 400, 400])
-    // Six failures in a row left the log under two lengths long.
-    #expect(frames < 2 * length)
+    let eighth = length / 8
+    let expected: [(Int32, Int32)] = [
+      (eighth, 100), (eighth, 200), (eighth, 400), (length, 50),
+      (eighth, 100), (eighth, 200), (eighth, 400), (length, 50),
+    ]
+    #expect(steps.map(\.0) == expected.map(\.0))
+    #expect(steps.map(\.1) == expected.map(\.1))
+    // At most 750 ms of waiting in a length and three eighths of log.
     restarts.note(.restarted, frames: frames)
     #expect(restarts.nextFrames == length)
     #expect(restarts.wait == LogRestarts.shortestWait)
-    // After a restart a reader's first failure is a first one again: soon after.
-    restarts.note(.readerStayed(copied: 5), frames: length)
-    #expect(restarts.nextFrames == length + length / 8)
+    restarts.note(.readersStayed(atTheEnd: true), frames: length)
+    #expect(restarts.nextFrames == length + eighth)
+  }
+
+  /// A checkpointer's try fails at the log's end when the writer holds the write lock (SQLite
+  /// then copies what it can and says busy): it never waits longer for it.
+  @Test func aCheckpointersTriesNeverWaitLonger() {
+    var restarts = LogRestarts(triesLonger: false)
+    restarts.note(.readersStayed(atTheEnd: true), frames: length)
+    #expect(restarts.nextFrames == 2 * length)
+    #expect(restarts.wait == LogRestarts.shortestWait)
   }
 
   /// Another connection's checkpoint held the try off at once: the next chance tries again,
   /// the wait unchanged; a log another connection restarted sets everything back.
   @Test func aRunningCheckpointOrAShortLogChangesNothingOwed() {
-    var restarts = LogRestarts()
-    restarts.note(.readerStayed(copied: 1), frames: length)
+    var restarts = LogRestarts(triesLonger: true)
+    restarts.note(.readersStayed(atTheEnd: true), frames: length)
     restarts.note(.checkpointRunning, frames: length + length / 8)
     #expect(restarts.due(length + length / 8))
     #expect(restarts.wait == 2 * LogRestarts.shortestWait)

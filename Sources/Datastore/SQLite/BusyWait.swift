@@ -27,8 +27,8 @@ enum BusyWait {
     return first + max(0, count - firstNaps.count) * Int(nap)
   }
 
-  /// Installs the handler on `connection`'s handle; the context is the connection, which
-  /// outlives its handle.
+  /// Installs the handler on `connection`'s handle; the context is the connection, whose end
+  /// takes the handler away (a handle that statements still hold outlives it).
   static func install(on connection: Connection) {
     sqlite3_busy_handler(
       connection.handle, busyHandler, Unmanaged.passUnretained(connection).toOpaque())

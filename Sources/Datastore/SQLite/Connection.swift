@@ -44,6 +44,8 @@ public final class Connection {
   private static let configured: Int32 = forum_sqlite_configure()
 
   deinit {
+    // Statements still held keep a closed handle open: nothing of theirs may call back here.
+    sqlite3_busy_handler(handle, nil, nil)
     sqlite3_progress_handler(handle, 0, nil, nil)
     sqlite3_wal_hook(handle, nil, nil)
     recent.removeAll()
@@ -124,7 +126,10 @@ public final class Connection {
     if frames < LogRestarts.restartPages {
       restarts.noteShort()
     } else if restarts.due(frames) {
-      noteRestart(in: frames)
+      restartAttempts += 1
+      let outcome = restartLog(waiting: restarts.wait)
+      restarts.note(outcome, frames: frames)
+      if outcome == .restarted { logFrames = 0 }
     }
   }
 
@@ -135,21 +140,21 @@ public final class Connection {
   /// the next leaves free for microseconds: it failed and the log grew past twice its length
   /// (BENCHMARKS N30).
   public func restartLongLog() {
-    guard restarts.due(logFrames), !isInTransaction else { return }
-    noteRestart(in: logFrames)
-  }
-
-  /// Tries a restart in a log `frames` long and notes how it ended.
-  private func noteRestart(in frames: Int32) {
-    let outcome = restartLog(waiting: restarts.wait)
-    restarts.note(outcome, frames: frames)
+    if logFrames < LogRestarts.restartPages { writerRestarts.noteShort() }
+    guard writerRestarts.due(logFrames), !isInTransaction else { return }
+    restartAttempts += 1
+    let outcome = restartLog(waiting: writerRestarts.wait)
+    writerRestarts.note(outcome, frames: logFrames)
     if outcome == .restarted { (logPages, logFrames) = (0, 0) }
   }
 
-  /// When the next restart is tried, and how long it waits.
-  private var restarts = LogRestarts()
+  /// When `checkpoint` and `restartLongLog` try their next restarts, and how long they wait.
+  private var restarts = LogRestarts(triesLonger: false)
+  private var writerRestarts = LogRestarts(triesLonger: true)
   /// Restarts tried so far (tests).
-  var restartAttempts: Int { restarts.attempts }
+  private(set) var restartAttempts = 0
+  /// The naps the running restart may still take (`restartLog`).
+  private var restartNaps: Int32 = 0
 
   /// SQLite writes the log from its beginning again only when a writer finds it wholly copied
   /// and no reader in it. A server always has a reader somewhere in the log, so passive
@@ -158,22 +163,26 @@ public final class Connection {
   /// and zero. A restart checkpoint holds writers while it copies the rest of the log (the
   /// commits since the last checkpoint) and waits for the readers still in it, then lets the
   /// next writer start the log again. Waited for `milliseconds` at most, in 1 ms naps (writers
-  /// nap as briefly, `BusyWait`).
+  /// nap as briefly, `BusyWait`), and no longer once Ctrl-C is pressed or the server stops.
   private func restartLog(waiting milliseconds: Int32) -> LogRestarts.Outcome {
-    let limit = UnsafeMutableRawPointer(bitPattern: Int(milliseconds))
+    restartNaps = milliseconds
     sqlite3_busy_handler(
       handle,
-      { context, count in
-        guard Int(count) < Int(bitPattern: context) else { return 0 }
+      { context, _ in
+        let connection = Unmanaged<Connection>.fromOpaque(context!).takeUnretainedValue()
+        guard connection.restartNaps > 0, !Interrupt.requested,
+          connection.budget?.serverStopping != true
+        else { return 0 }
+        connection.restartNaps -= 1
         sqlite3_sleep(1)
         return 1
-      }, limit)
+      }, Unmanaged.passUnretained(self).toOpaque())
     defer { BusyWait.install(on: self) }
     var (frames, copied): (Int32, Int32) = (-1, -1)
     let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, &frames, &copied)
     if code == SQLITE_OK { return .restarted }
     // SQLite tells the log's length once it holds the checkpoint's lock.
-    return frames < 0 ? .checkpointRunning : .readerStayed(copied: copied)
+    return frames < 0 ? .checkpointRunning : .readersStayed(atTheEnd: copied >= frames)
   }
 
   /// Steps between two looks at the budget: a few tens of microseconds of work.
