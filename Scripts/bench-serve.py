@@ -230,17 +230,30 @@ done = function(summary, latency, requests) io.write(string.format("refused %d\\
     return path
 
 
-def cpu_seconds(pids):
-    """User and system CPU seconds the processes `pids` have used so far."""
-    total = 0
+def cpu_by_process(pids):
+    """User and system CPU seconds each of the processes `pids` has used so far."""
+    used = {}
     for pid in pids:
         try:
             with open(f'/proc/{pid}/stat') as f:
                 fields = f.read().rsplit(')', 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+            used[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
         except (FileNotFoundError, ProcessLookupError):
             pass
-    return total
+    return used
+
+
+def cpu_seconds(pids):
+    """User and system CPU seconds the processes `pids` have used so far."""
+    return sum(cpu_by_process(pids).values())
+
+
+def cpu_since(before, pids):
+    """CPU seconds the processes `pids` used since `before` (`cpu_by_process`): all of theirs
+    for those started since. A backend the server connected during the run did its work there
+    (only the processes there before were counted: a pool whose writes went to new backends
+    looked five times cheaper than one backend doing them all, BENCHMARKS N32 and N34)."""
+    return sum(used - before.get(pid, 0) for pid, used in cpu_by_process(pids).items())
 
 
 def postgres_pids():
@@ -260,10 +273,9 @@ runs_made = {}
 def wrk(url, script, connections):
     """wrk's requests/s, p50 and p99 (ms), refusals and socket errors, and the CPU seconds the
     server and PostgreSQL used during the run (where a request's time goes)."""
-    database = postgres_pids()
     answering = (floor if url.startswith(floor_base)
                  else other if other_base and url.startswith(other_base) else server)
-    before = (cpu_seconds([answering.pid]), cpu_seconds(database))
+    before = (cpu_seconds([answering.pid]), cpu_by_process(postgres_pids()))
     # Which run of this script on this server it is (the mix's scripts start each in its own
     # part of their requests: `mix_lua`).
     served = (url.split('/2013-09-01')[0], script)
@@ -285,7 +297,7 @@ def wrk(url, script, connections):
     refused = int(re.search(r'refused (\d+)', output).group(1))
     errors = re.search(r'Socket errors:.*', output)
     requests = rps * seconds
-    cpu = (cpu_seconds([answering.pid]) - before[0], cpu_seconds(database) - before[1])
+    cpu = (cpu_seconds([answering.pid]) - before[0], cpu_since(before[1], postgres_pids()))
     cpu_text = (f'{cpu[0] * 1000 / requests:.2f} ms server, {cpu[1] * 1000 / requests:.2f} ms '
                 f'PostgreSQL' if postgres else f'{cpu[0] * 1000 / requests:.2f} ms server')
     return (rps, percentile(50), percentile(99), refused,

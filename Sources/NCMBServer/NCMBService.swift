@@ -67,10 +67,7 @@ public final class NCMBService: HTTPHandler, Sendable {
     // A connection is opened again after a system error (a lost file or server): never onto a
     // new empty board made where a removed file was, nor onto another board put in its place.
     let board = BoardIdentity()
-    pool = StorePool(
-      capacity: limits.databaseConnections,
-      keepsWriter: EngineKind(location: location) == .sqlite
-    ) {
+    pool = StorePool(capacity: limits.databaseConnections) {
       if EngineKind(location: location) == .sqlite, board.id != nil,
         access(location, F_OK) != 0
       {

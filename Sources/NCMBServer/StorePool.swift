@@ -126,15 +126,10 @@ final class StorePool: Sendable {
   /// rest left to everyone else.
   static func share(of capacity: Int) -> Int { max(1, capacity * 3 / 4) }
 
-  /// The write batches keep a connection of their own (`withWriter`): SQLite's.
-  private let keepsWriter: Bool
-
   init(
-    capacity: Int = 0, keepsWriter: Bool = true,
-    open: @escaping @Sendable () throws -> Datastore
+    capacity: Int = 0, open: @escaping @Sendable () throws -> Datastore
   ) {
     self.capacity = capacity
-    self.keepsWriter = keepsWriter
     share = StorePool.share(of: capacity)
     keep = max(16, capacity)
     let checkpointer = Checkpointer(open: open)
@@ -165,13 +160,13 @@ final class StorePool: Sendable {
   /// since its last transaction, so batches on whichever connection a read gave back last read
   /// the indexes' upper pages from the file again at every batch (`pread`: 6 % of `forum
   /// serve`'s time under POSTs). The queue runs one batch at a time; a second caller at once
-  /// takes another connection. Not on PostgreSQL (`keepsWriter` false), whose server process
-  /// keeps its own caches: there one backend doing every write spent five times the CPU a POST
-  /// (1.35 against 0.26 ms, BENCHMARKS N32; why, not looked into yet).
+  /// takes another connection. On PostgreSQL one backend doing every write costs what the pool's
+  /// did (BENCHMARKS N34: the five times more of N32 was the bench counting only the backends
+  /// there before the run).
   func withWriter<T>(_ body: (Pooled) throws -> T) throws -> T {
     try admit(nil, wait: 0)
     defer { release(nil) }
-    return try lend(writer: keepsWriter, body)
+    return try lend(writer: true, body)
   }
 
   private func lend<T>(writer: Bool = false, _ body: (Pooled) throws -> T) throws -> T {
