@@ -15,23 +15,11 @@ struct LogRestartReaderTests {
   @Test func aReaderThatStaysPausesTheWriterOnceALength() throws {
     try withTemporaryDirectory { directory in
       let path = directory.file("board.sqlite")
-      let engine = try SQLiteEngine(path: path)
-      try engine.serve(checkpointsApart: true)
-      let writer = engine.connection
-      try writer.execute("CREATE TABLE rows(data BLOB)")
+      let writer = try LogRestartTests.servedWriter(at: path).connection
       let reader = try Connection(path: path)
       try reader.execute("BEGIN; SELECT count(*) FROM rows")
       let stop = LogRestartTests.Progress()
-      Thread.detachNewThread {
-        do {
-          let checkpointer = try LogRestartTests.checkpointer(at: path)
-          while stop.writing {
-            try checkpointer.checkpoint()
-            usleep(1_000)
-          }
-          stop.note(nil)
-        } catch { stop.note("checkpointer: \(error)") }
-      }
+      LogRestartTests.checkpointContinually(at: path, napping: 1_000, until: stop)
       var slow = 0
       let batches = Int(LogRestarts.restartPages) / 4
       for _ in 0..<batches {

@@ -54,16 +54,7 @@ struct LogRestartTests {
           progress.note(nil)
         } catch { progress.note("reader: \(error)") }
       }
-      Thread.detachNewThread {
-        do {
-          let checkpointer = try Self.checkpointer(at: path)
-          while progress.writing {
-            try checkpointer.checkpoint()
-            usleep(2_000)
-          }
-          progress.note(nil)
-        } catch { progress.note("checkpointer: \(error)") }
-      }
+      Self.checkpointContinually(at: path, napping: 2_000, until: progress)
       var longest = 0
       for _ in 0..<commits {
         try writer.execute(
@@ -132,11 +123,7 @@ struct LogRestartTests {
   @Test func aWriterThatNeverPausesRestartsTheLogItself() throws {
     try withTemporaryDirectory { directory in
       let path = directory.file("board.sqlite")
-      // A board's connection set up as a server's pool sets it up.
-      let engine = try SQLiteEngine(path: path)
-      try engine.serve(checkpointsApart: true)
-      let writer = engine.connection
-      try writer.execute("CREATE TABLE rows(data BLOB)")
+      let writer = try Self.servedWriter(at: path).connection
       var longest = 0
       for _ in 0..<Int(LogRestarts.restartPages) / 4 {
         try writer.execute(
@@ -162,12 +149,38 @@ struct LogRestartTests {
     return writer
   }
 
+  /// A board at `path` whose connection is set up as a server's pool sets it up (no checkpoint
+  /// at commit, the log's length noted), with a table of rows.
+  static func servedWriter(at path: String) throws -> SQLiteEngine {
+    let engine = try SQLiteEngine(path: path)
+    try engine.serve(checkpointsApart: true)
+    try engine.connection.execute("CREATE TABLE rows(data BLOB)")
+    return engine
+  }
+
   /// A connection that checkpoints the file at `path`, as the server's checkpointer does.
   static func checkpointer(at path: String) throws -> Connection {
     let checkpointer = try Connection(path: path)
     // A connection knows the file's log once it has read the file.
     try checkpointer.execute("SELECT count(*) FROM sqlite_schema")
     return checkpointer
+  }
+
+  /// A thread checkpointing the file at `path` as the server's checkpointer does, a nap of
+  /// `microseconds` between two, until the writer has finished; it notes its end in `progress`.
+  static func checkpointContinually(
+    at path: String, napping microseconds: UInt32, until progress: Progress
+  ) {
+    Thread.detachNewThread {
+      do {
+        let checkpointer = try checkpointer(at: path)
+        while progress.writing {
+          try checkpointer.checkpoint()
+          usleep(microseconds)
+        }
+        progress.note(nil)
+      } catch { progress.note("checkpointer: \(error)") }
+    }
   }
 
   /// The threads' ends and failures.

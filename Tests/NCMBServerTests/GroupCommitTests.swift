@@ -36,21 +36,47 @@ struct GroupCommitTests {
     }
   }
 
-  /// Takes the board's write lock on a connection of its own (returned, still held), sends
-  /// `first` and waits until the writer thread's batch waits for the lock with it, then sends
-  /// `rest` and waits until they queue behind.
-  private func queueBehindALock(
+  /// Sends `first` and waits until the writer thread's batch holds it (waiting for a lock the
+  /// test holds: `holdWriteLock`, `holdThreadRow`), then sends `rest` and waits until they
+  /// queue behind.
+  private func queueBehind(
     _ board: ServedBoard, first: (Int, HTTPRequest), rest: [(Int, HTTPRequest)],
     into answers: Answers, done: DispatchGroup
-  ) throws -> Connection {
+  ) throws {
     let writers = try #require(board.service.writers)
-    let lock = try Connection(path: board.database.ownerLocation)
-    try lock.execute("BEGIN IMMEDIATE")
     start(board, [first], into: answers, done: done)
     try wait(for: "the first writer takes the queue") { writers.state.writing }
     start(board, rest, into: answers, done: done)
     try wait(for: "the others queue behind it") { writers.state.waiting == rest.count }
+  }
+
+  /// SQLite: the board's write lock, held on a connection of the test's own until its COMMIT.
+  private func holdWriteLock(_ board: ServedBoard) throws -> Connection {
+    let lock = try Connection(path: board.database.ownerLocation)
+    try lock.execute("BEGIN IMMEDIATE")
     return lock
+  }
+
+  /// PostgreSQL: thread `threadId`'s row, locked by the owner until its COMMIT (every comment on
+  /// it updates the row's counters, so the batch's first waits for it).
+  private func holdThreadRow(_ board: ServedBoard, _ threadId: String) throws
+    -> PostgresConnection
+  {
+    let lock = try PostgresConnection(uri: board.database.ownerLocation)
+    try lock.execute("BEGIN")
+    try lock.query(
+      "SELECT 1 FROM forum.objects WHERE object_id = $1 FOR UPDATE", [.text(threadId)])
+    return lock
+  }
+
+  /// SQLite: a trigger of the test's that drops the whole transaction (`RAISE(ROLLBACK)`) when
+  /// a comment's text is "roll back".
+  private func dropTransactionOnRollBackText(_ board: ServedBoard) throws {
+    try board.database.executeAsOwner(
+      sqlite: """
+        CREATE TRIGGER test_rollback BEFORE INSERT ON objects
+        WHEN json_extract(NEW.data, '$.text') = 'roll back' BEGIN SELECT RAISE(ROLLBACK, 'no'); END
+        """, postgres: "")
   }
 
   /// Waits for `condition`, failing after a deadline (never a fixed sleep).
@@ -152,7 +178,8 @@ struct GroupCommitTests {
     rest.append((7, comment(board, token, thread: "AAAAAAAAAAAAAAAA", text: "lost")))
     rest.append(
       (8, comment(board, token, thread: threadId, text: String(repeating: "x", count: 100_000))))
-    let lock = try queueBehindALock(
+    let lock = try holdWriteLock(board)
+    try queueBehind(
       board, first: (0, comment(board, token, thread: threadId, text: "first")), rest: rest,
       into: answers, done: done)
     #expect(answers.count == 0, "nobody is answered before their write is committed")
@@ -186,25 +213,18 @@ struct GroupCommitTests {
     let board = try ServedBoard(PostgresFixture())
     let (_, token) = try board.signUp()
     let threadId = try thread(board, token)
-    let writers = try #require(board.service.writers)
-    let lock = try PostgresConnection(uri: board.database.ownerLocation)
-    try lock.execute("BEGIN")
-    try lock.query(
-      "SELECT 1 FROM forum.objects WHERE object_id = $1 FOR UPDATE", [.text(threadId)])
+    let lock = try holdThreadRow(board, threadId)
     let answers = Answers()
     let done = DispatchGroup()
-    start(
-      board, [(0, comment(board, token, thread: threadId, text: "first"))], into: answers,
-      done: done)
-    try wait(for: "the first writer takes the queue") { writers.state.writing }
     var rest: [(Int, HTTPRequest)] = (1...6).map {
       ($0, comment(board, token, thread: threadId, text: "comment \($0)"))
     }
     rest.append((7, comment(board, token, thread: "AAAAAAAAAAAAAAAA", text: "lost")))
     rest.append(
       (8, comment(board, token, thread: threadId, text: String(repeating: "x", count: 100_000))))
-    start(board, rest, into: answers, done: done)
-    try wait(for: "the others queue behind it") { writers.state.waiting == rest.count }
+    try queueBehind(
+      board, first: (0, comment(board, token, thread: threadId, text: "first")), rest: rest,
+      into: answers, done: done)
     #expect(answers.count == 0, "nobody is answered before their write is committed")
     try lock.execute("COMMIT")
     #expect(done.wait(timeout: .now() + 60) == .success)
@@ -242,10 +262,7 @@ struct GroupCommitTests {
     let (bob, bobToken) = try board.signUp()
     let threadId = try thread(board, aliceToken)
     let writers = try #require(board.service.writers)
-    let lock = try PostgresConnection(uri: board.database.ownerLocation)
-    try lock.execute("BEGIN")
-    try lock.query(
-      "SELECT 1 FROM forum.objects WHERE object_id = $1 FOR UPDATE", [.text(threadId)])
+    let lock = try holdThreadRow(board, threadId)
     let answers = Answers()
     let done = DispatchGroup()
     start(
@@ -285,11 +302,7 @@ struct GroupCommitTests {
     let board = try ServedBoard()
     let (_, token) = try board.signUp()
     let threadId = try thread(board, token)
-    try board.database.executeAsOwner(
-      sqlite: """
-        CREATE TRIGGER test_rollback BEFORE INSERT ON objects
-        WHEN json_extract(NEW.data, '$.text') = 'roll back' BEGIN SELECT RAISE(ROLLBACK, 'no'); END
-        """, postgres: "")
+    try dropTransactionOnRollBackText(board)
     let writers = try #require(board.service.writers)
     let lock = try Connection(path: board.database.ownerLocation)
     try lock.execute("BEGIN IMMEDIATE")
@@ -416,8 +429,8 @@ struct GroupCommitTests {
     let answers = Answers()
     let done = DispatchGroup()
     let all = (0...3).map { ($0, comment(board, token, thread: threadId, text: "comment \($0)")) }
-    let lock = try queueBehindALock(
-      board, first: all[0], rest: Array(all.dropFirst()), into: answers, done: done)
+    let lock = try holdWriteLock(board)
+    try queueBehind(board, first: all[0], rest: Array(all.dropFirst()), into: answers, done: done)
     board.service.stopRunning()
     let answered = done.wait(timeout: .now() + 10)
     try lock.execute("COMMIT")
@@ -440,11 +453,7 @@ struct GroupCommitTests {
     let board = try ServedBoard()
     let (_, token) = try board.signUp()
     let threadId = try thread(board, token)
-    try board.database.executeAsOwner(
-      sqlite: """
-        CREATE TRIGGER test_rollback BEFORE INSERT ON objects
-        WHEN json_extract(NEW.data, '$.text') = 'roll back' BEGIN SELECT RAISE(ROLLBACK, 'no'); END
-        """, postgres: "")
+    try dropTransactionOnRollBackText(board)
     for round in 0..<3 {
       let (lost, body) = try board.send(comment(board, token, thread: threadId, text: "roll back"))
       #expect(lost == 500, "\(body)")
@@ -470,20 +479,13 @@ struct GroupCommitTests {
     let board = try ServedBoard(PostgresFixture())
     let (_, token) = try board.signUp()
     let threadId = try thread(board, token)
-    let writers = try #require(board.service.writers)
-    let lock = try PostgresConnection(uri: board.database.ownerLocation)
-    try lock.execute("BEGIN")
-    try lock.query(
-      "SELECT 1 FROM forum.objects WHERE object_id = $1 FOR UPDATE", [.text(threadId)])
+    let lock = try holdThreadRow(board, threadId)
     let answers = Answers()
     let done = DispatchGroup()
-    start(
-      board, [(0, comment(board, token, thread: threadId, text: "first"))], into: answers,
-      done: done)
-    try wait(for: "the first writer takes the queue") { writers.state.writing }
     let rest = (1...6).map { ($0, comment(board, token, thread: threadId, text: "comment \($0)")) }
-    start(board, rest, into: answers, done: done)
-    try wait(for: "the others queue behind it") { writers.state.waiting == rest.count }
+    try queueBehind(
+      board, first: (0, comment(board, token, thread: threadId, text: "first")), rest: rest,
+      into: answers, done: done)
     board.service.stopRunning()
     // The waiting statement's connection looks at its budget every 50 ms.
     usleep(200_000)

@@ -9,9 +9,9 @@ import CSQLite
 
 /// How a connection waits for another process's write lock: in naps of 1, 1, 2 and 4 ms, then
 /// 10 ms, up to a limit, telling `Interrupt.onLongWait` after about a second, and giving up at
-/// once on Ctrl-C or when its server stops (`StatementBudget.serverStopping`). The first naps are short because most locks are: a checkpoint starting the
-/// log again (`Connection.checkpoint`) holds a writer for a millisecond or two, and a 10 ms nap
-/// would be the whole of a served request's time.
+/// once on Ctrl-C or when its server stops (`stopped`). The first naps are short because most
+/// locks are: a checkpoint starting the log again (`Connection.checkpoint`) holds a writer for
+/// a millisecond or two, and a 10 ms nap would be the whole of a served request's time.
 enum BusyWait {
   static let nap: Int32 = 10
   private static let firstNaps: [Int32] = [1, 1, 2, 4]
@@ -32,6 +32,12 @@ enum BusyWait {
   static func install(on connection: Connection) {
     sqlite3_busy_handler(
       connection.handle, busyHandler, Unmanaged.passUnretained(connection).toOpaque())
+  }
+
+  /// True when `connection`'s waits end at once: Ctrl-C was pressed, or its server stops
+  /// (`StatementBudget.serverStopping`).
+  static func stopped(_ connection: Connection) -> Bool {
+    Interrupt.requested || connection.budget?.serverStopping == true
   }
 
   /// Whether a wait that has napped `count` times may nap again, within `limit` milliseconds;
@@ -64,7 +70,7 @@ enum BusyWait {
 private func busyHandler(_ context: UnsafeMutableRawPointer?, _ count: Int32) -> Int32 {
   guard let context else { return 0 }
   let connection = Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue()
-  if connection.budget?.serverStopping == true { return 0 }
+  if BusyWait.stopped(connection) { return 0 }
   let limit = max(1, Int(connection.busyTimeout * 1000))
   guard BusyWait.mayNapAgain(after: Int(count), limit: limit) else { return 0 }
   sqlite3_sleep(BusyWait.nap(after: Int(count)))

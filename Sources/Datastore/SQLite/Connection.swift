@@ -170,9 +170,7 @@ public final class Connection {
       handle,
       { context, _ in
         let connection = Unmanaged<Connection>.fromOpaque(context!).takeUnretainedValue()
-        guard connection.restartNaps > 0, !Interrupt.requested,
-          connection.budget?.serverStopping != true
-        else { return 0 }
+        guard connection.restartNaps > 0, !BusyWait.stopped(connection) else { return 0 }
         connection.restartNaps -= 1
         sqlite3_sleep(1)
         return 1
