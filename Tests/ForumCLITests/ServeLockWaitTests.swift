@@ -1,3 +1,4 @@
+import Datastore
 import Foundation
 import HTTPTestSupport
 import Testing
@@ -38,6 +39,9 @@ struct ServeLockWaitTests {
     writer = threading.Thread(target=lambda: answer.append(
         post('/2013-09-01/classes/Comment', {'text': 'waited', 'thread': pointer}, token)[0]))
     writer.start()
+    time.sleep(1)
+    if len(sys.argv) > 5:
+        open(sys.argv[5], 'w').close()
     time.sleep(hold)
     lock.execute('COMMIT')
     writer.join()
@@ -60,5 +64,41 @@ struct ServeLockWaitTests {
     #expect(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "201", "\(run.summary)")
     #expect(server.stop() == 0)
     #expect(!server.stderr.contains("waiting for another writer"), "\(server.stderr)")
+  }
+
+  /// A second SIGTERM while a comment's batch waits for a lock a member's `sqlite3` keeps: the
+  /// server ends within seconds, the lock still held, not when it is let go (the batch's wait
+  /// looked at nothing but its minute). The comment is not stored.
+  @Test func aSecondStopEndsAWaitForAMembersLock() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let keys = try forum.run(["--json", "keys"], profile: nil)
+    #expect(keys.status == 0, "\(keys.summary)")
+    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
+    let waiting = forum.root + "/waiting"
+    let client = DispatchGroup()
+    client.enter()
+    let arguments = [String(server.port), keys.stdout, forum.db, "20", waiting]
+    Thread.detachNewThread {
+      _ = try? Clients.python(ServeLockWaitTests.waiter, arguments, timeout: 120)
+      client.leave()
+    }
+    let deadline = Date().addingTimeInterval(60)
+    while !FileManager.default.fileExists(atPath: waiting) && Date() < deadline {
+      usleep(10_000)
+    }
+    #expect(FileManager.default.fileExists(atPath: waiting), "the comment never waited")
+    let start = Date()
+    kill(server.process.processIdentifier, SIGTERM)
+    usleep(200_000)
+    let status = server.stop(SIGTERM, timeout: 15)
+    let took = Date().timeIntervalSince(start)
+    #expect(status != nil, "the server still ran 15 s after the second stop")
+    #expect(took < 10, "the server took \(took) s to stop")
+    #expect(client.wait(timeout: .now() + 60) == .success)
+    let stored = try Connection(path: forum.db).prepare(
+      "SELECT count(*) FROM objects WHERE class = 'Comment'"
+    ).firstRow { $0.int(0) }
+    #expect(stored == 0, "\(server.stderr)")
   }
 }
