@@ -9,6 +9,16 @@ import Foundation
 /// the floor: the comment's row alone in `objects` (triggers dropped, indexes kept) on another
 /// copy of the same file, one `BEGIN IMMEDIATE … COMMIT` each through the C API, timed the same.
 enum CommitLatency {
+  /// The floor rows' `objectId`s.
+  enum RowIds {
+    /// As the engines make them (`DataObject.newObjectId`: 16 random characters, DESIGN §2),
+    /// so each row's id lands on a random page of the id index, as a comment's does.
+    case engines
+    /// `r000000000000001`, `r000000000000002`, …: all on the id index's last page. No engine
+    /// makes such ids; the bench's floor until W25.
+    case sequential
+  }
+
   struct Figures {
     var seconds: Double
     var latencies: [Double]
@@ -54,7 +64,9 @@ enum CommitLatency {
   }
 
   /// The floor: the comment's row alone, `count` transactions on the file at `path`.
-  static func rowAlone(_ path: String, thread: String, user: String, count: Int) throws -> Figures {
+  static func rowAlone(
+    _ path: String, thread: String, user: String, count: Int, ids: RowIds = .engines
+  ) throws -> Figures {
     let database = try RawDatabase(path: path)
     let drops = try database.rows(
       "SELECT 'DROP TRIGGER \"' || name || '\"' FROM sqlite_schema WHERE type = 'trigger'")
@@ -78,7 +90,12 @@ enum CommitLatency {
         + "\"objectId\":\"\(user)\"},\"number\":\(index + 1)}"
       let before = DispatchTime.now().uptimeNanoseconds
       try step(begin)
-      insert.bind(.text(String(format: "r%015d", index)), at: 1)
+      let objectId =
+        switch ids {
+        case .engines: DataObject.newObjectId()
+        case .sequential: String(format: "r%015d", index)
+        }
+      insert.bind(.text(objectId), at: 1)
       insert.bind(.integer(Int64(Date().timeIntervalSince1970 * 1000)), at: 2)
       insert.bind(.text(user), at: 3)
       insert.bind(.text(data), at: 4)

@@ -1,3 +1,4 @@
+import Datastore
 import Foundation
 import Spawning
 
@@ -99,20 +100,27 @@ enum PipedWrites {
         board, thread: settings.thread, count: settings.latency, scratch: scratch)
       let (thread, user) = try threadAndUser(board, number: settings.thread)
       removeBoard(board)
-      let rowBoard = scratch + "/row-alone.db"
-      try copyBoard(settings.database, to: rowBoard)
-      let row = try CommitLatency.rowAlone(
-        rowBoard, thread: thread, user: user, count: settings.latency)
-      removeBoard(rowBoard)
+      func rowAlone(_ ids: CommitLatency.RowIds) throws -> CommitLatency.Figures {
+        let rowBoard = scratch + "/row-alone.db"
+        try copyBoard(settings.database, to: rowBoard)
+        defer { removeBoard(rowBoard) }
+        return try CommitLatency.rowAlone(
+          rowBoard, thread: thread, user: user, count: settings.latency, ids: ids)
+      }
+      let row = try rowAlone(.engines)
+      let sequential = try rowAlone(.sequential)
       latency = """
 
         \(settings.latency) comments in this process (`Board.addComment`, one transaction each, \
         a `Board.tidy` step between them): \(figures.line); \(figures.tidySteps) merge steps, \
         \(String(format: "%.2f", figures.tidySeconds)) s of tidying in all, the longest \
         \(String(format: "%.2f", figures.longestStep * 1000)) ms
-        floor, the comment's row alone in `objects` (triggers dropped), same file: \(row.line)
+        floor, the comment's row alone in `objects` (triggers dropped, its id as the engines \
+        make them), same file: \(row.line)
         piped forum takes \(String(format: "%.2f", row.rate / forum))x the row alone's time; \
         in process \(String(format: "%.2f", row.rate / figures.rate))x
+        the same rows with sequential ids (no engine makes them; all on the id index's last \
+        page): \(sequential.line); piped forum \(String(format: "%.2f", sequential.rate / forum))x
         """
     }
     return """
@@ -132,7 +140,8 @@ enum PipedWrites {
     let now = "CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)"
     var script = "PRAGMA synchronous = NORMAL;\n"
     for index in 0..<count {
-      let id = String(format: "f%02d%013d", round, index)
+      // Ids as the engines make them (`CommitLatency.RowIds.engines`).
+      let id = DataObject.newObjectId()
       let text = "piped comment number \(index) of round \(round), ordinary length"
       let pointer =
         "{\"__type\":\"Pointer\",\"className\":\"Thread\",\"objectId\":\"\(thread)\"}"
