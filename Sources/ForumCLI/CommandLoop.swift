@@ -182,14 +182,28 @@ struct CommandLoop {
     var jsonErrors = [Bool](repeating: options.json, count: group.count)
     var errors: [Error?]
     let captured = CapturedOutput()
+    // The caller's roles are read once a transaction, by its first line that gets that far:
+    // the group's lock keeps every other writer out until it commits (`groupsScriptLines`),
+    // and its lines are comments. A failed line, or lines run again from an earlier one (the
+    // transaction begun again), read them again.
+    var rolesRead = false
+    var lastIndex = -1
     do {
       errors = try session.board.group(group.count) { index in
         // Run again when the engine lost the transaction under it.
         (outputs[index], notes[index]) = ([], [])
+        if index <= lastIndex { rolesRead = false }
+        lastIndex = index
         defer { jsonErrors[index] = session.jsonErrors }
         try captured.capture(into: &outputs[index], notes: &notes[index]) {
           Interrupt.clear()
-          _ = try session.execute(group[index].words)
+          do {
+            _ = try session.execute(group[index].words, grouped: .init(rolesRead: rolesRead))
+          } catch {
+            rolesRead = false
+            throw error
+          }
+          rolesRead = true
           if Interrupt.requested { throw CLIError.interrupted }
         }
       }

@@ -78,8 +78,15 @@ final class Session {
     case quit
   }
 
+  /// A line of a group of script lines committed together (`CommandLoop.runGroup`).
+  struct GroupedLine {
+    /// The caller's roles were read in the group's transaction, which keeps every other
+    /// writer out (`Board.groupsScriptLines`): its lines, comments, change none.
+    var rolesRead: Bool
+  }
+
   /// Runs one command: a line at the prompt or from a script, or the words of a one-shot.
-  func execute(_ words: CommandWords) throws -> Outcome {
+  func execute(_ words: CommandWords, grouped: GroupedLine? = nil) throws -> Outcome {
     commandAskedForJSON = false
     pendingDraft = []
     failureLine = nil
@@ -89,9 +96,12 @@ final class Session {
     guard let name = first.value else { throw CLIError.usage(messages.unclosedQuote) }
     let command = try CommandRegistry.lookup(name, messages: messages)
     // A role granted or revoked meanwhile counts from this command on.
-    if commandsRun > 0 { try board.refresh() }
+    if commandsRun > 0 && grouped?.rolesRead != true { try board.refresh() }
     commandsRun += 1
-    if !input.isInteractive && !oneShot { pendingDraft = command.draftParts(words) }
+    // A grouped line has its text (`CommandLoop.isGroupable`): no draft to keep.
+    if !input.isInteractive && !oneShot && grouped == nil {
+      pendingDraft = command.draftParts(words)
+    }
     let info = command.info
     var invocation = try Invocation(
       words, info: info, insideThread: currentThread != nil, messages: messages)

@@ -79,6 +79,17 @@ extension SQLiteEngine {
   func insertTemplate(_ className: String, child: ChildRule?, caller: Principals)
     -> InsertTemplate
   {
+    if let last = lastInsertTemplate, last.className == className, last.caller == caller {
+      return last.template
+    }
+    let template = keptInsertTemplate(className, child: child, caller: caller)
+    lastInsertTemplate = (className, caller, template)
+    return template
+  }
+
+  private func keptInsertTemplate(_ className: String, child: ChildRule?, caller: Principals)
+    -> InsertTemplate
+  {
     let key =
       caller.isMaster
       ? className + "\u{0}master\u{0}" + (caller.userId ?? "")
@@ -124,9 +135,10 @@ extension SQLiteEngine {
   /// transaction, so a ban counts from the next write, whatever the caller's principals say.
   func refuseBanned(_ caller: Principals) throws {
     guard let role = rules.bannedRole, let me = caller.userId else { return }
-    let banned = try connection.firstRow(
-      "SELECT 1 FROM role_members WHERE role = \(role) AND userId = \(me)"
-    ) { $0.int(0) }
+    // Its text fixed, its statement found at once (at each write of a script's comments).
+    let banned = try connection.prepare(
+      "SELECT 1 FROM role_members WHERE role = ? AND userId = ?"
+    ).firstRow([.text(role), .text(me)]) { $0.int(0) }
     if banned != nil { throw DatastoreError(.noAccess, reason: StoreReason.banned) }
   }
 

@@ -19,12 +19,15 @@ final class SQLiteEngine: DatastoreEngine {
   private(set) var rules = EngineRules() {
     didSet {
       insertTemplates = [:]
+      lastInsertTemplate = nil
       findTemplates = [:]
       unkeptShapes = []
     }
   }
   /// Each class's INSERT for each caller, built once (`SQLiteEngine.insertTemplate`).
   var insertTemplates: [String: InsertTemplate] = [:]
+  /// The one asked for last, found without building its key (a script's comments, one caller).
+  var lastInsertTemplate: (className: String, caller: Principals, template: InsertTemplate)?
   /// Each shape of query for each caller, built once (`SQLiteEngine.findStatement`).
   var findTemplates: [String: FindTemplate] = [:]
   /// Shapes whose SQL, filled with another query's values, was not that query's own.

@@ -386,7 +386,7 @@ struct Invocation {
           ? messages.optionInsideText(SafeText.sanitize(name), command: info.name)
           : messages.unknownOptionBeforeText(SafeText.sanitize(name), command: info.name))
     }
-    text = first.rest
+    text = String(first.rest)
   }
 
   /// Reads one option word (and its value from the next word when it takes one).
@@ -420,7 +420,7 @@ struct Invocation {
     } else if index < all.count, all[index].value == nil {
       // A value whose quote is never closed is still a value given.
       guard lenient else { throw CLIError.usage(messages.unclosedQuote) }
-      options[name] = all[index].rest
+      options[name] = String(all[index].rest)
       index += 1
     } else if index < all.count, let next = all[index].value, !next.hasPrefix("--") {
       options[name] = next

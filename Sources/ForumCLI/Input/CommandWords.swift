@@ -5,8 +5,9 @@ struct CommandWords {
   struct Word: Equatable {
     /// The word with quotes and backslashes resolved; nil when its quote is never closed.
     let value: String?
-    /// The line from this word's first character to its end, untouched.
-    let rest: String
+    /// The line from this word's first character to its end, untouched (the line's own
+    /// storage: a word's copy of it was a piped comment's largest cost here).
+    let rest: Substring
   }
 
   let words: [Word]
@@ -50,7 +51,7 @@ struct CommandWords {
         index = line.index(after: index)
       }
       if escaped { value.append("\\") }
-      words.append(Word(value: quote == nil ? value : nil, rest: String(line[start...])))
+      words.append(Word(value: quote == nil ? value : nil, rest: line[start...]))
     }
     return words
   }
@@ -94,7 +95,8 @@ struct CommandWords {
         index += 1
       }
       if escaped { value.append(backslash) }
-      words.append(Word(value: quote == nil ? text(value[...]) : nil, rest: text(bytes[start...])))
+      let restStart = line.utf8.index(line.utf8.startIndex, offsetBy: start)
+      words.append(Word(value: quote == nil ? text(value[...]) : nil, rest: line[restStart...]))
     }
     return words
   }
@@ -102,7 +104,7 @@ struct CommandWords {
   /// The shell already split these; prose made of several of them is joined with one space.
   init(arguments: [String]) {
     words = arguments.indices.map {
-      Word(value: arguments[$0], rest: arguments[$0...].joined(separator: " "))
+      Word(value: arguments[$0], rest: Substring(arguments[$0...].joined(separator: " ")))
     }
   }
 

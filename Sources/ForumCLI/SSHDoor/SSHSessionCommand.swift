@@ -161,7 +161,7 @@ enum SSHDoorSession {
         return 2
       }
       guard value.hasPrefix("-"), value.count > 1 else {
-        commandRest = word.rest
+        commandRest = String(word.rest)
         break
       }
       let name = String(value.drop { $0 == "-" }.prefix { $0 != "=" })
