@@ -30,7 +30,7 @@ struct IndexCommandTests {
     let after = try Self.plan(forum.db)
     #expect(
       after.contains {
-        $0.hasPrefix("SEARCH o USING INDEX objects_public_Note_tag_createDate (<expr>=?")
+        $0.hasPrefix("SEARCH o USING INDEX objects_public_Note_tag_createDate (public_class=? AND")
       }, "\(after)")
     #expect(!after.contains { $0.contains("TEMP B-TREE") }, "\(after)")
   }

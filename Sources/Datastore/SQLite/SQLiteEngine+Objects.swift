@@ -435,22 +435,13 @@ extension SQLiteEngine {
     _ query: Query, _ caller: Principals, rules: EngineRules, in classColumn: String?
   ) -> SQL {
     var terms: [SQL] = []
-    if let classColumn { terms.append(classTerm(classColumn, query.className)) }
+    if let classColumn {
+      terms.append("\(sql: SQL(verbatim: classColumn)) = \(literal: query.className)")
+    }
     terms += QuerySQL.fieldTerms(
       query, SQLiteLeaves(counters: rules.counterFields(of: query.className)))
     if let unread = unreadFilter(query, caller, rules: rules) { terms.append(unread) }
     return terms.isEmpty ? "1" : SQL.joined(terms, separator: " AND ")
-  }
-
-  /// A listing's class. The public rows' (`o.public_class`) is said to hold for most rows
-  /// (`likelihood`): the class's declared indexes have no class column (schema 25), and the
-  /// planner, taking the class for a narrow equality, sorted the class's rows from its creation
-  /// index (`objects_public_createDate`) instead of walking the index that is in the listing's
-  /// order. Every other use of the class (seeking that creation index, making a partial index
-  /// usable) is as before.
-  static func classTerm(_ column: String, _ className: String) -> SQL {
-    let equal: SQL = "\(sql: SQL(verbatim: column)) = \(literal: className)"
-    return column == "o.public_class" ? "likelihood(\(sql: equal), 0.9)" : equal
   }
 
   func countStatement(_ query: Query, _ caller: Principals) -> SQL {

@@ -409,13 +409,12 @@ final class SQLiteEngine: DatastoreEngine {
         }
         // Partial to the class's public rows: other classes' rows and rows `*` may not read
         // are neither in it nor computed for it (private by construction: a listing seeks it
-        // for public rows only, `findStatement`). The class is not a column (its condition
-        // says it): a listing walks the index without checking each entry against the class
-        // (schema 25); the listing's class term tells the planner so (`classTerm`).
+        // for public rows only, `findStatement`). The class stays the first column, so a
+        // listing seeks it (`SEARCH … (public_class=?)`).
         try connection.execute(
           """
           CREATE INDEX IF NOT EXISTS "\(SQLiteEngine.indexName(spec))"
-          ON objects(\(columns.joined(separator: ", ")))
+          ON objects(public_class, \(columns.joined(separator: ", ")))
           WHERE public_class = \(SQLiteRules.literal(spec.className))
           """)
       }
