@@ -199,12 +199,12 @@ struct CommandLoop {
           Interrupt.clear()
           do {
             _ = try session.execute(group[index].words, grouped: .init(rolesRead: rolesRead))
+            if Interrupt.requested { throw CLIError.interrupted }
           } catch {
             rolesRead = false
             throw error
           }
           rolesRead = true
-          if Interrupt.requested { throw CLIError.interrupted }
         }
       }
     } catch {

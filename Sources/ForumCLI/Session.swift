@@ -96,7 +96,13 @@ final class Session {
     guard let name = first.value else { throw CLIError.usage(messages.unclosedQuote) }
     let command = try CommandRegistry.lookup(name, messages: messages)
     // A role granted or revoked meanwhile counts from this command on.
-    if commandsRun > 0 && grouped?.rolesRead != true { try board.refresh() }
+    // A group's first line reads them inside its transaction even as the run's first command
+    // (the roles read at sign-in may be older than the group's lock).
+    if let grouped {
+      if !grouped.rolesRead { try board.refresh() }
+    } else if commandsRun > 0 {
+      try board.refresh()
+    }
     commandsRun += 1
     // A grouped line has its text (`CommandLoop.isGroupable`): no draft to keep.
     if !input.isInteractive && !oneShot && grouped == nil {

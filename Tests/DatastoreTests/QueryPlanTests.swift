@@ -508,6 +508,40 @@ struct PartialIndexTests {
   }
 }
 
+extension QueryPlanTests {
+  /// A listing in a column of the row's own order (none: its id; `objectId`; `createDate`;
+  /// `updateDate`), of a class with an index or none, seeks the class's public rows by their
+  /// class (an index partial to them): never a walk of the whole table, whose other classes'
+  /// and private rows it would read. A member's every `dm` and an app's every subquery ask
+  /// without an order; telling the planner the class is unselective (tried for issue 33's deep
+  /// pages, not kept) made it walk the table in rowid or `objectId` order.
+  @Test func anOrderByTheRowsOwnColumnSeeksTheClass() throws {
+    try withTemporaryDirectory { directory in
+      let store = try Datastore(path: directory.file("db.sqlite"), indexes: QueryPlanTests.indexes)
+      for className in ["Thread", "AppThing"] {
+        for order in [[], ["objectId"], ["-createDate"], ["-updateDate"]] {
+          for skip in [0, 1000] {
+            for principals in [QueryPlanTests.reader, Principals.anonymous] {
+              var query = Query(className: className, order: order, limit: 20, skip: skip)
+              query.equalTo = className == "AppThing" ? ["pair": .string("x")] : [:]
+              let plan = try QueryPlanTests.plan(store, query, principals)
+              let publicArm = QueryPlanTests.arms(plan).public
+              #expect(
+                publicArm.contains {
+                  $0.hasPrefix("SEARCH o USING INDEX objects_public_")
+                    && $0.contains("(public_class=?")
+                }, "\(className) \(order) \(skip): \(plan)")
+              #expect(
+                !publicArm.contains { $0.hasPrefix("SCAN o") },
+                "\(className) \(order) \(skip): \(plan)")
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 @Suite("a flag orders by its presence")
 struct FlagOrderPlanTests {
   static let rules = EngineRules(
