@@ -48,16 +48,21 @@ struct ServeLockWaitTests {
     print(answer[0], flush=True)
     """
 
+  /// A new board served on a free port, and its keys as `forum keys --json` prints them.
+  static func servedBoard() throws -> (ForumFixture, keys: RunResult, ServeProcess) {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let keys = try forum.run(["--json", "keys"], profile: nil)
+    #expect(keys.status == 0, "\(keys.summary)")
+    return (forum, keys, try ServeProcess(forum, ["--listen", "127.0.0.1:0"]))
+  }
+
   /// A worker of the server that waits for another process's lock says nothing on the server's
   /// stderr: "waiting for another writer… Ctrl-C to stop" is the prompt's, for a person at a
   /// terminal (issue 31: it was a process global, set before `serve` ran and called from every
   /// worker). The lock is held well past the second after which the prompt says it.
   @Test func aWorkersLockWaitSaysNothingOnTheServersStderr() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let keys = try forum.run(["--json", "keys"], profile: nil)
-    #expect(keys.status == 0, "\(keys.summary)")
-    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
+    let (forum, keys, server) = try ServeLockWaitTests.servedBoard()
     let run = try Clients.python(
       ServeLockWaitTests.waiter, [String(server.port), keys.stdout, forum.db, "3"], timeout: 120)
     #expect(run.status == 0, "\(run.summary)")
@@ -70,11 +75,7 @@ struct ServeLockWaitTests {
   /// server ends within seconds, the lock still held, not when it is let go (the batch's wait
   /// looked at nothing but its minute). The comment is not stored.
   @Test func aSecondStopEndsAWaitForAMembersLock() throws {
-    let forum = try ForumFixture()
-    try forum.ok(["init"], profile: nil)
-    let keys = try forum.run(["--json", "keys"], profile: nil)
-    #expect(keys.status == 0, "\(keys.summary)")
-    let server = try ServeProcess(forum, ["--listen", "127.0.0.1:0"])
+    let (forum, keys, server) = try ServeLockWaitTests.servedBoard()
     let waiting = forum.root + "/waiting"
     let client = DispatchGroup()
     client.enter()
