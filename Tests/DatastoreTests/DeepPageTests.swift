@@ -30,7 +30,8 @@ struct DeepPageTests {
       }
       let engine = try #require(store.engine as? SQLiteEngine)
       var deep = Query(className: "Thread", order: ["-lastActivity"], limit: 20, skip: 100)
-      let (sql, values) = SQLiteEngine.findStatement(deep, readableBy: carol.principals)
+      let (sql, values) = SQLiteEngine.findStatement(
+        deep, readableBy: carol.principals, leads: engine.indexLeads())
       let plan = try engine.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows(values) {
         try $0.text(3) ?? ""
       }
@@ -87,7 +88,8 @@ struct DeepPageTests {
       let engine = try #require(store.engine as? SQLiteEngine)
       func steps(skip: Int) throws -> Int {
         let query = Query(className: "Thread", order: ["-lastActivity"], limit: 20, skip: skip)
-        let (sql, values) = SQLiteEngine.findStatement(query, readableBy: carol.principals)
+        let (sql, values) = SQLiteEngine.findStatement(
+          query, readableBy: carol.principals, leads: engine.indexLeads())
         let statement = try engine.connection.prepare(sql)
         _ = statement.virtualMachineSteps(reset: true)
         #expect(try statement.rows(values) { _ in 1 }.count == 20)

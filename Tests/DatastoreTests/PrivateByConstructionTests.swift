@@ -93,12 +93,14 @@ struct PrivateByConstructionTests {
 
   /// The rows and the exact work of the statements `find` and `count` run for `query`.
   static func cost(_ board: Board, _ query: Query) throws -> (rows: Int, find: Int, count: Int) {
-    let (findSQL, findValues) = SQLiteEngine.findStatement(query, readableBy: board.carol)
+    let (findSQL, findValues) = SQLiteEngine.findStatement(
+      query, readableBy: board.carol, leads: board.engine.indexLeads())
     let find = try board.engine.connection.prepare(findSQL)
     _ = find.takeStepCount()
     let rows = try find.rows(findValues) { _ in 1 }.count
     let findSteps = find.takeStepCount()
-    let (countSQL, countValues) = SQLiteEngine.countStatement(query, readableBy: board.carol)
+    let (countSQL, countValues) = SQLiteEngine.countStatement(
+      query, readableBy: board.carol, leads: board.engine.indexLeads())
     let count = try board.engine.connection.prepare(countSQL)
     _ = count.takeStepCount()
     _ = try count.rows(countValues) { $0.int(0) }

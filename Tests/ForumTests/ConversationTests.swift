@@ -280,7 +280,8 @@ struct ConversationTests {
     let engine = try #require(alice.store.engine as? SQLiteEngine)
     let principals = Principals(userId: alice.me.objectId)
     func plan(_ query: Query) throws -> [String] {
-      let (sql, values) = SQLiteEngine.findStatement(query, readableBy: principals)
+      let (sql, values) = SQLiteEngine.findStatement(
+        query, readableBy: principals, leads: engine.indexLeads())
       return try engine.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows(values) {
         try $0.text(3) ?? ""
       }

@@ -43,8 +43,10 @@ struct FindTemplateOddCallerTests {
       for user in users {
         for roles in roleSets {
           let caller = Principals(userId: user, roles: roles)
-          let built = SQLiteEngine.findSQL(query, readableBy: caller, rules: Board.rules)
-            .rendered(.sqlite)
+          let built = SQLiteEngine.findSQL(
+            query, readableBy: caller, rules: Board.rules, leads: engine.indexLeads()
+          )
+          .rendered(.sqlite)
           #expect(
             engine.findStatement(query, caller).rendered(.sqlite) == built,
             "\(query) \(user) \(roles.first!)")

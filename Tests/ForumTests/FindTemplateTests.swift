@@ -50,7 +50,9 @@ struct FindTemplateTests {
     for (callerName, caller) in FindSQLPinTests.callers {
       for (name, query) in FindSQLPinTests.queries {
         let built = { (query: Query) in
-          SQLiteEngine.findSQL(query, readableBy: caller, rules: Board.rules).rendered(.sqlite)
+          SQLiteEngine.findSQL(
+            query, readableBy: caller, rules: Board.rules, leads: engine.indexLeads()
+          ).rendered(.sqlite)
         }
         #expect(engine.findStatement(query, caller).rendered(.sqlite) == built(query))
         let other = Self.otherValues(query)
@@ -81,7 +83,9 @@ struct FindTemplateTests {
       let filled = engine.findStatement(query, caller).rendered(.sqlite)
       #expect(
         filled
-          == SQLiteEngine.findSQL(query, readableBy: caller, rules: Board.rules).rendered(.sqlite),
+          == SQLiteEngine.findSQL(
+            query, readableBy: caller, rules: Board.rules, leads: engine.indexLeads()
+          ).rendered(.sqlite),
         "\(caller.names.sorted())")
     }
     #expect(FindShape(query, callers[0])?.key == FindShape(query, callers[1])?.key)
@@ -115,7 +119,9 @@ struct FindTemplateTests {
     for (callerName, caller) in FindSQLPinTests.callers {
       for query in queries {
         let built = { (query: Query) in
-          SQLiteEngine.findSQL(query, readableBy: caller, rules: Board.rules).rendered(.sqlite)
+          SQLiteEngine.findSQL(
+            query, readableBy: caller, rules: Board.rules, leads: engine.indexLeads()
+          ).rendered(.sqlite)
         }
         #expect(engine.findStatement(query, caller).rendered(.sqlite) == built(query))
         let shape = try #require(FindShape(query, caller))

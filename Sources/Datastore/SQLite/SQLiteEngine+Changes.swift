@@ -58,6 +58,7 @@ extension SQLiteEngine: SQLChangeFeed {
     let own = connection.totalChanges
     if let last = lastMark, last.external == version, last.own == own { return last }
     let mark = StateMark(external: version, own: own, clocks: try guarded { try writeClocks() })
+    if let last = lastMark, last.meta != mark.meta { forgetIndexLeads() }
     lastMark = mark
     return mark
   }

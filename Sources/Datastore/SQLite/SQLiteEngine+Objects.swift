@@ -287,17 +287,19 @@ extension SQLiteEngine {
   /// own values and its caller's principals.
   func findStatement(_ query: Query, _ caller: Principals) -> SQL {
     guard let shape = FindShape(query, caller) else {
-      return SQLiteEngine.findSQL(query, readableBy: caller, rules: rules)
+      return SQLiteEngine.findSQL(query, readableBy: caller, rules: rules, leads: indexLeads())
     }
     if let template = findTemplates[shape.key] { return template.filled(shape.values) }
-    let statement = SQLiteEngine.findSQL(query, readableBy: caller, rules: rules)
+    let leads = indexLeads()
+    let statement = SQLiteEngine.findSQL(query, readableBy: caller, rules: rules, leads: leads)
     // A shape whose values the SQL does not bind as they are is not probed again.
     guard !unkeptShapes.contains(shape.key),
       let probing = FindShape(query, caller, probing: true)
     else { return statement }
     // Kept only when it gives, filled with this query's values, the SQL built for it.
     let template = FindTemplate(
-      probe: SQLiteEngine.findSQL(probing.probe, readableBy: probing.probeCaller, rules: rules),
+      probe: SQLiteEngine.findSQL(
+        probing.probe, readableBy: probing.probeCaller, rules: rules, leads: leads),
       markers: probing.markers)
     guard template.filled(shape.values).rendered(.sqlite) == statement.rendered(.sqlite) else {
       if unkeptShapes.count >= 256 { unkeptShapes.removeAll(keepingCapacity: true) }
@@ -311,9 +313,10 @@ extension SQLiteEngine {
 
   /// `findSQL` rendered (tests explain its query plan).
   static func findStatement(
-    _ query: Query, readableBy caller: Principals, rules: EngineRules = EngineRules()
+    _ query: Query, readableBy caller: Principals, rules: EngineRules = EngineRules(),
+    leads: SQLiteIndexLeads = SQLiteIndexLeads()
   ) -> (sql: String, values: [SQLValue]) {
-    findSQL(query, readableBy: caller, rules: rules).rendered(.sqlite)
+    findSQL(query, readableBy: caller, rules: rules, leads: leads).rendered(.sqlite)
   }
 
   /// The SELECT that `find` runs.
@@ -324,7 +327,10 @@ extension SQLiteEngine {
   /// each then read by its rowid (`CROSS JOIN` fixes that order). The two are merged in the
   /// query's order, each walking its own index or sorting its own rows. So neither the answer,
   /// its count, its order nor the work it takes depends on a row the caller cannot read.
-  static func findSQL(_ query: Query, readableBy caller: Principals, rules: EngineRules) -> SQL {
+  static func findSQL(
+    _ query: Query, readableBy caller: Principals, rules: EngineRules, leads: SQLiteIndexLeads
+  ) -> SQL {
+    let walks = leads.walkable(query, rules: rules)
     let presence = rules.presenceOrdered(query.className)
     let page: SQL = "LIMIT \(query.limit) OFFSET \(query.skip)"
     let keys = QuerySQL.orderKeys(
@@ -336,7 +342,8 @@ extension SQLiteEngine {
     // SQLite sort them in a temporary table (at every lookup of a row by its fields).
     let privateKeyColumns = SQL.joined(
       keys.dropLast().map(\.expression) + ["m.id"], separator: ", ")
-    let arms = readableArms(query, caller, rules: rules).enumerated().map { index, arm in
+    let arms = readableArms(query, caller, rules: rules, walks: walks).enumerated().map {
+      index, arm in
       let keys = index == 1 && !caller.isMaster ? privateKeyColumns : keyColumns
       return "SELECT \(sql: objectColumns), \(sql: keys) \(sql: arm)" as SQL
     }
@@ -360,7 +367,7 @@ extension SQLiteEngine {
     let keyed = SQL.joined(
       zip(keys, keyNames).map { key, name in "\(sql: key.expression) AS \(sql: name)" as SQL },
       separator: ", ")
-    let keyArms = readableArms(query, caller, rules: rules).map {
+    let keyArms = readableArms(query, caller, rules: rules, walks: walks).map {
       "SELECT o.id AS page_id, \(sql: keyed) \(sql: $0)" as SQL
     }
     let keyPositions = keys.enumerated().map { offset, key -> SQL in
@@ -380,7 +387,7 @@ extension SQLiteEngine {
       // so the page's public rows are among the public part's rows `start ..< skip + limit`
       // (`start` = skip - mine); merged with the private rows, the page follows the first
       // `skip - start` of them.
-      let privateArm = readableArms(query, caller, rules: rules)[1]
+      let privateArm = readableArms(query, caller, rules: rules, walks: walks)[1]
       let mine: SQL =
         "(SELECT count(*) FROM (SELECT 1 \(sql: privateArm) LIMIT \(query.skip)))"
       let start: SQL = "max(0, \(query.skip) - \(sql: mine))"
@@ -401,12 +408,11 @@ extension SQLiteEngine {
 
   /// The `FROM … WHERE …` of each part of a listing the caller may read: its public rows, and,
   /// for a caller with a session or a role, its private rows (`findStatement`).
-  private static func readableArms(_ query: Query, _ caller: Principals, rules: EngineRules)
-    -> [SQL]
-  {
-    let publicArm: SQL = """
-      FROM objects o WHERE \(sql: terms(query, caller, rules: rules, in: "o.public_class"))
-      """
+  private static func readableArms(
+    _ query: Query, _ caller: Principals, rules: EngineRules, walks: Bool
+  ) -> [SQL] {
+    let publicTerms = terms(query, caller, rules: rules, in: "o.public_class", walks: walks)
+    let publicArm: SQL = "FROM objects o WHERE \(sql: publicTerms)"
     if caller.isMaster {
       // Every row: the public ones as anyone reads them, then the others.
       let others: SQL = """
@@ -431,12 +437,15 @@ extension SQLiteEngine {
 
   /// The query's terms, after the class test on `classColumn` (a literal class, so that the
   /// planner uses the indexes partial to it; none for rows already known to be of the class).
+  /// `walks`: the public rows' class term is said to hold for most rows (`SQLiteIndexLeads`).
   private static func terms(
-    _ query: Query, _ caller: Principals, rules: EngineRules, in classColumn: String?
+    _ query: Query, _ caller: Principals, rules: EngineRules, in classColumn: String?,
+    walks: Bool = false
   ) -> SQL {
     var terms: [SQL] = []
     if let classColumn {
-      terms.append("\(sql: SQL(verbatim: classColumn)) = \(literal: query.className)")
+      let equal: SQL = "\(sql: SQL(verbatim: classColumn)) = \(literal: query.className)"
+      terms.append(walks ? "likelihood(\(sql: equal), 0.9)" : equal)
     }
     terms += QuerySQL.fieldTerms(
       query, SQLiteLeaves(counters: rules.counterFields(of: query.className)))
@@ -450,20 +459,24 @@ extension SQLiteEngine {
     {
       return SQLiteEngine.classCount(query.className, caller)
     }
-    return SQLiteEngine.countSQL(query, readableBy: caller, rules: rules)
+    return SQLiteEngine.countSQL(query, readableBy: caller, rules: rules, leads: indexLeads())
   }
 
   /// The SELECT that `count` runs when the query has conditions, and its parameters.
   static func countStatement(
-    _ query: Query, readableBy caller: Principals, rules: EngineRules = EngineRules()
+    _ query: Query, readableBy caller: Principals, rules: EngineRules = EngineRules(),
+    leads: SQLiteIndexLeads = SQLiteIndexLeads()
   ) -> (sql: String, values: [SQLValue]) {
-    countSQL(query, readableBy: caller, rules: rules).rendered(.sqlite)
+    countSQL(query, readableBy: caller, rules: rules, leads: leads).rendered(.sqlite)
   }
 
-  private static func countSQL(_ query: Query, readableBy caller: Principals, rules: EngineRules)
-    -> SQL
-  {
-    let arms = readableArms(query, caller, rules: rules).map { "SELECT 1 \(sql: $0)" as SQL }
+  private static func countSQL(
+    _ query: Query, readableBy caller: Principals, rules: EngineRules, leads: SQLiteIndexLeads
+  ) -> SQL {
+    let walks = leads.walkable(query, rules: rules)
+    let arms = readableArms(query, caller, rules: rules, walks: walks).map {
+      "SELECT 1 \(sql: $0)" as SQL
+    }
     return "SELECT count(*) FROM (\(sql: SQL.joined(arms, separator: " UNION ALL ")))"
   }
 

@@ -20,8 +20,7 @@ final class SQLiteEngine: DatastoreEngine {
     didSet {
       insertTemplates = [:]
       lastInsertTemplate = nil
-      findTemplates = [:]
-      unkeptShapes = []
+      forgetIndexLeads()
     }
   }
   /// Each class's INSERT for each caller, built once (`SQLiteEngine.insertTemplate`).
@@ -32,6 +31,9 @@ final class SQLiteEngine: DatastoreEngine {
   var findTemplates: [String: FindTemplate] = [:]
   /// Shapes whose SQL, filled with another query's values, was not that query's own.
   var unkeptShapes: Set<String> = []
+  /// The file's indexes partial to a class, by their first column, read at the first listing
+  /// that needs them (`indexLeads`).
+  private var knownLeads: SQLiteIndexLeads?
   /// The rules' record as opening read it. Opening only reads it: a board opened with the rules
   /// it records (every command) never decodes it.
   private var recordedRules: String?
@@ -400,25 +402,55 @@ final class SQLiteEngine: DatastoreEngine {
     let missing = specs.filter { !existing.contains(SQLiteEngine.indexName($0)) }
     guard !missing.isEmpty else { return }
     try connection.transaction {
-      for spec in missing {
-        let presence = rules.presenceOrdered(spec.className)
-        let counters = rules.counterFields(of: spec.className)
-        let columns = spec.fields.map {
-          SQLiteEngine.orderExpression(
-            for: $0, presence: presence, table: nil, counters: counters)
-        }
-        // Partial to the class's public rows: other classes' rows and rows `*` may not read
-        // are neither in it nor computed for it (private by construction: a listing seeks it
-        // for public rows only, `findStatement`). The class stays the first column, so a
-        // listing seeks it (`SEARCH … (public_class=?)`).
-        try connection.execute(
-          """
-          CREATE INDEX IF NOT EXISTS "\(SQLiteEngine.indexName(spec))"
-          ON objects(public_class, \(columns.joined(separator: ", ")))
-          WHERE public_class = \(SQLiteRules.literal(spec.className))
-          """)
-      }
+      for spec in missing { try connection.execute(SQLiteEngine.indexSQL(spec, rules: rules)) }
+      // Another connection's listings walk the new index once they read its leads again.
+      try connection.execute("UPDATE write_clocks SET n = n + 1 WHERE name = 'meta'")
     }
+    forgetIndexLeads()
+  }
+
+  /// Partial to the class's public rows: other classes' rows and rows `*` may not read are
+  /// neither in it nor computed for it (private by construction: a listing seeks it for public
+  /// rows only, `findStatement`). The class is not a column (its condition says it): a listing
+  /// walks the index without checking each entry against the class (schema 25), and one that
+  /// seeks or orders by its first column tells the planner so (`SQLiteIndexLeads`).
+  static func indexSQL(_ spec: IndexSpec, rules: EngineRules) -> String {
+    let presence = rules.presenceOrdered(spec.className)
+    let counters = rules.counterFields(of: spec.className)
+    let columns = spec.fields.map {
+      orderExpression(for: $0, presence: presence, table: nil, counters: counters)
+    }
+    return """
+      CREATE INDEX IF NOT EXISTS "\(indexName(spec))"
+      ON objects(\(columns.joined(separator: ", ")))
+      WHERE public_class = \(SQLiteRules.literal(spec.className))
+      """
+  }
+
+  /// The file's indexes partial to a class, by their first column (`SQLiteIndexLeads`): read
+  /// once, then again after this connection made an index or changed the rules, or `stateMark`
+  /// saw another connection write the file's meta (`forum index add` moves it). Unread (an
+  /// error), none: a listing then seeks its class, as on a board without such indexes.
+  func indexLeads() -> SQLiteIndexLeads {
+    if let knownLeads { return knownLeads }
+    guard
+      let sql = try? connection.prepare(
+        """
+        SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'objects'
+          AND instr(sql, 'WHERE public_class = ') > 0
+        """
+      ).rows([], { try $0.text(0) ?? "" })
+    else { return SQLiteIndexLeads() }
+    let leads = SQLiteIndexLeads(indexSQL: sql)
+    knownLeads = leads
+    return leads
+  }
+
+  /// The find statements built on the leads go with them.
+  func forgetIndexLeads() {
+    knownLeads = nil
+    findTemplates = [:]
+    unkeptShapes = []
   }
 
   /// Byte by byte, not `replacing(_:with:)`: its generic first use cost every open 0.09 M

@@ -18,7 +18,7 @@
 enum SQLiteSchema {
   /// How many steps `migrations` has: the `user_version` of an up-to-date file, known without
   /// building the steps' SQL (a test checks that the two agree).
-  static let version: Int64 = 24
+  static let version: Int64 = 25
 
   static let migrations = SchemaMigrator<Connection>(steps: [
     .sql(
@@ -306,6 +306,9 @@ enum SQLiteSchema {
     // Version 24 (issue 33): a parent's counters in a column of their own
     // (`SQLiteRules.counterColumn`); the rules' format 10 moves them there. Idempotent.
     .swift(addCounterColumn),
+    // Version 25 (issue 33): the declared indexes without the class in front
+    // (`dropClassColumns`).
+    .swift(dropClassColumns),
   ]) { connection, version in
     DatastoreError(
       .systemError, reason: BoardAccessReason.newerSchema(path: connection.path, version: version))
@@ -419,6 +422,25 @@ enum SQLiteSchema {
     ).firstRow { $0.int(0) }
     if present == nil {
       try connection.execute("ALTER TABLE objects ADD COLUMN \(SQLiteRules.counterColumn) TEXT")
+    }
+  }
+
+  /// Version 25 (issue 33): each declared index (`SQLiteEngine.ensureIndexes`), an app's too, made
+  /// again without `public_class` as its first column, under the same name. The index is partial
+  /// to its class, so the column said nothing; walking it cost a check of each entry against the
+  /// class (a deep page of `list` stepped over 50,000 of them). Idempotent.
+  private static func dropClassColumns(_ connection: Connection) throws {
+    let prefixed = "ON objects(public_class, "
+    let declared = try connection.prepare(
+      """
+      SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'objects'
+        AND name LIKE 'objects\\_public\\_%' ESCAPE '\\' AND name <> 'objects_public_createDate'
+        AND instr(sql, ?) > 0
+      """
+    ).rows([.text(prefixed)]) { (try $0.text(0) ?? "", try $0.text(1) ?? "") }
+    for (name, sql) in declared {
+      try connection.execute("DROP INDEX \"\(name.replacing("\"", with: "\"\""))\"")
+      try connection.execute(sql.replacing(prefixed, with: "ON objects(", maxReplacements: 1))
     }
   }
 
