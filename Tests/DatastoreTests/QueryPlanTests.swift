@@ -701,3 +701,75 @@ extension QueryPlanTests {
     }
   }
 }
+
+extension QueryPlanTests {
+  /// Issue 33: every way a query can name a field an index starts with, in its `where` or its
+  /// order, finds and counts the class's public rows through an index: never a walk of the
+  /// whole table (others' private rows among them). A term that no index serves (an app's
+  /// typed equality of a null, a boolean or a double, a range, `$in`, `$nearSphere` without a
+  /// distance) leaves the class term a plain equality, which seeks the class.
+  @Test func noShapeOnAnIndexedFieldWalksTheTable() throws {
+    try withTemporaryDirectory { directory in
+      let store = try Datastore(
+        path: directory.file("db.sqlite"),
+        indexes: [
+          IndexSpec(className: "Note", fields: ["tag", "createDate"]),
+          IndexSpec(className: "Note", fields: ["score"]),
+          IndexSpec(className: "Note", fields: ["createDate"]),
+          IndexSpec(geoOf: "Note", field: "at"),
+        ])
+      let storage = try #require(store.engine as? SQLiteEngine)
+      let tokyo = GeoPoint(latitude: 35.68, longitude: 139.76)
+      let box = QueryCondition.withinBox(
+        "at", southwest: GeoPoint(latitude: 35.4, longitude: 139.6), northeast: tokyo)
+      let conditions: [[QueryCondition]] = [
+        [], [.equal("tag", .string("x"))], [.equal("tag", .null)], [.equal("tag", .bool(true))],
+        [.equal("tag", .double(1.5))], [.equal("tag", .array([.int(1)]))],
+        [.compare("score", .greaterThan, .int(3))], [.isIn("tag", [.string("a"), .int(1)])],
+        [.notEqual("tag", .string("x"))], [.exists("tag", true)],
+        [.or([.equal("tag", .string("a")), .equal("score", .int(2))])],
+        [.equal("createDate", .string("2026-01-01T00:00:00.000Z"))], [box],
+        [.near("at", tokyo, maxRadians: 0.01)], [.near("at", tokyo, maxRadians: nil)],
+      ]
+      let equalities: [[String: JSONValue]] = [
+        [:], ["tag": .string("x")], ["tag": .null], ["score": .int(2)], ["other": .int(1)],
+      ]
+      let orders = [[], ["-createDate"], ["tag"], ["-score"], ["objectId"], ["-updateDate"]]
+      var checked = 0
+      for condition in conditions {
+        for equalTo in equalities {
+          for order in orders {
+            for nearest in [false, true] where !nearest || condition.isEmpty {
+              for (principals, skip) in [
+                (QueryPlanTests.reader, 0), (.anonymous, 0), (QueryPlanTests.reader, 100),
+                (.anonymous, 100),
+              ] {
+                var query = Query(
+                  className: "Note", equalTo: equalTo, order: order, limit: 20, skip: skip)
+                query.conditions = condition
+                if nearest { query.nearest = ("at", tokyo) }
+                query.greaterThan = order == ["-score"] ? ["score": 1] : [:]
+                let plan = try QueryPlanTests.plan(store, query, principals)
+                let (sql, values) = SQLiteEngine.countStatement(
+                  query, readableBy: principals, leads: storage.indexLeads())
+                let count = try storage.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows(
+                  values
+                ) { try $0.text(3) ?? "" }
+                for rows in [QueryPlanTests.arms(plan).public, count] {
+                  #expect(
+                    !rows.contains { $0 == "SCAN o" || $0.hasPrefix("SCAN o USING COVERING") },
+                    "\(condition) \(equalTo) \(order) \(nearest): \(rows)")
+                  #expect(
+                    rows.contains { $0.contains("INDEX objects_public_") },
+                    "\(condition) \(equalTo) \(order) \(nearest): \(rows)")
+                }
+                checked += 1
+              }
+            }
+          }
+        }
+      }
+      #expect(checked == 4 * (conditions.count * equalities.count * orders.count + 30))
+    }
+  }
+}

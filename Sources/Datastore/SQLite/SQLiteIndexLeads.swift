@@ -37,9 +37,12 @@ struct SQLiteIndexLeads: Equatable {
     !leads.isEmpty && leads.contains(SQLiteRules.literal(className) + "\u{0}" + expression)
   }
 
-  /// Whether `query` seeks or orders by a field an index of its class starts with: its first
-  /// order, or a field it compares at the top level (equal, in, a range, a GeoPoint's box or
-  /// distance by its latitude, as `SQLiteEngine.ordered` indexes it).
+  /// Whether `query` seeks or orders by a field an index of its class starts with, in a term
+  /// the index serves: its first order, an equality of `equalTo` or a bound (`greaterThan`,
+  /// `lessThan`), an app's equality of a text, a whole number, an array or an object (its seek
+  /// term, `SQLiteLeaves.seekTerm`), a GeoPoint's box or distance by its latitude (as
+  /// `SQLiteEngine.ordered` indexes it). An app's typed range, `$in`, or a null, boolean or
+  /// double equality is no such term: said unselective beside it, the class was walked whole.
   func walkable(_ query: Query, rules: EngineRules) -> Bool {
     guard !leads.isEmpty else { return false }
     var fields: [String] = []
@@ -49,12 +52,12 @@ struct SQLiteIndexLeads: Equatable {
     fields += query.equalTo.keys
     fields += query.greaterThan.keys
     fields += query.lessThan.keys
-    if let nearest = query.nearest { fields.append(nearest.field + ".latitude") }
     for condition in query.conditions {
       switch condition {
-      case .equal(let field, _), .compare(let field, _, _), .isIn(let field, _):
-        fields.append(field)
-      case .withinBox(let field, _, _), .near(let field, _, _):
+      case .equal(let field, .string), .equal(let field, .int), .equal(let field, .array),
+        .equal(let field, .object):
+        if !QueryCondition.builtInFields.contains(field) { fields.append(field) }
+      case .withinBox(let field, _, _), .near(let field, _, maxRadians: .some):
         fields.append(field + ".latitude")
       default: continue
       }
