@@ -89,7 +89,10 @@ struct FindSQLPinTests {
   static var leads: SQLiteIndexLeads {
     let specs = (Board.indexes + [IndexSpec(geoOf: "Place", field: "at")])
       .map(SQLiteEngine.ordered).filter { $0.kind == .ordered }
-    return SQLiteIndexLeads(indexSQL: specs.map { SQLiteEngine.indexSQL($0, rules: Board.rules) })
+    return SQLiteIndexLeads(
+      indexes: specs.map {
+        (SQLiteEngine.indexName($0), SQLiteEngine.indexSQL($0, rules: Board.rules))
+      })
   }
 
   static func all() -> String {

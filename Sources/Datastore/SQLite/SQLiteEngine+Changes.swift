@@ -58,7 +58,13 @@ extension SQLiteEngine: SQLChangeFeed {
     let own = connection.totalChanges
     if let last = lastMark, last.external == version, last.own == own { return last }
     let mark = StateMark(external: version, own: own, clocks: try guarded { try writeClocks() })
-    if let last = lastMark, last.meta != mark.meta { forgetIndexLeads() }
+    let schema = try guarded {
+      try connection.prepare("PRAGMA schema_version").firstRow { $0.int(0) } ?? 0
+    }
+    if let last = lastMark, last.meta != mark.meta || lastSchemaVersion != schema {
+      forgetIndexLeads()
+    }
+    lastSchemaVersion = schema
     lastMark = mark
     return mark
   }

@@ -64,6 +64,9 @@ final class SQLiteEngine: DatastoreEngine {
   /// The last `stateMark()`, reused while neither `PRAGMA data_version` nor this connection's
   /// changes moved.
   var lastMark: StateMark?
+  /// `PRAGMA schema_version` when `stateMark` last read the clocks: an index dropped or made
+  /// by hand (sqlite3) moves it and no clock.
+  var lastSchemaVersion: Int64?
   /// Writes of this connection to `sessions`, `identities` or `role_members` (the object
   /// triggers touch none of them).
   private var identityWrites: Int64 = 0
@@ -434,14 +437,14 @@ final class SQLiteEngine: DatastoreEngine {
   func indexLeads() -> SQLiteIndexLeads {
     if let knownLeads { return knownLeads }
     guard
-      let sql = try? connection.prepare(
+      let indexes = try? connection.prepare(
         """
-        SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'objects'
+        SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'objects'
           AND instr(sql, 'WHERE public_class = ') > 0
         """
-      ).rows([], { try $0.text(0) ?? "" })
+      ).rows([], { (name: try $0.text(0) ?? "", sql: try $0.text(1) ?? "") })
     else { return SQLiteIndexLeads() }
-    let leads = SQLiteIndexLeads(indexSQL: sql)
+    let leads = SQLiteIndexLeads(indexes: indexes)
     knownLeads = leads
     return leads
   }
@@ -455,7 +458,7 @@ final class SQLiteEngine: DatastoreEngine {
 
   /// Byte by byte, not `replacing(_:with:)`: its generic first use cost every open 0.09 M
   /// instructions ("." is one byte in UTF-8 and never inside another character's bytes).
-  private static func indexName(_ spec: IndexSpec) -> String {
+  static func indexName(_ spec: IndexSpec) -> String {
     let fields = spec.fields.joined(separator: "_").utf8.map {
       $0 == UInt8(ascii: ".") ? UInt8(ascii: "_") : $0
     }

@@ -15,20 +15,43 @@ struct SQLiteIndexLeads: Equatable {
 
   init() {}
 
-  /// From the `sql` of `objects`' indexes in `sqlite_schema`. Read as bytes: the generic
-  /// string searches cost the first listing of every command 2 M instructions.
-  init(indexSQL: [String]) {
-    for sql in indexSQL {
+  /// From the name and `sql` of `objects`' indexes in `sqlite_schema`: only the text
+  /// `SQLiteEngine.indexSQL` writes (`CREATE INDEX "name"`, then `ON objects(`), read after the
+  /// index's own name (a name may hold any text). Read as bytes: the generic string searches
+  /// cost the first listing of every command 2 M instructions.
+  init(indexes: [(name: String, sql: String)]) {
+    for (name, sql) in indexes {
       let bytes = Array(sql.utf8)
-      guard let on = SQLiteIndexLeads.ends(of: "ON objects(", in: bytes).first,
+      guard let on = SQLiteIndexLeads.columns(of: name, in: bytes),
         let condition = SQLiteIndexLeads.ends(of: "WHERE public_class = ", in: bytes).last,
-        let lead = SQLiteIndexLeads.firstColumn(bytes[on...]),
+        condition > on, let lead = SQLiteIndexLeads.firstColumn(bytes[on...]),
         !lead.elementsEqual("public_class".utf8)
       else { continue }
       leads.insert(
         String(decoding: bytes[condition...], as: UTF8.self) + "\u{0}"
           + String(decoding: lead, as: UTF8.self))
     }
+  }
+
+  /// Where the columns of index `name` start in its `sql`: after `CREATE INDEX` (and `IF NOT
+  /// EXISTS`, as `indexSQL` writes it; `sqlite_schema` keeps it without), its quoted name,
+  /// white space and `ON objects(`. Nil for text written otherwise.
+  private static func columns(of name: String, in bytes: [UInt8]) -> Int? {
+    let quoted = "\"" + name.replacing("\"", with: "\"\"") + "\""
+    var at = 0
+    for part in ["CREATE INDEX ", "IF NOT EXISTS ", quoted] {
+      let text = Array(part.utf8)
+      if bytes[at...].starts(with: text) {
+        at += text.count
+      } else if part != "IF NOT EXISTS " {
+        return nil
+      }
+    }
+    while at < bytes.count, bytes[at] == UInt8(ascii: " ") || bytes[at] == UInt8(ascii: "\n") {
+      at += 1
+    }
+    let on = Array("ON objects(".utf8)
+    return bytes[at...].starts(with: on) ? at + on.count : nil
   }
 
   /// Whether the class's public rows have an index starting with `expression` (as
@@ -45,10 +68,20 @@ struct SQLiteIndexLeads: Equatable {
   /// double equality is no such term: said unselective beside it, the class was walked whole.
   func walkable(_ query: Query, rules: EngineRules) -> Bool {
     guard !leads.isEmpty else { return false }
-    var fields: [String] = []
-    if let first = query.order.first {
-      fields.append(first.hasPrefix("-") ? String(first.dropFirst()) : first)
+    let presence = rules.presenceOrdered(query.className)
+    let counters = rules.counterFields(of: query.className)
+    // The order by what a listing orders by (a flag's presence); the terms by the value they
+    // compare (`SQLiteLeaves`: `expression`, never a flag's presence).
+    if let first = query.order.first,
+      leads(
+        query.className,
+        with: SQLiteEngine.orderExpression(
+          for: first.hasPrefix("-") ? String(first.dropFirst()) : first, presence: presence,
+          table: nil, counters: counters))
+    {
+      return true
     }
+    var fields: [String] = []
     fields += query.equalTo.keys
     fields += query.greaterThan.keys
     fields += query.lessThan.keys
@@ -62,13 +95,9 @@ struct SQLiteIndexLeads: Equatable {
       default: continue
       }
     }
-    let presence = rules.presenceOrdered(query.className)
-    let counters = rules.counterFields(of: query.className)
     return fields.contains {
       leads(
-        query.className,
-        with: SQLiteEngine.orderExpression(
-          for: $0, presence: presence, table: nil, counters: counters))
+        query.className, with: SQLiteEngine.expression(for: $0, table: nil, counters: counters))
     }
   }
 

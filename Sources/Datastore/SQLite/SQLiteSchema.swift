@@ -435,7 +435,7 @@ enum SQLiteSchema {
       """
       SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'objects'
         AND name LIKE 'objects\\_public\\_%' ESCAPE '\\' AND name <> 'objects_public_createDate'
-        AND instr(sql, ?) > 0
+        AND instr(sql, ?) > 0 AND instr(sql, 'WHERE public_class = ''') > 0
       """
     ).rows([.text(prefixed)]) { (try $0.text(0) ?? "", try $0.text(1) ?? "") }
     for (name, sql) in declared {
