@@ -57,10 +57,10 @@ extension SQLiteEngine: SQLChangeFeed {
     let version = try guarded { try dataVersion() }
     let own = connection.totalChanges
     if let last = lastMark, last.external == version, last.own == own { return last }
-    let mark = StateMark(external: version, own: own, clocks: try guarded { try writeClocks() })
-    let schema = try guarded {
-      try connection.prepare("PRAGMA schema_version").firstRow { $0.int(0) } ?? 0
-    }
+    let (clocks, schema) = try guarded { try writeClocksAndSchema() }
+    let mark = StateMark(external: version, own: own, clocks: clocks)
+    // An index made elsewhere moves `meta` (`ensureIndexes`); one dropped or made by hand
+    // (sqlite3), only the schema's version.
     if let last = lastMark, last.meta != mark.meta || lastSchemaVersion != schema {
       forgetIndexLeads()
     }
@@ -70,19 +70,26 @@ extension SQLiteEngine: SQLChangeFeed {
   }
 
   /// The feed's last number and the clocks of `write_clocks` (SQLiteSchema version 22).
-  func writeClocks() throws -> StateMark {
+  func writeClocks() throws -> StateMark { try writeClocksAndSchema().clocks }
+
+  /// The clocks, and `PRAGMA schema_version` read in the same statement.
+  private func writeClocksAndSchema() throws -> (clocks: StateMark, schema: Int64) {
     try connection.prepare(
       """
       SELECT (SELECT coalesce(max(seq), 0) FROM changes),
         (SELECT n FROM write_clocks WHERE name = 'identity'),
         (SELECT n FROM write_clocks WHERE name = 'meta'),
         (SELECT n FROM write_clocks WHERE name = 'files'),
-        (SELECT n FROM write_clocks WHERE name = 'quiet')
+        (SELECT n FROM write_clocks WHERE name = 'quiet'),
+        (SELECT schema_version FROM pragma_schema_version)
       """
     ).firstRow {
-      StateMark(
-        feed: $0.int(0), identity: $0.int(1), meta: $0.int(2), files: $0.int(3), quiet: $0.int(4))
-    } ?? StateMark(feed: 0, identity: 0, meta: 0, files: 0, quiet: 0)
+      (
+        StateMark(
+          feed: $0.int(0), identity: $0.int(1), meta: $0.int(2), files: $0.int(3),
+          quiet: $0.int(4)), $0.int(5)
+      )
+    } ?? (StateMark(feed: 0, identity: 0, meta: 0, files: 0, quiet: 0), 0)
   }
 
   func writtenObjects(after sequence: Int64, limit: Int) throws -> [WrittenObject]? {
