@@ -12,18 +12,26 @@ public enum Interrupt {
   /// Set from a signal handler, so only a plain word is written there.
   nonisolated(unsafe) private static var flag: sig_atomic_t = 0
 
-  /// Called once when a write has waited about a second for another process's lock, so a person
-  /// is told why nothing happens (the datastore itself never prints). Bound by whoever waits
-  /// (`Interrupt.withLongWait`) for its own thread only: a server's worker threads, which do not
-  /// inherit it, never say the prompt's sentence.
-  public static var onLongWait: (@Sendable () -> Void)? {
+  /// Why nothing seems to happen.
+  public enum Wait: Sendable {
+    /// A write has waited about a second for another process's lock.
+    case anotherWriter
+    /// A large board's file is being brought up to this version (`SQLiteSchema`): once, seconds.
+    case upgrade
+  }
+
+  /// Called once when a write has waited about a second for another process's lock, or before a
+  /// long upgrade of the board's file, so a person is told why nothing happens (the datastore
+  /// itself never prints). Bound by whoever waits (`Interrupt.withLongWait`) for its own thread
+  /// only: a server's worker threads, which do not inherit it, never say the prompt's sentence.
+  public static var onLongWait: (@Sendable (Wait) -> Void)? {
     guard let box = pthread_getspecific(longWaitKey) else { return nil }
     return Unmanaged<LongWait>.fromOpaque(box).takeUnretainedValue().action
   }
 
   /// Runs `body` with `onLongWait` set to `action` on this thread.
   public static func withLongWait<T>(
-    _ action: @escaping @Sendable () -> Void, _ body: () throws -> T
+    _ action: @escaping @Sendable (Wait) -> Void, _ body: () throws -> T
   ) rethrows -> T {
     let box = Unmanaged.passRetained(LongWait(action))
     let outer = pthread_getspecific(longWaitKey)
@@ -39,8 +47,8 @@ public enum Interrupt {
   /// outside any task crashed the statically linked release `forum` at its first line
   /// (`swift_task_localValuePush`, Swift 6.3.1).
   private final class LongWait: Sendable {
-    let action: @Sendable () -> Void
-    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+    let action: @Sendable (Wait) -> Void
+    init(_ action: @escaping @Sendable (Wait) -> Void) { self.action = action }
   }
   private static let longWaitKey: pthread_key_t = {
     var key = pthread_key_t()

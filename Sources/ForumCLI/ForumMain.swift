@@ -48,7 +48,12 @@ public enum ForumMain {
     let terminal = Terminal(environment: environment, noColorFlag: options.noColor)
     let messages = Messages(japanese: terminal.japanese)
     // Said for this thread's waits only: `forum serve`'s workers wait without a word.
-    let sayWhy: @Sendable () -> Void = { writeError(messages.waitingForWriter) }
+    let sayWhy: @Sendable (Interrupt.Wait) -> Void = { wait in
+      switch wait {
+      case .anotherWriter: writeError(messages.waitingForWriter)
+      case .upgrade: writeError(messages.upgradingBoard)
+      }
+    }
     return Interrupt.withLongWait(sayWhy) {
       runCommands(options, terminal: terminal, messages: messages, environment: environment)
     }

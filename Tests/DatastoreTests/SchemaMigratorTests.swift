@@ -45,3 +45,36 @@ struct SchemaMigratorTests {
     #expect(try postgresFingerprint(board) == before)
   }
 }
+
+extension SchemaMigratorTests {
+  /// The reasons said on this thread while `body` ran (`Interrupt.withLongWait`).
+  private final class Said: @unchecked Sendable {
+    private let lock = NSLock()
+    private var waits: [Interrupt.Wait] = []
+    func add(_ wait: Interrupt.Wait) { lock.withLock { waits.append(wait) } }
+    var all: [Interrupt.Wait] { lock.withLock { waits } }
+  }
+
+  /// Issue 33: an existing board's file past the size of a large board says, before its
+  /// upgrade, that it is being upgraded (the prompt prints why nothing happens: schema 25 remade
+  /// the million-post board's indexes in 8.5 s); a small or a new file says nothing.
+  @Test func aLargeBoardsUpgradeSaysSoFirst() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory.file("db.sqlite")
+      let fresh = Said()
+      try Interrupt.withLongWait(fresh.add) { _ = try Datastore.open(path) }
+      #expect(fresh.all.isEmpty)
+      for (largePages, expected) in [(Int64(0), [Interrupt.Wait.upgrade]), (25_600, [])] {
+        let connection = try Connection(path: path)
+        try connection.execute("PRAGMA user_version = 24")
+        let said = Said()
+        let before = try Interrupt.withLongWait(said.add) {
+          try SQLiteSchema.migrations.apply(to: connection, largePages: largePages)
+        }
+        #expect(before == 24)
+        #expect(said.all == expected, "\(largePages)")
+        #expect(try connection.schemaVersion() == Int(SQLiteSchema.version))
+      }
+    }
+  }
+}

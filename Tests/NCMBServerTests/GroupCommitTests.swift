@@ -350,11 +350,11 @@ struct GroupCommitTests {
     let worker = Answers()
     let request = comment(board, token, thread: threadId, text: "waited")
     let done = DispatchGroup()
-    let said: @Sendable () -> Void = { prompt.set(prompt.count, (0, .null)) }
+    let said: @Sendable (Interrupt.Wait) -> Void = { _ in prompt.set(prompt.count, (0, .null)) }
     try Interrupt.withLongWait(said) {
       done.enter()
       Thread.detachNewThread {
-        Interrupt.withLongWait({ worker.set(0, (0, .null)) }) {
+        Interrupt.withLongWait({ _ in worker.set(0, (0, .null)) }) {
           worker.set(1, (try? board.send(request)) ?? (0, .null))
         }
         done.leave()

@@ -199,7 +199,7 @@ final class PostgresConnection {
         // Only a wait is said to be one: `forum init`'s own long steps are work, not waiting.
         if waitsForLock() {
           wait.told = true
-          Interrupt.onLongWait?()
+          Interrupt.onLongWait?(.anotherWriter)
         }
       }
     }

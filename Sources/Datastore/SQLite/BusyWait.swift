@@ -45,7 +45,9 @@ enum BusyWait {
   static func mayNapAgain(after count: Int, limit: Int) -> Bool {
     let slept = slept(naps: count)
     if Interrupt.requested || slept >= limit { return false }
-    if slept < 1000 && slept + Int(nap(after: count)) >= 1000 { Interrupt.onLongWait?() }
+    if slept < 1000 && slept + Int(nap(after: count)) >= 1000 {
+      Interrupt.onLongWait?(.anotherWriter)
+    }
     return true
   }
 

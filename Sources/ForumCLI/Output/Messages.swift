@@ -74,6 +74,11 @@ struct Messages {
       "waiting for another writer… Ctrl-C to stop",
       "ほかの書き込みを待っています… Ctrl-C で中止します")
   }
+  var upgradingBoard: String {
+    pick(
+      "updating the board's file for this version of forum (once; a large board takes seconds)…",
+      "掲示板のファイルをこの版の forum 向けに更新しています (一度だけです。大きな掲示板では数秒かかります)…")
+  }
   func banner(_ version: String, _ name: String) -> String {
     pick(
       "forum \(version) — \(name). Type 'help' for commands, Ctrl-D to leave.",
