@@ -85,11 +85,11 @@ struct SQLiteIndexLeads: Equatable {
     fields += query.equalTo.keys
     fields += query.greaterThan.keys
     fields += query.lessThan.keys
+    let leaves = SQLiteLeaves(counters: counters)
     for condition in query.conditions {
       switch condition {
-      case .equal(let field, .string), .equal(let field, .int), .equal(let field, .array),
-        .equal(let field, .object):
-        if !QueryCondition.builtInFields.contains(field) { fields.append(field) }
+      case .equal(let field, let value) where leaves.seekTerm(field, value) != nil:
+        fields.append(field)
       case .withinBox(let field, _, _), .near(let field, _, maxRadians: .some):
         fields.append(field + ".latitude")
       default: continue
