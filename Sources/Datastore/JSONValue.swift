@@ -107,7 +107,7 @@ extension JSONValue {
     return out
   }
 
-  private func write(to out: inout [UInt8]) {
+  func write(to out: inout [UInt8]) {
     switch self {
     case .null: out.append(contentsOf: "null".utf8)
     case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
@@ -137,7 +137,7 @@ extension JSONValue {
   /// controls, line separators and bidi controls, so that JSON printed to a terminal can neither
   /// drive it nor reorder what is read. Those outside ASCII are found by their lead bytes: C2
   /// (U+0080–U+009F), D8 (U+061C), E2 (U+200E–U+200F, U+2028–U+202E, U+2066–U+2069).
-  private static func writeString(_ string: String, to out: inout [UInt8]) {
+  static func writeString(_ string: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
     var string = string
     string.withUTF8 { bytes in

@@ -498,37 +498,25 @@ public final class Board {
   /// `forum serve` (`NCMBPolicy.board`): the datastore's REST shape with the board's date
   /// fields as NCMB writes a date (`{"__type":"Date","iso":…}`; `createDate` and `updateDate`
   /// stay plain ISO strings), without the engine's bookkeeping (`lastCommentNumber`), and the
-  /// objects it includes in the same shape. A damaged row is
-  /// `damagedJSON`; an app's own classes keep the datastore's shape.
+  /// objects it includes in the same shape. A damaged row is its id, dates, ACL, number and
+  /// `"damaged": true`; an app's own classes keep the datastore's shape.
+  public static let objectShape = ObjectShape(
+    classes: Dictionary(
+      uniqueKeysWithValues: boardClasses.map {
+        ($0, ObjectShape.ClassShape(dateFields: dateFields, hiddenFields: ["lastCommentNumber"]))
+      }), damagedKeeps: ["number"])
+
+  /// An object in `objectShape`.
   public static func restObject(_ object: DataObject) -> JSONValue {
-    if object.isDamaged { return damagedJSON(object) }
-    var plain = object
-    plain.included = [:]
-    guard case .object(var fields) = plain.json else { return plain.json }
-    if boardClasses.contains(object.className) {
-      ncmbDates(&fields)
-      fields["lastCommentNumber"] = nil  // the engine's bookkeeping for numbering
-    }
-    for (key, included) in object.included {
-      var nested = restObject(included).objectValue ?? [:]
-      nested["__type"] = .string("Object")
-      nested["className"] = .string(included.className)
-      fields[key] = .object(nested)
-    }
-    return .object(fields)
+    objectShape.json(object)
   }
 
-  /// A row that could not be read: its id, dates, ACL and number (when that much was read),
-  /// and `"damaged": true`; nothing else of it, which may be anything.
+  /// A row that could not be read, in `objectShape`.
   static func damagedJSON(_ object: DataObject) -> JSONValue {
-    var plain = DataObject(
-      className: object.className, objectId: object.objectId, createDate: object.createDate,
-      updateDate: object.updateDate, acl: object.acl, fields: [:])
-    plain.isDamaged = true
-    guard case .object(var fields) = plain.json else { return plain.json }
-    if case .int(let number)? = object["number"] { fields["number"] = .int(number) }
-    fields["damaged"] = .bool(true)
-    return .object(fields)
+    var damaged = object
+    damaged.isDamaged = true
+    damaged.included = [:]
+    return objectShape.json(damaged)
   }
 
   /// The board's own date fields, stored as milliseconds so the engine can compare them.
@@ -538,7 +526,7 @@ public final class Board {
   /// The fields of `className` stored as milliseconds that `restObject` writes as Dates: what
   /// an app compares with a Date (`forum serve`'s queries).
   public static func millisecondDates(_ className: String) -> Set<String> {
-    boardClasses.contains(className) ? Set(dateFields) : []
+    Set(objectShape.classes[className]?.dateFields ?? [])
   }
 
   /// NCMB writes a date field as `{"__type":"Date","iso":"…Z"}` (only `createDate` and
@@ -550,8 +538,6 @@ public final class Board {
   }
 
   public static func dateJSON(_ milliseconds: Int64) -> JSONValue {
-    .object([
-      "__type": .string("Date"), "iso": .string(BackendDate.string(milliseconds: milliseconds)),
-    ])
+    ObjectShape.dateJSON(milliseconds)
   }
 }

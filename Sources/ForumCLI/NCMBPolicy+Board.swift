@@ -5,7 +5,7 @@ import NCMBServer
 extension NCMBPolicy {
   /// The board's checks on what apps send (`Board.checkAppFile`, `Board.checkAppObject`) and
   /// on what forum's remote engine sends (`Board.checkEngineObject`), and its objects' one
-  /// JSON shape (`Board.restObject`, as `--json` writes them): what `forum serve` gives its
+  /// JSON shape (`Board.objectShape`, as `--json` writes them): what `forum serve` gives its
   /// `NCMBService`.
   public static let board = NCMBPolicy(
     file: { _, bytes, mimeType in try Board.checkAppFile(bytes: bytes, mimeType: mimeType) },
@@ -16,5 +16,5 @@ extension NCMBPolicy {
     engineObject: { className, fields, objectId, client in
       try Board.checkEngineObject(
         className: className, fields: fields, objectId: objectId, client: client)
-    }, present: Board.restObject, millisecondDates: Board.millisecondDates)
+    }, shape: Board.objectShape, millisecondDates: Board.millisecondDates)
 }

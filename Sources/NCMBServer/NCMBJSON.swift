@@ -48,36 +48,9 @@ enum NCMBJSON {
   }
 
   /// An object as NCMB returns it, in the shape the application gives its objects
-  /// (`NCMBPolicy.present`: the board's, the same as `forum --json`); a user without what only
-  /// the datastore may know.
+  /// (`NCMBPolicy.shape`: the board's, the same as `forum --json`), without what only the
+  /// datastore may know (a user's `authData`) or lists elsewhere (a relation's members).
   static func object(_ object: DataObject, _ policy: NCMBPolicy) -> JSONValue {
-    let json = policy.present(object)
-    guard var fields = json.objectValue else { return json }
-    if object.className == User.className { fields["authData"] = nil }
-    for (key, included) in object.included where included.className == User.className {
-      if var nested = fields[key]?.objectValue {
-        nested["authData"] = nil
-        fields[key] = .object(nested)
-      }
-    }
-    return .object(hidingRelationMembers(fields, depth: 3))
-  }
-
-  /// A relation answers as NCMB's did, `{"__type":"Relation","className":X}`: its members are
-  /// found with `$relatedTo`, not listed. Included objects (up to `depth` levels) alike.
-  static func hidingRelationMembers(_ fields: [String: JSONValue], depth: Int)
-    -> [String: JSONValue]
-  {
-    var fields = fields
-    for (key, value) in fields {
-      guard case .object(var nested) = value else { continue }
-      if nested["__type"] == .string("Relation") {
-        nested["objects"] = nil
-        fields[key] = .object(nested)
-      } else if depth > 0, nested["__type"] == .string("Object") {
-        fields[key] = .object(hidingRelationMembers(nested, depth: depth - 1))
-      }
-    }
-    return fields
+    policy.shape.json(object)
   }
 }

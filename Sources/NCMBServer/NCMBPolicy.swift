@@ -26,9 +26,10 @@ public struct NCMBPolicy: Sendable {
       _ className: String, _ fields: [String: JSONValue], _ objectId: String?,
       _ client: DatastoreClient
     ) throws -> [String: JSONValue]
-  /// An object as the API answers it (with the objects it includes): the application's one
-  /// JSON shape for its objects. By default the datastore's (`DataObject.json`).
-  public var present: @Sendable (_ object: DataObject) -> JSONValue
+  /// How the API answers an object (with the objects it includes): the application's one JSON
+  /// shape for its objects, as NCMB answered an app (`ObjectShape.forApps`). By default the
+  /// datastore's (`DataObject.json`).
+  public var shape: ObjectShape
   /// Fields of a class that the application stores as milliseconds and `present` answers as
   /// NCMB's Dates: a query's Date on them is compared as milliseconds.
   public var millisecondDates: @Sendable (_ className: String) -> Set<String>
@@ -45,13 +46,13 @@ public struct NCMBPolicy: Sendable {
       @Sendable (String, [String: JSONValue], String?, DatastoreClient) throws -> [String:
         JSONValue]
     )? = nil,
-    present: @escaping @Sendable (DataObject) -> JSONValue = { $0.json },
+    shape: ObjectShape = .datastore,
     millisecondDates: @escaping @Sendable (String) -> Set<String> = { _ in [] }
   ) {
     self.file = file
     self.object = object
     self.engineObject = engineObject ?? object
-    self.present = present
+    self.shape = shape.forApps
     self.millisecondDates = millisecondDates
   }
 

@@ -3,13 +3,16 @@ import Datastore
 /// The query parameters of NCMB's object search (`where`, `order`, `limit`, `skip`, `count`,
 /// `include`) as a datastore `Query`.
 enum NCMBQuery {
-  /// Percent-decoded `name=value` pairs of a raw query string (`+` is a space).
+  /// Percent-decoded `name=value` pairs of a raw query string (`+` is a space). Split on the
+  /// query's bytes: `&` and `=` are ASCII, and splitting by Character (grapheme breaking) cost
+  /// a tenth of a served find.
   static func parameters(_ rawQuery: String) throws -> [String: String] {
     var result: [String: String] = [:]
-    for pair in rawQuery.split(separator: "&") {
-      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-      let name = try decode(String(parts[0]), field: "query")
-      let value = parts.count > 1 ? try decode(String(parts[1]), field: name) : ""
+    for pair in rawQuery.utf8.split(separator: UInt8(ascii: "&")) {
+      let equals = pair.firstIndex(of: UInt8(ascii: "="))
+      let name = try decode(Substring(pair[..<(equals ?? pair.endIndex)]), field: "query")
+      let value =
+        try equals.map { try decode(Substring(pair[pair.index(after: $0)...]), field: name) } ?? ""
       result[name] = value
     }
     return result
@@ -18,15 +21,19 @@ enum NCMBQuery {
   /// Whether the raw query string names `name` (as `parameters` would read it), decoding only
   /// the names: a cached request's check stays off its `where`.
   static func names(_ name: String, in rawQuery: String) -> Bool {
-    rawQuery.split(separator: "&").contains { pair in
-      let given = pair.prefix { $0 != "=" }
-      guard given.contains(where: { $0 == "%" || $0 == "+" }) else { return given == name }
-      return (try? decode(String(given), field: "query")) == name
+    rawQuery.utf8.split(separator: UInt8(ascii: "&")).contains { pair in
+      let given = pair.prefix { $0 != UInt8(ascii: "=") }
+      guard given.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+        return Substring(given) == name
+      }
+      return (try? decode(Substring(given), field: "query")) == name
     }
   }
 
   /// `%XX` and `+` decoded; invalid UTF-8 or a NUL is `E400002`.
-  static func decode(_ text: String, field: String, plusIsSpace: Bool = true) throws -> String {
+  static func decode(_ text: some StringProtocol, field: String, plusIsSpace: Bool = true) throws
+    -> String
+  {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(text.utf8.count)
     var iterator = text.utf8.makeIterator()

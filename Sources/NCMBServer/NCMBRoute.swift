@@ -114,7 +114,12 @@ extension NCMBService {
   static let jsonHeaders = [(name: "content-type", value: "application/json; charset=utf-8")]
 
   static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
-    HTTPResponse(status: status, headers: jsonHeaders, body: value.jsonBytes())
+    json(bytes: value.jsonBytes(), status: status)
+  }
+
+  /// An answer whose JSON is already written.
+  static func json(bytes: [UInt8], status: Int = 200) -> HTTPResponse {
+    HTTPResponse(status: status, headers: jsonHeaders, body: bytes)
   }
 
   /// An empty 200, as NCMB answers a delete.

@@ -30,8 +30,9 @@ struct ObjectsController: NCMBController {
         else { throw NCMBError.notFound }
         return NCMBService.json(ObjectsController.shape(object, call))
       }
-      return NCMBService.json(
-        ObjectsController.shape(try client.get(className, objectId: id), call))
+      var body: [UInt8] = []
+      ObjectsController.write(try client.get(className, objectId: id), call, to: &body)
+      return NCMBService.json(bytes: body)
     case ("PUT", let id?):
       return try update(call, className, id)
     case ("DELETE", let id?):
@@ -60,16 +61,38 @@ struct ObjectsController: NCMBController {
     let search = try NCMBQuery.query(
       className: className, parameters, dates: call.policy.millisecondDates(className),
       subqueries: subqueries)
-    var body: [String: JSONValue] = [:]
     let found = search.listsNothing ? [] : try call.client.find(search.query)
-    body["results"] = .array(found.map { shape($0, call) })
-    if search.withCount { body["count"] = .int(Int64(try call.client.count(search.query))) }
-    if let limit = search.unreadUpTo {
-      let states = try call.client.unread(
-        className, objectIds: found.map(\.objectId), countUpTo: limit)
-      body["unread"] = .object(states.mapValues(\.wire))
+    let count = search.withCount ? try call.client.count(search.query) : nil
+    let unread = try search.unreadUpTo.map { limit in
+      try call.client.unread(className, objectIds: found.map(\.objectId), countUpTo: limit)
     }
-    return NCMBService.json(.object(body))
+    // Written as `JSONValue.jsonBytes` would write the answer (its keys sorted: count, results,
+    // unread), each object straight from its fields (`ObjectShape.write`).
+    var body: [UInt8] = []
+    body.reserveCapacity(64 + found.count * 512)
+    body.append(contentsOf: "{".utf8)
+    if let count { body.append(contentsOf: "\"count\":\(count),".utf8) }
+    body.append(contentsOf: "\"results\":[".utf8)
+    for (index, object) in found.enumerated() {
+      if index > 0 { body.append(UInt8(ascii: ",")) }
+      write(object, call, to: &body)
+    }
+    body.append(UInt8(ascii: "]"))
+    if let unread {
+      body.append(contentsOf: ",\"unread\":".utf8)
+      body.append(contentsOf: JSONValue.object(unread.mapValues(\.wire)).jsonBytes())
+    }
+    body.append(UInt8(ascii: "}"))
+    return NCMBService.json(bytes: body)
+  }
+
+  /// `shape`'s bytes, appended to `out`.
+  static func write(_ object: DataObject, _ call: NCMBCall, to out: inout [UInt8]) {
+    if call.answersInWire {
+      out.append(contentsOf: object.wire.jsonBytes())
+    } else {
+      call.policy.shape.write(object, to: &out)
+    }
   }
 
   /// An object as the caller reads it: NCMB's shape for an app, the board's wire shape for
