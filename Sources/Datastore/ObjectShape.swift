@@ -9,9 +9,9 @@ public struct ObjectShape: Sendable {
     /// Fields stored as milliseconds, read as NCMB's Dates (`{"__type":"Date","iso":…}`).
     public var dateFields: [String]
     /// The engine's bookkeeping, left out.
-    public var hiddenFields: Set<String>
+    public var hiddenFields: [String]
 
-    public init(dateFields: [String] = [], hiddenFields: Set<String> = []) {
+    public init(dateFields: [String] = [], hiddenFields: [String] = []) {
       self.dateFields = dateFields
       self.hiddenFields = hiddenFields
     }
@@ -40,6 +40,9 @@ public struct ObjectShape: Sendable {
     shape.hidesFromApps = true
     return shape
   }
+
+  /// What the datastore adds to every object, over a field of the same name.
+  static let systemKeys = ["objectId", "createDate", "updateDate", "acl"]
 
   /// Levels of included objects whose relations are hidden, as `hidesFromApps` says.
   static let hiddenRelationDepth = 3
@@ -149,7 +152,8 @@ extension ObjectShape {
   ) {
     var members: [(key: String, member: Member)] = []
     members.reserveCapacity(object.fields.count + object.included.count + 6)
-    let system = ["objectId", "createDate", "updateDate", "acl"]
+    let system = ObjectShape.systemKeys
+    let includes = !object.included.isEmpty
     if object.isDamaged, let kept = damagedKeeps {
       for name in kept {
         if case .int(let number)? = object[name] { members.append((name, .value(.int(number)))) }
@@ -158,7 +162,10 @@ extension ObjectShape {
     } else {
       let declared = classes[object.className]
       for (key, value) in object.fields {
-        if system.contains(key) || object.included[key] != nil { continue }
+        switch key {
+        case "objectId", "createDate", "updateDate", "acl": continue
+        default: if includes && object.included[key] != nil { continue }
+        }
         if let declared {
           if declared.hiddenFields.contains(key) { continue }
           if case .int(let milliseconds) = value, declared.dateFields.contains(key) {
@@ -179,7 +186,8 @@ extension ObjectShape {
     // An included object is written over a datastore field of its key, as `json` sets it last.
     let plain = object.isDamaged && damagedKeeps != nil
     let hidden = plain ? [] : classes[object.className]?.hiddenFields ?? []
-    for key in system where plain || (object.included[key] == nil && !hidden.contains(key)) {
+    for key in system
+    where plain || ((!includes || object.included[key] == nil) && !hidden.contains(key)) {
       switch key {
       case "objectId": members.append((key, .text(object.objectId)))
       case "createDate":
@@ -223,11 +231,12 @@ extension ObjectShape {
       value.write(to: &out)
       return
     }
-    if nested["__type"] == .string("Relation") {
+    let type = nested["__type"]
+    if type == .string("Relation") {
       var kept = nested
       kept["objects"] = nil
       JSONValue.object(kept).write(to: &out)
-    } else if hiding > 0, nested["__type"] == .string("Object") {
+    } else if hiding > 0, type == .string("Object") {
       out.append(UInt8(ascii: "{"))
       for (index, (key, member)) in nested.sorted(by: { $0.key < $1.key }).enumerated() {
         if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -243,11 +252,18 @@ extension ObjectShape {
 
   /// `acl.json`'s text: each principal, sorted, with its granted flags.
   private static func write(_ acl: ACL, to out: inout [UInt8]) {
+    var entries: [(principal: String, reads: Bool, writes: Bool)] = []
+    entries.reserveCapacity(acl.readers.count + acl.writers.count)
+    for reader in acl.readers { entries.append((reader, true, acl.writers.contains(reader))) }
+    for writer in acl.writers where !acl.readers.contains(writer) {
+      entries.append((writer, false, true))
+    }
+    entries.sort { $0.principal < $1.principal }
     out.append(UInt8(ascii: "{"))
-    for (index, principal) in acl.readers.union(acl.writers).sorted().enumerated() {
+    for (index, entry) in entries.enumerated() {
       if index > 0 { out.append(UInt8(ascii: ",")) }
-      JSONValue.writeString(principal, to: &out)
-      switch (acl.readers.contains(principal), acl.writers.contains(principal)) {
+      JSONValue.writeString(entry.principal, to: &out)
+      switch (entry.reads, entry.writes) {
       case (true, true): out.append(contentsOf: #":{"read":true,"write":true}"#.utf8)
       case (true, false): out.append(contentsOf: #":{"read":true}"#.utf8)
       default: out.append(contentsOf: #":{"write":true}"#.utf8)

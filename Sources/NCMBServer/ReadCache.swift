@@ -235,7 +235,9 @@ final class ReadCache {
           let at = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
           let start = at - capital + marker.count
           guard start <= count,
-            marker.withUnsafeBufferPointer({ memcmp(base + at - capital, $0.baseAddress!, $0.count) })
+            marker.withUnsafeBufferPointer({
+              memcmp(base + at - capital, $0.baseAddress!, $0.count)
+            })
               == 0
           else {
             index = at + 1
@@ -272,7 +274,8 @@ final class KeptAnswers: Sendable {
   static func cost(
     of response: HTTPResponse, for key: String, _ dependence: ReadCache.Dependence
   ) -> Int {
-    var cost = response.body.count + key.utf8.count + 512 + 48 * dependence.ids.count
+    // The body's room, not its length: a body written as it grows holds up to twice its bytes.
+    var cost = response.body.capacity + key.utf8.count + 512 + 48 * dependence.ids.count
     for header in response.headers { cost += header.name.utf8.count + header.value.utf8.count + 32 }
     return cost
   }

@@ -145,7 +145,9 @@ struct ObjectShapeTests {
         updateDate: Int64(next(2_000_000_000)) * 1000 + 7, acl: acl(), fields: fields(depth: 0))
       object.isDamaged = next(8) == 0
       if depth < 2 {
-        for _ in 0..<next(3) { object.included[pick(Generator.keys)] = self.object(depth: depth + 1) }
+        for _ in 0..<next(3) {
+          object.included[pick(Generator.keys)] = self.object(depth: depth + 1)
+        }
       }
       return object
     }
@@ -176,7 +178,9 @@ struct ObjectShapeTests {
     let object = DataObject(
       className: "Thread", objectId: "t1", createDate: 0, updateDate: 1_000,
       acl: .publicRead(owner: "u1"),
-      fields: ["lastActivity": .int(86_400_000), "lastCommentNumber": .int(3), "title": .string("hi")])
+      fields: [
+        "lastActivity": .int(86_400_000), "lastCommentNumber": .int(3), "title": .string("hi"),
+      ])
     var written: [UInt8] = []
     ObjectShapeTests.board.write(object, to: &written)
     #expect(
@@ -185,5 +189,48 @@ struct ObjectShapeTests {
         + #""createDate":"1970-01-01T00:00:00.000Z","lastActivity":{"__type":"Date","#
         + #""iso":"1970-01-02T00:00:00.000Z"},"objectId":"t1","title":"hi","#
         + #""updateDate":"1970-01-01T00:00:01.000Z"}"#)
+  }
+}
+
+/// `JSONValue.readingCost` steps over strings with `memchr`; it must count what a reader going
+/// byte by byte counts (the reference below, as it was written first), on any text a row may
+/// hold: JSON, damaged JSON, runs of backslashes before quotes, strings left open.
+@Suite("Reading cost")
+struct ReadingCostTests {
+  static func reference(_ text: String) -> Int {
+    var nodes = 0
+    var inString = false
+    var escaped = false
+    for byte in text.utf8 {
+      if inString {
+        if escaped {
+          escaped = false
+        } else if byte == UInt8(ascii: "\\") {
+          escaped = true
+        } else if byte == UInt8(ascii: "\"") {
+          inString = false
+        }
+        continue
+      }
+      switch byte {
+      case UInt8(ascii: "\""): inString = true
+      case UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: ","): nodes += 1
+      default: break
+      }
+    }
+    return text.utf8.count + nodes * JSONValue.nodeCost
+  }
+
+  @Test func theCostIsTheByteByByteCount() {
+    var generator = ObjectShapeTests.Generator(state: 29)
+    let pieces = ["\"", "\\", "[", "{", ",", "a", "日", "]", "}", ":", "\\\"", "\\\\"]
+    var texts = ["", "\"", "\\", "\"\\", "[\"\\\\\"],[", "\"abc", "{\"a\":\"b\\\"c\",\"d\":[1,2]}"]
+    for _ in 0..<20_000 {
+      texts.append((0..<generator.next(24)).map { _ in generator.pick(pieces) }.joined())
+    }
+    for _ in 0..<500 { texts.append(JSONValue.object(generator.fields(depth: 0)).jsonText()) }
+    for text in texts {
+      #expect(JSONValue.readingCost(text) == ReadingCostTests.reference(text), "\(text)")
+    }
   }
 }

@@ -67,6 +67,35 @@ struct FindTemplateTests {
     #expect(kept >= 20)
   }
 
+  /// A count is kept for its shape as a find is (`SQLiteEngine.countStatement`): every pinned
+  /// query counted as every caller, then another of its shape, each gets the SQL built for it.
+  @Test func aKeptCountShapeGivesEachQueryItsOwnSQL() throws {
+    let database = try SQLiteFixture().makeDatabase(rules: Board.rules, indexes: Board.indexes)
+    let store = try Datastore.open(database.ownerLocation, rules: Board.rules)
+    let engine = try #require(store.engine as? SQLiteEngine)
+    var kept = 0
+    for (callerName, caller) in FindSQLPinTests.callers {
+      for (name, query) in FindSQLPinTests.queries {
+        let built = { (query: Query) in
+          SQLiteEngine.countSQL(
+            query, readableBy: caller, rules: Board.rules, leads: engine.indexLeads()
+          ).rendered(.sqlite)
+        }
+        let counted = engine.countStatement(query, caller).rendered(.sqlite)
+        guard counted.sql.hasPrefix("SELECT count(*)") else { continue }  // the kept class count
+        #expect(counted == built(query), "\(name) | \(callerName)")
+        let other = Self.otherValues(query)
+        #expect(
+          engine.countStatement(other, caller).rendered(.sqlite) == built(other),
+          "\(name) | \(callerName)")
+        if let shape = FindShape(query, caller), engine.findTemplates["count\n" + shape.key] != nil {
+          kept += 1
+        }
+      }
+    }
+    #expect(kept >= 20)
+  }
+
   /// One shape serves every caller with as many principals, each with its own: a member's
   /// query after another's reads what the second may read, not the first.
   @Test func aShapeKeptServesEachCallerWithTheirOwnPrincipals() throws {

@@ -286,28 +286,36 @@ extension SQLiteEngine {
   /// `findSQL`, built once for each shape of query (`FindShape`), then filled with each query's
   /// own values and its caller's principals.
   func findStatement(_ query: Query, _ caller: Principals) -> SQL {
+    templated(query, caller, kind: "find", build: SQLiteEngine.findSQL)
+  }
+
+  /// The statement `build` gives for `query`, from the template kept for its shape (`FindShape`)
+  /// when there is one: each shape's SQL is built once, then filled with each query's values.
+  private func templated(
+    _ query: Query, _ caller: Principals, kind: String,
+    build: (Query, Principals, EngineRules, SQLiteIndexLeads) -> SQL
+  ) -> SQL {
     guard let shape = FindShape(query, caller) else {
-      return SQLiteEngine.findSQL(query, readableBy: caller, rules: rules, leads: indexLeads())
+      return build(query, caller, rules, indexLeads())
     }
-    if let template = findTemplates[shape.key] { return template.filled(shape.values) }
+    // A find's key is its shape's own (tests look it up); another kind's is prefixed.
+    let key = kind == "find" ? shape.key : kind + "\n" + shape.key
+    if let template = findTemplates[key] { return template.filled(shape.values) }
     let leads = indexLeads()
-    let statement = SQLiteEngine.findSQL(query, readableBy: caller, rules: rules, leads: leads)
+    let statement = build(query, caller, rules, leads)
     // A shape whose values the SQL does not bind as they are is not probed again.
-    guard !unkeptShapes.contains(shape.key),
-      let probing = FindShape(query, caller, probing: true)
+    guard !unkeptShapes.contains(key), let probing = FindShape(query, caller, probing: true)
     else { return statement }
     // Kept only when it gives, filled with this query's values, the SQL built for it.
     let template = FindTemplate(
-      probe: SQLiteEngine.findSQL(
-        probing.probe, readableBy: probing.probeCaller, rules: rules, leads: leads),
-      markers: probing.markers)
+      probe: build(probing.probe, probing.probeCaller, rules, leads), markers: probing.markers)
     guard template.filled(shape.values).rendered(.sqlite) == statement.rendered(.sqlite) else {
       if unkeptShapes.count >= 256 { unkeptShapes.removeAll(keepingCapacity: true) }
-      unkeptShapes.insert(shape.key)
+      unkeptShapes.insert(key)
       return statement
     }
     if findTemplates.count >= 256 { findTemplates.removeAll(keepingCapacity: true) }
-    findTemplates[shape.key] = template
+    findTemplates[key] = template
     return statement
   }
 
@@ -459,7 +467,7 @@ extension SQLiteEngine {
     {
       return SQLiteEngine.classCount(query.className, caller)
     }
-    return SQLiteEngine.countSQL(query, readableBy: caller, rules: rules, leads: indexLeads())
+    return templated(query, caller, kind: "count", build: SQLiteEngine.countSQL)
   }
 
   /// The SELECT that `count` runs when the query has conditions, and its parameters.
@@ -470,7 +478,7 @@ extension SQLiteEngine {
     countSQL(query, readableBy: caller, rules: rules, leads: leads).rendered(.sqlite)
   }
 
-  private static func countSQL(
+  static func countSQL(
     _ query: Query, readableBy caller: Principals, rules: EngineRules, leads: SQLiteIndexLeads
   ) -> SQL {
     let walks = leads.walkable(query, rules: rules)
