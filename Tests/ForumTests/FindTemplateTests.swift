@@ -88,7 +88,8 @@ struct FindTemplateTests {
         #expect(
           engine.countStatement(other, caller).rendered(.sqlite) == built(other),
           "\(name) | \(callerName)")
-        if let shape = FindShape(query, caller), engine.findTemplates["count\n" + shape.key] != nil {
+        if let shape = FindShape(query, caller), engine.findTemplates["count\n" + shape.key] != nil
+        {
           kept += 1
         }
       }
