@@ -361,10 +361,14 @@ final class PostgresEngine: DatastoreEngine {
   func objects(reading statement: SQL, _ reading: ObjectReading) throws -> [DataObject] {
     let (sql, values) = statement.postgres
     var rows: [StoredObject] = []
+    let read = StoredObject.reader(weighedBy: reading)
+    // Each row comes as a result of its own (single-row mode), all with the statement's
+    // columns: their positions are read from the first (by name, once, not once a row).
+    var known: [String: Int]?
     do {
       try connection.query(sql, values) { result in
-        let positions = result.columnPositions
-        let read = StoredObject.reader(weighedBy: reading)
+        let positions = known ?? result.columnPositions
+        known = positions
         for row in 0..<result.rowCount {
           rows.append(try read(PostgresRow(result: result, row: row, positions: positions)))
         }
