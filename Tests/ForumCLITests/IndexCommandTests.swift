@@ -77,4 +77,54 @@ struct IndexCommandTests {
     #expect(result.stderr.split(separator: "\n").count == 1, "\(result.summary)")
     #expect(try Data(contentsOf: URL(fileURLWithPath: forum.db)) == before)
   }
+
+  /// Two indexes whose readable names would be one (`Note` on `tag, x` and `Note_tag` on `x`;
+  /// `a.b` and `a_b`; `Note` and `note`, which SQLite's names do not tell apart) are both made:
+  /// each class's query then seeks its own, and `forum index add` never says "indexed" of an
+  /// index it did not make. Before, the second was skipped because the first had its name.
+  @Test func indexesWhoseNamesCollideAreEachMade() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    let specs = [
+      ["Note", "tag", "x"], ["Note_tag", "x"], ["Pin", "a.b"], ["Pin", "a_b"], ["Card", "x"],
+      ["card", "x"],
+    ]
+    for spec in specs { try forum.ok(["index", "add"] + spec, profile: nil) }
+    func indexCount() throws -> Int64 {
+      let engine = try #require(try Datastore.open(forum.db).engine as? SQLiteEngine)
+      return try engine.connection.prepare(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
+      ).rows([]) { try $0.int(0) }.first ?? -1
+    }
+    let indexesMade = try indexCount()
+    // Once more, and the board opened again: each index is found as made, none made twice.
+    for spec in specs { try forum.ok(["index", "add"] + spec, profile: nil) }
+    try forum.ok(["list"])
+    #expect(try indexCount() == indexesMade)
+    let store = try Datastore.open(forum.db)
+    let engine = try #require(store.engine as? SQLiteEngine)
+    let indexes: [(name: String, sql: String)] = try engine.connection.prepare(
+      "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'objects'"
+    ).rows([]) { row -> (name: String, sql: String) in
+      (name: try row.text(0) ?? "", sql: try row.text(1) ?? "")
+    }
+    func made(_ spec: [String]) -> [String] {
+      let index = IndexSpec(className: spec[0], fields: Array(spec.dropFirst()))
+      let definition = SQLiteEngine.indexDefinition(index, rules: EngineRules())
+      return indexes.filter { $0.sql.hasSuffix(definition) }.map(\.name)
+    }
+    for spec in specs { #expect(made(spec).count == 1, "\(spec): \(indexes.map(\.name))") }
+    // Each class's query on its field seeks that class's index.
+    for spec in [["Note_tag", "x"], ["card", "x"], ["Pin", "a_b"]] {
+      let query = Query(
+        className: spec[0], equalTo: [spec[1]: .string("v")], order: ["createDate"], limit: 20)
+      let (sql, values) = SQLiteEngine.findStatement(
+        query, readableBy: .anonymous, leads: engine.indexLeads())
+      let plan = try engine.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows(values) {
+        try $0.text(3) ?? ""
+      }
+      let name = try #require(made(spec).first, "\(spec)")
+      #expect(plan.contains { $0.contains("USING INDEX \(name) ") }, "\(spec): \(plan)")
+    }
+  }
 }

@@ -397,15 +397,28 @@ final class SQLiteEngine: DatastoreEngine {
       className: spec.className, fields: [field + ".latitude", field + ".longitude"])
   }
 
+  /// Makes each index of `specs` the file does not hold yet, found by its definition, not its
+  /// name: two specs can have one readable name (`Note` on `tag, x` and `Note_tag` on `x`, or
+  /// `Note` and `note`, which SQLite's names do not tell apart), and the second then gets the
+  /// name with a number after it (`indexName(_:avoiding:)`).
   private func ensureIndexes(_ specs: [IndexSpec]) throws {
-    let existing = Set(
-      try connection.prepare("SELECT name FROM sqlite_schema WHERE type = 'index'").rows {
-        try $0.text(0) ?? ""
-      })
-    let missing = specs.filter { !existing.contains(SQLiteEngine.indexName($0)) }
-    guard !missing.isEmpty else { return }
+    let existing: [(name: String, sql: String)] = try connection.prepare(
+      "SELECT name, coalesce(sql, '') FROM sqlite_schema WHERE type = 'index'"
+    ).rows([]) { row -> (name: String, sql: String) in
+      (name: try row.text(0) ?? "", sql: try row.text(1) ?? "")
+    }
+    var taken = Set(existing.map { $0.name.lowercased() })
+    var statements: [String] = []
+    for spec in specs {
+      let definition = SQLiteEngine.indexDefinition(spec, rules: rules)
+      guard !existing.contains(where: { $0.sql.hasSuffix(definition) }) else { continue }
+      let name = SQLiteEngine.indexName(spec, avoiding: taken)
+      taken.insert(name.lowercased())
+      statements.append("CREATE INDEX IF NOT EXISTS \"\(name)\"\(definition)")
+    }
+    guard !statements.isEmpty else { return }
     try connection.transaction {
-      for spec in missing { try connection.execute(SQLiteEngine.indexSQL(spec, rules: rules)) }
+      for statement in statements { try connection.execute(statement) }
       // Another connection's listings walk the new index once they read its leads again.
       try connection.execute("UPDATE write_clocks SET n = n + 1 WHERE name = 'meta'")
     }
@@ -418,13 +431,19 @@ final class SQLiteEngine: DatastoreEngine {
   /// walks the index without checking each entry against the class (schema 25), and one that
   /// seeks or orders by its first column tells the planner so (`SQLiteIndexLeads`).
   static func indexSQL(_ spec: IndexSpec, rules: EngineRules) -> String {
+    "CREATE INDEX IF NOT EXISTS \"\(indexName(spec))\"\(indexDefinition(spec, rules: rules))"
+  }
+
+  /// `indexSQL` after the index's name, as the file keeps it (`sqlite_schema.sql` ends so):
+  /// what tells an index made for `spec`, whatever its name.
+  static func indexDefinition(_ spec: IndexSpec, rules: EngineRules) -> String {
     let presence = rules.presenceOrdered(spec.className)
     let counters = rules.counterFields(of: spec.className)
     let columns = spec.fields.map {
       orderExpression(for: $0, presence: presence, table: nil, counters: counters)
     }
     return """
-      CREATE INDEX IF NOT EXISTS "\(indexName(spec))"
+
       ON objects(\(columns.joined(separator: ", ")))
       WHERE public_class = \(SQLiteRules.literal(spec.className))
       """
@@ -458,6 +477,16 @@ final class SQLiteEngine: DatastoreEngine {
 
   /// Byte by byte, not `replacing(_:with:)`: its generic first use cost every open 0.09 M
   /// instructions ("." is one byte in UTF-8 and never inside another character's bytes).
+  /// `indexName(spec)`, or, when another index has that name (`taken`: the file's names in
+  /// lower case, as SQLite compares them), the first of it with `_2`, `_3`… that none has.
+  static func indexName(_ spec: IndexSpec, avoiding taken: Set<String>) -> String {
+    let name = indexName(spec)
+    guard taken.contains(name.lowercased()) else { return name }
+    var number = 2
+    while taken.contains("\(name)_\(number)".lowercased()) { number += 1 }
+    return "\(name)_\(number)"
+  }
+
   static func indexName(_ spec: IndexSpec) -> String {
     let fields = spec.fields.joined(separator: "_").utf8.map {
       $0 == UInt8(ascii: ".") ? UInt8(ascii: "_") : $0
