@@ -31,7 +31,9 @@ public struct ObjectShape: Sendable {
     self.damagedKeeps = damagedKeeps
   }
 
-  /// The datastore's own shape (`DataObject.json`).
+  /// The datastore's own shape: `DataObject.json`, but for an included object named as one of
+  /// the fields the datastore adds (`objectId`, `acl`, … : a name the API refuses to store),
+  /// which is written over it as in every shape.
   public static let datastore = ObjectShape()
 
   /// The same shape as an app is answered (`hidesFromApps`).

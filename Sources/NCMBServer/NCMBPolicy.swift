@@ -29,7 +29,9 @@ public struct NCMBPolicy: Sendable {
   /// How the API answers an object (with the objects it includes): the application's one JSON
   /// shape for its objects, as NCMB answered an app (`ObjectShape.forApps`). By default the
   /// datastore's (`DataObject.json`).
-  public var shape: ObjectShape
+  /// Set once (`init` makes it the app's: `forApps`), so that no later change can show apps
+  /// what NCMB hid from them.
+  public private(set) var shape: ObjectShape
   /// Fields of a class that the application stores as milliseconds and `present` answers as
   /// NCMB's Dates: a query's Date on them is compared as milliseconds.
   public var millisecondDates: @Sendable (_ className: String) -> Set<String>

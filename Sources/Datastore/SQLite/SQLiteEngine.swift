@@ -402,6 +402,19 @@ final class SQLiteEngine: DatastoreEngine {
   /// `Note` and `note`, which SQLite's names do not tell apart), and the second then gets the
   /// name with a number after it (`indexName(_:avoiding:)`).
   private func ensureIndexes(_ specs: [IndexSpec]) throws {
+    // Looked at first without the write lock (every open comes here), then again under it:
+    // another process may have made one of them, or taken a name, in between.
+    guard !(try missingIndexes(specs)).isEmpty else { return }
+    try connection.transaction {
+      for statement in try missingIndexes(specs) { try connection.execute(statement) }
+      // Another connection's listings walk the new index once they read its leads again.
+      try connection.execute("UPDATE write_clocks SET n = n + 1 WHERE name = 'meta'")
+    }
+    forgetIndexLeads()
+  }
+
+  /// The CREATE INDEX of each of `specs` the file does not hold, each under a name no index has.
+  private func missingIndexes(_ specs: [IndexSpec]) throws -> [String] {
     let existing: [(name: String, sql: String)] = try connection.prepare(
       "SELECT name, coalesce(sql, '') FROM sqlite_schema WHERE type = 'index'"
     ).rows([]) { row -> (name: String, sql: String) in
@@ -414,15 +427,9 @@ final class SQLiteEngine: DatastoreEngine {
       guard !existing.contains(where: { $0.sql.hasSuffix(definition) }) else { continue }
       let name = SQLiteEngine.indexName(spec, avoiding: taken)
       taken.insert(name.lowercased())
-      statements.append("CREATE INDEX IF NOT EXISTS \"\(name)\"\(definition)")
+      statements.append("CREATE INDEX \"\(name)\"\(definition)")
     }
-    guard !statements.isEmpty else { return }
-    try connection.transaction {
-      for statement in statements { try connection.execute(statement) }
-      // Another connection's listings walk the new index once they read its leads again.
-      try connection.execute("UPDATE write_clocks SET n = n + 1 WHERE name = 'meta'")
-    }
-    forgetIndexLeads()
+    return statements
   }
 
   /// Partial to the class's public rows: other classes' rows and rows `*` may not read are
@@ -475,8 +482,6 @@ final class SQLiteEngine: DatastoreEngine {
     unkeptShapes = []
   }
 
-  /// Byte by byte, not `replacing(_:with:)`: its generic first use cost every open 0.09 M
-  /// instructions ("." is one byte in UTF-8 and never inside another character's bytes).
   /// `indexName(spec)`, or, when another index has that name (`taken`: the file's names in
   /// lower case, as SQLite compares them), the first of it with `_2`, `_3`… that none has.
   static func indexName(_ spec: IndexSpec, avoiding taken: Set<String>) -> String {
@@ -487,6 +492,8 @@ final class SQLiteEngine: DatastoreEngine {
     return "\(name)_\(number)"
   }
 
+  /// Byte by byte, not `replacing(_:with:)`: its generic first use cost every open 0.09 M
+  /// instructions ("." is one byte in UTF-8 and never inside another character's bytes).
   static func indexName(_ spec: IndexSpec) -> String {
     let fields = spec.fields.joined(separator: "_").utf8.map {
       $0 == UInt8(ascii: ".") ? UInt8(ascii: "_") : $0

@@ -83,6 +83,8 @@ struct ObjectsController: NCMBController {
       body.append(contentsOf: JSONValue.object(unread.mapValues(\.wire)).jsonBytes())
     }
     body.append(UInt8(ascii: "}"))
+    // The read cache counts what a body holds room for: many small objects leave much unused.
+    if body.capacity > body.count + body.count / 4 { body = Array(body[...]) }
     return NCMBService.json(bytes: body)
   }
 
