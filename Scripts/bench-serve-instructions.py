@@ -28,7 +28,6 @@ work = tempfile.mkdtemp(prefix='bench-instructions.')
 env = dict(os.environ, HOME=work, XDG_CONFIG_HOME=work, XDG_STATE_HOME=work, XDG_DATA_HOME=work,
            LANG='C')
 keys = bench_support.board_keys(forum, db, env)
-app_key, client_key = keys['applicationKey'], keys['clientKey']
 server = subprocess.Popen(
     ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out, forum, '--db', db, '--json',
      'serve', '--listen', '127.0.0.1:0', '--user-writes', '0', '--address-writes', '0',
@@ -39,16 +38,8 @@ timestamp = bench_support.timestamp()
 
 
 def signed(method, path, query=None, session=None):
-    full = '/2013-09-01/' + path
-    signature = bench_support.signature(client_key, method, host, full,
-                                        bench_support.signed_query_text(app_key, timestamp, query))
-    headers = {'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': timestamp,
-               'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
-    if session:
-        headers['X-NCMB-Apps-Session-Token'] = session
-    if query:
-        full += '?' + '&'.join(f'{k}={urllib.parse.quote(v, safe="")}' for k, v in query.items())
-    return full, headers
+    """The path with its query, and NCMB's signature headers."""
+    return bench_support.signed_request(keys, host, timestamp, method, path, query, session)
 
 
 def sqlite(sql):

@@ -36,7 +36,6 @@ with open(db, 'rb') as f:
     while f.read(1 << 24):
         pass
 keys = bench_support.board_keys(forum, db, env)
-app_key, client_key = keys['applicationKey'], keys['clientKey']
 
 
 def start(command):
@@ -53,17 +52,7 @@ timestamp = bench_support.timestamp()
 
 def signed(method, path, query=None, session=None):
     """The path with its query, and NCMB's signature headers."""
-    full = '/2013-09-01/' + path
-    signature = bench_support.signature(
-        client_key, method, host, full,
-        bench_support.signed_query_text(app_key, timestamp, query))
-    headers = {'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': timestamp,
-               'X-NCMB-Signature': signature, 'Content-Type': 'application/json'}
-    if session:
-        headers['X-NCMB-Apps-Session-Token'] = session
-    if query:
-        full += '?' + '&'.join(f'{k}={urllib.parse.quote(v, safe="")}' for k, v in query.items())
-    return full, headers
+    return bench_support.signed_request(keys, host, timestamp, method, path, query, session)
 
 
 def timed(port, requests):

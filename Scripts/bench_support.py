@@ -130,6 +130,23 @@ def signed_query_text(application_key, stamp, query):
                     for k, v in sorted(parameters.items()))
 
 
+def signed_request(keys, host, stamp, method, path, query=None, session=None):
+    """`path` under NCMB's version with its query (`query`: a dict, percent-encoded), and the
+    headers of a request signed with `keys` (applicationKey, clientKey) at `stamp` for `host`,
+    with `session`'s token when given: as an SDK sends a request."""
+    app_key, client_key = keys['applicationKey'], keys['clientKey']
+    full = '/2013-09-01/' + path
+    headers = {'X-NCMB-Application-Key': app_key, 'X-NCMB-Timestamp': stamp,
+               'X-NCMB-Signature': signature(client_key, method, host, full,
+                                             signed_query_text(app_key, stamp, query)),
+               'Content-Type': 'application/json'}
+    if session:
+        headers['X-NCMB-Apps-Session-Token'] = session
+    if query:
+        full += '?' + '&'.join(f'{k}={urllib.parse.quote(v, safe="")}' for k, v in query.items())
+    return full, headers
+
+
 class Pane:
     """`words` run in a pseudo-terminal with `env` (a tall window: a thread's page is drawn,
     never paged), and what it has written so far (`seen`)."""

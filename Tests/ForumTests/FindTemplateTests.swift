@@ -42,26 +42,37 @@ struct FindTemplateTests {
     return other
   }
 
-  @Test func aKeptShapeGivesEachQueryItsOwnSQL() throws {
+  /// A board's engine with the board's rules and indexes, then `body` for every pinned query
+  /// (`FindSQLPinTests.queries`) as every pinned caller.
+  static func eachPinnedQuery(
+    _ body: (SQLiteEngine, _ callerName: String, Principals, _ name: String, Query) throws -> Void
+  ) throws -> SQLiteEngine {
     let database = try SQLiteFixture().makeDatabase(rules: Board.rules, indexes: Board.indexes)
     let store = try Datastore.open(database.ownerLocation, rules: Board.rules)
     let engine = try #require(store.engine as? SQLiteEngine)
-    var kept = 0
     for (callerName, caller) in FindSQLPinTests.callers {
       for (name, query) in FindSQLPinTests.queries {
-        let built = { (query: Query) in
-          SQLiteEngine.findSQL(
-            query, readableBy: caller, rules: Board.rules, leads: engine.indexLeads()
-          ).rendered(.sqlite)
-        }
-        #expect(engine.findStatement(query, caller).rendered(.sqlite) == built(query))
-        let other = Self.otherValues(query)
-        let filled = engine.findStatement(other, caller).rendered(.sqlite)
-        #expect(filled == built(other), "\(name) | \(callerName)")
-        // The first query's values are not what the second is given (its limit differs).
-        #expect(filled != built(query), "\(name) | \(callerName)")
-        if FindShape(query, caller) != nil { kept += 1 }
+        try body(engine, callerName, caller, name, query)
       }
+    }
+    return engine
+  }
+
+  @Test func aKeptShapeGivesEachQueryItsOwnSQL() throws {
+    var kept = 0
+    let engine = try Self.eachPinnedQuery { engine, callerName, caller, name, query in
+      let built = { (query: Query) in
+        SQLiteEngine.findSQL(
+          query, readableBy: caller, rules: Board.rules, leads: engine.indexLeads()
+        ).rendered(.sqlite)
+      }
+      #expect(engine.findStatement(query, caller).rendered(.sqlite) == built(query))
+      let other = Self.otherValues(query)
+      let filled = engine.findStatement(other, caller).rendered(.sqlite)
+      #expect(filled == built(other), "\(name) | \(callerName)")
+      // The first query's values are not what the second is given (its limit differs).
+      #expect(filled != built(query), "\(name) | \(callerName)")
+      if FindShape(query, caller) != nil { kept += 1 }
     }
     #expect(engine.findTemplates.count >= kept / FindSQLPinTests.callers.count)
     #expect(kept >= 20)
@@ -70,28 +81,22 @@ struct FindTemplateTests {
   /// A count is kept for its shape as a find is (`SQLiteEngine.countStatement`): every pinned
   /// query counted as every caller, then another of its shape, each gets the SQL built for it.
   @Test func aKeptCountShapeGivesEachQueryItsOwnSQL() throws {
-    let database = try SQLiteFixture().makeDatabase(rules: Board.rules, indexes: Board.indexes)
-    let store = try Datastore.open(database.ownerLocation, rules: Board.rules)
-    let engine = try #require(store.engine as? SQLiteEngine)
     var kept = 0
-    for (callerName, caller) in FindSQLPinTests.callers {
-      for (name, query) in FindSQLPinTests.queries {
-        let built = { (query: Query) in
-          SQLiteEngine.countSQL(
-            query, readableBy: caller, rules: Board.rules, leads: engine.indexLeads()
-          ).rendered(.sqlite)
-        }
-        let counted = engine.countStatement(query, caller).rendered(.sqlite)
-        guard counted.sql.hasPrefix("SELECT count(*)") else { continue }  // the kept class count
-        #expect(counted == built(query), "\(name) | \(callerName)")
-        let other = Self.otherValues(query)
-        #expect(
-          engine.countStatement(other, caller).rendered(.sqlite) == built(other),
-          "\(name) | \(callerName)")
-        if let shape = FindShape(query, caller), engine.findTemplates["count\n" + shape.key] != nil
-        {
-          kept += 1
-        }
+    _ = try Self.eachPinnedQuery { engine, callerName, caller, name, query in
+      let built = { (query: Query) in
+        SQLiteEngine.countSQL(
+          query, readableBy: caller, rules: Board.rules, leads: engine.indexLeads()
+        ).rendered(.sqlite)
+      }
+      let counted = engine.countStatement(query, caller).rendered(.sqlite)
+      guard counted.sql.hasPrefix("SELECT count(*)") else { return }  // the kept class count
+      #expect(counted == built(query), "\(name) | \(callerName)")
+      let other = Self.otherValues(query)
+      #expect(
+        engine.countStatement(other, caller).rendered(.sqlite) == built(other),
+        "\(name) | \(callerName)")
+      if let shape = FindShape(query, caller), engine.findTemplates["count\n" + shape.key] != nil {
+        kept += 1
       }
     }
     #expect(kept >= 20)
