@@ -58,9 +58,11 @@ struct NCMBRoute {
 
   init(path: String) throws {
     try NCMBRoute.checkVersion(path)
-    var segments = path.dropFirst(NCMBRoute.prefix.count).split(
-      separator: "/", omittingEmptySubsequences: false
-    ).map(String.init)
+    // Split on the path's bytes, as the signature reads it (`/` is ASCII): by Character, a
+    // slash followed by a combining mark was no slash, and the split cost every request.
+    var segments = path.utf8.dropFirst(NCMBRoute.prefix.utf8.count).split(
+      separator: UInt8(ascii: "/"), omittingEmptySubsequences: false
+    ).map(Substring.init)
     if segments.last == "" { segments.removeLast() }  // the Python SDK's trailing slash
     guard !segments.isEmpty, !segments.contains("") else { throw NCMBError.notFound }
     let names = try segments.map { try NCMBQuery.decode($0, field: "path", plusIsSpace: false) }

@@ -3,10 +3,10 @@ import Testing
 
 @testable import NCMBServer
 
-/// What the server reads from a request's query and from an answer it keeps, byte by byte:
-/// `NCMBQuery.parameters` and `names` split on the query's bytes, `ReadCache.Dependence.objectIds`
-/// finds each object's id with `memchr`. Each must read what a reader going character by
-/// character reads.
+/// What the server reads from a request's path and query and from an answer it keeps, byte by
+/// byte: `NCMBRoute` and `NCMBQuery.parameters` and `names` split on the bytes,
+/// `ReadCache.Dependence.objectIds` finds each object's id with `memchr`. Each must read what a
+/// reader going character by character reads.
 @Suite("Query and answer scanning")
 struct AnswerScanTests {
   @Test func parametersAreSplitAndDecodedAsBefore() throws {
@@ -55,5 +55,19 @@ struct AnswerScanTests {
     #expect(ids(#"{"objectId":"abc"#) == ["abc"])
     #expect(ids(#""objectId":"a""objectId":"b""#) == ["a", "b"])
     #expect(ids(#"IIII"objectId":"a"}"#) == ["a"])
+  }
+
+  @Test func aPathIsSplitOnItsSlashesAndDecoded() throws {
+    let route = try NCMBRoute(path: "/2013-09-01/classes/%54hread/a%2Fb")
+    #expect(route.resource == .classes)
+    #expect(route.names == ["Thread", "a/b"])  // an escaped slash stays in its segment
+    #expect(try NCMBRoute(path: "/2013-09-01/classes/Thread/").names == ["Thread"])
+    #expect(try NCMBRoute(path: "/2013-09-01/classes/日本").names == ["日本"])
+    for bad in [
+      "/2013-09-01/classes//x", "/2013-09-01/", "/2013-09-01/classes/Thread/x/y",
+      "/2013-09-01/classes/%ZZ", "/2013-09-01/classes/a%00",
+    ] {
+      #expect(throws: NCMBError.self, "\(bad)") { try NCMBRoute(path: bad) }
+    }
   }
 }
