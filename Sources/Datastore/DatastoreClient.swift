@@ -132,6 +132,29 @@ public final class DatastoreClient {
     return try withIncludes(try engine.find(query, as: caller), of: query)
   }
 
+  /// `find`'s objects written one after another, comma-separated, as `shape` writes them:
+  /// straight from their stored text where the engine can, building none (a server's find).
+  /// Their ids, in order.
+  public func find(_ query: Query, writing shape: ObjectShape, to out: inout [UInt8]) throws
+    -> [String]
+  {
+    guard query.include.isEmpty || engine.resolvesIncludes else {
+      return shape.write(try find(query), to: &out)
+    }
+    try DatastoreClient.validate(query: query)
+    return try engine.find(query, as: caller, writing: shape, to: &out)
+  }
+
+  /// `get`'s object written as `shape` writes it, straight from its stored text where the
+  /// engine can.
+  public func get(
+    _ className: String, objectId: String, writing shape: ObjectShape, to out: inout [UInt8]
+  ) throws {
+    try DatastoreClient.validate(className: className)
+    guard Validation.isObjectId(objectId) else { throw DatastoreError.invalid("objectId") }
+    try engine.get(className, objectId: objectId, as: caller, writing: shape, to: &out)
+  }
+
   /// `objects` found by `query` with its `include` resolved, when the engine did not.
   func withIncludes(_ objects: [DataObject], of query: Query) throws -> [DataObject] {
     guard !query.include.isEmpty, !engine.resolvesIncludes else { return objects }

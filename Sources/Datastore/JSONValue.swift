@@ -190,7 +190,7 @@ extension JSONValue {
 
   /// 1 for the bytes `writeString` looks at: those it escapes and the lead bytes of the
   /// escaped characters outside ASCII.
-  private static let mayEscape: [UInt8] = (0..<256).map { byte in
+  static let mayEscape: [UInt8] = (0..<256).map { byte in
     switch byte {
     case 0x00..<0x20, 0x22, 0x5C, 0x7F, 0xC2, 0xD8, 0xE2: 1
     default: 0

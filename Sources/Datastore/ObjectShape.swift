@@ -136,6 +136,15 @@ extension ObjectShape {
       to: &out)
   }
 
+  /// `objects` written one after another, comma-separated; their ids, in order.
+  public func write(_ objects: [DataObject], to out: inout [UInt8]) -> [String] {
+    for (index, object) in objects.enumerated() {
+      if index > 0 { out.append(UInt8(ascii: ",")) }
+      write(object, to: &out)
+    }
+    return objects.map(\.objectId)
+  }
+
   /// One member of an object being written: where its value comes from.
   private enum Member {
     case value(JSONValue)
@@ -253,7 +262,7 @@ extension ObjectShape {
   }
 
   /// `acl.json`'s text: each principal, sorted, with its granted flags.
-  private static func write(_ acl: ACL, to out: inout [UInt8]) {
+  static func write(_ acl: ACL, to out: inout [UInt8]) {
     var entries: [(principal: String, reads: Bool, writes: Bool)] = []
     entries.reserveCapacity(acl.readers.count + acl.writers.count)
     for reader in acl.readers { entries.append((reader, true, acl.writers.contains(reader))) }

@@ -162,6 +162,19 @@ public protocol DatastoreEngine: AnyObject, ReadingEngine {
   /// readers filter is one an index can serve.
   func find(_ query: Query, as caller: Principals) throws -> [DataObject]
 
+  /// `find`'s objects written one after another, comma-separated, as `shape` writes them (an
+  /// engine that stores JSON text writes it straight, building no object where it can); their
+  /// ids, in order. `query.include` is the engine's to resolve only where `resolvesIncludes`.
+  func find(
+    _ query: Query, as caller: Principals, writing shape: ObjectShape, to out: inout [UInt8]
+  ) throws -> [String]
+
+  /// `get`'s object written as `shape` writes it.
+  func get(
+    _ className: String, objectId: String, as caller: Principals, writing shape: ObjectShape,
+    to out: inout [UInt8]
+  ) throws
+
   /// How many objects match `query` among those the caller may read.
   func count(_ query: Query, as caller: Principals) throws -> Int
 

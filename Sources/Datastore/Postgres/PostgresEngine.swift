@@ -358,7 +358,7 @@ final class PostgresEngine: DatastoreEngine {
   /// (`PostgresConnection.query(_:_:eachRow:)`): past the budget the statement is cancelled and
   /// nothing is built, so a reader who asks for too much costs the rows up to the budget, not
   /// the whole result held in libpq's memory (issue 28 H5).
-  func objects(reading statement: SQL, _ reading: ObjectReading) throws -> [DataObject] {
+  func storedObjects(reading statement: SQL, _ reading: ObjectReading) throws -> [StoredObject] {
     let (sql, values) = statement.postgres
     var rows: [StoredObject] = []
     let read = StoredObject.reader(weighedBy: reading)
@@ -377,7 +377,7 @@ final class PostgresEngine: DatastoreEngine {
       if error.isRetryable && connection.inTransaction { throw error }
       throw error.datastoreError
     }
-    return rows.map { object($0, reading: reading) }
+    return rows
   }
 
   /// Parsed ACL columns by their text: a board has few distinct ACLs.

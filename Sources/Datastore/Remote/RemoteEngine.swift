@@ -591,6 +591,19 @@ final class RemoteEngine: DatastoreEngine {
       try call(as: caller, "GET", path, query: RemoteEngine.queryString(parameters)))
   }
 
+  func find(
+    _ query: Query, as caller: Principals, writing shape: ObjectShape, to out: inout [UInt8]
+  ) throws -> [String] {
+    shape.write(try find(query, as: caller), to: &out)
+  }
+
+  func get(
+    _ className: String, objectId: String, as caller: Principals, writing shape: ObjectShape,
+    to out: inout [UInt8]
+  ) throws {
+    shape.write(try get(className, objectId: objectId, as: caller), to: &out)
+  }
+
   /// NCMB's find with `count=1`: the page and the count in one answer.
   func findCounted(_ query: Query, as caller: Principals) throws -> (
     objects: [DataObject], count: Int?
@@ -729,7 +742,7 @@ final class RemoteEngine: DatastoreEngine {
   }
 
   func deleteFile(name: String, as caller: Principals) throws {
-    try send(as: caller, "DELETE", "files/" + RemoteEngine.percentEncoded(name))
+    _ = try send(as: caller, "DELETE", "files/" + RemoteEngine.percentEncoded(name))
   }
 
   func updateFile(name: String, acl: ACL, as caller: Principals) throws -> FileInfo {

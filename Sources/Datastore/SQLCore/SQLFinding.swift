@@ -20,14 +20,18 @@ protocol SQLFinding: SQLCoreEngine {
   /// How many objects `query` matches among those the caller may read, as the first column.
   func countStatement(_ query: Query, _ caller: Principals) throws -> SQL
 
-  /// The objects `statement` selects, each weighed by `reading` as it is read, so that an
-  /// answer past its budget fails before it is built (PostgreSQL: before the rest is sent).
-  func objects(reading statement: SQL, _ reading: ObjectReading) throws -> [DataObject]
+  /// The rows `statement` selects, each weighed by `reading` as it is read, so that an answer
+  /// past its budget fails before it is built (PostgreSQL: before the rest is sent).
+  func storedObjects(reading statement: SQL, _ reading: ObjectReading) throws -> [StoredObject]
 }
 
 extension SQLFinding {
+  func storedObjects(reading statement: SQL, _ reading: ObjectReading) throws -> [StoredObject] {
+    try rows(statement, StoredObject.reader(weighedBy: reading))
+  }
+
   func objects(reading statement: SQL, _ reading: ObjectReading) throws -> [DataObject] {
-    try objects(statement, reading: reading)
+    try storedObjects(reading: statement, reading).map { object($0, reading: reading) }
   }
 
   func get(_ className: String, objectId: String, as caller: Principals) throws -> DataObject {
@@ -41,6 +45,27 @@ extension SQLFinding {
     try act(as: caller)
     let reading = ObjectReading(keys: query.keys, budget: query.costBudget)
     return try objects(reading: findStatement(query, caller), reading)
+  }
+
+  func find(
+    _ query: Query, as caller: Principals, writing shape: ObjectShape, to out: inout [UInt8]
+  ) throws -> [String] {
+    try act(as: caller)
+    let reading = ObjectReading(keys: query.keys, budget: query.costBudget)
+    let rows = try storedObjects(reading: findStatement(query, caller), reading)
+    return write(rows, reading: reading, as: shape, to: &out)
+  }
+
+  func get(
+    _ className: String, objectId: String, as caller: Principals, writing shape: ObjectShape,
+    to out: inout [UInt8]
+  ) throws {
+    try act(as: caller)
+    let statement = readableObject(className, objectId, caller, columns: Self.objectColumns)
+    guard let row = try firstRow(statement, StoredObject.init(row:)) else {
+      throw DatastoreError.notFound
+    }
+    _ = write([row], reading: nil, as: shape, to: &out)
   }
 
   func count(_ query: Query, as caller: Principals) throws -> Int {

@@ -40,6 +40,15 @@ struct StoredObject {
     }
   }
 
+  init(
+    className: String, objectId: String, createDate: Int64, updateDate: Int64,
+    readers: String?, writers: String?, data: String, counts: String?
+  ) {
+    (self.className, self.objectId, self.createDate, self.updateDate) =
+      (className, objectId, createDate, updateDate)
+    (self.readers, self.writers, self.data, self.counts) = (readers, writers, data, counts)
+  }
+
   init(row: any SQLRow, at columns: Columns) {
     className = row.text(at: columns.className) ?? ""
     objectId = row.text(at: columns.objectId) ?? ""
@@ -87,16 +96,7 @@ extension SQLCoreEngine {
   /// (a row from before a shape limit): that object comes back damaged, with the fields that
   /// could be read, so that one bad row never makes a listing of other rows fail.
   func object(_ row: StoredObject, reading: ObjectReading? = nil) -> DataObject {
-    var (fields, damaged) = reading?.build(row.data) ?? JSONValue.storedFields(row.data)
-    if let counts = row.counts, StoredObject.merge(counts, into: &fields, keys: reading?.keys) {
-      damaged = true
-    }
-    var object = DataObject(
-      className: row.className, objectId: row.objectId, createDate: row.createDate,
-      updateDate: row.updateDate, acl: storedACL(readers: row.readers, writers: row.writers),
-      fields: fields)
-    object.isDamaged = damaged
-    return object
+    row.object(acl: storedACL(readers: row.readers, writers: row.writers), reading: reading)
   }
 
   /// The objects `statement` selects (with the engine's object columns), weighed first.
@@ -104,6 +104,39 @@ extension SQLCoreEngine {
     try rows(statement, StoredObject.reader(weighedBy: reading)).map {
       object($0, reading: reading)
     }
+  }
+
+  /// `rows` written one after another, comma-separated, as `shape` writes their objects:
+  /// straight from their stored text where it can be (`ObjectShape.write(stored:)`), else
+  /// built first. Their ids, in order.
+  func write(
+    _ rows: [StoredObject], reading: ObjectReading?, as shape: ObjectShape,
+    to out: inout [UInt8]
+  ) -> [String] {
+    for (index, row) in rows.enumerated() {
+      if index > 0 { out.append(UInt8(ascii: ",")) }
+      let acl = storedACL(readers: row.readers, writers: row.writers)
+      if reading?.keys != nil || !shape.write(stored: row, acl: acl, to: &out) {
+        shape.write(row.object(acl: acl, reading: reading), to: &out)
+      }
+    }
+    return rows.map(\.objectId)
+  }
+}
+
+extension StoredObject {
+  /// The row as an object with its ACL (`SQLCoreEngine.storedACL`), its fields read as `reading`
+  /// asks (all of them without).
+  func object(acl: ACL, reading: ObjectReading?) -> DataObject {
+    var (fields, damaged) = reading?.build(data) ?? JSONValue.storedFields(data)
+    if let counts, StoredObject.merge(counts, into: &fields, keys: reading?.keys) {
+      damaged = true
+    }
+    var object = DataObject(
+      className: className, objectId: objectId, createDate: createDate, updateDate: updateDate,
+      acl: acl, fields: fields)
+    object.isDamaged = damaged
+    return object
   }
 }
 

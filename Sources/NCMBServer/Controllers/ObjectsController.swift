@@ -31,7 +31,11 @@ struct ObjectsController: NCMBController {
         return NCMBService.json(ObjectsController.shape(object, call))
       }
       var body: [UInt8] = []
-      ObjectsController.write(try client.get(className, objectId: id), call, to: &body)
+      if call.answersInWire {
+        body = try client.get(className, objectId: id).wire.jsonBytes()
+      } else {
+        try client.get(className, objectId: id, writing: call.policy.shape, to: &body)
+      }
       return NCMBService.json(bytes: body)
     case ("PUT", let id?):
       return try update(call, className, id)
@@ -61,22 +65,32 @@ struct ObjectsController: NCMBController {
     let search = try NCMBQuery.query(
       className: className, parameters, dates: call.policy.millisecondDates(className),
       subqueries: subqueries)
-    let found = search.listsNothing ? [] : try call.client.find(search.query)
+    // The objects written as they are read, straight from their stored text where they can be
+    // (`DatastoreClient.find(_:writing:to:)`).
+    var results: [UInt8] = []
+    let found: [String]
+    if search.listsNothing {
+      found = []
+    } else if call.answersInWire {
+      let objects = try client.find(search.query)
+      results = Array(JSONValue.array(objects.map(\.wire)).jsonBytes().dropFirst().dropLast())
+      found = objects.map(\.objectId)
+    } else {
+      results.reserveCapacity(search.query.limit * 512)
+      found = try client.find(search.query, writing: policy.shape, to: &results)
+    }
     let count = search.withCount ? try call.client.count(search.query) : nil
     let unread = try search.unreadUpTo.map { limit in
-      try call.client.unread(className, objectIds: found.map(\.objectId), countUpTo: limit)
+      try call.client.unread(className, objectIds: found, countUpTo: limit)
     }
     // Written as `JSONValue.jsonBytes` would write the answer (its keys sorted: count, results,
-    // unread), each object straight from its fields (`ObjectShape.write`).
+    // unread).
     var body: [UInt8] = []
-    body.reserveCapacity(64 + found.count * 512)
+    body.reserveCapacity(64 + results.count)
     body.append(contentsOf: "{".utf8)
     if let count { body.append(contentsOf: "\"count\":\(count),".utf8) }
     body.append(contentsOf: "\"results\":[".utf8)
-    for (index, object) in found.enumerated() {
-      if index > 0 { body.append(UInt8(ascii: ",")) }
-      write(object, call, to: &body)
-    }
+    body.append(contentsOf: results)
     body.append(UInt8(ascii: "]"))
     if let unread {
       body.append(contentsOf: ",\"unread\":".utf8)
@@ -86,15 +100,6 @@ struct ObjectsController: NCMBController {
     // The read cache counts what a body holds room for: many small objects leave much unused.
     if body.capacity > body.count + body.count / 4 { body = Array(body[...]) }
     return NCMBService.json(bytes: body)
-  }
-
-  /// `shape`'s bytes, appended to `out`.
-  static func write(_ object: DataObject, _ call: NCMBCall, to out: inout [UInt8]) {
-    if call.answersInWire {
-      out.append(contentsOf: object.wire.jsonBytes())
-    } else {
-      call.policy.shape.write(object, to: &out)
-    }
   }
 
   /// An object as the caller reads it: NCMB's shape for an app, the board's wire shape for
