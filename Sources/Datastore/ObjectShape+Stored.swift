@@ -9,7 +9,8 @@ extension ObjectShape {
   /// written. False, and nothing written, when the text holds anything `CanonicalJSON` does not
   /// take, a counter that is an object or null (merged, not replaced), or, as apps are answered,
   /// a relation (its members are left out): the caller builds the object and writes that.
-  func write(stored row: StoredObject, acl: ACL, to out: inout [UInt8]) -> Bool {
+  /// `acl` is the row's ACL as `write(_:ACL)` writes it.
+  func write(stored row: StoredObject, acl: [UInt8], to out: inout [UInt8]) -> Bool {
     var data = row.data
     var counts = row.counts ?? ""
     return data.withUTF8 { data in
@@ -58,7 +59,7 @@ extension ObjectShape {
   }
 
   private func write(
-    _ row: StoredObject, acl: ACL, data: UnsafeBufferPointer<UInt8>,
+    _ row: StoredObject, acl: [UInt8], data: UnsafeBufferPointer<UInt8>,
     counts: UnsafeBufferPointer<UInt8>?, to out: inout [UInt8]
   ) -> Bool {
     let declared = classes[row.className]
@@ -69,8 +70,8 @@ extension ObjectShape {
     var values: [UInt8] = []
     values.reserveCapacity(data.count + (counts?.count ?? 0))
     // The stored fields: `data`'s, then the counters over them (a key in both: the counter's).
-    for (text, isCounts) in [(data, false), (counts, true)] {
-      guard let text else { continue }
+    for isCounts in [false, true] {
+      guard let text = isCounts ? counts : data else { continue }
       let reader = CanonicalJSON(bytes: text)
       guard let (found, end) = reader.members(at: reader.skipSpace(0), depth: 1, into: &values),
         reader.skipSpace(end) == text.count
@@ -97,22 +98,29 @@ extension ObjectShape {
         members.append(Written(key: key, value: .stored(member.written)))
       }
     }
-    let hidden = declared?.hiddenFields ?? []
-    let system: [(StaticString, Written.Value)] = [
-      ("acl", .acl), ("createDate", .text(BackendDate.string(milliseconds: row.createDate))),
-      ("objectId", .text(row.objectId)),
-      ("updateDate", .text(BackendDate.string(milliseconds: row.updateDate))),
-    ]
-    for (key, value) in system where !hidden.contains(key.description) {
+    func system(_ key: StaticString, _ name: String, _ value: @autoclosure () -> Written.Value) {
+      guard declared?.hiddenFields.contains(name) != true else { return }
       members.append(
         Written(
           key: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount),
-          value: value))
+          value: value()))
     }
-    members.sort { CanonicalJSON.precedes($0.key, $1.key) }
-    for (first, second) in zip(members, members.dropFirst())
-    where !CanonicalJSON.precedes(first.key, second.key) {
-      return false  // a key stored twice: the last one read wins, as the reader decides
+    system("acl", "acl", .acl)
+    system("createDate", "createDate", .text(BackendDate.string(milliseconds: row.createDate)))
+    system("objectId", "objectId", .text(row.objectId))
+    system("updateDate", "updateDate", .text(BackendDate.string(milliseconds: row.updateDate)))
+    // Sorted by insertion (a row has a dozen members, most already in order).
+    for index in members.indices.dropFirst() {
+      var position = index
+      let member = members[index]
+      while position > 0, CanonicalJSON.precedes(member.key, members[position - 1].key) {
+        members[position] = members[position - 1]
+        position -= 1
+      }
+      members[position] = member
+      if position > 0, !CanonicalJSON.precedes(members[position - 1].key, member.key) {
+        return false  // a key stored twice: the last one read wins, as the reader decides
+      }
     }
     out.append(UInt8(ascii: "{"))
     for (index, member) in members.enumerated() {
@@ -127,7 +135,7 @@ extension ObjectShape {
         out.append(contentsOf: BackendDate.string(milliseconds: milliseconds).utf8)
         out.append(contentsOf: #""}"#.utf8)
       case .text(let text): JSONValue.writeString(text, to: &out)
-      case .acl: ObjectShape.write(acl, to: &out)
+      case .acl: out.append(contentsOf: acl)
       }
     }
     out.append(UInt8(ascii: "}"))

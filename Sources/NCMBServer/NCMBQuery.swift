@@ -7,15 +7,26 @@ enum NCMBQuery {
   /// query's bytes: `&` and `=` are ASCII, and splitting by Character (grapheme breaking) cost
   /// a tenth of a served find.
   static func parameters(_ rawQuery: String) throws -> [String: String] {
-    var result: [String: String] = [:]
-    for pair in rawQuery.utf8.split(separator: UInt8(ascii: "&")) {
-      let equals = pair.firstIndex(of: UInt8(ascii: "="))
-      let name = try decode(Substring(pair[..<(equals ?? pair.endIndex)]), field: "query")
-      let value =
-        try equals.map { try decode(Substring(pair[pair.index(after: $0)...]), field: name) } ?? ""
-      result[name] = value
+    var rawQuery = rawQuery
+    return try rawQuery.withUTF8 { bytes in
+      var result: [String: String] = [:]
+      var start = 0
+      while start < bytes.count {
+        var end = start
+        while end < bytes.count && bytes[end] != UInt8(ascii: "&") { end += 1 }
+        if end > start {
+          var equals = start
+          while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+          let name = try decode(
+            UnsafeBufferPointer(rebasing: bytes[start..<equals]), field: "query")
+          result[name] =
+            equals < end
+            ? try decode(UnsafeBufferPointer(rebasing: bytes[equals + 1..<end]), field: name) : ""
+        }
+        start = end + 1
+      }
+      return result
     }
-    return result
   }
 
   /// Whether the raw query string names `name` (as `parameters` would read it), decoding only
@@ -34,16 +45,34 @@ enum NCMBQuery {
   static func decode(_ text: some StringProtocol, field: String, plusIsSpace: Bool = true) throws
     -> String
   {
+    var text = String(text)
+    return try text.withUTF8 { try decode($0, field: field, plusIsSpace: plusIsSpace) }
+  }
+
+  /// `decode` of UTF-8 bytes: text with nothing to decode is taken as it stands.
+  static func decode(_ text: UnsafeBufferPointer<UInt8>, field: String, plusIsSpace: Bool = true)
+    throws -> String
+  {
+    let plus = plusIsSpace ? UInt8(ascii: "+") : UInt8(ascii: "%")
+    guard text.contains(where: { $0 == UInt8(ascii: "%") || $0 == plus || $0 == 0 }) else {
+      guard let plain = String(validating: text, as: UTF8.self) else {
+        throw NCMBError.invalid(field)
+      }
+      return plain
+    }
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(text.utf8.count)
-    var iterator = text.utf8.makeIterator()
-    while let byte = iterator.next() {
+    bytes.reserveCapacity(text.count)
+    var index = 0
+    while index < text.count {
+      let byte = text[index]
+      index += 1
       if byte == UInt8(ascii: "%") {
         // Digit by digit: the SDKs escape every brace and quote of a `where`.
-        guard let high = iterator.next().flatMap(hexDigit),
-          let low = iterator.next().flatMap(hexDigit)
+        guard index + 1 < text.count, let high = hexDigit(text[index]),
+          let low = hexDigit(text[index + 1])
         else { throw NCMBError.invalid(field) }
         bytes.append(high << 4 | low)
+        index += 2
       } else if byte == UInt8(ascii: "+") && plusIsSpace {
         bytes.append(UInt8(ascii: " "))
       } else {

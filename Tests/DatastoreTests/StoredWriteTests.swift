@@ -70,7 +70,9 @@ struct StoredWriteTests {
     var built: [UInt8] = []
     shape.write(row.object(acl: acl, reading: nil), to: &built)
     var written: [UInt8] = [7]
-    let taken = shape.write(stored: row, acl: acl, to: &written)
+    var aclJSON: [UInt8] = []
+    ObjectShape.write(acl, to: &aclJSON)
+    let taken = shape.write(stored: row, acl: aclJSON, to: &written)
     if taken {
       #expect(
         String(decoding: written.dropFirst(), as: UTF8.self)
@@ -142,9 +144,10 @@ struct StoredWriteTests {
       data: #"{"number":3,"text":"猫…\"ok\"\n","#
         + #""thread":{"__type":"Pointer","className":"Thread","objectId":"t1"}}"#,
       counts: nil)
-    var written: [UInt8] = []
+    var (written, acl): ([UInt8], [UInt8]) = ([], [])
+    ObjectShape.write(ACL.publicRead(owner: "u1"), to: &acl)
     #expect(
-      ObjectShapeTests.board.forApps.write(stored: row, acl: .publicRead(owner: "u1"), to: &written)
+      ObjectShapeTests.board.forApps.write(stored: row, acl: acl, to: &written)
     )
     #expect(
       String(decoding: written, as: UTF8.self)

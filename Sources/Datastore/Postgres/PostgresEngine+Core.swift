@@ -11,8 +11,8 @@ extension PostgresEngine: SQLCoreEngine, SQLFiles, SQLFinding {
     }
   }
 
-  func storedACL(readers: String?, writers: String?) -> ACL {
-    aclCache.acl(readers: readers, writers: writers) { Set(PostgresEngine.parseArray($0)) }
+  static func principals(ofColumn text: String?) -> Set<String> {
+    Set(PostgresEngine.parseArray(text))
   }
 }
 

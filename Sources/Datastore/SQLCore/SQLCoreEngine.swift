@@ -12,11 +12,24 @@ protocol SQLCoreEngine: AnyObject {
   /// principals; SQLite takes the caller from each statement's ACL test and does nothing).
   func act(as caller: Principals) throws
 
-  /// The ACL of a row, from its stored `readers` and `writers` columns as the engine keeps them.
-  func storedACL(readers: String?, writers: String?) -> ACL
+  /// The principals of a stored `readers` or `writers` column as the engine keeps them.
+  static func principals(ofColumn text: String?) -> Set<String>
+
+  /// ACLs read from their columns, kept by their text (`storedACL`).
+  var aclCache: ACLCache { get set }
 }
 
 extension SQLCoreEngine {
+  /// The ACL of a row, from its stored `readers` and `writers` columns.
+  func storedACL(readers: String?, writers: String?) -> ACL {
+    aclCache.acl(readers: readers, writers: writers, Self.principals(ofColumn:)).acl
+  }
+
+  /// `storedACL` with its JSON text, as `ObjectShape` writes it.
+  func writtenACL(readers: String?, writers: String?) -> (acl: ACL, json: [UInt8]) {
+    aclCache.acl(readers: readers, writers: writers, Self.principals(ofColumn:))
+  }
+
   /// The first row decoded, or nil when the statement answers none.
   func firstRow<T>(_ statement: SQL, _ decode: (any SQLRow) throws -> T) throws -> T? {
     try rows(statement, decode).first

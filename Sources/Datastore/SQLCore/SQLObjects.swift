@@ -115,8 +115,8 @@ extension SQLCoreEngine {
   ) -> [String] {
     for (index, row) in rows.enumerated() {
       if index > 0 { out.append(UInt8(ascii: ",")) }
-      let acl = storedACL(readers: row.readers, writers: row.writers)
-      if reading?.keys != nil || !shape.write(stored: row, acl: acl, to: &out) {
+      let (acl, json) = writtenACL(readers: row.readers, writers: row.writers)
+      if reading?.keys != nil || !shape.write(stored: row, acl: json, to: &out) {
         shape.write(row.object(acl: acl, reading: reading), to: &out)
       }
     }
@@ -171,19 +171,21 @@ extension StoredObject {
   }
 }
 
-/// Parsed ACL columns by their stored text: a board has few distinct ACLs (one per author), so
-/// a listing parses each once instead of once a row.
+/// Parsed ACL columns by their stored text, with their JSON: a board has few distinct ACLs (one
+/// per author), so a listing parses and writes each once instead of once a row.
 struct ACLCache {
-  private var parsed: [String: ACL] = [:]
+  private var parsed: [String: (acl: ACL, json: [UInt8])] = [:]
 
   mutating func acl(
     readers: String?, writers: String?, _ parse: (String?) -> Set<String>
-  ) -> ACL {
+  ) -> (acl: ACL, json: [UInt8]) {
     let key = (readers ?? "") + "|" + (writers ?? "")
-    if let acl = parsed[key] { return acl }
+    if let known = parsed[key] { return known }
     if parsed.count >= 4096 { parsed.removeAll(keepingCapacity: true) }
     let acl = ACL(readers: parse(readers), writers: parse(writers))
-    parsed[key] = acl
-    return acl
+    var json: [UInt8] = []
+    ObjectShape.write(acl, to: &json)
+    parsed[key] = (acl, json)
+    return (acl, json)
   }
 }

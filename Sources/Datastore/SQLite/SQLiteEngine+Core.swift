@@ -12,9 +12,7 @@ extension SQLiteEngine: SQLCoreEngine, SQLFiles, SQLFinding {
   /// Each statement tests the caller's principals itself.
   func act(as caller: Principals) throws {}
 
-  func storedACL(readers: String?, writers: String?) -> ACL {
-    aclCache.acl(readers: readers, writers: writers) { ACL.parseColumn($0 ?? "") }
-  }
+  static func principals(ofColumn text: String?) -> Set<String> { ACL.parseColumn(text ?? "") }
 }
 
 extension Row: SQLRow {
