@@ -137,6 +137,21 @@ struct StoredWriteTests {
     }
   }
 
+  /// PostgreSQL gives a `jsonb` back as its own text: a space after each colon and comma, keys
+  /// ordered by their length first. Still written straight, and as the built object.
+  @Test func aRowAsPostgreSQLPrintsItIsWrittenStraight() {
+    let row = StoredObject(
+      className: "Comment", objectId: "c1", createDate: 1_000, updateDate: 2_000,
+      readers: nil, writers: nil,
+      data: #"{"text": "猫\n\"x\"", "user": {"__type": "Pointer", "objectId": "u1", "#
+        + #""className": "user"}, "number": 3, "thread": {"__type": "Pointer", "#
+        + #""objectId": "t1", "className": "Thread"}, "editDate": 1700000000000}"#,
+      counts: nil)
+    for shape in StoredWriteTests.shapes {
+      #expect(StoredWriteTests.compare(row, acl: .publicRead(owner: "u1"), shape))
+    }
+  }
+
   @Test func aCommentAsTheBoardStoresItIsWrittenStraight() {
     let row = StoredObject(
       className: "Comment", objectId: "c1", createDate: 1_000, updateDate: 2_000,
