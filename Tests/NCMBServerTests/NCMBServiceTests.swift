@@ -403,6 +403,53 @@ struct NCMBServiceTests {
     #expect(fetch(bobToken).status == 200)
   }
 
+  /// NCMB never answered an app a user's `authData`: an anonymous user's id signs in as that
+  /// user. Hidden however deep a user is included (`include=thread.user`), in a find and a get.
+  @Test(arguments: EngineFixtures.all)
+  func noIncludeShowsAUsersAuthData(engine: any EngineFixture) throws {
+    let board = try ServedBoard(engine)
+    let uuid = "3F2504E0-4F89-11D3-9A0C-0305E82C3302"
+    var (status, body) = try board.send(
+      board.request("POST", "users", body: #"{"authData":{"anonymous":{"id":"\#(uuid)"}}}"#))
+    #expect(status == 201, "\(body)")
+    let alice = try #require(body.objectValue?["objectId"]?.stringValue)
+    let aliceToken = try #require(body.objectValue?["sessionToken"]?.stringValue)
+    let (_, bobToken) = try board.signUp()
+    let user = #"{"__type":"Pointer","className":"user","objectId":"\#(alice)"}"#
+    (status, body) = try board.send(
+      board.request(
+        "POST", "classes/Thread", session: aliceToken, body: #"{"title":"t","user":\#(user)}"#))
+    #expect(status == 201, "\(body)")
+    let threadId = try #require(body.objectValue?["objectId"]?.stringValue)
+    let thread = #"{"__type":"Pointer","className":"Thread","objectId":"\#(threadId)"}"#
+    (status, body) = try board.send(
+      board.request(
+        "POST", "classes/Comment", session: bobToken, body: #"{"text":"c","thread":\#(thread)}"#))
+    #expect(status == 201, "\(body)")
+    let commentId = try #require(body.objectValue?["objectId"]?.stringValue)
+
+    for (path, query) in [
+      ("classes/Comment", "include=thread.user"), ("classes/Comment", "include=thread,thread.user"),
+      ("classes/Comment/\(commentId)", "include=thread.user"), ("classes/Thread", "include=user"),
+      ("classes/Thread/\(threadId)", "include=user"), ("users/\(alice)", ""), ("users", ""),
+    ] {
+      let response = board.service.respond(
+        to: board.request("GET", path, query: query, session: bobToken))
+      let text = String(decoding: response.body, as: UTF8.self)
+      #expect(response.status == 200, "\(path)?\(query): \(text)")
+      #expect(!text.contains(uuid), "\(path)?\(query): \(text)")
+      #expect(!text.contains("authData"), "\(path)?\(query): \(text)")
+      #expect(text.contains(alice), "\(path)?\(query): the user is there")
+    }
+    // The user two levels down is included, as NCMB includes it.
+    let (_, found) = try board.send(
+      board.request("GET", "classes/Comment", query: "include=thread.user", session: bobToken))
+    let included = found.objectValue?["results"]?.arrayValue?.first?.objectValue?["thread"]?
+      .objectValue?["user"]?.objectValue
+    #expect(included?["__type"] == .string("Object"))
+    #expect(included?["objectId"] == .string(alice))
+  }
+
   /// `DELETE /users/ID` of yourself: refused for anyone else (E403001) and without a session;
   /// your session ends, your user is gone, your posts stay, and your anonymous id signs up as a
   /// new user.
