@@ -218,8 +218,8 @@ struct CanonicalJSON {
     }
   }
 
-  /// An object, written as it stands while its keys ascend (the board writes them so); else
-  /// its members are found, sorted and written in that order.
+  /// An object, its members written as they stand, then put in key order when they were not
+  /// (the board writes them in order; PostgreSQL's `jsonb` shortest key first).
   private func object(at index: Int, depth: Int, to out: inout [UInt8]) -> Int? {
     guard depth <= CanonicalJSON.maximumDepth else { return nil }
     let mark = out.count
@@ -229,41 +229,45 @@ struct CanonicalJSON {
       out.append(UInt8(ascii: "}"))
       return next + 1
     }
-    var previous: Range<Int>?
+    // Each member is read once, written as it comes; where each one's `"key":value` landed is
+    // kept, and if the keys were out of order those spans are put in order at the end. (Reading
+    // an out-of-order object again nested the cost: 2^depth.)
+    var members: [(key: Range<Int>, written: Range<Int>)] = []
+    var ordered = true
     while true {
       guard let key = key(at: next) else { return nil }
-      if let previous, !precedes(previous, key) { break }
+      if let last = members.last, !precedes(last.key, key) { ordered = false }
       next = skipSpace(key.upperBound + 1)
       guard at(next) == UInt8(ascii: ":") else { return nil }
-      if previous != nil { out.append(UInt8(ascii: ",")) }
+      if !members.isEmpty { out.append(UInt8(ascii: ",")) }
+      let start = out.count
       appendKey(key, to: &out)
       guard let end = value(at: next + 1, depth: depth, to: &out) else { return nil }
-      previous = key
+      members.append((key, start..<out.count))
       next = skipSpace(end)
       switch at(next) {
       case UInt8(ascii: ","): next = skipSpace(next + 1)
       case UInt8(ascii: "}"):
+        if !ordered {
+          members.sort { precedes($0.key, $1.key) }
+          for (first, second) in zip(members, members.dropFirst())
+          where !precedes(first.key, second.key) {
+            return nil  // a key twice: the reader keeps the last, the caller builds it
+          }
+          var sorted: [UInt8] = []
+          sorted.reserveCapacity(out.count - mark)
+          for (position, member) in members.enumerated() {
+            if position > 0 { sorted.append(UInt8(ascii: ",")) }
+            sorted.append(contentsOf: out[member.written])
+          }
+          out.removeSubrange((mark + 1)...)
+          out.append(contentsOf: sorted)
+        }
         out.append(UInt8(ascii: "}"))
         return next + 1
       default: return nil
       }
     }
-    // Out of order: each value written aside, then all in key order.
-    out.removeSubrange(mark...)
-    var written: [UInt8] = []
-    guard let (members, end) = members(at: index, depth: depth, into: &written) else { return nil }
-    let sorted = members.sorted { precedes($0.key, $1.key) }
-    for (first, second) in zip(sorted, sorted.dropFirst()) where !precedes(first.key, second.key) {
-      return nil
-    }
-    out.append(UInt8(ascii: "{"))
-    for (position, member) in sorted.enumerated() {
-      if position > 0 { out.append(UInt8(ascii: ",")) }
-      appendKey(member.key, to: &out)
-      out.append(contentsOf: written[member.written])
-    }
-    out.append(UInt8(ascii: "}"))
-    return end
   }
 
   /// `"key":`, the key's bytes as they stand (`key(at:)` took them so).

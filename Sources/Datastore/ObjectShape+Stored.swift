@@ -109,18 +109,10 @@ extension ObjectShape {
     system("createDate", "createDate", .text(BackendDate.string(milliseconds: row.createDate)))
     system("objectId", "objectId", .text(row.objectId))
     system("updateDate", "updateDate", .text(BackendDate.string(milliseconds: row.updateDate)))
-    // Sorted by insertion (a row has a dozen members, most already in order).
-    for index in members.indices.dropFirst() {
-      var position = index
-      let member = members[index]
-      while position > 0, CanonicalJSON.precedes(member.key, members[position - 1].key) {
-        members[position] = members[position - 1]
-        position -= 1
-      }
-      members[position] = member
-      if position > 0, !CanonicalJSON.precedes(members[position - 1].key, member.key) {
-        return false  // a key stored twice: the last one read wins, as the reader decides
-      }
+    members.sort { CanonicalJSON.precedes($0.key, $1.key) }
+    for (first, second) in zip(members, members.dropFirst())
+    where !CanonicalJSON.precedes(first.key, second.key) {
+      return false  // a key stored twice: the last one read wins, as the reader decides
     }
     out.append(UInt8(ascii: "{"))
     for (index, member) in members.enumerated() {

@@ -813,7 +813,7 @@ struct PostgresRules: Equatable {
         .touchParentActivity, .refuseWhileParentLocked:
         return []
       }
-      let column = "key_" + rule.pairField.lowercased()
+      let column = PostgresSchema.keyColumn(for: rule.pairField) ?? rule.pairField
       let name = "objects_unique_\(rule.className)_\(rule.pairField)".lowercased().prefix(63)
       let home = table(rule.className).dropFirst("forum.".count)
       return ["forum.objects", "forum.private_objects"].map {

@@ -468,7 +468,43 @@ enum PostgresSchema {
     geoCoordinateStep,
     memberStorageSettingStep,
     identityInOneStatementStep,
+    keyColumnNamesStep,
   ]
+
+  /// Key columns were named by their field lowercased, dots as underscores: `note` and `Note`,
+  /// or `a.b` and `a_b`, shared one column, holding the field made first, and a query on the
+  /// other sought the wrong values (an object with both fields was not found). Each is renamed
+  /// to its field's own name (`keyColumn(for:)`), read from what it holds; the indexes on it
+  /// follow. Renaming rewrites no row.
+  static let keyColumnNamesStep = #"""
+    DO $$
+    DECLARE
+      c record;
+      wanted text;
+    BEGIN
+      FOR c IN
+        SELECT a.attrelid::regclass AS home, a.attname::text AS name,
+          substring(pg_get_expr(d.adbin, d.adrelid) FROM '#>> ''\{([^}]*)\}''') AS path
+        FROM pg_attribute a
+        JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+        WHERE a.attrelid IN ('forum.objects'::regclass, 'forum.private_objects'::regclass)
+          AND a.attname LIKE 'key\_%' AND NOT a.attisdropped
+      LOOP
+        CONTINUE WHEN c.path IS NULL;
+        wanted := 'key_' || replace(c.path, ',', '.');
+        IF octet_length(wanted) > 63 THEN
+          wanted := left(wanted, 46) || '_'
+            || left(encode(sha256(convert_to(wanted, 'UTF8')), 'hex'), 16);
+        END IF;
+        IF wanted <> c.name AND NOT EXISTS (
+          SELECT 1 FROM pg_attribute
+          WHERE attrelid = c.home AND attname = wanted AND NOT attisdropped)
+        THEN
+          EXECUTE format('ALTER TABLE %s RENAME COLUMN %I TO %I', c.home, c.name, wanted);
+        END IF;
+      END LOOP;
+    END $$;
+    """#
 
   /// Issue 29, step 26: the caller's identity in one statement (`forum.session_principals`,
   /// in `functionsSQL`) and `forum.now_ms` inlined, so that a read of `forum serve` no longer
@@ -914,11 +950,21 @@ enum PostgresSchema {
   /// built-in columns. Row-level security lets only leakproof operators into an index condition,
   /// and no jsonb operator is leakproof, so `data->'number' = $1` could never use an index for a
   /// member; `key_number = $1` (text equality is leakproof) can.
+  /// Named by the field as it stands (case and dots kept: `note` and `Note` are two fields).
   static func keyColumn(for field: String) -> String? {
     switch field {
     case "objectId", "createDate", "updateDate": return nil
-    default: return "key_" + field.replacing(".", with: "_").lowercased()
+    default: return identifier("key_" + field)
     }
+  }
+
+  /// `name` as PostgreSQL keeps it whole (63 bytes); a longer one is cut to its start and a hash
+  /// of the whole, so that two names cut alike stay two (PostgreSQL would cut both silently).
+  /// The names are ASCII (`Validation.isName`). `keyColumnNamesStep` writes the same in SQL.
+  static func identifier(_ name: String) -> String {
+    guard name.utf8.count > 63 else { return name }
+    let digest = SHA256.hex(SHA256.hash(name)).prefix(16)
+    return String(name.prefix(46)) + "_" + digest
   }
 
   /// For each field a key column (made once, kept by the table), then two partial indexes per
@@ -943,8 +989,6 @@ enum PostgresSchema {
           """)
       }
     }
-    let base = "objects_\(spec.className)_\(spec.fields.joined(separator: "_"))"
-      .replacing(".", with: "_").lowercased()
     func key(_ field: String) -> String {
       if presence.contains(field) {
         return orderExpression(for: field, presence: presence).replacing("o.", with: "")
@@ -959,17 +1003,43 @@ enum PostgresSchema {
         orderExpression(for: spec.fields.last!, presence: presence).replacing("o.", with: "")
       ]
     let home = table.dropFirst("forum.".count)
-    for (suffix, columns) in [
-      ("_by", ordered), ("_eq", spec.fields.map(key)),
+    // The class and fields as they stand, parenthesized: `Note`'s (`tag`, `x`) and `Note_tag`'s
+    // (`x`) are two names, and so are `note`'s and `Note`'s. Indexes made before were named in
+    // lower case with `_` for each separator (`legacy`), so that two specs could meet in one
+    // name and the second was never made: one found holding this spec's columns is renamed.
+    let legacyBase = "objects_\(spec.className)_\(spec.fields.joined(separator: "_"))"
+      .replacing(".", with: "_").lowercased()
+    let base = "objects_\(spec.className)(\(spec.fields.joined(separator: ",")))"
+    func marker(_ field: String) -> [String] {
+      presence.contains(field) ? expressionMarker(field) : keyMarker(field)
+    }
+    for (suffix, columns, markers) in [
+      ("_by", ordered, spec.fields.dropLast().map(marker) + [expressionMarker(spec.fields.last!)]),
+      ("_eq", spec.fields.map(key), spec.fields.map(marker)),
     ] {
-      let name = (base + suffix).prefix(63)
+      let name = identifier(base + suffix)
+      let legacy = (legacyBase + suffix).prefix(63)
       // A board made before the split had the index on forum.objects.
       statements.append(
         """
         DO $$ BEGIN
           IF EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'forum'
-                     AND indexname = '\(name)' AND tablename <> '\(home)') THEN
-            DROP INDEX forum."\(name)";
+                     AND indexname = '\(legacy)' AND tablename <> '\(home)') THEN
+            DROP INDEX forum."\(legacy)";
+          END IF;
+        END $$
+        """)
+      // The class, and each field in one of the ways it may show.
+      let test = ([["(class = '\(spec.className)'::text)"]] + markers).map { ways in
+        "(" + ways.map { "strpos(def, \(SQL.quotedLiteral($0))) > 0" }.joined(separator: " OR ")
+          + ")"
+      }
+      statements.append(
+        """
+        DO $$ DECLARE def text := pg_get_indexdef(to_regclass('forum."\(legacy)"')); BEGIN
+          IF def IS NOT NULL AND to_regclass('forum."\(name)"') IS NULL
+            AND \(test.joined(separator: " AND ")) THEN
+            ALTER INDEX forum."\(legacy)" RENAME TO "\(name)";
           END IF;
         END $$
         """)
@@ -980,6 +1050,30 @@ enum PostgresSchema {
         """)
     }
     return statements
+  }
+
+  /// How `pg_get_indexdef` shows a field's key column in an index's columns (quoted unless
+  /// plain lower case), with what follows it: any one of the texts marks it.
+  private static func keyMarker(_ field: String) -> [String] {
+    guard let column = keyColumn(for: field) else { return expressionMarker(field) }
+    let plain = column.utf8.allSatisfy {
+      (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "_")
+    }
+    let shown = plain ? column : "\"\(column)\""
+    return [shown + ",", shown + ")"]
+  }
+
+  /// How `pg_get_indexdef` shows the field's value in an index (`orderExpression`).
+  private static func expressionMarker(_ field: String) -> [String] {
+    switch field {
+    case "objectId": return ["object_id"]
+    case "createDate": return ["create_date"]
+    case "updateDate": return ["update_date"]
+    default:
+      let parts = field.split(separator: ".")
+      return parts.count == 1
+        ? ["'\(field)'::text"] : ["'{\(parts.joined(separator: ","))}'::text[]"]
+    }
   }
 
   /// Functions every table and trigger uses. `SECURITY DEFINER` only where a member needs the

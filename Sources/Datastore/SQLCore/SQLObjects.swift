@@ -174,12 +174,16 @@ extension StoredObject {
 /// Parsed ACL columns by their stored text, with their JSON: a board has few distinct ACLs (one
 /// per author), so a listing parses and writes each once instead of once a row.
 struct ACLCache {
-  private var parsed: [String: (acl: ACL, json: [UInt8])] = [:]
+  /// The two columns' texts, apart (joined, `a|b` + `c` and `a` + `b|c` met).
+  private struct Columns: Hashable {
+    let readers, writers: String?
+  }
+  private var parsed: [Columns: (acl: ACL, json: [UInt8])] = [:]
 
   mutating func acl(
     readers: String?, writers: String?, _ parse: (String?) -> Set<String>
   ) -> (acl: ACL, json: [UInt8]) {
-    let key = (readers ?? "") + "|" + (writers ?? "")
+    let key = Columns(readers: readers, writers: writers)
     if let known = parsed[key] { return known }
     if parsed.count >= 4096 { parsed.removeAll(keepingCapacity: true) }
     let acl = ACL(readers: parse(readers), writers: parse(writers))

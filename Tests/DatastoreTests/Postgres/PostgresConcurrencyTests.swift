@@ -158,7 +158,7 @@ struct PostgresQueryPlanTests {
     let lines = text.split(separator: "\n")
     let branch = lines.firstIndex { $0.contains("Subquery Scan on \"*SELECT* 1\"") }
     let walk = lines.firstIndex {
-      $0.contains("Index Scan Backward using objects_thread_lastactivity_by")
+      $0.contains(#"Index Scan Backward using "objects_Thread(lastActivity)_by""#)
     }
     #expect(branch != nil && walk != nil && branch! < walk!, "\(text)")
     if let branch, let walk, branch < walk {
