@@ -12,7 +12,11 @@
 /// key outside ASCII, text that is not JSON) is refused (nil), and the caller builds the value:
 /// a row someone wrote by hand reads as it always did, only slower.
 struct CanonicalJSON {
-  let bytes: UnsafeBufferPointer<UInt8>
+  var bytes: UnsafeBufferPointer<UInt8>
+  /// The members of the objects being read, innermost last (one array for all of them).
+  private var spans: [(key: Range<Int>, written: Range<Int>)] = []
+
+  init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
   static let maximumDepth = 32
 
@@ -68,7 +72,7 @@ struct CanonicalJSON {
 
   /// The value at `index` (after any space), written to `out`; the index after it,
   /// or nil when it is not taken.
-  func value(at index: Int, depth: Int, to out: inout [UInt8]) -> Int? {
+  mutating func value(at index: Int, depth: Int, to out: inout [UInt8]) -> Int? {
     let index = skipSpace(index)
     switch at(index) {
     case UInt8(ascii: "{"): return object(at: index, depth: depth + 1, to: &out)
@@ -195,7 +199,7 @@ struct CanonicalJSON {
     }
   }
 
-  private func array(at index: Int, depth: Int, to out: inout [UInt8]) -> Int? {
+  private mutating func array(at index: Int, depth: Int, to out: inout [UInt8]) -> Int? {
     guard depth <= CanonicalJSON.maximumDepth else { return nil }
     out.append(UInt8(ascii: "["))
     var next = skipSpace(index + 1)
@@ -220,7 +224,7 @@ struct CanonicalJSON {
 
   /// An object, its members written as they stand, then put in key order when they were not
   /// (the board writes them in order; PostgreSQL's `jsonb` shortest key first).
-  private func object(at index: Int, depth: Int, to out: inout [UInt8]) -> Int? {
+  private mutating func object(at index: Int, depth: Int, to out: inout [UInt8]) -> Int? {
     guard depth <= CanonicalJSON.maximumDepth else { return nil }
     let mark = out.count
     out.append(UInt8(ascii: "{"))
@@ -232,26 +236,29 @@ struct CanonicalJSON {
     // Each member is read once, written as it comes; where each one's `"key":value` landed is
     // kept, and if the keys were out of order those spans are put in order at the end. (Reading
     // an out-of-order object again nested the cost: 2^depth.)
-    var members: [(key: Range<Int>, written: Range<Int>)] = []
+    let first = spans.count
+    defer { spans.removeSubrange(first...) }
     var ordered = true
     while true {
       guard let key = key(at: next) else { return nil }
-      if let last = members.last, !precedes(last.key, key) { ordered = false }
+      if spans.count > first, !precedes(spans[spans.count - 1].key, key) { ordered = false }
       next = skipSpace(key.upperBound + 1)
       guard at(next) == UInt8(ascii: ":") else { return nil }
-      if !members.isEmpty { out.append(UInt8(ascii: ",")) }
+      if spans.count > first { out.append(UInt8(ascii: ",")) }
       let start = out.count
       appendKey(key, to: &out)
       guard let end = value(at: next + 1, depth: depth, to: &out) else { return nil }
-      members.append((key, start..<out.count))
+      spans.append((key, start..<out.count))
       next = skipSpace(end)
       switch at(next) {
       case UInt8(ascii: ","): next = skipSpace(next + 1)
       case UInt8(ascii: "}"):
         if !ordered {
-          members.sort { precedes($0.key, $1.key) }
-          for (first, second) in zip(members, members.dropFirst())
-          where !precedes(first.key, second.key) {
+          let bytes = self.bytes
+          spans[first...].sort { CanonicalJSON.precedes(bytes, $0.key, bytes, $1.key) }
+          let members = spans[first...]
+          for (one, other) in zip(members, members.dropFirst()) where !precedes(one.key, other.key)
+          {
             return nil  // a key twice: the reader keeps the last, the caller builds it
           }
           var sorted: [UInt8] = []
@@ -279,7 +286,7 @@ struct CanonicalJSON {
 
   /// The members of the object at `index` (its `{`) in the text's order, each value written
   /// to `written`; and the index after the object. `depth` is the object's own.
-  func members(at index: Int, depth: Int, into written: inout [UInt8])
+  mutating func members(at index: Int, depth: Int, into written: inout [UInt8])
     -> (members: [Member], end: Int)?
   {
     guard depth <= CanonicalJSON.maximumDepth, at(index) == UInt8(ascii: "{") else { return nil }

@@ -70,9 +70,10 @@ extension ObjectShape {
     var values: [UInt8] = []
     values.reserveCapacity(data.count + (counts?.count ?? 0))
     // The stored fields: `data`'s, then the counters over them (a key in both: the counter's).
+    var reader = CanonicalJSON(bytes: data)
     for isCounts in [false, true] {
       guard let text = isCounts ? counts : data else { continue }
-      let reader = CanonicalJSON(bytes: text)
+      reader.bytes = text
       guard let (found, end) = reader.members(at: reader.skipSpace(0), depth: 1, into: &values),
         reader.skipSpace(end) == text.count
       else { return false }
