@@ -409,24 +409,22 @@ struct NCMBServiceTests {
   func noIncludeShowsAUsersAuthData(engine: any EngineFixture) throws {
     let board = try ServedBoard(engine)
     let uuid = "3F2504E0-4F89-11D3-9A0C-0305E82C3302"
-    var (status, body) = try board.send(
+    let (status, body) = try board.send(
       board.request("POST", "users", body: #"{"authData":{"anonymous":{"id":"\#(uuid)"}}}"#))
     #expect(status == 201, "\(body)")
     let alice = try #require(body.objectValue?["objectId"]?.stringValue)
     let aliceToken = try #require(body.objectValue?["sessionToken"]?.stringValue)
     let (_, bobToken) = try board.signUp()
+    func created(_ className: String, _ token: String, _ fields: String) throws -> String {
+      let (status, body) = try board.send(
+        board.request("POST", "classes/" + className, session: token, body: fields))
+      #expect(status == 201, "\(body)")
+      return try #require(body.objectValue?["objectId"]?.stringValue)
+    }
     let user = #"{"__type":"Pointer","className":"user","objectId":"\#(alice)"}"#
-    (status, body) = try board.send(
-      board.request(
-        "POST", "classes/Thread", session: aliceToken, body: #"{"title":"t","user":\#(user)}"#))
-    #expect(status == 201, "\(body)")
-    let threadId = try #require(body.objectValue?["objectId"]?.stringValue)
+    let threadId = try created("Thread", aliceToken, #"{"title":"t","user":\#(user)}"#)
     let thread = #"{"__type":"Pointer","className":"Thread","objectId":"\#(threadId)"}"#
-    (status, body) = try board.send(
-      board.request(
-        "POST", "classes/Comment", session: bobToken, body: #"{"text":"c","thread":\#(thread)}"#))
-    #expect(status == 201, "\(body)")
-    let commentId = try #require(body.objectValue?["objectId"]?.stringValue)
+    let commentId = try created("Comment", bobToken, #"{"text":"c","thread":\#(thread)}"#)
 
     for (path, query) in [
       ("classes/Comment", "include=thread.user"), ("classes/Comment", "include=thread,thread.user"),
