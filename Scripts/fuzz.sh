@@ -40,8 +40,9 @@ build() {
         -o "$binary" ;;
     json)
       swiftc -sanitize=fuzzer,address -parse-as-library -g -module-name FuzzJSON \
-        Sources/Datastore/JSONValue.swift Sources/Datastore/DatastoreError.swift \
-        Sources/Datastore/PlainText.swift Sources/Refusals/*.swift \
+        Sources/Datastore/JSONValue.swift Sources/Datastore/CanonicalJSON.swift \
+        Sources/Datastore/DatastoreError.swift Sources/Datastore/PlainText.swift \
+        Sources/Refusals/*.swift \
         Fuzz/Swift/json.swift -o "$binary" ;;
     tokenizer)
       # The tokenizer the prompt, scripts and argv share (the grammar above it needs the

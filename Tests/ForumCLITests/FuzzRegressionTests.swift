@@ -74,12 +74,23 @@ struct FuzzRegressionTests {
     }
   }
 
-  @Test("JSON reader: what parses prints and parses back equal")
+  @Test("JSON reader: what parses prints and parses back equal; the canonical writer agrees")
   func json() throws {
     for url in FuzzRegressionTests.inputs("json") {
-      let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
-      guard let value = try? JSONValue.parse(text) else { continue }
-      #expect(try JSONValue.parse(value.jsonText()) == value, "\(url.lastPathComponent)")
+      var text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+      let value = try? JSONValue.parse(text)
+      if let value {
+        #expect(try JSONValue.parse(value.jsonText()) == value, "\(url.lastPathComponent)")
+      }
+      let written = text.withUTF8 { bytes -> [UInt8]? in
+        var reader = CanonicalJSON(bytes: bytes)
+        var out: [UInt8] = []
+        guard let end = reader.value(at: 0, depth: 0, to: &out),
+          reader.skipSpace(end) == bytes.count
+        else { return nil }
+        return out
+      }
+      if let written { #expect(written == value?.jsonBytes(), "\(url.lastPathComponent)") }
     }
   }
 
