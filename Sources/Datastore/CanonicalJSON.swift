@@ -105,10 +105,9 @@ struct CanonicalJSON {
     let first = end
     while (0x30...0x39).contains(at(end)) { end += 1 }
     let digits = end - first
-    guard digits > 0, digits <= 18, digits == 1 || at(first) != UInt8(ascii: "0") else {
-      return nil
-    }
-    if first > index && digits == 1 && at(first) == UInt8(ascii: "0") { return nil }
+    guard digits > 0, digits <= 18 else { return nil }
+    // A leading zero is no JSON; `-0` is read as 0 and written so.
+    if at(first) == UInt8(ascii: "0") && (digits > 1 || first > index) { return nil }
     switch at(end) {
     case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
     default: return end

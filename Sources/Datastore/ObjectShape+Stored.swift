@@ -99,17 +99,16 @@ extension ObjectShape {
         members.append(Written(key: key, value: .stored(member.written)))
       }
     }
-    func system(_ key: StaticString, _ name: String, _ value: @autoclosure () -> Written.Value) {
-      guard declared?.hiddenFields.contains(name) != true else { return }
-      members.append(
-        Written(
-          key: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount),
-          value: value()))
+    func system(_ name: StaticString, _ value: @autoclosure () -> Written.Value) {
+      let key = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+      let hidden = declared?.hiddenFields ?? []
+      guard !hidden.contains(where: { ObjectShape.equal($0, key) }) else { return }
+      members.append(Written(key: key, value: value()))
     }
-    system("acl", "acl", .acl)
-    system("createDate", "createDate", .text(BackendDate.string(milliseconds: row.createDate)))
-    system("objectId", "objectId", .text(row.objectId))
-    system("updateDate", "updateDate", .text(BackendDate.string(milliseconds: row.updateDate)))
+    system("acl", .acl)
+    system("createDate", .text(BackendDate.string(milliseconds: row.createDate)))
+    system("objectId", .text(row.objectId))
+    system("updateDate", .text(BackendDate.string(milliseconds: row.updateDate)))
     members.sort { CanonicalJSON.precedes($0.key, $1.key) }
     for (first, second) in zip(members, members.dropFirst())
     where !CanonicalJSON.precedes(first.key, second.key) {

@@ -76,7 +76,8 @@ struct ObjectsController: NCMBController {
       results = Array(JSONValue.array(objects.map(\.wire)).jsonBytes().dropFirst().dropLast())
       found = objects.map(\.objectId)
     } else {
-      results.reserveCapacity(search.query.limit * 512)
+      // Room for a usual page; a `limit=1000` that finds little reserves no half-megabyte.
+      results.reserveCapacity(min(search.query.limit, 100) * 512)
       found = try client.find(search.query, writing: policy.shape, to: &results)
     }
     let count = search.withCount ? try call.client.count(search.query) : nil
