@@ -11,6 +11,14 @@ extension ObjectShape {
   /// a relation (its members are left out): the caller builds the object and writes that.
   /// `acl` is the row's ACL as `write(_:ACL)` writes it.
   func write(stored row: StoredObject, acl: [UInt8], to out: inout [UInt8]) -> Bool {
+    write(stored: row, declared: classes[row.className], acl: acl, to: &out)
+  }
+
+  /// The same with the row's class's declaration looked up already (`classes[row.className]`:
+  /// a page's rows are mostly of one class).
+  func write(
+    stored row: StoredObject, declared: ClassShape?, acl: [UInt8], to out: inout [UInt8]
+  ) -> Bool {
     var data = row.data
     var counts = row.counts ?? ""
     return data.withUTF8 { data in
@@ -21,7 +29,10 @@ extension ObjectShape {
           return false
         }
         let mark = out.count
-        guard write(row, acl: acl, data: data, counts: row.counts == nil ? nil : counts, to: &out)
+        guard
+          write(
+            row, declared: declared, acl: acl, data: data,
+            counts: row.counts == nil ? nil : counts, to: &out)
         else {
           out.removeSubrange(mark...)
           return false
@@ -50,8 +61,11 @@ extension ObjectShape {
   private struct Written {
     enum Value {
       case stored(Range<Int>)
+      /// A date field: `{"__type":"Date","iso":…}`.
       case date(Int64)
-      case text(String)
+      /// `createDate` or `updateDate`: the ISO text alone.
+      case isoText(Int64)
+      case objectId
       case acl
     }
     let key: UnsafeBufferPointer<UInt8>
@@ -59,10 +73,9 @@ extension ObjectShape {
   }
 
   private func write(
-    _ row: StoredObject, acl: [UInt8], data: UnsafeBufferPointer<UInt8>,
+    _ row: StoredObject, declared: ClassShape?, acl: [UInt8], data: UnsafeBufferPointer<UInt8>,
     counts: UnsafeBufferPointer<UInt8>?, to out: inout [UInt8]
   ) -> Bool {
-    let declared = classes[row.className]
     let dropsAuthData = hidesFromApps && row.className == User.className
     var members: [Written] = []
     members.reserveCapacity(16)
@@ -99,16 +112,16 @@ extension ObjectShape {
         members.append(Written(key: key, value: .stored(member.written)))
       }
     }
-    func system(_ name: StaticString, _ value: @autoclosure () -> Written.Value) {
+    func system(_ name: StaticString, _ value: Written.Value) {
       let key = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
       let hidden = declared?.hiddenFields ?? []
       guard !hidden.contains(where: { ObjectShape.equal($0, key) }) else { return }
-      members.append(Written(key: key, value: value()))
+      members.append(Written(key: key, value: value))
     }
     system("acl", .acl)
-    system("createDate", .text(BackendDate.string(milliseconds: row.createDate)))
-    system("objectId", .text(row.objectId))
-    system("updateDate", .text(BackendDate.string(milliseconds: row.updateDate)))
+    system("createDate", .isoText(row.createDate))
+    system("objectId", .objectId)
+    system("updateDate", .isoText(row.updateDate))
     members.sort { CanonicalJSON.precedes($0.key, $1.key) }
     for (first, second) in zip(members, members.dropFirst())
     where !CanonicalJSON.precedes(first.key, second.key) {
@@ -124,9 +137,13 @@ extension ObjectShape {
       case .stored(let written): out.append(contentsOf: values[written])
       case .date(let milliseconds):
         out.append(contentsOf: #"{"__type":"Date","iso":""#.utf8)
-        out.append(contentsOf: BackendDate.string(milliseconds: milliseconds).utf8)
+        BackendDate.write(milliseconds: milliseconds, to: &out)
         out.append(contentsOf: #""}"#.utf8)
-      case .text(let text): JSONValue.writeString(text, to: &out)
+      case .isoText(let milliseconds):
+        out.append(UInt8(ascii: "\""))
+        BackendDate.write(milliseconds: milliseconds, to: &out)
+        out.append(UInt8(ascii: "\""))
+      case .objectId: JSONValue.writeString(row.objectId, to: &out)
       case .acl: out.append(contentsOf: acl)
       }
     }

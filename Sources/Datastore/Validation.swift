@@ -95,6 +95,30 @@ public enum BackendDate {
     guard milliseconds >= 0, milliseconds < 253_402_300_800_000 else {
       return gmtimeString(milliseconds: milliseconds)
     }
+    return String(unsafeUninitializedCapacity: 24) { buffer in
+      writeFourDigitYear(milliseconds, into: buffer.baseAddress!)
+      return 24
+    }
+  }
+
+  /// `string(milliseconds:)`'s bytes appended to `out`, with no string made in between (a
+  /// server writes two or more of them for every object it lists).
+  public static func write(milliseconds: Int64, to out: inout [UInt8]) {
+    guard milliseconds >= 0, milliseconds < 253_402_300_800_000 else {
+      out.append(contentsOf: gmtimeString(milliseconds: milliseconds).utf8)
+      return
+    }
+    let start = out.count
+    out.append(contentsOf: repeatElement(0, count: 24))
+    out.withUnsafeMutableBufferPointer {
+      writeFourDigitYear(milliseconds, into: $0.baseAddress! + start)
+    }
+  }
+
+  /// The 24 bytes of a date in the years 1970–9999 at `buffer`.
+  private static func writeFourDigitYear(
+    _ milliseconds: Int64, into buffer: UnsafeMutablePointer<UInt8>
+  ) {
     let seconds = milliseconds / 1000
     let (days, second) = (seconds / 86_400, Int(seconds % 86_400))
     // Days since 0000-03-01, in eras of 400 years (146,097 days).
@@ -107,24 +131,27 @@ public enum BackendDate {
     let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
     let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
     let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    let fields = [
-      (year, 4, 0), (month, 2, 5), (day, 2, 8), (second / 3600, 2, 11),
-      (second / 60 % 60, 2, 14), (second % 60, 2, 17), (Int(milliseconds % 1000), 3, 20),
-    ]
-    return String(unsafeUninitializedCapacity: 24) { buffer in
-      let separators: [(Int, UInt8)] = [
-        (4, 0x2D), (7, 0x2D), (10, 0x54), (13, 0x3A), (16, 0x3A), (19, 0x2E), (23, 0x5A),
-      ]  // - - T : : . Z
-      for (offset, separator) in separators { buffer[offset] = separator }
-      for (value, width, offset) in fields {
-        var value = value
-        for place in stride(from: offset + width - 1, through: offset, by: -1) {
-          buffer[place] = UInt8(0x30 + value % 10)
-          value /= 10
-        }
+    func digits(_ value: Int, _ width: Int, at offset: Int) {
+      var value = value
+      for place in stride(from: offset + width - 1, through: offset, by: -1) {
+        buffer[place] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
+        value /= 10
       }
-      return 24
     }
+    digits(year, 4, at: 0)
+    buffer[4] = UInt8(ascii: "-")
+    digits(month, 2, at: 5)
+    buffer[7] = UInt8(ascii: "-")
+    digits(day, 2, at: 8)
+    buffer[10] = UInt8(ascii: "T")
+    digits(second / 3600, 2, at: 11)
+    buffer[13] = UInt8(ascii: ":")
+    digits(second / 60 % 60, 2, at: 14)
+    buffer[16] = UInt8(ascii: ":")
+    digits(second % 60, 2, at: 17)
+    buffer[19] = UInt8(ascii: ".")
+    digits(Int(milliseconds % 1000), 3, at: 20)
+    buffer[23] = UInt8(ascii: "Z")
   }
 
   static func gmtimeString(milliseconds: Int64) -> String {

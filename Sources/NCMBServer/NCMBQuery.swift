@@ -31,14 +31,39 @@ enum NCMBQuery {
 
   /// Whether the raw query string names `name` (as `parameters` would read it), decoding only
   /// the names: a cached request's check stays off its `where`.
+  /// Every cacheable GET asks it, kept or not: it walks the bytes and makes no array.
   static func names(_ name: String, in rawQuery: String) -> Bool {
-    rawQuery.utf8.split(separator: UInt8(ascii: "&")).contains { pair in
-      let given = pair.prefix { $0 != UInt8(ascii: "=") }
-      guard given.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
-        return Substring(given) == name
+    var rawQuery = rawQuery
+    var name = name
+    return rawQuery.withUTF8 { bytes in
+      name.withUTF8 { wanted in
+        var start = 0
+        while start <= bytes.count {
+          var end = start
+          while end < bytes.count && bytes[end] != UInt8(ascii: "&") { end += 1 }
+          var equals = start
+          while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+          let given = UnsafeBufferPointer(rebasing: bytes[start..<equals])
+          if end > start, names(wanted, given) { return true }
+          start = end + 1
+        }
+        return false
       }
-      return (try? decode(Substring(given), field: "query")) == name
     }
+  }
+
+  /// Whether a parameter's name as sent is `wanted`: byte for byte when it is plain ASCII,
+  /// else decoded and compared as text (canonically equal names are one parameter).
+  private static func names(
+    _ wanted: UnsafeBufferPointer<UInt8>, _ given: UnsafeBufferPointer<UInt8>
+  )
+    -> Bool
+  {
+    let plain = !given.contains {
+      $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 >= 0x80
+    }
+    if plain && !wanted.contains(where: { $0 >= 0x80 }) { return given.elementsEqual(wanted) }
+    return (try? decode(given, field: "query")) == String(decoding: wanted, as: UTF8.self)
   }
 
   /// `%XX` and `+` decoded; invalid UTF-8 or a NUL is `E400002`.

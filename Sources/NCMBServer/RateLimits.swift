@@ -105,9 +105,10 @@ final class RateLimits: Sendable {
   /// nil when `request` may go on, else its E429001 answer. Only what it counts is taken: a
   /// GET that is not a login is never limited here.
   func refusal(_ request: HTTPRequest, prefix: String) -> NCMBError? {
-    var path = Substring(request.path)
-    guard path.hasPrefix(prefix) else { return nil }
-    path = path.dropFirst(prefix.count)
+    // The prefix by its bytes: `hasPrefix` on text compared Characters, a tenth of a cached
+    // read's own time.
+    guard request.path.utf8.starts(with: prefix.utf8) else { return nil }
+    var path = Substring(request.path.utf8.dropFirst(prefix.utf8.count))
     if path.hasSuffix("/") { path = path.dropLast() }
     let address = request.clientAddress
     if request.method == "GET", path != "login", let refusal = readRefusal(before: request) {

@@ -141,8 +141,8 @@ final class ReadCache {
     }
     let className: String
     let kind: Kind
-    /// Every object id the answer's bytes name (its rows' and their pointers').
-    let ids: [String]
+    /// Every object id the answer's bytes name (its rows' and their pointers'), each once.
+    let ids: [ObjectIdKey]
     /// The query's `where` or `order` names a field the rules' bookkeeping writes (a parent's
     /// counters and last activity), which a child's write changes with no update date.
     let readsBookkeeping: Bool
@@ -152,12 +152,11 @@ final class ReadCache {
 
     /// The dependence of a GET on `route` (`classes/C[/ID]`) answered with `body`.
     static func of(
-      _ route: NCMBRoute, _ request: HTTPRequest, body: [UInt8], rules: EngineRules
+      _ route: NCMBRoute, _ parameters: [String: String], body: [UInt8], rules: EngineRules
     ) -> Dependence {
       guard route.resource == .classes, let className = route.names.first else {
         return .everything
       }
-      let parameters = (try? NCMBQuery.parameters(request.rawQuery)) ?? [:]
       // An include reads the objects pointed at; `$inQuery`, `$select`, `$relatedTo` other
       // classes and rows.
       if parameters["include"] != nil { return .everything }
@@ -218,13 +217,15 @@ final class ReadCache {
       }
     }
 
-    /// The values of every `"objectId":"…"` in compact JSON (`JSONValue.jsonBytes`), each once
-    /// or more (the indexes take repeats). Found by the marker's capital `I`, rare in the rest
-    /// of an answer, with libc's `memchr`, which steps over many bytes at a time.
-    static func objectIds(in body: [UInt8]) -> [String] {
+    /// The values of every `"objectId":"…"` in compact JSON (`JSONValue.jsonBytes`), once or
+    /// more (the indexes take repeats; one among the last few found is left out: a page of
+    /// comments names its thread twenty times, each beside its author). Found by the marker's capital `I`,
+    /// rare in the rest of an answer, with libc's `memchr`, which steps over many bytes at a
+    /// time.
+    static func objectIds(in body: [UInt8]) -> [ObjectIdKey] {
       let marker = Array(#""objectId":""#.utf8)
       let capital = 7  // where the marker's `I` is
-      var ids: [String] = []
+      var ids: [ObjectIdKey] = []
       body.withUnsafeBufferPointer { bytes in
         guard let base = bytes.baseAddress else { return }
         let count = bytes.count
@@ -245,8 +246,8 @@ final class ReadCache {
           }
           var close = start
           while close < count, bytes[close] != UInt8(ascii: "\"") { close += 1 }
-          ids.append(
-            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<close]), as: UTF8.self))
+          let id = ObjectIdKey(UnsafeBufferPointer(rebasing: bytes[start..<close]))
+          if !ids.suffix(4).contains(id) { ids.append(id) }
           index = close + capital
         }
       }
@@ -355,7 +356,7 @@ extension KeptAnswers {
     /// since: emptying it then costs one answer more, never a stale one.
     var objectKeys: [String: [String]] = [:]
     var objectClassKeys: [String: [String]] = [:]
-    var idKeys: [String: [String]] = [:]
+    var idKeys: [ObjectIdKey: [String]] = [:]
     var unscopedKeys: [String: [String]] = [:]
     var scopeKeys: [String: [String]] = [:]
     var scopedClassKeys: [String: [String]] = [:]
@@ -490,7 +491,7 @@ extension KeptAnswers {
         let parentClass = childRule.parentClass
         if let parent = object.parentId {
           forget(objectKeys.removeValue(forKey: parentClass + "/" + parent))
-          forget(idKeys.removeValue(forKey: parent))
+          forget(idKeys.removeValue(forKey: ObjectIdKey(parent)))
           forget(bookkeepingKeys.removeValue(forKey: parentClass))
         } else {
           forget(objectClassKeys.removeValue(forKey: parentClass))
@@ -502,7 +503,7 @@ extension KeptAnswers {
         for child in rules.children where child.parentClass == className {
           forget(scopeKeys.removeValue(forKey: child.childClass + "/" + object.objectId))
           forget(unscopedKeys.removeValue(forKey: child.childClass))
-          forget(idKeys.removeValue(forKey: object.objectId))
+          forget(idKeys.removeValue(forKey: ObjectIdKey(object.objectId)))
         }
       }
     }

@@ -27,6 +27,30 @@ struct JSONShapeTests {
     #expect(JSONShapeTests.milliseconds(text) == milliseconds)
   }
 
+  /// The day arithmetic and the bytes appended in place (`write(milliseconds:to:)`, what a
+  /// server lists with) agree with libc's `gmtime` over the whole range it takes, leap days and
+  /// century years included, and past it (the years `gmtime` writes itself).
+  @Test func backendDateWrittenInPlaceAgreesWithGmtime() {
+    var samples: [Int64] = [
+      0, 1, 999, 86_399_999, 951_782_400_000, 4_107_542_400_000, 253_402_300_799_999,
+      253_402_300_800_000, -1, -86_400_001, 13_569_465_600_000,
+    ]
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<20_000 {
+      samples.append(Int64.random(in: 0..<253_402_300_800_000, using: &generator))
+    }
+    for day in stride(from: Int64(0), to: 2_932_897, by: 97) {
+      samples.append(day * 86_400_000 + 43_210_987)
+    }
+    for milliseconds in samples {
+      var out: [UInt8] = Array("x".utf8)
+      BackendDate.write(milliseconds: milliseconds, to: &out)
+      let expected = BackendDate.gmtimeString(milliseconds: milliseconds)
+      #expect(String(decoding: out.dropFirst(), as: UTF8.self) == expected, "\(milliseconds)")
+      #expect(BackendDate.string(milliseconds: milliseconds) == expected, "\(milliseconds)")
+    }
+  }
+
   @Test(arguments: EngineFixtures.all)
   func dataObjectRoundTrip(_ engine: any EngineFixture) throws {
     let database = try engine.makeDatabase()

@@ -35,7 +35,7 @@ struct AnswerScanTests {
   }
 
   @Test func everyObjectIdOfAnAnswerIsFound() {
-    func ids(_ text: String) -> [String] {
+    func ids(_ text: String) -> [ObjectIdKey] {
       ReadCache.Dependence.objectIds(in: Array(text.utf8))
     }
     let object = JSONValue.object([
@@ -55,6 +55,42 @@ struct AnswerScanTests {
     #expect(ids(#"{"objectId":"abc"#) == ["abc"])
     #expect(ids(#""objectId":"a""objectId":"b""#) == ["a", "b"])
     #expect(ids(#"IIII"objectId":"a"}"#) == ["a"])
+  }
+
+  /// The read cache's ids are packed into words (`ObjectIdKey`): ids that differ in any byte,
+  /// or only in length, stay apart at every length, and an id found in an answer is the same
+  /// key as the one a write names by its text.
+  @Test func objectIdKeysTellEveryIdApart() {
+    var keys: Set<ObjectIdKey> = []
+    var texts: Set<String> = []
+    for length in 0...40 {
+      let base = String(repeating: "a", count: length)
+      for id in [
+        base, base + "\u{0}", length > 0 ? String(base.dropLast()) + "b" : "b", base + "é",
+      ] {
+        texts.insert(id)
+        keys.insert(ObjectIdKey(id))
+        let answer = Array(#"{"objectId":"\#(id)"}"#.utf8)
+        #expect(ReadCache.Dependence.objectIds(in: answer) == [ObjectIdKey(id)], "\(id)")
+      }
+    }
+    #expect(keys.count == texts.count)
+    // Repeats close together are kept once (a thread named by each of its comments); the
+    // indexes take repeats farther apart.
+    let page = (0..<20).map { #"{"objectId":"c\#($0)","thread":{"objectId":"T"}}"# }
+    let found = ReadCache.Dependence.objectIds(
+      in: Array(("[" + page.joined(separator: ",") + "]").utf8))
+    #expect(found.filter { $0 == "T" }.count < 20)
+    #expect(Set(found) == Set((0..<20).map { ObjectIdKey("c\($0)") } + ["T"]))
+  }
+
+  @Test func aQuerysParametersAreParsedOnceAndRefusedAlike() throws {
+    let good = QueryParameters("where=%7B%7D&limit=2")
+    #expect(try good.values() == ["where": "{}", "limit": "2"])
+    #expect(try good.values() == ["where": "{}", "limit": "2"])
+    let bad = QueryParameters("where=%7")
+    #expect(throws: NCMBError.self) { try bad.values() }
+    #expect(throws: NCMBError.self) { try bad.values() }
   }
 
   @Test func aPathIsSplitOnItsSlashesAndDecoded() throws {

@@ -113,10 +113,16 @@ extension SQLCoreEngine {
     _ rows: [StoredObject], reading: ObjectReading?, as shape: ObjectShape,
     to out: inout [UInt8]
   ) -> [String] {
+    var declared: (className: String, shape: ObjectShape.ClassShape?)?
     for (index, row) in rows.enumerated() {
       if index > 0 { out.append(UInt8(ascii: ",")) }
       let (acl, json) = writtenACL(readers: row.readers, writers: row.writers)
-      if reading?.keys != nil || !shape.write(stored: row, acl: json, to: &out) {
+      if declared?.className != row.className {
+        declared = (row.className, shape.classes[row.className])
+      }
+      if reading?.keys != nil
+        || !shape.write(stored: row, declared: declared?.shape, acl: json, to: &out)
+      {
         shape.write(row.object(acl: acl, reading: reading), to: &out)
       }
     }

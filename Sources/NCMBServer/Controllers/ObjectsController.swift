@@ -23,7 +23,7 @@ struct ObjectsController: NCMBController {
     case ("POST", nil):
       return try create(call, className)
     case ("GET", let id?):
-      let parameters = try NCMBQuery.parameters(call.request.rawQuery)
+      let parameters = try call.parameters.values()
       let include = parameters["include"].map { $0.split(separator: ",").map(String.init) } ?? []
       guard include.isEmpty else {
         guard let object = try client.get(className, objectIds: [id], include: include).first
@@ -49,7 +49,7 @@ struct ObjectsController: NCMBController {
 
   /// A find (`where`, `order`, `limit`, `skip`, `count`, `include`) over `className`.
   static func search(_ call: NCMBCall, _ className: String) throws -> HTTPResponse {
-    let parameters = try NCMBQuery.parameters(call.request.rawQuery)
+    let parameters = try call.parameters.values()
     let client = call.client
     let policy = call.policy
     let subqueries = NCMBQuery.Subqueries(

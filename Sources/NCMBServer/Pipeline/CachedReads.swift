@@ -14,7 +14,9 @@ enum CachedReads {
     let response = try respond()
     pooled.cache.keep(
       response, for: key,
-      dependsOn: .of(call.route, call.request, body: response.body, rules: pooled.store.rules))
+      dependsOn: .of(
+        call.route, (try? call.parameters.values()) ?? [:], body: response.body,
+        rules: pooled.store.rules))
     return response
   }
 
