@@ -26,6 +26,40 @@ struct SQLTests {
     #expect(!postgres.sql.contains("DROP"))
   }
 
+  /// A statement rendered into room counted beforehand (`rendered`) is the text and
+  /// placeholders appended one by one, for any mix of text (multi-byte too) and parameters,
+  /// past ten thousand parameters on PostgreSQL.
+  @Test func renderingIsThePiecesInOrder() {
+    var generator = SystemRandomNumberGenerator()
+    let texts = [
+      "", "a", "SELECT ", " = ", "'日本語' ", "é\u{301} 🧵 ", String(repeating: "x", count: 999),
+    ]
+    for size in [0, 1, 2, 9, 10, 11, 99, 100, 101, 12_000] {
+      var pieces: [SQL.Piece] = []
+      var sqlite = ""
+      var postgres = ""
+      var values: [SQLValue] = []
+      for index in 0..<size {
+        if Bool.random(using: &generator) {
+          let text = texts.randomElement(using: &generator)!
+          pieces.append(.text(text))
+          sqlite += text
+          postgres += text
+        } else {
+          values.append(.integer(Int64(index)))
+          pieces.append(.value(.integer(Int64(index))))
+          sqlite += "?"
+          postgres += "$\(values.count)"
+        }
+      }
+      let sql = SQL(pieces: pieces)
+      #expect(sql.rendered(.sqlite).sql == sqlite)
+      #expect(sql.rendered(.postgres).sql == postgres)
+      #expect(sql.rendered(.sqlite).values == values)
+      #expect(sql.rendered(.postgres).values == values)
+    }
+  }
+
   @Test func fragmentsKeepTheirValuesInOrder() {
     let term: SQL = "x = \(1)"
     let both: SQL = "\(sql: term) OR \(sql: term) OR y = \("two")"
