@@ -108,10 +108,11 @@ public enum BackendDate {
       out.append(contentsOf: gmtimeString(milliseconds: milliseconds).utf8)
       return
     }
-    let start = out.count
-    out.append(contentsOf: repeatElement(0, count: 24))
-    out.withUnsafeMutableBufferPointer {
-      writeFourDigitYear(milliseconds, into: $0.baseAddress! + start)
+    var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &text) { raw in
+      let bytes = raw.bindMemory(to: UInt8.self)
+      writeFourDigitYear(milliseconds, into: bytes.baseAddress!)
+      out.append(contentsOf: UnsafeBufferPointer(bytes))
     }
   }
 
