@@ -7,9 +7,23 @@ enum NCMBQuery {
   /// query's bytes: `&` and `=` are ASCII, and splitting by Character (grapheme breaking) cost
   /// a tenth of a served find.
   static func parameters(_ rawQuery: String) throws -> [String: String] {
+    var result: [String: String] = [:]
+    try pairs(of: rawQuery) { name, value in
+      let name = try decode(name, field: "query")
+      result[name] = try value.map { try decode($0, field: name) } ?? ""
+      return false
+    }
+    return result
+  }
+
+  /// Each non-empty `name=value` piece between `&`s of a raw query string, as its bytes (the
+  /// value nil without `=`), until `body` says it is done.
+  private static func pairs(
+    of rawQuery: String,
+    _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>?) throws -> Bool
+  ) rethrows {
     var rawQuery = rawQuery
-    return try rawQuery.withUTF8 { bytes in
-      var result: [String: String] = [:]
+    try rawQuery.withUTF8 { bytes in
       var start = 0
       while start < bytes.count {
         var end = start
@@ -17,38 +31,27 @@ enum NCMBQuery {
         if end > start {
           var equals = start
           while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
-          let name = try decode(
-            UnsafeBufferPointer(rebasing: bytes[start..<equals]), field: "query")
-          result[name] =
-            equals < end
-            ? try decode(UnsafeBufferPointer(rebasing: bytes[equals + 1..<end]), field: name) : ""
+          let name = UnsafeBufferPointer(rebasing: bytes[start..<equals])
+          let value = equals < end ? UnsafeBufferPointer(rebasing: bytes[equals + 1..<end]) : nil
+          if try body(name, value) { return }
         }
         start = end + 1
       }
-      return result
     }
   }
 
   /// Whether the raw query string names `name` (as `parameters` would read it), decoding only
-  /// the names: a cached request's check stays off its `where`.
-  /// Every cacheable GET asks it, kept or not: it walks the bytes and makes no array.
+  /// the names: a cached request's check stays off its `where` (every cacheable GET asks it,
+  /// kept or not).
   static func names(_ name: String, in rawQuery: String) -> Bool {
-    var rawQuery = rawQuery
     var name = name
-    return rawQuery.withUTF8 { bytes in
-      name.withUTF8 { wanted in
-        var start = 0
-        while start <= bytes.count {
-          var end = start
-          while end < bytes.count && bytes[end] != UInt8(ascii: "&") { end += 1 }
-          var equals = start
-          while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
-          let given = UnsafeBufferPointer(rebasing: bytes[start..<equals])
-          if end > start, names(wanted, given) { return true }
-          start = end + 1
-        }
-        return false
+    return name.withUTF8 { wanted in
+      var found = false
+      pairs(of: rawQuery) { given, _ in
+        found = names(wanted, given)
+        return found
       }
+      return found
     }
   }
 

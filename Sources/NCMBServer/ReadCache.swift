@@ -141,7 +141,7 @@ final class ReadCache {
     }
     let className: String
     let kind: Kind
-    /// Every object id the answer's bytes name (its rows' and their pointers'), each once.
+    /// Every object id the answer's bytes name (its rows' and their pointers'), once or more.
     let ids: [ObjectIdKey]
     /// The query's `where` or `order` names a field the rules' bookkeeping writes (a parent's
     /// counters and last activity), which a child's write changes with no update date.
@@ -218,10 +218,10 @@ final class ReadCache {
     }
 
     /// The values of every `"objectId":"…"` in compact JSON (`JSONValue.jsonBytes`), once or
-    /// more (the indexes take repeats; one among the last few found is left out: a page of
-    /// comments names its thread twenty times, each beside its author). Found by the marker's capital `I`,
-    /// rare in the rest of an answer, with libc's `memchr`, which steps over many bytes at a
-    /// time.
+    /// more (the indexes take repeats; one among the last four found is left out: a page of
+    /// comments names its thread twenty times, each beside its author). Found by the marker's
+    /// capital `I`, rare in the rest of an answer, with libc's `memchr`, which steps over many
+    /// bytes at a time.
     static func objectIds(in body: [UInt8]) -> [ObjectIdKey] {
       let marker = Array(#""objectId":""#.utf8)
       let capital = 7  // where the marker's `I` is
