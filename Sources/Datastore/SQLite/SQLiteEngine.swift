@@ -41,6 +41,8 @@ final class SQLiteEngine: DatastoreEngine {
   private(set) var textFields: [String: [String]] = [:]
 
   var aclCache = ACLCache()
+  /// The parents an import batch wrote and the counts it gave them (`importing`).
+  var importedCounts: [(objectId: String, counts: String)] = []
 
   /// `PRAGMA data_version` when the change feed was last read: another value means another
   /// connection committed since.
