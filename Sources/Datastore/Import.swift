@@ -115,6 +115,40 @@ extension Datastore {
     try engine.storedObjects(objectIds)
   }
 
+  /// The users on the board whose `userName`, in lower case, is one of `names` (also in lower
+  /// case: names are how people address each other, and two that differ only in case are one),
+  /// with their ids. Read a page at a time in the order of names, so a board of any size is read
+  /// once holding only the names asked for.
+  public func users(namedInAnyCase names: Set<String>) throws -> [String: String] {
+    var found: [String: String] = [:]
+    guard !names.isEmpty else { return found }
+    var last: String?
+    while true {
+      var page = Query(className: User.className, order: ["userName"], limit: 1000)
+      page.keys = ["userName"]
+      if let last { page.conditions = [.compare("userName", .greaterThan, .string(last))] }
+      // Everyone may read a user (`*`): nothing past an ACL is needed.
+      let users = try DatastoreClient(store: self, principals: .anonymous).find(page)
+      for user in users {
+        guard let name = user["userName"]?.stringValue else { continue }
+        if names.contains(name.lowercased()) { found[name.lowercased()] = user.objectId }
+      }
+      guard users.count == 1000, let next = users.last?["userName"]?.stringValue else {
+        return found
+      }
+      last = next
+    }
+  }
+
+  /// Whether the board has any user yet. On SQLite its first user is its owner (`mod add`): a
+  /// door that lets strangers in (`ssh`) makes no first user, or the first stranger would own
+  /// the board.
+  public func hasUsers() throws -> Bool {
+    try !DatastoreClient(store: self, principals: .anonymous).find(
+      Query(className: User.className, limit: 1)
+    ).isEmpty
+  }
+
   /// The engine's counter `name` (0 when it never counted).
   public func counter(_ name: String) throws -> Int64 {
     try engine.counter(name)

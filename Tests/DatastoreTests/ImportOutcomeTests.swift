@@ -1,6 +1,7 @@
-import Datastore
 import EngineTestSupport
 import Testing
+
+@testable import Datastore
 
 /// `forum import`'s outcomes, item by item, on both SQL engines (written once, `SQLImport`): an
 /// item already there exactly so is `unchanged`, one whose id, name or anonymous id is taken by
@@ -105,5 +106,49 @@ struct ImportOutcomeTests {
     let server = try Datastore.open(try database.serverLocation(), rules: Self.rules)
     let login = try server.loginAnonymously(secret: secret)
     #expect(login.user.objectId == user)
+  }
+}
+
+extension ImportOutcomeTests {
+  /// A later batch that brings a parent more children (a second import of a thread an earlier
+  /// one brought) counts it up as posting them would: count, last number and last activity
+  /// (only ever forward); a child posted after follows them. PostgreSQL's import ran no
+  /// trigger, so the thread kept its old counts and the next comment took an imported number.
+  @Test(arguments: EngineFixtures.all)
+  func childrenOfAParentAlreadyThereCountItUp(_ engine: any EngineFixture) throws {
+    let database = try engine.makeDatabase(rules: Self.rules, indexes: [])
+    let store = try Datastore.open(database.ownerLocation, rules: Self.rules)
+    let everyone = ACL(readers: ["*"], writers: ["*"])
+    let topic = ImportedObject(
+      className: "Topic", objectId: "T000000000000001", createDate: 1_000,
+      updateDate: 1_000, acl: everyone,
+      fields: ["noteCount": .int(1), "lastNumber": .int(1), "lastActivity": .int(5_000)])
+    func note(_ number: Int64, date: Int64) -> ImportItem {
+      .object(
+        ImportedObject(
+          className: "Note", objectId: "N00000000000000\(number)", createDate: date,
+          updateDate: date, acl: everyone,
+          fields: [
+            "topic": .pointer(className: "Topic", objectId: topic.objectId),
+            "number": .int(number),
+          ]), anonymousId: nil)
+    }
+    _ = try store.importItems([.object(topic, anonymousId: nil), note(1, date: 5_000)])
+    let before = try store.storedObjects([topic.objectId])[topic.objectId]
+    #expect(before?.fields["noteCount"] == .int(1))
+    // Two more, the newer first in the file, one older than the topic's last activity.
+    #expect(
+      try store.importItems([note(3, date: 9_000), note(2, date: 2_000)]) == [
+        .imported, .imported,
+      ])
+    let after = try store.storedObjects([topic.objectId])[topic.objectId]
+    #expect(after?.fields["noteCount"] == .int(3), "\(String(describing: after))")
+    #expect(after?.fields["lastNumber"] == .int(3))
+    #expect(after?.fields["lastActivity"] == .int(9_000))
+    #expect(after?.updateDate == 1_000, "counting up is not an edit")
+    let posted = try store.master.create(
+      "Note", fields: ["topic": .pointer(className: "Topic", objectId: topic.objectId)],
+      acl: everyone)
+    #expect(posted["number"]?.intValue == 4, "\(posted)")
   }
 }

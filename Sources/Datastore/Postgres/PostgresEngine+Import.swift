@@ -100,6 +100,25 @@ extension PostgresEngine: SQLImport {
     ).rowCount > 0
   }
 
+  /// No trigger counted the children (the batch runs as a row changing tables does): the parent,
+  /// in whichever table it is, gets its count, last number and last activity here, as the
+  /// owner's bookkeeping (its date and the feed stay, as a child's insert leaves them).
+  func countUp(_ parent: String, by rule: ChildRule, for children: ImportedChildren) throws {
+    func number(_ field: String) -> SQL { "coalesce((data->>\(literal: field))::bigint, 0)" }
+    for table: SQL in ["forum.objects", "forum.private_objects"] {
+      _ = try run(
+        sql: """
+          UPDATE \(sql: table) SET data = data || jsonb_build_object(
+            \(literal: rule.countField), \(sql: number(rule.countField)) + \(children.count)::bigint,
+            \(literal: rule.lastNumberField),
+              greatest(\(sql: number(rule.lastNumberField)), \(children.lastNumber)::bigint),
+            \(literal: rule.activityField),
+              greatest(\(sql: number(rule.activityField)), \(children.lastActivity)::bigint))
+          WHERE class = \(rule.parentClass) AND object_id = \(parent)
+          """)
+    }
+  }
+
   func counter(_ name: String) throws -> Int64 {
     try run("SELECT value::text FROM forum.counters WHERE name = $1", [.text(name)])
       .text(0, 0).flatMap { Int64($0) } ?? 0

@@ -103,10 +103,13 @@ struct PostgresRules: Equatable {
       -- A write by a client (or a moderator) moves the date, by a millisecond if the clock has
       -- not, so the feed records it; the rules' own bookkeeping (a parent's counters, children's
       -- readers), made from inside another trigger, does not, as on SQLite.
-      -- `forum.moderate` dates its tombstone and the row with one clock reading.
+      -- `forum.moderate` dates its tombstone and the row with one clock reading. Nor does
+      -- an import's (`forum.is_moving`: a parent counted up for the children it brought).
       IF pg_trigger_depth() = 1
          AND NOT (\(bookkeeping) AND NEW.update_date > OLD.update_date) THEN
-        NEW.update_date := greatest(forum.now_ms(), OLD.update_date + 1);
+        IF NOT forum.is_moving() THEN
+          NEW.update_date := greatest(forum.now_ms(), OLD.update_date + 1);
+        END IF;
       END IF;
       IF \(bookkeeping) THEN RETURN NEW; END IF;
     \(guardBody)
@@ -265,7 +268,8 @@ struct PostgresRules: Equatable {
     return """
       DROP TRIGGER IF EXISTS e_feed_insert ON forum.\(table);
       CREATE CONSTRAINT TRIGGER e_feed_insert AFTER INSERT ON forum.\(table)
-        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NOT forum.is_moving())
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+        WHEN (NOT forum.is_moving() OR pg_trigger_depth() = 0)
         EXECUTE FUNCTION forum.objects_feed();
       DROP TRIGGER IF EXISTS e_feed_move ON forum.\(table);
       CREATE CONSTRAINT TRIGGER e_feed_move AFTER INSERT ON forum.\(table)

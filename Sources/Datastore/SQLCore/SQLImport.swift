@@ -26,6 +26,18 @@ protocol SQLImport: SQLFinding, SQLFiles {
 
   /// Moves the counter up to `value`; false when it was there already.
   func raiseCounter(_ name: String, to value: Int64) throws -> Bool
+
+  /// Counts `parent` up for `children` the batch imported under it, as posting them would
+  /// have (SQLite's insert triggers count each child as it comes: nothing more to do).
+  func countUp(_ parent: String, by rule: ChildRule, for children: ImportedChildren) throws
+}
+
+/// The children a batch imported under one parent the batch did not import itself (a thread an
+/// earlier run brought): how many, and the highest number and date among them.
+struct ImportedChildren {
+  var count: Int64 = 0
+  var lastNumber: Int64 = 0
+  var lastActivity: Int64 = 0
 }
 
 extension SQLImport {
@@ -33,10 +45,28 @@ extension SQLImport {
     next: () throws -> ImportItem?, outcome: (ImportOutcome) throws -> Void
   ) throws {
     try importing {
+      // A parent the batch imports comes with its counts as given; one it does not is counted
+      // up for the children the batch brings it, at the end.
+      var parents = Set<String>()
+      var childrenOf: [String: (rule: ChildRule, children: ImportedChildren)] = [:]
       while let item = try next() {
         switch item {
         case .object(let object, let anonymousId):
-          try outcome(try importObject(object, anonymousId: anonymousId))
+          let result = try importObject(object, anonymousId: anonymousId)
+          if result == .imported {
+            if !rules.parentRules(of: object.className).isEmpty { parents.insert(object.objectId) }
+            if let rule = rules.childRule(of: object.className),
+              let parent = object.fields[rule.parentField]?.pointerId
+            {
+              var entry = childrenOf[parent] ?? (rule, ImportedChildren())
+              entry.children.count += 1
+              entry.children.lastNumber = max(
+                entry.children.lastNumber, object.fields[rule.numberField]?.intValue ?? 0)
+              entry.children.lastActivity = max(entry.children.lastActivity, object.createDate)
+              childrenOf[parent] = entry
+            }
+          }
+          try outcome(result)
         case .roleMember(let role, let userId):
           try outcome(try importRoleMember(role, userId) ? .imported : .unchanged)
         case .file(let file):
@@ -44,6 +74,9 @@ extension SQLImport {
         case .counter(let name, let value):
           try outcome(try raiseCounter(name, to: value) ? .imported : .unchanged)
         }
+      }
+      for (parent, entry) in childrenOf where !parents.contains(parent) {
+        try countUp(parent, by: entry.rule, for: entry.children)
       }
     }
   }

@@ -95,6 +95,9 @@ extension SQLiteEngine: SQLImport {
     ) { $0.int(0) } != nil
   }
 
+  /// Its insert triggers counted the parent up as each child came.
+  func countUp(_ parent: String, by rule: ChildRule, for children: ImportedChildren) {}
+
   func counter(_ name: String) throws -> Int64 {
     try connection.prepare("SELECT value FROM counters WHERE name = ?").firstRow([.text(name)]) {
       $0.int(0)

@@ -15,8 +15,9 @@ enum SQLiteRules {
   /// 7: revisions are numbered, and only the first and the latest are kept; 8: the engine's
   /// INSERT writes a new row whole (`newRow`), so no trigger rewrites it, and the indexes the
   /// rules make are partial to their class; 9: a locked parent refuses new children; 10: a
-  /// parent's counters live in their own column, `counts`, see `counterColumn`).
-  static let format = 10
+  /// parent's counters live in their own column, `counts`, see `counterColumn`; 11: a child
+  /// moves its parent's last activity only forward, an imported one too).
+  static let format = 11
 
   /// A parent's counters (`EngineRules.counterFields`) are kept in their own column, `counts`
   /// (a JSON object), not in `data`: every child's insert rewrites them, and a rewrite of `data`
@@ -279,7 +280,10 @@ enum SQLiteRules {
         )
       case .touchParentActivity(let child):
         parent = child
-        parentSets.append("\(path(child.activityField)), NEW.createDate")
+        // The later of the two: an imported child (older than the parent's last) leaves it.
+        parentSets.append(
+          "\(path(child.activityField)), max(coalesce(json_extract(counts, \(path(child.activityField))), 0), NEW.createDate)"
+        )
       // The new row's own fields and readers are `newRow`'s; the caller's checks the engine's.
       case .ownedByCaller, .pairOfCaller, .parentFileWritable, .startParentCounters,
         .inheritParentReaders:

@@ -106,7 +106,8 @@ enum ImportCommand: BoardlessCommand {
           messages.importLine(
             SafeText.sanitize(name), imported: counts[.imported] ?? 0,
             unchanged: counts[.unchanged] ?? 0, refused: counts[.conflict] ?? 0,
-            conflicts: (tally.conflicts[name] ?? []).map { SafeText.sanitize($0) }))
+            conflicts: (tally.conflicts[name] ?? []).map { SafeText.sanitize($0) },
+            hangingOnRefused: (tally.hangingOnRefused[name] ?? []).map { SafeText.sanitize($0) }))
       }
       tally = ImportTally()
       // A test's hook: time to kill the import between two classes' transactions.
@@ -130,13 +131,22 @@ extension ImportOutcome: Hashable {}
 struct ImportTally {
   var order: [String] = []
   var counts: [String: [ImportOutcome: Int]] = [:]
-  /// The first few ids refused (the line shows five).
+  /// The first few ids refused (the line shows five): taken on the board by other values, and
+  /// hanging on something refused (`Pulled.refused`).
   var conflicts: [String: [String]] = [:]
+  var hangingOnRefused: [String: [String]] = [:]
 
-  mutating func add(_ outcome: ImportOutcome, className: String, label: String) {
+  mutating func add(
+    _ outcome: ImportOutcome, className: String, label: String, hangsOnRefused: Bool = false
+  ) {
     if counts[className] == nil { order.append(className) }
     counts[className, default: [:]][outcome, default: 0] += 1
-    if outcome == .conflict, conflicts[className, default: []].count < 6 {
+    guard outcome == .conflict else { return }
+    if hangsOnRefused {
+      if hangingOnRefused[className, default: []].count < 6 {
+        hangingOnRefused[className, default: []].append(label)
+      }
+    } else if conflicts[className, default: []].count < 6 {
       conflicts[className, default: []].append(label)
     }
   }

@@ -80,16 +80,25 @@ extension NCMBExportReader {
     let anonymous = fields["authData"]?.objectValue?["anonymous"]?.objectValue?["id"]
     var data = object.fields
     for secret in ["authData", "password", "sessionToken"] { data[secret] = nil }
-    let userName = data["userName"]?.stringValue
+    let at = "user.json \(object.objectId)"
+    // How people address the user (`@name`): a name as sign-up takes one.
+    guard let userName = data["userName"]?.stringValue else {
+      problem(messages.importMissingField(at, "userName"))
+      return nil
+    }
+    do {
+      try Account.checkName(userName)
+    } catch {
+      problem(messages.importBadField(at, "userName", describe(error)))
+      return nil
+    }
     object = object.with(fields: data)
     guard let anonymous else {
-      if !writing { needPassword.append((userName ?? object.objectId, object.objectId)) }
+      if !writing { needPassword.append((userName, object.objectId)) }
       return .object(object, anonymousId: nil)
     }
     guard let id = anonymous.stringValue else {
-      problem(
-        messages.importBadField(
-          "user.json \(object.objectId)", "authData.anonymous.id", "not a string"))
+      problem(messages.importBadField(at, "authData.anonymous.id", "not a string"))
       return nil
     }
     return .object(object, anonymousId: id)

@@ -82,6 +82,14 @@ extension NCMBExportReader {
           reader.problem(reader.messages.importNoThread(place, threadId))
           return
         }
+        // The board shows a thread's comments to everyone who reads the thread: a comment
+        // fewer may read would be shown to more than its ACL allows.
+        let threadReaders = numbering.threads[threadId]?.readers ?? []
+        guard object.acl.readers.contains("*") || threadReaders.isSubset(of: object.acl.readers)
+        else {
+          reader.problem(reader.messages.importNarrowerThanThread(place))
+          return
+        }
         guard let author = BoardImport.author(object.fields, acl: object.acl) else {
           reader.problem(reader.messages.importNoAuthor(place))
           return
@@ -209,11 +217,13 @@ extension NCMBExportReader {
 
   /// A thread or comment of the app's board as the board keeps it (`BoardImport`), numbered
   /// as `numbering` says; a comment's readers are its thread's (the board's rule) unless both
-  /// are public, when its own are kept.
+  /// are public, when its own are kept. Refused unwritten: a thread whose picture was refused
+  /// (another file has its name), a comment whose thread was (another object has its id):
+  /// either would be written into what is someone else's.
   mutating func boardItem(
     _ fields: [String: JSONValue], file: String, index: Int, seen: inout SeenIds,
-    _ numbering: BoardNumbering
-  ) throws -> (ImportItem, String, String)? {
+    _ numbering: BoardNumbering, refused: Set<String>
+  ) throws -> Pulled? {
     let isThread = file == "Thread.json"
     let className = isThread ? BoardImport.threadClass : BoardImport.commentClass
     guard
@@ -224,6 +234,9 @@ extension NCMBExportReader {
     let board: [String: JSONValue]
     if isThread {
       guard let thread = numbering.threads[object.objectId] else { return nil }
+      if let picture = object.fields["fileName"]?.stringValue, refusedFiles.contains(picture) {
+        return .refused(className: className, label: object.objectId)
+      }
       var given = try BoardImport.thread(
         object.fields, author: author, number: thread.number, comments: thread.comments,
         lastActivity: thread.lastActivity,
@@ -239,14 +252,17 @@ extension NCMBExportReader {
         let thread = numbering.threads[threadId],
         let number = numbering.number(ofComment: object.objectId)
       else { return nil }
+      if refused.contains(BoardImport.threadClass + "/" + threadId) {
+        return .refused(className: className, label: object.objectId)
+      }
       if !(thread.readers.contains("*") && acl.readers.contains("*")) {
         acl = ACL(readers: thread.readers, writers: acl.writers)
       }
       board = try BoardImport.comment(
         object.fields, author: author, threadId: threadId, number: number)
     }
-    return (
-      .object(object.with(fields: board, acl: acl), anonymousId: nil), className, object.objectId
-    )
+    return .write(
+      .object(object.with(fields: board, acl: acl), anonymousId: nil), className: className,
+      label: object.objectId)
   }
 }

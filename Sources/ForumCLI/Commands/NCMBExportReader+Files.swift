@@ -67,11 +67,16 @@ extension NCMBExportReader {
       let entry: NCMBFileEntry
       do {
         let prepared = try Board.checkAppFile(bytes: bytes, mimeType: mimeType)
-        let now = BackendDate.now()
+        // A date the entry does not give is its file's in `files/`: the same on every run, so
+        // a second run finds it unchanged (the time of the run made it a conflict).
+        var info = stat()
+        let modified =
+          stat(path, &info) == 0
+          ? Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000 : 0
         var dates: [Int64] = []
         for field in ["createDate", "updateDate"] {
           let text = fields[field]?.stringValue ?? fields[field]?.objectValue?["iso"]?.stringValue
-          dates.append(text.flatMap(NCMBDate.milliseconds) ?? now)
+          dates.append(text.flatMap(NCMBDate.milliseconds) ?? modified)
         }
         entry = NCMBFileEntry(
           name: name, mimeType: prepared.mimeType, acl: acl, createDate: dates[0],

@@ -24,6 +24,9 @@ struct NCMBExportReader {
   private(set) var writing = false
   /// The users of `user.json` with no anonymous id: they need a password to sign in.
   var needPassword: [(name: String, objectId: String)] = []
+  /// The files of `files.json` refused as written (another file has the name): a thread that
+  /// shows one is refused too, or it would show (and its deletion take) another's file.
+  var refusedFiles: Set<String> = []
 
   static let shownProblems = 100
   static let reservedClasses: Set<String> = Board.boardClasses.union([
@@ -60,9 +63,26 @@ struct NCMBExportReader {
     }
     if names.contains("user.json") {
       var seen = SeenIds()
+      // Each name once, in any case: in the export, and on the board but for the user itself.
+      var named: [String: (name: String, id: String)] = [:]
       let whole = forEach("user.json") { reader, fields, index in
-        guard let item = reader.userItem(fields, index: index, seen: &seen) else { return }
-        _ = reader.checked(item, "user \(item.objectId)")
+        guard let item = reader.userItem(fields, index: index, seen: &seen),
+          reader.checked(item, "user \(item.objectId)"),
+          case .object(let user, _) = item, let name = user.fields["userName"]?.stringValue
+        else { return }
+        if let other = named[name.lowercased()] {
+          reader.problem(
+            reader.messages.importNameTaken(
+              "user.json \(user.objectId)", name, by: other.id, onBoard: false))
+        } else {
+          named[name.lowercased()] = (name, user.objectId)
+        }
+      }
+      let taken = try store.users(namedInAnyCase: Set(named.keys))
+      for (key, id) in taken.sorted(by: { $0.key < $1.key }) where named[key]?.id != id {
+        let user = named[key]!
+        problem(
+          messages.importNameTaken("user.json \(user.id)", user.name, by: id, onBoard: true))
       }
       if whole { plan.batches.append(.users) }
       plan.needPassword = needPassword
@@ -272,17 +292,20 @@ struct NCMBExportReader {
       }
     case .file(let entry):
       let outcome = try store.importItems([try fileItem(entry)])[0]
+      if outcome == .conflict { refusedFiles.insert(entry.name) }
       tally.add(outcome, className: "files", label: entry.name)
     case .users:
       var seen = SeenIds()
-      try pull(["user.json"], tally: &tally) { reader, _, fields, index in
-        reader.userItem(fields, index: index, seen: &seen).map { ($0, "user", $0.objectId) }
+      try pull(["user.json"], tally: &tally) { reader, _, fields, index, _ in
+        reader.userItem(fields, index: index, seen: &seen).map {
+          .write($0, className: "user", label: $0.objectId)
+        }
       }
     case .appClass(let file, let className):
       var seen = SeenIds()
-      try pull([file], tally: &tally) { reader, _, fields, index in
+      try pull([file], tally: &tally) { reader, _, fields, index, _ in
         reader.object(fields, className: className, file: file, index: index, seen: &seen).map {
-          (.object($0, anonymousId: nil), className, $0.objectId)
+          .write(.object($0, anonymousId: nil), className: className, label: $0.objectId)
         }
       }
     case .board(let numbering):
@@ -291,27 +314,30 @@ struct NCMBExportReader {
       // The numbers given are not given again to threads posted later.
       let counter = ImportItem.counter(
         name: BoardImport.threadSequence, atLeast: numbering.highest)
-      try pull(files, then: [counter], tally: &tally) { reader, file, fields, index in
+      try pull(files, then: [counter], tally: &tally) { reader, file, fields, index, refused in
         if index == 0 { seen = SeenIds() }
-        return try reader.boardItem(fields, file: file, index: index, seen: &seen, numbering)
+        return try reader.boardItem(
+          fields, file: file, index: index, seen: &seen, numbering, refused: refused)
       }
     }
   }
 
   /// Reads `files` again, one object at a time, from inside one import transaction: each is
-  /// made an item by `convert` (nil: none) and written, then `then` is; outcomes into `tally`.
-  /// A problem now means the files changed since they were checked: the transaction is undone.
+  /// made an item by `convert` (nil: none) and written, or refused unwritten; then `then` is
+  /// written; outcomes into `tally`. `convert` is told what the batch refused so far
+  /// (`Class/label`). A problem now means the files changed since they were checked: the
+  /// transaction is undone.
   private mutating func pull(
     _ files: [String], then tail: [ImportItem] = [], tally: inout ImportTally,
-    _ convert: (inout NCMBExportReader, String, [String: JSONValue], Int) throws -> (
-      ImportItem, String, String
-    )?
+    _ convert: (inout NCMBExportReader, String, [String: JSONValue], Int, Set<String>) throws
+      -> Pulled?
   ) throws {
     let before = problemCount
     var fileIndex = 0
     var stream: NCMBExportStream?
     var rest = tail[...]
     var last: (className: String, label: String)?
+    var refused = Set<String>()
     defer { stream?.close() }
     try store.importItems(
       from: { () throws -> ImportItem? in
@@ -334,22 +360,36 @@ struct NCMBExportReader {
             fileIndex += 1
             continue
           }
-          let made = try convert(&self, file, fields, index)
+          let made = try convert(&self, file, fields, index, refused)
           guard problemCount == before else {
             throw CLIError.failed(messages.importChanged(file))
           }
-          if let (item, className, label) = made {
+          switch made {
+          case .write(let item, let className, let label)?:
             last = (className, label)
             return item
+          case .refused(let className, let label)?:
+            refused.insert(className + "/" + label)
+            tally.add(.conflict, className: className, label: label, hangsOnRefused: true)
+          case nil: break
           }
         }
         last = nil
         return rest.popFirst()
       },
       outcome: { outcome in
-        if let last { tally.add(outcome, className: last.className, label: last.label) }
+        guard let last else { return }
+        if outcome == .conflict { refused.insert(last.className + "/" + last.label) }
+        tally.add(outcome, className: last.className, label: last.label)
       })
   }
+}
+
+/// What `NCMBExportReader.pull` makes of one exported object.
+enum Pulled {
+  case write(ImportItem, className: String, label: String)
+  /// Nothing written: what it hangs on (its thread, its picture) was refused.
+  case refused(className: String, label: String)
 }
 
 extension ImportedObject {

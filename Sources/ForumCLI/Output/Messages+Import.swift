@@ -1,18 +1,24 @@
 /// `forum import ncmb`'s sentences.
 extension Messages {
   func importLine(
-    _ name: String, imported: Int, unchanged: Int, refused: Int, conflicts: [String]
+    _ name: String, imported: Int, unchanged: Int, refused: Int, conflicts: [String],
+    hangingOnRefused: [String] = []
   ) -> String {
     var line = pick(
       "\(name): imported \(imported), unchanged \(unchanged), refused \(refused)",
       "\(name): 取り込み \(imported)、変更なし \(unchanged)、拒否 \(refused)")
+    func shown(_ labels: [String]) -> String {
+      labels.prefix(5).joined(separator: ", ") + (labels.count > 5 ? ", …" : "")
+    }
     if !conflicts.isEmpty {
-      let shown =
-        conflicts.prefix(5).joined(separator: ", ")
-        + (conflicts.count > 5 ? ", …" : "")
       line += pick(
-        " (already on the board with other values: \(shown))",
-        " (別の内容ですでに掲示板にあります: \(shown))")
+        " (already on the board with other values: \(shown(conflicts)))",
+        " (別の内容ですでに掲示板にあります: \(shown(conflicts)))")
+    }
+    if !hangingOnRefused.isEmpty {
+      line += pick(
+        " (their thread or picture was refused: \(shown(hangingOnRefused)))",
+        " (スレッドか画像が拒否されたため: \(shown(hangingOnRefused)))")
     }
     return line
   }
@@ -88,6 +94,17 @@ extension Messages {
     pick("\(place): \(field) is invalid: \(reason)", "\(place): \(field) が不正です: \(reason)")
   }
 
+  /// A user's name another user has, in any case (on the board, or in the export).
+  func importNameTaken(_ place: String, _ name: String, by other: String, onBoard: Bool) -> String {
+    onBoard
+      ? pick(
+        "\(place): userName \(name) is another user's on the board (\(other)), in some case",
+        "\(place): userName \(name) は掲示板の別のユーザー (\(other)) のものです (大文字小文字を問わず)")
+      : pick(
+        "\(place): userName \(name) is also user \(other)'s in user.json, in some case",
+        "\(place): userName \(name) は user.json のユーザー \(other) と同じです (大文字小文字を問わず)")
+  }
+
   func importBoardClass(_ name: String) -> String {
     pick(
       "\(name).json: \(name) is the board's own class; import the app's under another name "
@@ -115,6 +132,14 @@ extension Messages {
     pick(
       "\(place): its thread \(threadId) is not in Thread.json",
       "\(place): スレッド \(threadId) が Thread.json にありません")
+  }
+
+  func importNarrowerThanThread(_ place: String) -> String {
+    pick(
+      "\(place): fewer may read it than its thread (the board shows a thread's comments to "
+        + "everyone who reads the thread)",
+      "\(place): スレッドより読める人が少ないコメントです (掲示板はスレッドを読める全員に"
+        + "コメントを見せます)")
   }
 
   func importNoPicture(_ place: String, _ fileName: String) -> String {
