@@ -35,6 +35,10 @@ public enum DoorReason: Sendable, Equatable {
   case noMemberOfKey
   /// The connecting address brought in its hour's budget of keys never seen before.
   case tooManyNewKeys
+  /// The client's command (sshd's `SSH_ORIGINAL_COMMAND`) is not UTF-8.
+  case commandNotUTF8
+  /// The key holds `limit` sessions already.
+  case tooManySessions(limit: Int)
 
   public var wording: Wording {
     switch self {
@@ -49,6 +53,14 @@ public enum DoorReason: Sendable, Equatable {
       return Wording(
         "too many new keys from this address; try again later.",
         "このアドレスからの新しい鍵が多すぎます。しばらくしてからもう一度どうぞ。")
+    case .tooManySessions(let limit):
+      return Wording(
+        "this key has \(limit) sessions open already; close one first.",
+        "この鍵はすでに \(limit) 個のセッションを開いています。どれかを閉じてからどうぞ。")
+    case .commandNotUTF8:
+      return Wording(
+        "the command is not valid UTF-8; nothing was done",
+        "コマンドが正しい UTF-8 ではありません。何もしていません。")
     }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 import Testing
 
 /// The ssh door through a real OpenSSH server (`SSHDoorFixture`): keys are members, one-shot
@@ -110,9 +111,11 @@ struct SSHDoorTests {
     let bob = try door.makeKey("bob")
     let rules = try door.ssh(owner, ["new", "--title", "Rules", "--description", "'be kind'"])
     #expect(rules.status == 0, "\(rules.summary)\n\(door.sshdLog)")
-    let appointed = try door.ssh(owner, ["mod", "add", try door.handle(carol)])
+    // The board's owner is its first user, on the host: it appoints a key's member.
+    let appointed = try door.asOwner(["mod", "add", try door.handle(carol)])
     #expect(appointed.status == 0, "\(appointed.summary)")
-    try checkBan(door, moderator: carol, owner: owner, bob: bob)
+    let ownerHandle = try door.asOwner(["--json", "whoami"]).json()["userName"] as? String
+    try checkBan(door, moderator: carol, owner: "@" + (ownerHandle ?? ""), bob: bob)
   }
 
   @Test("on PostgreSQL a moderator (an app user) bans a key through the same rules")
@@ -131,7 +134,8 @@ struct SSHDoorTests {
     try checkBan(door, moderator: carol, owner: nil, bob: bob)
   }
 
-  /// `moderator` bans `bob` by key and by handle; `owner` (a key, on SQLite) may not be banned.
+  /// `moderator` bans `bob` by key and by handle; `owner` (the SQLite board's owner's handle)
+  /// may not be banned.
   private func checkBan(
     _ door: SSHDoorFixture, moderator: String, owner: String?, bob: String
   ) throws {
@@ -168,9 +172,9 @@ struct SSHDoorTests {
     #expect(try door.ssh(bob, ["list"]).stderrLines == oneLine)
     // Nobody bans the owner; nobody bans themself.
     if let owner {
-      let theOwner = try door.ssh(moderator, ["mod", "ban-key", try door.fingerprint(owner)])
+      let theOwner = try door.ssh(moderator, ["mod", "ban-key", owner])
       #expect(theOwner.status == 3 && theOwner.stderrLines.count == 1, "\(theOwner.summary)")
-      #expect(try door.ssh(owner, ["comment", "1", "still here"]).status == 0)
+      #expect(try door.asOwner(["comment", "1", "still here"]).status == 0)
     }
     let own = try door.ssh(moderator, ["mod", "ban-key", try door.fingerprint(moderator)])
     #expect(own.status == 2 && own.stderrLines.count == 1, "\(own.summary)")
@@ -194,6 +198,29 @@ struct SSHDoorTests {
     #expect(try door.ssh(bob, ["--json", "list"]).stdout.contains("Bad") == false)
   }
 
+  /// On an SQLite board nobody has opened, the first key is turned away in one line and no
+  /// member is made: the board's first user is its owner, and a stranger at the door would have
+  /// owned it (appointed moderators, banned the owner). Once the owner has opened it, keys come
+  /// in as members, and none may do the owner's part.
+  @Test("a board its owner has not opened lets no key in: the first user is the owner's")
+  func noStrangerOwnsTheBoard() throws {
+    let door = try SSHDoorFixture(ownerlessBoard: true)
+    let stranger = try door.makeKey("stranger")
+    let refused = try door.ssh(stranger, ["mod", "add", "@anyone"])
+    #expect(
+      refused.status == 1 && refused.stdout.isEmpty
+        && refused.stderrLines == [
+          "forum: this board has no owner yet: its owner opens it once with forum on its host "
+            + "first (a board's first user is its owner)"
+        ], "\(refused.summary)")
+    let member = door.state + "/keys/" + (try door.memberName(stranger)) + "/member"
+    #expect(!FileManager.default.fileExists(atPath: member), "no member was made for the key")
+    #expect(try door.asOwner(["whoami"]).status == 0)
+    #expect(try door.ssh(stranger, ["list"]).status == 0)
+    let notOwner = try door.ssh(stranger, ["mod", "add", try door.handle(stranger)])
+    #expect(notOwner.status == 3 && notOwner.stderrLines.count == 1, "\(notOwner.summary)")
+  }
+
   @Test("the board's posting budget, set by its owner: a key past it gets one line, no other")
   func postingBudget() throws {
     let door = try SSHDoorFixture()
@@ -204,11 +231,11 @@ struct SSHDoorTests {
     // Only the owner and moderators set it; everyone reads it.
     let notYours = try door.ssh(alice, ["mod", "posts-per-minute", "1"])
     #expect(notYours.status == 3 && notYours.stderrLines.count == 1, "\(notYours.summary)")
-    let set = try door.ssh(owner, ["mod", "posts-per-minute", "2"])
+    let set = try door.asOwner(["mod", "posts-per-minute", "2"])
     #expect(set.status == 0, "\(set.summary)")
     let read = try door.ssh(alice, ["--json", "mod", "posts-per-minute"])
     #expect(try read.json()["postsPerMinute"] as? Int == 2, "\(read.summary)")
-    let bad = try door.ssh(owner, ["mod", "posts-per-minute", "-3"])
+    let bad = try door.asOwner(["mod", "posts-per-minute", "-3"])
     #expect(bad.status == 2 && bad.stderrLines.count == 1, "\(bad.summary)")
     #expect(try door.ssh(alice, ["comment", "1", "one"]).status == 0)
     #expect(try door.ssh(alice, ["comment", "1", "two"]).status == 0)
@@ -220,7 +247,7 @@ struct SSHDoorTests {
     #expect(try door.ssh(bob, ["comment", "1", "bob is not limited by alice"]).status == 0)
     #expect(try door.ssh(bob, ["comment", "1", "nor now"]).status == 0)
     // The setting is the board's: cleared, the door's default (10) holds again.
-    #expect(try door.ssh(owner, ["mod", "posts-per-minute", "off"]).status == 0)
+    #expect(try door.asOwner(["mod", "posts-per-minute", "off"]).status == 0)
     #expect(try door.ssh(alice, ["comment", "1", "three again"]).status == 0)
   }
 
@@ -522,7 +549,8 @@ struct SSHDoorKeyFloodTests {
       let result = try door.ssh(key, ["whoami"])
       #expect(result.status == 0, "\(result.summary)\n\(door.sshdLog)")
     }
-    #expect(try members(door, keys[0]) == 5)
+    // The five keys' members and the board's owner.
+    #expect(try members(door, keys[0]) == 6)
     for key in keys.suffix(2) {
       let refused = try door.ssh(key, ["new", "--title", "Flood", "--description", "x"])
       #expect(refused.status == 3, "\(refused.summary)")
@@ -531,7 +559,7 @@ struct SSHDoorKeyFloodTests {
         "\(refused.summary)")
       #expect(!FileManager.default.fileExists(atPath: try memberFile(door, key)))
     }
-    #expect(try members(door, keys[0]) == 5)
+    #expect(try members(door, keys[0]) == 6)
     #expect(!(try door.ssh(keys[0], ["list"]).stdout.contains("Flood")))
     // Keys already known are never held by the budget.
     for key in keys.prefix(5) {
@@ -561,7 +589,7 @@ struct SSHDoorKeyFloodTests {
     let known = try keys.filter { FileManager.default.fileExists(atPath: try memberFile(door, $0)) }
     #expect(known.count == 5)
     if let first = known.first {
-      #expect(try members(door, first) == 5)
+      #expect(try members(door, first) == 6)
       // The state is whole afterwards: a known key in, another new one still refused.
       #expect(try door.ssh(first, ["whoami"]).status == 0)
       let late = try door.ssh(try door.makeKey("late"), ["whoami"])
@@ -584,5 +612,88 @@ struct SSHDoorKeyFloodTests {
       arguments: ["ssh-setup", "--db", "/srv/forum/board.sqlite", "--new-keys-per-hour", "3"],
       environment: forum.environment(), input: Data(), timeout: 60)
     #expect(script.stdout.contains("--new-keys-per-hour 3"), "\(script.summary)")
+  }
+}
+
+/// `forum ssh-session` run as sshd runs it, without sshd. sshd hands the door the client's words
+/// as bytes (`SSH_ORIGINAL_COMMAND`): words that are not UTF-8 are refused in one line, as the
+/// same bytes in an argument or a pipe are, and nothing is written (read leniently, `x\xffy`
+/// was stored as `x�y`). One key holds at most `SSHDoorState.sessionsPerKey` sessions at once
+/// (forty took 700 MB).
+@Suite("the ssh door's session, run directly")
+struct SSHDoorSessionTests {
+  @Test func aKeyHoldsAtMostSixSessions() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    try forum.ok(["new", "--title", "one"], profile: "owner")
+    let key = "SHA256:" + String(repeating: "B", count: 43)
+    let arguments = [
+      "ssh-session", "--db", forum.db, "--key", key, "--state", forum.root + "/door-state",
+    ]
+    var open: [(ChildProcess, Pipe)] = []
+    defer {
+      for (process, input) in open {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+        process.waitUntilExit()
+      }
+    }
+    // Six prompts held open (their input never ends), each seen at its prompt's first output.
+    for _ in 0..<6 {
+      let process = ChildProcess()
+      process.executableURL = URL(fileURLWithPath: forum.binary)
+      process.arguments = arguments
+      process.environment = forum.environment()
+      let input = Pipe()
+      let output = Pipe()
+      process.standardInput = input
+      process.standardOutput = output
+      process.standardError = output
+      try process.run()
+      open.append((process, input))
+      try input.fileHandleForWriting.write(contentsOf: Data("list\n".utf8))
+      var seen = Data()
+      while !String(decoding: seen, as: UTF8.self).contains("one") {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        seen += chunk
+      }
+      #expect(String(decoding: seen, as: UTF8.self).contains("one"), "session \(open.count)")
+    }
+    let seventh = try ForumFixture.launch(
+      forum.binary, arguments: arguments, environment: forum.environment(),
+      input: Data("list\n".utf8), timeout: 60)
+    #expect(
+      seventh.status == 3 && seventh.stdout.isEmpty
+        && seventh.stderrLines == ["forum: this key has 6 sessions open already; close one first."],
+      "\(seventh.summary)")
+    // One ends: its slot is free again.
+    let (first, firstInput) = open.removeFirst()
+    try firstInput.fileHandleForWriting.close()
+    first.waitUntilExit()
+    let again = try ForumFixture.launch(
+      forum.binary, arguments: arguments, environment: forum.environment(),
+      input: Data("list\n".utf8), timeout: 60)
+    #expect(again.status == 0 && again.stdout.contains("one"), "\(again.summary)")
+  }
+
+  @Test func aCommandThatIsNotUTF8IsRefused() throws {
+    let forum = try ForumFixture()
+    try forum.ok(["init"], profile: nil)
+    try forum.ok(["new", "--title", "one"], profile: "owner")
+    let before = try forum.importFingerprint()
+    let key = "SHA256:" + String(repeating: "A", count: 43)
+    let script =
+      #"SSH_ORIGINAL_COMMAND="$(printf 'comment 1 x\377y')" exec "$0" ssh-session --db "$1" "#
+      + #"--key "$2" --state "$3""#
+    let run = try ForumFixture.launch(
+      "/bin/sh",
+      arguments: ["-c", script, forum.binary, forum.db, key, forum.root + "/door-state"],
+      environment: forum.environment(), input: Data(), timeout: 60)
+    #expect(
+      run.status == 1 && run.stdout.isEmpty
+        && run.stderrLines == ["forum: the command is not valid UTF-8; nothing was done"],
+      "\(run.summary)")
+    #expect(try forum.importFingerprint() == before)
   }
 }

@@ -16,6 +16,11 @@ extension Messages {
       "\(option) is not yours to choose over ssh: your key is who you are on this board",
       "ssh では \(option) は指定できません: この掲示板ではあなたの鍵があなたです")
   }
+  var doorBoardHasNoOwner: String {
+    pick(
+      "this board has no owner yet: its owner opens it once with forum on its host first (a board's first user is its owner)",
+      "この掲示板にはまだ所有者がいません: 所有者がホストで一度 forum で開いてください (掲示板の最初のユーザーが所有者です)")
+  }
   var doorWelcome: String {
     pick(
       "Welcome! Your key is your identity here: the same key is the same member every time.",

@@ -84,6 +84,28 @@ struct SSHDoorState {
     }
   }
 
+  // MARK: Sessions
+
+  /// How many sessions one key may hold at once: each is a forum process (about 18 MB), and a
+  /// script holding forty took 700 MB of the host's memory.
+  static let sessionsPerKey = 6
+
+  /// Takes one of the key's `limit` session slots (a file of the key's folder, locked) for as
+  /// long as this process lives: the lock goes with the process however it ends, a kill -9 or a
+  /// dropped connection too. Throws the one line when every slot is held.
+  func takeSessionSlot(_ key: SSHFingerprint, limit: Int) throws {
+    guard limit > 0 else { return }
+    for slot in 0..<limit {
+      let descriptor = open(
+        keyDirectory(key) + "/session-\(slot)", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+      guard descriptor >= 0 else { continue }
+      // Held open on purpose: the slot is this process's until it ends.
+      if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
+      close(descriptor)
+    }
+    throw DatastoreError(.noAccess, reason: DoorReason.tooManySessions(limit: limit))
+  }
+
   // MARK: New keys
 
   /// Counts a key the door has never seen against its address's budget of `perHour` new keys in

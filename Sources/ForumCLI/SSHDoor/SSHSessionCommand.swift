@@ -123,9 +123,18 @@ enum SSHSessionCommand: BoardlessCommand {
       state: SSHDoorState(directory: invocation[state]?.path ?? SSHDoorState.defaultDirectory()),
       postsPerMinute: invocation[postsPerMinute]?.count ?? SSHDoor.defaultPostsPerMinute)
     door.newKeysPerHour = invocation[newKeysPerHour]?.count ?? SSHDoor.defaultNewKeysPerHour
-    return SSHDoorSession.run(
-      door, location: location, given: options.environment,
-      line: options.environment["SSH_ORIGINAL_COMMAND"])
+    // The environment is read leniently (U+FFFD for bytes that are not UTF-8); the client's
+    // command is refused then, as the same bytes in an argument or a pipe are.
+    let line = options.environment["SSH_ORIGINAL_COMMAND"]
+    if line?.contains("\u{FFFD}") == true, let raw = getenv("SSH_ORIGINAL_COMMAND"),
+      String(validatingCString: raw) == nil
+    {
+      return ForumMain.report(
+        CLIError(DatastoreError(.invalid, field: "command", reason: DoorReason.commandNotUTF8)),
+        json: false, line: nil,
+        japanese: Terminal(environment: options.environment, noColorFlag: false).japanese)
+    }
+    return SSHDoorSession.run(door, location: location, given: options.environment, line: line)
   }
 }
 
@@ -146,6 +155,7 @@ enum SSHDoorSession {
           perHour: door.newKeysPerHour, now: Date().timeIntervalSince1970, messages: messages)
       }
       _ = try door.state.prepare(door.key)
+      try door.state.takeSessionSlot(door.key, limit: SSHDoorState.sessionsPerKey)
     } catch {
       return ForumMain.report(CLIError(error), json: false, line: nil, japanese: terminal.japanese)
     }
@@ -209,6 +219,18 @@ enum SSHDoorSession {
     if let refusal = unwritable(location, messages: messages) {
       ForumMain.writeError("forum: " + refusal)
       return 1
+    }
+    // On SQLite the board's first user is its owner: a key never makes it, or the first
+    // stranger through the door would own the board (`mod add`, bans, the budget).
+    if EngineKind(location: location) == .sqlite {
+      do {
+        guard try Datastore.open(location).hasUsers() else {
+          ForumMain.writeError("forum: " + messages.doorBoardHasNoOwner)
+          return 1
+        }
+      } catch {
+        return ForumMain.reportOpening(error, json: options.json, japanese: terminal.japanese)
+      }
     }
     let board: Board
     do {

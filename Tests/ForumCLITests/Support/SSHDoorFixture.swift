@@ -23,7 +23,11 @@ final class SSHDoorFixture {
   /// `postgres`: the board is a PostgreSQL database reached over the cluster's socket with peer
   /// authentication, the door user's role granted `forum_member` and `forum_server` (as
   /// `ssh-setup` tells the owner), so each key's member is an app user that role acts for.
-  init(postsPerMinute: Int? = nil, boardOwnedByRoot: Bool = false, postgres: Bool = false) throws {
+  /// `ownerlessBoard`: an SQLite board nobody has opened yet (else its owner opens it first).
+  init(
+    postsPerMinute: Int? = nil, boardOwnedByRoot: Bool = false, postgres: Bool = false,
+    ownerlessBoard: Bool = false
+  ) throws {
     guard getuid() == 0 else {
       throw ForumTestError(
         "the ssh door tests start sshd and switch to a Unix user: run them as root (CI does)")
@@ -81,6 +85,13 @@ final class SSHDoorFixture {
       timeout: 60)
     guard applied.status == 0 else { throw ForumTestError("ssh-setup --apply: \(applied.summary)") }
     try SSHDoorFixture.chown(state, to: SSHDoorFixture.user)
+    // An SQLite board's first user is its owner, made on the host (the door makes no first
+    // user: the first stranger would own the board).
+    if !postgres && !ownerlessBoard {
+      let owner = try forum.run(["whoami"], profile: "boardowner", database: board)
+      guard owner.status == 0 else { throw ForumTestError("the owner: \(owner.summary)") }
+      try SSHDoorFixture.chown(directory + "/board", to: SSHDoorFixture.user)
+    }
     if boardOwnedByRoot {
       try SSHDoorFixture.chown(directory + "/board", to: "root")
     }
@@ -113,6 +124,14 @@ final class SSHDoorFixture {
       }
       usleep(20_000)
     }
+  }
+
+  /// The board's owner on the host (SQLite: its first user, profile `boardowner`), past the
+  /// door; the board's folder is given back to the door's user after (root made its files).
+  func asOwner(_ arguments: [String]) throws -> RunResult {
+    let result = try forum.run(arguments, profile: "boardowner", database: board)
+    try SSHDoorFixture.chown(directory + "/board", to: SSHDoorFixture.user)
+    return result
   }
 
   deinit {
