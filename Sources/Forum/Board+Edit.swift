@@ -14,6 +14,8 @@ extension Board {
     if let description { fields["description"] = .string(try PostRules.description(description)) }
     guard !fields.isEmpty else { throw DatastoreError(.empty, field: "title") }
     try Board.checkNumber(number, .thread)
+    // An edit is written and kept as a revision as a post is: it counts against the same budget.
+    try beforePost?()
     let write = BoardWrites.editThread(number, fields: fields)
     let label = "#\(number)"
     let outcome = try perform(write) { step, error in
@@ -37,6 +39,7 @@ extension Board {
       try Board.checkNumber(number, .comment)
     }
     try Board.checkNumber(threadNumber, .thread)
+    try beforePost?()
     let write = BoardWrites.editComment(number, inThread: threadNumber, text: text)
     let label = "\(threadNumber)/\(number)"
     let outcome = try perform(write) { step, error in

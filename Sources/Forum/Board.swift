@@ -147,8 +147,9 @@ public final class Board {
   /// True when opening the board made the profile a new user here (its first time on it).
   public let isNewIdentity: Bool
 
-  /// Called before each thread, comment or message is posted, once its text is checked: the
-  /// ssh door counts a key's posts against its budget here; an error stops the post.
+  /// Called before each thread, comment or message is posted, and each post is edited, once its
+  /// text is checked: the ssh door counts a key's posts against its budget here (an edit is
+  /// written and kept as a revision as a post is); an error stops the write.
   public var beforePost: (() throws -> Void)?
 
   /// Where the board is: a path or a URI.

@@ -242,6 +242,13 @@ struct SSHDoorTests {
     let third = try door.ssh(alice, ["comment", "1", "three"])
     #expect(third.status == 3 && third.stderrLines.count == 1, "\(third.summary)")
     #expect(third.stderr.contains("2 times a minute"), "\(third.summary)")
+    // An edit is written and kept as a post is: past the budget it is refused alike (30 edits
+    // of 10,000 characters went through in 8 seconds, every revision kept).
+    let edit = try door.ssh(alice, ["edit", "1/1", "'one, edited'"])
+    #expect(
+      edit.status == 3 && edit.stderrLines.count == 1 && edit.stderr.contains("2 times a minute"),
+      "\(edit.summary)")
+    #expect(!(try door.ssh(bob, ["show", "1"]).stdout.contains("one, edited")))
     #expect(!(try door.ssh(bob, ["show", "1"]).stdout.contains("three")))
     // Another key is not slowed by alice's budget.
     #expect(try door.ssh(bob, ["comment", "1", "bob is not limited by alice"]).status == 0)
