@@ -56,10 +56,13 @@ public struct ImportedFile: Equatable, Sendable {
   public let acl: ACL
   public let createDate: Int64
   public let updateDate: Int64
+  /// False when the export gave no dates (`createDate`, `updateDate` are then the run's time): a
+  /// file already there with the same bytes, type and ACL is unchanged whatever its dates.
+  public let datesGiven: Bool
 
   public init(
     name: String, mimeType: String, bytes: [UInt8], acl: ACL, createDate: Int64,
-    updateDate: Int64
+    updateDate: Int64, datesGiven: Bool = true
   ) {
     self.name = name
     self.mimeType = mimeType
@@ -67,6 +70,7 @@ public struct ImportedFile: Equatable, Sendable {
     self.acl = acl
     self.createDate = createDate
     self.updateDate = updateDate
+    self.datesGiven = datesGiven
   }
 
   var creator: String? {
@@ -115,38 +119,30 @@ extension Datastore {
     try engine.storedObjects(objectIds)
   }
 
-  /// The users on the board whose `userName`, in lower case, is one of `names` (also in lower
-  /// case: names are how people address each other, and two that differ only in case are one),
-  /// with their ids. Read a page at a time in the order of names, so a board of any size is read
-  /// once holding only the names asked for.
-  public func users(namedInAnyCase names: Set<String>) throws -> [String: String] {
+  /// The users on the board named one of `names` (`userName`, exactly: `dm @name` finds that
+  /// one), each with its id; read as the board's owner reads (a user only its own ACL lets read
+  /// is found too; on PostgreSQL the connection's own rights still hold). By the `userName`
+  /// index, 500 names a query.
+  public func users(named names: Set<String>) throws -> [String: String] {
     var found: [String: String] = [:]
-    guard !names.isEmpty else { return found }
-    var last: String?
-    while true {
-      var page = Query(className: User.className, order: ["userName"], limit: 1000)
-      page.keys = ["userName"]
-      if let last { page.conditions = [.compare("userName", .greaterThan, .string(last))] }
-      // Everyone may read a user (`*`): nothing past an ACL is needed.
-      let users = try DatastoreClient(store: self, principals: .anonymous).find(page)
-      for user in users {
-        guard let name = user["userName"]?.stringValue else { continue }
-        if names.contains(name.lowercased()) { found[name.lowercased()] = user.objectId }
+    let sorted = names.sorted()
+    for start in stride(from: 0, to: sorted.count, by: 500) {
+      var query = Query(className: User.className, limit: Query.maximumLimit)
+      let chunk = sorted[start..<min(start + 500, sorted.count)]
+      query.conditions = [.isIn("userName", chunk.map { .string($0) })]
+      query.keys = ["userName"]
+      for user in try master.find(query) {
+        if let name = user["userName"]?.stringValue { found[name] = user.objectId }
       }
-      guard users.count == 1000, let next = users.last?["userName"]?.stringValue else {
-        return found
-      }
-      last = next
     }
+    return found
   }
 
   /// Whether the board has any user yet. On SQLite its first user is its owner (`mod add`): a
   /// door that lets strangers in (`ssh`) makes no first user, or the first stranger would own
   /// the board.
   public func hasUsers() throws -> Bool {
-    try !DatastoreClient(store: self, principals: .anonymous).find(
-      Query(className: User.className, limit: 1)
-    ).isEmpty
+    try !master.find(Query(className: User.className, limit: 1)).isEmpty
   }
 
   /// The engine's counter `name` (0 when it never counted).

@@ -684,6 +684,26 @@ struct SSHDoorSessionTests {
     #expect(again.status == 0 && again.stdout.contains("one"), "\(again.summary)")
   }
 
+  /// A board file that is not there yet: the door says the board has no owner, and neither
+  /// makes the file nor counts the key against its address's new keys.
+  @Test func aBoardNotMadeYetIsNotMadeByTheDoor() throws {
+    let forum = try ForumFixture()
+    let board = forum.root + "/not-yet.sqlite"
+    let state = forum.root + "/door-state"
+    let run = try ForumFixture.launch(
+      forum.binary,
+      arguments: [
+        "ssh-session", "--db", board, "--key", "SHA256:" + String(repeating: "C", count: 43),
+        "--state", state,
+      ],
+      environment: forum.environment(), input: Data(), timeout: 60)
+    #expect(
+      run.status == 1 && run.stderrLines.count == 1 && run.stderr.contains("has no owner yet"),
+      "\(run.summary)")
+    #expect(!FileManager.default.fileExists(atPath: board))
+    #expect(!FileManager.default.fileExists(atPath: state + "/new-keys"))
+  }
+
   @Test func aCommandThatIsNotUTF8IsRefused() throws {
     let forum = try ForumFixture()
     try forum.ok(["init"], profile: nil)

@@ -119,9 +119,11 @@ extension SQLImport {
       try insertImported(file)
       return .imported
     }
+    let sameDates =
+      !file.datesGiven
+      || (info.createDate == file.createDate && info.updateDate == file.updateDate)
     let same =
-      info.mimeType == file.mimeType && info.createDate == file.createDate
-      && info.updateDate == file.updateDate && info.acl == file.acl && bytes == file.bytes
+      info.mimeType == file.mimeType && sameDates && info.acl == file.acl && bytes == file.bytes
     return same ? .unchanged : .conflict
   }
 }

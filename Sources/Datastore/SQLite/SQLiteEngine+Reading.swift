@@ -271,12 +271,14 @@ extension SQLiteEngine: SQLReading {
     }
   }
 
-  /// The board's owner on SQLite is its first user: whoever made the board.
+  /// The board's owner on SQLite is its first user: whoever made the board. First made, not
+  /// oldest: an import brings users with their own (older) dates, and the oldest of them took
+  /// the board.
   func isBoardOwner(_ caller: Principals) throws -> Bool {
     guard let userId = caller.userId else { return false }
     let first = try guarded {
       try connection.firstRow(
-        "SELECT objectId FROM objects WHERE class = \(User.className) ORDER BY createDate, id LIMIT 1"
+        "SELECT objectId FROM objects WHERE class = \(User.className) ORDER BY id LIMIT 1"
       ) { try $0.text(0) }
     }
     return first == userId

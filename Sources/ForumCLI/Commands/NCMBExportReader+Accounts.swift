@@ -81,15 +81,10 @@ extension NCMBExportReader {
     var data = object.fields
     for secret in ["authData", "password", "sessionToken"] { data[secret] = nil }
     let at = "user.json \(object.objectId)"
-    // How people address the user (`@name`): a name as sign-up takes one.
-    guard let userName = data["userName"]?.stringValue else {
+    // How people address the user (`@name`): NCMB's, kept as it was (spaces and all), but not
+    // none.
+    guard let userName = data["userName"]?.stringValue, !userName.isEmpty else {
       problem(messages.importMissingField(at, "userName"))
-      return nil
-    }
-    do {
-      try Account.checkName(userName)
-    } catch {
-      problem(messages.importBadField(at, "userName", describe(error)))
       return nil
     }
     object = object.with(fields: data)

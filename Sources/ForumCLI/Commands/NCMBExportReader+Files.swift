@@ -15,6 +15,7 @@ struct NCMBFileEntry {
   let acl: ACL
   let createDate: Int64
   let updateDate: Int64
+  let datesGiven: Bool
 }
 /// The files of an export (`files.json` and `files/`).
 extension NCMBExportReader {
@@ -67,27 +68,28 @@ extension NCMBExportReader {
       let entry: NCMBFileEntry
       do {
         let prepared = try Board.checkAppFile(bytes: bytes, mimeType: mimeType)
-        // A date the entry does not give is its file's in `files/`: the same on every run, so
-        // a second run finds it unchanged (the time of the run made it a conflict).
-        var info = stat()
-        let modified =
-          stat(path, &info) == 0
-          ? Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000 : 0
+        // An entry without dates is written with the run's time and, on a later run, compared
+        // without them (`ImportedFile.datesGiven`): the time of a run made it a conflict.
+        let now = BackendDate.now()
         var dates: [Int64] = []
+        var datesGiven = true
         for field in ["createDate", "updateDate"] {
           let text = fields[field]?.stringValue ?? fields[field]?.objectValue?["iso"]?.stringValue
-          dates.append(text.flatMap(NCMBDate.milliseconds) ?? modified)
+          let date = text.flatMap(NCMBDate.milliseconds)
+          if date == nil { datesGiven = false }
+          dates.append(date ?? now)
         }
         entry = NCMBFileEntry(
           name: name, mimeType: prepared.mimeType, acl: acl, createDate: dates[0],
-          updateDate: dates[1])
+          updateDate: dates[1], datesGiven: datesGiven)
         reader.pictures[name] = try BoardImport.imageFacts(fileName: name, bytes: bytes)
         guard
           reader.checked(
             .file(
               ImportedFile(
                 name: name, mimeType: prepared.mimeType, bytes: prepared.bytes, acl: acl,
-                createDate: dates[0], updateDate: dates[1])), "files \(name)")
+                createDate: dates[0], updateDate: dates[1], datesGiven: datesGiven)),
+            "files \(name)")
         else { return }
       } catch let rejection as ImageRejection {
         reader.problem(
@@ -114,7 +116,7 @@ extension NCMBExportReader {
     return .file(
       ImportedFile(
         name: entry.name, mimeType: prepared.mimeType, bytes: prepared.bytes, acl: entry.acl,
-        createDate: entry.createDate, updateDate: entry.updateDate))
+        createDate: entry.createDate, updateDate: entry.updateDate, datesGiven: entry.datesGiven))
   }
 
   private func realPath(_ path: String) -> String? {

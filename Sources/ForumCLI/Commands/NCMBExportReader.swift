@@ -63,22 +63,24 @@ struct NCMBExportReader {
     }
     if names.contains("user.json") {
       var seen = SeenIds()
-      // Each name once, in any case: in the export, and on the board but for the user itself.
+      // Each name once (`dm @name` finds one): in the export, and on the board but for the
+      // user itself. Names that differ only in case are two, as on NCMB (a loose `@name` is
+      // then said to be ambiguous, never sent to one of them).
       var named: [String: (name: String, id: String)] = [:]
       let whole = forEach("user.json") { reader, fields, index in
         guard let item = reader.userItem(fields, index: index, seen: &seen),
           reader.checked(item, "user \(item.objectId)"),
           case .object(let user, _) = item, let name = user.fields["userName"]?.stringValue
         else { return }
-        if let other = named[name.lowercased()] {
+        if let other = named[name] {
           reader.problem(
             reader.messages.importNameTaken(
               "user.json \(user.objectId)", name, by: other.id, onBoard: false))
         } else {
-          named[name.lowercased()] = (name, user.objectId)
+          named[name] = (name, user.objectId)
         }
       }
-      let taken = try store.users(namedInAnyCase: Set(named.keys))
+      let taken = try store.users(named: Set(named.keys))
       for (key, id) in taken.sorted(by: { $0.key < $1.key }) where named[key]?.id != id {
         let user = named[key]!
         problem(

@@ -94,15 +94,15 @@ extension Messages {
     pick("\(place): \(field) is invalid: \(reason)", "\(place): \(field) が不正です: \(reason)")
   }
 
-  /// A user's name another user has, in any case (on the board, or in the export).
+  /// A user's name another user has (on the board, or in the export).
   func importNameTaken(_ place: String, _ name: String, by other: String, onBoard: Bool) -> String {
     onBoard
       ? pick(
-        "\(place): userName \(name) is another user's on the board (\(other)), in some case",
-        "\(place): userName \(name) は掲示板の別のユーザー (\(other)) のものです (大文字小文字を問わず)")
+        "\(place): userName \(name) is another user's on the board (\(other))",
+        "\(place): userName \(name) は掲示板の別のユーザー (\(other)) のものです")
       : pick(
-        "\(place): userName \(name) is also user \(other)'s in user.json, in some case",
-        "\(place): userName \(name) は user.json のユーザー \(other) と同じです (大文字小文字を問わず)")
+        "\(place): userName \(name) is also user \(other)'s in user.json",
+        "\(place): userName \(name) は user.json のユーザー \(other) と同じです")
   }
 
   func importBoardClass(_ name: String) -> String {

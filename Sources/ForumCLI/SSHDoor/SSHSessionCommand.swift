@@ -147,6 +147,23 @@ enum SSHDoorSession {
     let environment = SSHDoor.environment(from: given, keyHome: keyHome)
     var terminal = Terminal(environment: environment, noColorFlag: false)
     var messages = Messages(japanese: terminal.japanese)
+    // On SQLite the board's first user is its owner: a key never makes it, or the first
+    // stranger through the door would own the board (`mod add`, bans, the budget). Said before
+    // anything of the key is made or counted, and no board file is made either.
+    if let refusal = unwritable(location, messages: messages) {
+      ForumMain.writeError("forum: " + refusal)
+      return 1
+    }
+    if EngineKind(location: location) == .sqlite {
+      do {
+        guard access(location, F_OK) == 0, try Datastore.open(location).hasUsers() else {
+          ForumMain.writeError("forum: " + messages.doorBoardHasNoOwner)
+          return 1
+        }
+      } catch {
+        return ForumMain.reportOpening(error, json: false, japanese: terminal.japanese)
+      }
+    }
     do {
       // A key never seen before is held to its address's budget before anything of it is made.
       if door.state.member(of: door.key) == nil {
@@ -216,22 +233,6 @@ enum SSHDoorSession {
       return 0
     }
     Locale.prepare()
-    if let refusal = unwritable(location, messages: messages) {
-      ForumMain.writeError("forum: " + refusal)
-      return 1
-    }
-    // On SQLite the board's first user is its owner: a key never makes it, or the first
-    // stranger through the door would own the board (`mod add`, bans, the budget).
-    if EngineKind(location: location) == .sqlite {
-      do {
-        guard try Datastore.open(location).hasUsers() else {
-          ForumMain.writeError("forum: " + messages.doorBoardHasNoOwner)
-          return 1
-        }
-      } catch {
-        return ForumMain.reportOpening(error, json: options.json, japanese: terminal.japanese)
-      }
-    }
     let board: Board
     do {
       board = try Board(
