@@ -180,9 +180,11 @@ public final class Datastore {
     DatastoreClient(store: self, principals: login.principals)
   }
 
-  /// Passes every ACL and every API check (the triggers still run). SQLite only, and internal:
-  /// for tests that plant rows a client never could. Whoever holds an SQLite file can do as much
-  /// with `sqlite3`; nothing in Forum or ForumCLI can reach it.
+  /// Passes every ACL and every API check (the triggers still run). Internal: for tests that
+  /// plant rows a client never could, and the two owner's reads of users that must see every
+  /// user (`users(named:)`, `hasUsers`), which return ids alone. Whoever holds an SQLite file
+  /// can do as much with `sqlite3`; on PostgreSQL the connection's own rights still hold.
+  /// Nothing in Forum or ForumCLI can reach it.
   var master: DatastoreClient { DatastoreClient(store: self, principals: .master) }
 
   /// Makes `userId` a member of `role`. Administration: callers decide who may do it (on

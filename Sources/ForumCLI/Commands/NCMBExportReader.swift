@@ -66,7 +66,7 @@ struct NCMBExportReader {
       // Each name once (`dm @name` finds one): in the export, and on the board but for the
       // user itself. Names that differ only in case are two, as on NCMB (a loose `@name` is
       // then said to be ambiguous, never sent to one of them).
-      var named: [String: (name: String, id: String)] = [:]
+      var named: [String: String] = [:]
       let whole = forEach("user.json") { reader, fields, index in
         guard let item = reader.userItem(fields, index: index, seen: &seen),
           reader.checked(item, "user \(item.objectId)"),
@@ -75,16 +75,15 @@ struct NCMBExportReader {
         if let other = named[name] {
           reader.problem(
             reader.messages.importNameTaken(
-              "user.json \(user.objectId)", name, by: other.id, onBoard: false))
+              "user.json \(user.objectId)", name, by: other, onBoard: false))
         } else {
-          named[name] = (name, user.objectId)
+          named[name] = user.objectId
         }
       }
       let taken = try store.users(named: Set(named.keys))
-      for (key, id) in taken.sorted(by: { $0.key < $1.key }) where named[key]?.id != id {
-        let user = named[key]!
+      for (name, id) in taken.sorted(by: { $0.key < $1.key }) where named[name] != id {
         problem(
-          messages.importNameTaken("user.json \(user.id)", user.name, by: id, onBoard: true))
+          messages.importNameTaken("user.json \(named[name]!)", name, by: id, onBoard: true))
       }
       if whole { plan.batches.append(.users) }
       plan.needPassword = needPassword

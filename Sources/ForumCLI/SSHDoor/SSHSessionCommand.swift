@@ -147,14 +147,16 @@ enum SSHDoorSession {
     let environment = SSHDoor.environment(from: given, keyHome: keyHome)
     var terminal = Terminal(environment: environment, noColorFlag: false)
     var messages = Messages(japanese: terminal.japanese)
-    // On SQLite the board's first user is its owner: a key never makes it, or the first
-    // stranger through the door would own the board (`mod add`, bans, the budget). Said before
-    // anything of the key is made or counted, and no board file is made either.
     if let refusal = unwritable(location, messages: messages) {
       ForumMain.writeError("forum: " + refusal)
       return 1
     }
-    if EngineKind(location: location) == .sqlite {
+    let isNewKey = door.state.member(of: door.key) == nil
+    // On SQLite the board's first user is its owner: a key never makes it, or the first
+    // stranger through the door would own the board (`mod add`, bans, the budget). Only a key's
+    // first visit can make a user, so only it is asked (one more open of the board), before
+    // anything of the key is made or counted; no board file is made either.
+    if isNewKey, EngineKind(location: location) == .sqlite {
       do {
         guard access(location, F_OK) == 0, try Datastore.open(location).hasUsers() else {
           ForumMain.writeError("forum: " + messages.doorBoardHasNoOwner)
@@ -166,7 +168,7 @@ enum SSHDoorSession {
     }
     do {
       // A key never seen before is held to its address's budget before anything of it is made.
-      if door.state.member(of: door.key) == nil {
+      if isNewKey {
         try door.state.admitNewKey(
           from: SSHDoorState.address(fromConnection: given["SSH_CONNECTION"]),
           perHour: door.newKeysPerHour, now: Date().timeIntervalSince1970, messages: messages)
